@@ -1,0 +1,157 @@
+/* jsonw.c: streaming JSON writer (see jsonw.h). Keeps only a nesting stack; never buffers output. */
+#include "jsonw.h"
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void jw_init(jw *w, FILE *out, bool pretty) {
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->pretty = pretty;
+}
+
+static void put(jw *w, const char *s) {
+    if (fputs(s, w->out) == EOF) w->error = true;
+}
+
+static void newline_indent(jw *w) {
+    if (!w->pretty) return;
+    fputc('\n', w->out);
+    for (int i = 0; i < w->depth; i++) fputs("  ", w->out);
+}
+
+/* Called before every value or key: writes the separator the position needs. */
+static void before_value(jw *w) {
+    if (w->after_key) { w->after_key = false; return; }
+    if (w->depth > 0) {
+        if (w->need_comma[w->depth]) put(w, ",");
+        w->need_comma[w->depth] = true;
+        newline_indent(w);
+    }
+}
+
+static void open(jw *w, const char *c) {
+    before_value(w);
+    put(w, c);
+    if (w->depth + 1 >= JW_MAX_DEPTH) { w->error = true; return; }
+    w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+static void close_(jw *w, const char *c) {
+    if (w->depth <= 0) { w->error = true; return; }
+    bool had = w->need_comma[w->depth];
+    w->depth--;
+    if (had) newline_indent(w);
+    put(w, c);
+}
+
+void jw_object_begin(jw *w) { open(w, "{"); }
+void jw_object_end(jw *w) { close_(w, "}"); }
+void jw_array_begin(jw *w) { open(w, "["); }
+void jw_array_end(jw *w) { close_(w, "]"); }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there are not valid UTF-8
+ * (overlongs, surrogates and code points above U+10FFFF are invalid). */
+static size_t utf8_valid_len(const unsigned char *s, size_t avail) {
+    unsigned c = s[0];
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    if (avail < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
+    return n;
+}
+
+void jw_escape_to(FILE *out, const char *str, size_t len) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\') { fputc('\\', out); fputc((int)c, out); i++; continue; }
+        if (c < 0x20 || c == 0x7F) {
+            switch (c) {
+            case '\n': fputs("\\n", out); break;
+            case '\t': fputs("\\t", out); break;
+            case '\r': fputs("\\r", out); break;
+            default: fprintf(out, "\\u%04x", c); break;
+            }
+            i++;
+            continue;
+        }
+        if (c == '<') { fputs("\\u003c", out); i++; continue; } /* safe inside HTML <script> too */
+        size_t n = utf8_valid_len(s + i, len - i);
+        if (n == 0) { fputs("\xEF\xBF\xBD", out); i++; continue; }
+        fwrite(s + i, 1, n, out);
+        i += n;
+    }
+}
+
+void jw_key(jw *w, const char *key) {
+    before_value(w);
+    put(w, "\"");
+    jw_escape_to(w->out, key, strlen(key));
+    put(w, w->pretty ? "\": " : "\":");
+    w->after_key = true;
+}
+
+void jw_string_n(jw *w, const char *s, size_t len) {
+    before_value(w);
+    put(w, "\"");
+    jw_escape_to(w->out, s, len);
+    put(w, "\"");
+}
+
+void jw_string(jw *w, const char *s) {
+    if (!s) { jw_null(w); return; }
+    jw_string_n(w, s, strlen(s));
+}
+
+void jw_int(jw *w, int64_t v) {
+    before_value(w);
+    if (fprintf(w->out, "%" PRId64, v) < 0) w->error = true;
+}
+
+void jw_uint(jw *w, uint64_t v) {
+    before_value(w);
+    if (fprintf(w->out, "%" PRIu64, v) < 0) w->error = true;
+}
+
+void jw_double(jw *w, double v) {
+    if (!isfinite(v)) { jw_null(w); return; }
+    before_value(w);
+    if (v == 0) v = 0; /* no "-0" */
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.10g", v);
+    put(w, buf);
+}
+
+void jw_bool(jw *w, bool v) { before_value(w); put(w, v ? "true" : "false"); }
+void jw_null(jw *w) { before_value(w); put(w, "null"); }
+
+void jw_ns_as_us(jw *w, int64_t ns) {
+    before_value(w);
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char buf[48];
+    int len = snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", mag / 1000,
+                       (unsigned)(mag % 1000));
+    /* trim trailing zeros of the fraction, and the dot when it is whole */
+    while (len > 0 && buf[len - 1] == '0') buf[--len] = 0;
+    if (len > 0 && buf[len - 1] == '.') buf[--len] = 0;
+    put(w, buf);
+}
+
+int jw_finish(jw *w) {
+    if (w->pretty) fputc('\n', w->out);
+    if (fflush(w->out) != 0 || ferror(w->out)) w->error = true;
+    return (w->error || w->depth != 0) ? -1 : 0;
+}

@@ -1,0 +1,44 @@
+/* jsonw.h: a small streaming JSON writer that can only emit valid, strictly UTF-8 JSON.
+ * Owns: comma/nesting bookkeeping and escaping. Non-finite doubles become null; invalid UTF-8
+ * bytes in strings become U+FFFD. Output goes to a FILE* the caller owns; write errors are sticky
+ * and reported by jw_finish(). */
+#ifndef TC_JSONW_H
+#define TC_JSONW_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define JW_MAX_DEPTH 64
+
+typedef struct jw {
+    FILE *out;               /* destination, not owned */
+    int depth;               /* current nesting depth */
+    bool need_comma[JW_MAX_DEPTH];
+    bool after_key;          /* a key was written; the next value follows it */
+    bool pretty;             /* indent with two spaces per level */
+    bool error;              /* a write failed or the API was misused */
+} jw;
+
+void jw_init(jw *w, FILE *out, bool pretty);
+void jw_object_begin(jw *w);
+void jw_object_end(jw *w);
+void jw_array_begin(jw *w);
+void jw_array_end(jw *w);
+void jw_key(jw *w, const char *key);
+void jw_string(jw *w, const char *s);                  /* NULL writes null */
+void jw_string_n(jw *w, const char *s, size_t len);
+void jw_int(jw *w, int64_t v);
+void jw_uint(jw *w, uint64_t v);
+void jw_double(jw *w, double v);                       /* non-finite writes null */
+void jw_bool(jw *w, bool v);
+void jw_null(jw *w);
+/* Nanoseconds written as exact decimal microseconds ("1234.567"), no float rounding. */
+void jw_ns_as_us(jw *w, int64_t ns);
+/* Returns 0 when everything was written, -1 on a write error or unbalanced nesting. */
+int jw_finish(jw *w);
+
+/* Escapes s (len bytes) as the body of a JSON string into out (no quotes). Invalid UTF-8 is
+ * replaced by U+FFFD. Shared with the HTML writer's embedded data. */
+void jw_escape_to(FILE *out, const char *s, size_t len);
+#endif

@@ -1,0 +1,42 @@
+#!/bin/sh
+# setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
+# Usage: scripts/setup-deps.sh [base] [test] [speed] [mpi] [browser] [fuzz]
+#   base    libyajl-dev zlib1g-dev pkg-config        (always needed to build)
+#   test    libcriterion-dev yajl-tools valgrind     (make test, make bench)
+#   speed   libisal-dev                              (fast gzip inflate; optional)
+#   mpi     libopenmpi-dev openmpi-bin               (make mpi)
+#   browser chromium                                 (HTML report rendering test)
+#   fuzz    clang libclang-rt-dev                    (make fuzz)
+# Called by the Makefile; says what it installs; never downloads anything but Debian packages.
+set -eu
+groups="${*:-base}"
+want=""
+for g in $groups; do
+  case "$g" in
+    base)    want="$want libyajl-dev zlib1g-dev pkg-config" ;;
+    test)    want="$want libcriterion-dev yajl-tools" ;;
+    speed)   want="$want libisal-dev" ;;
+    mpi)     want="$want libopenmpi-dev openmpi-bin" ;;
+    browser) want="$want chromium" ;;
+    fuzz)    want="$want clang libclang-rt-dev" ;;
+    *) echo "setup-deps: unknown group '$g'" >&2; exit 1 ;;
+  esac
+done
+missing=""
+for p in $want; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+echo "setup-deps: installing missing Debian packages:$missing" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "setup-deps: not root and no sudo; please install:$missing" >&2; exit 1; fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+echo "setup-deps: done" >&2
