@@ -1,0 +1,269 @@
+/* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
+ * and per-step breakdowns, summary shares, straggler and verdict. See job.h. */
+#include "collectives.h"
+#include "intervals.h"
+#include "job.h"
+#include "steps.h"
+#include "util.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tc_job_init(tc_job *j) { memset(j, 0, sizeof *j); }
+
+void tc_job_free(tc_job *j) {
+    for (size_t i = 0; i < j->n_traces; i++) tc_trace_free(&j->traces[i]);
+    free(j->traces);
+    for (size_t i = 0; i < j->n_ranks; i++) { free(j->ranks[i].steps); free(j->ranks[i].wait_ns); }
+    free(j->ranks);
+    for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
+    free(j->colls);
+    for (size_t i = 0; i < j->summary.n_reasons; i++) free(j->summary.reasons[i]);
+    free(j->summary.reasons);
+    for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
+    free(j->warnings);
+    memset(j, 0, sizeof *j);
+}
+
+static char *vformat(const char *fmt, va_list ap) {
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return tc_strdup(buf);
+}
+
+void tc_job_warn(tc_job *j, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    if (!s || TC_PUSH(j->warnings, j->n_warnings, j->cap_warnings, s)) free(s);
+}
+
+void tc_summary_reason(tc_summary *sm, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    if (!s || TC_PUSH(sm->reasons, sm->n_reasons, sm->cap_reasons, s)) free(s);
+}
+
+const char *tc_verdict_name(tc_verdict v) {
+    switch (v) {
+    case TC_VERDICT_COMPUTE: return "compute-bound";
+    case TC_VERDICT_NETWORK: return "network-bound";
+    case TC_VERDICT_STRAGGLER: return "straggler-bound";
+    case TC_VERDICT_HOST: return "host-bound";
+    default: return "none";
+    }
+}
+
+static int cmp_event(const void *a, const void *b) {
+    const tc_gpu_event *x = a, *y = b;
+    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns) return x->dur_ns < y->dur_ns ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+static int cmp_rank(const void *a, const void *b) {
+    const tc_rank_result *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Name of the device with the most GPU events. */
+static const char *main_device(const tc_trace *t) {
+    int64_t best = -1;
+    size_t best_n = 0;
+    for (size_t d = 0; d < t->n_devices; d++) {
+        size_t n = 0;
+        for (size_t e = 0; e < t->n_gpu; e++) n += t->gpu[e].device == t->devices[d].id;
+        if (n > best_n) { best_n = n; best = t->devices[d].id; }
+    }
+    if (best < 0) return NULL;
+    return tc_trace_device_name(t, best);
+}
+
+static double share(int64_t part, int64_t whole) { return whole > 0 ? (double)part / (double)whole : 0; }
+
+/* |∪ unmatched comm kernels − ∪ compute| (unmatched kernels carry wait -1). */
+static int unmatched_exposed(const tc_trace *t, const int64_t *wait_ns, int64_t *out) {
+    tc_ivset um, comp;
+    tc_ivset_init(&um);
+    tc_ivset_init(&comp);
+    int rc = 0;
+    for (size_t e = 0; e < t->n_gpu && !rc; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        if (g->kind != TC_GPU_KERNEL) continue;
+        if (!g->is_comm) rc = tc_ivset_add(&comp, g->start_ns, g->start_ns + g->dur_ns);
+        else if (wait_ns[e] < 0) rc = tc_ivset_add(&um, g->start_ns, g->start_ns + g->dur_ns);
+    }
+    tc_ivset_normalize(&um);
+    tc_ivset_normalize(&comp);
+    *out = rc ? 0 : tc_ivset_subtract_length(&um, &comp);
+    tc_ivset_free(&um);
+    tc_ivset_free(&comp);
+    return rc;
+}
+
+static int rank_analyze(tc_job *j, tc_rank_result *rr) {
+    tc_trace *t = &j->traces[rr->input];
+    if (tc_breakdown_compute(t->gpu, NULL, t->n_gpu, rr->wait_ns, &rr->b)) return -1;
+    rr->has_ratio = rr->b.compute_ns > 0;
+    rr->comm_compute_ratio = rr->has_ratio ? (double)rr->b.comm_ns / (double)rr->b.compute_ns : 0;
+    tc_step_map m;
+    if (tc_steps_assign(t, &m)) return -1;
+    rr->unassigned_events = m.unassigned;
+    rr->steps_total = m.n_steps;
+    if (m.n_steps) {
+        rr->steps = calloc(m.n_steps, sizeof *rr->steps);
+        if (!rr->steps) { tc_step_map_free(&m); return -1; }
+        int64_t sum = 0;
+        for (size_t s = 0; s < m.n_steps; s++) {
+            tc_step_result *sr = &rr->steps[rr->n_steps++];
+            sr->number = m.steps[s].number;
+            sr->step_time_ns = m.steps[s].step_time_ns;
+            sum += sr->step_time_ns;
+            if (tc_breakdown_compute(t->gpu, m.steps[s].events, m.steps[s].n_events, rr->wait_ns, &sr->b)) {
+                tc_step_map_free(&m);
+                return -1;
+            }
+        }
+        rr->has_step_time = true;
+        rr->step_time_ns = sum / (int64_t)rr->n_steps;
+        if (m.unassigned)
+            tc_trace_warn(t, "%llu GPU events fall in no ProfilerStep (outside the profiled steps); they count in the "
+                          "rank's totals but in no step", (unsigned long long)m.unassigned);
+    }
+    tc_step_map_free(&m);
+    return 0;
+}
+
+static void decide_straggler(tc_job *j) {
+    tc_summary *sm = &j->summary;
+    size_t n = j->n_ranks;
+    if (n < 2) return;
+    double best = 0;
+    size_t who = SIZE_MAX;
+    for (size_t r = 0; r < n; r++) {
+        tc_rank_result *rr = &j->ranks[r];
+        if (!rr->matched_instances) continue;
+        double s = rr->last_arrival_credit / (double)rr->matched_instances;
+        if (s > best) { best = s; who = r; }
+    }
+    if (who == SIZE_MAX) return;
+    /* stands out: arrives last far more often than a fair 1/n, and makes the others wait */
+    double need = 3.0 / (double)n;
+    if (need < 0.5) need = 0.5;
+    if (need > 0.75) need = 0.75;
+    tc_rank_result *rr = &j->ranks[who];
+    uint64_t steps = rr->steps_total ? rr->steps_total : 1;
+    int64_t caused_per_step = rr->caused_wait_ns / (int64_t)steps;
+    int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
+    if (best < need || caused_per_step * 100 < window_per_step) return;
+    sm->has_straggler = true;
+    sm->straggler.rank = rr->rank;
+    sm->straggler.last_arrival_share = best;
+    sm->straggler.caused_wait_ns_per_step = caused_per_step;
+    double *comp = malloc(n * sizeof *comp);
+    if (comp) {
+        for (size_t r = 0; r < n; r++) {
+            uint64_t st = j->ranks[r].steps_total ? j->ranks[r].steps_total : 1;
+            comp[r] = (double)j->ranks[r].b.compute_ns / (double)st;
+        }
+        sm->straggler.median_compute_ns_per_step = (int64_t)tc_median(comp, n);
+        free(comp);
+    }
+    sm->straggler.compute_ns_per_step = rr->b.compute_ns / (int64_t)steps;
+}
+
+static void decide_verdict(tc_job *j, double threshold) {
+    tc_summary *sm = &j->summary;
+    double network = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
+    double straggler = sm->split_known ? sm->share_exposed_wait : 0;
+    double host = sm->share_idle + sm->share_memory_exposed;
+    double top = network;
+    sm->verdict = TC_VERDICT_NETWORK;
+    if (straggler > top) { top = straggler; sm->verdict = TC_VERDICT_STRAGGLER; }
+    if (host > top) { top = host; sm->verdict = TC_VERDICT_HOST; }
+    if (top < threshold) sm->verdict = TC_VERDICT_COMPUTE;
+    double speedup = top < 1 ? 1.0 / (1.0 - top) : 0;
+    switch (sm->verdict) {
+    case TC_VERDICT_NETWORK:
+        tc_summary_reason(sm, "exposed %s is %.1f%% of GPU time (threshold %.0f%%)",
+                          sm->split_known ? "transfer (collectives moving bytes, not hidden by compute)"
+                                          : "communication (not split into wait and transfer: one rank)",
+                          100 * network, 100 * threshold);
+        break;
+    case TC_VERDICT_STRAGGLER:
+        tc_summary_reason(sm, "exposed wait for slower ranks is %.1f%% of GPU time (threshold %.0f%%)", 100 * straggler, 100 * threshold);
+        break;
+    case TC_VERDICT_HOST:
+        tc_summary_reason(sm, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; threshold %.0f%%)",
+                          100 * host, 100 * sm->share_idle, 100 * sm->share_memory_exposed, 100 * threshold);
+        break;
+    case TC_VERDICT_COMPUTE:
+        tc_summary_reason(sm, "no loss reaches %.0f%% of GPU time: network %.1f%%, stragglers %.1f%%, host %.1f%%",
+                          100 * threshold, 100 * network, 100 * straggler, 100 * host);
+        break;
+    default: break;
+    }
+    if (sm->verdict != TC_VERDICT_COMPUTE && speedup > 0)
+        tc_summary_reason(sm, "removing that time would make the job %.2fx faster", speedup);
+    if (sm->verdict != TC_VERDICT_COMPUTE)
+        tc_summary_reason(sm, "other losses: network %.1f%%, stragglers %.1f%%%s, host %.1f%%", 100 * network,
+                          100 * straggler, sm->split_known ? "" : " (unknown with one rank)", 100 * host);
+    if (sm->has_straggler)
+        tc_summary_reason(sm, "rank %lld arrives last at %.0f%% of collectives and makes the others wait %.3f ms per step",
+                          (long long)sm->straggler.rank, 100 * sm->straggler.last_arrival_share,
+                          (double)sm->straggler.caused_wait_ns_per_step / 1e6);
+}
+
+int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
+    j->n_ranks = 0;
+    j->ranks = calloc(j->n_traces ? j->n_traces : 1, sizeof *j->ranks);
+    if (!j->ranks) return -1;
+    for (size_t i = 0; i < j->n_traces; i++) {
+        tc_trace *t = &j->traces[i];
+        qsort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
+        tc_rank_result *rr = &j->ranks[j->n_ranks++];
+        rr->rank = t->rank;
+        rr->input = i;
+        rr->device = main_device(t);
+    }
+    qsort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
+    if (tc_collectives_match(j)) return -1;
+    tc_summary *sm = &j->summary;
+    sm->ranks = j->n_ranks;
+    int64_t step_sum = 0;
+    size_t step_ranks = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        tc_rank_result *rr = &j->ranks[r];
+        if (rank_analyze(j, rr)) return -1;
+        if (rr->wait_ns && rr->unmatched_comm) {
+            tc_trace *t = &j->traces[rr->input];
+            if (unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns)) return -1;
+            tc_job_warn(j, "rank %lld: %llu collective kernels could not be matched across ranks; their exposed time, "
+                        "%.3f ms (%.2f%% of the window), is counted as transfer", (long long)rr->rank,
+                        (unsigned long long)rr->unmatched_comm, (double)rr->unmatched_exposed_ns / 1e6,
+                        100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
+        }
+        tc_breakdown_add(&sm->b, &rr->b);
+        if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
+    }
+    sm->split_known = j->n_ranks >= 2 && sm->b.split_known;
+    int64_t w = sm->b.window_ns;
+    sm->share_compute = share(sm->b.compute_ns, w);
+    sm->share_exposed_comm = share(sm->b.exposed_comm_ns, w);
+    sm->share_exposed_transfer = share(sm->b.exposed_transfer_ns, w);
+    sm->share_exposed_wait = share(sm->b.exposed_wait_ns, w);
+    sm->share_memory_exposed = share(sm->b.memory_exposed_ns, w);
+    sm->share_idle = share(sm->b.idle_ns, w);
+    sm->has_ratio = sm->b.compute_ns > 0;
+    sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
+    if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
+    decide_straggler(j);
+    decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
+    return 0;
+}

@@ -1,0 +1,74 @@
+/* breakdown.c: interval-union breakdown of a GPU timeline (see breakdown.h). */
+#include "breakdown.h"
+#include "intervals.h"
+#include <string.h>
+
+int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, const int64_t *wait_ns,
+                         tc_breakdown *out) {
+    memset(out, 0, sizeof *out);
+    out->split_known = wait_ns != NULL;
+    if (n == 0) return 0;
+    tc_ivset comp, comm, mem, heads, tails, busy, tmp;
+    tc_ivset *all[] = {&comp, &comm, &mem, &heads, &tails, &busy, &tmp};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) tc_ivset_init(all[i]);
+    int rc = -1;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = idx ? idx[i] : i;
+        const tc_gpu_event *e = &ev[k];
+        int64_t s = e->start_ns, end = e->start_ns + e->dur_ns;
+        if (s < first) first = s;
+        if (end > last) last = end;
+        int r;
+        if (e->kind != TC_GPU_KERNEL) r = tc_ivset_add(&mem, s, end);
+        else if (!e->is_comm) r = tc_ivset_add(&comp, s, end);
+        else {
+            r = tc_ivset_add(&comm, s, end);
+            if (wait_ns && !r) {
+                int64_t w = wait_ns[k];
+                if (w < 0) w = 0;
+                if (w > e->dur_ns) w = e->dur_ns;
+                r = tc_ivset_add(&heads, s, s + w) || tc_ivset_add(&tails, s + w, end);
+            }
+        }
+        if (r) goto done;
+    }
+    for (size_t i = 0; i < 5; i++) tc_ivset_normalize(all[i]);
+    out->first_ns = first;
+    out->last_ns = last;
+    out->window_ns = last - first;
+    out->gpu_events = n;
+    out->compute_ns = tc_ivset_length(&comp);
+    out->comm_ns = tc_ivset_length(&comm);
+    out->overlapped_comm_ns = tc_ivset_intersect_length(&comp, &comm);
+    out->exposed_comm_ns = out->comm_ns - out->overlapped_comm_ns;
+    if (tc_ivset_union(&comp, &comm, &busy)) goto done;
+    out->memory_exposed_ns = tc_ivset_subtract_length(&mem, &busy);
+    out->idle_ns = out->window_ns - (out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns);
+    if (wait_ns) {
+        /* time moving bytes on any stream is not waiting: heads are measured outside the tails */
+        if (tc_ivset_subtract(&tails, &comp, &tmp)) goto done;
+        out->exposed_transfer_ns = tc_ivset_length(&tmp);
+        if (tc_ivset_union(&comp, &tails, &busy)) goto done;
+        out->exposed_wait_ns = tc_ivset_subtract_length(&heads, &busy);
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) tc_ivset_free(all[i]);
+    return rc;
+}
+
+void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b) {
+    bool split = (sum->gpu_events == 0 ? b->split_known : sum->split_known && b->split_known);
+    sum->window_ns += b->window_ns;
+    sum->compute_ns += b->compute_ns;
+    sum->comm_ns += b->comm_ns;
+    sum->overlapped_comm_ns += b->overlapped_comm_ns;
+    sum->exposed_comm_ns += b->exposed_comm_ns;
+    sum->memory_exposed_ns += b->memory_exposed_ns;
+    sum->idle_ns += b->idle_ns;
+    sum->exposed_wait_ns += b->exposed_wait_ns;
+    sum->exposed_transfer_ns += b->exposed_transfer_ns;
+    sum->gpu_events += b->gpu_events;
+    sum->split_known = split;
+}

@@ -1,0 +1,34 @@
+/* breakdown.h: the exact split of one GPU timeline (a rank, or one step of it) into compute,
+ * exposed communication, exposed memory and idle, from interval unions. Owns nothing.
+ * Invariant (tested): compute + exposed_comm + memory_exposed + idle == window. */
+#ifndef TC_BREAKDOWN_H
+#define TC_BREAKDOWN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "trace.h"
+
+typedef struct {
+    int64_t window_ns;           /* first GPU start .. last GPU end */
+    int64_t compute_ns;          /* |∪ compute kernels| */
+    int64_t comm_ns;             /* |∪ comm kernels| */
+    int64_t overlapped_comm_ns;  /* |∪ compute ∩ ∪ comm| */
+    int64_t exposed_comm_ns;     /* comm − overlapped */
+    int64_t memory_exposed_ns;   /* |∪ memcpy/memset − ∪(compute ∪ comm)| */
+    int64_t idle_ns;             /* window − |∪ all GPU activity| */
+    int64_t exposed_wait_ns;     /* |∪ wait heads − ∪ compute − ∪ transfer tails|; valid if split_known */
+    int64_t exposed_transfer_ns; /* |∪ transfer tails − ∪ compute|; valid if split_known */
+    bool split_known;            /* wait/transfer come from cross-rank matching */
+    int64_t first_ns, last_ns;   /* window bounds, trace ns */
+    uint64_t gpu_events;         /* events counted */
+} tc_breakdown;
+
+/* Splits the events ev[idx[i]] for i < n (all n events when idx is NULL). wait_ns, when not NULL,
+ * gives for each event index the wait head of a comm kernel (ns, clamped to its duration); with it
+ * the wait/transfer figures are filled and split_known is set. Returns 0, or -1 out of memory. */
+int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, const int64_t *wait_ns,
+                         tc_breakdown *out);
+
+/* Adds b into sum (window, every figure; split_known stays true only if both are). */
+void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b);
+#endif

@@ -1,0 +1,120 @@
+/* job.h: one analyzed job: its inputs (one tc_trace per rank) and every result computed from them.
+ * Owns the traces and all result arrays; tc_job_free releases everything. The analyses fill the
+ * result structs; reports only read them. Times are ns; "unknown" is a has_* flag, never NaN. */
+#ifndef TC_JOB_H
+#define TC_JOB_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "breakdown.h"
+#include "trace.h"
+
+typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
+
+typedef struct {
+    int64_t number;         /* N of ProfilerStep#N */
+    tc_breakdown b;         /* over the GPU events assigned to the step */
+    int64_t step_time_ns;   /* ProfilerStep span duration (CPU span, else GPU span) */
+    double flops;           /* FLOPs of the step's ops (shapes or user); valid if has_mfu */
+    double mfu;             /* valid if has_mfu */
+    bool has_mfu;
+} tc_step_result;
+
+typedef struct {
+    int64_t rank;
+    size_t input;            /* index into tc_job.traces */
+    const char *device;      /* name from deviceProperties of the most used device, or NULL */
+    tc_breakdown b;
+    bool has_ratio;          /* compute > 0 */
+    double comm_compute_ratio;
+    tc_step_result *steps; size_t n_steps;
+    bool has_step_time;
+    int64_t step_time_ns;    /* mean ProfilerStep duration */
+    bool has_mfu;
+    double mfu;              /* mean over steps */
+    double flops_per_step;   /* mean over steps; valid if has_mfu */
+    bool has_clock_offset;
+    int64_t clock_offset_ns; /* estimated offset of this rank's clock against the reference rank */
+    uint64_t unassigned_events; /* GPU events in no step (steps exist) */
+    int64_t *wait_ns;        /* per GPU event: wait head of matched comm kernels; NULL = unsplit */
+    uint64_t matched_instances;   /* collective instances of this rank matched across ranks */
+    double last_arrival_credit;   /* instances it arrived last (ties share the credit) */
+    int64_t caused_wait_ns;       /* others' waits in instances it alone arrived last */
+    uint64_t unmatched_comm;      /* comm kernels that could not be matched */
+    int64_t unmatched_exposed_ns; /* their exposed time, counted as transfer */
+    uint64_t steps_total;         /* steps seen (for per-step figures) */
+} tc_rank_result;
+
+/* One (process group, collective, message size) row. */
+typedef struct {
+    char *name;             /* collective name (allreduce, ...) or kernel name when no args */
+    char *process_group;    /* group name, or a description of how it was grouped */
+    char *dtype;            /* NULL unknown */
+    int64_t group_size;     /* ranks; -1 unknown */
+    uint64_t count;         /* matched instances */
+    int64_t bytes;          /* S per nccl-tests; -1 unknown */
+    int64_t transfer_ns_median;
+    int64_t wait_ns_total;  /* summed over ranks and instances */
+    double algbw_GBps, busbw_GBps; /* valid if has_bw */
+    bool has_bw;
+} tc_collective_result;
+
+typedef struct {
+    int64_t rank;             /* the straggler */
+    double last_arrival_share;/* share of matched instances it arrived last */
+    int64_t caused_wait_ns_per_step; /* others' wait in instances it arrived last, per step */
+    int64_t compute_ns_per_step, median_compute_ns_per_step;
+} tc_straggler;
+
+typedef struct {
+    size_t ranks;
+    tc_breakdown b;           /* sums over ranks */
+    bool split_known;
+    double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
+        share_memory_exposed, share_idle; /* of the summed windows; transfer/wait valid if split_known */
+    bool has_ratio;
+    double comm_compute_ratio;
+    bool has_mfu;
+    double mfu;
+    bool has_step_time;
+    int64_t step_time_ns;     /* mean over ranks */
+    tc_verdict verdict;
+    char **reasons; size_t n_reasons, cap_reasons;
+    bool has_straggler;
+    tc_straggler straggler;
+    bool has_fabric_busbw;
+    double fabric_busbw_GBps;
+} tc_summary;
+
+typedef struct {
+    double bound_threshold;   /* verdict threshold share, default 0.15 */
+    int jobs;                 /* parse threads */
+} tc_analyze_options;
+
+typedef struct {
+    tc_trace *traces; size_t n_traces;      /* by input order */
+    tc_rank_result *ranks; size_t n_ranks;  /* sorted by rank */
+    tc_collective_result *colls; size_t n_colls, cap_colls;
+    tc_summary summary;
+    char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
+} tc_job;
+
+void tc_job_init(tc_job *j);
+void tc_job_free(tc_job *j);
+void tc_job_warn(tc_job *j, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void tc_summary_reason(tc_summary *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Runs every analysis on the loaded traces (ranks must be assigned: traces[i].rank >= 0 and
+ * unique). 0, or -1 out of memory. */
+int tc_job_analyze(tc_job *j, const tc_analyze_options *opt);
+
+const char *tc_verdict_name(tc_verdict v);
+#endif

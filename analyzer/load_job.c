@@ -1,0 +1,157 @@
+/* load_job.c: parallel loading of a job's inputs (see load_job.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "load_job.h"
+#include "../parsers/load.h"
+#include "exitcodes.h"
+#include "inputs.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    pthread_mutex_t lock;
+    char *const *paths;
+    size_t n, next, done;
+    tc_trace *traces;
+    tc_load_status *status;
+    char (*msg)[600];
+    /* progress */
+    bool progress;
+    FILE *err;
+    uint64_t *raw;        /* per input raw bytes read so far */
+    uint64_t total_size;
+    double start, last_print;
+    bool printed;
+} load_ctx;
+
+typedef struct { load_ctx *c; size_t index; } progress_arg;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int tc_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void on_progress(void *ctx, uint64_t raw, uint64_t size) {
+    progress_arg *a = ctx;
+    load_ctx *c = a->c;
+    (void)size;
+    pthread_mutex_lock(&c->lock);
+    c->raw[a->index] = raw;
+    double t = now_s();
+    if (c->progress && t - c->start >= 1.0 && t - c->last_print >= 0.25) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < c->n; i++) sum += c->raw[i];
+        double mb = (double)sum / 1e6;
+        fprintf(c->err, "\rtracecost: read %.0f", mb);
+        if (c->total_size) fprintf(c->err, " of %.0f", (double)c->total_size / 1e6);
+        fprintf(c->err, " MB (%.0f MB/s), %zu of %zu files done   ", mb / (t - c->start), c->done, c->n);
+        fflush(c->err);
+        c->last_print = t;
+        c->printed = true;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void *worker(void *arg) {
+    load_ctx *c = arg;
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        size_t i = c->next < c->n ? c->next++ : c->n;
+        pthread_mutex_unlock(&c->lock);
+        if (i >= c->n) break;
+        progress_arg pa = {c, i};
+        if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; continue; }
+        c->status[i] = tc_load_trace(&c->traces[i], c->paths[i], on_progress, &pa, c->msg[i], sizeof c->msg[i]);
+        pthread_mutex_lock(&c->lock);
+        c->done++;
+        pthread_mutex_unlock(&c->lock);
+    }
+    return NULL;
+}
+
+int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt) {
+    FILE *err = opt->err ? opt->err : stderr;
+    load_ctx c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.lock, NULL);
+    c.paths = paths;
+    c.n = n;
+    c.traces = calloc(n, sizeof *c.traces);
+    c.status = calloc(n, sizeof *c.status);
+    c.msg = calloc(n, sizeof *c.msg);
+    c.raw = calloc(n, sizeof *c.raw);
+    c.progress = opt->progress;
+    c.err = err;
+    c.start = c.last_print = now_s();
+    if (!c.traces || !c.status || !c.msg || !c.raw) {
+        fprintf(err, "tracecost: out of memory\n");
+        free(c.traces); free(c.status); free(c.msg); free(c.raw);
+        return TC_EXIT_NOTHING;
+    }
+    for (size_t i = 0; i < n; i++) {
+        FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
+        if (f) { fseek(f, 0, SEEK_END); long s = ftell(f); if (s > 0) c.total_size += (uint64_t)s; fclose(f); }
+    }
+    int threads = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
+    if ((size_t)threads > n) threads = (int)n;
+    if (threads < 1) threads = 1;
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    int started = 0;
+    for (int t = 1; tids && t < threads; t++)
+        if (pthread_create(&tids[t], NULL, worker, &c) == 0) started = t;
+        else break;
+    worker(&c); /* this thread works too */
+    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
+    free(tids);
+    if (c.printed) fprintf(err, "\r%*s\r", 78, "");
+
+    /* report in input order, keep the usable traces */
+    int rc = TC_EXIT_OK;
+    size_t kept = 0;
+    j->traces = calloc(n ? n : 1, sizeof *j->traces);
+    for (size_t i = 0; i < n; i++) {
+        tc_trace *t = &c.traces[i];
+        bool keep = false;
+        switch (c.status[i]) {
+        case TC_LOAD_OK: keep = true; break;
+        case TC_LOAD_DAMAGED:
+            fprintf(err, "tracecost: warning: %s (analyzing what was read)\n", c.msg[i]);
+            keep = true;
+            rc = TC_EXIT_DAMAGED;
+            break;
+        default:
+            fprintf(err, "tracecost: %s\n", c.msg[i]);
+            rc = TC_EXIT_DAMAGED;
+            break;
+        }
+        if (keep && t->n_gpu == 0) {
+            fprintf(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
+                    paths[i], (unsigned long long)t->events_total);
+            keep = false;
+            rc = TC_EXIT_DAMAGED;
+        }
+        if (keep && j->traces) j->traces[kept++] = *t;
+        else tc_trace_free(t);
+    }
+    j->n_traces = kept;
+    free(c.traces); free(c.status); free(c.msg); free(c.raw);
+    pthread_mutex_destroy(&c.lock);
+    if (kept == 0) {
+        if (n > 1) fprintf(err, "tracecost: nothing to analyze: none of the %zu inputs holds usable GPU activity\n", n);
+        return TC_EXIT_NOTHING;
+    }
+    char msg[1200];
+    if (tc_inputs_assign_ranks(j->traces, j->n_traces, msg, sizeof msg)) {
+        fprintf(err, "tracecost: %s\n", msg);
+        return TC_EXIT_USAGE;
+    }
+    return rc;
+}

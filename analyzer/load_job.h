@@ -1,0 +1,21 @@
+/* load_job.h: loads the inputs of one job into a tc_job, in parallel (one thread per file at a
+ * time, -j of them), and decides what each input's state means for the exit code. Results do not
+ * depend on the thread count: each file is parsed independently and kept in input order. */
+#ifndef TC_LOAD_JOB_H
+#define TC_LOAD_JOB_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "job.h"
+
+typedef struct {
+    int jobs;         /* threads; <= 0 means the number of cores */
+    bool progress;    /* a progress line on `err` (the caller checks it is a terminal) */
+    FILE *err;        /* where messages go */
+} tc_load_options;
+
+/* Loads paths into j->traces and assigns ranks. Returns TC_EXIT_OK, TC_EXIT_DAMAGED (some input was
+ * damaged or dropped; the rest are loaded), TC_EXIT_NOTHING or TC_EXIT_USAGE (duplicate ranks).
+ * Every problem is printed to opt->err naming the file. */
+int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt);
+int tc_cpu_count(void);
+#endif

@@ -1,0 +1,41 @@
+/* main.c: the tracecost command: dispatches subcommands and turns their results into the exit
+ * status. The only place that exits. */
+#include "commands.h"
+#include "exitcodes.h"
+#include "version.h"
+#include "../parsers/source.h"
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "tracecost %s: where a multi-GPU training job's step time goes, and what it costs.\n"
+        "\n"
+        "Usage: tracecost COMMAND [options] ...\n"
+        "\n"
+        "Commands:\n"
+        "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
+        "                      name the bottleneck; terminal summary and --json\n"
+        "\n"
+        "Options: --help, --version. 'tracecost COMMAND --help' explains each command.\n"
+        "\n"
+        "Examples:\n"
+        "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
+        "  tracecost analyze --json out.json traces/\n",
+        TC_VERSION);
+}
+
+static void version(void) {
+    printf("tracecost %s\n", TC_VERSION);
+    printf("features: gzip=%s json=yajl\n", tc_source_gzip_engine());
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return TC_EXIT_USAGE; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return TC_EXIT_OK; }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) { version(); return TC_EXIT_OK; }
+    if (!strcmp(cmd, "analyze")) return tc_cmd_analyze(argc - 1, argv + 1);
+    fprintf(stderr, "tracecost: unknown command '%s'\nTry 'tracecost --help'.\n", cmd);
+    return TC_EXIT_USAGE;
+}

@@ -1,0 +1,26 @@
+/* steps.h: assigns each GPU event of a trace to its ProfilerStep. A GPU event belongs to the step
+ * whose CPU ProfilerStep span contains its launching runtime call (found by correlation); when the
+ * launch is unknown, to the gpu_user_annotation ProfilerStep span that holds its start. */
+#ifndef TC_STEPS_H
+#define TC_STEPS_H
+#include <stdint.h>
+#include <stddef.h>
+#include "trace.h"
+
+typedef struct {
+    int64_t number;        /* N of ProfilerStep#N */
+    int64_t step_time_ns;  /* CPU span duration (GPU span when no CPU span has this N) */
+    int64_t cpu_start_ns, cpu_end_ns; /* CPU span, trace ns; equal when absent */
+    uint32_t *events; size_t n_events, cap_events; /* GPU event indices, ascending */
+} tc_step_events;
+
+typedef struct {
+    tc_step_events *steps; size_t n_steps; /* ascending by start */
+    uint64_t unassigned;   /* GPU events in no step */
+} tc_step_map;
+
+/* Builds the map (sorts t->launches by correlation). 0, or -1 out of memory. n_steps == 0 when the
+ * trace has no ProfilerStep spans. */
+int tc_steps_assign(tc_trace *t, tc_step_map *out);
+void tc_step_map_free(tc_step_map *m);
+#endif

@@ -1,0 +1,22 @@
+/* strtab.h: string interning. Owns copies of every distinct string added; hands out dense
+ * uint32_t ids (0, 1, 2, ...) so events store 4 bytes instead of a name. Strings are stored
+ * with their length, so embedded NUL bytes survive. */
+#ifndef TC_STRTAB_H
+#define TC_STRTAB_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tc_strtab tc_strtab;
+
+tc_strtab *tc_strtab_new(void);
+void tc_strtab_free(tc_strtab *t); /* NULL is a no-op */
+/* Returns the id of s[0..len), adding a copy when new; TC_NONE when out of memory. */
+uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len);
+/* Looks s up without adding; TC_NONE when absent. */
+uint32_t tc_strtab_find(const tc_strtab *t, const char *s, size_t len);
+/* NUL-terminated text of id (valid until the table is freed); "" for TC_NONE. */
+const char *tc_strtab_get(const tc_strtab *t, uint32_t id);
+size_t tc_strtab_len(const tc_strtab *t, uint32_t id);
+size_t tc_strtab_count(const tc_strtab *t);
+size_t tc_strtab_bytes(const tc_strtab *t); /* memory held, for accounting */
+#endif

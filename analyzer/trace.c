@@ -1,0 +1,59 @@
+/* trace.c: lifetime and small queries of the per-input event model (see trace.h). */
+#include "trace.h"
+#include "util.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WARNINGS 100
+
+int tc_trace_init(tc_trace *t, const char *path) {
+    memset(t, 0, sizeof *t);
+    t->rank = -1;
+    t->world_size = -1;
+    t->backend = UINT32_MAX;
+    t->path = tc_strdup(path ? path : "-");
+    t->strings = tc_strtab_new();
+    return (t->path && t->strings) ? 0 : -1;
+}
+
+void tc_trace_free(tc_trace *t) {
+    if (!t) return;
+    free(t->path);
+    tc_strtab_free(t->strings);
+    free(t->gpu);
+    free(t->cpu_steps);
+    free(t->gpu_steps);
+    free(t->launches);
+    free(t->colls);
+    free(t->ops);
+    free(t->devices);
+    for (size_t i = 0; i < t->n_warnings; i++) free(t->warnings[i]);
+    free(t->warnings);
+    memset(t, 0, sizeof *t);
+}
+
+void tc_trace_warn(tc_trace *t, const char *fmt, ...) {
+    if (t->n_warnings >= MAX_WARNINGS) { t->warnings_dropped++; return; }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *s = tc_strdup(buf);
+    if (!s || TC_PUSH(t->warnings, t->n_warnings, t->cap_warnings, s)) free(s);
+}
+
+const char *tc_trace_str(const tc_trace *t, uint32_t id) { return tc_strtab_get(t->strings, id); }
+
+const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
+    for (size_t i = 0; i < t->n_devices; i++)
+        if (t->devices[i].id == device) return tc_trace_str(t, t->devices[i].name);
+    return NULL;
+}
+
+bool tc_is_comm_kernel_name(const char *name) {
+    if (strncmp(name, "nccl", 4) == 0 || strncmp(name, "rccl", 4) == 0) return true;
+    return strstr(name, "ncclKernel") != NULL || strstr(name, "ncclDevKernel") != NULL;
+}

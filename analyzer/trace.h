@@ -1,0 +1,117 @@
+/* trace.h: the event model of one input (one rank): only what the analyses need, in compact
+ * records, with names interned. Knows no JSON: the parser fills it through tc_trace_add_* calls.
+ * Owns every array and string in it; tc_trace_free releases all. Times are integer nanoseconds on
+ * the trace's own clock ("trace ns"); absolute ns = base_ns + trace ns when has_base. */
+#ifndef TC_TRACE_H
+#define TC_TRACE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "strtab.h"
+
+typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_kind;
+
+typedef struct {
+    int64_t start_ns;     /* trace ns */
+    int64_t dur_ns;       /* ns, >= 0 */
+    uint32_t name;        /* strtab id */
+    uint32_t stream;      /* strtab id of the tid text (stream) */
+    uint32_t correlation; /* CUPTI correlation id, TC_NONE when absent */
+    uint32_t coll;        /* index into tc_trace.colls, TC_NONE when not a collective with args */
+    int32_t device;       /* pid as device index, -1 when not numeric */
+    uint8_t kind;         /* tc_gpu_kind */
+    uint8_t is_comm;      /* 1 = communication kernel (see tc_is_comm_kernel_name) */
+    uint16_t reserved;
+} tc_gpu_event;
+
+/* A ProfilerStep#N span, CPU (user_annotation) or GPU (gpu_user_annotation). */
+typedef struct {
+    int64_t start_ns; /* trace ns */
+    int64_t dur_ns;   /* ns */
+    int64_t number;   /* N of ProfilerStep#N */
+} tc_step_span;
+
+/* A runtime/driver call that launched GPU work, for step assignment by correlation. */
+typedef struct {
+    uint32_t correlation;
+    int64_t ts_ns; /* trace ns of the call's start */
+} tc_launch;
+
+/* Collective arguments (PyTorch saveNcclMeta) carried by a kernel. Unknown ints are -1. */
+typedef struct {
+    uint32_t coll_name;  /* strtab id of "Collective name", e.g. allreduce */
+    uint32_t dtype;      /* strtab id of dtype, e.g. BFloat16; TC_NONE unknown */
+    uint32_t pg_name;    /* strtab id of "Process Group Name"; TC_NONE unknown */
+    uint32_t pg_desc;    /* strtab id of "Process Group Description"; TC_NONE unknown */
+    uint32_t pg_ranks;   /* strtab id of "Process Group Ranks" text; TC_NONE unknown */
+    int64_t in_nelems;   /* elements */
+    int64_t out_nelems;  /* elements */
+    int64_t group_size;  /* ranks in the group */
+    int64_t seq;         /* "Seq", -1 when absent */
+} tc_coll_args;
+
+/* A GEMM-like cpu_op with shapes (record_shapes), for FLOP counting. */
+typedef struct {
+    int64_t ts_ns;   /* trace ns */
+    int64_t dur_ns;  /* ns */
+    uint32_t name;   /* strtab id of the op name */
+    uint32_t dtype;  /* strtab id of the first tensor's Input type */
+    uint64_t tid;    /* hash of pid/tid text: ops nest only within one thread */
+    double flops;    /* FLOPs computed from Input Dims at parse time */
+    uint32_t external_id; /* External id, TC_NONE when absent */
+    uint32_t reserved;
+} tc_cpu_op;
+
+typedef struct {
+    int64_t id;    /* device index */
+    uint32_t name; /* strtab id */
+} tc_device;
+
+typedef struct {
+    /* identity */
+    char *path;              /* input path as given ("-" for stdin) */
+    uint64_t bytes;          /* bytes read from the file (compressed size for gzip) */
+    uint64_t bytes_decoded;  /* JSON bytes parsed */
+    tc_strtab *strings;
+
+    /* metadata */
+    int64_t base_ns;         /* baseTimeNanoseconds */
+    bool has_base;
+    int64_t rank;            /* distributedInfo.rank, -1 unknown */
+    int64_t world_size;      /* distributedInfo.world_size, -1 unknown */
+    uint32_t backend;        /* strtab id, TC_NONE unknown */
+    bool record_shapes;      /* top-level record_shapes was true */
+
+    /* events */
+    tc_gpu_event *gpu; size_t n_gpu, cap_gpu;
+    tc_step_span *cpu_steps; size_t n_cpu_steps, cap_cpu_steps;
+    tc_step_span *gpu_steps; size_t n_gpu_steps, cap_gpu_steps;
+    tc_launch *launches; size_t n_launches, cap_launches;
+    tc_coll_args *colls; size_t n_colls, cap_colls;
+    tc_cpu_op *ops; size_t n_ops, cap_ops;
+    tc_device *devices; size_t n_devices, cap_devices;
+
+    /* accounting */
+    uint64_t events_total;   /* trace events seen (any phase) */
+    uint64_t events_skipped; /* unusable events skipped */
+    uint64_t ops_with_shapes;/* cpu_ops that carried Input Dims */
+    bool truncated;          /* input ended early or was damaged */
+    char **warnings; size_t n_warnings, cap_warnings;
+    uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
+} tc_trace;
+
+int tc_trace_init(tc_trace *t, const char *path); /* 0, or -1 out of memory */
+void tc_trace_free(tc_trace *t);
+/* Adds a printf-style warning (capped at 100 per input, the rest counted). */
+void tc_trace_warn(tc_trace *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+const char *tc_trace_str(const tc_trace *t, uint32_t id);
+/* Device name for a device index, NULL when deviceProperties did not list it. */
+const char *tc_trace_device_name(const tc_trace *t, int64_t device);
+
+/* True when a kernel name is an NCCL/RCCL communication kernel (every generation, REFERENCE §2). */
+bool tc_is_comm_kernel_name(const char *name);
+#endif

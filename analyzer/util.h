@@ -1,0 +1,24 @@
+/* util.h: the few helpers every module shares: growable arrays and checked allocation.
+ * Owns nothing; callers own the memory they grow. */
+#ifndef TC_UTIL_H
+#define TC_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TC_NONE UINT32_MAX /* "no index / no id" for uint32_t ids */
+
+/* Makes room for at least `need` elements of `elem` bytes in *ptr (capacity in *cap, in elements).
+ * Grows geometrically. Returns 0, or -1 on overflow/out of memory leaving *ptr untouched. */
+int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* Appends one element; evaluates to 0 or -1 (out of memory). arr/len/cap are lvalues. */
+#define TC_PUSH(arr, len, cap, value)                                                        \
+    (tc_grow((void **)&(arr), &(cap), (len) + 1, sizeof *(arr)) ? -1                        \
+                                                                : ((arr)[(len)++] = (value), 0))
+
+/* strdup that is C11 (no POSIX needed); NULL in -> NULL out. */
+char *tc_strdup(const char *s);
+
+/* Median of n doubles (sorts a copy); 0 when n == 0. */
+double tc_median(const double *v, size_t n);
+#endif

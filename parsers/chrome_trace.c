@@ -1,0 +1,623 @@
+/* chrome_trace.c: yajl callbacks that turn Chrome-trace JSON into tc_trace records.
+ *
+ * Design: a stack of frames, one per open container, each tagged with what it is (the top object,
+ * the traceEvents array, one event, its args, deviceProperties, ...). Scalars are interpreted by
+ * (frame, key). One event's fields go into a fixed scratch struct that is reset at each `{` inside
+ * traceEvents and turned into at most one compact record at its `}`; nothing else is kept.
+ * Invariants: frames deeper than MAX_FRAMES are all F_SKIP (only the depth is counted); the scratch
+ * never holds more than one event. */
+#include "chrome_trace.h"
+#include "../analyzer/util.h"
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#define MAX_FRAMES 64
+#define NAME_CAP (64u * 1024u) /* longer names are cut (kernel names are a few KB at most) */
+#define SMALL 128
+
+typedef enum {
+    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO
+} frame_kind;
+
+typedef enum {
+    K_OTHER,
+    /* top level */
+    K_TRACE_EVENTS, K_DEVICE_PROPERTIES, K_DISTRIBUTED_INFO, K_BASE_TIME, K_RECORD_SHAPES,
+    /* event */
+    K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+    /* args */
+    K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
+    K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID,
+    /* deviceProperties entry / distributedInfo */
+    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND
+} key_kind;
+
+typedef enum {
+    CAT_OTHER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME, CAT_USER_ANNOTATION,
+    CAT_GPU_USER_ANNOTATION, CAT_CPU_OP
+} cat_kind;
+
+/* Why a number field was unusable; ordered by the reason table below. */
+typedef enum { NUM_MISSING = 0, NUM_OK, NUM_NOT_NUMERIC, NUM_NEGATIVE, NUM_OVERFLOW } num_state;
+
+typedef struct {
+    uint8_t kind; /* frame_kind */
+    uint8_t key;  /* key_kind of the last key read in this container */
+} frame;
+
+typedef struct {
+    char text[SMALL]; /* NUL-terminated, cut at SMALL-1 bytes */
+    uint16_t len;
+    bool set;
+} small_str;
+
+typedef struct {
+    bool has_ph;
+    char ph;           /* first byte of ph */
+    bool ph_long;      /* ph had more than one byte: not a phase we use */
+    cat_kind cat;
+    bool has_name;
+    char *name;        /* NAME_CAP buffer owned by the parser */
+    size_t name_len;
+    small_str pid, tid;
+    bool pid_numeric;
+    int64_t pid_value;
+    num_state ts_state, dur_state;
+    int64_t ts_ns, dur_ns;
+    /* args */
+    bool has_correlation;
+    uint64_t correlation;
+    small_str coll_name, dtype, pg_name, pg_desc, pg_ranks;
+    int64_t in_nelems, out_nelems, group_size, seq;
+    int64_t external_id;
+} event_scratch;
+
+struct tc_ct_parser {
+    yajl_handle yh;
+    tc_trace *t;
+    frame frames[MAX_FRAMES];
+    int depth;              /* open containers; frames[depth-1] is the innermost stored one */
+    int documents;          /* top-level values seen */
+    event_scratch ev;
+    /* device entry being read */
+    int64_t dev_id; bool dev_has_id;
+    small_str dev_name;
+    /* failure reporting */
+    const unsigned char *chunk; size_t chunk_len;
+    uint64_t fed_before;    /* bytes fed before the current chunk */
+    uint64_t lines_before;  /* newlines before the current chunk */
+    uint64_t line_start_before; /* offset just after the last newline before the chunk */
+    uint64_t error_offset;
+    bool in_events_at_error;
+    bool oom;
+    char error[512];
+    /* skipped-event reasons */
+    uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
+};
+
+/* ---- numbers from their text ---------------------------------------------------------------- */
+
+/* Parses decimal text (optional sign, digits, fraction, exponent) as value * 10^scale, rounded to
+ * the nearest integer. Exact for any number of digits that matter; never goes through a double. */
+static num_state parse_scaled(const char *s, size_t len, int scale, int64_t *out) {
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+')) { neg = s[i] == '-'; i++; }
+    uint64_t mant = 0;
+    int exp10 = 0, round_digit = 0;
+    bool any = false, dropped = false;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        any = true;
+        if (mant <= (UINT64_MAX - 9) / 10) mant = mant * 10 + (uint64_t)(s[i] - '0');
+        else exp10++; /* integer digit beyond 19 digits: magnitude only */
+    }
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            any = true;
+            if (mant <= (UINT64_MAX - 9) / 10) { mant = mant * 10 + (uint64_t)(s[i] - '0'); exp10--; }
+            else if (!dropped) { round_digit = s[i] - '0'; dropped = true; }
+        }
+    }
+    if (!any) return NUM_NOT_NUMERIC;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < len && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
+        int e = 0;
+        bool edig = false;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) { edig = true; if (e < 10000) e = e * 10 + (s[i] - '0'); }
+        if (!edig) return NUM_NOT_NUMERIC;
+        exp10 += eneg ? -e : e;
+    }
+    if (i != len) return NUM_NOT_NUMERIC;
+    int total = exp10 + scale;
+    if (mant == 0) { *out = 0; return NUM_OK; }
+    if (total >= 0) {
+        for (int k = 0; k < total; k++) {
+            if (mant > (uint64_t)INT64_MAX / 10) return neg ? NUM_NEGATIVE : NUM_OVERFLOW;
+            mant *= 10;
+        }
+    } else {
+        if (total < -25) { mant = 0; round_digit = 0; }
+        for (int k = 0; k < -total && mant > 0; k++) { round_digit = (int)(mant % 10); mant /= 10; }
+        if (round_digit >= 5) mant++;
+    }
+    if (mant > (uint64_t)INT64_MAX) return neg ? NUM_NEGATIVE : NUM_OVERFLOW;
+    if (neg && mant != 0) return NUM_NEGATIVE;
+    *out = (int64_t)mant;
+    return NUM_OK;
+}
+
+/* Signed integer from text (fractions rounded); false when unusable. */
+static bool parse_int(const char *s, size_t len, int64_t *out) {
+    bool neg = len > 0 && s[0] == '-';
+    int64_t v;
+    num_state st = parse_scaled(neg ? s + 1 : s, neg ? len - 1 : len, 0, &v);
+    if (st != NUM_OK) return false;
+    *out = neg ? -v : v;
+    return true;
+}
+
+static bool parse_uint64(const char *s, size_t len, uint64_t *out) {
+    uint64_t v = 0;
+    if (len == 0) return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            if (s[i] == '.') break; /* "123.0" */
+            return false;
+        }
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static void small_set(small_str *d, const unsigned char *s, size_t len) {
+    if (len > SMALL - 1) len = SMALL - 1;
+    memcpy(d->text, s, len);
+    d->text[len] = 0;
+    d->len = (uint16_t)len;
+    d->set = true;
+}
+
+#define KEY_IS(lit) (len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+static key_kind classify_key(frame_kind where, const unsigned char *key, size_t len) {
+    const char *k = (const char *)key;
+    switch (where) {
+    case F_TOP:
+        if (KEY_IS("traceEvents")) return K_TRACE_EVENTS;
+        if (KEY_IS("deviceProperties")) return K_DEVICE_PROPERTIES;
+        if (KEY_IS("distributedInfo")) return K_DISTRIBUTED_INFO;
+        if (KEY_IS("baseTimeNanoseconds")) return K_BASE_TIME;
+        if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
+        return K_OTHER;
+    case F_EVENT:
+        if (len == 2) {
+            if (KEY_IS("ph")) return K_PH;
+            if (KEY_IS("ts")) return K_TS;
+        }
+        if (KEY_IS("cat")) return K_CAT;
+        if (KEY_IS("name")) return K_NAME;
+        if (KEY_IS("pid")) return K_PID;
+        if (KEY_IS("tid")) return K_TID;
+        if (KEY_IS("dur")) return K_DUR;
+        if (KEY_IS("args")) return K_ARGS;
+        return K_OTHER;
+    case F_ARGS:
+        if (KEY_IS("correlation")) return K_CORRELATION;
+        if (KEY_IS("Collective name")) return K_COLL_NAME;
+        if (KEY_IS("In msg nelems")) return K_IN_NELEMS;
+        if (KEY_IS("Out msg nelems")) return K_OUT_NELEMS;
+        if (KEY_IS("Group size")) return K_GROUP_SIZE;
+        if (KEY_IS("dtype")) return K_DTYPE;
+        if (KEY_IS("Process Group Name")) return K_PG_NAME;
+        if (KEY_IS("Process Group Description")) return K_PG_DESC;
+        if (KEY_IS("Process Group Ranks")) return K_PG_RANKS;
+        if (KEY_IS("Seq")) return K_SEQ;
+        if (KEY_IS("External id")) return K_EXTERNAL_ID;
+        return K_OTHER;
+    case F_DEVPROP:
+        if (KEY_IS("id")) return K_ID;
+        if (KEY_IS("name")) return K_NAME;
+        return K_OTHER;
+    case F_DISTINFO:
+        if (KEY_IS("rank")) return K_RANK;
+        if (KEY_IS("world_size")) return K_WORLD_SIZE;
+        if (KEY_IS("backend")) return K_BACKEND;
+        return K_OTHER;
+    default:
+        return K_OTHER;
+    }
+}
+
+static cat_kind classify_cat(const unsigned char *c, size_t len) {
+    const char *k = (const char *)c;
+    if (KEY_IS("kernel") || KEY_IS("Kernel")) return CAT_KERNEL;
+    if (KEY_IS("gpu_memcpy") || KEY_IS("Memcpy")) return CAT_MEMCPY;
+    if (KEY_IS("gpu_memset") || KEY_IS("Memset")) return CAT_MEMSET;
+    if (KEY_IS("cuda_runtime") || KEY_IS("cuda_driver") || KEY_IS("Runtime")) return CAT_RUNTIME;
+    if (KEY_IS("user_annotation")) return CAT_USER_ANNOTATION;
+    if (KEY_IS("gpu_user_annotation")) return CAT_GPU_USER_ANNOTATION;
+    if (KEY_IS("cpu_op") || KEY_IS("Operator")) return CAT_CPU_OP;
+    return CAT_OTHER;
+}
+
+static frame *top(tc_ct_parser *p) { return p->depth > 0 && p->depth <= MAX_FRAMES ? &p->frames[p->depth - 1] : NULL; }
+
+static frame_kind top_kind(tc_ct_parser *p) {
+    frame *f = top(p);
+    return f ? (frame_kind)f->kind : F_SKIP;
+}
+
+static key_kind top_key(tc_ct_parser *p) {
+    frame *f = top(p);
+    return f ? (key_kind)f->key : K_OTHER;
+}
+
+static void push(tc_ct_parser *p, frame_kind kind) {
+    if (p->depth < MAX_FRAMES) { p->frames[p->depth].kind = (uint8_t)kind; p->frames[p->depth].key = K_OTHER; }
+    p->depth++;
+}
+
+static void reset_event(event_scratch *ev) {
+    char *name = ev->name;
+    memset(ev, 0, sizeof *ev);
+    ev->name = name;
+    ev->in_nelems = ev->out_nelems = ev->group_size = ev->seq = -1;
+    ev->external_id = -1;
+}
+
+/* ---- building records at the end of an event ------------------------------------------------ */
+
+static int64_t step_number(const char *name, size_t len) {
+    /* "ProfilerStep#551" -> 551; -1 when the suffix is not a number */
+    int64_t v;
+    const char *h = memchr(name, '#', len);
+    if (!h) return -1;
+    size_t rest = len - (size_t)(h + 1 - name);
+    return parse_int(h + 1, rest, &v) ? v : -1;
+}
+
+static void note_bad(tc_ct_parser *p, num_state st) { p->skip_bad_number[st]++; }
+
+static void finish_event(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    t->events_total++;
+    if (!ev->has_ph) { p->skip_missing_ph++; t->events_skipped++; return; }
+    if (ev->ph != 'X' || ev->ph_long) return; /* only complete events carry what we measure */
+    if (ev->ts_state != NUM_OK) {
+        if (ev->ts_state == NUM_MISSING) p->skip_missing_ts++; else note_bad(p, ev->ts_state);
+        t->events_skipped++;
+        return;
+    }
+    if (ev->dur_state != NUM_OK) {
+        if (ev->dur_state == NUM_MISSING) p->skip_missing_dur++; else note_bad(p, ev->dur_state);
+        t->events_skipped++;
+        return;
+    }
+    if (ev->ts_ns > INT64_MAX - ev->dur_ns) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
+
+    const char *name = ev->has_name ? ev->name : "";
+    size_t name_len = ev->has_name ? ev->name_len : 0;
+    bool is_step = name_len > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+
+    switch (ev->cat) {
+    case CAT_KERNEL:
+    case CAT_MEMCPY:
+    case CAT_MEMSET: {
+        tc_gpu_event g;
+        memset(&g, 0, sizeof g);
+        g.start_ns = ev->ts_ns;
+        g.dur_ns = ev->dur_ns;
+        g.name = tc_strtab_intern(t->strings, name, name_len);
+        g.stream = tc_strtab_intern(t->strings, ev->tid.text, ev->tid.len);
+        g.correlation = (ev->has_correlation && ev->correlation < TC_NONE) ? (uint32_t)ev->correlation : TC_NONE;
+        g.device = (ev->pid_numeric && ev->pid_value >= 0 && ev->pid_value < INT32_MAX) ? (int32_t)ev->pid_value : -1;
+        g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
+        g.coll = TC_NONE;
+        if (g.kind == TC_GPU_KERNEL) {
+            g.is_comm = ev->coll_name.set || tc_is_comm_kernel_name(tc_trace_str(t, g.name));
+            if (ev->coll_name.set) {
+                tc_coll_args c;
+                c.coll_name = tc_strtab_intern(t->strings, ev->coll_name.text, ev->coll_name.len);
+                c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
+                c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
+                c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
+                c.pg_ranks = ev->pg_ranks.set ? tc_strtab_intern(t->strings, ev->pg_ranks.text, ev->pg_ranks.len) : TC_NONE;
+                c.in_nelems = ev->in_nelems;
+                c.out_nelems = ev->out_nelems;
+                c.group_size = ev->group_size;
+                c.seq = ev->seq;
+                if (TC_PUSH(t->colls, t->n_colls, t->cap_colls, c)) { p->oom = true; return; }
+                g.coll = (uint32_t)(t->n_colls - 1);
+            }
+        }
+        if (g.name == TC_NONE || g.stream == TC_NONE || TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g)) p->oom = true;
+        return;
+    }
+    case CAT_RUNTIME:
+        if (ev->has_correlation && ev->correlation < TC_NONE) {
+            tc_launch l = {(uint32_t)ev->correlation, ev->ts_ns};
+            if (TC_PUSH(t->launches, t->n_launches, t->cap_launches, l)) p->oom = true;
+        }
+        return;
+    case CAT_GPU_USER_ANNOTATION:
+        if (is_step) {
+            tc_step_span s = {ev->ts_ns, ev->dur_ns, step_number(name, name_len)};
+            if (TC_PUSH(t->gpu_steps, t->n_gpu_steps, t->cap_gpu_steps, s)) p->oom = true;
+        }
+        return;
+    default:
+        if (is_step) { /* user_annotation, or cpu_op/Operator in older traces */
+            tc_step_span s = {ev->ts_ns, ev->dur_ns, step_number(name, name_len)};
+            if (TC_PUSH(t->cpu_steps, t->n_cpu_steps, t->cap_cpu_steps, s)) p->oom = true;
+        }
+        return;
+    }
+}
+
+/* ---- yajl callbacks ------------------------------------------------------------------------- */
+
+static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    const char *c = (const char *)s;
+    switch (fk) {
+    case F_EVENT:
+        switch (k) {
+        case K_PH:
+            ev->has_ph = true;
+            ev->ph = len ? c[0] : 0;
+            ev->ph_long = len != 1;
+            break;
+        case K_CAT: ev->cat = classify_cat(s, len); break;
+        case K_NAME:
+            if (len > NAME_CAP - 1) len = NAME_CAP - 1;
+            memcpy(ev->name, s, len);
+            ev->name[len] = 0;
+            ev->name_len = len;
+            ev->has_name = true;
+            break;
+        case K_PID:
+            small_set(&ev->pid, s, len);
+            ev->pid_numeric = parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+            break;
+        case K_TID: small_set(&ev->tid, s, len); break;
+        case K_TS: ev->ts_state = parse_scaled(c, len, 3, &ev->ts_ns); break;
+        case K_DUR: ev->dur_state = parse_scaled(c, len, 3, &ev->dur_ns); break;
+        default: break;
+        }
+        break;
+    case F_ARGS:
+        switch (k) {
+        case K_CORRELATION: ev->has_correlation = parse_uint64(c, len, &ev->correlation); break;
+        case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
+        case K_DTYPE: small_set(&ev->dtype, s, len); break;
+        case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
+        case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
+        case K_PG_RANKS: small_set(&ev->pg_ranks, s, len); break;
+        case K_IN_NELEMS: if (!parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
+        case K_OUT_NELEMS: if (!parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
+        case K_GROUP_SIZE: if (!parse_int(c, len, &ev->group_size)) ev->group_size = -1; break;
+        case K_SEQ: if (!parse_int(c, len, &ev->seq)) ev->seq = -1; break;
+        case K_EXTERNAL_ID: if (!parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
+        default: break;
+        }
+        break;
+    case F_TOP:
+        if (k == K_BASE_TIME) {
+            int64_t v;
+            if (parse_int(c, len, &v)) { t->base_ns = v; t->has_base = true; }
+        } else if (k == K_RECORD_SHAPES) {
+            t->record_shapes = len > 0 && (c[0] == '1' || c[0] == 't' || c[0] == 'T');
+        }
+        break;
+    case F_DEVPROP:
+        if (k == K_ID) p->dev_has_id = parse_int(c, len, &p->dev_id);
+        else if (k == K_NAME) small_set(&p->dev_name, s, len);
+        break;
+    case F_DISTINFO:
+        if (k == K_RANK) { int64_t v; if (parse_int(c, len, &v) && v >= 0) t->rank = v; }
+        else if (k == K_WORLD_SIZE) { int64_t v; if (parse_int(c, len, &v) && v > 0) t->world_size = v; }
+        else if (k == K_BACKEND && is_string) t->backend = tc_strtab_intern(t->strings, c, len);
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx) { (void)ctx; return 1; }
+static int cb_boolean(void *ctx, int v) {
+    return on_scalar_text(ctx, (const unsigned char *)(v ? "true" : "false"), v ? 4 : 5, false);
+}
+static int cb_number(void *ctx, const char *s, size_t len) {
+    return on_scalar_text(ctx, (const unsigned char *)s, len, false);
+}
+static int cb_string(void *ctx, const unsigned char *s, size_t len) {
+    return on_scalar_text(ctx, s, len, true);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len) {
+    tc_ct_parser *p = ctx;
+    frame *f = top(p);
+    if (f && f->kind != F_SKIP && f->kind != F_EVENTS) f->key = (uint8_t)classify_key((frame_kind)f->kind, key, len);
+    return 1;
+}
+
+static int cb_start_map(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (p->depth == 0) { p->documents++; push(p, F_TOP); return 1; }
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    if (fk == F_EVENTS) { reset_event(&p->ev); push(p, F_EVENT); }
+    else if (fk == F_EVENT && k == K_ARGS) push(p, F_ARGS);
+    else if (fk == F_TOP && k == K_DISTRIBUTED_INFO) push(p, F_DISTINFO);
+    else if (fk == F_DEVPROPS) {
+        p->dev_has_id = false;
+        p->dev_name.set = false;
+        push(p, F_DEVPROP);
+    } else push(p, F_SKIP);
+    return 1;
+}
+
+static int cb_end_map(void *ctx) {
+    tc_ct_parser *p = ctx;
+    frame_kind fk = top_kind(p);
+    if (fk == F_EVENT) finish_event(p);
+    else if (fk == F_DEVPROP && p->dev_has_id) {
+        tc_trace *t = p->t;
+        tc_device d = {p->dev_id, p->dev_name.set ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
+        if (TC_PUSH(t->devices, t->n_devices, t->cap_devices, d)) p->oom = true;
+    }
+    if (p->depth > 0) p->depth--;
+    return p->oom ? 0 : 1;
+}
+
+static int cb_start_array(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (p->depth == 0) { p->documents++; push(p, F_EVENTS); return 1; } /* bare array of events */
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
+    else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
+    else push(p, F_SKIP);
+    return 1;
+}
+
+static int cb_end_array(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (p->depth > 0) p->depth--;
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ---- public API ----------------------------------------------------------------------------- */
+
+tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
+    tc_ct_parser *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->t = dst;
+    p->ev.name = malloc(NAME_CAP);
+    p->yh = yajl_alloc(&callbacks, NULL, p);
+    if (!p->ev.name || !p->yh) { tc_ct_parser_free(p); return NULL; }
+    /* strings are checked where they are written out (invalid UTF-8 becomes U+FFFD there), so the
+     * parser need not reject a whole trace for one bad byte in a kernel name */
+    yajl_config(p->yh, yajl_dont_validate_strings, 1);
+    yajl_config(p->yh, yajl_allow_multiple_values, 1);
+    return p;
+}
+
+void tc_ct_parser_free(tc_ct_parser *p) {
+    if (!p) return;
+    if (p->yh) yajl_free(p->yh);
+    free(p->ev.name);
+    free(p);
+}
+
+static bool stack_has_events(const tc_ct_parser *p) {
+    int n = p->depth < MAX_FRAMES ? p->depth : MAX_FRAMES;
+    for (int i = 0; i < n; i++)
+        if (p->frames[i].kind == F_EVENTS) return true;
+    return false;
+}
+
+/* Fills p->error with location (line:column from newlines seen) and an excerpt around `at`
+ * (an offset inside the current chunk). */
+static void describe_error(tc_ct_parser *p, size_t at, const char *what) {
+    uint64_t line = p->lines_before + 1, line_start = p->line_start_before;
+    for (size_t i = 0; i < at && i < p->chunk_len; i++)
+        if (p->chunk[i] == '\n') { line++; line_start = p->fed_before + i + 1; }
+    uint64_t off = p->fed_before + at;
+    char excerpt[64];
+    size_t e = 0;
+    size_t from = at > 24 ? at - 24 : 0;
+    for (size_t i = from; i < p->chunk_len && i < at + 16 && e < sizeof excerpt - 1; i++) {
+        unsigned char ch = p->chunk[i];
+        excerpt[e++] = (ch >= 0x20 && ch < 0x7f && ch != '\'') ? (char)ch : '.';
+    }
+    excerpt[e] = 0;
+    p->error_offset = off;
+    p->in_events_at_error = stack_has_events(p);
+    snprintf(p->error, sizeof p->error, "byte %llu (line %llu, column %llu): %s near '%s'",
+             (unsigned long long)off, (unsigned long long)line,
+             (unsigned long long)(off - line_start + 1), what, excerpt);
+}
+
+static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
+    const char *s = buf, *end = buf + len;
+    while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+        p->lines_before++;
+        p->line_start_before = p->fed_before + (uint64_t)(s - buf) + 1;
+        s++;
+    }
+}
+
+int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
+    p->chunk = (const unsigned char *)buf;
+    p->chunk_len = len;
+    yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf, len);
+    if (st != yajl_status_ok) {
+        size_t at = yajl_get_bytes_consumed(p->yh);
+        if (p->oom) describe_error(p, at, "out of memory");
+        else {
+            unsigned char *msg = yajl_get_error(p->yh, 0, (const unsigned char *)buf, len);
+            char what[128];
+            snprintf(what, sizeof what, "invalid JSON (%s)", msg ? (const char *)msg : "parse error");
+            if (msg) yajl_free_error(p->yh, msg);
+            /* yajl may report the error one byte past the offending one */
+            describe_error(p, at > 0 ? at - 1 : 0, what);
+        }
+        return -1;
+    }
+    count_lines(p, buf, len);
+    p->fed_before += len;
+    return 0;
+}
+
+static void summarize_skips(tc_ct_parser *p) {
+    static const char *const why[] = {"", "", "non-numeric", "negative", "overflowing"};
+    tc_trace *t = p->t;
+    if (p->skip_missing_ph) tc_trace_warn(t, "skipped %llu events without \"ph\"", (unsigned long long)p->skip_missing_ph);
+    if (p->skip_missing_ts) tc_trace_warn(t, "skipped %llu complete events without \"ts\"", (unsigned long long)p->skip_missing_ts);
+    if (p->skip_missing_dur) tc_trace_warn(t, "skipped %llu complete events without \"dur\"", (unsigned long long)p->skip_missing_dur);
+    for (int s = NUM_NOT_NUMERIC; s <= NUM_OVERFLOW; s++)
+        if (p->skip_bad_number[s])
+            tc_trace_warn(t, "skipped %llu events with %s \"ts\" or \"dur\"", (unsigned long long)p->skip_bad_number[s], why[s]);
+    if (p->documents > 1) tc_trace_warn(t, "input holds %d concatenated JSON documents; events of all were read", p->documents);
+}
+
+int tc_ct_parser_finish(tc_ct_parser *p) {
+    p->chunk = NULL;
+    p->chunk_len = 0;
+    summarize_skips(p);
+    yajl_status st = yajl_complete_parse(p->yh);
+    if (st != yajl_status_ok || p->depth != 0) {
+        p->error_offset = p->fed_before;
+        p->in_events_at_error = stack_has_events(p);
+        snprintf(p->error, sizeof p->error, "byte %llu (line %llu, column %llu): the JSON ends early%s",
+                 (unsigned long long)p->fed_before, (unsigned long long)p->lines_before + 1,
+                 (unsigned long long)(p->fed_before - p->line_start_before + 1),
+                 p->in_events_at_error ? " inside traceEvents" : "");
+        return -1;
+    }
+    return 0;
+}
+
+const char *tc_ct_parser_error(const tc_ct_parser *p) { return p->error; }
+uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p) { return p->error_offset; }
+int tc_ct_parser_in_events(const tc_ct_parser *p) { return p->in_events_at_error; }

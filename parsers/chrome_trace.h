@@ -1,0 +1,27 @@
+/* chrome_trace.h: streaming Chrome-trace (Kineto) JSON parser on yajl. Feeds a tc_trace with the
+ * events the analyses need and drops the rest as it goes: memory follows the GPU events kept, not
+ * the file size. Accepts metadata before or after traceEvents, a bare top-level array, string or
+ * integer pid/tid, old category spellings, integer epoch µs and fractional relative µs, unknown keys
+ * anywhere, and numbers of any size (taken from their text). */
+#ifndef TC_CHROME_TRACE_H
+#define TC_CHROME_TRACE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../analyzer/trace.h"
+
+typedef struct tc_ct_parser tc_ct_parser;
+
+/* The parser writes into dst (not owned) until tc_ct_parser_free. NULL when out of memory. */
+tc_ct_parser *tc_ct_parser_new(tc_trace *dst);
+void tc_ct_parser_free(tc_ct_parser *p); /* NULL is a no-op */
+/* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
+int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
+/* Ends the input. 0 ok; -1 the document is incomplete or broken (see tc_ct_parser_error). */
+int tc_ct_parser_finish(tc_ct_parser *p);
+/* After a -1: "byte B (line L, column C): <what> near '<excerpt>'" (no path). */
+const char *tc_ct_parser_error(const tc_ct_parser *p);
+/* Byte offset of the error (or of the end, for an incomplete document). */
+uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p);
+/* True when the document ended inside the traceEvents array (the usual truncation). */
+int tc_ct_parser_in_events(const tc_ct_parser *p);
+#endif

@@ -1,0 +1,78 @@
+/* load.c: source -> parser pump with damage handling (see load.h). */
+#include "load.h"
+#include "chrome_trace.h"
+#include "source.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
+
+tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
+                             char *msg, size_t msglen) {
+    char err[512] = "";
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    char *buf = malloc(TC_LOAD_CHUNK);
+    if (!p || !buf) {
+        snprintf(msg, msglen, "%s: out of memory", path);
+        tc_ct_parser_free(p);
+        free(buf);
+        tc_source_close(src);
+        return TC_LOAD_NO_MEMORY;
+    }
+    tc_load_status status = TC_LOAD_OK;
+    bool parse_failed = false, source_failed = false;
+    for (;;) {
+        long n = tc_source_read(src, buf, TC_LOAD_CHUNK, err, sizeof err);
+        if (n > 0 && tc_ct_parser_feed(p, buf, (size_t)n) != 0) { parse_failed = true; break; }
+        if (progress) progress(progress_ctx, tc_source_raw_bytes(src), tc_source_file_size(src));
+        if (n < 0) { source_failed = true; break; }
+        if (n == 0) break;
+    }
+    t->bytes = tc_source_raw_bytes(src);
+    t->bytes_decoded = tc_source_decoded_bytes(src);
+    if (!parse_failed && t->bytes_decoded == 0) {
+        snprintf(msg, msglen, "%s: %s", path, source_failed ? err : "empty input (0 bytes)");
+        status = source_failed ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
+        goto done;
+    }
+    if (!parse_failed && tc_ct_parser_finish(p) != 0) parse_failed = true;
+    bool gz_cut = tc_source_truncated(src);
+    if (parse_failed || source_failed || gz_cut) {
+        bool nothing = t->events_total == 0 && t->n_devices == 0 && t->n_gpu == 0;
+        char where[600];
+        if (source_failed) snprintf(where, sizeof where, "%s", err);
+        else if (gz_cut && !parse_failed) snprintf(where, sizeof where, "%s: gzip stream ends early", path);
+        else snprintf(where, sizeof where, "%s: %s", path, tc_ct_parser_error(p));
+        if (gz_cut && parse_failed) {
+            /* the JSON error is only the consequence of the cut gzip stream */
+            snprintf(where, sizeof where, "%s: gzip stream ends early (JSON cut at %s)", path, tc_ct_parser_error(p));
+        }
+        if (nothing && !gz_cut && !source_failed) {
+            snprintf(msg, msglen, "%s: not a Chrome trace: %s", path, tc_ct_parser_error(p));
+            status = TC_LOAD_NOT_JSON;
+            goto done;
+        }
+        t->truncated = true;
+        uint64_t size = tc_source_file_size(src);
+        if (tc_source_format_of(src) == TC_SOURCE_GZIP)
+            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu JSON bytes from %llu of %llu compressed bytes, %.1f%%)",
+                          strchr(where, ':') ? strchr(where, ':') + 2 : where, (unsigned long long)t->events_total,
+                          (unsigned long long)t->bytes_decoded, (unsigned long long)t->bytes,
+                          (unsigned long long)size, pct(t->bytes, size));
+        else
+            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu bytes of %llu, %.1f%%)",
+                          strchr(where, ':') ? strchr(where, ':') + 2 : where, (unsigned long long)t->events_total,
+                          (unsigned long long)t->bytes_decoded, (unsigned long long)(size ? size : t->bytes_decoded),
+                          pct(t->bytes_decoded, size ? size : t->bytes_decoded));
+        snprintf(msg, msglen, "%s", where);
+        status = TC_LOAD_DAMAGED;
+    }
+done:
+    free(buf);
+    tc_ct_parser_free(p);
+    tc_source_close(src);
+    return status;
+}

@@ -1,0 +1,29 @@
+/* load.h: reads one trace input (file, gzip or stdin) into a tc_trace, streaming it through the
+ * Chrome-trace parser in fixed-size chunks. Decides what a damaged input means: whatever was read
+ * before the damage is kept and the trace is flagged truncated with a warning. */
+#ifndef TC_LOAD_H
+#define TC_LOAD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../analyzer/trace.h"
+
+typedef enum {
+    TC_LOAD_OK = 0,      /* read completely */
+    TC_LOAD_DAMAGED,     /* read up to damage or an early end; t->truncated, warning added */
+    TC_LOAD_UNREADABLE,  /* could not open or read at all */
+    TC_LOAD_EMPTY,       /* no bytes */
+    TC_LOAD_NOT_JSON,    /* broken before any event was read */
+    TC_LOAD_NO_MEMORY
+} tc_load_status;
+
+#define TC_LOAD_CHUNK (256u * 1024u) /* bytes handed to the parser at a time */
+
+/* Called after each chunk with the raw bytes read so far and the file size (0 unknown). */
+typedef void (*tc_progress_fn)(void *ctx, uint64_t raw_bytes, uint64_t file_size);
+
+/* Loads path into t (initialized by the caller with tc_trace_init). On anything but TC_LOAD_OK the
+ * message (naming the path, and for JSON errors the byte offset, line:column and an excerpt) is
+ * written to msg. */
+tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
+                             char *msg, size_t msglen);
+#endif

@@ -1,0 +1,28 @@
+/* source.h: byte sources for traces: a file, a gzip file, or stdin ("-"). gzip is detected by
+ * its magic bytes (1f 8b), never by the name. Reads in caller-sized chunks: memory does not grow
+ * with the input. A gzip stream that ends early or is corrupt stops there and is flagged. */
+#ifndef TC_SOURCE_H
+#define TC_SOURCE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tc_source tc_source;
+
+typedef enum { TC_SOURCE_PLAIN, TC_SOURCE_GZIP } tc_source_format;
+
+/* Opens path ("-" = stdin). On failure returns NULL and writes a message naming the path to err. */
+tc_source *tc_source_open(const char *path, char *err, size_t errlen);
+/* Reads up to cap decoded bytes into buf. Returns the count, 0 at the end of the data, or -1 on
+ * damage (message in err; the bytes returned before remain valid). */
+long tc_source_read(tc_source *s, char *buf, size_t cap, char *err, size_t errlen);
+tc_source_format tc_source_format_of(const tc_source *s);
+uint64_t tc_source_raw_bytes(const tc_source *s);     /* bytes read from the file so far */
+uint64_t tc_source_decoded_bytes(const tc_source *s); /* bytes handed out so far */
+/* True when a gzip stream ended before its trailer (file cut short). */
+bool tc_source_truncated(const tc_source *s);
+/* Total file size when it is a regular file, else 0 (for progress). */
+uint64_t tc_source_file_size(const tc_source *s);
+void tc_source_close(tc_source *s); /* NULL is a no-op */
+const char *tc_source_gzip_engine(void); /* "zlib" or "isa-l" */
+#endif

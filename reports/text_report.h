@@ -1,0 +1,11 @@
+/* text_report.h: the terminal summary of an analyzed job: verdict first, per-rank table, totals,
+ * collectives, warnings. Fits 100 columns. Colour only when asked (the caller checks for a tty
+ * and NO_COLOR). Reads the job only. */
+#ifndef TC_TEXT_REPORT_H
+#define TC_TEXT_REPORT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "../analyzer/job.h"
+
+void tc_text_report_write(FILE *out, const tc_job *j, bool color);
+#endif
