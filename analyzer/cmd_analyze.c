@@ -104,7 +104,7 @@ int tc_cmd_analyze(int argc, char **argv) {
     }
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr};
+    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
     aopt.jobs = (int)jobs;
     rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {

@@ -330,7 +330,26 @@ int tc_collectives_match(tc_job *j) {
         a = b;
     }
 
-    /* 4. partial groups and clock offsets */
+    /* 4. how matching went, partial groups and clock offsets */
+    {
+        size_t by_stream = 0, ordinal = 0;
+        for (size_t g = 0; g < n_ginfo; g++) {
+            if (strncmp(ginfo[g].label, "stream ", 7) == 0) by_stream++;
+            else if (!ginfo[g].by_seq) ordinal++;
+        }
+        if (by_stream)
+            tc_job_warn(j, "%zu collective kernel streams carry no process-group arguments: their kernels were matched by "
+                        "order per stream and kernel name (point-to-point SendRecv kernels pair with peers that may not be "
+                        "among the inputs)", by_stream);
+        if (ordinal)
+            tc_job_warn(j, "%zu process groups have no Seq numbers: their collectives were matched by order", ordinal);
+        int64_t world = -1;
+        for (size_t r = 0; r < nr; r++)
+            if (j->traces[j->ranks[r].input].world_size > world) world = j->traces[j->ranks[r].input].world_size;
+        if (world > (int64_t)nr)
+            tc_job_warn(j, "distributedInfo says world_size %lld but %zu ranks were given: waits and the straggler are judged "
+                        "among the ranks present only", (long long)world, nr);
+    }
     for (size_t g = 0; g < n_ginfo; g++)
         if (ginfo[g].group_size > 0 && (int64_t)ginfo[g].ranks_with < ginfo[g].group_size && ginfo[g].ranks_with >= 2)
             tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "
