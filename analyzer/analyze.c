@@ -229,13 +229,13 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     if (!j->ranks) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
         tc_trace *t = &j->traces[i];
-        qsort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
+        tc_sort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
         tc_rank_result *rr = &j->ranks[j->n_ranks++];
         rr->rank = t->rank;
         rr->input = i;
         rr->device = main_device(t);
     }
-    qsort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
+    tc_sort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
     if (tc_collectives_match(j)) return -1;
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;

@@ -96,7 +96,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 static int64_t median_i64(int64_t *v, size_t n) {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_i64);
+    tc_sort(v, n, sizeof *v, cmp_i64);
     return v[n / 2];
 }
 
@@ -219,12 +219,12 @@ int tc_collectives_match(tc_job *j) {
     }
     if (nr < 2 || n_recs == 0) { rc = 0; goto done; }
 
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
     /* repeated (group, key) on one rank (coalesced kernels): number them so each pairs with its peer */
     for (size_t i = 1; i < n_recs; i++)
         if (recs[i].group == recs[i - 1].group && recs[i].key == recs[i - 1].key && recs[i].rank == recs[i - 1].rank)
             recs[i].sub = recs[i - 1].sub + 1;
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
 
     /* 2. which ranks have each group; align ordinal groups to the reference rank */
     for (size_t a = 0; a < n_recs;) {
@@ -273,7 +273,7 @@ int tc_collectives_match(tc_job *j) {
         free(cnt);
         a = b;
     }
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
 
     /* 3. instances */
     for (size_t a = 0; a < n_recs;) {

@@ -53,7 +53,7 @@ static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errle
         snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)", dir);
         return -1;
     }
-    qsort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
+    tc_sort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
     return 0;
 }
 
