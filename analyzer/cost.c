@@ -308,24 +308,27 @@ int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value
     return tc_cost_set_option(in, name, value, TC_COST_SRC_FLAG, "flag", err, errlen);
 }
 
-/* Levenshtein distance between a and b, ignoring case; strings longer than 63 count as far. */
+/* Edit distance between a and b, ignoring case: insertions, deletions, substitutions and swaps
+ * of two neighbours ("gpsu" is 1 from "gpus") each count 1. Strings over 63 bytes count as far. */
 static size_t edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63) return SIZE_MAX / 2;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
     for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
-            if (prev[j - 1] + cost < best) best = prev[j - 1] + cost;
-            cur[j] = best;
+            int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + (ai != bj) < best) best = d[i - 1][j - 1] + (ai != bj);
+            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == bj && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
     }
-    return prev[lb];
+    return d[la][lb];
 }
 
 static bool starts_nocase(const char *s, const char *prefix) {
