@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
-#include "cost.h"
-#include "textfmt.h"
+#include "../analyzer/cost.h"
+#include "../analyzer/textfmt.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

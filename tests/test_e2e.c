@@ -223,3 +223,34 @@ Test(e2e, rank_from_file_name_when_trace_has_none) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+Test(e2e, cost_from_a_network_bound_job, .timeout = 60) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    cr_assert_eq(tu_sh(NULL, "%s -o %s/job --ranks 8 --busbw-GBps 5 --overlap 0.25", tu_gen(), dir), 0);
+    int rc = tu_sh(&out, "%s analyze -q --json %s/out.json --price-per-gpu-hour 2 --purchase-per-gpu 30000 %s/job", tu_bin(), dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    char json[512];
+    snprintf(json, sizeof json, "%s/out.json", dir);
+    yajl_val doc = tu_json_file(json);
+    cr_assert_str_eq(YAJL_GET_STRING(tu_get(doc, "summary", "verdict", NULL)), "network-bound");
+    double s = tu_num(tu_get(doc, "summary", "shares", "exposed_transfer", NULL));
+    double eff = tu_num(tu_get(doc, "cost", "effective_gpus", NULL));
+    cr_assert(fabs(eff - 8 * (1 - s)) <= 0.01 * 8 * (1 - s), "effective GPUs %.4f vs N(1-s) = %.4f", eff, 8 * (1 - s));
+    double loss = tu_num(tu_get(doc, "cost", "network_loss_per_month", NULL));
+    cr_assert(fabs(loss - 8 * 2 * 730 * s) < 0.01, "network loss %.2f", loss);
+    yajl_tree_free(doc);
+    /* bad values are refused with a message and exit 1 */
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --price-per-gpu-hour -2 %s/job", tu_bin(), dir), 1);
+    cr_assert(strstr(out, "price-per-gpu-hour"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --gpus 0 %s/job", tu_bin(), dir), 1);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s cost --gpus 8 --price-per-gpu-hour 2 --network-efficiency 1.2", tu_bin()), 1);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s cost --gpus 8 --price-per-gpu-hour 2 --network-efficiency 0.6", tu_bin()), 0);
+    cr_assert(strstr(out, "4.8") && strstr(out, "$4,672"), "%s", out);
+    free(out);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}

@@ -5,8 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
-#include "gpu_catalog.h"
-#include "textfmt.h"
+#include "../analyzer/gpu_catalog.h"
+#include "../analyzer/textfmt.h"
 
 /* Device names as real traces write them, and the entry each must resolve to (NULL: none). */
 static const struct { const char *device; const char *id; } device_cases[] = {
