@@ -1200,6 +1200,11 @@ static double parse_num(const char *opt, const char *v, double lo, double hi) {
   if (x < lo || x > hi) die("%s: %s out of range [%g, %g]", opt, v, lo, hi);
   return x;
 }
+static int parse_int(const char *opt, const char *v, int lo, int hi) {
+  double x = parse_num(opt, v, lo, hi);
+  if (x != floor(x)) die("%s: want an integer, got '%s'", opt, v);
+  return (int)x;
+}
 static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
   return (int64_t)llround(parse_num(opt, v, lo, hi) * 1000.0);
 }
@@ -1236,8 +1241,8 @@ static void parse_args(options *o, int argc, char **argv) {
     }                                                             \
   } while (0)
     if (FLAG("-o")) { NEEDV(); o->outdir = val; }
-    else if (FLAG("--ranks")) { NEEDV(); o->ranks = (int)parse_num(name, val, 1, MAX_RANKS); }
-    else if (FLAG("--steps")) { NEEDV(); o->steps = (int)parse_num(name, val, 1, 10000000); }
+    else if (FLAG("--ranks")) { NEEDV(); o->ranks = parse_int(name, val, 1, MAX_RANKS); }
+    else if (FLAG("--steps")) { NEEDV(); o->steps = parse_int(name, val, 1, 10000000); }
     else if (FLAG("--seed")) {
       NEEDV();
       char *end;
@@ -1246,17 +1251,17 @@ static void parse_args(options *o, int argc, char **argv) {
       if (errno || end == val || *end) die("--seed: not an integer: '%s'", val);
     }
     else if (FLAG("--gzip")) o->gzip = 1;
-    else if (FLAG("--gzip-level")) { NEEDV(); o->gzlevel = (int)parse_num(name, val, 1, 9); }
+    else if (FLAG("--gzip-level")) { NEEDV(); o->gzlevel = parse_int(name, val, 1, 9); }
     else if (FLAG("--gpu")) { NEEDV(); o->gpu = val; }
-    else if (FLAG("--straggler")) { NEEDV(); o->straggler = (int)parse_num(name, val, 0, MAX_RANKS); }
+    else if (FLAG("--straggler")) { NEEDV(); o->straggler = parse_int(name, val, 0, MAX_RANKS); }
     else if (FLAG("--straggler-delay-us")) { NEEDV(); o->strag_ns = us_to_ns(name, val, 0, 1e9); }
     else if (FLAG("--clock-offset-us")) { NEEDV(); o->offmax_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--busbw-GBps")) { NEEDV(); o->busbw = parse_num(name, val, 1e-6, 1e9); if (o->busbw <= 0) die("--busbw-GBps must be > 0"); }
     else if (FLAG("--bucket-mib")) { NEEDV(); o->bucket_mib = parse_num(name, val, 1e-6, 1e6); }
-    else if (FLAG("--buckets")) { NEEDV(); o->buckets = (int)parse_num(name, val, 0, 100000); }
+    else if (FLAG("--buckets")) { NEEDV(); o->buckets = parse_int(name, val, 0, 100000); }
     else if (FLAG("--overlap")) { NEEDV(); o->overlap = parse_num(name, val, 0, 1); }
     else if (FLAG("--jitter-us")) { NEEDV(); o->jitter_ns = us_to_ns(name, val, 0, 1e9); }
-    else if (FLAG("--layers")) { NEEDV(); o->layers = (int)parse_num(name, val, 1, 100000); }
+    else if (FLAG("--layers")) { NEEDV(); o->layers = parse_int(name, val, 1, 100000); }
     else if (FLAG("--compute-us")) { NEEDV(); o->compute_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--optimizer-us")) { NEEDV(); o->opt_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--idle-us")) { NEEDV(); o->idle_ns = us_to_ns(name, val, 20, 1e12); }
