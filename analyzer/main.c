@@ -16,6 +16,7 @@ static void usage(FILE *f) {
         "Commands:\n"
         "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
         "                      name the bottleneck; terminal summary and --json\n"
+        "  gpus                the GPU catalog: peak FLOP/s per dtype (MFU), bandwidth, TDP, prices\n"
         "\n"
         "Options: --help, --version. 'tracecost COMMAND --help' explains each command.\n"
         "\n"
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return TC_EXIT_OK; }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) { version(); return TC_EXIT_OK; }
     if (!strcmp(cmd, "analyze")) return tc_cmd_analyze(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gpus")) return tc_cmd_gpus(argc - 1, argv + 1);
     fprintf(stderr, "tracecost: unknown command '%s'\nTry 'tracecost --help'.\n", cmd);
     return TC_EXIT_USAGE;
 }
