@@ -292,6 +292,10 @@ int tc_flops_resolve_nesting(tc_trace *t) {
         if (o->counted)
             for (size_t p = parent[i]; p != SIZE_MAX; p = parent[p]) t->ops[p].inner_flops += o->flops;
     }
+    /* an op without FLOPs is covered when a counted op runs around it, or when it wraps other FLOP
+     * ops (only the innermost of a chain of unknown ops is reported as left out) */
+    for (size_t i = 0; i < n; i++)
+        if (parent[i] != SIZE_MAX) t->ops[parent[i]].covered = 1;
     for (size_t i = 0; i < n; i++) {
         if (t->ops[i].flops >= 0) continue;
         for (size_t p = parent[i]; p != SIZE_MAX && !t->ops[i].covered; p = parent[p])

@@ -78,7 +78,7 @@ static int rank_mfu(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt
     for (size_t i = 0; i < t->n_ops; i++) {
         const tc_cpu_op *o = &t->ops[i];
         if (!o->counted) {
-            if (o->flops < 0 && o->inner_flops == 0 && !o->covered) f->unknown_flops_ops++;
+            if (o->flops < 0 && !o->covered) f->unknown_flops_ops++;
             continue;
         }
         f->counted_ops++;

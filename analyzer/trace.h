@@ -63,7 +63,8 @@ typedef struct {
     int8_t dtype;         /* tc_dtype of the first tensor input (TC_DTYPE_UNKNOWN = -1) */
     uint8_t op;           /* tc_flop_op */
     uint8_t counted;      /* 1 = its FLOPs count (innermost op with known FLOPs) */
-    uint8_t covered;      /* 1 = unknown FLOPs, but a counted op around it covers its work */
+    uint8_t covered;      /* 1 = another FLOP op runs inside it, or a counted op around it (an op with
+                           * unknown FLOPs is reported as left out only when not covered) */
 } tc_cpu_op;
 
 typedef struct {
