@@ -2,9 +2,12 @@
  * status. The only place that exits. */
 #include "cliopt.h"
 #include "commands.h"
+#include "cost.h"
+#include "gpu_catalog.h"
 #include "exitcodes.h"
 #include "version.h"
 #include "../parsers/source.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +20,8 @@ static void usage(FILE *f) {
         "Commands:\n"
         "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
         "                      name the bottleneck; terminal summary and --json\n"
+        "  cost [flags]        the cost model without a trace: effective GPUs, money lost, buy vs rent\n"
+        "  gpus [--json]       the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources\n"
         "\n"
         "Options: -h, --help; -V, --version (with the build's features).\n"
         "'tracecost COMMAND --help' or 'tracecost help COMMAND' explains each command;\n"
@@ -26,6 +31,28 @@ static void usage(FILE *f) {
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
         "  tracecost analyze --json out.json traces/\n",
         TC_VERSION);
+}
+
+static int tc_cmd_gpus(int argc, char **argv) {
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("Usage: tracecost gpus [--json]\n\nLists the GPU catalog compiled into tracecost (analyzer/gpus.def):\n"
+                   "name patterns matched against deviceProperties names, dense peak FLOP/s per dtype, memory\n"
+                   "bandwidth, TDP, rent and purchase prices with their dates, and the source of every figure.\n"
+                   "Use an id with 'analyze --gpu ID' when a trace's device is not recognised.\n");
+            return TC_EXIT_OK;
+        } else { fprintf(stderr, "tracecost gpus: unknown option '%s'\nTry 'tracecost gpus --help'.\n", argv[i]); return TC_EXIT_USAGE; }
+    }
+    if (json) {
+        jw w;
+        jw_init(&w, stdout, true);
+        tc_gpu_catalog_json(&w);
+        return jw_finish(&w) ? TC_EXIT_NOTHING : TC_EXIT_OK;
+    }
+    tc_gpu_catalog_print(stdout);
+    return TC_EXIT_OK;
 }
 
 /* TC_HAVE_CUPTI and TC_HAVE_MPI come from the Makefile (only for this file): whether the CUPTI
@@ -49,8 +76,12 @@ typedef struct {
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } command;
 
+static int cmd_cost(int argc, char **argv) { return tc_cost_main(argc, argv, stdout, stderr); }
+
 static const command commands[] = {
     {"analyze", tc_cmd_analyze},
+    {"cost", cmd_cost},
+    {"gpus", tc_cmd_gpus},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -62,7 +93,7 @@ static const command *find_command(const char *name) {
 
 /* Unknown command or top-level option: name the closest known one when there is one. */
 static int unknown(const char *what) {
-    static const char *const known[] = {"analyze", "help", "version", "--help", "--version", NULL};
+    static const char *const known[] = {"analyze", "cost", "gpus", "help", "version", "--help", "--version", NULL};
     const char *close = tc_closest_option(what, known);
     for (size_t i = 0; !close && strlen(what) >= 2 && known[i]; i++)
         if (!strncmp(known[i], what, strlen(what))) close = known[i]; /* "an" -> analyze */

@@ -8,6 +8,10 @@ _tracecost() {
     prev=""
     [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
     local commands="analyze cost gpus record help"
+    local gpus="a100-pcie a100-sxm b200 h100-pcie h100-sxm h200 h200-nvl l40s mi250x mi300x v100-sxm2"
+    local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
+        --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
+        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
@@ -25,10 +29,14 @@ _tracecost() {
     analyze)
         case "$prev" in
             --json) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             -j|--jobs|--bound-threshold) COMPREPLY=(); return 0 ;;
         esac
+        if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --jobs -j --bound-threshold --quiet -q --help -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--json --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts --gpu
+                --config" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
@@ -37,17 +45,13 @@ _tracecost() {
     cost)
         case "$prev" in
             --json|--config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
-            --gpu)
-                COMPREPLY=($(compgen -W "a100-pcie a100-sxm b200 h100-pcie h100-sxm h200 h200-nvl l40s mi250x mi300x v100-sxm2" -- "$cur"))
-                return 0 ;;
+            --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
         esac
-        COMPREPLY=($(compgen -W "--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost
-            --power-kw-per-gpu --electricity-per-kwh --pue --ops-per-month --months --utilization
-            --network-efficiency --rent-network-efficiency --fabric-GBps --fabric-target-GBps
-            --fabric-upgrade-cost --gpu --config --json --help -h" -- "$cur"))
+        if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
+        COMPREPLY=($(compgen -W "$cost_value_opts --gpu --config --json --help -h" -- "$cur"))
         ;;
     gpus)
-        COMPREPLY=($(compgen -W "--help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "--json --help -h" -- "$cur"))
         ;;
     record)
         local k

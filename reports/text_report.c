@@ -166,9 +166,10 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
 
     if (sm->has_straggler) {
         fprintf(out, "\n%sStraggler: rank %lld%s\n", c_on(&t, BOLD), (long long)sm->straggler.rank, c_off(&t));
-        fprintf(out, "  arrives last at %.0f%% of collectives, makes the others wait %.3f ms per step\n",
-                100 * sm->straggler.last_arrival_share, ms(sm->straggler.caused_wait_ns_per_step));
-        fprintf(out, "  its compute %.3f ms per step vs the median rank's %.3f ms\n", ms(sm->straggler.compute_ns_per_step),
+        fprintf(out, "  causes %.0f%% of the waiting, arrives last at %.0f%% of collectives, makes the others wait\n"
+                "  %.3f ms per step; its compute %.3f ms per step vs the median rank's %.3f ms\n",
+                100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share,
+                ms(sm->straggler.caused_wait_ns_per_step), ms(sm->straggler.compute_ns_per_step),
                 ms(sm->straggler.median_compute_ns_per_step));
     }
 
@@ -206,5 +207,9 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
             }
         for (size_t i = 0; i < j->n_warnings; i++) tc_term_wrap(out, j->warnings[i], 2, 4, TC_TERM_WIDTH);
     }
+}
+
+void tc_text_report_actions(FILE *out, const tc_job *j, bool color) {
+    tw t = {out, color};
     actions(&t, j);
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
 # Usage: scripts/setup-deps.sh [base] [test] [speed] [mpi] [browser] [fuzz]
-#   base    libyajl-dev zlib1g-dev pkg-config        (always needed to build)
-#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils (make test: man page, script(1))
+#   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
+#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils (make test; man -l, script(1))
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
@@ -13,7 +13,7 @@ groups="${*:-base}"
 want=""
 for g in $groups; do
   case "$g" in
-    base)    want="$want libyajl-dev zlib1g-dev pkg-config" ;;
+    base)    want="$want gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config" ;;
     test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils" ;;
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;

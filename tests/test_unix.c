@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "../reports/termtext.h"
 
-#define PAIR "tests/data/sampled_rank-0.json.gz tests/data/sampled_rank-1.json.gz"
+#define PAIR "samples/hta-pair/sampled_rank-0.json.gz samples/hta-pair/sampled_rank-1.json.gz"
 
 static const char *bin(void) {
     const char *b = getenv("TRACECOST_BIN");
@@ -58,6 +58,8 @@ static void rm_rf(const char *d) {
     cr_assert_eq(run(c, NULL), 0);
     free(c);
 }
+
+static void expect_width(const char *text, size_t width);
 
 static bool is_file(const char *path, mode_t mode) {
     struct stat st;
@@ -256,7 +258,7 @@ Test(unix_tool, zsh_completion_parses) {
 
 /* A shell pipeline feeding one gzip trace to stdin with a pause of 1.3 s in the middle, so that
  * loading takes more than the 1 s after which progress appears. */
-#define SLOW_FEED "(head -c 60000 tests/data/sampled_rank-0.json.gz; sleep 1.3; tail -c +60001 tests/data/sampled_rank-0.json.gz)"
+#define SLOW_FEED "(head -c 60000 samples/hta-pair/sampled_rank-0.json.gz; sleep 1.3; tail -c +60001 samples/hta-pair/sampled_rank-0.json.gz)"
 
 Test(unix_tool, no_progress_when_stderr_is_a_file) {
     char *c = fmt("%s | '%s' analyze - 2>&1 >/dev/null", SLOW_FEED, bin());
@@ -318,6 +320,26 @@ Test(unix_tool, colour_only_on_a_terminal_and_never_with_no_color) {
     cr_expect_null(strchr(out, '\033'), "colour into a pipe");
     free(out);
     free(c);
+}
+
+Test(unix_tool, cost_calculator_colour_follows_the_same_rules) {
+    const char *args = "cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2";
+    char *inner = fmt("'%s' %s", bin(), args);
+    char *out = under_pty(inner);
+    cr_expect_not_null(strchr(out, '\033'), "no colour on a terminal:\n%s", out);
+    expect_width(out, 100);
+    free(out);
+    free(inner);
+    inner = fmt("NO_COLOR=1 '%s' %s", bin(), args);
+    out = under_pty(inner);
+    cr_expect_null(strchr(out, '\033'), "colour despite NO_COLOR");
+    free(out);
+    free(inner);
+    inner = fmt("TERM=dumb '%s' %s", bin(), args);
+    out = under_pty(inner);
+    cr_expect_null(strchr(out, '\033'), "colour with TERM=dumb");
+    free(out);
+    free(inner);
 }
 
 /* ---- version, help, suggestions ---- */
@@ -385,6 +407,9 @@ Test(unix_tool, suggestions_for_misspellings) {
     expect_usage_error("analyze --qiet x", "(did you mean --quiet?)");
     expect_usage_error("analyze --bound-treshold 0.2 x", "(did you mean --bound-threshold?)");
     expect_usage_error("zzzzzzzz", "unknown command 'zzzzzzzz'\nTry 'tracecost --help'.");
+    expect_usage_error("cots", "(did you mean 'cost'?)");
+    expect_usage_error("gpu", "(did you mean 'gpus'?)");
+    expect_usage_error("cost --price-per-gpu-hr 2", "did you mean --price-per-gpu-hour?");
 }
 
 /* ---- terminal summary ---- */
@@ -419,8 +444,18 @@ Test(unix_tool, summary_fits_100_columns_verdict_first_actions_last) {
     cr_expect_null(strstr(act + 9, "\n\n"), "Actions is not the last section");
     free(out);
     free(c);
+    /* the bundled 4-rank job with its cost section: the actions still come last */
+    c = fmt("'%s' analyze samples/", bin());
+    cr_assert_eq(run(c, &out), 0);
+    expect_width(out, 100);
+    act = strstr(out, "\nActions\n");
+    cr_assert_not_null(act, "no Actions section:\n%s", out);
+    cr_expect_null(strstr(act + 9, "\n\n"), "Actions is not the last section:\n%s", act);
+    cr_expect_not_null(strstr(out, "\nStraggler: rank 3\n"), "%s", out);
+    free(out);
+    free(c);
     /* coloured, one rank */
-    char *inner = fmt("'%s' analyze tests/data/sampled_rank-1.json.gz", bin());
+    char *inner = fmt("'%s' analyze samples/hta-pair/sampled_rank-1.json.gz", bin());
     out = under_pty(inner);
     expect_width(out, 100);
     free(out);
