@@ -18,7 +18,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize clean tools
+.PHONY: all deps test-deps test sanitize clean tools install uninstall
 all: $(BUILD)/tracecost tools
 
 deps: $(BUILD)/.deps-base
@@ -39,6 +39,19 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/.deps-base
 $(BUILD)/libtracecost.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
+
+# Build features reported by `tracecost --version` (main.c only): CUPTI when the tracer's source
+# is here and the CUDA toolkit's cupti.h is found (the tracer library is then built), MPI off in
+# the plain build.
+CUDA_HOME ?= /usr/local/cuda
+TC_HAVE_CUPTI ?= $(if $(and $(wildcard cupti/tracer.c),$(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h)),1,0)
+TC_HAVE_MPI ?= 0
+$(BUILD)/obj/analyzer/main.o: CPPFLAGS += -DTC_HAVE_CUPTI=$(TC_HAVE_CUPTI) -DTC_HAVE_MPI=$(TC_HAVE_MPI)
+$(BUILD)/obj/analyzer/main.o: $(BUILD)/.features-$(TC_HAVE_CUPTI)$(TC_HAVE_MPI)
+$(BUILD)/.features-%:
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.features-*
+	@touch $@
 
 $(BUILD)/tracecost: $(MAIN_OBJS) $(BUILD)/libtracecost.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
@@ -65,5 +78,30 @@ sanitize:
 
 clean:
 	rm -rf build build-sanitize
+
+# ---- install / uninstall (PREFIX, DESTDIR). uninstall removes exactly what install puts. ----
+PREFIX     ?= /usr/local
+BINDIR     := $(DESTDIR)$(PREFIX)/bin
+TCLIBDIR   := $(DESTDIR)$(PREFIX)/lib/tracecost
+MAN1DIR    := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHCOMPDIR:= $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+CUPTI_LIB  := $(BUILD)/libtracecost_cupti.so
+
+install: $(BUILD)/tracecost
+	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -m 755 $(BUILD)/tracecost $(BINDIR)/tracecost
+	install -m 644 docs/tracecost.1 $(MAN1DIR)/tracecost.1
+	install -m 644 completions/tracecost.bash $(BASHCOMPDIR)/tracecost
+	install -m 644 completions/_tracecost $(ZSHCOMPDIR)/_tracecost
+	@if [ -f $(CUPTI_LIB) ]; then \
+	  echo "install -d $(TCLIBDIR) && install -m 755 $(CUPTI_LIB) $(TCLIBDIR)/"; \
+	  install -d $(TCLIBDIR) && install -m 755 $(CUPTI_LIB) $(TCLIBDIR)/libtracecost_cupti.so; \
+	fi
+
+uninstall:
+	rm -f $(BINDIR)/tracecost $(MAN1DIR)/tracecost.1 $(BASHCOMPDIR)/tracecost $(ZSHCOMPDIR)/_tracecost
+	rm -f $(TCLIBDIR)/libtracecost_cupti.so
+	-rmdir $(TCLIBDIR) 2>/dev/null || true
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -9,6 +9,7 @@
 #include "job.h"
 #include "load_job.h"
 #include "../reports/json_report.h"
+#include "../reports/termtext.h"
 #include "../reports/text_report.h"
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +208,12 @@ int tc_cmd_analyze(int argc, char **argv) {
                 tc_text_report_write(stdout, &j, tc_use_color(stdout));
                 printf("\n");
                 if (cost.computed) tc_cost_result_print(stdout, &cost.r, tc_use_color(stdout));
-                else printf("Cost: %s\n", cost.note);
+                else {
+                    char line[1200];
+                    snprintf(line, sizeof line, "Cost: %s", cost.note);
+                    tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
+                }
+                tc_text_report_actions(stdout, &j, tc_use_color(stdout)); /* the summary ends with them */
             }
             if (json_path) {
                 FILE *f = json_to_stdout ? stdout : fopen(json_path, "w");

@@ -5,6 +5,7 @@
  * plus one field in tc_cost_inputs. */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "cost.h"
+#include "commands.h"
 #include "textfmt.h"
 #include <ctype.h>
 #include <errno.h>
@@ -1058,7 +1059,7 @@ int tc_cost_main(int argc, char **argv, FILE *out, FILE *err) {
     }
     bool json_to_out = json_path && strcmp(json_path, "-") == 0;
     if (!json_to_out) {
-        bool color = isatty(fileno(out)) && !getenv("NO_COLOR");
+        bool color = tc_use_color(out); /* a terminal, NO_COLOR unset or empty, TERM not dumb */
         tc_cost_result_print(out, r, color);
     }
     if (json_path) {

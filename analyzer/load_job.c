@@ -24,6 +24,7 @@ typedef struct {
     uint64_t total_size;
     double start, last_print;
     bool printed;
+    int line_len;         /* widest progress line printed, in columns (to erase it) */
 } load_ctx;
 
 typedef struct { load_ctx *c; size_t index; } progress_arg;
@@ -50,9 +51,10 @@ static void on_progress(void *ctx, uint64_t raw, uint64_t size) {
         uint64_t sum = 0;
         for (size_t i = 0; i < c->n; i++) sum += c->raw[i];
         double mb = (double)sum / 1e6;
-        fprintf(c->err, "\rtracecost: read %.0f", mb);
-        if (c->total_size) fprintf(c->err, " of %.0f", (double)c->total_size / 1e6);
-        fprintf(c->err, " MB (%.0f MB/s), %zu of %zu files done   ", mb / (t - c->start), c->done, c->n);
+        int len = fprintf(c->err, "\rtracecost: read %.1f", mb);
+        if (c->total_size) len += fprintf(c->err, " of %.1f", (double)c->total_size / 1e6);
+        len += fprintf(c->err, " MB (%.1f MB/s), %zu of %zu files done   ", mb / (t - c->start), c->done, c->n);
+        if (len > c->line_len) c->line_len = len;
         fflush(c->err);
         c->last_print = t;
         c->printed = true;
@@ -111,7 +113,7 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
     worker(&c); /* this thread works too */
     for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
     free(tids);
-    if (c.printed) fprintf(err, "\r%*s\r", 78, "");
+    if (c.printed) fprintf(err, "\r%*s\r", c.line_len, "");
 
     /* report in input order, keep the usable traces */
     int rc = TC_EXIT_OK;

@@ -1,5 +1,6 @@
 /* mfu_report.c: MFU keys in the JSON report and MFU lines in the terminal report (see mfu_report.h). */
 #include "mfu_report.h"
+#include "termtext.h"
 #include "../analyzer/textfmt.h"
 #include <string.h>
 
@@ -53,8 +54,9 @@ void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const c
     fprintf(out, " | HFU ");
     if (sm->has_hfu) fprintf(out, "%.1f%% of the window\n", 100 * sm->hfu); else fprintf(out, "n/a\n");
     if (sm->mfu_note) {
-        char buf[2200];
-        snprintf(buf, sizeof buf, "%snote: %s%s", dim_on, sm->mfu_note, dim_off);
+        char buf[2200], clean[2000];
+        tc_term_clean(clean, sizeof clean, sm->mfu_note, 0); /* it may quote a device name from the trace */
+        snprintf(buf, sizeof buf, "%snote: %s%s", dim_on, clean, dim_off);
         tc_fmt_wrap(out, buf, 2, 8, 100);
     }
 }
@@ -84,7 +86,9 @@ void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, co
     for (size_t i = 0; i < shown; i++) {
         const tc_kernel_row *k = &j->top_kernels[i];
         char name[256], tf[16];
-        cut_name(name, sizeof name, k->name, 58);
+        char clean[256];
+        tc_term_clean(clean, sizeof clean, k->name, 0); /* a kernel name must not emit escapes */
+        cut_name(name, sizeof name, clean, 58);
         if (k->has_tflops) snprintf(tf, sizeof tf, "%.1f", k->achieved_tflops); else snprintf(tf, sizeof tf, "-");
         size_t pad = 58 - (tc_fmt_width(name) < 58 ? tc_fmt_width(name) : 58);
         fprintf(out, "%s%*s %12.3f %8llu %6.1f%% %10s\n", name, (int)pad, "", (double)k->time_ns / 1e6,

@@ -2,6 +2,7 @@
 #include "text_report.h"
 #include "mfu_report.h"
 #include "../analyzer/version.h"
+#include "termtext.h"
 #include <string.h>
 
 typedef struct {
@@ -25,17 +26,99 @@ static void fmt_pct_or_na(char *buf, size_t n, bool known, int64_t a, int64_t b)
     else snprintf(buf, n, "n/a");
 }
 
+/* Device name for a 14-column cell: the vendor prefix dropped, controls replaced. */
+static const char *short_device(char *buf, size_t n, const char *device) {
+    static const char *const prefixes[] = {"NVIDIA ", "Tesla ", "AMD ", NULL};
+    if (!device) return "?";
+    for (size_t i = 0; prefixes[i]; i++)
+        if (!strncmp(device, prefixes[i], strlen(prefixes[i]))) { device += strlen(prefixes[i]); break; }
+    return tc_term_clean(buf, n, device, 14);
+}
+
+/* One per-rank row; columns add up to 100 (see the header in tc_text_report_write). */
 static void row(const tw *t, const char *label, const char *device, const tc_breakdown *b, bool has_ratio,
                 double ratio, bool has_step, int64_t step_ns) {
-    char tr[16], wa[16], rt[16], st[16];
+    char tr[16], wa[16], rt[16], st[24], win[24], dev[64];
     fmt_pct_or_na(tr, sizeof tr, b->split_known, b->exposed_transfer_ns, b->window_ns);
     fmt_pct_or_na(wa, sizeof wa, b->split_known, b->exposed_wait_ns, b->window_ns);
-    if (has_ratio) snprintf(rt, sizeof rt, "%.2f", ratio); else snprintf(rt, sizeof rt, "n/a");
-    if (has_step) snprintf(st, sizeof st, "%.3f", ms(step_ns)); else snprintf(st, sizeof st, "n/a");
-    fprintf(t->out, "%-6s %-17.17s %11.3f %7.1f%% %7.1f%% %8s %7s %7.1f%% %6.1f%% %6s %10s\n", label,
-            device ? device : "?", ms(b->window_ns), pct(b->compute_ns, b->window_ns),
+    if (has_ratio) tc_term_fit(rt, sizeof rt, ratio, 2, 5); else snprintf(rt, sizeof rt, "n/a");
+    if (has_step) tc_term_fit(st, sizeof st, ms(step_ns), 3, 10); else snprintf(st, sizeof st, "n/a");
+    tc_term_fit(win, sizeof win, ms(b->window_ns), 3, 10);
+    fprintf(t->out, "%-5.5s %-14s %10s %7.1f%% %7.1f%% %8s %7s %7.1f%% %6.1f%% %5s %10s\n", label,
+            short_device(dev, sizeof dev, device), win, pct(b->compute_ns, b->window_ns),
             pct(b->exposed_comm_ns, b->window_ns), tr, wa, pct(b->memory_exposed_ns, b->window_ns),
             pct(b->idle_ns, b->window_ns), rt, st);
+}
+
+/* The Actions section: what the verdict suggests doing, 2-3 items wrapped to the width. */
+static void actions(const tw *t, const tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    char a[3][700];
+    int n = 0;
+    switch (sm->verdict) {
+    case TC_VERDICT_NETWORK:
+        snprintf(a[n++], sizeof a[0], "Hide communication behind compute: bigger DDP buckets (bucket_cap_mb), gradient "
+                 "accumulation (fewer all-reduces per sample), overlap with compute (FSDP forward/backward prefetch).");
+        if (sm->has_fabric_busbw)
+            snprintf(a[n++], sizeof a[0], "Check the fabric: collectives reach %.1f GB/s bus bandwidth; compare with what "
+                     "the links should give (nccl-tests all_reduce_perf on the same nodes).", sm->fabric_busbw_GBps);
+        else
+            snprintf(a[n++], sizeof a[0], "Check the fabric: measure bus bandwidth with nccl-tests (all_reduce_perf) on "
+                     "the same nodes and compare with what the links should give.");
+        snprintf(a[n++], sizeof a[0], "Send fewer bytes: bf16 gradients or compression hooks, a larger batch per GPU, "
+                 "or keep tensor parallelism within a node.");
+        break;
+    case TC_VERDICT_STRAGGLER:
+        if (sm->has_straggler) {
+            const char *file = "?";
+            for (size_t r = 0; r < j->n_ranks; r++)
+                if (j->ranks[r].rank == sm->straggler.rank && j->ranks[r].input < j->n_traces)
+                    file = j->traces[j->ranks[r].input].path;
+            const char *base = strrchr(file, '/');
+            char clean[256];
+            tc_term_clean(clean, sizeof clean, base ? base + 1 : file, 80);
+            snprintf(a[n++], sizeof a[0], "Look at rank %lld (trace %s; its host is the machine that wrote that "
+                     "file): its data loader, CPU contention, GPU clocks and thermals (nvidia-smi -q), PCIe and NIC "
+                     "errors.", (long long)sm->straggler.rank, clean);
+            snprintf(a[n++], sizeof a[0], "Its compute is %.3f ms per step against a median of %.3f ms: %s",
+                     ms(sm->straggler.compute_ns_per_step), ms(sm->straggler.median_compute_ns_per_step),
+                     sm->straggler.compute_ns_per_step > sm->straggler.median_compute_ns_per_step * 21 / 20
+                         ? "more GPU work or a slower GPU (uneven batches or sequence lengths, throttling)."
+                         : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
+        } else {
+            snprintf(a[n++], sizeof a[0], "No single rank arrives last: waits are spread, so balance the work per rank "
+                     "(sequence lengths, uneven batches, pipeline stages).");
+        }
+        snprintf(a[n++], sizeof a[0], "Compare per-rank compute in the table above; a rank whose host is busy "
+                 "(logging, checkpointing, evaluation on rank 0) delays every collective.");
+        break;
+    case TC_VERDICT_HOST:
+        snprintf(a[n++], sizeof a[0], "Feed the GPUs faster: more DataLoader workers (num_workers), pin_memory=True, "
+                 "prefetch_factor, non_blocking copies.");
+        snprintf(a[n++], sizeof a[0], "Cut launch overhead: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
+                 "fused kernels, a larger batch per step.");
+        snprintf(a[n++], sizeof a[0], "Avoid host-device syncs in the step: .item(), .cpu(), printing losses, "
+                 "torch.cuda.synchronize().");
+        break;
+    case TC_VERDICT_COMPUTE:
+        snprintf(a[n++], sizeof a[0], "The GPUs are busy: speed-ups come from kernel-level work (Nsight Compute on "
+                 "the top kernels, fusion, torch.compile, bf16/fp8 math).");
+        if (sm->has_mfu)
+            snprintf(a[n++], sizeof a[0], "MFU is %.1f%% of the GPU's peak: the gap to peak is what kernel work can "
+                     "win.", 100 * sm->mfu);
+        else
+            snprintf(a[n++], sizeof a[0], "Measure MFU (record shapes with record_shapes=True) to see how far kernels "
+                     "are from the GPU's peak.");
+        break;
+    default:
+        return;
+    }
+    fprintf(t->out, "\n%sActions%s\n", c_on(t, BOLD), c_off(t));
+    for (int i = 0; i < n; i++) {
+        char item[720];
+        snprintf(item, sizeof item, "%d. %.700s", i + 1, a[i]);
+        tc_term_wrap(t->out, item, 2, 5, TC_TERM_WIDTH);
+    }
 }
 
 void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
@@ -45,7 +128,11 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
     const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
     fprintf(out, "%sVerdict: %s%s\n", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
-    for (size_t i = 0; i < sm->n_reasons; i++) fprintf(out, "  - %s\n", sm->reasons[i]);
+    for (size_t i = 0; i < sm->n_reasons; i++) {
+        char item[1100];
+        snprintf(item, sizeof item, "- %s", sm->reasons[i]);
+        tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+    }
     fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,
             sm->ranks, sm->ranks == 1 ? "" : "s", steps, steps == 1 ? "" : "s", ms(sm->b.window_ns), c_off(&t));
     fprintf(out, "  compute %.1f%% | exposed comm %.1f%%", 100 * sm->share_compute, 100 * sm->share_exposed_comm);
@@ -65,7 +152,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
         fprintf(out, "  %snote: wait and transfer need two or more ranks of the job to be split%s\n", c_on(&t, DIM), c_off(&t));
 
     fprintf(out, "\n%sPer rank%s (shares of each rank's window; exp = exposed, not hidden by compute)\n", c_on(&t, BOLD), c_off(&t));
-    fprintf(out, "%-6s %-17s %11s %8s %8s %8s %7s %8s %7s %6s %10s\n", "rank", "device", "window ms", "compute",
+    fprintf(out, "%-5s %-14s %10s %8s %8s %8s %7s %8s %7s %5s %10s\n", "rank", "device", "window ms", "compute",
             "exp comm", "transfer", "wait", "memory", "idle", "c/c", "step ms");
     for (size_t r = 0; r < j->n_ranks; r++) {
         const tc_rank_result *rr = &j->ranks[r];
@@ -80,26 +167,31 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     }
 
     if (sm->has_straggler) {
-        fprintf(out, "\n%sStraggler: rank %lld%s causes %.0f%% of the waiting, arrives last at %.0f%% of collectives,\n"
-                "  makes the others wait %.3f ms per step; its compute %.3f ms/step vs median %.3f ms\n", c_on(&t, BOLD),
-                (long long)sm->straggler.rank, c_off(&t), 100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share, ms(sm->straggler.caused_wait_ns_per_step),
-                ms(sm->straggler.compute_ns_per_step), ms(sm->straggler.median_compute_ns_per_step));
+        fprintf(out, "\n%sStraggler: rank %lld%s\n", c_on(&t, BOLD), (long long)sm->straggler.rank, c_off(&t));
+        fprintf(out, "  causes %.0f%% of the waiting, arrives last at %.0f%% of collectives, makes the others wait\n"
+                "  %.3f ms per step; its compute %.3f ms per step vs the median rank's %.3f ms\n",
+                100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share,
+                ms(sm->straggler.caused_wait_ns_per_step), ms(sm->straggler.compute_ns_per_step),
+                ms(sm->straggler.median_compute_ns_per_step));
     }
 
     if (j->n_colls) {
         fprintf(out, "\n%sCollectives%s (matched across ranks; transfer = fastest rank's kernel; GB = 1e9 B)\n", c_on(&t, BOLD), c_off(&t));
-        fprintf(out, "%-26s %-20s %5s %7s %12s %12s %12s %9s %9s\n", "collective", "group", "n", "count", "bytes",
+        fprintf(out, "%-21s %-14s %4s %7s %11s %11s %10s %7s %7s\n", "collective", "group", "n", "count", "bytes",
                 "transfer us", "wait us", "algbw", "busbw");
         size_t shown = 0;
         for (size_t i = 0; i < j->n_colls && shown < 20; i++, shown++) {
             const tc_collective_result *c = &j->colls[i];
-            char bytes[24], alg[16], bus[16];
+            char bytes[24], alg[24], bus[24], xfer[24], wait[24], name[96], group[64], n[24];
             if (c->bytes >= 0) snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes); else snprintf(bytes, sizeof bytes, "?");
-            if (c->has_bw) { snprintf(alg, sizeof alg, "%.1f", c->algbw_GBps); snprintf(bus, sizeof bus, "%.1f", c->busbw_GBps); }
+            if (c->has_bw) { tc_term_fit(alg, sizeof alg, c->algbw_GBps, 1, 7); tc_term_fit(bus, sizeof bus, c->busbw_GBps, 1, 7); }
             else { snprintf(alg, sizeof alg, "n/a"); snprintf(bus, sizeof bus, "n/a"); }
-            fprintf(out, "%-26.26s %-20.20s %5lld %7llu %12s %12.1f %12.1f %9s %9s\n", c->name, c->process_group,
-                    (long long)c->group_size, (unsigned long long)c->count, bytes, (double)c->transfer_ns_median / 1e3,
-                    (double)c->wait_ns_total / 1e3, alg, bus);
+            if (c->group_size >= 0) snprintf(n, sizeof n, "%lld", (long long)c->group_size); else snprintf(n, sizeof n, "?");
+            tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 11);
+            tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
+            fprintf(out, "%-21s %-14s %4s %7llu %11s %11s %10s %7s %7s\n", tc_term_clean(name, sizeof name, c->name, 21),
+                    tc_term_clean(group, sizeof group, c->process_group, 14), n, (unsigned long long)c->count, bytes,
+                    xfer, wait, alg, bus);
         }
         if (j->n_colls > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_colls - shown);
     }
@@ -112,7 +204,16 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
         fprintf(out, "\n%sWarnings%s\n", c_on(&t, YELLOW), c_off(&t));
         for (size_t i = 0; i < j->n_traces; i++)
             for (size_t k = 0; k < j->traces[i].n_warnings; k++)
-                fprintf(out, "  %s: %s\n", j->traces[i].path, j->traces[i].warnings[k]);
-        for (size_t i = 0; i < j->n_warnings; i++) fprintf(out, "  %s\n", j->warnings[i]);
+            {
+                char item[1200];
+                snprintf(item, sizeof item, "%s: %s", j->traces[i].path, j->traces[i].warnings[k]);
+                tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+            }
+        for (size_t i = 0; i < j->n_warnings; i++) tc_term_wrap(out, j->warnings[i], 2, 4, TC_TERM_WIDTH);
     }
+}
+
+void tc_text_report_actions(FILE *out, const tc_job *j, bool color) {
+    tw t = {out, color};
+    actions(&t, j);
 }

@@ -8,4 +8,7 @@
 #include "../analyzer/job.h"
 
 void tc_text_report_write(FILE *out, const tc_job *j, bool color);
+/* The closing "Actions" section: two or three things the verdict suggests doing. Written by the
+ * caller after everything else it prints (the summary ends with it); nothing for no verdict. */
+void tc_text_report_actions(FILE *out, const tc_job *j, bool color);
 #endif

@@ -1,0 +1,78 @@
+# tracecost.bash: bash completion for tracecost (installed as
+# share/bash-completion/completions/tracecost): subcommands, each one's options, and trace files
+# (*.json, *.json.gz and folders) for analyze. Keep in step with docs/tracecost.1.
+
+_tracecost() {
+    local cur prev words cword
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    prev=""
+    [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
+    local commands="analyze cost gpus record help"
+    local gpus="a100-pcie a100-sxm b200 h100-pcie h100-sxm h200 h200-nvl l40s mi250x mi300x v100-sxm2"
+    local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
+        --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
+        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
+    local cmd="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            -*) ;;
+            *) cmd="${COMP_WORDS[i]}"; break ;;
+        esac
+    done
+
+    if [ -z "$cmd" ]; then
+        COMPREPLY=($(compgen -W "$commands --help --version -h -V" -- "$cur"))
+        return 0
+    fi
+
+    case "$cmd" in
+    analyze)
+        case "$prev" in
+            --json) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
+            -j|--jobs|--bound-threshold) COMPREPLY=(); return 0 ;;
+        esac
+        if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--json --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts --gpu
+                --config" -- "$cur"))
+        else
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
+        fi
+        ;;
+    cost)
+        case "$prev" in
+            --json|--config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
+        esac
+        if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
+        COMPREPLY=($(compgen -W "$cost_value_opts --gpu --config --json --help -h" -- "$cur"))
+        ;;
+    gpus)
+        COMPREPLY=($(compgen -W "--json --help -h" -- "$cur"))
+        ;;
+    record)
+        local k
+        for ((k = 2; k < COMP_CWORD; k++)); do
+            if [ "${COMP_WORDS[k]}" = "--" ]; then
+                COMPREPLY=($(compgen -c -- "$cur")) # the traced command and its arguments
+                [ "$k" -lt $((COMP_CWORD - 1)) ] && { compopt -o default 2>/dev/null; COMPREPLY=(); }
+                return 0
+            fi
+        done
+        case "$prev" in
+            -o) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --delay|--duration) COMPREPLY=(); return 0 ;;
+        esac
+        COMPREPLY=($(compgen -W "-o --gzip --delay --duration -- --help -h" -- "$cur"))
+        ;;
+    help)
+        COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        ;;
+    esac
+    return 0
+}
+
+complete -F _tracecost tracecost

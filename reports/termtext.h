@@ -1,0 +1,25 @@
+/* termtext.h: safe, width-bounded text for the terminal summary: trace-derived strings with
+ * control characters replaced (a hostile kernel name cannot emit escape sequences), word wrapping
+ * to a column limit, and numbers that keep to their column. Pure functions: they write only into
+ * the caller's buffer or FILE. Widths count UTF-8 code points, one column each. */
+#ifndef TC_TERMTEXT_H
+#define TC_TERMTEXT_H
+#include <stddef.h>
+#include <stdio.h>
+
+#define TC_TERM_WIDTH 100 /* columns every line of the terminal summary fits in */
+
+/* Copies src into dst (always NUL-terminated when n > 0), keeping at most max_cols code points
+ * (0 = no limit) and replacing C0/C1 control characters, DEL and invalid UTF-8 bytes with '?'.
+ * NULL src copies "?". Returns dst. */
+char *tc_term_clean(char *dst, size_t n, const char *src, size_t max_cols);
+
+/* Writes text (cleaned as above) to out, wrapped at `width` columns at spaces; words longer than
+ * a line are broken. The first line is indented by indent_first spaces, the rest by indent_rest.
+ * Ends with a newline. */
+void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width);
+
+/* Formats v with up to `decimals` digits after the point, dropping digits until the text fits in
+ * `width` columns (it may still be wider when the integer part alone is). Returns buf. */
+char *tc_term_fit(char *buf, size_t n, double v, int decimals, int width);
+#endif
