@@ -72,7 +72,7 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c $(BUILD)/.deps-base
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(CPPFLAGS) -DSTR_CAP=40 -MMD -MP -c $< -o $@
 build-fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_OBJS)
 	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(CPPFLAGS) -o $@ $^ $(LDLIBS)
 .PHONY: fuzz fuzz-run valgrind

@@ -51,11 +51,11 @@ static void check_report(const char *buf, size_t len) {
     free(copy);
 }
 
-/* Parses data into t in chunks of 1 + (chunk_seed % 4093) bytes. */
+/* Parses data into t in chunks of 1 + (chunk_seed % 4093) bytes (UINT32_MAX: in one feed). */
 static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned chunk_seed) {
     tc_ct_parser *p = tc_ct_parser_new(t);
     if (!p) return;
-    size_t chunk = 1 + chunk_seed % 4093, off = 0;
+    size_t chunk = chunk_seed == UINT32_MAX ? (size ? size : 1) : 1 + chunk_seed % 4093, off = 0;
     int failed = 0;
     while (off < size && !failed) {
         size_t n = size - off < chunk ? size - off : chunk;
@@ -69,7 +69,31 @@ static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned c
     tc_ct_parser_free(p);
 }
 
+/* Chunk boundaries must not matter: the same bytes fed whole and in chunks give the same trace. */
+static void check_same(const tc_trace *a, const tc_trace *b) {
+    int same = a->events_total == b->events_total && a->events_skipped == b->events_skipped &&
+               a->n_gpu == b->n_gpu && a->n_cpu_steps == b->n_cpu_steps && a->n_gpu_steps == b->n_gpu_steps &&
+               a->n_launches == b->n_launches && a->n_colls == b->n_colls && a->n_devices == b->n_devices &&
+               a->rank == b->rank && a->n_warnings == b->n_warnings;
+    for (size_t i = 0; same && i < a->n_gpu; i++)
+        same = a->gpu[i].start_ns == b->gpu[i].start_ns && a->gpu[i].dur_ns == b->gpu[i].dur_ns &&
+               strcmp(tc_trace_str(a, a->gpu[i].name), tc_trace_str(b, b->gpu[i].name)) == 0;
+    if (!same) { fprintf(stderr, "chunked and whole parses differ\n"); abort(); }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    {
+        tc_trace whole, chunked;
+        if (tc_trace_init(&whole, "w") == 0) {
+            if (tc_trace_init(&chunked, "c") == 0) {
+                parse_into(&whole, data, size, UINT32_MAX); /* one feed */
+                parse_into(&chunked, data, size, (unsigned)(size % 7)); /* chunks of 1..7 bytes */
+                check_same(&whole, &chunked);
+                tc_trace_free(&chunked);
+            }
+            tc_trace_free(&whole);
+        }
+    }
     /* the input stays a plain trace (so the seed corpus is plain traces); the job shape and the
      * chunking come from its size: odd sizes make a 2-rank job, the chunk size varies with it */
     unsigned ctl = (unsigned)((size * 2654435761u) >> 7);

@@ -20,7 +20,9 @@
 /* String bytes passed on to yajl: the rest of a longer string is dropped before yajl sees it. yajl
  * re-reads a token that spans chunks from its start at every chunk (quadratic in its length) and
  * buffers all of it; this cap keeps both bounded. Longer than NAME_CAP, so no kept name changes. */
-#define STR_CAP (1u << 20)
+#ifndef STR_CAP
+#define STR_CAP (1u << 20) /* the fuzz build sets a small one to reach the cut */
+#endif
 
 typedef enum {
     F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO
