@@ -60,6 +60,7 @@ test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 
 sanitize:
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
 # ---- robustness: libFuzzer harness and valgrind (docs/robustness.md) ----

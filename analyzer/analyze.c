@@ -131,7 +131,7 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             }
         }
         rr->has_step_time = true;
-        rr->step_time_ns = sum / (int64_t)rr->n_steps;
+        rr->step_time_ns = (sum + (int64_t)rr->n_steps / 2) / (int64_t)rr->n_steps; /* rounded mean */
         if (m.unassigned)
             tc_trace_warn(t, "%llu GPU events fall in no ProfilerStep (outside the profiled steps); they count in the "
                           "rank's totals but in no step", (unsigned long long)m.unassigned);
@@ -140,31 +140,33 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
     return 0;
 }
 
+/* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
+ * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
+ * share is 1/n) and that wait is at least 1% of its window per step. */
 static void decide_straggler(tc_job *j) {
     tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
     if (n < 2) return;
-    double best = 0;
+    int64_t total = 0, best = 0;
     size_t who = SIZE_MAX;
     for (size_t r = 0; r < n; r++) {
-        tc_rank_result *rr = &j->ranks[r];
-        if (!rr->matched_instances) continue;
-        double s = rr->last_arrival_credit / (double)rr->matched_instances;
-        if (s > best) { best = s; who = r; }
+        total += j->ranks[r].caused_wait_ns;
+        if (j->ranks[r].caused_wait_ns > best) { best = j->ranks[r].caused_wait_ns; who = r; }
     }
-    if (who == SIZE_MAX) return;
-    /* stands out: arrives last far more often than a fair 1/n, and makes the others wait */
-    double need = 3.0 / (double)n;
+    if (who == SIZE_MAX || total <= 0) return;
+    double need = 2.0 / (double)n;
     if (need < 0.5) need = 0.5;
     if (need > 0.75) need = 0.75;
     tc_rank_result *rr = &j->ranks[who];
     uint64_t steps = rr->steps_total ? rr->steps_total : 1;
     int64_t caused_per_step = rr->caused_wait_ns / (int64_t)steps;
     int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
-    if (best < need || caused_per_step * 100 < window_per_step) return;
+    double caused_share = (double)best / (double)total;
+    if (caused_share < need || caused_per_step * 100 < window_per_step) return;
     sm->has_straggler = true;
     sm->straggler.rank = rr->rank;
-    sm->straggler.last_arrival_share = best;
+    sm->straggler.caused_wait_share = caused_share;
+    sm->straggler.last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
     sm->straggler.caused_wait_ns_per_step = caused_per_step;
     double *comp = malloc(n * sizeof *comp);
     if (comp) {
@@ -215,8 +217,9 @@ static void decide_verdict(tc_job *j, double threshold) {
         tc_summary_reason(sm, "other losses: network %.1f%%, stragglers %.1f%%%s, host %.1f%%", 100 * network,
                           100 * straggler, sm->split_known ? "" : " (unknown with one rank)", 100 * host);
     if (sm->has_straggler)
-        tc_summary_reason(sm, "rank %lld arrives last at %.0f%% of collectives and makes the others wait %.3f ms per step",
-                          (long long)sm->straggler.rank, 100 * sm->straggler.last_arrival_share,
+        tc_summary_reason(sm, "rank %lld causes %.0f%% of the waiting (it arrives last at %.0f%% of collectives): the others "
+                          "wait %.3f ms per step for it", (long long)sm->straggler.rank, 100 * sm->straggler.caused_wait_share,
+                          100 * sm->straggler.last_arrival_share,
                           (double)sm->straggler.caused_wait_ns_per_step / 1e6);
 }
 
@@ -226,13 +229,13 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     if (!j->ranks) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
         tc_trace *t = &j->traces[i];
-        qsort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
+        tc_sort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
         tc_rank_result *rr = &j->ranks[j->n_ranks++];
         rr->rank = t->rank;
         rr->input = i;
         rr->device = main_device(t);
     }
-    qsort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
+    tc_sort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
     if (tc_collectives_match(j)) return -1;
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;

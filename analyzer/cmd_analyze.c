@@ -1,6 +1,8 @@
 /* cmd_analyze.c: `tracecost analyze`: load the job, analyze, write the reports. */
 #define _POSIX_C_SOURCE 200809L
 #include "cliopt.h"
+#include "cost.h"
+#include "gpu_catalog.h"
 #include "commands.h"
 #include "exitcodes.h"
 #include "inputs.h"
@@ -31,13 +33,60 @@ static void analyze_usage(FILE *f) {
         "  --bound-threshold X   share of GPU time a loss must reach to name the verdict (default 0.15)\n"
         "  -q, --quiet           print nothing but errors (the JSON is still written)\n"
         "  -h, --help            this help\n"
+        "  cost options (README \"Cost\"): --price-per-gpu-hour P, --purchase-per-gpu C, --fabric-cost F,\n"
+        "  --power-kw-per-gpu W, --electricity-per-kwh E, --pue X, --ops-per-month O, --months M,\n"
+        "  --utilization U, --gpus N, --rent-network-efficiency E, --fabric-target-GBps B,\n"
+        "  --fabric-upgrade-cost X, --gpu NAME, --config FILE. Prices default to the detected GPU's\n"
+        "  catalog entry ('tracecost gpus').\n"
         "\n"
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
         "  tracecost analyze --json out.json traces/\n"
+        "  tracecost analyze --price-per-gpu-hour 2 --purchase-per-gpu 30000 traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input.\n");
+}
+
+typedef struct {
+    bool computed;            /* r is valid */
+    tc_cost_result r;
+    char note[600];           /* why there is no cost section, when not computed */
+} cost_ctx;
+
+static void write_cost_json(jw *w, void *ctx) {
+    cost_ctx *c = ctx;
+    jw_key(w, "cost");
+    if (c->computed) tc_cost_result_json(w, &c->r); else jw_null(w);
+    jw_key(w, "cost_notes");
+    if (c->computed) tc_cost_notes_json(w, &c->r);
+    else { jw_array_begin(w); jw_string(w, c->note); jw_array_end(w); }
+}
+
+/* Cost from the measured job: facts from the summary, prices from flags, config or the catalog
+ * entry of the detected GPU. Returns -1 (message printed) when cost flags were given but do not
+ * make a valid model; otherwise 0, with c->computed telling whether there is a cost section. */
+static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_ctx *c) {
+    const char *device = NULL;
+    for (size_t r = 0; r < j->n_ranks && !device; r++) device = j->ranks[r].device;
+    tc_cost_apply_catalog(in, device ? tc_gpu_find_by_device_name(device) : NULL);
+    const tc_summary *sm = &j->summary;
+    tc_cost_trace_facts f;
+    memset(&f, 0, sizeof f);
+    int64_t world = (int64_t)j->n_ranks;
+    for (size_t i = 0; i < j->n_traces; i++) if (j->traces[i].world_size > world) world = j->traces[i].world_size;
+    f.world_size = (int)world;
+    f.transfer_split_known = sm->split_known;
+    f.exposed_transfer_share = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
+    f.exposed_wait_share = sm->split_known ? sm->share_exposed_wait : 0;
+    f.idle_share = sm->share_idle + sm->share_memory_exposed;
+    f.step_time_us = sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0;
+    f.fabric_busbw_GBps = sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0;
+    char err[400];
+    if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
+    if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }
+    snprintf(c->note, sizeof c->note, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", err);
+    return 0;
 }
 
 bool tc_use_color(FILE *f) {
@@ -60,6 +109,11 @@ int tc_cmd_analyze(int argc, char **argv) {
     bool quiet = false;
     long jobs = 0;
     tc_analyze_options aopt = {0.15, 0};
+    tc_cost_inputs cost_in;
+    tc_cost_inputs_defaults(&cost_in);
+    bool cost_flags = false;
+    cost_ctx cost;
+    memset(&cost, 0, sizeof cost);
     char **operands = calloc((size_t)argc + 1, sizeof *operands);
     size_t n_operands = 0;
     if (!operands) return TC_EXIT_NOTHING;
@@ -67,6 +121,7 @@ int tc_cmd_analyze(int argc, char **argv) {
     tc_opts_init(&o, argc, argv, 1);
     const char *operand;
     int kind, rc = TC_EXIT_OK;
+    char err[1200];
     while ((kind = tc_opts_next(&o, &operand)) >= 0) {
         if (kind == 0) { operands[n_operands++] = (char *)operand; continue; }
         const char *name = o.name;
@@ -86,8 +141,14 @@ int tc_cmd_analyze(int argc, char **argv) {
                 rc = usage_error("%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
                 goto out;
             }
+        } else if (!strncmp(name, "--", 2) && tc_cost_parse_option(&cost_in, name + 2, o.inline_value ? o.inline_value : (o.i < o.argc ? o.argv[o.i] : NULL), err, sizeof err) != 1) {
+            /* a cost flag: it took the next argument unless given as --flag=value */
+            if (!o.inline_value) o.i++;
+            if (err[0]) { fprintf(stderr, "tracecost analyze: %s\n", err); rc = TC_EXIT_USAGE; goto out; }
+            cost_flags = true;
         } else {
             const char *close = tc_closest_option(name, analyze_options);
+            if (!close && !strncmp(name, "--", 2)) close = tc_cost_suggest_option(name + 2);
             if (close) rc = usage_error("unknown option '%s' (did you mean %s?)", name, close);
             else rc = usage_error("unknown option '%s'%s", name, "");
             goto out;
@@ -96,7 +157,6 @@ int tc_cmd_analyze(int argc, char **argv) {
     if (n_operands == 0) { rc = usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", ""); goto out; }
 
     tc_input_list inputs;
-    char err[1200];
     if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
         fprintf(stderr, "tracecost: %s\n", err);
         rc = TC_EXIT_NOTHING;
@@ -104,21 +164,28 @@ int tc_cmd_analyze(int argc, char **argv) {
     }
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr};
+    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
     aopt.jobs = (int)jobs;
     rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         if (tc_job_analyze(&j, &aopt)) {
             fprintf(stderr, "tracecost: out of memory during analysis\n");
             rc = TC_EXIT_NOTHING;
+        } else if (job_cost(&j, &cost_in, cost_flags, &cost)) {
+            rc = TC_EXIT_USAGE;
         } else {
             bool json_to_stdout = json_path && !strcmp(json_path, "-");
-            if (!quiet && !json_to_stdout) tc_text_report_write(stdout, &j, tc_use_color(stdout));
+            if (!quiet && !json_to_stdout) {
+                tc_text_report_write(stdout, &j, tc_use_color(stdout));
+                printf("\n");
+                if (cost.computed) tc_cost_result_print(stdout, &cost.r, tc_use_color(stdout));
+                else printf("Cost: %s\n", cost.note);
+            }
             if (json_path) {
                 FILE *f = json_to_stdout ? stdout : fopen(json_path, "w");
                 if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", json_path); perror(NULL); rc = TC_EXIT_USAGE; }
                 else {
-                    if (tc_json_report_write(f, &j, NULL, NULL)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
+                    if (tc_json_report_write(f, &j, write_cost_json, &cost)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
                     if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
                 }
             }

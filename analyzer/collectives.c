@@ -96,7 +96,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 static int64_t median_i64(int64_t *v, size_t n) {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_i64);
+    tc_sort(v, n, sizeof *v, cmp_i64);
     return v[n / 2];
 }
 
@@ -219,12 +219,12 @@ int tc_collectives_match(tc_job *j) {
     }
     if (nr < 2 || n_recs == 0) { rc = 0; goto done; }
 
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
     /* repeated (group, key) on one rank (coalesced kernels): number them so each pairs with its peer */
     for (size_t i = 1; i < n_recs; i++)
         if (recs[i].group == recs[i - 1].group && recs[i].key == recs[i - 1].key && recs[i].rank == recs[i - 1].rank)
             recs[i].sub = recs[i - 1].sub + 1;
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
 
     /* 2. which ranks have each group; align ordinal groups to the reference rank */
     for (size_t a = 0; a < n_recs;) {
@@ -273,7 +273,7 @@ int tc_collectives_match(tc_job *j) {
         free(cnt);
         a = b;
     }
-    qsort(recs, n_recs, sizeof *recs, cmp_rec);
+    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
 
     /* 3. instances */
     for (size_t a = 0; a < n_recs;) {
@@ -330,7 +330,26 @@ int tc_collectives_match(tc_job *j) {
         a = b;
     }
 
-    /* 4. partial groups and clock offsets */
+    /* 4. how matching went, partial groups and clock offsets */
+    {
+        size_t by_stream = 0, ordinal = 0;
+        for (size_t g = 0; g < n_ginfo; g++) {
+            if (strncmp(ginfo[g].label, "stream ", 7) == 0) by_stream++;
+            else if (!ginfo[g].by_seq) ordinal++;
+        }
+        if (by_stream)
+            tc_job_warn(j, "%zu collective kernel streams carry no process-group arguments: their kernels were matched by "
+                        "order per stream and kernel name (point-to-point SendRecv kernels pair with peers that may not be "
+                        "among the inputs)", by_stream);
+        if (ordinal)
+            tc_job_warn(j, "%zu process groups have no Seq numbers: their collectives were matched by order", ordinal);
+        int64_t world = -1;
+        for (size_t r = 0; r < nr; r++)
+            if (j->traces[j->ranks[r].input].world_size > world) world = j->traces[j->ranks[r].input].world_size;
+        if (world > (int64_t)nr)
+            tc_job_warn(j, "distributedInfo says world_size %lld but %zu ranks were given: waits and the straggler are judged "
+                        "among the ranks present only", (long long)world, nr);
+    }
     for (size_t g = 0; g < n_ginfo; g++)
         if (ginfo[g].group_size > 0 && (int64_t)ginfo[g].ranks_with < ginfo[g].group_size && ginfo[g].ranks_with >= 2)
             tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "

@@ -20,11 +20,15 @@ static bool is_trace_name(const char *name) {
     return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
 }
 
-static int add(tc_input_list *l, const char *p) {
-    char *d = tc_strdup(p);
-    if (!d || TC_PUSH(l->paths, l->n, l->cap, d)) { free(d); return -1; }
+static int add_owned(tc_input_list *l, char *d, bool from_folder) {
+    size_t n = l->n;
+    if (!d || tc_grow((void **)&l->from_folder, &l->cap_from, n + 1, sizeof *l->from_folder) ||
+        TC_PUSH(l->paths, l->n, l->cap, d)) { free(d); return -1; }
+    l->from_folder[n] = from_folder;
     return 0;
 }
+
+static int add(tc_input_list *l, const char *p) { return add_owned(l, tc_strdup(p), false); }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -41,7 +45,7 @@ static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errle
         snprintf(p, len, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
         struct stat st;
         if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (TC_PUSH(l->paths, l->n, l->cap, p)) { free(p); closedir(d); return -1; }
+            if (add_owned(l, p, true)) { closedir(d); return -1; }
         } else free(p);
     }
     closedir(d);
@@ -49,7 +53,7 @@ static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errle
         snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)", dir);
         return -1;
     }
-    qsort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str);
+    tc_sort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
     return 0;
 }
 
@@ -91,6 +95,7 @@ oom:
 void tc_input_list_free(tc_input_list *l) {
     for (size_t i = 0; i < l->n; i++) free(l->paths[i]);
     free(l->paths);
+    free(l->from_folder);
     memset(l, 0, sizeof *l);
 }
 

@@ -2,12 +2,14 @@
  * trace paths of one job, and gives each loaded trace its rank. Owns the path list it returns. */
 #ifndef TC_INPUTS_H
 #define TC_INPUTS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "trace.h"
 
 typedef struct {
     char **paths; size_t n, cap;
+    bool *from_folder; size_t cap_from; /* per path: found by scanning a folder */
 } tc_input_list;
 
 /* Expands operands in order: a folder gives its *.json and *.json.gz files sorted by name (not

@@ -25,7 +25,7 @@ void tc_ivset_normalize(tc_ivset *s) {
     size_t i, sorted = 1;
     for (i = 1; i < s->n; i++)
         if (s->v[i].start < s->v[i - 1].start) { sorted = 0; break; }
-    if (!sorted) qsort(s->v, s->n, sizeof *s->v, cmp_iv);
+    if (!sorted) tc_sort(s->v, s->n, sizeof *s->v, cmp_iv);
     size_t out = 0;
     for (i = 0; i < s->n; i++) {
         tc_iv iv = s->v[i];

@@ -62,6 +62,7 @@ typedef struct {
 typedef struct {
     int64_t rank;             /* the straggler */
     double last_arrival_share;/* share of matched instances it arrived last */
+    double caused_wait_share; /* its share of all the wait in matched instances */
     int64_t caused_wait_ns_per_step; /* others' wait in instances it arrived last, per step */
     int64_t compute_ns_per_step, median_compute_ns_per_step;
 } tc_straggler;

@@ -132,6 +132,11 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
             rc = TC_EXIT_DAMAGED;
             break;
         }
+        if (keep && t->events_total == 0 && opt->from_folder && opt->from_folder[i] && c.status[i] == TC_LOAD_OK) {
+            fprintf(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
+            tc_trace_free(t);
+            continue;
+        }
         if (keep && t->n_gpu == 0) {
             fprintf(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
                     paths[i], (unsigned long long)t->events_total);

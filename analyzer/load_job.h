@@ -11,6 +11,8 @@ typedef struct {
     int jobs;         /* threads; <= 0 means the number of cores */
     bool progress;    /* a progress line on `err` (the caller checks it is a terminal) */
     FILE *err;        /* where messages go */
+    const bool *from_folder; /* per path (may be NULL): found by scanning a folder, so a JSON file
+                                that is not a trace (no events at all) is skipped with a note */
 } tc_load_options;
 
 /* Loads paths into j->traces and assigns ranks. Returns TC_EXIT_OK, TC_EXIT_DAMAGED (some input was

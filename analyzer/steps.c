@@ -68,10 +68,9 @@ static int add_step(tc_step_map *m, size_t *cap, int64_t number, int64_t dur, in
 int tc_steps_assign(tc_trace *t, tc_step_map *out) {
     memset(out, 0, sizeof *out);
     if (t->n_cpu_steps == 0 && t->n_gpu_steps == 0) return 0;
-    /* an empty array may be NULL, and qsort(NULL, 0, ...) is undefined behaviour */
-    if (t->n_launches) qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
-    if (t->n_cpu_steps) qsort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
-    if (t->n_gpu_steps) qsort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
+    tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    tc_sort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
+    tc_sort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
     size_t cap = 0;
     for (size_t i = 0; i < t->n_cpu_steps; i++)
         if (add_step(out, &cap, t->cpu_steps[i].number, t->cpu_steps[i].dur_ns, t->cpu_steps[i].start_ns, true)) return -1;

@@ -26,6 +26,10 @@ char *tc_strdup(const char *s) {
     return d;
 }
 
+void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    if (n > 1 && base) qsort(base, n, size, cmp);
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

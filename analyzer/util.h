@@ -19,6 +19,9 @@ int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 /* strdup that is C11 (no POSIX needed); NULL in -> NULL out. */
 char *tc_strdup(const char *s);
 
+/* qsort that accepts n == 0 with a NULL base (qsort itself must not be given NULL). */
+void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Median of n doubles (sorts a copy); 0 when n == 0. */
 double tc_median(const double *v, size_t n);
 #endif

@@ -112,6 +112,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
         jw_object_begin(&w);
         jw_key(&w, "rank"); jw_int(&w, sm->straggler.rank);
         jw_key(&w, "last_arrival_share"); jw_double(&w, sm->straggler.last_arrival_share);
+        jw_key(&w, "caused_wait_share"); jw_double(&w, sm->straggler.caused_wait_share);
         jw_key(&w, "caused_wait_us_per_step"); jw_ns_as_us(&w, sm->straggler.caused_wait_ns_per_step);
         jw_key(&w, "compute_us_per_step"); jw_ns_as_us(&w, sm->straggler.compute_ns_per_step);
         jw_key(&w, "median_compute_us_per_step"); jw_ns_as_us(&w, sm->straggler.median_compute_ns_per_step);

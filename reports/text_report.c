@@ -78,9 +78,9 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     }
 
     if (sm->has_straggler) {
-        fprintf(out, "\n%sStraggler: rank %lld%s arrives last at %.0f%% of collectives, makes the others wait %.3f ms per step; "
-                "its compute %.3f ms/step vs median %.3f ms\n", c_on(&t, BOLD), (long long)sm->straggler.rank, c_off(&t),
-                100 * sm->straggler.last_arrival_share, ms(sm->straggler.caused_wait_ns_per_step),
+        fprintf(out, "\n%sStraggler: rank %lld%s causes %.0f%% of the waiting, arrives last at %.0f%% of collectives,\n"
+                "  makes the others wait %.3f ms per step; its compute %.3f ms/step vs median %.3f ms\n", c_on(&t, BOLD),
+                (long long)sm->straggler.rank, c_off(&t), 100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share, ms(sm->straggler.caused_wait_ns_per_step),
                 ms(sm->straggler.compute_ns_per_step), ms(sm->straggler.median_compute_ns_per_step));
     }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
 # Usage: scripts/setup-deps.sh [base] [test] [speed] [mpi] [browser] [fuzz]
-#   base    libyajl-dev zlib1g-dev pkg-config        (always needed to build)
+#   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
 #   test    libcriterion-dev yajl-tools valgrind     (make test, make bench)
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
@@ -13,7 +13,7 @@ groups="${*:-base}"
 want=""
 for g in $groups; do
   case "$g" in
-    base)    want="$want libyajl-dev zlib1g-dev pkg-config" ;;
+    base)    want="$want gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config" ;;
     test)    want="$want libcriterion-dev yajl-tools" ;;
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;

@@ -1,0 +1,229 @@
+/* test_parser.c: the streaming Chrome-trace parser on the shapes real traces take: timestamp
+ * formats, metadata order, bare arrays, string pid/tid, old categories, huge numbers, every
+ * NCCL/RCCL kernel-name generation, gzip detection by magic bytes, chunk boundaries. */
+#include "testutil.h"
+#include "../analyzer/trace.h"
+#include "../parsers/chrome_trace.h"
+#include "../parsers/load.h"
+#include <zlib.h>
+
+/* Parses doc fed in chunks of `chunk` bytes (0 = all at once); returns finish's rc. */
+static int parse_doc(const char *doc, tc_trace *t, size_t chunk) {
+    cr_assert_eq(tc_trace_init(t, "test"), 0);
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    size_t n = strlen(doc), step = chunk ? chunk : n;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0; off += step)
+        rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
+    if (rc == 0) rc = tc_ct_parser_finish(p);
+    tc_ct_parser_free(p);
+    return rc;
+}
+
+#define KERNEL(ts, dur) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":" ts ",\"dur\":" dur "}"
+
+Test(parser, integer_epoch_microseconds) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("{\"traceEvents\":[" KERNEL("1682725898236567", "68") "]}", &t, 0), 0);
+    cr_assert_eq(t.n_gpu, 1);
+    cr_assert_eq(t.gpu[0].start_ns, 1682725898236567000LL);
+    cr_assert_eq(t.gpu[0].dur_ns, 68000);
+    tc_trace_free(&t);
+}
+
+Test(parser, relative_fractional_microseconds_keep_nanoseconds) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("{\"baseTimeNanoseconds\":1711964646000000000,\"traceEvents\":[" KERNEL("4458676983543.183", "41.407") "]}", &t, 0), 0);
+    cr_assert_eq(t.gpu[0].start_ns, 4458676983543183LL);
+    cr_assert_eq(t.gpu[0].dur_ns, 41407);
+    cr_assert(t.has_base);
+    cr_assert_eq(t.base_ns, 1711964646000000000LL);
+    tc_trace_free(&t);
+}
+
+Test(parser, epoch_with_fraction_is_exact_where_doubles_are_not) {
+    tc_trace t;
+    /* 1712195495519689.047 µs cannot be held exactly by a double */
+    cr_assert_eq(parse_doc("[" KERNEL("1712195495519689.047", "6.7655") "]", &t, 0), 0);
+    cr_assert_eq(t.gpu[0].start_ns, 1712195495519689047LL);
+    cr_assert_eq(t.gpu[0].dur_ns, 6766); /* rounded to the nearest ns */
+    tc_trace_free(&t);
+}
+
+Test(parser, exponent_and_string_numbers) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("[" KERNEL("1.5e3", "\"2.5\"") "]", &t, 0), 0);
+    cr_assert_eq(t.gpu[0].start_ns, 1500000);
+    cr_assert_eq(t.gpu[0].dur_ns, 2500);
+    tc_trace_free(&t);
+}
+
+Test(parser, metadata_before_or_after_events) {
+    const char *before = "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\"}],"
+                         "\"distributedInfo\":{\"rank\":3,\"world_size\":8},\"traceEvents\":[" KERNEL("10", "5") "]}";
+    const char *after = "{\"traceEvents\":[" KERNEL("10", "5") "],\"deviceProperties\":[{\"id\":0,\"name\":"
+                        "\"NVIDIA H100 80GB HBM3\"}],\"distributedInfo\":{\"rank\":3,\"world_size\":8},\"INFO\":[1]}";
+    const char *docs[] = {before, after};
+    for (int i = 0; i < 2; i++) {
+        tc_trace t;
+        cr_assert_eq(parse_doc(docs[i], &t, 0), 0);
+        cr_assert_eq(t.rank, 3);
+        cr_assert_eq(t.world_size, 8);
+        cr_assert_eq(t.n_devices, 1);
+        cr_assert_str_eq(tc_trace_device_name(&t, 0), "NVIDIA H100 80GB HBM3");
+        cr_assert_eq(t.n_gpu, 1);
+        tc_trace_free(&t);
+    }
+}
+
+Test(parser, bare_top_level_array) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("[" KERNEL("1", "2") "," KERNEL("5", "1") "]", &t, 0), 0);
+    cr_assert_eq(t.n_gpu, 2);
+    cr_assert_eq(t.events_total, 2);
+    tc_trace_free(&t);
+}
+
+Test(parser, string_pid_tid_and_old_categories) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("[{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"a\",\"pid\":\"1\",\"tid\":\"stream 7\",\"ts\":1,\"dur\":2},"
+                           "{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"m\",\"pid\":\"Spans\",\"tid\":3,\"ts\":1,\"dur\":2},"
+                           "{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"s\",\"pid\":0,\"tid\":3,\"ts\":1,\"dur\":2},"
+                           "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":4294967295,\"ts\":1,\"dur\":9}]",
+                           &t, 0), 0);
+    cr_assert_eq(t.n_gpu, 3, "cuda_sync is a wait, never GPU work");
+    cr_assert_eq(t.gpu[0].kind, TC_GPU_KERNEL);
+    cr_assert_eq(t.gpu[0].device, 1);
+    cr_assert_str_eq(tc_trace_str(&t, t.gpu[0].stream), "stream 7");
+    cr_assert_eq(t.gpu[1].kind, TC_GPU_MEMCPY);
+    cr_assert_eq(t.gpu[1].device, -1);
+    cr_assert_eq(t.gpu[2].kind, TC_GPU_MEMSET);
+    tc_trace_free(&t);
+}
+
+Test(parser, uint64_values_and_unknown_keys) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("{\"x\":{\"y\":[1,2,{\"z\":null}]},\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+                           "\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2,\"args\":{\"Comms Id\":18446744073709551615,"
+                           "\"correlation\":42,\"grid\":[1,1,1],\"warps per SM\":\"inf\",\"nested\":{\"a\":[[]]}}}]}", &t, 0), 0);
+    cr_assert_eq(t.n_gpu, 1);
+    cr_assert_eq(t.gpu[0].correlation, 42);
+    tc_trace_free(&t);
+}
+
+Test(parser, collective_args_on_kernels) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"some_kernel\",\"pid\":0,\"tid\":20,\"ts\":1,\"dur\":2,"
+                           "\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":6637568,\"Out msg nelems\":6637568,"
+                           "\"Group size\":2,\"dtype\":\"Float\",\"Process Group Name\":\"0\",\"Process Group Description\":"
+                           "\"default_pg\",\"Seq\":17}}]", &t, 0), 0);
+    cr_assert_eq(t.gpu[0].is_comm, 1, "a Collective name arg makes a comm kernel whatever its name");
+    cr_assert_neq(t.gpu[0].coll, TC_NONE);
+    tc_coll_args *c = &t.colls[t.gpu[0].coll];
+    cr_assert_str_eq(tc_trace_str(&t, c->coll_name), "allreduce");
+    cr_assert_eq(c->in_nelems, 6637568);
+    cr_assert_eq(c->group_size, 2);
+    cr_assert_eq(c->seq, 17);
+    cr_assert_str_eq(tc_trace_str(&t, c->pg_name), "0");
+    tc_trace_free(&t);
+}
+
+Test(parser, profiler_steps_and_launches) {
+    tc_trace t;
+    cr_assert_eq(parse_doc("[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#551\",\"pid\":9,\"tid\":9,\"ts\":100,\"dur\":50},"
+                           "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#551\",\"pid\":0,\"tid\":7,\"ts\":110,\"dur\":60},"
+                           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":9,\"tid\":9,\"ts\":101,\"dur\":3,"
+                           "\"args\":{\"correlation\":5}}]", &t, 0), 0);
+    cr_assert_eq(t.n_cpu_steps, 1);
+    cr_assert_eq(t.cpu_steps[0].number, 551);
+    cr_assert_eq(t.n_gpu_steps, 1);
+    cr_assert_eq(t.n_launches, 1);
+    cr_assert_eq(t.launches[0].correlation, 5);
+    cr_assert_eq(t.launches[0].ts_ns, 101000);
+    tc_trace_free(&t);
+}
+
+Test(parser, chunk_boundaries_do_not_matter) {
+    const char *doc = "{\"schemaVersion\":1,\"traceEvents\":[" KERNEL("1682725898236567.125", "68.5") ","
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)\",\"pid\":0,"
+                      "\"tid\":\"20\",\"ts\":1682725898236600,\"dur\":12.25,\"args\":{\"correlation\":77}}],"
+                      "\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\"}],\"baseTimeNanoseconds\":5}";
+    tc_trace ref;
+    cr_assert_eq(parse_doc(doc, &ref, 0), 0);
+    for (size_t chunk = 1; chunk <= 31; chunk++) {
+        tc_trace t;
+        cr_assert_eq(parse_doc(doc, &t, chunk), 0, "chunk %zu", chunk);
+        cr_assert_eq(t.n_gpu, ref.n_gpu);
+        for (size_t i = 0; i < t.n_gpu; i++) {
+            cr_assert_eq(t.gpu[i].start_ns, ref.gpu[i].start_ns);
+            cr_assert_eq(t.gpu[i].dur_ns, ref.gpu[i].dur_ns);
+            cr_assert_eq(t.gpu[i].is_comm, ref.gpu[i].is_comm);
+            cr_assert_eq(t.gpu[i].correlation, ref.gpu[i].correlation);
+            cr_assert_str_eq(tc_trace_str(&t, t.gpu[i].name), tc_trace_str(&ref, ref.gpu[i].name));
+        }
+        cr_assert_eq(t.base_ns, 5);
+        cr_assert_str_eq(tc_trace_device_name(&t, 0), "NVIDIA A100-SXM4-80GB");
+        tc_trace_free(&t);
+    }
+    tc_trace_free(&ref);
+}
+
+Test(parser, nccl_and_rccl_names_of_every_generation) {
+    const char *comm[] = {
+        "ncclAllReduceRingLLKernel_sum_f32(ncclColl)",
+        "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+        "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+        "ncclSymDevKernel_AllReduce_AGxLL_R_bf16(ncclSymDevArgs)",
+        "ncclSymkDevKernel_AllGather_LL(ncclSymkDevWorkArgs4K)",
+        "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)",
+        "rcclGenericKernel<1>(ncclDevComm*)",
+        "void ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)",
+        "void ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    };
+    const char *compute[] = {
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
+        "Memcpy HtoD (Pageable -> Device)",
+        "NCCL_helper_like_but_not_nccl_prefix",
+    };
+    for (size_t i = 0; i < sizeof comm / sizeof *comm; i++) cr_assert(tc_is_comm_kernel_name(comm[i]), "%s", comm[i]);
+    for (size_t i = 0; i < sizeof compute / sizeof *compute; i++) cr_assert_not(tc_is_comm_kernel_name(compute[i]), "%s", compute[i]);
+}
+
+static void write_file(const char *path, const char *text, bool gzip) {
+    if (gzip) {
+        gzFile g = gzopen(path, "wb");
+        cr_assert(g);
+        gzwrite(g, text, (unsigned)strlen(text));
+        gzclose(g);
+    } else {
+        FILE *f = fopen(path, "wb");
+        cr_assert(f);
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+Test(parser, gzip_is_detected_by_magic_not_by_name) {
+    char *dir = tu_tmpdir();
+    char plain_gz_name[512], gz_plain_name[512];
+    snprintf(plain_gz_name, sizeof plain_gz_name, "%s/plain.json.gz", dir);  /* plain text named .gz */
+    snprintf(gz_plain_name, sizeof gz_plain_name, "%s/packed.json", dir);    /* gzip named .json */
+    const char *doc = "[" KERNEL("1", "2") "," KERNEL("4", "2") "]";
+    write_file(plain_gz_name, doc, false);
+    write_file(gz_plain_name, doc, true);
+    const char *paths[] = {plain_gz_name, gz_plain_name};
+    for (int i = 0; i < 2; i++) {
+        tc_trace t;
+        char msg[512];
+        cr_assert_eq(tc_trace_init(&t, paths[i]), 0);
+        cr_assert_eq(tc_load_trace(&t, paths[i], NULL, NULL, msg, sizeof msg), TC_LOAD_OK, "%s: %s", paths[i], msg);
+        cr_assert_eq(t.n_gpu, 2);
+        tc_trace_free(&t);
+    }
+    free(dir);
+}

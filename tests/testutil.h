@@ -1,0 +1,100 @@
+/* testutil.h: small helpers shared by the Criterion tests: run the built binaries, read their JSON,
+ * make temporary folders. Header-only (static functions) so each test file stays self-contained. */
+#ifndef TC_TESTUTIL_H
+#define TC_TESTUTIL_H
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yajl/yajl_tree.h>
+
+static inline const char *tu_bin(void) {
+    const char *b = getenv("TRACECOST_BIN");
+    return b ? b : "build/tracecost";
+}
+
+static inline const char *tu_gen(void) {
+    const char *b = getenv("TRACEGEN_BIN");
+    return b ? b : "build/tracegen";
+}
+
+/* Runs a shell command; returns its exit status (or 128+signal). stdout+stderr go to *output
+ * (malloc'd, NUL-terminated) when output is not NULL. */
+static inline int tu_sh(char **output, const char *fmt, ...) {
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char tmp[] = "/tmp/tc-test-out-XXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert(fd >= 0);
+    close(fd);
+    char full[8400];
+    snprintf(full, sizeof full, "( %s ) > %s 2>&1", cmd, tmp);
+    int st = system(full);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (output) {
+        FILE *f = fopen(tmp, "rb");
+        cr_assert(f);
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        *output = malloc((size_t)n + 1);
+        size_t got = fread(*output, 1, (size_t)n, f);
+        (*output)[got] = 0;
+        fclose(f);
+    }
+    unlink(tmp);
+    return rc;
+}
+
+static inline char *tu_tmpdir(void) {
+    char *d = strdup("/tmp/tc-test-XXXXXX");
+    cr_assert(mkdtemp(d));
+    return d;
+}
+
+static inline yajl_val tu_json_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = 0;
+    fclose(f);
+    char err[256];
+    yajl_val v = yajl_tree_parse(buf, err, sizeof err);
+    free(buf);
+    cr_assert(v, "%s is not valid JSON: %s", path, err);
+    return v;
+}
+
+/* v[key1][key2]... ; NULL-terminated key list. Numeric index as "#3". */
+static inline yajl_val tu_get(yajl_val v, ...) {
+    va_list ap;
+    va_start(ap, v);
+    const char *k;
+    while (v && (k = va_arg(ap, const char *)) != NULL) {
+        if (k[0] == '#') {
+            size_t i = (size_t)atoi(k + 1);
+            v = (YAJL_IS_ARRAY(v) && i < v->u.array.len) ? v->u.array.values[i] : NULL;
+        } else {
+            const char *path[] = {k, NULL};
+            v = yajl_tree_get(v, path, yajl_t_any);
+        }
+    }
+    va_end(ap);
+    return v;
+}
+
+static inline double tu_num(yajl_val v) {
+    cr_assert(v && YAJL_IS_NUMBER(v), "expected a number");
+    return YAJL_GET_DOUBLE(v);
+}
+#endif
