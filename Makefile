@@ -83,8 +83,10 @@ fuzz-run: build-fuzz/fuzz_parse
 	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -timeout=10 -dict=fuzz/kineto.dict -rss_limit_mb=2048 -max_len=65536 \
 	    -artifact_prefix=build-fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
-# valgrind over the sample traces in tests/data: any error or definite/indirect leak fails.
-VALGRIND_SAMPLES ?= $(wildcard tests/data/*.json tests/data/*.json.gz)
+# valgrind over small sample traces in tests/data (real and damaged): any error or definite/indirect
+# leak fails (exit 9); exit codes 0 and 3 (damaged input) are expected.
+VALGRIND_SAMPLES ?= tests/data/ref/alexnet_cuda_sync.json.gz tests/data/ref/mi250_minitoy_train_ROCm6_2_kineto.json.gz \
+    tests/data/ref/ns_resolution.pt.trace.json.gz $(wildcard tests/data/damage/*.json)
 valgrind: $(BUILD)/tracecost
 	@for f in $(VALGRIND_SAMPLES); do \
 	    echo "valgrind: $$f"; \
