@@ -76,8 +76,25 @@ sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
-clean:
-	rm -rf build build-sanitize
+# ---- robustness: libFuzzer harness and valgrind (docs/robustness.md) ----
+# `make fuzz` builds build-fuzz/fuzz_parse: every library source compiled by clang with coverage,
+# ASan and UBSan. `make fuzz-run` runs it over fuzz/corpus for FUZZ_TIME seconds (new inputs it
+# finds go to build-fuzz/corpus, not into the committed seed corpus).
+FUZZ_CC   ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c $(BUILD)/.deps-base
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(CPPFLAGS) -DSTR_CAP=40 -MMD -MP -c $< -o $@
+build-fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(CPPFLAGS) -o $@ $^ $(LDLIBS)
+.PHONY: fuzz fuzz-run valgrind
+fuzz: build-fuzz/fuzz_parse
+fuzz-run: build-fuzz/fuzz_parse
+	@mkdir -p build-fuzz/corpus build-fuzz/artifacts
+	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -timeout=10 -dict=fuzz/kineto.dict -rss_limit_mb=2048 -max_len=65536 \
+	    -artifact_prefix=build-fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
 # ---- install / uninstall (PREFIX, DESTDIR). uninstall removes exactly what install puts. ----
 PREFIX     ?= /usr/local
@@ -104,4 +121,20 @@ uninstall:
 	rm -f $(TCLIBDIR)/libtracecost_cupti.so
 	-rmdir $(TCLIBDIR) 2>/dev/null || true
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+# valgrind over small sample traces in tests/data (real and damaged): any error or definite/indirect
+# leak fails (exit 9); exit codes 0 and 3 (damaged input) are expected.
+VALGRIND_SAMPLES ?= tests/data/ref/alexnet_cuda_sync.json.gz tests/data/ref/mi250_minitoy_train_ROCm6_2_kineto.json.gz \
+    tests/data/ref/ns_resolution.pt.trace.json.gz $(wildcard tests/data/damage/*.json)
+valgrind: $(BUILD)/tracecost
+	@for f in $(VALGRIND_SAMPLES); do \
+	    echo "valgrind: $$f"; \
+	    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	        $(BUILD)/tracecost analyze -q --json /dev/null $$f; rc=$$?; \
+	    if [ $$rc -eq 9 ]; then echo "valgrind: errors in $$f"; exit 1; fi; \
+	    if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then echo "valgrind: $$f: exit $$rc"; exit 1; fi; \
+	done; echo "valgrind: clean"
+
+clean:
+	rm -rf build build-sanitize build-fuzz
+
+-include $(FUZZ_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(MAIN_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -18,6 +18,12 @@
 #define MAX_FRAMES 64
 #define NAME_CAP (64u * 1024u) /* longer names are cut (kernel names are a few KB at most) */
 #define SMALL 128
+/* String bytes passed on to yajl: the rest of a longer string is dropped before yajl sees it. yajl
+ * re-reads a token that spans chunks from its start at every chunk (quadratic in its length) and
+ * buffers all of it; this cap keeps both bounded. Longer than NAME_CAP, so no kept name changes. */
+#ifndef STR_CAP
+#define STR_CAP (1u << 20) /* the fuzz build sets a small one to reach the cut */
+#endif
 
 typedef enum {
     F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO,
@@ -99,6 +105,13 @@ struct tc_ct_parser {
     /* shapes of the current event (record_shapes); bounded, reset at each event */
     tc_op_shapes shapes;
     bool has_dims;
+    /* string-length guard (see STR_CAP): raw-byte tracking of where strings are */
+    bool in_str;            /* inside a string */
+    bool after_backslash;   /* the chunk ended just after a backslash inside a string */
+    uint8_t esc_left;       /* escape bytes still to skip at the start of the next chunk */
+    bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
+    uint64_t str_start;     /* offset of the current string's first content byte */
+    uint64_t long_strings, dropped_bytes;
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -640,23 +653,80 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
     }
 }
 
+/* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
+static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    if (to <= from) return 0;
+    yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
+    if (st == yajl_status_ok) return 0;
+    size_t at = from + yajl_get_bytes_consumed(p->yh);
+    if (p->oom) describe_error(p, at, "out of memory");
+    else {
+        unsigned char *msg = yajl_get_error(p->yh, 0, (const unsigned char *)buf + from, to - from);
+        char what[160], text[128];
+        snprintf(text, sizeof text, "%s", msg ? (const char *)msg : "parse error");
+        if (msg) yajl_free_error(p->yh, msg);
+        size_t w = strlen(text); /* yajl ends its message with a newline */
+        while (w > 0 && (text[w - 1] == '\n' || text[w - 1] == ' ' || text[w - 1] == '.')) text[--w] = 0;
+        snprintf(what, sizeof what, "invalid JSON (%s)", text);
+        /* yajl may report the error one byte past the offending one */
+        describe_error(p, at > from ? at - 1 : from, what);
+    }
+    return -1;
+}
+
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
-    yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf, len);
-    if (st != yajl_status_ok) {
-        size_t at = yajl_get_bytes_consumed(p->yh);
-        if (p->oom) describe_error(p, at, "out of memory");
-        else {
-            unsigned char *msg = yajl_get_error(p->yh, 0, (const unsigned char *)buf, len);
-            char what[128];
-            snprintf(what, sizeof what, "invalid JSON (%s)", msg ? (const char *)msg : "parse error");
-            if (msg) yajl_free_error(p->yh, msg);
-            /* yajl may report the error one byte past the offending one */
-            describe_error(p, at > 0 ? at - 1 : 0, what);
+    /* Walk string boundaries (a quote opens or closes a string unless escaped; outside strings a
+     * backslash is a JSON error yajl reports), cutting strings at STR_CAP content bytes. Cuts fall
+     * only between escapes, so what yajl sees stays well formed. */
+    size_t i = 0, seg = 0; /* seg: first byte not yet passed on (or dropped) */
+    if (p->after_backslash && len > 0) { p->after_backslash = false; p->esc_left = buf[0] == 'u' ? 5 : 1; }
+    while (i < len) {
+        if (p->esc_left) {
+            size_t k = p->esc_left < len - i ? p->esc_left : len - i;
+            i += k;
+            p->esc_left = (uint8_t)(p->esc_left - k);
+            continue;
         }
-        return -1;
+        if (!p->in_str) {
+            while (i < len && buf[i] != '"') i++; /* plain loops: spans are short, memchr calls cost more */
+            if (i == len) break;
+            i++;
+            p->in_str = true;
+            p->str_start = p->fed_before + i;
+            continue;
+        }
+        size_t stop = i; /* bytes [i, stop) hold no quote or escape */
+        while (stop < len && buf[stop] != '"' && buf[stop] != '\\') stop++;
+        bool b = stop < len && buf[stop] == '\\', q = stop < len && buf[stop] == '"';
+        size_t qi = stop;
+        if (!p->dropping && p->fed_before + stop - p->str_start > STR_CAP) {
+            uint64_t cap_at = p->str_start + STR_CAP;
+            size_t cut = cap_at > p->fed_before + i ? (size_t)(cap_at - p->fed_before) : i;
+            if (pass_on(p, buf, seg, cut)) return -1;
+            seg = cut;
+            p->dropping = true;
+            p->long_strings++;
+        }
+        if (b) {
+            if (stop + 1 < len) {
+                i = stop + (buf[stop + 1] == 'u' ? 6 : 2);
+                if (i > len) { p->esc_left = (uint8_t)(i - len); i = len; }
+            } else {
+                p->after_backslash = true;
+                i = len;
+            }
+        } else if (q) {
+            if (p->dropping) { p->dropped_bytes += qi - seg; seg = qi; p->dropping = false; }
+            p->in_str = false;
+            i = qi + 1;
+        } else {
+            i = len;
+        }
     }
+    if (p->dropping) { p->dropped_bytes += len - seg; seg = len; }
+    if (pass_on(p, buf, seg, len)) return -1;
     count_lines(p, buf, len);
     p->fed_before += len;
     return 0;
@@ -671,6 +741,9 @@ static void summarize_skips(tc_ct_parser *p) {
     for (int s = NUM_NOT_NUMERIC; s <= NUM_OVERFLOW; s++)
         if (p->skip_bad_number[s])
             tc_trace_warn(t, "skipped %llu events with %s \"ts\" or \"dur\"", (unsigned long long)p->skip_bad_number[s], why[s]);
+    if (p->long_strings)
+        tc_trace_warn(t, "cut %llu strings longer than %u bytes (%llu bytes not read)", (unsigned long long)p->long_strings,
+                      STR_CAP, (unsigned long long)p->dropped_bytes);
     if (p->documents > 1) tc_trace_warn(t, "input holds %d concatenated JSON documents; events of all were read", p->documents);
 }
 

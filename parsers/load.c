@@ -34,7 +34,8 @@ tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progr
     t->bytes = tc_source_raw_bytes(src);
     t->bytes_decoded = tc_source_decoded_bytes(src);
     if (!parse_failed && t->bytes_decoded == 0) {
-        snprintf(msg, msglen, "%s: %s", path, source_failed ? err : "empty input (0 bytes)");
+        if (source_failed) snprintf(msg, msglen, "%s", err); /* err names the path */
+        else snprintf(msg, msglen, "%s: empty input (0 bytes)", path);
         status = source_failed ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
         goto done;
     }

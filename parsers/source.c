@@ -24,6 +24,7 @@ struct tc_source {
     bool z_member_done; /* last inflate reached the end of a gzip member */
     bool truncated;
     bool failed;
+    char damage[320];    /* the first damage message, repeated by later reads */
     uint64_t raw_bytes, decoded_bytes, file_size;
 };
 
@@ -122,8 +123,9 @@ static long read_gzip(tc_source *s, char *buf, size_t cap, char *err, size_t err
         if (rc == Z_BUF_ERROR && s->z.avail_in == 0) continue; /* needs more input */
         if (rc != Z_OK) {
             uint64_t at = s->raw_bytes - (uint64_t)(s->in_len - s->in_pos);
-            snprintf(err, errlen, "%s: corrupt gzip data near compressed byte %llu (%s)", s->path,
+            snprintf(s->damage, sizeof s->damage, "%s: corrupt gzip data near compressed byte %llu (%s)", s->path,
                      (unsigned long long)at, s->z.msg ? s->z.msg : "inflate error");
+            snprintf(err, errlen, "%s", s->damage);
             s->failed = true;
             s->truncated = true;
             long got = (long)(cap - s->z.avail_out);
@@ -134,10 +136,11 @@ static long read_gzip(tc_source *s, char *buf, size_t cap, char *err, size_t err
 }
 
 long tc_source_read(tc_source *s, char *buf, size_t cap, char *err, size_t errlen) {
-    if (s->failed) { snprintf(err, errlen, "%s: stopped at damaged data", s->path); return -1; }
+    if (s->failed) { snprintf(err, errlen, "%s", s->damage); return -1; }
     long n = s->format == TC_SOURCE_GZIP ? read_gzip(s, buf, cap, err, errlen) : read_plain(s, buf, cap);
     if (n >= 0 && ferror(s->f)) {
-        snprintf(err, errlen, "%s: read error: %s", s->path, strerror(errno));
+        snprintf(s->damage, sizeof s->damage, "%s: read error: %s", s->path, strerror(errno));
+        snprintf(err, errlen, "%s", s->damage);
         s->failed = true;
         s->truncated = true;
         return n > 0 ? n : -1;

@@ -6,7 +6,7 @@
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
-#   fuzz    clang libclang-rt-dev                    (make fuzz)
+#   fuzz    clang libclang-rt-dev valgrind           (make fuzz, make fuzz-run, make valgrind)
 # Called by the Makefile; says what it installs; never downloads anything but Debian packages.
 set -eu
 groups="${*:-base}"
@@ -18,7 +18,7 @@ for g in $groups; do
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;
     browser) want="$want chromium" ;;
-    fuzz)    want="$want clang libclang-rt-dev" ;;
+    fuzz)    want="$want clang libclang-rt-dev valgrind" ;;
     *) echo "setup-deps: unknown group '$g'" >&2; exit 1 ;;
   esac
 done

@@ -1,0 +1,146 @@
+/* fuzz_parse.c: libFuzzer harness over the whole library path a trace takes: the Chrome-trace
+ * parser (fed in a few chunks whose sizes come from the input), tc_job_analyze on a 1- or 2-rank
+ * job made of the result, and the JSON report written to a memory stream. Built by `make fuzz`
+ * with clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
+#define _POSIX_C_SOURCE 200809L
+#include "../analyzer/inputs.h"
+#include "../analyzer/job.h"
+#include "../parsers/chrome_trace.h"
+#include "../reports/json_report.h"
+#include "../reports/text_report.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <yajl/yajl_tree.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF); the report must always be. */
+static int valid_utf8(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t k;
+        unsigned min, cp;
+        if (c < 0x80) { i++; continue; }
+        else if ((c & 0xE0) == 0xC0) { k = 1; min = 0x80; cp = c & 0x1F; }
+        else if ((c & 0xF0) == 0xE0) { k = 2; min = 0x800; cp = c & 0x0F; }
+        else if ((c & 0xF8) == 0xF0) { k = 3; min = 0x10000; cp = c & 0x07; }
+        else return 0;
+        if (i + k >= n) return 0;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* Aborts (a finding) when the JSON report is not strictly valid UTF-8 JSON. */
+static void check_report(const char *buf, size_t len) {
+    if (!valid_utf8((const unsigned char *)buf, len)) { fprintf(stderr, "report is not valid UTF-8\n"); abort(); }
+    char *copy = malloc(len + 1);
+    if (!copy) return;
+    memcpy(copy, buf, len);
+    copy[len] = 0;
+    char err[256];
+    yajl_val v = yajl_tree_parse(copy, err, sizeof err);
+    if (!v) { fprintf(stderr, "report is not valid JSON: %s\n", err); abort(); }
+    yajl_tree_free(v);
+    free(copy);
+}
+
+/* Parses data into t in chunks of 1 + (chunk_seed % 4093) bytes (UINT32_MAX: in one feed). */
+static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned chunk_seed) {
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    if (!p) return;
+    size_t chunk = chunk_seed == UINT32_MAX ? (size ? size : 1) : 1 + chunk_seed % 4093, off = 0;
+    int failed = 0;
+    while (off < size && !failed) {
+        size_t n = size - off < chunk ? size - off : chunk;
+        failed = tc_ct_parser_feed(p, (const char *)data + off, n) != 0;
+        off += n;
+    }
+    if (failed || tc_ct_parser_finish(p) != 0) {
+        t->truncated = true;
+        tc_trace_warn(t, "%s", tc_ct_parser_error(p));
+    }
+    tc_ct_parser_free(p);
+}
+
+/* Chunk boundaries must not matter: the same bytes fed whole and in chunks give the same trace. */
+static void check_same(const tc_trace *a, const tc_trace *b) {
+    int same = a->events_total == b->events_total && a->events_skipped == b->events_skipped &&
+               a->n_gpu == b->n_gpu && a->n_cpu_steps == b->n_cpu_steps && a->n_gpu_steps == b->n_gpu_steps &&
+               a->n_launches == b->n_launches && a->n_colls == b->n_colls && a->n_devices == b->n_devices &&
+               a->rank == b->rank && a->n_warnings == b->n_warnings;
+    for (size_t i = 0; same && i < a->n_gpu; i++)
+        same = a->gpu[i].start_ns == b->gpu[i].start_ns && a->gpu[i].dur_ns == b->gpu[i].dur_ns &&
+               strcmp(tc_trace_str(a, a->gpu[i].name), tc_trace_str(b, b->gpu[i].name)) == 0;
+    if (!same) { fprintf(stderr, "chunked and whole parses differ\n"); abort(); }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    {
+        tc_trace whole, chunked;
+        if (tc_trace_init(&whole, "w") == 0) {
+            if (tc_trace_init(&chunked, "c") == 0) {
+                parse_into(&whole, data, size, UINT32_MAX); /* one feed */
+                parse_into(&chunked, data, size, (unsigned)(size % 7)); /* chunks of 1..7 bytes */
+                check_same(&whole, &chunked);
+                tc_trace_free(&chunked);
+            }
+            tc_trace_free(&whole);
+        }
+    }
+    /* the input stays a plain trace (so the seed corpus is plain traces); the job shape and the
+     * chunking come from its size: odd sizes make a 2-rank job, the chunk size varies with it */
+    unsigned ctl = (unsigned)((size * 2654435761u) >> 7);
+    size_t ranks = (size & 1) ? 2 : 1;
+    tc_job j;
+    tc_job_init(&j);
+    j.traces = calloc(ranks, sizeof *j.traces);
+    if (!j.traces) return 0;
+    size_t half = ranks == 2 ? size / 2 : size;
+    for (size_t r = 0; r < ranks; r++) {
+        tc_trace *t = &j.traces[j.n_traces];
+        if (tc_trace_init(t, r ? "rank1.json" : "rank0.json")) break;
+        j.n_traces++;
+        /* with two ranks, rank 1 parses the same bytes (a job of twins exercises matching) unless
+         * the input is long enough to give each rank its own half */
+        if (ranks == 2 && size >= 64) parse_into(t, r ? data + half : data, r ? size - half : half, ctl);
+        else parse_into(t, data, size, ctl);
+    }
+    /* as tc_job_load does: only traces with GPU activity take part */
+    size_t kept = 0;
+    for (size_t i = 0; i < j.n_traces; i++) {
+        if (j.traces[i].n_gpu == 0) tc_trace_free(&j.traces[i]);
+        else j.traces[kept++] = j.traces[i];
+    }
+    j.n_traces = kept;
+    char msg[1200];
+    if (kept > 0 && tc_inputs_assign_ranks(j.traces, j.n_traces, msg, sizeof msg) == 0) {
+        tc_analyze_options opt = {0.15, 1};
+        if (tc_job_analyze(&j, &opt) == 0) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&buf, &len);
+            if (f) {
+                tc_json_report_write(f, &j, NULL, NULL);
+                fclose(f);
+                check_report(buf, len);
+            }
+            free(buf);
+            buf = NULL;
+            f = open_memstream(&buf, &len);
+            if (f) {
+                tc_text_report_write(f, &j, 0);
+                fclose(f);
+            }
+            free(buf);
+        }
+    }
+    tc_job_free(&j);
+    return 0;
+}
