@@ -1,0 +1,222 @@
+/* cost.h: the cost model (issue 5): turns network efficiency, prices and power into effective GPUs,
+ * money lost a month, rent-vs-own break-even and TCO, and a fabric-upgrade what-if. It also holds
+ * `tracecost cost`, the calculator subcommand that runs the model without a trace.
+ *
+ * Flow: tc_cost_inputs_defaults -> tc_cost_parse_option per flag (and/or tc_cost_load_config) ->
+ * tc_cost_apply_catalog -> tc_cost_compute (with trace facts, or NULL in calculator mode) ->
+ * tc_cost_result_print / tc_cost_result_json.
+ *
+ * Precedence of a value's origin, highest first: flag > config > trace > catalog > default. Each
+ * value remembers the rank that set it and is only replaced by an equal or higher rank, so the
+ * order of the calls above does not matter (a config loaded after the flags does not undo them).
+ *
+ * All structs are plain values owned by the caller; nothing here allocates, keeps global state,
+ * prints (except the print functions and tc_cost_main, to the FILE they are given) or exits.
+ * Errors come back as a status and a message in the caller's buffer (err, errlen), naming the flag. */
+#ifndef TC_COST_H
+#define TC_COST_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "gpu_catalog.h"
+#include "jsonw.h"
+
+#define TC_COST_HOURS_PER_MONTH 730.0  /* H: hours in a month (8,760 / 12, rounded) */
+#define TC_COST_MAX_MONTHS 600         /* upper bound of --months (50 years) */
+#define TC_COST_MAX_NOTES 8            /* notes a result can carry */
+#define TC_COST_ORIGIN_LEN 96          /* bytes of an origin string, NUL included */
+
+/* Defaults (documented in COST.md with their sources). */
+#define TC_COST_DEFAULT_MONTHS 36.0
+#define TC_COST_DEFAULT_UTILIZATION 1.0
+#define TC_COST_DEFAULT_POWER_KW 1.25       /* kW per GPU at the wall: an 8-GPU server draws about 10 kW */
+#define TC_COST_SERVER_POWER_FACTOR (10.0 / (8 * 0.700)) /* wall power / GPU TDP: 10 kW for 8 x 700 W */
+#define TC_COST_DEFAULT_ELECTRICITY 0.10    /* $ per kWh */
+#define TC_COST_DEFAULT_PUE 1.3             /* facility power / IT power */
+#define TC_COST_DEFAULT_OPS 0.0             /* $ per month: not counted unless given */
+#define TC_COST_FABRIC_PER_NODE 15000.0     /* $ of switches and cables per 8-GPU node */
+#define TC_COST_GPUS_PER_NODE 8
+
+/* Where a value came from, in increasing precedence. */
+typedef enum {
+    TC_COST_SRC_UNSET = 0,
+    TC_COST_SRC_DEFAULT,
+    TC_COST_SRC_CATALOG,
+    TC_COST_SRC_TRACE,
+    TC_COST_SRC_CONFIG,
+    TC_COST_SRC_FLAG
+} tc_cost_source;
+
+/* "unset", "default", "catalog", "trace", "config", "flag". */
+const char *tc_cost_source_str(tc_cost_source src);
+
+/* One input value and its provenance. */
+typedef struct tc_cost_value {
+    double value;                   /* in the unit of the tc_cost_inputs field holding it */
+    bool set;                       /* false: no value (value is then 0) */
+    tc_cost_source source;          /* rank of whoever set it; TC_COST_SRC_UNSET when !set */
+    char origin[TC_COST_ORIGIN_LEN]; /* shown to the user: "flag", "config:cost.conf:3",
+                                        "catalog:h100-sxm (price dated 2026-05)", "trace (...)" */
+} tc_cost_value;
+
+/* Every input of the model. Field names follow the flags (--price-per-gpu-hour ->
+ * price_per_gpu_hour); the letters are those of the formulas in COST.md. */
+typedef struct tc_cost_inputs {
+    tc_cost_value gpus;                    /* N: GPUs, a whole number >= 1 */
+    tc_cost_value price_per_gpu_hour;      /* P: rent, $ per GPU-hour, > 0 */
+    tc_cost_value purchase_per_gpu;        /* C: purchase, $ per GPU incl. its server share, >= 0 */
+    tc_cost_value fabric_cost;             /* F: network fabric, $ in total, >= 0 */
+    tc_cost_value power_kw_per_gpu;        /* W: wall power per GPU incl. server share, kW, >= 0 */
+    tc_cost_value electricity_per_kwh;     /* E: electricity, $ per kWh, >= 0 */
+    tc_cost_value pue;                     /* pue: facility power / IT power, ratio >= 1 */
+    tc_cost_value ops_per_month;           /* O: staff, colocation, support, $ per month, >= 0 */
+    tc_cost_value months;                  /* M: horizon, months, whole number 1..600 */
+    tc_cost_value utilization;             /* u: share of hours the cluster runs jobs, (0, 1] */
+    tc_cost_value network_efficiency;      /* e: 1 - exposed transfer share, (0, 1] */
+    tc_cost_value rent_network_efficiency; /* e_r: efficiency on the rented fabric, (0, 1] */
+    tc_cost_value fabric_GBps;             /* B: measured fabric bus bandwidth, GB/s, > 0 */
+    tc_cost_value fabric_target_GBps;      /* B': what-if fabric bus bandwidth, GB/s, > 0 */
+    tc_cost_value fabric_upgrade_cost;     /* X: what-if upgrade price, $ in total, >= 0 */
+    const tc_gpu_spec *gpu;                /* catalog GPU (--gpu or detected); NULL = none */
+    tc_cost_source gpu_source;             /* rank of whoever chose gpu */
+    char gpu_origin[TC_COST_ORIGIN_LEN];   /* provenance of gpu, as for the values */
+} tc_cost_inputs;
+
+/* What the analyzer measured, for tc_cost_compute. Shares are of the step (or window) time. */
+typedef struct tc_cost_trace_facts {
+    int world_size;                 /* ranks = GPUs in the job; <= 0 = unknown */
+    double exposed_transfer_share;  /* share 0..1 of time moving data with no compute to hide it */
+    double exposed_wait_share;      /* share 0..1 waiting for other ranks inside collectives */
+    double idle_share;              /* share 0..1 idle plus exposed host memory copies */
+    double step_time_us;            /* mean step time, µs; <= 0 = unknown */
+    double fabric_busbw_GBps;       /* measured bus bandwidth, GB/s; <= 0 = unknown */
+    bool transfer_split_known;      /* false (one rank): transfer and wait cannot be separated;
+                                       then e = 1 - (transfer + wait) and no straggler loss */
+} tc_cost_trace_facts;
+
+/* One point of the cumulative-cost chart. */
+typedef struct tc_cost_month {
+    int month;                      /* months since purchase, 0..M */
+    double own;                     /* cumulative cost of owning, $ (capex + month x opex) */
+    double rent;                    /* cumulative cost of renting, $ (month x rent_monthly) */
+} tc_cost_month;
+
+/* The fabric-upgrade what-if: only exposed transfer time changes, scaled by B / B'. */
+typedef struct tc_cost_what_if {
+    double fabric_GBps;                      /* B: measured bus bandwidth, GB/s */
+    double target_GBps;                      /* B': target bus bandwidth, GB/s */
+    double projected_exposed_transfer_share; /* share 0..1 of the projected step time */
+    bool has_step_time;                      /* projected_step_time_us is known (from a trace) */
+    double projected_step_time_us;           /* µs */
+    double projected_effective_gpus;         /* GPUs: N x e' */
+    double monthly_value_recovered;          /* $ per month: N·P·H·u·(e' - e); < 0 for a downgrade */
+    bool has_upgrade_cost;                   /* X was given */
+    double upgrade_cost;                     /* X, $ */
+    bool has_payback;                        /* X given and value recovered > 0 */
+    double payback_months;                   /* months: X / monthly_value_recovered */
+} tc_cost_what_if;
+
+typedef struct tc_cost_result {
+    tc_cost_inputs used;                     /* every input as resolved (trace facts and derived
+                                                defaults applied): what the JSON "inputs" echo */
+    double effective_gpus;                   /* GPUs: N·e */
+    double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e */
+    double network_loss_per_month;           /* $ per month: N·P·H·u·(1 - e) */
+    bool has_idle_loss;                      /* idle_loss_per_month known (from a trace) */
+    double idle_loss_per_month;              /* $ per month: N·P·H·u·idle_share */
+    bool has_straggler_loss;                 /* straggler_loss_per_month known (trace, > 1 rank) */
+    double straggler_loss_per_month;         /* $ per month: N·P·H·u·wait_share */
+    double rent_monthly;                     /* $ per month: N·P·H·u */
+    double tco_rent;                         /* $: M·rent_monthly */
+    double rent_cost_per_effective_gpu_hour; /* $ per effective GPU-hour: P / e_r */
+    bool has_own;                            /* purchase price known: the own side below is set */
+    double own_capex;                        /* $: N·C + F */
+    double own_opex_monthly;                 /* $ per month: N·W·H·u·pue·E + O */
+    double tco_own;                          /* $: own_capex + M·own_opex_monthly */
+    double own_cost_per_effective_gpu_hour;  /* $ per effective GPU-hour: tco_own / (N·H·u·M·e) */
+    bool has_breakeven;                      /* owning pays back: rent_monthly > own_opex_monthly */
+    double breakeven_months;                 /* months: own_capex / (rent_monthly - own_opex_monthly) */
+    size_t timeline_len;                     /* M + 1 entries used in timeline */
+    tc_cost_month timeline[TC_COST_MAX_MONTHS + 1]; /* months 0..M */
+    bool has_what_if;                        /* what_if is set (B and B' known) */
+    tc_cost_what_if what_if;
+    size_t n_notes;                          /* notes used */
+    char notes[TC_COST_MAX_NOTES][200];      /* caveats for the reader, one sentence each */
+} tc_cost_result;
+
+/* Clears in and sets the documented defaults (source "default"): months 36, utilization 1.0,
+ * power 1.25 kW/GPU, electricity $0.10/kWh, pue 1.3, ops $0/month. */
+void tc_cost_inputs_defaults(tc_cost_inputs *in);
+
+/* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu"
+ * and "config". Every one takes a value. For the analyze command to accept the same flags. */
+const char *const *tc_cost_option_names(void);
+
+/* The known option (cost options plus "json" and "help") closest to an unknown one, for "did you
+ * mean --X?"; NULL when nothing is close. Static string. */
+const char *tc_cost_suggest_option(const char *unknown);
+
+/* Writes one line per option (name, unit, default) for --help texts. */
+void tc_cost_options_help(FILE *out);
+
+/* Sets option `name` (no dashes, case-insensitive) from text as a command-line flag.
+ * "gpu" picks a catalog entry (tc_gpu_find_by_id); "config" loads that file
+ * (tc_cost_load_config). Numbers may carry a leading '$', '_' or proper ',' thousands separators,
+ * and shares a trailing '%' ("60%" = 0.6). Returns 0 when set, 1 when name is not a cost option
+ * (nothing written to err), -1 when the value is malformed or out of range (message in err, naming
+ * the flag; in is unchanged). */
+int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value, char *err,
+                         size_t errlen);
+
+/* As tc_cost_parse_option with an explicit rank and origin text (for configs and callers with
+ * their own sources). A value already set with a higher rank is kept and 0 is returned. */
+int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
+                       tc_cost_source src, const char *origin, char *err, size_t errlen);
+
+/* Reads `key = value` lines from path: keys as the flags without dashes (a leading "--" is
+ * accepted), '#' starts a comment, blank lines are skipped, a value may be double-quoted. Values
+ * get rank "config" and origin "config:PATH:LINE", so flags win over them whatever the order.
+ * Returns 0, or -1 with "PATH:LINE: message" (or why the file cannot be read) in err; values
+ * from lines before the bad one stay set. */
+int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen);
+
+/* Fills price_per_gpu_hour, purchase_per_gpu and power_kw_per_gpu (TDP x
+ * TC_COST_SERVER_POWER_FACTOR) from a catalog GPU wherever nothing of higher rank set them. The
+ * GPU is the one chosen with --gpu (flag or config) if any, else `detected` (matched from the
+ * trace's device name; NULL when unknown, then nothing changes). Records the GPU in in->gpu. */
+void tc_cost_apply_catalog(tc_cost_inputs *in, const tc_gpu_spec *detected);
+
+/* Runs the model. facts: what a trace measured, or NULL in calculator mode. Trace values take
+ * rank "trace": N from world_size, e = 1 - exposed transfer share, B from the measured bus
+ * bandwidth. Refuses (returns -1, message in err naming the flag and where its value came from,
+ * r zeroed) missing N, e or P; N not a whole number >= 1; a negative value; e, e_r or u outside
+ * (0, 1]; M outside 1..600 or fractional; pue < 1; shares in facts outside [0, 1]. On success
+ * returns 0 and fills every field of r; unknowns are flagged (has_*), never NaN or infinite. */
+int tc_cost_compute(const tc_cost_inputs *in, const tc_cost_trace_facts *facts, tc_cost_result *r,
+                    char *err, size_t errlen);
+
+/* Writes the `cost` object value (the caller writes the "cost" key when nesting it) with exactly
+ * the keys effective_gpus, effective_price_per_gpu_hour, network_loss_per_month,
+ * idle_loss_per_month, straggler_loss_per_month, rent_monthly, own_capex, own_opex_monthly,
+ * breakeven_months, tco_own, tco_rent, own_cost_per_effective_gpu_hour,
+ * rent_cost_per_effective_gpu_hour, timeline [{month, own, rent}], what_if {...} or null, and
+ * inputs {name: {value, source}} echoing r->used (plus gpu and hours_per_month). Unknowns are null. */
+void tc_cost_result_json(jw *w, const tc_cost_result *r);
+
+/* Writes r's notes as a JSON array of strings (for a "notes" key beside "cost"). */
+void tc_cost_notes_json(jw *w, const tc_cost_result *r);
+
+/* Writes the headline sentence ("your 8 GPUs do the work of 4.8; at $2.00/GPU-hour the network
+ * costs you $4,672 a month; ...") into buf; always NUL-terminated when n > 0. Returns its length. */
+size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r);
+
+/* Writes the headline, the results table, the inputs with their sources, and the notes, aligned
+ * and no wider than 100 columns. color adds ANSI bold/dim. Write errors show in ferror(out). */
+void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color);
+
+/* `tracecost cost`: the calculator. argv[0] is the subcommand name; options follow as
+ * `--flag V` or `--flag=V`: the cost flags, --gpu NAME, --config FILE, --json FILE|- (JSON to a
+ * file, or to out instead of the table), --help. Messages go to err, prefixed "tracecost cost: ".
+ * Returns the exit code: 0 ok, 1 bad usage or values, 2 when the output could not be written. */
+int tc_cost_main(int argc, char **argv, FILE *out, FILE *err);
+#endif

@@ -1,0 +1,99 @@
+/* textfmt.c: money and number formatting with thousands separators, and word wrapping (see
+ * textfmt.h). No locale is consulted: output is the same everywhere. */
+#include "textfmt.h"
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* Copies src into buf[0..n) and returns strlen(src) clipped to n - 1. */
+static size_t put_clipped(char *buf, size_t n, const char *src) {
+    if (n == 0) return 0;
+    size_t len = strlen(src);
+    if (len >= n) len = n - 1;
+    memcpy(buf, src, len);
+    buf[len] = '\0';
+    return len;
+}
+
+/* Formats |v| with thousands separators into tmp (at least 64 bytes); prefix goes first. */
+static size_t grouped_into(char *tmp, size_t tmplen, const char *prefix, double v, int decimals) {
+    if (decimals < 0) decimals = 0;
+    if (decimals > 6) decimals = 6;
+    char digits[64];
+    double mag = fabs(v);
+    /* Round once, here, so "-0.004" at 2 decimals prints as "$0.00", not "-$0.00". */
+    double scale = pow(10.0, decimals);
+    double rounded = round(mag * scale) / scale;
+    if (rounded >= 1e18) { snprintf(tmp, tmplen, "%s%.3g", prefix, v); return strlen(tmp); }
+    snprintf(digits, sizeof digits, "%.*f", decimals, rounded);
+    const char *dot = strchr(digits, '.');
+    size_t intlen = dot ? (size_t)(dot - digits) : strlen(digits);
+    size_t o = 0;
+    if (v < 0 && rounded > 0) tmp[o++] = '-';
+    for (const char *p = prefix; *p && o + 1 < tmplen; p++) tmp[o++] = *p;
+    for (size_t i = 0; i < intlen && o + 2 < tmplen; i++) {
+        if (i > 0 && (intlen - i) % 3 == 0) tmp[o++] = ',';
+        tmp[o++] = digits[i];
+    }
+    if (dot) for (const char *p = dot; *p && o + 1 < tmplen; p++) tmp[o++] = *p;
+    tmp[o] = '\0';
+    return o;
+}
+
+size_t tc_fmt_money(char *buf, size_t n, double v, int decimals) {
+    if (!isfinite(v)) return put_clipped(buf, n, "-");
+    char tmp[96];
+    grouped_into(tmp, sizeof tmp, "$", v, decimals);
+    return put_clipped(buf, n, tmp);
+}
+
+size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals) {
+    if (!isfinite(v)) return put_clipped(buf, n, "-");
+    char tmp[96];
+    grouped_into(tmp, sizeof tmp, "", v, decimals);
+    return put_clipped(buf, n, tmp);
+}
+
+size_t tc_fmt_width(const char *s) {
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p & 0xC0) != 0x80) w++;
+    return w;
+}
+
+void tc_fmt_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width) {
+    int col = 0;
+    int indent = indent_first;
+    bool line_empty = true;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        const char *end = p;
+        while (*end && *end != ' ') end++;
+        size_t wlen = (size_t)(end - p);
+        char word[512];
+        size_t copy = wlen < sizeof word - 1 ? wlen : sizeof word - 1;
+        memcpy(word, p, copy);
+        word[copy] = '\0';
+        int ww = (int)tc_fmt_width(word);
+        if (!line_empty && col + 1 + ww > width) {
+            fputc('\n', out);
+            col = 0;
+            line_empty = true;
+            indent = indent_rest;
+        }
+        if (line_empty) {
+            fprintf(out, "%*s", indent, "");
+            col = indent;
+        } else {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, wlen, out);
+        col += ww;
+        line_empty = false;
+        p = end;
+    }
+    fputc('\n', out);
+}

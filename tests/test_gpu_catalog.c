@@ -1,0 +1,287 @@
+/* test_gpu_catalog.c: the GPU catalog: real device names resolve to the right entry (and ambiguous
+ * or unknown ones to none), no entry shadows another, --gpu spellings, dtype mapping, peak
+ * fallbacks, that every figure has a source, and the two writers (table width, valid JSON). */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+#include "gpu_catalog.h"
+#include "textfmt.h"
+
+/* Device names as real traces write them, and the entry each must resolve to (NULL: none). */
+static const struct { const char *device; const char *id; } device_cases[] = {
+    {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+    {"NVIDIA H100 PCIe", "h100-pcie"},
+    {"NVIDIA H100 SXM5 80GB", "h100-sxm"},
+    {"NVIDIA A100-SXM4-80GB", "a100-sxm"},
+    {"NVIDIA A100-SXM4-40GB", "a100-sxm"},
+    {"NVIDIA A100-PG509-200", "a100-sxm"},
+    {"NVIDIA A100 80GB PCIe", "a100-pcie"},
+    {"NVIDIA A100-PCIE-40GB", "a100-pcie"},
+    {"Tesla V100-SXM2-32GB", "v100-sxm2"},
+    {"Tesla V100-SXM2-16GB", "v100-sxm2"},
+    {"Tesla V100-DGXS-32GB", "v100-sxm2"},
+    {"NVIDIA B200", "b200"},
+    {"NVIDIA H200", "h200"},
+    {"NVIDIA H200 NVL", "h200-nvl"},
+    {"NVIDIA L40S", "l40s"},
+    {"AMD Instinct MI300X", "mi300x"},
+    {"AMD Instinct MI250X", "mi250x"},
+    {"AMD Instinct MI250X/MI250", "mi250x"},
+    {"nvidia h100 80gb hbm3", "h100-sxm"},
+    /* Ambiguous or absent from the catalog: no guess. */
+    {"AMD Radeon Graphics", NULL},
+    {"NVIDIA GH200 480GB", NULL},
+    {"NVIDIA GB200", NULL},
+    {"NVIDIA H100 NVL", NULL},
+    {"NVIDIA L40", NULL},
+    {"Tesla V100S-PCIE-32GB", NULL},
+    {"NVIDIA GeForce RTX 4090", NULL},
+    {"", NULL},
+};
+
+Test(gpu_catalog, every_listed_device_name_resolves_to_its_entry) {
+    for (size_t i = 0; i < sizeof device_cases / sizeof device_cases[0]; i++) {
+        const tc_gpu_spec *g = tc_gpu_find_by_device_name(device_cases[i].device);
+        if (!device_cases[i].id) {
+            cr_expect_null(g, "'%s' should match nothing, matched %s", device_cases[i].device,
+                           g ? g->id : "");
+        } else {
+            cr_expect_not_null(g, "'%s' matched nothing", device_cases[i].device);
+            if (g)
+                cr_expect_str_eq(g->id, device_cases[i].id, "'%s' -> %s, expected %s",
+                                 device_cases[i].device, g->id, device_cases[i].id);
+        }
+    }
+    cr_expect_null(tc_gpu_find_by_device_name(NULL));
+}
+
+/* Regression guard for ordering: a name built from each pattern of an entry (a vendor word in
+ * front, '*' replaced by a word) must resolve to that entry, not to one listed earlier. */
+Test(gpu_catalog, no_entry_is_shadowed_by_an_earlier_one) {
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        const tc_gpu_spec *g = tc_gpu_at(i);
+        const char *p = g->patterns;
+        while (*p) {
+            char name[128] = "Vendor ";
+            size_t o = strlen(name);
+            for (; *p && *p != '|' && o + 4 < sizeof name; p++) {
+                if (*p == '*') { memcpy(name + o, " X ", 3); o += 3; }
+                else name[o++] = *p;
+            }
+            name[o] = '\0';
+            const tc_gpu_spec *found = tc_gpu_find_by_device_name(name);
+            cr_expect(found == g, "'%s' (pattern of %s) resolved to %s", name, g->id,
+                      found ? found->id : "nothing");
+            if (*p == '|') p++;
+        }
+    }
+}
+
+Test(gpu_catalog, gpu_flag_accepts_id_display_name_and_device_name) {
+    static const struct { const char *arg; const char *id; } cases[] = {
+        {"h100-sxm", "h100-sxm"},           {"H100-SXM", "h100-sxm"},
+        {"h100 sxm", "h100-sxm"},           {"h100_sxm", "h100-sxm"},
+        {"NVIDIA H100 SXM 80GB", "h100-sxm"}, {"MI300X", "mi300x"},
+        {"b200", "b200"},                   {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+        {"AMD MI250X (one GCD)", "mi250x"}, {"nvidia a100 pcie 80gb", "a100-pcie"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const tc_gpu_spec *g = tc_gpu_find_by_id(cases[i].arg);
+        cr_expect_not_null(g, "--gpu '%s' found nothing", cases[i].arg);
+        if (g) cr_expect_str_eq(g->id, cases[i].id, "--gpu '%s' -> %s", cases[i].arg, g->id);
+    }
+    cr_expect_null(tc_gpu_find_by_id("h100"));
+    cr_expect_null(tc_gpu_find_by_id("tpu-v5"));
+    cr_expect_null(tc_gpu_find_by_id("---"));
+    cr_expect_null(tc_gpu_find_by_id(""));
+    cr_expect_null(tc_gpu_find_by_id(NULL));
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        cr_expect_eq(tc_gpu_find_by_id(tc_gpu_at(i)->id), tc_gpu_at(i));
+        cr_expect_eq(tc_gpu_find_by_id(tc_gpu_at(i)->name), tc_gpu_at(i));
+    }
+}
+
+Test(gpu_catalog, torch_input_types_map_to_dtypes) {
+    static const struct { const char *s; tc_dtype d; } cases[] = {
+        {"c10::BFloat16", TC_DTYPE_BF16},      {"c10::Half", TC_DTYPE_FP16},
+        {"float", TC_DTYPE_FP32},              {"c10::Float8_e4m3fn", TC_DTYPE_FP8},
+        {"c10::Float8_e5m2", TC_DTYPE_FP8},    {"c10::Float8_e4m3fnuz", TC_DTYPE_FP8},
+        {"c10::Float8_e5m2fnuz", TC_DTYPE_FP8}, {"BFloat16", TC_DTYPE_BF16},
+        {"torch.float16", TC_DTYPE_FP16},      {"torch.bfloat16", TC_DTYPE_BF16},
+        {"Float", TC_DTYPE_FP32},              {"double", TC_DTYPE_UNKNOWN},
+        {"long int", TC_DTYPE_UNKNOWN},        {"int", TC_DTYPE_UNKNOWN},
+        {"bool", TC_DTYPE_UNKNOWN},            {"c10::complex<float>", TC_DTYPE_UNKNOWN},
+        {"Scalar", TC_DTYPE_UNKNOWN},          {"", TC_DTYPE_UNKNOWN},
+        {"c10::Float4_e2m1fn_x2", TC_DTYPE_UNKNOWN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_eq(tc_dtype_from_torch(cases[i].s), cases[i].d, "'%s' -> %d, expected %d",
+                     cases[i].s, tc_dtype_from_torch(cases[i].s), cases[i].d);
+    cr_expect_eq(tc_dtype_from_torch(NULL), TC_DTYPE_UNKNOWN);
+    cr_expect_str_eq(tc_dtype_name(TC_DTYPE_BF16), "bf16");
+    cr_expect_str_eq(tc_dtype_name(TC_DTYPE_UNKNOWN), "unknown");
+}
+
+Test(gpu_catalog, peak_flops_with_fallback_notes) {
+    const char *note = "sentinel";
+    const tc_gpu_spec *h100 = tc_gpu_find_by_id("h100-sxm");
+    const tc_gpu_spec *v100 = tc_gpu_find_by_id("v100-sxm2");
+    const tc_gpu_spec *a100 = tc_gpu_find_by_id("a100-sxm");
+    const tc_gpu_spec *mi250 = tc_gpu_find_by_id("mi250x");
+    cr_assert(h100 && v100 && a100 && mi250);
+
+    cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_BF16, &note), 989.4e12, 1e6);
+    cr_expect_null(note);
+    cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_FP8, &note), 1978.9e12, 1e6);
+    cr_expect_null(note);
+    cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_TF32, &note), 494.7e12, 1e6);
+    cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_FP32, &note), 66.9e12, 1e6);
+
+    /* V100: no TF32 or BF16 tensor cores -> FP32; FP8 -> FP16 tensor peak. */
+    cr_expect_float_eq(tc_gpu_peak_flops(v100, TC_DTYPE_TF32, &note), 15.7e12, 1e6);
+    cr_expect(note && strstr(note, "TF32") && strstr(note, "FP32"));
+    cr_expect_float_eq(tc_gpu_peak_flops(v100, TC_DTYPE_BF16, &note), 15.7e12, 1e6);
+    cr_expect(note && strstr(note, "BF16"));
+    cr_expect_float_eq(tc_gpu_peak_flops(v100, TC_DTYPE_FP16, &note), 125e12, 1e6);
+    cr_expect_null(note);
+    cr_expect_float_eq(tc_gpu_peak_flops(v100, TC_DTYPE_FP8, &note), 125e12, 1e6);
+    cr_expect(note && strstr(note, "FP8") && strstr(note, "FP16"));
+
+    /* A100: FP8 -> FP16 peak with a note. */
+    cr_expect_float_eq(tc_gpu_peak_flops(a100, TC_DTYPE_FP8, &note), 312e12, 1e6);
+    cr_expect(note && strstr(note, "FP8"));
+    /* MI250X (per GCD): TF32 -> FP32 matrix peak. */
+    cr_expect_float_eq(tc_gpu_peak_flops(mi250, TC_DTYPE_TF32, &note), 47.85e12, 1e6);
+    cr_expect_not_null(note);
+
+    cr_expect_eq(tc_gpu_peak_flops(NULL, TC_DTYPE_BF16, &note), 0);
+    cr_expect(note && strstr(note, "--gpu"));
+    cr_expect_eq(tc_gpu_peak_flops(h100, TC_DTYPE_UNKNOWN, &note), 0);
+    cr_expect_not_null(note);
+    cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_BF16, NULL), 989.4e12, 1e6);
+}
+
+/* The REFERENCE.md section 5 figures, pinned so an edit to gpus.def cannot drift from them. */
+Test(gpu_catalog, reference_md_figures) {
+    static const struct { const char *id; double fp32, tf32, bf16, fp8, tdp; } ref[] = {
+        {"a100-sxm", 19.5, 156, 312, 0, 400},       {"h100-sxm", 66.9, 494.7, 989.4, 1978.9, 700},
+        {"h200", 66.9, 494.7, 989.4, 1978.9, 700},  {"b200", 75, 1100, 2250, 4500, 1000},
+        {"mi300x", 163.4, 653.7, 1307.4, 2614.9, 750}, {"v100-sxm2", 15.7, 0, 0, 0, 300},
+        {"h100-pcie", 51.2, 378, 756, 1513, 350},
+    };
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        const tc_gpu_spec *g = tc_gpu_find_by_id(ref[i].id);
+        cr_assert_not_null(g, "%s missing", ref[i].id);
+        cr_expect_float_eq(g->peak_tflops[TC_DTYPE_FP32], ref[i].fp32, 1e-9, "%s fp32", ref[i].id);
+        cr_expect_float_eq(g->peak_tflops[TC_DTYPE_TF32], ref[i].tf32, 1e-9, "%s tf32", ref[i].id);
+        cr_expect_float_eq(g->peak_tflops[TC_DTYPE_BF16], ref[i].bf16, 1e-9, "%s bf16", ref[i].id);
+        cr_expect_float_eq(g->peak_tflops[TC_DTYPE_FP8], ref[i].fp8, 1e-9, "%s fp8", ref[i].id);
+        cr_expect_float_eq(g->tdp_W, ref[i].tdp, 1e-9, "%s tdp", ref[i].id);
+        cr_expect(strstr(g->flops_source, "[REF]") != NULL, "%s flops source not marked", ref[i].id);
+    }
+    cr_expect_float_eq(tc_gpu_find_by_id("v100-sxm2")->peak_tflops[TC_DTYPE_FP16], 125, 1e-9);
+    cr_expect_float_eq(tc_gpu_find_by_id("h200")->mem_bandwidth_GBps, 4800, 1e-9);
+}
+
+static bool is_yyyy_mm(const char *s) {
+    return strlen(s) == 7 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
+           isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
+           isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]);
+}
+
+Test(gpu_catalog, every_entry_is_complete_and_sourced) {
+    static const char *const required[] = {"h100-sxm", "h100-pcie", "h200", "a100-sxm",
+                                           "a100-pcie", "b200", "l40s", "v100-sxm2",
+                                           "mi300x", "mi250x"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        cr_expect_not_null(tc_gpu_find_by_id(required[i]), "%s missing", required[i]);
+    cr_expect_null(tc_gpu_at(tc_gpu_count()));
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        const tc_gpu_spec *g = tc_gpu_at(i);
+        cr_expect(g->id && *g->id && g->name && *g->name && g->patterns && *g->patterns);
+        cr_expect(strlen(g->name) <= 22, "%s: display name longer than its column", g->id);
+        for (size_t j = 0; j < i; j++) cr_expect_str_neq(g->id, tc_gpu_at(j)->id);
+        cr_expect(g->peak_tflops[TC_DTYPE_FP32] > 0, "%s: no FP32 peak", g->id);
+        cr_expect(g->peak_tflops[TC_DTYPE_FP16] > 0, "%s: no FP16 peak", g->id);
+        for (int d = 0; d < TC_DTYPE_COUNT; d++)
+            cr_expect(g->peak_tflops[d] >= 0 && g->peak_tflops[d] < 100000, "%s: peak %d", g->id, d);
+        cr_expect(g->mem_bandwidth_GBps > 0 && g->tdp_W > 0, "%s: bandwidth/TDP", g->id);
+        cr_expect(g->rent_usd_per_hour > 0 && g->purchase_usd > 0, "%s: prices", g->id);
+        cr_expect(g->flops_source && strlen(g->flops_source) > 5, "%s: flops source", g->id);
+        cr_expect(g->spec_source && strlen(g->spec_source) > 5, "%s: spec source", g->id);
+        cr_expect(g->rent_source && strlen(g->rent_source) > 5, "%s: rent source", g->id);
+        cr_expect(g->purchase_source && strlen(g->purchase_source) > 5, "%s: buy source", g->id);
+        cr_expect(is_yyyy_mm(g->rent_date), "%s: rent date '%s'", g->id, g->rent_date);
+        cr_expect(is_yyyy_mm(g->purchase_date), "%s: buy date '%s'", g->id, g->purchase_date);
+    }
+}
+
+/* Reads everything written to f since it was opened. Caller frees. */
+static char *slurp(FILE *f) {
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    return buf;
+}
+
+Test(gpu_catalog, table_fits_100_columns_and_lists_every_gpu_and_source) {
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    tc_gpu_catalog_print(f);
+    cr_assert(!ferror(f));
+    char *text = slurp(f);
+    fclose(f);
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char save = line[len];
+        line[len] = '\0';
+        cr_expect(tc_fmt_width(line) <= 100, "line of %zu columns: %s", tc_fmt_width(line), line);
+        line[len] = save;
+        line += len + (nl ? 1 : 0);
+    }
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        cr_expect(strstr(text, tc_gpu_at(i)->id) != NULL);
+        cr_expect(strstr(text, tc_gpu_at(i)->rent_date) != NULL);
+    }
+    cr_expect(strstr(text, "AWS capacity blocks") != NULL);
+    free(text);
+}
+
+Test(gpu_catalog, json_is_valid_and_complete) {
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    jw w;
+    jw_init(&w, f, false);
+    tc_gpu_catalog_json(&w);
+    cr_assert_eq(jw_finish(&w), 0);
+    char *text = slurp(f);
+    fclose(f);
+    char errbuf[256];
+    yajl_val root = yajl_tree_parse(text, errbuf, sizeof errbuf);
+    cr_assert_not_null(root, "invalid JSON: %s", errbuf);
+    cr_assert(YAJL_IS_ARRAY(root));
+    cr_expect_eq(root->u.array.len, tc_gpu_count());
+    const char *fp8_path[] = {"peak_tflops", "fp8", NULL};
+    const char *rent_path[] = {"rent", "usd_per_gpu_hour", NULL};
+    const char *date_path[] = {"purchase", "date", NULL};
+    for (size_t i = 0; i < root->u.array.len; i++) {
+        yajl_val g = root->u.array.values[i];
+        const char *id_path[] = {"id", NULL};
+        yajl_val id = yajl_tree_get(g, id_path, yajl_t_string);
+        cr_assert_not_null(id);
+        const tc_gpu_spec *spec = tc_gpu_find_by_id(YAJL_GET_STRING(id));
+        cr_assert_not_null(spec);
+        yajl_val fp8 = yajl_tree_get(g, fp8_path, yajl_t_any);
+        cr_assert_not_null(fp8);
+        if (spec->peak_tflops[TC_DTYPE_FP8] > 0) cr_expect(YAJL_IS_NUMBER(fp8));
+        else cr_expect(YAJL_IS_NULL(fp8));
+        cr_expect_not_null(yajl_tree_get(g, rent_path, yajl_t_number));
+        cr_expect_not_null(yajl_tree_get(g, date_path, yajl_t_string));
+    }
+    yajl_tree_free(root);
+    free(text);
+}
