@@ -6,6 +6,7 @@
 #include "inputs.h"
 #include "job.h"
 #include "load_job.h"
+#include "../reports/html_report.h"
 #include "../reports/json_report.h"
 #include "../reports/text_report.h"
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const analyze_options[] = {
-    "--json", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h", NULL,
+    "--json", "--html", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h", NULL,
 };
 
 static void analyze_usage(FILE *f) {
@@ -27,6 +28,7 @@ static void analyze_usage(FILE *f) {
         "\n"
         "Options:\n"
         "  --json FILE           write the results as JSON (tracecost/1) to FILE, or - for stdout\n"
+        "  --html FILE           write a self-contained HTML report (charts, tables) to FILE, or - for stdout\n"
         "  -j, --jobs N          parse N files at a time (default: number of cores)\n"
         "  --bound-threshold X   share of GPU time a loss must reach to name the verdict (default 0.15)\n"
         "  -q, --quiet           print nothing but errors (the JSON is still written)\n"
@@ -35,6 +37,7 @@ static void analyze_usage(FILE *f) {
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
         "  tracecost analyze --json out.json traces/\n"
+        "  tracecost analyze --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input.\n");
@@ -56,7 +59,7 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
 }
 
 int tc_cmd_analyze(int argc, char **argv) {
-    const char *json_path = NULL;
+    const char *json_path = NULL, *html_path = NULL;
     bool quiet = false;
     long jobs = 0;
     tc_analyze_options aopt = {0.15, 0};
@@ -75,6 +78,9 @@ int tc_cmd_analyze(int argc, char **argv) {
         else if (!strcmp(name, "--json")) {
             json_path = tc_opts_value(&o);
             if (!json_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
+        } else if (!strcmp(name, "--html")) {
+            html_path = tc_opts_value(&o);
+            if (!html_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
         } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
             const char *v = tc_opts_value(&o);
             if (!tc_parse_long(v, &jobs) || jobs < 1 || jobs > 1024) { rc = usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : ""); goto out; }
@@ -113,13 +119,22 @@ int tc_cmd_analyze(int argc, char **argv) {
             rc = TC_EXIT_NOTHING;
         } else {
             bool json_to_stdout = json_path && !strcmp(json_path, "-");
-            if (!quiet && !json_to_stdout) tc_text_report_write(stdout, &j, tc_use_color(stdout));
+            bool html_to_stdout = html_path && !strcmp(html_path, "-");
+            if (!quiet && !json_to_stdout && !html_to_stdout) tc_text_report_write(stdout, &j, tc_use_color(stdout));
             if (json_path) {
                 FILE *f = json_to_stdout ? stdout : fopen(json_path, "w");
                 if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", json_path); perror(NULL); rc = TC_EXIT_USAGE; }
                 else {
                     if (tc_json_report_write(f, &j, NULL, NULL)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
                     if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
+                }
+            }
+            if (html_path) { /* --html: the self-contained report (reports/html_report.h) */
+                FILE *f = html_to_stdout ? stdout : fopen(html_path, "w");
+                if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", html_path); perror(NULL); rc = TC_EXIT_USAGE; }
+                else {
+                    if (tc_html_report_write(f, &j, NULL)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
+                    if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
                 }
             }
         }
