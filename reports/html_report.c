@@ -17,7 +17,7 @@
 /* ------------------------------------------------------------------ limits */
 #define TL_DEFAULT_RANKS 4        /* ranks drawn in the timeline */
 #define TL_MAX_LANES_PER_RANK 8   /* streams per rank drawn (the busiest) */
-#define TL_MAX_RECTS 6000         /* rectangles over all lanes; above it, merge wider */
+#define TL_MAX_RECTS 4000         /* rectangles over all lanes; above it, merge wider */
 #define TL_NAME_BYTES 160         /* kernel-name bytes in a timeline tooltip */
 #define TOP_KERNELS 25            /* rows of the top-kernels table */
 
@@ -221,7 +221,7 @@ static const char js[] =
     "rows.sort(function(a,b){var x=key(a),y=key(b),r;if(typeof x==='number'&&typeof y==='number')r=(isNaN(x)?-1e300:x)-(isNaN(y)?-1e300:y);"
     "else r=String(x).localeCompare(String(y));return asc?r:-r;});"
     "for(var k=0;k<rows.length;k++)body.appendChild(rows[k]);});})(c,hs[c]);})(ts[i]);"
-    "})();";
+    "document.documentElement.setAttribute('data-js','ready');})();";
 
 /* Per-report nonce for the CSP: the page's own script runs, nothing injected could. */
 static void make_nonce(const hr *h, char *buf, size_t n) {
@@ -747,7 +747,7 @@ static void section_timeline(hr *h) {
             while (cnt > TL_MAX_LANES_PER_RANK) {
                 size_t worst = SIZE_MAX;
                 for (size_t i = 0; i < ls.n; i++)
-                    if (ls.lanes[i].rank == tr[k].rank && (worst == SIZE_MAX || ls.lanes[i].busy_ns < ls.lanes[worst].busy_ns))
+                    if (ls.lanes[i].rank == tr[k].rank && (worst == SIZE_MAX || ls.lanes[i].busy_ns <= ls.lanes[worst].busy_ns))
                         worst = i;
                 free(ls.lanes[worst].r);
                 memmove(&ls.lanes[worst], &ls.lanes[worst + 1], (ls.n - worst - 1) * sizeof *ls.lanes);
