@@ -8,6 +8,7 @@
 #include "inputs.h"
 #include "job.h"
 #include "load_job.h"
+#include "../reports/html_report.h"
 #include "../reports/json_report.h"
 #include "../reports/termtext.h"
 #include "../reports/text_report.h"
@@ -16,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const analyze_options[] = {
-    "--json", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h",
+    "--json", "--html", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h",
     "--gpu", "--model-flops-per-step", "--params", "--tokens-per-step", NULL,
 };
 
@@ -24,13 +25,12 @@ static void analyze_usage(FILE *f) {
     fprintf(f,
         "Usage: tracecost analyze [options] TRACE|FOLDER|- ...\n"
         "\n"
-        "Analyzes the ranks of one job (every input is one rank): splits each GPU's time into compute,\n"
-        "exposed communication (wait for peers vs transfer), exposed memory copies and idle; names the\n"
-        "bottleneck. Inputs: Kineto/PyTorch Profiler or tracecost record traces, plain or gzip, a folder\n"
-        "(its *.json and *.json.gz files), a glob, or - for standard input.\n"
+        "Splits each GPU's time (every input is one rank of the job) into compute, exposed comm (wait vs\n"
+        "transfer), memory and idle; names the bottleneck. Inputs: traces (plain or gzip), folders, - (stdin).\n"
         "\n"
         "Options:\n"
         "  --json FILE           write the results as JSON (tracecost/1) to FILE, or - for stdout\n"
+        "  --html FILE           write one HTML file (inline charts and tables) to FILE, or - for stdout\n"
         "  -j, --jobs N          parse N files at a time (default: number of cores)\n"
         "  --bound-threshold X   share of GPU time a loss must reach to name the verdict (default 0.15)\n"
         "  --gpu NAME            GPU for peak FLOP/s, overriding deviceProperties (tracecost gpus lists them)\n"
@@ -38,16 +38,12 @@ static void analyze_usage(FILE *f) {
         "  --params N --tokens-per-step T  the same as 6*N*T / world size (training: forward + backward)\n"
         "  -q, --quiet           print nothing but errors (the JSON is still written)\n"
         "  -h, --help            this help\n"
-        "  cost options (README \"Cost\"): --price-per-gpu-hour P, --purchase-per-gpu C, --fabric-cost F,\n"
-        "  --power-kw-per-gpu W, --electricity-per-kwh E, --pue X, --ops-per-month O, --months M,\n"
-        "  --utilization U, --gpus N, --rent-network-efficiency E, --fabric-target-GBps B,\n"
-        "  --fabric-upgrade-cost X, --gpu NAME, --config FILE. Prices default to the detected GPU's\n"
-        "  catalog entry ('tracecost gpus').\n"
+        "  cost options: those of 'tracecost cost --help' (prices default to the GPU's catalog entry)\n"
         "\n"
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
         "  tracecost analyze --json out.json traces/\n"
-        "  tracecost analyze --price-per-gpu-hour 2 --purchase-per-gpu 30000 traces/\n"
+        "  tracecost analyze --price-per-gpu-hour 2 --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input.\n");
@@ -110,7 +106,7 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
 }
 
 int tc_cmd_analyze(int argc, char **argv) {
-    const char *json_path = NULL;
+    const char *json_path = NULL, *html_path = NULL;
     bool quiet = false;
     long jobs = 0;
     tc_analyze_options aopt;
@@ -137,6 +133,9 @@ int tc_cmd_analyze(int argc, char **argv) {
         else if (!strcmp(name, "--json")) {
             json_path = tc_opts_value(&o);
             if (!json_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
+        } else if (!strcmp(name, "--html")) {
+            html_path = tc_opts_value(&o);
+            if (!html_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
         } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
             const char *v = tc_opts_value(&o);
             if (!tc_parse_long(v, &jobs) || jobs < 1 || jobs > 1024) { rc = usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : ""); goto out; }
@@ -204,7 +203,8 @@ int tc_cmd_analyze(int argc, char **argv) {
             rc = TC_EXIT_USAGE;
         } else {
             bool json_to_stdout = json_path && !strcmp(json_path, "-");
-            if (!quiet && !json_to_stdout) {
+            bool html_to_stdout = html_path && !strcmp(html_path, "-");
+            if (!quiet && !json_to_stdout && !html_to_stdout) {
                 tc_text_report_write(stdout, &j, tc_use_color(stdout));
                 printf("\n");
                 if (cost.computed) tc_cost_result_print(stdout, &cost.r, tc_use_color(stdout));
@@ -221,6 +221,18 @@ int tc_cmd_analyze(int argc, char **argv) {
                 else {
                     if (tc_json_report_write(f, &j, write_cost_json, &cost)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
                     if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
+                }
+            }
+            if (html_path) { /* --html: the self-contained report (reports/html_report.h) */
+                FILE *f = html_to_stdout ? stdout : fopen(html_path, "w");
+                if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", html_path); perror(NULL); rc = TC_EXIT_USAGE; }
+                else {
+                    tc_html_extras hx;
+                    memset(&hx, 0, sizeof hx);
+                    hx.cost = cost.computed ? &cost.r : NULL;
+                    hx.cost_missing = cost.computed ? NULL : cost.note;
+                    if (tc_html_report_write(f, &j, &hx)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
+                    if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
                 }
             }
         }

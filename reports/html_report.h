@@ -1,0 +1,32 @@
+/* html_report.h: the HTML verdict report (issue 6): ONE self-contained file (inline CSS, inline SVG
+ * charts, a little inline JS for tooltips and sortable tables, nothing fetched) with the verdict,
+ * key numbers, per-rank breakdown, a representative step's timeline, collectives, straggler
+ * evidence, top kernels, the cost section, definitions and the inputs with their warnings.
+ * Reads the job only; every string from a trace goes through one HTML escaper. */
+#ifndef TC_HTML_REPORT_H
+#define TC_HTML_REPORT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "../analyzer/job.h"
+#include "../analyzer/cost.h"
+
+/* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
+ * empty. The report only reads them; the caller owns them. */
+typedef struct tc_html_extras {
+    const tc_cost_result *cost; /* cost model result (analyzer/cost.h), or NULL */
+    const char *cost_missing;   /* why there is no cost result (shown as text), or NULL for the
+                                   default "no cost inputs: pass --price-per-gpu-hour ..." */
+    size_t timeline_ranks;      /* ranks drawn in the timeline; 0 = default (4) */
+} tc_html_extras;
+
+/* Writes the report to out (x may be NULL). Returns 0, or -1 on a write error or out of memory
+ * (the file is then incomplete). Output size is bounded: timelines are downsampled (events
+ * narrower than a pixel are merged), tables stay exact. */
+int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
+
+/* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
+ * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0
+ * and s is longer, it is cut at a character boundary and an ellipsis is added. The one escaper
+ * used for every string that comes from a trace. */
+void tc_html_escape(FILE *out, const char *s, size_t len, size_t max_bytes);
+#endif
