@@ -173,9 +173,9 @@ static const char css[] =
     ".card{border:1px solid var(--line);border-radius:6px;padding:10px 12px;background:#fff}"
     ".card .k{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}"
     ".card .v{font-size:24px;font-weight:600;margin:2px 0}.card .d{font-size:12px;color:var(--muted)}"
-    "table{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0}"
-    "th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}"
-    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0}"
+    "th,td{border-bottom:1px solid var(--line);padding:3px 5px;text-align:left;vertical-align:top}th{vertical-align:bottom}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}"
     "th{background:var(--panel);position:sticky;top:0}"
     "table.sortable th{cursor:pointer}table.sortable th::after{content:' \\2195';color:#999;font-size:11px}"
     "td.dev{white-space:nowrap;font-size:12px}td.name{word-break:break-all;font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:12px}"
@@ -197,7 +197,7 @@ static const char css[] =
     "#tip{position:absolute;display:none;max-width:520px;background:#222;color:#fff;padding:6px 8px;"
     "border-radius:4px;font-size:12px;pointer-events:none;white-space:pre-wrap;word-break:break-all;z-index:10}"
     "footer{margin-top:32px;color:var(--muted);font-size:12px}"
-    "@media print{body{max-width:none;padding:0;font-size:11px}#tip{display:none!important}"
+    "@media print{body{max-width:none;padding:0;font-size:11px}table{font-size:9px}#tip{display:none!important}"
     ".scroll{max-height:none;overflow:visible;border:0}th{position:static}"
     "section{break-inside:avoid-page}h2{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
@@ -458,11 +458,11 @@ static void section_ranks(hr *h) {
     /* the exact table */
     put(h, "<h3>Per rank, exact</h3>\n<p class=\"note\">Times in ms with every nanosecond; shares of the rank's own "
            "window. Click a column to sort.</p>\n<div class=\"scroll\"><table id=\"rank-table\" class=\"sortable\">\n"
-           "<thead><tr><th class=\"n\">rank</th><th>device</th><th class=\"n\">window ms</th><th class=\"n\">compute</th>"
-           "<th class=\"n\">exp. transfer</th><th class=\"n\">exp. wait</th><th class=\"n\">exp. comm</th>"
-           "<th class=\"n\">exp. memory</th><th class=\"n\">idle</th><th class=\"n\">comm/compute</th>"
-           "<th class=\"n\">step ms</th><th class=\"n\">clock offset &micro;s</th><th class=\"n\">last arrival</th>"
-           "<th class=\"n\">caused wait ms/step</th></tr></thead>\n<tbody>\n");
+           "<thead><tr><th class=\"n\">rank</th><th>device</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th>"
+           "<th class=\"n\">exp.<br>transfer</th><th class=\"n\">exp.<br>wait</th><th class=\"n\">exp.<br>comm</th>"
+           "<th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th class=\"n\">comm/<br>compute</th>"
+           "<th class=\"n\">step<br>ms</th><th class=\"n\">clock offset<br>&micro;s</th><th class=\"n\">last<br>arrival</th>"
+           "<th class=\"n\">caused wait<br>ms/step</th></tr></thead>\n<tbody>\n");
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         const tc_breakdown *bd = &rr->b;
