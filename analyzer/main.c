@@ -19,6 +19,8 @@ static void usage(FILE *f) {
         "Commands:\n"
         "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
         "                      name the bottleneck; terminal summary and --json\n"
+        "  compare A B         two runs (trace folders or saved --json results) side by side, with\n"
+        "                      cost per step and which is cheaper per unit of work\n"
         "  cost [flags]        the cost model without a trace: effective GPUs, money lost, buy vs rent\n"
         "  gpus [--json]       the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources\n"
         "\n"
@@ -63,6 +65,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return TC_EXIT_OK; }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) { version(); return TC_EXIT_OK; }
     if (!strcmp(cmd, "analyze")) return tc_cmd_analyze(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare")) return tc_cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "cost")) return tc_cost_main(argc - 1, argv + 1, stdout, stderr);
     if (!strcmp(cmd, "gpus")) return tc_cmd_gpus(argc - 1, argv + 1);
     fprintf(stderr, "tracecost: unknown command '%s'\nTry 'tracecost --help'.\n", cmd);

@@ -62,6 +62,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
         breakdown_fields(&w, &rr->b, rr->b.split_known);
         opt_double(&w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
         opt_double(&w, "mfu", rr->has_mfu, rr->mfu);
+        opt_double(&w, "flops_per_step", rr->has_mfu, rr->flops_per_step); /* for compare */
         jw_key(&w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(&w, rr->step_time_ns); else jw_null(&w);
         jw_key(&w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(&w, rr->clock_offset_ns); else jw_null(&w);
         jw_key(&w, "steps");
