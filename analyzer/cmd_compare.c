@@ -153,7 +153,11 @@ int tc_cmd_compare(int argc, char **argv) {
                 known = !strcasecmp(*p, opt);
             if (!known) {
                 const char *close = tc_closest_option(name, compare_options);
-                if (!close) close = tc_cost_suggest_option(opt);
+                char sugg[96];
+                if (!close && tc_cost_suggest_option(opt)) {
+                    snprintf(sugg, sizeof sugg, "%s%s", for_b ? "--b-" : "--", tc_cost_suggest_option(opt));
+                    close = sugg;
+                }
                 if (close) rc = usage_error("unknown option '%s' (did you mean %s?)", name, close);
                 else rc = usage_error("unknown option '%s'%s", name, "");
                 goto out;
