@@ -267,9 +267,11 @@ int tc_run_cost(tc_run_summary *s, tc_cost_inputs *in, bool flags_given, char *e
 
 size_t tc_cmp_fmt_money(char *buf, size_t n, double v) {
     double m = fabs(v);
-    int dec = m >= 100 ? 0 : m >= 1 || m == 0 ? 2 : 3 - (int)floor(log10(m));
-    if (dec > 6) dec = 6;
-    return tc_fmt_money(buf, n, v, dec);
+    if (m >= 1 || m == 0 || !isfinite(m)) return tc_fmt_money(buf, n, v, m >= 100 ? 0 : 2);
+    int dec = 3 - (int)floor(log10(m));
+    if (dec > 12) dec = 12;
+    int w = snprintf(buf, n, "%s$%.*f", v < 0 ? "-" : "", dec, m);
+    return w < 0 ? 0 : (size_t)w < n ? (size_t)w : n ? n - 1 : 0;
 }
 
 /* ---- the comparison ---------------------------------------------------------------------- */

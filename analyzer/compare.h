@@ -137,7 +137,7 @@ int tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_run_summary *
                double work_steps_per_month);
 void tc_comparison_free(tc_comparison *c);
 
-/* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits (at
- * most 6 decimals): "$4,466", "$2.95", "$0.0001792". Returns the length written. */
+/* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits:
+ * "$4,466", "$2.95", "$0.00005841". Returns the length written (at most n - 1). */
 size_t tc_cmp_fmt_money(char *buf, size_t n, double v);
 #endif
