@@ -426,7 +426,7 @@ int tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_run_summary *
                  c->by_cost ? "cost per step" : "GPU-seconds per step");
     } else {
         c->cheaper = xb < xa ? 'B' : 'A';
-        char X = c->cheaper, Y = X == 'A' ? 'B' : 'A';
+        char X = c->cheaper;
         const tc_run_summary *cx = X == 'A' ? a : b, *cy = X == 'A' ? b : a;
         /* what drives it: price ratio, GPU count, or the GPU-time category with the largest saving */
         double price_r = c->by_cost && pa > 0 && pb > 0 ? fabs(log(pb / pa)) : 0;
@@ -490,7 +490,6 @@ int tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_run_summary *
             if (w < n) w += (size_t)snprintf(p + w, n - w, ")");
         }
         if (w < n) w += (size_t)snprintf(p + w, n - w, ".");
-        (void)Y;
     }
     if (!c->same_workload) {
         size_t w = strlen(p);
