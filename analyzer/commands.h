@@ -6,6 +6,7 @@
 #include <stdio.h>
 int tc_cmd_analyze(int argc, char **argv);
 int tc_cmd_gpus(int argc, char **argv);
+int tc_cmd_compare(int argc, char **argv);
 /* True when colour should be used on f: a terminal, NO_COLOR unset, TERM not "dumb". */
 bool tc_use_color(FILE *f);
 #endif

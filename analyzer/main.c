@@ -20,6 +20,8 @@ static void usage(FILE *f) {
         "Commands:\n"
         "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
         "                      name the bottleneck; terminal summary and --json\n"
+        "  compare A B         two runs (trace folders or saved --json results) side by side, with\n"
+        "                      cost per step and which is cheaper per unit of work\n"
         "  cost [flags]        the cost model without a trace: effective GPUs, money lost, buy vs rent\n"
         "  gpus [--json]       the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources\n"
         "\n"
@@ -58,6 +60,7 @@ static int cmd_cost(int argc, char **argv) { return tc_cost_main(argc, argv, std
 
 static const command commands[] = {
     {"analyze", tc_cmd_analyze},
+    {"compare", tc_cmd_compare},
     {"cost", cmd_cost},
     {"gpus", tc_cmd_gpus},
 };
@@ -71,7 +74,7 @@ static const command *find_command(const char *name) {
 
 /* Unknown command or top-level option: name the closest known one when there is one. */
 static int unknown(const char *what) {
-    static const char *const known[] = {"analyze", "cost", "gpus", "help", "version", "--help", "--version", NULL};
+    static const char *const known[] = {"analyze", "compare", "cost", "gpus", "help", "version", "--help", "--version", NULL};
     const char *close = tc_closest_option(what, known);
     for (size_t i = 0; !close && strlen(what) >= 2 && known[i]; i++)
         if (!strncmp(known[i], what, strlen(what))) close = known[i]; /* "an" -> analyze */
