@@ -43,7 +43,14 @@ static int tc_cmd_gpus(int argc, char **argv) {
                    "bandwidth, TDP, rent and purchase prices with their dates, and the source of every figure.\n"
                    "Use an id with 'analyze --gpu ID' when a trace's device is not recognised.\n");
             return TC_EXIT_OK;
-        } else { fprintf(stderr, "tracecost gpus: unknown option '%s'\nTry 'tracecost gpus --help'.\n", argv[i]); return TC_EXIT_USAGE; }
+        } else {
+            static const char *const known[] = {"--json", "--help", "-h", NULL};
+            const char *close = tc_closest_option(argv[i], known);
+            fprintf(stderr, "tracecost gpus: unknown option '%s'", argv[i]);
+            if (close) fprintf(stderr, " (did you mean %s?)", close);
+            fprintf(stderr, "\nTry 'tracecost gpus --help'.\n");
+            return TC_EXIT_USAGE;
+        }
     }
     if (json) {
         jw w;

@@ -188,10 +188,10 @@ Test(unix_tool, man_page_renders_without_warnings) {
     free(out);
 }
 
-/* Every option the built commands print in --help is in the man page. */
+/* Every option the built commands (analyze, cost, gpus) print in --help is in the man page. */
 Test(unix_tool, man_page_has_every_help_option) {
     char *c = fmt("MANPAGER=cat MANWIDTH=100 man -l docs/tracecost.1 2>/dev/null > /tmp/tc-man-$$.txt; "
-                  "for o in $('%s' analyze --help | grep -o -- '--*[a-z][a-z-]*' | sort -u); do "
+                  "for o in $(for c in analyze cost gpus; do '%s' $c --help; done | grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u); do "
                   "grep -q -- \"$o\" /tmp/tc-man-$$.txt || echo \"missing $o\"; done; rm -f /tmp/tc-man-$$.txt", bin());
     char *out;
     run(c, &out);
@@ -409,6 +409,7 @@ Test(unix_tool, suggestions_for_misspellings) {
     expect_usage_error("zzzzzzzz", "unknown command 'zzzzzzzz'\nTry 'tracecost --help'.");
     expect_usage_error("cots", "(did you mean 'cost'?)");
     expect_usage_error("gpu", "(did you mean 'gpus'?)");
+    expect_usage_error("gpus --jsno", "unknown option '--jsno' (did you mean --json?)");
     expect_usage_error("cost --price-per-gpu-hr 2", "did you mean --price-per-gpu-hour?");
 }
 
