@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
-CPPFLAGS += -D_DEFAULT_SOURCE
+CPPFLAGS += -D_DEFAULT_SOURCE -Ianalyzer -Ireports -Iparsers
 LDLIBS  := -lyajl -lz -lm -pthread
 SAN     :=
 

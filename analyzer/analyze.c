@@ -3,6 +3,7 @@
 #include "collectives.h"
 #include "intervals.h"
 #include "job.h"
+#include "mfu.h"
 #include "steps.h"
 #include "util.h"
 #include <stdarg.h>
@@ -21,6 +22,9 @@ void tc_job_free(tc_job *j) {
     free(j->colls);
     for (size_t i = 0; i < j->summary.n_reasons; i++) free(j->summary.reasons[i]);
     free(j->summary.reasons);
+    free(j->summary.mfu_note);
+    for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
+    free(j->top_kernels);
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
     memset(j, 0, sizeof *j);
@@ -266,6 +270,7 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
+    if (tc_mfu_analyze(j, opt)) return -1;
     decide_straggler(j);
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     return 0;

@@ -2,9 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cliopt.h"
 #include "cost.h"
-#include "gpu_catalog.h"
 #include "commands.h"
 #include "exitcodes.h"
+#include "gpu_catalog.h"
 #include "inputs.h"
 #include "job.h"
 #include "load_job.h"
@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 static const char *const analyze_options[] = {
-    "--json", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h", NULL,
+    "--json", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h",
+    "--gpu", "--model-flops-per-step", "--params", "--tokens-per-step", NULL,
 };
 
 static void analyze_usage(FILE *f) {
@@ -32,6 +33,9 @@ static void analyze_usage(FILE *f) {
         "  --json FILE           write the results as JSON (tracecost/1) to FILE, or - for stdout\n"
         "  -j, --jobs N          parse N files at a time (default: number of cores)\n"
         "  --bound-threshold X   share of GPU time a loss must reach to name the verdict (default 0.15)\n"
+        "  --gpu NAME            GPU for peak FLOP/s, overriding deviceProperties (tracecost gpus lists them)\n"
+        "  --model-flops-per-step F  model FLOPs per GPU per step for MFU, instead of the traced shapes\n"
+        "  --params N --tokens-per-step T  the same as 6*N*T / world size (training: forward + backward)\n"
         "  -q, --quiet           print nothing but errors (the JSON is still written)\n"
         "  -h, --help            this help\n"
         "  cost options (README \"Cost\"): --price-per-gpu-hour P, --purchase-per-gpu C, --fabric-cost F,\n"
@@ -109,7 +113,9 @@ int tc_cmd_analyze(int argc, char **argv) {
     const char *json_path = NULL;
     bool quiet = false;
     long jobs = 0;
-    tc_analyze_options aopt = {0.15, 0};
+    tc_analyze_options aopt;
+    memset(&aopt, 0, sizeof aopt);
+    aopt.bound_threshold = 0.15;
     tc_cost_inputs cost_in;
     tc_cost_inputs_defaults(&cost_in);
     bool cost_flags = false;
@@ -142,6 +148,20 @@ int tc_cmd_analyze(int argc, char **argv) {
                 rc = usage_error("%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
                 goto out;
             }
+        } else if (!strcmp(name, "--gpu")) {
+            aopt.gpu = tc_opts_value(&o);
+            if (!aopt.gpu || !tc_gpu_find_by_id(aopt.gpu)) {
+                rc = usage_error("%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, aopt.gpu ? aopt.gpu : "");
+                goto out;
+            }
+            tc_cost_parse_option(&cost_in, "gpu", aopt.gpu, err, sizeof err); /* prices from the same entry */
+        } else if (!strcmp(name, "--model-flops-per-step") || !strcmp(name, "--params") || !strcmp(name, "--tokens-per-step")) {
+            const char *v = tc_opts_value(&o);
+            double x;
+            if (!tc_parse_double(v, &x) || !(x > 0)) { rc = usage_error("%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : ""); goto out; }
+            if (name[2] == 'm') aopt.model_flops_per_step = x;
+            else if (name[2] == 'p') aopt.params = x;
+            else aopt.tokens_per_step = x;
         } else if (!strncmp(name, "--", 2) && tc_cost_parse_option(&cost_in, name + 2, o.inline_value ? o.inline_value : (o.i < o.argc ? o.argv[o.i] : NULL), err, sizeof err) != 1) {
             /* a cost flag: it took the next argument unless given as --flag=value */
             if (!o.inline_value) o.i++;
@@ -154,6 +174,14 @@ int tc_cmd_analyze(int argc, char **argv) {
             else rc = usage_error("unknown option '%s'%s", name, "");
             goto out;
         }
+    }
+    if ((aopt.params > 0) != (aopt.tokens_per_step > 0)) {
+        rc = usage_error("%s needs %s too", aopt.params > 0 ? "--params" : "--tokens-per-step", aopt.params > 0 ? "--tokens-per-step" : "--params");
+        goto out;
+    }
+    if (aopt.model_flops_per_step > 0 && aopt.params > 0) {
+        rc = usage_error("give either --model-flops-per-step or --params with --tokens-per-step, not both%s%s", "", "");
+        goto out;
     }
     if (n_operands == 0) { rc = usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", ""); goto out; }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "breakdown.h"
+#include "gpu_catalog.h"
 #include "trace.h"
 
 typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
@@ -43,7 +44,27 @@ typedef struct {
     uint64_t unmatched_comm;      /* comm kernels that could not be matched */
     int64_t unmatched_exposed_ns; /* their exposed time, counted as transfer */
     uint64_t steps_total;         /* steps seen (for per-step figures) */
+    /* MFU (mfu.c; see docs/mfu.md) */
+    const tc_gpu_spec *gpu;       /* catalog entry giving the peaks (--gpu or detected); NULL unknown */
+    bool has_peak;
+    double peak_flops;            /* effective peak, FLOP/s: Σ flops / Σ (flops / peak(dtype)) over the
+                                   * counted ops, else the GPU's BF16 peak; valid if has_peak */
+    const char *flops_source;     /* "shapes" or "user" (flags); NULL when no FLOPs */
+    bool has_hfu;
+    double hfu;                   /* hardware FLOPs utilization: Σ over all counted ops of
+                                   * flops / peak(dtype), divided by the rank's GPU window */
+    double shape_flops;           /* FLOPs of all counted shaped ops of the trace */
 } tc_rank_result;
+
+/* One row of the top-kernels table (mfu.c): compute kernels by summed time over all ranks. */
+typedef struct {
+    char *name;                   /* kernel name */
+    int64_t time_ns;              /* summed duration over ranks, ns */
+    uint64_t count;               /* launches over ranks */
+    double share_of_compute;      /* time_ns / summed duration of all compute kernels */
+    bool has_tflops;
+    double achieved_tflops;       /* FLOPs of its ops (by External id) / its time with known FLOPs, TFLOP/s */
+} tc_kernel_row;
 
 /* One (process group, collective, message size) row. */
 typedef struct {
@@ -85,11 +106,23 @@ typedef struct {
     tc_straggler straggler;
     bool has_fabric_busbw;
     double fabric_busbw_GBps;
+    /* MFU (mfu.c): means over the ranks that have them */
+    double flops_per_step;    /* FLOPs per GPU per step; valid if has_mfu */
+    bool has_peak;
+    double peak_flops;        /* FLOP/s */
+    const char *flops_source; /* "shapes", "user" or NULL */
+    bool has_hfu;
+    double hfu;               /* Σ ranks' flops/peak over Σ ranks' windows */
+    char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
 } tc_summary;
 
 typedef struct {
     double bound_threshold;   /* verdict threshold share, default 0.15 */
     int jobs;                 /* parse threads */
+    const char *gpu;          /* --gpu: catalog id/name overriding detection, NULL = detect */
+    double model_flops_per_step; /* --model-flops-per-step: FLOPs per GPU per step, 0 = from shapes */
+    double params;            /* --params N (with tokens_per_step: 6·N·T / world size), 0 = unset */
+    double tokens_per_step;   /* --tokens-per-step T, tokens per step over the whole job, 0 = unset */
 } tc_analyze_options;
 
 typedef struct {
@@ -97,6 +130,7 @@ typedef struct {
     tc_rank_result *ranks; size_t n_ranks;  /* sorted by rank */
     tc_collective_result *colls; size_t n_colls, cap_colls;
     tc_summary summary;
+    tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */
     char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
 } tc_job;
 

@@ -33,35 +33,6 @@ static void usage(FILE *f) {
         TC_VERSION);
 }
 
-static int tc_cmd_gpus(int argc, char **argv) {
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = true;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("Usage: tracecost gpus [--json]\n\nLists the GPU catalog compiled into tracecost (analyzer/gpus.def):\n"
-                   "name patterns matched against deviceProperties names, dense peak FLOP/s per dtype, memory\n"
-                   "bandwidth, TDP, rent and purchase prices with their dates, and the source of every figure.\n"
-                   "Use an id with 'analyze --gpu ID' when a trace's device is not recognised.\n");
-            return TC_EXIT_OK;
-        } else {
-            static const char *const known[] = {"--json", "--help", "-h", NULL};
-            const char *close = tc_closest_option(argv[i], known);
-            fprintf(stderr, "tracecost gpus: unknown option '%s'", argv[i]);
-            if (close) fprintf(stderr, " (did you mean %s?)", close);
-            fprintf(stderr, "\nTry 'tracecost gpus --help'.\n");
-            return TC_EXIT_USAGE;
-        }
-    }
-    if (json) {
-        jw w;
-        jw_init(&w, stdout, true);
-        tc_gpu_catalog_json(&w);
-        return jw_finish(&w) ? TC_EXIT_NOTHING : TC_EXIT_OK;
-    }
-    tc_gpu_catalog_print(stdout);
-    return TC_EXIT_OK;
-}
-
 /* TC_HAVE_CUPTI and TC_HAVE_MPI come from the Makefile (only for this file): whether the CUPTI
  * tracer library was built next to this binary, and whether MPI support was compiled in. */
 #ifndef TC_HAVE_CUPTI

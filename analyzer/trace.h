@@ -35,6 +35,7 @@ typedef struct {
 /* A runtime/driver call that launched GPU work, for step assignment by correlation. */
 typedef struct {
     uint32_t correlation;
+    uint32_t external_id; /* External id of the launching op, TC_NONE when absent */
     int64_t ts_ns; /* trace ns of the call's start */
 } tc_launch;
 
@@ -51,16 +52,20 @@ typedef struct {
     int64_t seq;         /* "Seq", -1 when absent */
 } tc_coll_args;
 
-/* A GEMM-like cpu_op with shapes (record_shapes), for FLOP counting. */
+/* A FLOP cpu_op (GEMM, convolution, attention; see flops.h) that carried shapes (record_shapes). */
 typedef struct {
-    int64_t ts_ns;   /* trace ns */
-    int64_t dur_ns;  /* ns */
-    uint32_t name;   /* strtab id of the op name */
-    uint32_t dtype;  /* strtab id of the first tensor's Input type */
-    uint64_t tid;    /* hash of pid/tid text: ops nest only within one thread */
-    double flops;    /* FLOPs computed from Input Dims at parse time */
+    int64_t ts_ns;        /* trace ns (CPU clock) */
+    int64_t dur_ns;       /* ns */
+    uint64_t tid;         /* hash of pid/tid text: ops nest only within one thread */
+    double flops;         /* FLOPs from Input Dims at parse time; -1 unknown */
+    double inner_flops;   /* FLOPs of the counted ops running inside this one (tc_flops_resolve_nesting) */
+    uint32_t name;        /* strtab id of the op name */
     uint32_t external_id; /* External id, TC_NONE when absent */
-    uint32_t reserved;
+    int8_t dtype;         /* tc_dtype of the first tensor input (TC_DTYPE_UNKNOWN = -1) */
+    uint8_t op;           /* tc_flop_op */
+    uint8_t counted;      /* 1 = its FLOPs count (innermost op with known FLOPs) */
+    uint8_t covered;      /* 1 = another FLOP op runs inside it, or a counted op around it (an op with
+                           * unknown FLOPs is reported as left out only when not covered) */
 } tc_cpu_op;
 
 typedef struct {
@@ -95,7 +100,8 @@ typedef struct {
     /* accounting */
     uint64_t events_total;   /* trace events seen (any phase) */
     uint64_t events_skipped; /* unusable events skipped */
-    uint64_t ops_with_shapes;/* cpu_ops that carried Input Dims */
+    uint64_t ops_with_shapes;/* FLOP cpu_ops that carried Input Dims (kept in ops[]) */
+    uint64_t ops_without_shapes; /* FLOP cpu_ops without Input Dims (not kept) */
     bool truncated;          /* input ended early or was damaged */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */

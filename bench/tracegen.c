@@ -405,7 +405,6 @@ static int64_t cpu_span(rw_t *w, const char *cat, const char *name, int64_t t, i
   ev_x(w, cat, name, w->pid, w->pid, t, d);
   args_open(w);
   JK(&w->j, "External id"); jw_i64(&w->j, ext);
-  JK(&w->j, "Record function id"); jw_i64(&w->j, 0);
   if (fn) fn(w, arg);
   args_close(w);
   ev_close(w);
@@ -419,6 +418,9 @@ static void dims2(jw_t *j, long long a, long long b) {
 }
 static void dims1(jw_t *j, long long a) { jw_open(j, '[', -1); jw_i64(j, a); jw_close(j, ']'); }
 static void dims0(jw_t *j) { jw_open(j, '[', -1); jw_close(j, ']'); }
+static void dims3(jw_t *j, long long a, long long b, long long c) {
+  jw_open(j, '[', -1); jw_i64(j, a); jw_i64(j, b); jw_i64(j, c); jw_close(j, ']');
+}
 static void shape_args(rw_t *w, const void *p) {
   const ctx_t *c = w->c;
   int kind = ((const shape_arg *)p)->kind;
@@ -523,6 +525,14 @@ static void gpu_event(rw_t *w, const gop *g, int64_t ext, int64_t corr) {
     JK(j, "bytes"); jw_i64(j, g->d * bw);
     JK(j, "memory bandwidth (GB/s)"); jw_i64(j, bw);
     w->n_mem++;
+  } else if (g->kind == OP_FWD || g->kind == OP_BGI || g->kind == OP_BGW) {
+    /* GEMMs are most of the events: the lean arg set keeps 300 MB files at >= 250k GPU events */
+    JK(j, "device"); jw_i64(j, w->dev);
+    JK(j, "stream"); jw_i64(j, stream);
+    JK(j, "correlation"); jw_i64(j, corr);
+    JK(j, "grid"); dims3(j, 132, 1, 1);
+    JK(j, "block"); dims3(j, 384, 1, 1);
+    w->n_kernels++;
   } else {
     JK(j, "queued"); JRAW(j, "0");
     JK(j, "device"); jw_i64(j, w->dev);
@@ -534,19 +544,19 @@ static void gpu_event(rw_t *w, const gop *g, int64_t ext, int64_t corr) {
       JK(j, "shared memory"); JRAW(j, "87568");
       JK(j, "blocks per SM"); JRAW(j, "0.181818");
       JK(j, "warps per SM"); JRAW(j, "3.090909");
-      JK(j, "grid"); JRAW(j, "[24, 1, 1]");
-      JK(j, "block"); JRAW(j, "[544, 1, 1]");
+      JK(j, "grid"); dims3(j, 24, 1, 1);
+      JK(j, "block"); dims3(j, 544, 1, 1);
       JK(j, "est. achieved occupancy %"); JRAW(j, "0");
       if (c->o.collargs) coll_args(w, g->seq, 1);
       w->n_comm++;
     } else {
-      JK(j, "registers per thread"); JRAW(j, "168");
-      JK(j, "shared memory"); JRAW(j, "213248");
-      JK(j, "blocks per SM"); JRAW(j, "1");
-      JK(j, "warps per SM"); JRAW(j, "12");
-      JK(j, "grid"); JRAW(j, "[132, 1, 1]");
-      JK(j, "block"); JRAW(j, "[384, 1, 1]");
-      JK(j, "est. achieved occupancy %"); JRAW(j, "19");
+      JK(j, "registers per thread"); JRAW(j, "32");
+      JK(j, "shared memory"); JRAW(j, "0");
+      JK(j, "blocks per SM"); JRAW(j, "3.878788");
+      JK(j, "warps per SM"); JRAW(j, "15.515152");
+      JK(j, "grid"); dims3(j, 512, 1, 1);
+      JK(j, "block"); dims3(j, 128, 1, 1);
+      JK(j, "est. achieved occupancy %"); JRAW(j, "24");
     }
     w->n_kernels++;
   }
@@ -692,7 +702,7 @@ static void model_build(ctx_t *c, int S) {
 
 /* pid of rank r's process, deterministic from the seed */
 static int64_t rank_pid(const ctx_t *c, int r) {
-  return 1000 + (int64_t)(h4(c->o.seed, 0x919, (uint64_t)r, 0) % 3000000);
+  return 10000 + (int64_t)(h4(c->o.seed, 0x919, (uint64_t)r, 0) % 90000);
 }
 static int64_t rank_base(const ctx_t *c, int r) {
   /* the profiler start of rank r, before any of its events; deliberately not equal to its clock offset */
@@ -1162,7 +1172,7 @@ static void usage(FILE *f) {
       "  --buckets K            gradient buckets (allreduces) per step (default 4)\n"
       "  --overlap F            fraction of buckets hidden under backward compute, 0..1 (default 0.5)\n"
       "  --jitter-us J          max per-rank arrival jitter per collective (default 200)\n"
-      "  --layers L             forward GEMMs per step; backward has 2L (default 8)\n"
+      "  --layers L             forward GEMMs per step; backward has 2L (default 16)\n"
       "  --compute-us C         forward+backward GEMM time per step (default 20000)\n"
       "  --optimizer-us O       optimizer kernel per step (default 200)\n"
       "  --idle-us I            data-loader GPU gap per step, >= 20 (default 2000)\n"
@@ -1190,13 +1200,18 @@ static double parse_num(const char *opt, const char *v, double lo, double hi) {
   if (x < lo || x > hi) die("%s: %s out of range [%g, %g]", opt, v, lo, hi);
   return x;
 }
+static int parse_int(const char *opt, const char *v, int lo, int hi) {
+  double x = parse_num(opt, v, lo, hi);
+  if (x != floor(x)) die("%s: want an integer, got '%s'", opt, v);
+  return (int)x;
+}
 static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
   return (int64_t)llround(parse_num(opt, v, lo, hi) * 1000.0);
 }
 
 static void parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
-  o->ranks = 4; o->steps = 3; o->layers = 8; o->buckets = 4; o->straggler = -1; o->gzlevel = 6;
+  o->ranks = 4; o->steps = 3; o->layers = 16; o->buckets = 4; o->straggler = -1; o->gzlevel = 6;
   o->seed = 1; o->gpu = "NVIDIA H100 80GB HBM3";
   o->busbw = 50; o->bucket_mib = 25; o->overlap = 0.5;
   o->strag_ns = 3000 * US; o->compute_ns = 20000 * US; o->idle_ns = 2000 * US; o->memcpy_ns = 300 * US;
@@ -1226,8 +1241,8 @@ static void parse_args(options *o, int argc, char **argv) {
     }                                                             \
   } while (0)
     if (FLAG("-o")) { NEEDV(); o->outdir = val; }
-    else if (FLAG("--ranks")) { NEEDV(); o->ranks = (int)parse_num(name, val, 1, MAX_RANKS); }
-    else if (FLAG("--steps")) { NEEDV(); o->steps = (int)parse_num(name, val, 1, 10000000); }
+    else if (FLAG("--ranks")) { NEEDV(); o->ranks = parse_int(name, val, 1, MAX_RANKS); }
+    else if (FLAG("--steps")) { NEEDV(); o->steps = parse_int(name, val, 1, 10000000); }
     else if (FLAG("--seed")) {
       NEEDV();
       char *end;
@@ -1236,17 +1251,17 @@ static void parse_args(options *o, int argc, char **argv) {
       if (errno || end == val || *end) die("--seed: not an integer: '%s'", val);
     }
     else if (FLAG("--gzip")) o->gzip = 1;
-    else if (FLAG("--gzip-level")) { NEEDV(); o->gzlevel = (int)parse_num(name, val, 1, 9); }
+    else if (FLAG("--gzip-level")) { NEEDV(); o->gzlevel = parse_int(name, val, 1, 9); }
     else if (FLAG("--gpu")) { NEEDV(); o->gpu = val; }
-    else if (FLAG("--straggler")) { NEEDV(); o->straggler = (int)parse_num(name, val, 0, MAX_RANKS); }
+    else if (FLAG("--straggler")) { NEEDV(); o->straggler = parse_int(name, val, 0, MAX_RANKS); }
     else if (FLAG("--straggler-delay-us")) { NEEDV(); o->strag_ns = us_to_ns(name, val, 0, 1e9); }
     else if (FLAG("--clock-offset-us")) { NEEDV(); o->offmax_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--busbw-GBps")) { NEEDV(); o->busbw = parse_num(name, val, 1e-6, 1e9); if (o->busbw <= 0) die("--busbw-GBps must be > 0"); }
     else if (FLAG("--bucket-mib")) { NEEDV(); o->bucket_mib = parse_num(name, val, 1e-6, 1e6); }
-    else if (FLAG("--buckets")) { NEEDV(); o->buckets = (int)parse_num(name, val, 0, 100000); }
+    else if (FLAG("--buckets")) { NEEDV(); o->buckets = parse_int(name, val, 0, 100000); }
     else if (FLAG("--overlap")) { NEEDV(); o->overlap = parse_num(name, val, 0, 1); }
     else if (FLAG("--jitter-us")) { NEEDV(); o->jitter_ns = us_to_ns(name, val, 0, 1e9); }
-    else if (FLAG("--layers")) { NEEDV(); o->layers = (int)parse_num(name, val, 1, 100000); }
+    else if (FLAG("--layers")) { NEEDV(); o->layers = parse_int(name, val, 1, 100000); }
     else if (FLAG("--compute-us")) { NEEDV(); o->compute_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--optimizer-us")) { NEEDV(); o->opt_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--idle-us")) { NEEDV(); o->idle_ns = us_to_ns(name, val, 20, 1e12); }
@@ -1318,13 +1333,18 @@ static void ctx_init(ctx_t *c) {
   c->cdtype = o->dtype == DT_FP16 ? "Half" : o->dtype == DT_FP32 ? "Float" : "BFloat16";
   c->ndt = o->dtype == DT_FP16 ? "f16" : o->dtype == DT_FP32 ? "f32" : "bf16";
   c->esize = o->dtype == DT_FP32 ? 4 : 2;
+  /* GEMM kernel names as cuBLAS 12.x names them: nvjet on Hopper/Blackwell, sm80 kernels on Ampere */
   const char *arch = c->gi ? c->gi->arch : "sm90";
-  static const char *lay[] = {"tn", "nn", "nt"};
+  static const char *lay[] = {"TNT", "NNT", "NTN"};
+  static const char *nvt[] = {"tst", "hsh", "sss", "qqtst"};
   char *dst[] = {c->gemm_fwd, c->gemm_bgi, c->gemm_bgw};
-  for (int i = 0; i < 3; i++)
-    snprintf(dst[i], sizeof c->gemm_fwd,
-             "%s_xmma_gemm_%s%s_%sf32_f32_%s_n_tilesize128x128x64_warpgroupsize1x1_execute_segment_k_off_kernel__5x_cublas",
-             arch, gt[o->dtype], gt[o->dtype], gt[o->dtype], lay[i]);
+  for (int i = 0; i < 3; i++) {
+    if (!strcmp(arch, "sm80"))
+      snprintf(dst[i], sizeof c->gemm_fwd, "ampere_%s_s16816gemm_%s_128x128_ldg8_f2f_stages_64x3_%s", gt[o->dtype],
+               gt[o->dtype], i == 0 ? "tn" : i == 1 ? "nn" : "nt");
+    else
+      snprintf(dst[i], sizeof c->gemm_fwd, "nvjet_%s_128x256_64x4_2x1_v_bz_coopA_%s", nvt[o->dtype], lay[i]);
+  }
   snprintf(c->nccl_name, sizeof c->nccl_name, "ncclDevKernel_AllReduce_Sum_%s_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
            c->ndt);
   /* Process Group Ranks string */

@@ -8,6 +8,7 @@
  * never holds more than one event. */
 #include "chrome_trace.h"
 #include "../analyzer/util.h"
+#include "../analyzer/flops.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@
 #define SMALL 128
 
 typedef enum {
-    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO
+    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO,
+    F_DIMS, F_DIM, F_TYPES, F_CONCRETE /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
 } frame_kind;
 
 typedef enum {
@@ -30,7 +32,7 @@ typedef enum {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
     K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
-    K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID,
+    K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
     /* deviceProperties entry / distributedInfo */
     K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND
 } key_kind;
@@ -94,6 +96,9 @@ struct tc_ct_parser {
     bool in_events_at_error;
     bool oom;
     char error[512];
+    /* shapes of the current event (record_shapes); bounded, reset at each event */
+    tc_op_shapes shapes;
+    bool has_dims;
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -222,6 +227,9 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("Process Group Ranks")) return K_PG_RANKS;
         if (KEY_IS("Seq")) return K_SEQ;
         if (KEY_IS("External id")) return K_EXTERNAL_ID;
+        if (KEY_IS("Input Dims")) return K_INPUT_DIMS;
+        if (KEY_IS("Input type")) return K_INPUT_TYPE;
+        if (KEY_IS("Concrete Inputs")) return K_CONCRETE_INPUTS;
         return K_OTHER;
     case F_DEVPROP:
         if (KEY_IS("id")) return K_ID;
@@ -287,6 +295,27 @@ static int64_t step_number(const char *name, size_t len) {
 
 static void note_bad(tc_ct_parser *p, num_state st) { p->skip_bad_number[st]++; }
 
+/* FNV-1a of the pid and tid text: a thread key for op nesting. */
+static uint64_t thread_key(const event_scratch *ev) {
+    uint64_t h = 1469598103934665603ULL;
+    for (uint16_t i = 0; i < ev->pid.len; i++) { h ^= (unsigned char)ev->pid.text[i]; h *= 1099511628211ULL; }
+    h ^= 0xff; h *= 1099511628211ULL;
+    for (uint16_t i = 0; i < ev->tid.len; i++) { h ^= (unsigned char)ev->tid.text[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+/* A cpu_op that is a FLOP op (flops.h): kept with its shapes; without shapes only counted. */
+static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
+    tc_flop_op op = tc_flop_op_from_name(name, name_len);
+    if (op == TC_FOP_NONE) return;
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    if (!p->has_dims) { t->ops_without_shapes++; return; }
+    t->ops_with_shapes++;
+    if (tc_trace_add_shaped_op(t, op, name, name_len, ev->ts_ns, ev->dur_ns, thread_key(ev), ev->external_id, &p->shapes))
+        p->oom = true;
+}
+
 static void finish_event(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
     tc_trace *t = p->t;
@@ -309,6 +338,7 @@ static void finish_event(tc_ct_parser *p) {
     size_t name_len = ev->has_name ? ev->name_len : 0;
     bool is_step = name_len > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
 
+    if (ev->cat == CAT_CPU_OP && !is_step) { add_flop_op(p, name, name_len); return; }
     switch (ev->cat) {
     case CAT_KERNEL:
     case CAT_MEMCPY:
@@ -345,7 +375,9 @@ static void finish_event(tc_ct_parser *p) {
     }
     case CAT_RUNTIME:
         if (ev->has_correlation && ev->correlation < TC_NONE) {
-            tc_launch l = {(uint32_t)ev->correlation, ev->ts_ns};
+            tc_launch l = {(uint32_t)ev->correlation,
+                           (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE,
+                           ev->ts_ns};
             if (TC_PUSH(t->launches, t->n_launches, t->cap_launches, l)) p->oom = true;
         }
         return;
@@ -414,6 +446,29 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         default: break;
         }
         break;
+    case F_DIM: { /* one size of the current input's dims */
+        tc_op_tensor *in = &p->shapes.in[p->shapes.n_inputs - 1];
+        int64_t v;
+        if (in->ndims < 0) break;
+        if (is_string || in->ndims >= TC_OP_MAX_DIMS || !parse_int(c, len, &v)) { in->ndims = -1; break; }
+        in->d[in->ndims++] = v;
+        break;
+    }
+    case F_TYPES:
+    case F_CONCRETE: {
+        tc_op_shapes *sh = &p->shapes;
+        int *n = fk == F_TYPES ? &sh->n_types : &sh->n_concrete;
+        if (*n >= TC_OP_MAX_INPUTS) break;
+        char *dst = fk == F_TYPES ? sh->types[*n] : sh->concrete[*n];
+        size_t l = len < TC_OP_TEXT - 1 ? len : TC_OP_TEXT - 1;
+        memcpy(dst, s, l);
+        dst[l] = 0;
+        (*n)++;
+        break;
+    }
+    case F_DIMS: /* a scalar where an input's list belongs: an input without usable dims */
+        if (p->shapes.n_inputs < TC_OP_MAX_INPUTS) p->shapes.in[p->shapes.n_inputs++].ndims = -1;
+        break;
     case F_TOP:
         if (k == K_BASE_TIME) {
             int64_t v;
@@ -460,7 +515,12 @@ static int cb_start_map(void *ctx) {
     if (p->depth == 0) { p->documents++; push(p, F_TOP); return 1; }
     frame_kind fk = top_kind(p);
     key_kind k = top_key(p);
-    if (fk == F_EVENTS) { reset_event(&p->ev); push(p, F_EVENT); }
+    if (fk == F_EVENTS) {
+        reset_event(&p->ev);
+        p->shapes.n_inputs = p->shapes.n_types = p->shapes.n_concrete = 0;
+        p->has_dims = false;
+        push(p, F_EVENT);
+    }
     else if (fk == F_EVENT && k == K_ARGS) push(p, F_ARGS);
     else if (fk == F_TOP && k == K_DISTRIBUTED_INFO) push(p, F_DISTINFO);
     else if (fk == F_DEVPROPS) {
@@ -491,7 +551,20 @@ static int cb_start_array(void *ctx) {
     key_kind k = top_key(p);
     if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
-    else push(p, F_SKIP);
+    else if (fk == F_ARGS && k == K_INPUT_DIMS) {
+        p->shapes.n_inputs = 0;
+        p->has_dims = true;
+        push(p, F_DIMS);
+    } else if (fk == F_ARGS && k == K_INPUT_TYPE) { p->shapes.n_types = 0; push(p, F_TYPES); }
+    else if (fk == F_ARGS && k == K_CONCRETE_INPUTS) { p->shapes.n_concrete = 0; push(p, F_CONCRETE); }
+    else if (fk == F_DIMS && p->shapes.n_inputs < TC_OP_MAX_INPUTS) {
+        p->shapes.in[p->shapes.n_inputs++].ndims = 0;
+        push(p, F_DIM);
+    } else {
+        /* a list nested in one input's dims (TensorList): that input has no single shape */
+        if (fk == F_DIM) p->shapes.in[p->shapes.n_inputs - 1].ndims = -1;
+        push(p, F_SKIP);
+    }
     return 1;
 }
 

@@ -1,5 +1,6 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
 #include "json_report.h"
+#include "mfu_report.h"
 #include "../analyzer/version.h"
 #include <string.h>
 
@@ -62,6 +63,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
         breakdown_fields(&w, &rr->b, rr->b.split_known);
         opt_double(&w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
         opt_double(&w, "mfu", rr->has_mfu, rr->mfu);
+        tc_mfu_json_rank(&w, rr);
         jw_key(&w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(&w, rr->step_time_ns); else jw_null(&w);
         jw_key(&w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(&w, rr->clock_offset_ns); else jw_null(&w);
         jw_key(&w, "steps");
@@ -75,6 +77,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
             breakdown_fields(&w, &st->b, st->b.split_known);
             opt_double(&w, "comm_compute_ratio", st->b.compute_ns > 0, st->b.compute_ns > 0 ? (double)st->b.comm_ns / (double)st->b.compute_ns : 0);
             opt_double(&w, "mfu", st->has_mfu, st->mfu);
+            tc_mfu_json_step(&w, st);
             jw_key(&w, "step_time_us"); jw_ns_as_us(&w, st->step_time_ns);
             jw_key(&w, "gpu_events"); jw_uint(&w, st->b.gpu_events);
             jw_object_end(&w);
@@ -100,6 +103,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
     jw_object_end(&w);
     opt_double(&w, "comm_compute_ratio", sm->has_ratio, sm->comm_compute_ratio);
     opt_double(&w, "mfu", sm->has_mfu, sm->mfu);
+    tc_mfu_json_summary(&w, sm);
     jw_key(&w, "step_time_us"); if (sm->has_step_time) jw_ns_as_us(&w, sm->step_time_ns); else jw_null(&w);
     jw_key(&w, "verdict"); jw_string(&w, tc_verdict_name(sm->verdict));
     jw_key(&w, "verdict_reasons");
@@ -139,6 +143,8 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
         jw_object_end(&w);
     }
     jw_array_end(&w);
+
+    tc_mfu_json_top_kernels(&w, j);
 
     jw_key(&w, "warnings");
     jw_array_begin(&w);

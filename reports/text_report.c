@@ -1,5 +1,6 @@
 /* text_report.c: terminal summary (see text_report.h). */
 #include "text_report.h"
+#include "mfu_report.h"
 #include "../analyzer/version.h"
 #include "termtext.h"
 #include <string.h>
@@ -146,6 +147,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     if (sm->has_step_time) fprintf(out, "%.3f ms", ms(sm->step_time_ns)); else fprintf(out, "n/a (no ProfilerStep)");
     if (sm->has_fabric_busbw) fprintf(out, " | fabric busbw %.1f GB/s", sm->fabric_busbw_GBps);
     fprintf(out, "\n");
+    tc_mfu_text_summary(out, j, c_on(&t, DIM), c_off(&t));
     if (!sm->split_known && sm->ranks < 2)
         fprintf(out, "  %snote: wait and transfer need two or more ranks of the job to be split%s\n", c_on(&t, DIM), c_off(&t));
 
@@ -193,6 +195,8 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
         }
         if (j->n_colls > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_colls - shown);
     }
+
+    tc_mfu_text_top_kernels(out, j, c_on(&t, BOLD), c_off(&t));
 
     size_t nwarn = j->n_warnings;
     for (size_t i = 0; i < j->n_traces; i++) nwarn += j->traces[i].n_warnings;

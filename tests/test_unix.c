@@ -226,6 +226,12 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     out = complete_bash("tracecost analyze --js", ".");
     cr_expect_str_eq(out, "--json\n");
     free(out);
+    out = complete_bash("tracecost analyze --tok", ".");
+    cr_expect_str_eq(out, "--tokens-per-step\n");
+    free(out);
+    out = complete_bash("tracecost analyze --gpu h20", ".");
+    cr_expect_str_eq(out, "h200\nh200-nvl\n");
+    free(out);
     out = complete_bash("tracecost help co", ".");
     cr_expect_str_eq(out, "cost\n");
     free(out);
@@ -242,6 +248,19 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     free(out);
     rm_rf(d);
     free(d);
+}
+
+/* Every option analyze and cost print in --help completes (the completion keeps up with the help). */
+Test(unix_tool, bash_completion_knows_every_help_option) {
+    char *c = fmt("for cmd in analyze cost; do for o in $('%s' $cmd --help | grep -o -- ' --[a-zA-Z][a-zA-Z-]*' | sort -u); do "
+                  "bash --norc -c 'source completions/tracecost.bash && COMP_WORDS=(tracecost \"$1\" \"$2\") && COMP_CWORD=2 "
+                  "&& _tracecost && printf \"%%s\\n\" \"${COMPREPLY[@]}\"' x \"$cmd\" \"$o\" | grep -qx -- \"$o\" "
+                  "|| echo \"$cmd: $o does not complete\"; done; done", bin());
+    char *out;
+    run(c, &out);
+    cr_expect_str_empty(out, "%s", out);
+    free(out);
+    free(c);
 }
 
 Test(unix_tool, zsh_completion_parses) {

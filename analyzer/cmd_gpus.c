@@ -1,0 +1,52 @@
+/* cmd_gpus.c: `tracecost gpus`: lists the GPU catalog (analyzer/gpus.def) as a table, or --json. */
+#include "cliopt.h"
+#include "commands.h"
+#include "exitcodes.h"
+#include "gpu_catalog.h"
+#include <string.h>
+
+static const char *const gpus_options[] = {"--json", "--help", "-h", NULL};
+
+static void gpus_usage(FILE *f) {
+    fprintf(f,
+        "Usage: tracecost gpus [--json]\n"
+        "\n"
+        "Lists the GPU catalog compiled into tracecost: per GPU, the names --gpu accepts, the device-name\n"
+        "patterns matched against a trace's deviceProperties, dense peak TFLOP/s per dtype (for MFU),\n"
+        "memory bandwidth, TDP and dated default prices, each with its source.\n"
+        "\n"
+        "Options:\n"
+        "  --json      write the catalog as JSON to stdout\n"
+        "  -h, --help  this help\n");
+}
+
+int tc_cmd_gpus(int argc, char **argv) {
+    bool json = false;
+    tc_opts o;
+    tc_opts_init(&o, argc, argv, 1);
+    const char *operand;
+    int kind;
+    while ((kind = tc_opts_next(&o, &operand)) >= 0) {
+        if (kind == 0) {
+            fprintf(stderr, "tracecost gpus: unexpected argument '%s'\nTry 'tracecost gpus --help'.\n", operand);
+            return TC_EXIT_USAGE;
+        }
+        if (!strcmp(o.name, "-h") || !strcmp(o.name, "--help")) { gpus_usage(stdout); return TC_EXIT_OK; }
+        if (!strcmp(o.name, "--json")) { json = true; continue; }
+        const char *close = tc_closest_option(o.name, gpus_options);
+        fprintf(stderr, "tracecost gpus: unknown option '%s'%s%s%s\nTry 'tracecost gpus --help'.\n", o.name,
+                close ? " (did you mean " : "", close ? close : "", close ? "?)" : "");
+        return TC_EXIT_USAGE;
+    }
+    if (json) {
+        jw w;
+        jw_init(&w, stdout, true);
+        tc_gpu_catalog_json(&w);
+        if (jw_finish(&w)) { fprintf(stderr, "tracecost gpus: write failed\n"); return TC_EXIT_NOTHING; }
+        fputc('\n', stdout);
+    } else {
+        tc_gpu_catalog_print(stdout);
+    }
+    if (fflush(stdout) || ferror(stdout)) { fprintf(stderr, "tracecost gpus: write failed\n"); return TC_EXIT_NOTHING; }
+    return TC_EXIT_OK;
+}

@@ -1,0 +1,372 @@
+/* mfu.c: MFU, HFU and the top-kernels table (see mfu.h and docs/mfu.md).
+ * Per rank: each counted op (flops.h nesting rule) adds flops and flops/peak(dtype) ("ideal
+ * seconds") to the ProfilerStep whose CPU span holds its start; a step's MFU is its ideal seconds
+ * over its step time; the rank's MFU is the mean over its steps. HFU divides the ideal seconds of
+ * every counted op of the trace by the rank's GPU window. */
+#include "mfu.h"
+#include "flops.h"
+#include "util.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tc_mfu_user_flops(const tc_analyze_options *opt, int64_t world_size) {
+    if (opt->model_flops_per_step > 0) return opt->model_flops_per_step;
+    if (opt->params > 0 && opt->tokens_per_step > 0)
+        return 6.0 * opt->params * opt->tokens_per_step / (double)(world_size >= 1 ? world_size : 1);
+    return 0;
+}
+
+/* Job-level facts gathered while analyzing ranks, turned into one note at the end. */
+typedef struct {
+    uint64_t shaped_ops, unshaped_ops, counted_ops, unknown_flops_ops, unknown_dtype_ops;
+    bool any_record_shapes;
+    const char *unknown_device;   /* first rank's device name missing from the catalog */
+    bool no_device_name;
+    bool bad_gpu_option;
+    bool no_steps;
+    const char *fallback;         /* first catalog fallback note */
+    char fallback_dtype[16];
+} mfu_facts;
+
+/* Span (sorted by start) containing ts, or -1 (spans of one thread do not overlap). */
+static long span_of(const tc_step_span *s, size_t n, int64_t ts) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].start_ns <= ts) lo = mid + 1; else hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && lo - i <= 4;)
+        if (ts < s[i].start_ns + s[i].dur_ns) return (long)i;
+    return -1;
+}
+
+static long step_index(const tc_rank_result *rr, int64_t number) {
+    for (size_t i = 0; i < rr->n_steps; i++)
+        if (rr->steps[i].number == number) return (long)i;
+    return -1;
+}
+
+static int rank_mfu(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, mfu_facts *f) {
+    tc_trace *t = &j->traces[rr->input];
+    if (tc_flops_resolve_nesting(t)) return -1;
+    f->shaped_ops += t->ops_with_shapes;
+    f->unshaped_ops += t->ops_without_shapes;
+    f->any_record_shapes |= t->record_shapes;
+
+    const tc_gpu_spec *gpu = NULL;
+    if (opt->gpu) {
+        gpu = tc_gpu_find_by_id(opt->gpu);
+        if (!gpu) f->bad_gpu_option = true;
+    } else {
+        gpu = tc_gpu_find_by_device_name(rr->device);
+        if (!gpu && rr->device && !f->unknown_device) f->unknown_device = rr->device;
+        if (!gpu && !rr->device) f->no_device_name = true;
+    }
+    rr->gpu = gpu;
+
+    /* the step (index into rr->steps) of each CPU or GPU ProfilerStep span */
+    const tc_step_span *spans = t->n_cpu_steps ? t->cpu_steps : t->gpu_steps;
+    size_t n_spans = t->n_cpu_steps ? t->n_cpu_steps : t->n_gpu_steps;
+    long *span_step = n_spans ? malloc(n_spans * sizeof *span_step) : NULL;
+    double *ideal = rr->n_steps ? calloc(rr->n_steps, sizeof *ideal) : NULL;
+    if ((n_spans && !span_step) || (rr->n_steps && !ideal)) { free(span_step); free(ideal); return -1; }
+    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(rr, spans[i].number);
+
+    double all_flops = 0, all_ideal = 0;
+    for (size_t i = 0; i < t->n_ops; i++) {
+        const tc_cpu_op *o = &t->ops[i];
+        if (!o->counted) {
+            if (o->flops < 0 && !o->covered) f->unknown_flops_ops++;
+            continue;
+        }
+        f->counted_ops++;
+        const char *note = NULL;
+        double peak = gpu ? tc_gpu_peak_flops(gpu, (tc_dtype)o->dtype, &note) : 0;
+        if (gpu && o->dtype == TC_DTYPE_UNKNOWN) { f->unknown_dtype_ops++; continue; }
+        if (note && !f->fallback) {
+            f->fallback = note;
+            snprintf(f->fallback_dtype, sizeof f->fallback_dtype, "%s", tc_dtype_name((tc_dtype)o->dtype));
+        }
+        all_flops += o->flops;
+        if (peak <= 0) continue;
+        double sec = o->flops / peak;
+        all_ideal += sec;
+        long sp = n_spans ? span_of(spans, n_spans, o->ts_ns) : -1;
+        long k = sp >= 0 ? span_step[sp] : -1;
+        if (k >= 0) {
+            rr->steps[k].flops += o->flops;
+            ideal[k] += sec;
+        }
+    }
+    free(span_step);
+    rr->shape_flops = all_flops;
+
+    if (gpu) {
+        rr->has_peak = true;
+        rr->peak_flops = all_ideal > 0 ? all_flops / all_ideal : tc_gpu_peak_flops(gpu, TC_DTYPE_BF16, NULL);
+    }
+    if (all_ideal > 0 && rr->b.window_ns > 0) {
+        rr->has_hfu = true;
+        rr->hfu = all_ideal / ((double)rr->b.window_ns * 1e-9);
+    }
+    if (rr->n_steps == 0) f->no_steps = true;
+    bool from_user = user_flops > 0;
+    if (gpu && (from_user || all_ideal > 0)) {
+        double mfu_sum = 0, flops_sum = 0;
+        size_t n = 0;
+        for (size_t s = 0; s < rr->n_steps; s++) {
+            tc_step_result *st = &rr->steps[s];
+            if (st->step_time_ns <= 0) continue;
+            double secs = (double)st->step_time_ns * 1e-9;
+            if (from_user) {
+                st->flops = user_flops;
+                st->mfu = user_flops / rr->peak_flops / secs;
+            } else {
+                st->mfu = ideal[s] / secs;
+            }
+            st->has_mfu = true;
+            mfu_sum += st->mfu;
+            flops_sum += st->flops;
+            n++;
+        }
+        if (n) {
+            rr->has_mfu = true;
+            rr->mfu = mfu_sum / (double)n;
+            rr->flops_per_step = flops_sum / (double)n;
+            rr->flops_source = from_user ? "user" : "shapes";
+        }
+    }
+    free(ideal);
+    return 0;
+}
+
+/* ---- notes ---------------------------------------------------------------------------------- */
+
+typedef struct { char buf[2048]; size_t len; } note_buf;
+
+static void note_add(note_buf *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void note_add(note_buf *n, const char *fmt, ...) {
+    if (n->len >= sizeof n->buf - 1) return;
+    if (n->len) n->len += (size_t)snprintf(n->buf + n->len, sizeof n->buf - n->len, "; ");
+    if (n->len >= sizeof n->buf - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(n->buf + n->len, sizeof n->buf - n->len, fmt, ap);
+    va_end(ap);
+    if (w > 0) n->len += (size_t)w;
+    if (n->len > sizeof n->buf - 1) n->len = sizeof n->buf - 1;
+}
+
+static char *make_note(const mfu_facts *f, const tc_analyze_options *opt, bool user) {
+    note_buf n;
+    n.len = 0;
+    n.buf[0] = 0;
+    if (!user && f->counted_ops == 0) {
+        if (f->shaped_ops == 0)
+            note_add(&n, "no operator shapes in the trace%s: profile with torch.profiler.profile(record_shapes=True), "
+                     "or give the model's FLOPs with --model-flops-per-step F (per GPU) or --params N --tokens-per-step T",
+                     f->unshaped_ops ? " (GEMM ops carry no Input Dims)" : "");
+        else
+            note_add(&n, "no GEMM, convolution or attention op had shapes its FLOPs could be computed from; give the "
+                     "model's FLOPs with --model-flops-per-step F (per GPU) or --params N --tokens-per-step T");
+    }
+    if (f->bad_gpu_option)
+        note_add(&n, "--gpu '%s' is not in the GPU catalog: pass --gpu NAME with a name from `tracecost gpus`", opt->gpu);
+    else if (f->unknown_device)
+        note_add(&n, "device '%s' is not in the GPU catalog, so its peak FLOP/s is unknown: pass --gpu NAME "
+                 "(`tracecost gpus` lists the names)", f->unknown_device);
+    else if (f->no_device_name)
+        note_add(&n, "the trace names no device (deviceProperties), so its peak FLOP/s is unknown: pass --gpu NAME "
+                 "(`tracecost gpus` lists the names)");
+    if (f->no_steps)
+        note_add(&n, "no ProfilerStep spans, so no step time: mfu needs them (call prof.step() each step); "
+                 "hardware_flops_utilization uses the GPU window instead");
+    if (f->fallback) note_add(&n, "%s ops: %s", f->fallback_dtype, f->fallback);
+    if (f->unknown_dtype_ops)
+        note_add(&n, "%llu ops in a dtype without a catalog peak (fp64, integer, unknown) are left out",
+                 (unsigned long long)f->unknown_dtype_ops);
+    if (f->unknown_flops_ops && (f->counted_ops || user))
+        note_add(&n, "%llu GEMM/convolution/attention ops had shapes that give no FLOP count (e.g. a forward "
+                 "convolution without Concrete Inputs, varlen attention) and are left out",
+                 (unsigned long long)f->unknown_flops_ops);
+    if (f->unshaped_ops && f->counted_ops)
+        note_add(&n, "%llu GEMM/convolution/attention ops carried no shapes and are left out",
+                 (unsigned long long)f->unshaped_ops);
+    return n.len ? tc_strdup(n.buf) : NULL;
+}
+
+/* ---- top kernels ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t time_ns, flops_time_ns;
+    uint64_t count;
+    double flops;
+} kagg;
+
+static int cmp_launch_corr(const void *a, const void *b) {
+    const tc_launch *x = a, *y = b;
+    return (x->correlation > y->correlation) - (x->correlation < y->correlation);
+}
+
+static const tc_launch *launch_of(const tc_trace *t, uint32_t corr) {
+    size_t lo = 0, hi = t->n_launches;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->launches[mid].correlation < corr) lo = mid + 1; else hi = mid;
+    }
+    return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
+}
+
+typedef struct { uint32_t ext; uint32_t op; } ext_index;
+static int cmp_ext(const void *a, const void *b) {
+    const ext_index *x = a, *y = b;
+    if (x->ext != y->ext) return x->ext < y->ext ? -1 : 1;
+    return (x->op > y->op) - (x->op < y->op);
+}
+static long op_of_ext(const ext_index *ix, size_t n, uint32_t ext) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix[mid].ext < ext) lo = mid + 1; else hi = mid;
+    }
+    return (lo < n && ix[lo].ext == ext) ? (long)ix[lo].op : -1;
+}
+
+/* FLOPs an op hands to its kernels: its own when counted, else those of the counted ops inside. */
+static double op_kernel_flops(const tc_cpu_op *o) { return o->counted ? o->flops : o->inner_flops; }
+
+/* Adds trace t's compute kernels to the job-level aggregates (rows indexed by names ids). */
+static int top_kernels_trace(tc_trace *t, tc_strtab *names, kagg **rows, size_t *cap, int64_t *total_ns) {
+    int rc = -1;
+    ext_index *ix = t->n_ops ? malloc(t->n_ops * sizeof *ix) : NULL;
+    int64_t *op_ns = t->n_ops ? calloc(t->n_ops, sizeof *op_ns) : NULL;
+    uint32_t *kop = t->n_gpu ? malloc(t->n_gpu * sizeof *kop) : NULL;
+    if ((t->n_ops && (!ix || !op_ns)) || (t->n_gpu && !kop)) goto out;
+    size_t nix = 0;
+    for (size_t i = 0; i < t->n_ops; i++)
+        if (t->ops[i].external_id != TC_NONE) ix[nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
+    if (nix) qsort(ix, nix, sizeof *ix, cmp_ext);
+    if (t->n_launches) qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch_corr);
+    /* pass 1: which op launched each kernel, and each op's summed kernel time */
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        kop[e] = TC_NONE;
+        if (g->kind != TC_GPU_KERNEL || g->is_comm || !nix || g->correlation == TC_NONE) continue;
+        const tc_launch *l = launch_of(t, g->correlation);
+        if (!l || l->external_id == TC_NONE) continue;
+        long k = op_of_ext(ix, nix, l->external_id);
+        if (k < 0 || op_kernel_flops(&t->ops[k]) <= 0) continue;
+        kop[e] = (uint32_t)k;
+        op_ns[k] += g->dur_ns;
+    }
+    /* pass 2: aggregate by name; an op's FLOPs split over its kernels by duration */
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        if (g->kind != TC_GPU_KERNEL || g->is_comm) continue;
+        const char *nm = tc_trace_str(t, g->name);
+        uint32_t id = tc_strtab_intern(names, nm, tc_strtab_len(t->strings, g->name));
+        size_t old_cap = *cap;
+        if (id == TC_NONE || tc_grow((void **)rows, cap, (size_t)id + 1, sizeof **rows)) goto out;
+        if (*cap > old_cap) memset(*rows + old_cap, 0, (*cap - old_cap) * sizeof **rows);
+        kagg *a = &(*rows)[id];
+        a->time_ns += g->dur_ns;
+        a->count++;
+        *total_ns += g->dur_ns;
+        if (kop[e] != TC_NONE && op_ns[kop[e]] > 0) {
+            a->flops += op_kernel_flops(&t->ops[kop[e]]) * (double)g->dur_ns / (double)op_ns[kop[e]];
+            a->flops_time_ns += g->dur_ns;
+        }
+    }
+    rc = 0;
+out:
+    free(ix);
+    free(op_ns);
+    free(kop);
+    return rc;
+}
+
+typedef struct { uint32_t id; int64_t time_ns; } krank;
+static int cmp_krank(const void *a, const void *b) {
+    const krank *x = a, *y = b;
+    if (x->time_ns != y->time_ns) return x->time_ns > y->time_ns ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int top_kernels(tc_job *j) {
+    tc_strtab *names = tc_strtab_new();
+    kagg *rows = NULL;
+    size_t cap = 0;
+    int64_t total = 0;
+    krank *order = NULL;
+    int rc = -1;
+    if (!names) return -1;
+    for (size_t i = 0; i < j->n_traces; i++)
+        if (top_kernels_trace(&j->traces[i], names, &rows, &cap, &total)) goto out;
+    size_t n = tc_strtab_count(names);
+    if (n == 0) { rc = 0; goto out; }
+    order = malloc(n * sizeof *order);
+    if (!order) goto out;
+    for (size_t i = 0; i < n; i++) order[i] = (krank){(uint32_t)i, rows[i].time_ns};
+    qsort(order, n, sizeof *order, cmp_krank);
+    size_t keep = n < TC_TOP_KERNELS ? n : TC_TOP_KERNELS;
+    j->top_kernels = calloc(keep, sizeof *j->top_kernels);
+    if (!j->top_kernels) goto out;
+    for (size_t r = 0; r < keep; r++) {
+        const kagg *a = &rows[order[r].id];
+        tc_kernel_row *row = &j->top_kernels[j->n_top_kernels];
+        row->name = tc_strdup(tc_strtab_get(names, order[r].id));
+        if (!row->name) goto out;
+        j->n_top_kernels++;
+        row->time_ns = a->time_ns;
+        row->count = a->count;
+        row->share_of_compute = total > 0 ? (double)a->time_ns / (double)total : 0;
+        if (a->flops_time_ns > 0 && a->flops > 0) {
+            row->has_tflops = true;
+            row->achieved_tflops = a->flops / ((double)a->flops_time_ns * 1e-9) / 1e12;
+        }
+    }
+    rc = 0;
+out:
+    free(order);
+    free(rows);
+    tc_strtab_free(names);
+    return rc;
+}
+
+/* ---- job ------------------------------------------------------------------------------------ */
+
+int tc_mfu_analyze(tc_job *j, const tc_analyze_options *opt) {
+    mfu_facts f;
+    memset(&f, 0, sizeof f);
+    int64_t world = (int64_t)j->n_ranks;
+    for (size_t i = 0; i < j->n_traces; i++)
+        if (j->traces[i].world_size > world) world = j->traces[i].world_size;
+    double user = tc_mfu_user_flops(opt, world);
+    tc_summary *sm = &j->summary;
+    double mfu = 0, fps = 0, peak = 0, ideal = 0;
+    int64_t win = 0;
+    size_t n_mfu = 0, n_peak = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        tc_rank_result *rr = &j->ranks[r];
+        if (rank_mfu(j, rr, opt, user, &f)) return -1;
+        if (rr->has_mfu) { mfu += rr->mfu; fps += rr->flops_per_step; n_mfu++; }
+        if (rr->has_peak) { peak += rr->peak_flops; n_peak++; }
+        if (rr->has_hfu) { ideal += rr->hfu * (double)rr->b.window_ns; win += rr->b.window_ns; }
+    }
+    if (n_mfu) {
+        sm->has_mfu = true;
+        sm->mfu = mfu / (double)n_mfu;
+        sm->flops_per_step = fps / (double)n_mfu;
+        sm->flops_source = user > 0 ? "user" : "shapes";
+    }
+    if (n_peak) { sm->has_peak = true; sm->peak_flops = peak / (double)n_peak; }
+    if (win > 0) { sm->has_hfu = true; sm->hfu = ideal / (double)win; }
+    sm->mfu_note = make_note(&f, opt, user > 0);
+    return top_kernels(j);
+}

@@ -1,0 +1,20 @@
+/* mfu.h: model FLOPs utilization from the trace alone: FLOPs of the shaped GEMM/convolution/
+ * attention ops (flops.h) or the user's figure, peaks from the GPU catalog per op dtype, per step,
+ * per rank and for the job; hardware FLOPs utilization over the window; the top-kernels table.
+ * Definitions in docs/mfu.md. Fills tc_rank_result/tc_step_result/tc_summary MFU fields and
+ * tc_job.top_kernels; prints nothing. */
+#ifndef TC_MFU_H
+#define TC_MFU_H
+#include "job.h"
+
+#define TC_TOP_KERNELS 20
+
+/* Runs after the per-rank and per-step breakdowns (rank results and their steps exist). An
+ * unknown opt->gpu leaves MFU null with a note (commands validate --gpu before). 0, or -1 out of
+ * memory. */
+int tc_mfu_analyze(tc_job *j, const tc_analyze_options *opt);
+
+/* FLOPs per GPU per step the user's options give: model_flops_per_step, else
+ * 6 · params · tokens_per_step / world_size (world_size >= 1); 0 when neither is set. */
+double tc_mfu_user_flops(const tc_analyze_options *opt, int64_t world_size);
+#endif

@@ -1,0 +1,98 @@
+/* mfu_report.c: MFU keys in the JSON report and MFU lines in the terminal report (see mfu_report.h). */
+#include "mfu_report.h"
+#include "termtext.h"
+#include "../analyzer/textfmt.h"
+#include <string.h>
+
+static void opt_num(jw *w, const char *key, bool has, double v) {
+    jw_key(w, key);
+    if (has) jw_double(w, v); else jw_null(w);
+}
+
+void tc_mfu_json_rank(jw *w, const tc_rank_result *rr) {
+    opt_num(w, "flops_per_step", rr->has_mfu, rr->flops_per_step);
+    opt_num(w, "peak_tflops", rr->has_peak, rr->peak_flops / 1e12);
+    jw_key(w, "flops_source"); jw_string(w, rr->flops_source);
+    opt_num(w, "hardware_flops_utilization", rr->has_hfu, rr->hfu);
+    jw_key(w, "gpu"); jw_string(w, rr->gpu ? rr->gpu->id : NULL);
+}
+
+void tc_mfu_json_step(jw *w, const tc_step_result *st) { opt_num(w, "flops", st->has_mfu, st->flops); }
+
+void tc_mfu_json_summary(jw *w, const tc_summary *sm) {
+    opt_num(w, "flops_per_step", sm->has_mfu, sm->flops_per_step);
+    opt_num(w, "peak_tflops", sm->has_peak, sm->peak_flops / 1e12);
+    jw_key(w, "flops_source"); jw_string(w, sm->flops_source);
+    opt_num(w, "hardware_flops_utilization", sm->has_hfu, sm->hfu);
+    jw_key(w, "mfu_note"); jw_string(w, sm->mfu_note);
+}
+
+void tc_mfu_json_top_kernels(jw *w, const tc_job *j) {
+    jw_key(w, "top_kernels");
+    jw_array_begin(w);
+    for (size_t i = 0; i < j->n_top_kernels; i++) {
+        const tc_kernel_row *k = &j->top_kernels[i];
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, k->name);
+        jw_key(w, "time_us"); jw_ns_as_us(w, k->time_ns);
+        jw_key(w, "count"); jw_uint(w, k->count);
+        jw_key(w, "share_of_compute"); jw_double(w, k->share_of_compute);
+        opt_num(w, "achieved_tflops", k->has_tflops, k->achieved_tflops);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off) {
+    const tc_summary *sm = &j->summary;
+    fprintf(out, "  MFU ");
+    if (sm->has_mfu)
+        fprintf(out, "%.1f%% (%.4g TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
+                sm->flops_per_step / 1e12, sm->flops_source, sm->peak_flops / 1e12);
+    else
+        fprintf(out, "n/a");
+    fprintf(out, " | HFU ");
+    if (sm->has_hfu) fprintf(out, "%.1f%% of the window\n", 100 * sm->hfu); else fprintf(out, "n/a\n");
+    if (sm->mfu_note) {
+        char buf[2200], clean[2000];
+        tc_term_clean(clean, sizeof clean, sm->mfu_note, 0); /* it may quote a device name from the trace */
+        snprintf(buf, sizeof buf, "%snote: %s%s", dim_on, clean, dim_off);
+        tc_fmt_wrap(out, buf, 2, 8, 100);
+    }
+}
+
+/* Copies name into buf cut to `cols` display columns, ending in "…" when cut. */
+static void cut_name(char *buf, size_t n, const char *name, size_t cols) {
+    size_t w = 0, i = 0, o = 0;
+    size_t len = strlen(name);
+    if (tc_fmt_width(name) <= cols) { snprintf(buf, n, "%s", name); return; }
+    while (i < len && w + 1 < cols) {
+        size_t step = 1;
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 0xf0) step = 4; else if (c >= 0xe0) step = 3; else if (c >= 0xc0) step = 2;
+        if (i + step > len || o + step + 4 > n) break;
+        memcpy(buf + o, name + i, step);
+        o += step; i += step; w++;
+    }
+    memcpy(buf + o, "\xe2\x80\xa6", 3); /* … */
+    buf[o + 3] = 0;
+}
+
+void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off) {
+    if (!j->n_top_kernels) return;
+    fprintf(out, "\n%sTop kernels%s (compute kernels, all ranks; share = of summed compute-kernel time)\n", bold_on, bold_off);
+    fprintf(out, "%-58s %12s %8s %7s %10s\n", "kernel", "time ms", "count", "share", "TFLOP/s");
+    size_t shown = j->n_top_kernels < 10 ? j->n_top_kernels : 10;
+    for (size_t i = 0; i < shown; i++) {
+        const tc_kernel_row *k = &j->top_kernels[i];
+        char name[256], tf[16];
+        char clean[256];
+        tc_term_clean(clean, sizeof clean, k->name, 0); /* a kernel name must not emit escapes */
+        cut_name(name, sizeof name, clean, 58);
+        if (k->has_tflops) snprintf(tf, sizeof tf, "%.1f", k->achieved_tflops); else snprintf(tf, sizeof tf, "-");
+        size_t pad = 58 - (tc_fmt_width(name) < 58 ? tc_fmt_width(name) : 58);
+        fprintf(out, "%s%*s %12.3f %8llu %6.1f%% %10s\n", name, (int)pad, "", (double)k->time_ns / 1e6,
+                (unsigned long long)k->count, 100 * k->share_of_compute, tf);
+    }
+    if (j->n_top_kernels > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_top_kernels - shown);
+}
