@@ -31,12 +31,12 @@ _tracecost() {
             --json) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            -j|--jobs|--bound-threshold) COMPREPLY=(); return 0 ;;
+            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step) COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts --gpu
-                --config" -- "$cur"))
+                --config --model-flops-per-step --params --tokens-per-step" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
