@@ -76,7 +76,7 @@ sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
-# ---- robustness: libFuzzer harness and valgrind (docs/robustness.md) ----
+# ---- robustness: libFuzzer harness and valgrind (README.md) ----
 # `make fuzz` builds build-fuzz/fuzz_parse: every library source compiled by clang with coverage,
 # ASan and UBSan. `make fuzz-run` runs it over fuzz/corpus for FUZZ_TIME seconds (new inputs it
 # finds go to build-fuzz/corpus, not into the committed seed corpus).

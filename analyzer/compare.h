@@ -3,7 +3,7 @@
  * result, or the same JSON rendered in memory from a freshly analyzed job, so both give the same
  * figures by construction) and tc_comparison (differences, ratios, matched collectives, cost per
  * unit of work, the workload check and the conclusion). Nothing here prints or exits; formulas
- * are in docs/compare.md. */
+ * are in README.md. */
 #ifndef TC_COMPARE_H
 #define TC_COMPARE_H
 #include <stdbool.h>

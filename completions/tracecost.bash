@@ -7,7 +7,7 @@ _tracecost() {
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev=""
     [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local commands="analyze cost gpus record help"
+    local commands="analyze compare cost gpus record help"
     local gpus="a100-pcie a100-sxm b200 h100-pcie h100-sxm h200 h200-nvl l40s mi250x mi300x v100-sxm2"
     local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
         --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
@@ -28,14 +28,14 @@ _tracecost() {
     case "$cmd" in
     analyze)
         case "$prev" in
-            --json) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step) COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts --gpu
+            COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts --gpu
                 --config --model-flops-per-step --params --tokens-per-step" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null

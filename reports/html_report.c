@@ -1,4 +1,4 @@
-/* html_report.c: the self-contained HTML verdict report (see html_report.h and docs/html.md).
+/* html_report.c: the self-contained HTML verdict report (see html_report.h and README.md).
  * Sections are written top to bottom by one function each; charts are inline SVG built here.
  * Safety: every string that comes from a trace (kernel, stream, path, warning, collective and
  * group names, device names) goes through tc_html_escape; no trace string is ever written inside

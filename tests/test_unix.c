@@ -233,7 +233,7 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     cr_expect_str_eq(out, "h200\nh200-nvl\n");
     free(out);
     out = complete_bash("tracecost help co", ".");
-    cr_expect_str_eq(out, "cost\n");
+    cr_expect_str_eq(out, "compare\ncost\n");
     free(out);
     out = complete_bash("tracecost record -", ".");
     cr_expect_not_null(strstr(out, "--duration\n"), "%s", out);
