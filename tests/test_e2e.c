@@ -254,3 +254,13 @@ Test(e2e, cost_from_a_network_bound_job, .timeout = 60) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+Test(e2e, results_do_not_depend_on_jobs) {
+    char *dir = tu_tmpdir();
+    cr_assert_eq(tu_sh(NULL, "%s analyze -q -j1 --json %s/a1.json samples/ && %s analyze -q -j2 --json %s/a2.json samples/ && "
+                       "%s analyze -q -j1 --json %s/b1.json samples/hta-pair && %s analyze -q -j2 --json %s/b2.json samples/hta-pair && "
+                       "cmp %s/a1.json %s/a2.json && cmp %s/b1.json %s/b2.json", tu_bin(), dir, tu_bin(), dir, tu_bin(), dir,
+                       tu_bin(), dir, dir, dir, dir, dir), 0, "-j1 and -j2 outputs differ");
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
