@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     j.n_traces = kept;
     char msg[1200];
     if (kept > 0 && tc_inputs_assign_ranks(j.traces, j.n_traces, msg, sizeof msg) == 0) {
-        tc_analyze_options opt = {0.15, 1};
+        tc_analyze_options opt = {.bound_threshold = 0.15, .jobs = 1};
         if (tc_job_analyze(&j, &opt) == 0) {
             char *buf = NULL;
             size_t len = 0;
