@@ -188,10 +188,10 @@ Test(unix_tool, man_page_renders_without_warnings) {
     free(out);
 }
 
-/* Every option the built commands (analyze, cost, gpus) print in --help is in the man page. */
+/* Every option the built commands (analyze, cost, gpus, compare) print in --help is in the man page. */
 Test(unix_tool, man_page_has_every_help_option) {
     char *c = fmt("MANPAGER=cat MANWIDTH=100 man -l docs/tracecost.1 2>/dev/null > /tmp/tc-man-$$.txt; "
-                  "for o in $(for c in analyze cost gpus; do '%s' $c --help; done | grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u); do "
+                  "for o in $(for c in analyze cost gpus compare; do '%s' $c --help; done | grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u); do "
                   "grep -q -- \"$o\" /tmp/tc-man-$$.txt || echo \"missing $o\"; done; rm -f /tmp/tc-man-$$.txt", bin());
     char *out;
     run(c, &out);
@@ -226,14 +226,20 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     out = complete_bash("tracecost analyze --js", ".");
     cr_expect_str_eq(out, "--json\n");
     free(out);
+    out = complete_bash("tracecost co", ".");
+    cr_expect_str_eq(out, "compare\ncost\n");
+    free(out);
+    out = complete_bash("tracecost compare --b-pri", ".");
+    cr_expect_str_eq(out, "--b-price-per-gpu-hour\n");
+    free(out);
     out = complete_bash("tracecost analyze --tok", ".");
     cr_expect_str_eq(out, "--tokens-per-step\n");
     free(out);
     out = complete_bash("tracecost analyze --gpu h20", ".");
     cr_expect_str_eq(out, "h200\nh200-nvl\n");
     free(out);
-    out = complete_bash("tracecost help co", ".");
-    cr_expect_str_eq(out, "compare\ncost\n");
+    out = complete_bash("tracecost help cos", ".");
+    cr_expect_str_eq(out, "cost\n");
     free(out);
     out = complete_bash("tracecost record -", ".");
     cr_expect_not_null(strstr(out, "--duration\n"), "%s", out);
@@ -250,9 +256,10 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     free(d);
 }
 
-/* Every option analyze and cost print in --help completes (the completion keeps up with the help). */
+/* Every option analyze, cost and compare print in --help completes (the completion keeps up with the help). */
 Test(unix_tool, bash_completion_knows_every_help_option) {
-    char *c = fmt("for cmd in analyze cost; do for o in $('%s' $cmd --help | grep -o -- ' --[a-zA-Z][a-zA-Z-]*' | sort -u); do "
+    char *c = fmt("for cmd in analyze cost compare; do for o in $('%s' $cmd --help | grep -o -- ' --[a-zA-Z][a-zA-Z-]*' | "
+                  "grep -vx -- ' --b-FLAG' | sort -u); do "
                   "bash --norc -c 'source completions/tracecost.bash && COMP_WORDS=(tracecost \"$1\" \"$2\") && COMP_CWORD=2 "
                   "&& _tracecost && printf \"%%s\\n\" \"${COMPREPLY[@]}\"' x \"$cmd\" \"$o\" | grep -qx -- \"$o\" "
                   "|| echo \"$cmd: $o does not complete\"; done; done", bin());
