@@ -34,7 +34,8 @@ void tc_record_usage(FILE *out) {
           "  --duration S      stop capturing S seconds after the start\n"
           "  -h, --help        this text\n"
           "\n"
-          "Send SIGUSR2 to a traced process (not to tracecost) to stop or restart capture;\n"
+          "Send SIGUSR2 to the traced CUDA processes to stop or restart capture (e.g.\n"
+          "nvidia-smi --query-compute-apps=pid --format=csv,noheader | xargs kill -USR2);\n"
           "each new window is another file. TRACECOST_STEP_RANGE=NAME turns NVTX ranges named\n"
           "NAME into ProfilerStep#k steps. Exit status: CMD's, or 128+N if signal N killed it.\n",
           out);
@@ -186,7 +187,7 @@ static int parse(int argc, char **argv, record_opts *o, FILE *err, int *rc) {
 
 /* In the child: environment, signal mask, exec. Reports errno through fd on failure. */
 typedef struct saved_signals {
-    struct sigaction intr, quit, chld; /* the caller's dispositions */
+    struct sigaction intr, quit, chld, usr2; /* the caller's dispositions */
     sigset_t mask;                     /* the caller's signal mask */
 } saved_signals;
 
@@ -202,6 +203,7 @@ static void child_exec(char **cmd, const char *lib, const char *dir, const recor
         sigaction(SIGINT, &sv->intr, NULL);
         sigaction(SIGQUIT, &sv->quit, NULL);
         sigaction(SIGCHLD, &sv->chld, NULL);
+        sigaction(SIGUSR2, &sv->usr2, NULL);
         sigprocmask(SIG_SETMASK, &sv->mask, NULL);
         execvp(cmd[0], cmd);
         e = errno;
@@ -247,7 +249,7 @@ int tc_record_main(int argc, char **argv, FILE *err) {
         fprintf(err, "tracecost: replacing CUDA_INJECTION64_PATH=%s (another profiler?)\n", prev);
     long before = count_traces(dir);
 
-    /* The launcher ignores terminal signals and forwards SIGTERM/SIGHUP (sigtimedwait). */
+    /* The launcher ignores terminal signals and SIGUSR2, forwards SIGTERM/SIGHUP. */
     sigset_t waitset;
     saved_signals sv;
     sigemptyset(&waitset);
@@ -262,6 +264,7 @@ int tc_record_main(int argc, char **argv, FILE *err) {
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGINT, &ign, &sv.intr);
     sigaction(SIGQUIT, &ign, &sv.quit);
+    sigaction(SIGUSR2, &ign, &sv.usr2); /* meant for traced processes: must not kill us */
     sigaction(SIGCHLD, &dfl, &sv.chld); /* SIG_IGN would reap the child for us */
     sigprocmask(SIG_BLOCK, &waitset, &sv.mask);
 
@@ -317,6 +320,7 @@ out:
     sigprocmask(SIG_SETMASK, &sv.mask, NULL);
     sigaction(SIGINT, &sv.intr, NULL);
     sigaction(SIGQUIT, &sv.quit, NULL);
+    sigaction(SIGUSR2, &sv.usr2, NULL);
     sigaction(SIGCHLD, &sv.chld, NULL);
     return rc;
 }

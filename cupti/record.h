@@ -27,7 +27,8 @@ enum {
  * (installed).
  *
  * While the command runs, SIGINT and SIGQUIT are ignored by the launcher (the terminal sends
- * them to the command too) and SIGTERM and SIGHUP are forwarded to it.
+ * them to the command too), so is SIGUSR2 (it toggles capture in traced processes and must not
+ * kill the launcher), and SIGTERM and SIGHUP are forwarded to the command.
  *
  * Returns the exit code tracecost should exit with:
  *   the command's exit status when it exits; 128 + N when signal N kills it (like a shell);
