@@ -792,7 +792,7 @@ TC_EXPORT int InitializeInjection(void) {
     return 1;
 }
 
-static int nvtx_anchor; /* an address inside this library, for dladdr */
+static const char nvtx_anchor = 0; /* an address inside this library, for dladdr */
 
 /* Called by NVTX when NVTX_INJECTION64_PATH names this library: hands NVTX to libcupti, the
  * library this one is linked with, so ranges and markers reach CUPTI. 0 (NVTX stays a no-op)
