@@ -60,7 +60,8 @@ endif
 cupti: $(CUPTI_ALL)
 
 cupti-skip:
-	@echo "tracecost: CUDA toolkit not found, skipping the CUPTI tracer"
+	@echo "tracecost: CUDA toolkit not found, skipping the CUPTI tracer"$(if $(CUPTI_HEADER), \
+	  "($(CUDA_HOME) has cupti.h but not the CUDA 13 record types)")
 
 $(CUPTI_LIB): $(CUPTI_LIB_SRCS) $(CUPTI_LIB_HDRS) cupti/cupti.mk
 	@mkdir -p $(dir $@)
