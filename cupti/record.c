@@ -1,0 +1,326 @@
+/* record.c: `tracecost record [options] -- CMD ARGS...` (see record.h). Finds the tracer
+ * library, prepares the output directory and the child's environment, runs the command and
+ * maps its status to tracecost's exit code. No CUDA here: the tracer is only named. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "record.h"
+#include "envutil.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIB_NAME "libtracecost_cupti.so"
+
+void tc_record_usage(FILE *out) {
+    fputs("usage: tracecost record [-o DIR] [--gzip] [--delay S] [--duration S] -- CMD [ARGS...]\n"
+          "\n"
+          "Runs CMD with the CUPTI tracer injected into every CUDA process it starts (torchrun\n"
+          "workers, mpirun ranks). Each process writes DIR/<host>_<pid>.rank<R>.pt.trace.json\n"
+          "(Kineto format) when it exits or is stopped by SIGTERM/SIGINT.\n"
+          "\n"
+          "  -o, --output DIR  trace directory (default ./tracecost-traces)\n"
+          "  --gzip            compress traces (.pt.trace.json.gz)\n"
+          "  --delay S         start capturing S seconds after CUDA initialises\n"
+          "  --duration S      stop capturing S seconds after the start\n"
+          "  -h, --help        this text\n"
+          "\n"
+          "Send SIGUSR2 to the traced CUDA processes to stop or restart capture (e.g.\n"
+          "nvidia-smi --query-compute-apps=pid --format=csv,noheader | xargs kill -USR2);\n"
+          "each new window is another file. TRACECOST_STEP_RANGE=NAME turns NVTX ranges named\n"
+          "NAME into ProfilerStep#k steps. Exit status: CMD's, or 128+N if signal N killed it.\n",
+          out);
+}
+
+static int usage_error(FILE *err, const char *fmt, const char *arg) {
+    fputs("tracecost record: ", err);
+    fprintf(err, fmt, arg);
+    fputs("\n", err);
+    tc_record_usage(err);
+    return TC_RECORD_EXIT_USAGE;
+}
+
+static int is_file(const char *p) {
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Absolute path of the tracer library into out (PATH_MAX); 0, or -1 with a message. */
+static int find_library(char *out, FILE *err) {
+    const char *env = getenv("TRACECOST_CUPTI_LIB");
+    if (env && *env) {
+        if (!is_file(env) || !realpath(env, out)) {
+            fprintf(err, "tracecost: TRACECOST_CUPTI_LIB=%s: %s\n", env,
+                    errno ? strerror(errno) : "not a file");
+            return -1;
+        }
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(err, "tracecost: cannot find my own executable: %s\n", strerror(errno));
+        return -1;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    char a[PATH_MAX + 64], b[PATH_MAX + 64];
+    snprintf(a, sizeof a, "%s/%s", exe, LIB_NAME);
+    snprintf(b, sizeof b, "%s/../lib/tracecost/%s", exe, LIB_NAME);
+    if (is_file(a) && realpath(a, out)) return 0;
+    if (is_file(b) && realpath(b, out)) return 0;
+    fprintf(err,
+            "tracecost: the CUPTI tracer library was not found (looked for %s and %s).\n"
+            "tracecost: build it where the CUDA toolkit is installed (make; CUDA_HOME=...), or\n"
+            "tracecost: point TRACECOST_CUPTI_LIB at libtracecost_cupti.so\n",
+            a, b);
+    return -1;
+}
+
+static int mkdir_p(const char *path) {
+    char tmp[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof tmp) return ENAMETOOLONG;
+    memcpy(tmp, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] != '/' && tmp[i] != 0) continue;
+        char saved = tmp[i];
+        tmp[i] = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return errno;
+        tmp[i] = saved;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) return errno;
+    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+/* Number of finished trace files in dir (names containing ".pt.trace.json"). */
+static long count_traces(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".pt.trace.json")) n++;
+    closedir(d);
+    return n;
+}
+
+typedef struct record_opts {
+    const char *dir;      /* -o */
+    int gzip;             /* --gzip */
+    const char *delay;    /* --delay text, validated */
+    const char *duration; /* --duration text, validated */
+    int cmd;              /* index in argv of the command */
+} record_opts;
+
+/* Option value: "--opt=V", "--opt V", "-oV", "-o V". Returns NULL when missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *arg, size_t namelen) {
+    if (arg[namelen] == '=') return arg + namelen + 1;
+    if (arg[namelen] != 0 && arg[1] != '-') return arg + namelen; /* -oDIR */
+    if (*i + 1 < argc) return argv[++*i];
+    return NULL;
+}
+
+/* Parses options; returns -1 for usage errors (message printed), 0 ok, 1 for --help. */
+static int parse(int argc, char **argv, record_opts *o, FILE *err, int *rc) {
+    memset(o, 0, sizeof *o);
+    o->dir = "tracecost-traces";
+    o->cmd = -1;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        uint64_t ns;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0) break; /* the command */
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return 1;
+        if (strcmp(a, "--gzip") == 0) {
+            o->gzip = 1;
+        } else if (strncmp(a, "-o", 2) == 0 || strncmp(a, "--output", 8) == 0) {
+            size_t nl = a[1] == 'o' ? 2 : 8;
+            if (nl == 8 && a[8] != 0 && a[8] != '=') goto unknown;
+            o->dir = opt_value(argc, argv, &i, a, nl);
+            if (!o->dir || !*o->dir) {
+                *rc = usage_error(err, "%s needs a directory", a);
+                return -1;
+            }
+        } else if (strncmp(a, "--delay", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+            o->delay = opt_value(argc, argv, &i, a, 7);
+            if (!o->delay || tc_parse_seconds_ns(o->delay, &ns) != 0) {
+                *rc = usage_error(err, "--delay needs a number of seconds (got '%s')",
+                                  o->delay ? o->delay : "");
+                return -1;
+            }
+        } else if (strncmp(a, "--duration", 10) == 0 && (a[10] == 0 || a[10] == '=')) {
+            o->duration = opt_value(argc, argv, &i, a, 10);
+            if (!o->duration || tc_parse_seconds_ns(o->duration, &ns) != 0 || ns == 0) {
+                *rc = usage_error(err, "--duration needs a positive number of seconds (got '%s')",
+                                  o->duration ? o->duration : "");
+                return -1;
+            }
+        } else {
+        unknown:
+            *rc = usage_error(err, "unknown option '%s'", a);
+            return -1;
+        }
+    }
+    if (i >= argc) {
+        *rc = usage_error(err, "%s", "no command to run (usage: tracecost record -- CMD ...)");
+        return -1;
+    }
+    o->cmd = i;
+    return 0;
+}
+
+/* In the child: environment, signal mask, exec. Reports errno through fd on failure. */
+typedef struct saved_signals {
+    struct sigaction intr, quit, chld, usr2; /* the caller's dispositions */
+    sigset_t mask;                     /* the caller's signal mask */
+} saved_signals;
+
+static void child_exec(char **cmd, const char *lib, const char *dir, const record_opts *o,
+                       const saved_signals *sv, int fd) {
+    int e = 0;
+    if (setenv("CUDA_INJECTION64_PATH", lib, 1) || setenv("NVTX_INJECTION64_PATH", lib, 1) ||
+        setenv("TRACECOST_OUT_DIR", dir, 1) || (o->gzip && setenv("TRACECOST_GZIP", "1", 1)) ||
+        (o->delay && setenv("TRACECOST_DELAY_S", o->delay, 1)) ||
+        (o->duration && setenv("TRACECOST_DURATION_S", o->duration, 1)))
+        e = errno;
+    if (!e) {
+        sigaction(SIGINT, &sv->intr, NULL);
+        sigaction(SIGQUIT, &sv->quit, NULL);
+        sigaction(SIGCHLD, &sv->chld, NULL);
+        sigaction(SIGUSR2, &sv->usr2, NULL);
+        sigprocmask(SIG_SETMASK, &sv->mask, NULL);
+        execvp(cmd[0], cmd);
+        e = errno;
+    }
+    ssize_t w = write(fd, &e, sizeof e);
+    (void)w;
+    _exit(e == ENOENT ? TC_RECORD_EXIT_NOTFOUND : TC_RECORD_EXIT_NOEXEC);
+}
+
+/* Waits for pid, forwarding SIGTERM/SIGHUP. Returns the wait status, or -1. */
+static int wait_child(pid_t pid, const sigset_t *waitset) {
+    int status;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) return status;
+        if (r < 0 && errno != EINTR) return -1;
+        struct timespec ts = {1, 0}; /* also re-checks if SIGCHLD was taken by someone else */
+        siginfo_t si;
+        int sig = sigtimedwait(waitset, &si, &ts);
+        if (sig == SIGTERM || sig == SIGHUP) kill(pid, sig);
+    }
+}
+
+int tc_record_main(int argc, char **argv, FILE *err) {
+    record_opts o;
+    int rc = 0;
+    int p = parse(argc, argv, &o, err, &rc);
+    if (p < 0) return rc;
+    if (p > 0) {
+        tc_record_usage(stdout);
+        return 0;
+    }
+    char lib[PATH_MAX], dir[PATH_MAX];
+    if (find_library(lib, err) != 0) return TC_RECORD_EXIT_USAGE;
+    int e = mkdir_p(o.dir);
+    if (e || !realpath(o.dir, dir)) {
+        fprintf(err, "tracecost: cannot create the trace directory %s: %s\n", o.dir,
+                strerror(e ? e : errno));
+        return TC_RECORD_EXIT_USAGE;
+    }
+    const char *prev = getenv("CUDA_INJECTION64_PATH");
+    if (prev && *prev && strcmp(prev, lib) != 0)
+        fprintf(err, "tracecost: replacing CUDA_INJECTION64_PATH=%s (another profiler?)\n", prev);
+    long before = count_traces(dir);
+
+    /* The launcher ignores terminal signals and SIGUSR2, forwards SIGTERM/SIGHUP. */
+    sigset_t waitset;
+    saved_signals sv;
+    sigemptyset(&waitset);
+    sigaddset(&waitset, SIGCHLD);
+    sigaddset(&waitset, SIGTERM);
+    sigaddset(&waitset, SIGHUP);
+    struct sigaction ign, dfl;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    dfl = ign;
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &ign, &sv.intr);
+    sigaction(SIGQUIT, &ign, &sv.quit);
+    sigaction(SIGUSR2, &ign, &sv.usr2); /* meant for traced processes: must not kill us */
+    sigaction(SIGCHLD, &dfl, &sv.chld); /* SIG_IGN would reap the child for us */
+    sigprocmask(SIG_BLOCK, &waitset, &sv.mask);
+
+    int pipefd[2];
+    pid_t pid = -1;
+    int status = -1, exec_errno = 0;
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        fprintf(err, "tracecost: pipe: %s\n", strerror(errno));
+        rc = TC_RECORD_EXIT_USAGE;
+        goto out;
+    }
+    fflush(stdout);
+    fflush(err);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(err, "tracecost: fork: %s\n", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        rc = TC_RECORD_EXIT_USAGE;
+        goto out;
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        child_exec(argv + o.cmd, lib, dir, &o, &sv, pipefd[1]);
+    }
+    close(pipefd[1]);
+    ssize_t n;
+    do n = read(pipefd[0], &exec_errno, sizeof exec_errno);
+    while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    status = wait_child(pid, &waitset);
+    if (n == (ssize_t)sizeof exec_errno) {
+        fprintf(err, "tracecost: cannot run %s: %s\n", argv[o.cmd], strerror(exec_errno));
+        rc = exec_errno == ENOENT ? TC_RECORD_EXIT_NOTFOUND : TC_RECORD_EXIT_NOEXEC;
+        goto out;
+    }
+    if (status < 0) {
+        fprintf(err, "tracecost: waiting for %s: %s\n", argv[o.cmd], strerror(errno));
+        rc = TC_RECORD_EXIT_USAGE;
+    } else if (WIFEXITED(status)) {
+        rc = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        rc = 128 + WTERMSIG(status);
+    } else {
+        rc = TC_RECORD_EXIT_USAGE;
+    }
+    long made = count_traces(dir) - before;
+    if (made > 0)
+        fprintf(err, "tracecost: %ld trace file%s in %s\n", made, made == 1 ? "" : "s", dir);
+    else
+        fprintf(err, "tracecost: no trace written to %s (did %s use CUDA?)\n", dir, argv[o.cmd]);
+out:
+    sigprocmask(SIG_SETMASK, &sv.mask, NULL);
+    sigaction(SIGINT, &sv.intr, NULL);
+    sigaction(SIGQUIT, &sv.quit, NULL);
+    sigaction(SIGUSR2, &sv.usr2, NULL);
+    sigaction(SIGCHLD, &sv.chld, NULL);
+    return rc;
+}
