@@ -10,16 +10,19 @@ CPPFLAGS += -D_DEFAULT_SOURCE -Ianalyzer -Ireports -Iparsers
 LDLIBS  := -lyajl -lz -lm -pthread
 SAN     :=
 
-LIB_SRCS  := $(wildcard parsers/*.c) $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) $(wildcard reports/*.c)
+# cupti/record.c and envutil.c are the `record` launcher (no CUDA dependency); the rest of cupti/
+# is the injected library, built by cupti/cupti.mk and never linked into the analyzer.
+LIB_SRCS  := $(wildcard parsers/*.c) $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) $(wildcard reports/*.c) \
+             cupti/record.c cupti/envutil.c
 MAIN_SRCS := analyzer/main.c
-TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_SRCS := $(filter-out tests/test_cupti_convert.c tests/test_record.c,$(wildcard tests/test_*.c)) # those two: test-cupti
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all deps test-deps test sanitize clean tools install uninstall
-all: $(BUILD)/tracecost tools
+all: $(BUILD)/tracecost tools cupti
 
 deps: $(BUILD)/.deps-base
 $(BUILD)/.deps-base: scripts/setup-deps.sh
@@ -44,7 +47,9 @@ $(BUILD)/libtracecost.a: $(LIB_OBJS)
 # is here and the CUDA toolkit's cupti.h is found (the tracer library is then built), MPI off in
 # the plain build.
 CUDA_HOME ?= /usr/local/cuda
-TC_HAVE_CUPTI ?= $(if $(and $(wildcard cupti/tracer.c),$(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h)),1,0)
+CUPTI_BUILD := $(BUILD)
+include cupti/cupti.mk
+TC_HAVE_CUPTI ?= $(if $(CUPTI_FOUND),1,0)
 TC_HAVE_MPI ?= 0
 $(BUILD)/obj/analyzer/main.o: CPPFLAGS += -DTC_HAVE_CUPTI=$(TC_HAVE_CUPTI) -DTC_HAVE_MPI=$(TC_HAVE_MPI)
 $(BUILD)/obj/analyzer/main.o: $(BUILD)/.features-$(TC_HAVE_CUPTI)$(TC_HAVE_MPI)
@@ -69,8 +74,9 @@ $(BUILD)/test-tracecost: $(TEST_OBJS) $(BUILD)/libtracecost.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lcriterion $(LDLIBS)
 
 # Tests run from the repository root (they read samples/ and tests/data/ and run build/tracecost).
-test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools
+test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
+	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
 
 sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \

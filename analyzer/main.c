@@ -2,6 +2,7 @@
  * status. The only place that exits. */
 #include "cliopt.h"
 #include "commands.h"
+#include "../cupti/record.h"
 #include "cost.h"
 #include "gpu_catalog.h"
 #include "exitcodes.h"
@@ -24,6 +25,7 @@ static void usage(FILE *f) {
         "                      cost per step and which is cheaper per unit of work\n"
         "  cost [flags]        the cost model without a trace: effective GPUs, money lost, buy vs rent\n"
         "  gpus [--json]       the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources\n"
+        "  record -- CMD ...   run a CUDA program under the CUPTI tracer, writing Kineto traces\n"
         "\n"
         "Options: -h, --help; -V, --version (with the build's features).\n"
         "'tracecost COMMAND --help' or 'tracecost help COMMAND' explains each command;\n"
@@ -57,12 +59,14 @@ typedef struct {
 } command;
 
 static int cmd_cost(int argc, char **argv) { return tc_cost_main(argc, argv, stdout, stderr); }
+static int cmd_record(int argc, char **argv) { return tc_record_main(argc, argv, stderr); }
 
 static const command commands[] = {
     {"analyze", tc_cmd_analyze},
     {"compare", tc_cmd_compare},
     {"cost", cmd_cost},
     {"gpus", tc_cmd_gpus},
+    {"record", cmd_record},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -74,7 +78,7 @@ static const command *find_command(const char *name) {
 
 /* Unknown command or top-level option: name the closest known one when there is one. */
 static int unknown(const char *what) {
-    static const char *const known[] = {"analyze", "compare", "cost", "gpus", "help", "version", "--help", "--version", NULL};
+    static const char *const known[] = {"analyze", "compare", "cost", "gpus", "record", "help", "version", "--help", "--version", NULL};
     const char *close = tc_closest_option(what, known);
     for (size_t i = 0; !close && strlen(what) >= 2 && known[i]; i++)
         if (!strncmp(known[i], what, strlen(what))) close = known[i]; /* "an" -> analyze */

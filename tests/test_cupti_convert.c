@@ -584,3 +584,46 @@ Test(convert, large_document_streams_through_small_sink_chunks) {
     tj_buf_free(&out);
     tc_conv_free(c);
 }
+
+/* End to end: what the tracer writes, `tracecost analyze` reads back with the planted breakdown. */
+Test(cupti_e2e, analyzer_reads_back_the_planted_breakdown) {
+    char dir[] = "/tmp/tc-cupti-e2e-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char trace[256], json[256], cmd[1024];
+    snprintf(trace, sizeof trace, "%s/host_1.rank0.pt.trace.json.gz", dir);
+    snprintf(json, sizeof json, "%s/out.json", dir);
+    cr_assert_eq(tc_cupti_write_synthetic_trace(trace, 0, 1), 0);
+    const char *bin = getenv("TRACECOST_BIN") ? getenv("TRACECOST_BIN") : "build/tracecost";
+    snprintf(cmd, sizeof cmd, "%s analyze -q --json %s %s", bin, json, trace);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    FILE *f = fopen(json, "rb");
+    cr_assert(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    char err[256];
+    yajl_val doc = yajl_tree_parse(buf, err, sizeof err);
+    cr_assert(doc, "%s", err);
+    const char *rank_path[] = {"ranks", NULL};
+    yajl_val ranks = yajl_tree_get(doc, rank_path, yajl_t_array);
+    cr_assert(ranks && ranks->u.array.len == 1);
+    yajl_val r = ranks->u.array.values[0];
+    struct { const char *key; double want; } figs[] = {
+        {"window_us", TC_SYNTH_WINDOW_US}, {"compute_us", TC_SYNTH_COMPUTE_US},
+        {"exposed_comm_us", TC_SYNTH_COMM_EXPOSED_US}, {"overlapped_comm_us", TC_SYNTH_COMM_OVERLAPPED_US},
+        {"memory_exposed_us", TC_SYNTH_MEM_EXPOSED_US}, {"idle_us", TC_SYNTH_IDLE_US},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
+        const char *p[] = {figs[i].key, NULL};
+        yajl_val v = yajl_tree_get(r, p, yajl_t_number);
+        cr_assert(v, "%s missing", figs[i].key);
+        cr_assert_float_eq(YAJL_GET_DOUBLE(v), figs[i].want, 1e-6, "%s: %f vs %f", figs[i].key, YAJL_GET_DOUBLE(v), figs[i].want);
+    }
+    const char *sp[] = {"steps", NULL};
+    yajl_val steps = yajl_tree_get(r, sp, yajl_t_array);
+    cr_assert(steps && steps->u.array.len == TC_SYNTH_STEPS, "NVTX step ranges become steps");
+    yajl_tree_free(doc);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
