@@ -77,6 +77,13 @@ fail:
 
 static long read_plain(tc_source *s, char *buf, size_t cap) {
     size_t total = 0;
+    if (cap >= RAW_CHUNK && s->in_pos >= s->in_len && !s->raw_eof) {
+        /* large read with nothing buffered: straight into the caller's buffer, no second copy */
+        size_t n = fread(buf, 1, cap, s->f);
+        s->raw_bytes += n;
+        if (n < cap) s->raw_eof = true;
+        return (long)n;
+    }
     while (total < cap) {
         fill(s);
         if (s->in_pos >= s->in_len) break;
@@ -151,6 +158,12 @@ uint64_t tc_source_raw_bytes(const tc_source *s) { return s->raw_bytes; }
 uint64_t tc_source_decoded_bytes(const tc_source *s) { return s->decoded_bytes; }
 bool tc_source_truncated(const tc_source *s) { return s->truncated; }
 uint64_t tc_source_file_size(const tc_source *s) { return s->file_size; }
+
+int tc_source_map_fd(const tc_source *s, uint64_t *size) {
+    if (s->format != TC_SOURCE_PLAIN || !s->owns_file || s->file_size == 0) return -1;
+    *size = s->file_size;
+    return fileno(s->f);
+}
 
 void tc_source_close(tc_source *s) {
     if (!s) return;
