@@ -17,7 +17,7 @@
 
 #define MIN_PIECE (4u * 1024u)
 #define MAX_PIECE (2u * 1024u * 1024u)
-#define MAX_PIECES_PER_BUFFER (TC_PAR_BUFFER / MIN_PIECE + 2)
+#define MAX_PIECES_PER_BUFFER (TC_PAR_WINDOW / MIN_PIECE + 2)
 
 /* ---- reader thread: source -> ring of buffers ---------------------------------------------- */
 
@@ -72,9 +72,9 @@ static void *reader_main(void *arg) {
 /* Buffer number k, or NULL at the end (check r->failed). */
 static const char *reader_get(reader *r, uint64_t k, size_t *len) {
     if (r->fd >= 0) {
-        uint64_t off = k * (uint64_t)TC_PAR_BUFFER;
+        uint64_t off = k * (uint64_t)TC_PAR_WINDOW;
         if (off >= r->size) return NULL;
-        size_t n = r->size - off < TC_PAR_BUFFER ? (size_t)(r->size - off) : TC_PAR_BUFFER;
+        size_t n = r->size - off < TC_PAR_WINDOW ? (size_t)(r->size - off) : TC_PAR_WINDOW;
         void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)off);
         if (m == MAP_FAILED) { r->failed = true; return NULL; }
         r->map[k % TC_PAR_BUFFERS] = m;
@@ -347,6 +347,9 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     reader *r = &x.r;
     r->src = src;
     r->fd = tc_source_map_fd(src, &r->size);
+    /* at least two pieces per thread in each buffer, or the threads wait on each other */
+    size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 2);
+    if (gap > per_buffer) gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     x.pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x.pieces);

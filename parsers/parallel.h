@@ -29,9 +29,12 @@ typedef struct {
     const char *why;      /* for TC_PAR_FALLBACK: a short reason (static text) */
 } tc_par_info;
 
-/* Buffer sizes; memory held is about TC_PAR_BUFFERS * TC_PAR_BUFFER bytes plus the pieces' records. */
-#define TC_PAR_BUFFER (16u * 1024u * 1024u)
-#define TC_PAR_BUFFERS 4
+/* Plain files are mapped in windows of TC_PAR_WINDOW bytes (two mapped at most); gzip inflates
+ * into a ring of TC_PAR_BUFFERS buffers of TC_PAR_BUFFER bytes, small enough to still be in cache
+ * when parsed. Memory held: about 2 windows or the ring, plus the pieces' records. */
+#define TC_PAR_WINDOW (16u * 1024u * 1024u)
+#define TC_PAR_BUFFER (2u * 1024u * 1024u)
+#define TC_PAR_BUFFERS 8
 
 /* Parses src (opened, nothing read yet) into t (initialized, empty) with `threads` parse threads
  * (>= 2). size_hint: the decoded size expected (0 unknown), to size the pieces. */
