@@ -23,7 +23,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize clean tools
+.PHONY: all deps test-deps test sanitize clean tools bench
 all: $(BUILD)/tracecost tools
 
 deps: $(BUILD)/.deps-base
@@ -67,6 +67,10 @@ test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools
 
 sanitize:
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
+
+# Speed and memory against json_verify, gzip -dc and cat (bench/bench.sh; generates bench/data/).
+bench: $(BUILD)/.deps-test $(BUILD)/tracecost tools
+	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/bench.sh $(RUNS)
 
 clean:
 	rm -rf build build-sanitize

@@ -74,9 +74,10 @@ static int add_step(tc_step_map *m, size_t *cap, size_t *hint, int64_t number, i
 int tc_steps_assign(tc_trace *t, tc_step_map *out) {
     memset(out, 0, sizeof *out);
     if (t->n_cpu_steps == 0 && t->n_gpu_steps == 0) return 0;
-    qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
-    qsort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
-    qsort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
+    /* qsort's array may not be NULL, even for 0 elements */
+    if (t->n_launches > 1) qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    if (t->n_cpu_steps > 1) qsort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
+    if (t->n_gpu_steps > 1) qsort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
     size_t cap = 0, hint = 0;
     for (size_t i = 0; i < t->n_cpu_steps; i++)
         if (add_step(out, &cap, &hint, t->cpu_steps[i].number, t->cpu_steps[i].dur_ns, t->cpu_steps[i].start_ns, true)) return -1;

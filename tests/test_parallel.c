@@ -220,7 +220,7 @@ static void check_parallel_load(const char *path, tc_par_mode mode) {
     tc_trace_free(&par);
 }
 
-Test(parallel, samples_j1_equals_j2, .init = setup, .timeout = 120) {
+Test(parallel, samples_j1_equals_j2, .init = setup) {
     glob_t g;
     cr_assert_eq(glob("tests/data/*.json.gz", 0, NULL, &g), 0, "no samples in tests/data");
     cr_assert_geq(g.gl_pathc, 4);
@@ -232,7 +232,7 @@ Test(parallel, samples_j1_equals_j2, .init = setup, .timeout = 120) {
     globfree(&g);
 }
 
-Test(parallel, samples_take_the_parallel_path, .init = setup, .timeout = 120) {
+Test(parallel, samples_take_the_parallel_path, .init = setup) {
     static const struct { const char *name; tc_par_mode mode; } s[] = {
         {"alexnet_cuda_sync", TC_PAR_MODE_KINETO},
         {"sampled_rank-0", TC_PAR_MODE_STRUCTURAL},  /* one line */
@@ -249,7 +249,7 @@ Test(parallel, samples_take_the_parallel_path, .init = setup, .timeout = 120) {
     }
 }
 
-Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup, .timeout = 300) {
+Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
     const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
     static const char *layouts[] = {"kineto", "oneline", "indent4"};
     static const tc_par_mode modes[] = {TC_PAR_MODE_KINETO, TC_PAR_MODE_STRUCTURAL, TC_PAR_MODE_STRUCTURAL};
@@ -277,7 +277,7 @@ Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup, .timeout = 300) {
     }
 }
 
-Test(parallel, damaged_inputs_behave_as_sequential, .init = setup, .timeout = 300) {
+Test(parallel, damaged_inputs_behave_as_sequential, .init = setup) {
     const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
     cr_assert_eq(sh("rm -rf %s/dmg && %s -o %s/dmg --ranks 1 --steps 40 >/dev/null", TMP, gen, TMP), 0);
     const char *f = TMP "/dmg/rank0.pt.trace.json";
@@ -295,7 +295,7 @@ Test(parallel, damaged_inputs_behave_as_sequential, .init = setup, .timeout = 30
     cr_assert_eq(analyze_j1_j2(TMP "/cut.json.gz", "cut-gz"), 3);
 }
 
-Test(parallel, gzip_engines_agree, .init = setup, .timeout = 120) {
+Test(parallel, gzip_engines_agree, .init = setup) {
     /* ISA-L (when built in) and zlib inflate the samples to the same analysis */
     const char *tc = bin("TRACECOST_BIN", "build/tracecost");
     glob_t g;
