@@ -3,7 +3,7 @@
 # Generates bench/data/ (two 380 MiB Kineto-layout rank files and a gzip of rank 0) with
 # build/tracegen when missing, then runs every command RUNS times, interleaved (one round runs each
 # command once, so all see the same machine load), and prints the median wall time, MB/s
-# (MB = 1e6 bytes of the file as given: compressed bytes for gzip), the ratios the issue targets with
+# (MB = 1e6 bytes of JSON, the decompressed size for gzip), the ratios the issue targets with
 # PASS/FAIL, and peak RSS (GNU time's maximum resident set size).
 # Usage: bench/bench.sh [RUNS]   (default 5; env TRACECOST, TRACEGEN, BENCH_DIR override paths)
 set -eu
@@ -30,15 +30,16 @@ if [ ! -s "$GZ" ]; then
   gzip -6 -c "$R0" > "$GZ.tmp" && mv "$GZ.tmp" "$GZ"
 fi
 
-now() { date +%s.%N; }
-# time_cmd NAME CMD...: runs CMD once, appends the wall seconds to $OUT/NAME
+# time_cmd NAME CMD...: runs CMD once; appends its wall seconds to $OUT/NAME and its CPU seconds
+# (user + system, all threads) to $OUT/NAME.cpu
 time_cmd() {
   local name=$1; shift
-  local a b
-  a=$(now); "$@"; b=$(now)
-  echo "$a $b" | awk '{printf "%.4f\n", $2 - $1}' >> "$OUT/$name"
+  /usr/bin/time -o "$OUT/t" -f "%e %U %S" "$@"
+  tail -1 "$OUT/t" | awk '{printf "%.4f\n", $1}' >> "$OUT/$name"
+  tail -1 "$OUT/t" | awk '{printf "%.4f\n", $2 + $3}' >> "$OUT/$name.cpu"
 }
 median() { sort -g "$OUT/$1" | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else printf "%.4f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
 size() { stat -c %s "$1"; }
 S0=$(size "$R0"); S1=$(size "$R1"); SG=$(size "$GZ")
@@ -66,25 +67,26 @@ GPU_EVENTS=$(grep -m1 '"gpu_events"' "$OUT/plain.json" | tr -dc 0-9)
 cmp -s "$OUT/two.json" "$OUT/two1.json" && SAME=yes || SAME=NO
 
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN {printf "%.0f", b / 1e6 / s}'; }
-row() { printf "  %-44s %8.3f s %8s MB/s\n" "$1" "$2" "$(mbps "$3" "$2")"; }
+row() { printf "  %-44s %8.3f s %8s MB/s %8.3f s CPU\n" "$1" "$2" "$(mbps "$3" "$2")" "$(median "$4.cpu")"; }
 verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; printf "%.2f (target %s %s) %s", v, op, t, ok ? "PASS" : "FAIL"}'; }
 
 T_CAT=$(median cat); T_JV=$(median json_verify); T_TC=$(median tracecost)
 T_GZ=$(median gzip_dc); T_TCGZ=$(median tracecost_gz)
 T_TWO=$(median two_together); T_TWO1=$(median two_j1); T_SEP=$(median two_separate)
 
-echo "tracecost bench: median of $RUNS interleaved runs, wall time; MB = 1e6 bytes of the input file"
+echo "tracecost bench: median of $RUNS interleaved runs: wall time, MB/s (MB = 1e6 bytes of JSON: the decompressed size for gzip), CPU time (user+sys)"
+echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine slows every wall time)"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "gzip engine: $(nm -D "$TC" 2>/dev/null | grep -q isal_inflate && echo isa-l || (ldd "$TC" | grep -q libisal && echo isa-l || echo zlib))"
 echo "input: $R0 ($S0 bytes, $GPU_EVENTS GPU events), $R1 ($S1 bytes), $GZ ($SG bytes)"
-row "cat FILE > /dev/null" "$T_CAT" "$S0"
-row "json_verify -q < FILE" "$T_JV" "$S0"
-row "tracecost analyze FILE" "$T_TC" "$S0"
-row "gzip -dc FILE.gz > /dev/null" "$T_GZ" "$SG"
-row "tracecost analyze FILE.gz" "$T_TCGZ" "$SG"
-row "tracecost analyze RANK0 RANK1 (together)" "$T_TWO" "$((S0 + S1))"
-row "tracecost analyze -j1 RANK0 RANK1" "$T_TWO1" "$((S0 + S1))"
-row "tracecost analyze RANK0; ... RANK1" "$T_SEP" "$((S0 + S1))"
+row "cat FILE > /dev/null" "$T_CAT" "$S0" cat
+row "json_verify -q < FILE" "$T_JV" "$S0" json_verify
+row "tracecost analyze FILE" "$T_TC" "$S0" tracecost
+row "gzip -dc FILE.gz > /dev/null" "$T_GZ" "$S0" gzip_dc
+row "tracecost analyze FILE.gz" "$T_TCGZ" "$S0" tracecost_gz
+row "tracecost analyze RANK0 RANK1 (together)" "$T_TWO" "$((S0 + S1))" two_together
+row "tracecost analyze -j1 RANK0 RANK1" "$T_TWO1" "$((S0 + S1))" two_j1
+row "tracecost analyze RANK0; ... RANK1" "$T_SEP" "$((S0 + S1))" two_separate
 echo "ratios:"
 echo "  plain: tracecost / json_verify          $(verdict "$(awk -v a="$T_TC" -v b="$T_JV" 'BEGIN{print a/b}')" '<=' 0.8)"
 echo "  gzip:  tracecost / gzip -dc             $(verdict "$(awk -v a="$T_TCGZ" -v b="$T_GZ" 'BEGIN{print a/b}')" '<=' 0.8)"
