@@ -14,6 +14,7 @@ typedef struct {
     pthread_mutex_t lock;
     char *const *paths;
     size_t n, next, done;
+    int threads_per_file; /* parse threads each file gets: the -j budget shared among the files */
     tc_trace *traces;
     tc_load_status *status;
     char (*msg)[600];
@@ -71,7 +72,8 @@ static void *worker(void *arg) {
         if (i >= c->n) break;
         progress_arg pa = {c, i};
         if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; continue; }
-        c->status[i] = tc_load_trace(&c->traces[i], c->paths[i], on_progress, &pa, c->msg[i], sizeof c->msg[i]);
+        c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
+                                        sizeof c->msg[i]);
         pthread_mutex_lock(&c->lock);
         c->done++;
         pthread_mutex_unlock(&c->lock);
@@ -105,6 +107,9 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
     int threads = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
     if ((size_t)threads > n) threads = (int)n;
     if (threads < 1) threads = 1;
+    /* with fewer files than threads, each file parses on several (2 files, -j8: 4 each) */
+    int budget = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
+    c.threads_per_file = budget / threads > 1 ? budget / threads : 1;
     pthread_t *tids = calloc((size_t)threads, sizeof *tids);
     int started = 0;
     for (int t = 1; tids && t < threads; t++)

@@ -40,14 +40,20 @@ static long find_span(const tc_step_span *s, size_t n, int64_t ts) {
     return -1;
 }
 
-static long step_index(const tc_step_map *m, int64_t number) {
+/* Index of step `number`, or -1. *hint (the last index found) is tried first: spans and events
+ * mostly come in step order, which keeps this O(1) instead of O(steps) per call. */
+static long step_index(const tc_step_map *m, int64_t number, size_t *hint) {
+    for (size_t d = 0; d < 2; d++) {
+        size_t i = *hint + d;
+        if (i < m->n_steps && m->steps[i].number == number) { *hint = i; return (long)i; }
+    }
     for (size_t i = 0; i < m->n_steps; i++)
-        if (m->steps[i].number == number) return (long)i;
+        if (m->steps[i].number == number) { *hint = i; return (long)i; }
     return -1;
 }
 
-static int add_step(tc_step_map *m, size_t *cap, int64_t number, int64_t dur, int64_t start, bool cpu) {
-    long k = step_index(m, number);
+static int add_step(tc_step_map *m, size_t *cap, size_t *hint, int64_t number, int64_t dur, int64_t start, bool cpu) {
+    long k = step_index(m, number, hint);
     if (k >= 0) {
         if (cpu && m->steps[k].cpu_end_ns == m->steps[k].cpu_start_ns) {
             m->steps[k].step_time_ns = dur;
@@ -71,11 +77,11 @@ int tc_steps_assign(tc_trace *t, tc_step_map *out) {
     tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
     tc_sort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
     tc_sort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
-    size_t cap = 0;
+    size_t cap = 0, hint = 0;
     for (size_t i = 0; i < t->n_cpu_steps; i++)
-        if (add_step(out, &cap, t->cpu_steps[i].number, t->cpu_steps[i].dur_ns, t->cpu_steps[i].start_ns, true)) return -1;
+        if (add_step(out, &cap, &hint, t->cpu_steps[i].number, t->cpu_steps[i].dur_ns, t->cpu_steps[i].start_ns, true)) return -1;
     for (size_t i = 0; i < t->n_gpu_steps; i++)
-        if (add_step(out, &cap, t->gpu_steps[i].number, t->gpu_steps[i].dur_ns, t->gpu_steps[i].start_ns, false)) return -1;
+        if (add_step(out, &cap, &hint, t->gpu_steps[i].number, t->gpu_steps[i].dur_ns, t->gpu_steps[i].start_ns, false)) return -1;
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
         long span = -1;
@@ -89,7 +95,7 @@ int tc_steps_assign(tc_trace *t, tc_step_map *out) {
             span = find_span(t->gpu_steps, t->n_gpu_steps, g->start_ns);
             if (span >= 0) number = t->gpu_steps[span].number;
         }
-        long k = span >= 0 ? step_index(out, number) : -1;
+        long k = span >= 0 ? step_index(out, number, &hint) : -1;
         if (k < 0) { out->unassigned++; continue; }
         tc_step_events *s = &out->steps[k];
         if (TC_PUSH(s->events, s->n_events, s->cap_events, (uint32_t)e)) return -1;

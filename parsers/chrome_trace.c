@@ -89,6 +89,7 @@ struct tc_ct_parser {
     frame frames[MAX_FRAMES];
     int depth;              /* open containers; frames[depth-1] is the innermost stored one */
     int documents;          /* top-level values seen */
+    bool events_mode;       /* tc_ct_parser_new_events: input is "[" + a run of events + "]" */
     event_scratch ev;
     /* device entry being read */
     int64_t dev_id; bool dev_has_id;
@@ -559,7 +560,11 @@ static int cb_end_map(void *ctx) {
 
 static int cb_start_array(void *ctx) {
     tc_ct_parser *p = ctx;
-    if (p->depth == 0) { p->documents++; push(p, F_EVENTS); return 1; } /* bare array of events */
+    if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
+        if (!p->events_mode) p->documents++;
+        push(p, F_EVENTS);
+        return 1;
+    }
     frame_kind fk = top_kind(p);
     key_kind k = top_key(p);
     if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
@@ -606,6 +611,21 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     yajl_config(p->yh, yajl_dont_validate_strings, 1);
     yajl_config(p->yh, yajl_allow_multiple_values, 1);
     return p;
+}
+
+tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst) {
+    tc_ct_parser *p = tc_ct_parser_new(dst);
+    if (p) p->events_mode = true;
+    return p;
+}
+
+void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from) {
+    into->skip_missing_ph += from->skip_missing_ph;
+    into->skip_missing_ts += from->skip_missing_ts;
+    into->skip_missing_dur += from->skip_missing_dur;
+    for (int i = 0; i < 5; i++) into->skip_bad_number[i] += from->skip_bad_number[i];
+    into->long_strings += from->long_strings; /* strings cut at STR_CAP inside the piece */
+    into->dropped_bytes += from->dropped_bytes;
 }
 
 void tc_ct_parser_free(tc_ct_parser *p) {
@@ -727,7 +747,7 @@ int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     }
     if (p->dropping) { p->dropped_bytes += len - seg; seg = len; }
     if (pass_on(p, buf, seg, len)) return -1;
-    count_lines(p, buf, len);
+    if (!p->events_mode) count_lines(p, buf, len); /* events mode reports no positions */
     p->fed_before += len;
     return 0;
 }
@@ -750,7 +770,7 @@ static void summarize_skips(tc_ct_parser *p) {
 int tc_ct_parser_finish(tc_ct_parser *p) {
     p->chunk = NULL;
     p->chunk_len = 0;
-    summarize_skips(p);
+    if (!p->events_mode) summarize_skips(p);
     yajl_status st = yajl_complete_parse(p->yh);
     if (st != yajl_status_ok || p->depth != 0) {
         p->error_offset = p->fed_before;

@@ -1,10 +1,12 @@
 /* load.c: source -> parser pump with damage handling (see load.h). */
 #include "load.h"
 #include "chrome_trace.h"
+#include "parallel.h"
 #include "source.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../analyzer/util.h"
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
 
@@ -76,4 +78,32 @@ done:
     tc_ct_parser_free(p);
     tc_source_close(src);
     return status;
+}
+
+tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
+                                void *progress_ctx, char *msg, size_t msglen) {
+    if (threads > 1 && strcmp(path, "-") != 0) {
+        char err[512];
+        tc_source *src = tc_source_open(path, err, sizeof err);
+        uint64_t size = src ? tc_source_file_size(src) : 0;
+        if (src && size > 0) {
+            /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
+            uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
+            tc_par_info info;
+            if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
+                t->bytes = info.raw_bytes;
+                t->bytes_decoded = info.decoded_bytes;
+                tc_source_close(src);
+                return TC_LOAD_OK;
+            }
+            /* start over, sequentially: it decides what damage means */
+            char *p = tc_strdup(path);
+            tc_trace_free(t);
+            int rc = tc_trace_init(t, p);
+            free(p);
+            if (rc) { tc_source_close(src); snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
+        }
+        tc_source_close(src);
+    }
+    return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
 }

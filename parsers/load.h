@@ -26,4 +26,9 @@ typedef void (*tc_progress_fn)(void *ctx, uint64_t raw_bytes, uint64_t file_size
  * written to msg. */
 tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
                              char *msg, size_t msglen);
+/* Same, parsing with up to `threads` threads (parsers/parallel.h) when the input is a regular file
+ * (plain or gzip) and threads > 1; anything the parallel parse is unsure of (damage, an unusual
+ * layout it cannot split) is parsed sequentially, so the result is always the sequential one. */
+tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
+                                void *progress_ctx, char *msg, size_t msglen);
 #endif

@@ -23,6 +23,9 @@ uint64_t tc_source_decoded_bytes(const tc_source *s); /* bytes handed out so far
 bool tc_source_truncated(const tc_source *s);
 /* Total file size when it is a regular file, else 0 (for progress). */
 uint64_t tc_source_file_size(const tc_source *s);
+/* For a plain (not gzip) regular file: its descriptor, for mmap, and its size in *size; else -1.
+ * The descriptor stays owned by the source. */
+int tc_source_map_fd(const tc_source *s, uint64_t *size);
 void tc_source_close(tc_source *s); /* NULL is a no-op */
 const char *tc_source_gzip_engine(void); /* "zlib" or "isa-l" */
 #endif

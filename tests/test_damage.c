@@ -244,8 +244,10 @@ Test(damage, corrupted_gzip_stops_at_the_damage) {
     write_bytes(f, d, n);
     cr_assert_eq(analyze(&c, args), 3, "%s", c.msgs);
     char want[800];
-    snprintf(want, sizeof want, "tracecost: warning: %s: corrupt gzip data near compressed byte %zu (incorrect data check) (analyzing what was read)", f, n - 4);
+    /* zlib stops at the trailer (byte n - 4); ISA-L reports where its input buffer stood */
+    snprintf(want, sizeof want, "tracecost: warning: %s: corrupt gzip data near compressed byte ", f);
     cr_assert(strstr(c.msgs, want), "%s", c.msgs);
+    cr_assert(strstr(c.msgs, "(incorrect data check) (analyzing what was read)"), "%s", c.msgs);
     cr_assert(input0_truncated(&c));
     /* bytes flipped mid-stream: inflate garbage stops at a zlib or JSON error; what came before is analyzed */
     for (size_t at = n / 2; at < n - 64; at += n / 8) {

@@ -1,0 +1,309 @@
+/* test_parallel.c: the multi-threaded parse gives exactly the sequential result. Unit tests of
+ * the boundary finder on tricky inputs (braces, commas, "},\n  {\n" and escaped quotes inside
+ * strings); -j1 vs -j2 byte-identical JSON on every sample in tests/data and on generated jobs in
+ * Kineto, one-line and 4-space layouts (which must also agree with each other); the parallel path
+ * is really taken (pieces > 1, right mode) and equals the sequential load record for record;
+ * damaged inputs behave the same with -j1 and -j2. Scratch files go to build/test-parallel/. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "../parsers/chrome_trace.h"
+#include "../parsers/load.h"
+#include "../parsers/parallel.h"
+#include "../parsers/source.h"
+#include "../parsers/split.h"
+
+#define TMP "build/test-parallel"
+
+static const char *bin(const char *var, const char *dflt) {
+    const char *v = getenv(var);
+    return v && *v ? v : dflt;
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    size_t got;
+    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    if (len) *len = n;
+    b[n < cap ? n : cap - 1] = 0;
+    return b;
+}
+
+static int sh(const char *fmt, ...) {
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static bool same_file(const char *a, const char *b) {
+    size_t la, lb;
+    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Runs analyze with -j1 and -j2 on `inputs`; asserts equal exit codes and byte-identical JSON. */
+static int analyze_j1_j2(const char *inputs, const char *tag) {
+    const char *tc = bin("TRACECOST_BIN", "build/tracecost");
+    int r1 = sh("%s analyze -q -j1 --json %s/%s.j1.json %s 2>%s/%s.j1.err", tc, TMP, tag, inputs, TMP, tag);
+    int r2 = sh("%s analyze -q -j2 --json %s/%s.j2.json %s 2>%s/%s.j2.err", tc, TMP, tag, inputs, TMP, tag);
+    cr_assert_eq(r1, r2, "%s: exit %d with -j1, %d with -j2", inputs, r1, r2);
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/%s.j1.json", TMP, tag);
+    snprintf(b, sizeof b, "%s/%s.j2.json", TMP, tag);
+    cr_assert(same_file(a, b), "%s: -j1 and -j2 JSON differ (%s vs %s)", inputs, a, b);
+    snprintf(a, sizeof a, "%s/%s.j1.err", TMP, tag);
+    snprintf(b, sizeof b, "%s/%s.j2.err", TMP, tag);
+    cr_assert(same_file(a, b), "%s: -j1 and -j2 messages differ", inputs);
+    return r1;
+}
+
+static void setup(void) { mkdir("build", 0777); mkdir(TMP, 0777); }
+
+/* ---- boundary finder ------------------------------------------------------------------------ */
+
+Test(split, finds_the_events_array_among_tricky_metadata) {
+    size_t body = 0;
+    const char *doc = "{\"a\": \"traceEvents\", \"b\": {\"traceEvents\": [1]}, \"c\": \"x\\\"traceEvents\\\": [\", "
+                      "\"d\": [\"}\", \"]\"], \"traceEvents\" :\n [ {\"ph\": \"X\"}]}";
+    cr_assert_eq(tc_split_find_events(doc, strlen(doc), &body), TC_SPLIT_FOUND);
+    cr_assert_str_eq(doc + body, " {\"ph\": \"X\"}]}", "body starts at '%s'", doc + body);
+    cr_assert_eq(tc_split_find_events("  [{}]", 6, &body), TC_SPLIT_FOUND);
+    cr_assert_eq(body, 3);
+    cr_assert_eq(tc_split_find_events("{\"schemaVersion\": 1, \"traceEv", 30, &body), TC_SPLIT_NEED_MORE);
+    cr_assert_eq(tc_split_find_events("{\"x\": 1}  ", 10, &body), TC_SPLIT_NOT_FOUND);
+    cr_assert_eq(tc_split_find_events("{\"traceEvents\": {}}", 19, &body), TC_SPLIT_NOT_FOUND);
+    cr_assert_eq(tc_split_find_events("42", 2, &body), TC_SPLIT_NOT_FOUND);
+}
+
+Test(split, kineto_pattern) {
+    const char *b = "[\n  {\n    \"a\": 1\n  },\n  {\n    \"b\": 2\n  }\n]";
+    size_t at = tc_split_kineto_next(b, strlen(b), 0);
+    cr_assert_neq(at, TC_SPLIT_NONE);
+    cr_assert_eq(b[at], '{');
+    cr_assert_eq(strncmp(b + at, "{\n    \"b\"", 9), 0);
+    cr_assert_eq(tc_split_kineto_next(b, strlen(b), at), TC_SPLIT_NONE);
+    /* 4-space layout does not match */
+    const char *c = "    },\n    {\n";
+    cr_assert_eq(tc_split_kineto_next(c, strlen(c), 0), TC_SPLIT_NONE);
+}
+
+/* Structural scan of `body` (after the '['), fed in pieces of `step` bytes: boundaries as offsets. */
+static size_t scan_all(const char *body, size_t step, size_t *out, size_t max, size_t *end_at) {
+    tc_scan s;
+    memset(&s, 0, sizeof s);
+    size_t len = strlen(body), n = 0, base = 0;
+    int64_t last = 0;
+    *end_at = TC_SPLIT_NONE;
+    while (base < len && !s.ended) {
+        size_t part = len - base < step ? len - base : step;
+        size_t got[64], stopped;
+        size_t k = tc_scan_run(&s, body + base, part, 0, &last, 1, got, 64, &stopped);
+        for (size_t i = 0; i < k && n < max; i++) out[n++] = base + got[i];
+        if (s.ended) *end_at = base + s.end_at;
+        last -= (int64_t)part;
+        base += part;
+    }
+    return n;
+}
+
+Test(split, structural_scan_ignores_strings_and_nesting) {
+    /* commas, brackets, braces, the Kineto pattern and escaped quotes/backslashes inside strings */
+    const char *body = "{\"n\": \"a,b},\\n  {\\n\", \"q\": \"x\\\"],[{\"}, "
+                       "{\"args\": {\"l\": [1, 2, {\"k\": [3, 4]}]}, \"s\": \"\\\\\"},\n"
+                       "7 , [\"]\", \",\"] ] , \"after the end\"";
+    size_t want_end = (size_t)(strstr(body, "] , \"after") - body);
+    size_t first = (size_t)(strstr(body, ", {\"args\"") - body) + 1;
+    size_t second = (size_t)(strstr(body, ",\n7") - body) + 1;
+    size_t third = (size_t)(strstr(body, "7 ,") - body) + 3;
+    size_t len = strlen(body);
+    for (size_t step = 1; step <= len; step++) { /* every way of cutting it into buffers */
+        size_t b[16], end;
+        size_t n = scan_all(body, step, b, 16, &end);
+        cr_assert_eq(n, 3, "step %zu: %zu boundaries", step, n);
+        cr_assert_eq(b[0], first, "step %zu", step);
+        cr_assert_eq(b[1], second, "step %zu", step);
+        cr_assert_eq(b[2], third, "step %zu", step);
+        cr_assert_eq(end, want_end, "step %zu: end at %zu, want %zu", step, end, want_end);
+    }
+}
+
+Test(split, min_gap_and_trim) {
+    const char *body = "1,2,3,4,5,6]";
+    tc_scan s;
+    memset(&s, 0, sizeof s);
+    int64_t last = 0;
+    size_t out[8], stopped;
+    size_t n = tc_scan_run(&s, body, strlen(body), 0, &last, 4, out, 8, &stopped);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(out[0], 4); /* "1,2," */
+    cr_assert_eq(out[1], 8);
+    cr_assert(s.ended);
+    cr_assert_eq(tc_split_trim_comma("{} ,\n  ", 7), 3);
+    cr_assert_eq(tc_split_trim_comma("{}\n  ", 5), TC_SPLIT_NONE);
+}
+
+/* ---- the parallel load equals the sequential one -------------------------------------------- */
+
+static void assert_same_trace(const tc_trace *a, const tc_trace *b, const char *what) {
+    cr_assert_eq(a->events_total, b->events_total, "%s: events", what);
+    cr_assert_eq(a->events_skipped, b->events_skipped, "%s: skipped", what);
+    cr_assert_eq(a->n_gpu, b->n_gpu, "%s: gpu events %zu vs %zu", what, a->n_gpu, b->n_gpu);
+    cr_assert(a->n_gpu == 0 || memcmp(a->gpu, b->gpu, a->n_gpu * sizeof *a->gpu) == 0, "%s: gpu records", what);
+    cr_assert_eq(a->n_colls, b->n_colls, "%s: colls", what);
+    for (size_t i = 0; i < a->n_colls; i++) { /* field by field: the structs have padding */
+        const tc_coll_args *x = &a->colls[i], *y = &b->colls[i];
+        cr_assert(x->coll_name == y->coll_name && x->dtype == y->dtype && x->pg_name == y->pg_name &&
+                  x->pg_desc == y->pg_desc && x->pg_ranks == y->pg_ranks && x->in_nelems == y->in_nelems &&
+                  x->out_nelems == y->out_nelems && x->group_size == y->group_size && x->seq == y->seq,
+                  "%s: coll %zu", what, i);
+    }
+    cr_assert_eq(a->n_launches, b->n_launches, "%s: launches", what);
+    for (size_t i = 0; i < a->n_launches; i++)
+        cr_assert(a->launches[i].correlation == b->launches[i].correlation && a->launches[i].ts_ns == b->launches[i].ts_ns,
+                  "%s: launch %zu", what, i);
+    for (size_t i = 0; i < a->n_cpu_steps && i < b->n_cpu_steps; i++)
+        cr_assert(a->cpu_steps[i].start_ns == b->cpu_steps[i].start_ns && a->cpu_steps[i].number == b->cpu_steps[i].number,
+                  "%s: cpu step %zu", what, i);
+    cr_assert_eq(a->n_cpu_steps, b->n_cpu_steps, "%s: cpu steps", what);
+    cr_assert_eq(a->n_gpu_steps, b->n_gpu_steps, "%s: gpu steps", what);
+    cr_assert_eq(a->n_devices, b->n_devices, "%s: devices", what);
+    cr_assert_eq(a->rank, b->rank, "%s: rank", what);
+    cr_assert_eq(a->bytes, b->bytes, "%s: bytes", what);
+    cr_assert_eq(a->bytes_decoded, b->bytes_decoded, "%s: decoded bytes", what);
+    size_t ns = tc_strtab_count(a->strings);
+    cr_assert_eq(ns, tc_strtab_count(b->strings), "%s: strings", what);
+    for (size_t i = 0; i < ns; i++)
+        cr_assert_str_eq(tc_strtab_get(a->strings, (uint32_t)i), tc_strtab_get(b->strings, (uint32_t)i), "%s: string %zu", what, i);
+    cr_assert_eq(a->n_warnings, b->n_warnings, "%s: warnings", what);
+    for (size_t i = 0; i < a->n_warnings; i++) cr_assert_str_eq(a->warnings[i], b->warnings[i]);
+}
+
+/* Loads path both ways; asserts the parallel parse was taken (in `mode`, in several pieces) and
+ * gives the sequential trace. */
+static void check_parallel_load(const char *path, tc_par_mode mode) {
+    tc_trace seq, par;
+    char msg[600];
+    cr_assert_eq(tc_trace_init(&seq, path), 0);
+    cr_assert_eq(tc_load_trace(&seq, path, NULL, NULL, msg, sizeof msg), TC_LOAD_OK, "%s: %s", path, msg);
+    cr_assert_eq(tc_trace_init(&par, path), 0);
+    char err[512];
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    cr_assert_not_null(src, "%s", err);
+    tc_par_info info;
+    /* a small size hint gives small pieces: many boundaries even in a small file */
+    tc_par_status st = tc_parallel_load(&par, src, 2, 64 * 1024, NULL, NULL, &info);
+    cr_assert_eq(st, TC_PAR_OK, "%s: fell back (%s)", path, info.why ? info.why : "?");
+    cr_assert_eq(info.mode, mode, "%s: mode %d, want %d", path, (int)info.mode, (int)mode);
+    cr_assert_gt(info.pieces, 1, "%s: %llu pieces", path, (unsigned long long)info.pieces);
+    par.bytes = info.raw_bytes;
+    par.bytes_decoded = info.decoded_bytes;
+    tc_source_close(src);
+    assert_same_trace(&seq, &par, path);
+    tc_trace_free(&seq);
+    tc_trace_free(&par);
+}
+
+Test(parallel, samples_j1_equals_j2, .init = setup) {
+    glob_t g;
+    cr_assert_eq(glob("tests/data/*.json.gz", 0, NULL, &g), 0, "no samples in tests/data");
+    cr_assert_geq(g.gl_pathc, 4);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "sample%zu", i);
+        cr_assert_eq(analyze_j1_j2(g.gl_pathv[i], tag), 0, "%s", g.gl_pathv[i]);
+    }
+    globfree(&g);
+}
+
+Test(parallel, samples_take_the_parallel_path, .init = setup) {
+    static const struct { const char *name; tc_par_mode mode; } s[] = {
+        {"alexnet_cuda_sync", TC_PAR_MODE_KINETO},
+        {"sampled_rank-0", TC_PAR_MODE_STRUCTURAL},  /* one line */
+        {"b200_eager_tp8", TC_PAR_MODE_STRUCTURAL},  /* 4-space indentation */
+        {"mi250_minitoy_train_ROCm6_2_kineto", TC_PAR_MODE_KINETO},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        char gz[256], plain[256];
+        snprintf(gz, sizeof gz, "tests/data/%s.json.gz", s[i].name);
+        snprintf(plain, sizeof plain, "%s/%s.json", TMP, s[i].name);
+        cr_assert_eq(sh("gzip -dc %s > %s", gz, plain), 0);
+        check_parallel_load(gz, s[i].mode);    /* inflate thread + buffers */
+        check_parallel_load(plain, s[i].mode); /* mapped windows */
+    }
+}
+
+Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
+    const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
+    static const char *layouts[] = {"kineto", "oneline", "indent4"};
+    static const tc_par_mode modes[] = {TC_PAR_MODE_KINETO, TC_PAR_MODE_STRUCTURAL, TC_PAR_MODE_STRUCTURAL};
+    for (int l = 0; l < 3; l++) {
+        cr_assert_eq(sh("rm -rf %s/%s && %s -o %s/%s --ranks 2 --steps 40 --clock-offset-us 500 --straggler 1 "
+                        "--layout %s >/dev/null", TMP, layouts[l], gen, TMP, layouts[l], layouts[l]), 0);
+        char in[1024], tag[64], one[512];
+        snprintf(in, sizeof in, "%s/%s/rank0.pt.trace.json %s/%s/rank1.pt.trace.json", TMP, layouts[l], TMP, layouts[l]);
+        snprintf(tag, sizeof tag, "layout-%s", layouts[l]);
+        cr_assert_eq(analyze_j1_j2(in, tag), 0);
+        snprintf(one, sizeof one, "%s/%s/rank0.pt.trace.json", TMP, layouts[l]);
+        check_parallel_load(one, modes[l]);
+        /* gzip'd too */
+        cr_assert_eq(sh("gzip -kf %s", one), 0);
+        snprintf(in, sizeof in, "%s.gz", one);
+        snprintf(tag, sizeof tag, "layout-%s-gz", layouts[l]);
+        cr_assert_eq(analyze_j1_j2(in, tag), 0);
+    }
+    /* the same job in three layouts: the same figures (paths and byte counts aside) */
+    for (int l = 1; l < 3; l++) {
+        int rc = sh("grep -v -e '\"path\"' -e '\"bytes\"' %s/layout-kineto.j2.json > %s/a.txt && "
+                    "grep -v -e '\"path\"' -e '\"bytes\"' %s/layout-%s.j2.json > %s/b.txt && cmp -s %s/a.txt %s/b.txt",
+                    TMP, TMP, TMP, layouts[l], TMP, TMP, TMP);
+        cr_assert_eq(rc, 0, "kineto and %s layouts give different figures", layouts[l]);
+    }
+}
+
+Test(parallel, damaged_inputs_behave_as_sequential, .init = setup) {
+    const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
+    cr_assert_eq(sh("rm -rf %s/dmg && %s -o %s/dmg --ranks 1 --steps 40 >/dev/null", TMP, gen, TMP), 0);
+    const char *f = TMP "/dmg/rank0.pt.trace.json";
+    struct stat st;
+    cr_assert_eq(stat(f, &st), 0);
+    /* cut mid-array, cut in the tail metadata, garbage mid-array, gzip cut short */
+    cr_assert_eq(sh("head -c %lld %s > %s/cut.json", (long long)st.st_size / 2, f, TMP), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/cut.json", "cut"), 3);
+    cr_assert_eq(sh("head -c %lld %s > %s/cut-tail.json", (long long)st.st_size - 3, f, TMP), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/cut-tail.json", "cut-tail"), 3);
+    cr_assert_eq(sh("cp %s %s/bad.json && printf '@@' | dd of=%s/bad.json bs=1 seek=%lld conv=notrunc 2>/dev/null",
+                    f, TMP, TMP, (long long)st.st_size / 3), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/bad.json", "bad"), 3);
+    cr_assert_eq(sh("gzip -c %s | head -c 20000 > %s/cut.json.gz", f, TMP), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/cut.json.gz", "cut-gz"), 3);
+}
+
+Test(parallel, gzip_engines_agree, .init = setup) {
+    /* ISA-L (when built in) and zlib inflate the samples to the same analysis */
+    const char *tc = bin("TRACECOST_BIN", "build/tracecost");
+    glob_t g;
+    cr_assert_eq(glob("tests/data/*.json.gz", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        cr_assert_eq(sh("%s analyze -q -j2 --json %s/eng-default.json %s", tc, TMP, g.gl_pathv[i]), 0);
+        cr_assert_eq(sh("TRACECOST_GZIP=zlib %s analyze -q -j2 --json %s/eng-zlib.json %s", tc, TMP, g.gl_pathv[i]), 0);
+        cr_assert(same_file(TMP "/eng-default.json", TMP "/eng-zlib.json"), "%s: engines differ", g.gl_pathv[i]);
+    }
+    globfree(&g);
+}
