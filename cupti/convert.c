@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "convert.h"
+#include "../reports/utf8.h"
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -144,27 +145,6 @@ static void put_dur(tc_conv *c, uint64_t start, uint64_t end) {
     put(c, b, tc_conv_format_us((int64_t)(end - start), b));
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid (overlongs, surrogates,
- * code points above U+10FFFF, truncated sequences). */
-static size_t utf8_len(const unsigned char *s, size_t avail) {
-    unsigned c0 = s[0];
-    size_t n;
-    uint32_t cp;
-    if (c0 < 0x80) return 1;
-    if (c0 >= 0xC2 && c0 <= 0xDF) { n = 2; cp = c0 & 0x1F; }
-    else if (c0 >= 0xE0 && c0 <= 0xEF) { n = 3; cp = c0 & 0x0F; }
-    else if (c0 >= 0xF0 && c0 <= 0xF4) { n = 4; cp = c0 & 0x07; }
-    else return 0;
-    if (avail < n) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
-    return n;
-}
-
 /* Escapes into a caller buffer in runs; emit(ctx, data, len) receives the pieces. */
 typedef int (*emit_fn)(void *ctx, const char *data, size_t len);
 
@@ -189,7 +169,7 @@ static int escape_to(emit_fn emit, void *ctx, const char *str, size_t len) {
             default: snprintf(ubuf, sizeof ubuf, "\\u%04x", ch); rep = ubuf; break;
             }
         } else if (ch >= 0x80) {
-            adv = utf8_len(s + i, len - i);
+            adv = tc_utf8_seq(s + i, len - i, NULL);
             if (adv == 0) { rep = "\xEF\xBF\xBD"; adv = 1; }
         }
         if (rep) {

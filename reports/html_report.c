@@ -5,6 +5,7 @@
  * a <script>; the one script is generic (tooltips from data-tip attributes, table sorting) and a
  * Content-Security-Policy allows only it (by nonce) and nothing from the network. */
 #include "html_report.h"
+#include "utf8.h"
 #include "../analyzer/version.h"
 #include "../analyzer/util.h"
 #include <inttypes.h>
@@ -51,29 +52,12 @@ static void pf(hr *h, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s[0..avail), or 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t avail) {
-    unsigned c = s[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) { n = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return 0;
-    if (avail < n) return 0;
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t k = 2; k < n; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
-    return n;
-}
-
 void tc_html_escape(FILE *out, const char *str, size_t len, size_t max_bytes) {
     const unsigned char *s = (const unsigned char *)str;
     size_t written = 0;
     if (!s) return;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(s + i, len - i);
+        size_t n = tc_utf8_seq(s + i, len - i, NULL);
         size_t cost = n ? n : 1;
         if (max_bytes && written + cost > max_bytes) { fputs("\xE2\x80\xA6", out); return; }
         written += cost;

@@ -1,5 +1,6 @@
 /* jsonw.c: streaming JSON writer (see jsonw.h). Keeps only a nesting stack; never buffers output. */
 #include "jsonw.h"
+#include "utf8.h"
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -51,27 +52,6 @@ void jw_object_end(jw *w) { close_(w, "}"); }
 void jw_array_begin(jw *w) { open(w, "["); }
 void jw_array_end(jw *w) { close_(w, "]"); }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there are not valid UTF-8
- * (overlongs, surrogates and code points above U+10FFFF are invalid). */
-static size_t utf8_valid_len(const unsigned char *s, size_t avail) {
-    unsigned c = s[0];
-    size_t n;
-    uint32_t cp;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
-    else return 0;
-    if (avail < n) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
-    return n;
-}
-
 void jw_escape_to(FILE *out, const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -89,7 +69,7 @@ void jw_escape_to(FILE *out, const char *str, size_t len) {
             continue;
         }
         if (c == '<') { fputs("\\u003c", out); i++; continue; } /* safe inside HTML <script> too */
-        size_t n = utf8_valid_len(s + i, len - i);
+        size_t n = tc_utf8_seq(s + i, len - i, NULL);
         if (n == 0) { fputs("\xEF\xBF\xBD", out); i++; continue; }
         fwrite(s + i, 1, n, out);
         i += n;

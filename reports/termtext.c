@@ -1,25 +1,14 @@
 /* termtext.c: cleaning, wrapping and fitting text for the terminal summary (see termtext.h). */
 #include "termtext.h"
+#include "utf8.h"
 #include <string.h>
 
-/* Length of the valid, printable UTF-8 sequence at s (1..4), or 0 when it must be replaced. */
+/* Length of the valid, printable UTF-8 sequence at s (1..4), or 0 when it must be replaced:
+ * invalid UTF-8, C0 controls, DEL and C1 controls (U+009B is CSI). */
 static size_t printable_seq(const unsigned char *s) {
-    unsigned char c = s[0];
-    if (c < 0x20 || c == 0x7f) return 0;
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned cp;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0; /* overlong */
-    if (cp >= 0x80 && cp <= 0x9f) return 0;     /* C1 controls (U+009B is CSI) */
-    if (cp >= 0xd800 && cp <= 0xdfff) return 0; /* surrogates */
+    uint32_t cp;
+    size_t len = tc_utf8_seq(s, 4, &cp);
+    if (len == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) return 0;
     return len;
 }
 
