@@ -2,7 +2,7 @@
 # setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
 # Usage: scripts/setup-deps.sh [base] [test] [speed] [mpi] [browser] [fuzz]
 #   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
-#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils (make test; man -l, script(1))
+#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time (make test, make bench)
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
@@ -14,7 +14,7 @@ want=""
 for g in $groups; do
   case "$g" in
     base)    want="$want gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config" ;;
-    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils" ;;
+    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils time" ;;
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;
     browser) want="$want chromium" ;;
