@@ -263,7 +263,7 @@ static int cmp_op(const void *a, const void *b) {
 int tc_flops_resolve_nesting(tc_trace *t) {
     size_t n = t->n_ops;
     if (n == 0) return 0;
-    qsort(t->ops, n, sizeof *t->ops, cmp_op);
+    tc_sort(t->ops, n, sizeof *t->ops, cmp_op);
     size_t *parent = malloc(n * sizeof *parent), *stack = malloc(n * sizeof *stack);
     bool *known_inside = calloc(n, sizeof *known_inside);
     if (!parent || !stack || !known_inside) { free(parent); free(stack); free(known_inside); return -1; }

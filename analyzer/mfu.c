@@ -252,7 +252,7 @@ static int top_kernels_trace(tc_trace *t, tc_strtab *names, kagg **rows, size_t 
     for (size_t i = 0; i < t->n_ops; i++)
         if (t->ops[i].external_id != TC_NONE) ix[nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
     if (nix) qsort(ix, nix, sizeof *ix, cmp_ext);
-    if (t->n_launches) qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch_corr);
+    tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch_corr);
     /* pass 1: which op launched each kernel, and each op's summed kernel time */
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];

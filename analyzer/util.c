@@ -27,7 +27,12 @@ char *tc_strdup(const char *s) {
 }
 
 void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-    if (n > 1 && base) qsort(base, n, size, cmp);
+    if (n < 2 || !base) return;
+    /* traces are mostly written in order: skip the sort when the data already is */
+    const char *b = base;
+    size_t i = 1;
+    while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0) i++;
+    if (i < n) qsort(base, n, size, cmp);
 }
 
 static int cmp_double(const void *a, const void *b) {
