@@ -67,12 +67,16 @@ static size_t bytes_of_cols(const char *s, size_t len, size_t cols) {
 }
 
 void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width) {
+    fprintf(out, "%*s", indent_first, "");
+    tc_term_wrap_from(out, text, indent_first, indent_rest, width);
+}
+
+void tc_term_wrap_from(FILE *out, const char *text, int start_col, int indent_rest, int width) {
     char clean[4096];
     tc_term_clean(clean, sizeof clean, text, 0);
     const char *p = clean;
-    int indent = indent_first;
+    int indent = start_col; /* the first line: what the caller wrote counts as its indent */
     size_t col = 0; /* columns used on the current line after the indent; 0 = nothing yet */
-    fprintf(out, "%*s", indent, "");
     while (*p) {
         while (*p == ' ') p++;
         if (!*p) break;
@@ -102,6 +106,22 @@ void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest
         p += wlen;
     }
     fputc('\n', out);
+}
+
+char *tc_term_cell(char *dst, size_t n, const char *src, size_t cols) {
+    if (n == 0) return dst;
+    tc_term_clean(dst, n, src, 0);
+    size_t len = strlen(dst), have = cols_of(dst, len);
+    if (have > cols && cols > 0) {
+        size_t keep = bytes_of_cols(dst, len, cols - 1);
+        if (keep + 3 < n) { memcpy(dst + keep, "\xe2\x80\xa6", 3); dst[keep + 3] = 0; } /* … */
+        else dst[keep] = 0;
+        len = strlen(dst);
+        have = cols_of(dst, len);
+    }
+    while (have < cols && len + 1 < n) { dst[len++] = ' '; have++; }
+    dst[len] = 0;
+    return dst;
 }
 
 char *tc_term_fit(char *buf, size_t n, double v, int decimals, int width) {
