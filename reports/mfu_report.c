@@ -69,7 +69,7 @@ void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, co
     for (size_t i = 0; i < shown; i++) {
         const tc_kernel_row *k = &j->top_kernels[i];
         char name[4 * 58 + 1], tf[16];
-        tc_term_cell(name, sizeof name, k->name, 58); /* a kernel name must not emit escapes */
+        tc_term_cell(name, sizeof name, k->name, -58); /* a kernel name must not emit escapes */
         if (k->has_tflops) snprintf(tf, sizeof tf, "%.1f", k->achieved_tflops); else snprintf(tf, sizeof tf, "-");
         fprintf(out, "%s %12.3f %8llu %6.1f%% %10s\n", name, (double)k->time_ns / 1e6,
                 (unsigned long long)k->count, 100 * k->share_of_compute, tf);

@@ -108,8 +108,9 @@ void tc_term_wrap_from(FILE *out, const char *text, int start_col, int indent_re
     fputc('\n', out);
 }
 
-char *tc_term_cell(char *dst, size_t n, const char *src, size_t cols) {
+char *tc_term_cell(char *dst, size_t n, const char *src, int width) {
     if (n == 0) return dst;
+    size_t cols = (size_t)(width < 0 ? -(long)width : width);
     tc_term_clean(dst, n, src, 0);
     size_t len = strlen(dst), have = cols_of(dst, len);
     if (have > cols && cols > 0) {
@@ -119,8 +120,15 @@ char *tc_term_cell(char *dst, size_t n, const char *src, size_t cols) {
         len = strlen(dst);
         have = cols_of(dst, len);
     }
-    while (have < cols && len + 1 < n) { dst[len++] = ' '; have++; }
-    dst[len] = 0;
+    size_t pad = have < cols ? cols - have : 0;
+    if (len + pad >= n) pad = n - 1 - len;
+    if (width > 0) {
+        memmove(dst + pad, dst, len + 1);
+        memset(dst, ' ', pad);
+    } else {
+        memset(dst + len, ' ', pad);
+        dst[len + pad] = 0;
+    }
     return dst;
 }
 
