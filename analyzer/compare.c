@@ -298,6 +298,12 @@ static void add_diff(tc_comparison *c, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* "of 26214400 bytes", or "of unknown size" when the trace gave no size (bytes < 0). */
+static const char *size_phrase(char *buf, size_t n, long long bytes) {
+    if (bytes < 0) snprintf(buf, n, "of unknown size"); else snprintf(buf, n, "of %lld bytes", bytes);
+    return buf;
+}
+
 static int match_colls(tc_comparison *c) {
     const tc_run_summary *a = c->a, *b = c->b;
     size_t cap = a->n_colls + b->n_colls;
@@ -329,7 +335,8 @@ static int match_colls(tc_comparison *c) {
             r->transfer_us = pair(true, x->transfer_us_median, false, 0);
             r->busbw_GBps = pair(x->has_busbw, x->busbw_GBps, false, 0);
             r->change = "only in A";
-            add_diff(c, "collective %s of %lld bytes (%s) only in A", x->name, x->bytes,
+            char sz[48];
+            add_diff(c, "collective %s %s (%s) only in A", x->name, size_phrase(sz, sizeof sz, x->bytes),
                      x->process_group ? x->process_group : "no group");
         }
     }
@@ -341,7 +348,8 @@ static int match_colls(tc_comparison *c) {
         r->transfer_us = pair(false, 0, true, y->transfer_us_median);
         r->busbw_GBps = pair(false, 0, y->has_busbw, y->busbw_GBps);
         r->change = "only in B";
-        add_diff(c, "collective %s of %lld bytes (%s) only in B", y->name, y->bytes,
+        char sz[48];
+        add_diff(c, "collective %s %s (%s) only in B", y->name, size_phrase(sz, sizeof sz, y->bytes),
                  y->process_group ? y->process_group : "no group");
     }
     free(used);

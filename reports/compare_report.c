@@ -2,6 +2,8 @@
  * One metric table drives all three so they always show the same rows. */
 #include "compare_report.h"
 #include "jsonw.h"
+#include "html_report.h"
+#include "termtext.h"
 #include "../analyzer/textfmt.h"
 #include "../analyzer/version.h"
 #include <math.h>
@@ -75,18 +77,51 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
 
 /* ---- text -------------------------------------------------------------------------------- */
 
+/* "A: samples/ (traces), NVIDIA H100 80GB HBM3", wrapped: the label is a path and the device a
+ * trace string, so both go through the cleaner. */
+static void text_side(FILE *out, char which, const tc_run_summary *s) {
+    char line[2048];
+    snprintf(line, sizeof line, "%c: %s (%s)%s%s", which, s->label ? s->label : "?", side_kind(s),
+             s->device ? ", " : "", s->device ? s->device : "");
+    tc_term_wrap(out, line, 0, 3, TC_TERM_WIDTH);
+}
+
+/* A collective's size for the text table: its bytes, or "?" when the trace gave none. */
+static const char *bytes_cell(char *buf, size_t n, long long bytes) {
+    if (bytes < 0) snprintf(buf, n, "?"); else snprintf(buf, n, "%lld", bytes);
+    return buf;
+}
+
+/* Layout of the terminal output (every line fits TC_TERM_WIDTH columns): the metric table is
+ * 28 + 3 x 17 + 10 = 89 columns, the collectives table 18 + 13 + 11 + 2 x 10 + 8 + 2 x 8 + 11 = 97. */
+#define COLL_NAME_COLS 18
+#define COLL_GROUP_COLS 12
+
+/* The process group(s) of a collectives row: one side's, or "A's / B's" when matched across
+ * different groups. */
+static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
+    const char *ga = r->a ? r->a->process_group : NULL, *gb = r->b ? r->b->process_group : NULL;
+    if (r->a && r->b && !(ga && gb && !strcmp(ga, gb)) && (ga || gb))
+        snprintf(buf, n, "%s / %s", ga ? ga : "-", gb ? gb : "-");
+    else snprintf(buf, n, "%s", ga ? ga : gb ? gb : "-");
+}
+
 void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
     const char *B0 = color ? "\033[1m" : "", *B1 = color ? "\033[0m" : "";
     if (!c->same_workload) {
         fprintf(out, "%sNOT THE SAME WORKLOAD:%s per-step figures compare different work\n", B0, B1);
-        for (size_t i = 0; i < c->n_differences; i++) fprintf(out, "  - %s\n", c->differences[i]);
+        for (size_t i = 0; i < c->n_differences; i++) {
+            fputs("  - ", out);
+            tc_term_wrap_from(out, c->differences[i], 4, 4, TC_TERM_WIDTH);
+        }
         fprintf(out, "\n");
     }
     fprintf(out, "%sConclusion:%s ", B0, B1);
-    tc_fmt_wrap(out, c->conclusion, 0, 2, 100);
-    fprintf(out, "\nA: %s (%s)%s%s\nB: %s (%s)%s%s\n\n", c->a->label, side_kind(c->a),
-            c->a->device ? ", " : "", c->a->device ? c->a->device : "", c->b->label, side_kind(c->b),
-            c->b->device ? ", " : "", c->b->device ? c->b->device : "");
+    tc_term_wrap_from(out, c->conclusion, 12, 2, TC_TERM_WIDTH);
+    fputc('\n', out);
+    text_side(out, 'A', c->a);
+    text_side(out, 'B', c->b);
+    fputc('\n', out);
     fprintf(out, "%-28s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
     for (size_t i = 0; i < N_METRICS; i++) {
         const tc_cmp_pair *p = pair_of(c, &metrics[i]);
@@ -102,35 +137,46 @@ void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
     fprintf(out, "%-28s %16s %16s\n", "straggler", sa, sb);
-    fprintf(out, "%-28s %16s %16s\n", "verdict", c->a->verdict, c->b->verdict);
+    /* a saved result's verdict is whatever its JSON said: a cell, cleaned and cut */
+    char vda[4 * 16 + 1], vdb[4 * 16 + 1];
+    fprintf(out, "%-28s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
+            tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
 
     if (c->n_colls) {
         fprintf(out, "\nCollectives (matched by name and bytes; transfer = median of the fastest rank's kernel)\n");
-        fprintf(out, "%-22s %12s %12s %12s %9s %9s %9s  %s\n", "collective", "bytes", "A xfer us", "B xfer us",
-                "B / A", "A busbw", "B busbw", "change");
+        fprintf(out, "%-*s %-*s %10s %9s %9s %7s %7s %7s  %s\n", COLL_NAME_COLS, "collective", COLL_GROUP_COLS, "group",
+                "bytes", "A xfer us", "B xfer us", "B / A", "A busbw", "B busbw", "change");
         for (size_t i = 0; i < c->n_colls; i++) {
             const tc_cmp_coll_row *r = &c->colls[i];
             const tc_cmp_coll *x = r->a ? r->a : r->b;
-            char ta[24] = "-", tb[24] = "-", rt[24], ba[24] = "-", bb[24] = "-";
-            if (r->a) snprintf(ta, sizeof ta, "%.1f", r->a->transfer_us_median);
-            if (r->b) snprintf(tb, sizeof tb, "%.1f", r->b->transfer_us_median);
-            fmt_ratio(rt, sizeof rt, &r->transfer_us);
-            if (r->busbw_GBps.has_a) snprintf(ba, sizeof ba, "%.1f", r->busbw_GBps.a);
-            if (r->busbw_GBps.has_b) snprintf(bb, sizeof bb, "%.1f", r->busbw_GBps.b);
-            fprintf(out, "%-22.22s %12lld %12s %12s %9s %9s %9s  %s\n", x->name, x->bytes, ta, tb, rt, ba, bb, r->change);
+            char name[4 * COLL_NAME_COLS + 1], grp[4 * COLL_GROUP_COLS + 1], g[1024], by[24];
+            char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
+            if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 9);
+            if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 9);
+            if (r->transfer_us.has_ratio) {
+                tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
+                strcat(rt, "x");
+            }
+            if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 7);
+            if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 7);
+            group_of(g, sizeof g, r);
+            fprintf(out, "%s %s %10s %9s %9s %7s %7s %7s  %s\n", tc_term_cell(name, sizeof name, x->name, -COLL_NAME_COLS),
+                    tc_term_cell(grp, sizeof grp, g, -COLL_GROUP_COLS), bytes_cell(by, sizeof by, x->bytes), ta, tb, rt,
+                    ba, bb, r->change);
         }
     }
 
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
-    if (!c->a->has_cost) fprintf(out, "  A: %s\n", c->a->cost_note);
-    if (!c->b->has_cost) fprintf(out, "  B: %s\n", c->b->cost_note);
-    char w[48], m[48];
+    if (!c->a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, c->a->cost_note, 5, 5, TC_TERM_WIDTH); }
+    if (!c->b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, c->b->cost_note, 5, 5, TC_TERM_WIDTH); }
+    char w[48], m[48], line[512];
     tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
     if (c->has_monthly_diff) {
         tc_cmp_fmt_money(m, sizeof m, fabs(c->monthly_diff));
-        fprintf(out, "  at %s steps a month (%s), B costs %s a month %s than A\n", w,
-                c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization", m,
-                c->monthly_diff < 0 ? "less" : "more");
+        snprintf(line, sizeof line, "at %s steps a month (%s), B costs %s a month %s than A", w,
+                 c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization", m,
+                 c->monthly_diff < 0 ? "less" : "more");
+        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
     } else fprintf(out, "  monthly difference: n/a (cost per step unknown on a side)\n");
 }
 
@@ -222,21 +268,10 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
 
 /* ---- HTML -------------------------------------------------------------------------------- */
 
-/* Escapes & < > " ' for text and attribute values (control bytes other than tab/newline are
- * dropped); trace strings (labels, device and collective names) always pass through here. */
+/* Every string that may come from a trace or a saved result (labels, device, verdict, collective
+ * names, groups, notes) goes through html_report's one escaper. NULL writes nothing. */
 static void html_esc(FILE *out, const char *s) {
-    if (!s) return;
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default: if (ch >= 0x20 || ch == '\t' || ch == '\n') fputc(ch, out);
-        }
-    }
+    if (s) tc_html_escape(out, s, strlen(s), 0);
 }
 
 int tc_compare_html_write(FILE *out, const tc_comparison *c) {
@@ -295,7 +330,7 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
         fputs("<h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process group preferred); "
               "transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
               "<table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
-              "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th></tr>\n", out);
+              "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th><th>group</th></tr>\n", out);
         for (size_t i = 0; i < c->n_colls; i++) {
             const tc_cmp_coll_row *r = &c->colls[i];
             const tc_cmp_coll *x = r->a ? r->a : r->b;
@@ -303,7 +338,7 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
             fmt_ratio(rt, sizeof rt, &r->transfer_us);
             fputs("<tr><td>", out);
             html_esc(out, x->name);
-            fprintf(out, "</td><td>%lld</td><td>", x->bytes);
+            if (x->bytes >= 0) fprintf(out, "</td><td>%lld</td><td>", x->bytes); else fputs("</td><td>unknown</td><td>", out);
             if (r->a) fprintf(out, "%.1f", r->a->transfer_us_median); else fputs("-", out);
             fputs("</td><td>", out);
             if (r->b) fprintf(out, "%.1f", r->b->transfer_us_median); else fputs("-", out);
@@ -312,7 +347,11 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
             fputs("</td><td>", out);
             if (r->busbw_GBps.has_b) fprintf(out, "%.1f", r->busbw_GBps.b); else fputs("-", out);
             const char *cls = !strcmp(r->change, "faster") ? "better" : !strcmp(r->change, "slower") ? "worse" : "";
-            fprintf(out, "</td><td class=\"%s\">%s</td></tr>\n", cls, r->change);
+            char g[1024];
+            group_of(g, sizeof g, r);
+            fprintf(out, "</td><td class=\"%s\">%s</td><td>", cls, r->change);
+            html_esc(out, g);
+            fputs("</td></tr>\n", out);
         }
         fputs("</table>\n", out);
     }

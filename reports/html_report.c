@@ -62,6 +62,7 @@ void tc_html_escape(FILE *out, const char *str, size_t len, size_t max_bytes) {
         if (max_bytes && written + cost > max_bytes) { fputs("\xE2\x80\xA6", out); return; }
         written += cost;
         if (n == 0) { fputs("\xEF\xBF\xBD", out); i++; continue; }
+        if (n == 2 && s[i] == 0xC2 && s[i + 1] < 0xA0) { fputs("\xEF\xBF\xBD", out); i += 2; continue; } /* C1 control */
         if (n > 1) { fwrite(s + i, 1, n, out); i += n; continue; }
         unsigned char c = s[i++];
         switch (c) {

@@ -61,23 +61,6 @@ void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const c
     }
 }
 
-/* Copies name into buf cut to `cols` display columns, ending in "…" when cut. */
-static void cut_name(char *buf, size_t n, const char *name, size_t cols) {
-    size_t w = 0, i = 0, o = 0;
-    size_t len = strlen(name);
-    if (tc_fmt_width(name) <= cols) { snprintf(buf, n, "%s", name); return; }
-    while (i < len && w + 1 < cols) {
-        size_t step = 1;
-        unsigned char c = (unsigned char)name[i];
-        if (c >= 0xf0) step = 4; else if (c >= 0xe0) step = 3; else if (c >= 0xc0) step = 2;
-        if (i + step > len || o + step + 4 > n) break;
-        memcpy(buf + o, name + i, step);
-        o += step; i += step; w++;
-    }
-    memcpy(buf + o, "\xe2\x80\xa6", 3); /* … */
-    buf[o + 3] = 0;
-}
-
 void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off) {
     if (!j->n_top_kernels) return;
     fprintf(out, "\n%sTop kernels%s (compute kernels, all ranks; share = of summed compute-kernel time)\n", bold_on, bold_off);
@@ -85,13 +68,10 @@ void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, co
     size_t shown = j->n_top_kernels < 10 ? j->n_top_kernels : 10;
     for (size_t i = 0; i < shown; i++) {
         const tc_kernel_row *k = &j->top_kernels[i];
-        char name[256], tf[16];
-        char clean[256];
-        tc_term_clean(clean, sizeof clean, k->name, 0); /* a kernel name must not emit escapes */
-        cut_name(name, sizeof name, clean, 58);
+        char name[4 * 58 + 1], tf[16];
+        tc_term_cell(name, sizeof name, k->name, -58); /* a kernel name must not emit escapes */
         if (k->has_tflops) snprintf(tf, sizeof tf, "%.1f", k->achieved_tflops); else snprintf(tf, sizeof tf, "-");
-        size_t pad = 58 - (tc_fmt_width(name) < 58 ? tc_fmt_width(name) : 58);
-        fprintf(out, "%s%*s %12.3f %8llu %6.1f%% %10s\n", name, (int)pad, "", (double)k->time_ns / 1e6,
+        fprintf(out, "%s %12.3f %8llu %6.1f%% %10s\n", name, (double)k->time_ns / 1e6,
                 (unsigned long long)k->count, 100 * k->share_of_compute, tf);
     }
     if (j->n_top_kernels > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_top_kernels - shown);

@@ -56,12 +56,16 @@ static size_t bytes_of_cols(const char *s, size_t len, size_t cols) {
 }
 
 void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width) {
+    fprintf(out, "%*s", indent_first, "");
+    tc_term_wrap_from(out, text, indent_first, indent_rest, width);
+}
+
+void tc_term_wrap_from(FILE *out, const char *text, int start_col, int indent_rest, int width) {
     char clean[4096];
     tc_term_clean(clean, sizeof clean, text, 0);
     const char *p = clean;
-    int indent = indent_first;
+    int indent = start_col; /* the first line: what the caller wrote counts as its indent */
     size_t col = 0; /* columns used on the current line after the indent; 0 = nothing yet */
-    fprintf(out, "%*s", indent, "");
     while (*p) {
         while (*p == ' ') p++;
         if (!*p) break;
@@ -91,6 +95,30 @@ void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest
         p += wlen;
     }
     fputc('\n', out);
+}
+
+char *tc_term_cell(char *dst, size_t n, const char *src, int width) {
+    if (n == 0) return dst;
+    size_t cols = (size_t)(width < 0 ? -(long)width : width);
+    tc_term_clean(dst, n, src, 0);
+    size_t len = strlen(dst), have = cols_of(dst, len);
+    if (have > cols && cols > 0) {
+        size_t keep = bytes_of_cols(dst, len, cols - 1);
+        if (keep + 3 < n) { memcpy(dst + keep, "\xe2\x80\xa6", 3); dst[keep + 3] = 0; } /* … */
+        else dst[keep] = 0;
+        len = strlen(dst);
+        have = cols_of(dst, len);
+    }
+    size_t pad = have < cols ? cols - have : 0;
+    if (len + pad >= n) pad = n - 1 - len;
+    if (width > 0) {
+        memmove(dst + pad, dst, len + 1);
+        memset(dst, ' ', pad);
+    } else {
+        memset(dst + len, ' ', pad);
+        dst[len + pad] = 0;
+    }
+    return dst;
 }
 
 char *tc_term_fit(char *buf, size_t n, double v, int decimals, int width) {

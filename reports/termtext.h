@@ -19,6 +19,16 @@ char *tc_term_clean(char *dst, size_t n, const char *src, size_t max_cols);
  * Ends with a newline. */
 void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width);
 
+/* As tc_term_wrap, but the caller has already written `col` columns on the current line (a label
+ * such as "Conclusion: ", which may carry its own colour codes): the text continues there. */
+void tc_term_wrap_from(FILE *out, const char *text, int col, int indent_rest, int width);
+
+/* A table cell of |width| columns, like printf's %*s: src cleaned as by tc_term_clean, cut to
+ * |width| columns ending in "…" when it is longer, then padded with spaces, on the left when
+ * width > 0 (right-aligned), on the right when width < 0 (left-aligned). Returns dst, which should
+ * hold 4 * |width| + 1 bytes to never cut early. */
+char *tc_term_cell(char *dst, size_t n, const char *src, int width);
+
 /* Formats v with up to `decimals` digits after the point, dropping digits until the text fits in
  * `width` columns (it may still be wider when the integer part alone is). Returns buf. */
 char *tc_term_fit(char *buf, size_t n, double v, int decimals, int width);

@@ -1,9 +1,13 @@
 /* test_compare.c: `tracecost compare` (issue 12) on generated pairs: a slow and a fast fabric (the
  * conclusion names the fast side and exposed transfer, with figures equal to each side's analyze
  * JSON), different workloads flagged, saved results comparing exactly as the traces, per-side
- * prices, usage errors and the HTML report's escaping. */
+ * prices, usage errors and the HTML report's escaping; the terminal output fits 100 columns and
+ * shows hostile trace strings cleaned (issue 11). */
 #include "testutil.h"
+#include "../reports/termtext.h"
 #include <math.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 
 static const char *jstr(yajl_val v) {
     cr_assert(v && YAJL_IS_STRING(v), "expected a string");
@@ -229,4 +233,154 @@ Test(compare, html_report_escapes_labels, .timeout = 120) {
     free(page);
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
+}
+
+/* ---- terminal output: width and hostile strings (issue 11) --------------------------------- */
+
+/* Expects no byte that could steer a terminal: C0 controls other than newline (ESC, BEL, BS, CR),
+ * DEL, and the UTF-8 C1 controls (U+0080..U+009F, U+009B is CSI). */
+static void expect_no_controls(const char *what, const char *text) {
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        bool bad = (*p < 0x20 && *p != '\n') || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+        cr_expect(!bad, "%s: control byte 0x%02x at offset %zu", what, *p, (size_t)(p - (const unsigned char *)text));
+        if (bad) return;
+    }
+}
+
+Test(compare, text_fits_100_columns_on_the_samples, .timeout = 120) {
+    char *out = NULL;
+    cr_assert_eq(tu_sh(&out, "%s compare samples/ samples/hta-pair 2>/dev/null", tu_bin()), 0);
+    tu_expect_width(out, 100);
+    expect_no_controls("compare samples", out);
+    /* the long SendRecv kernel names are cut in the table, told in full in the wrapped sentences */
+    cr_expect(strstr(out, "\nncclKernel_SendRe\xe2\x80\xa6 stream 84: \xe2\x80\xa6"), "%s", out);
+    cr_expect(strstr(out, "ncclWork*) of\n    unknown size (stream 84:"), "%s", out);
+    cr_expect(!strstr(out, "-1"), "an unknown size printed as -1:\n%s", out);
+    /* the conclusion's first line continues after the label and still fits */
+    cr_expect(strstr(out, "\nConclusion: A is "), "%s", out);
+    /* the sizes stay null in JSON */
+    char *dir = tu_tmpdir();
+    yajl_val c = compare(dir, "c.json", "samples/ samples/hta-pair");
+    yajl_val cs = tu_get(c, "collectives", NULL);
+    cr_assert(cs && YAJL_IS_ARRAY(cs) && cs->u.array.len == 3);
+    cr_expect(YAJL_IS_NULL(tu_get(c, "collectives", "#1", "bytes", NULL)));
+    cr_expect(strstr(jstr(tu_get(c, "workload_differences", "#2", NULL)), "of unknown size"));
+    yajl_tree_free(c);
+    free(out);
+    /* coloured on a terminal (bold labels): the same widths */
+    cr_assert_eq(tu_sh(&out, "SHELL=/bin/sh script -qec \"%s compare samples/ samples/hta-pair 2>/dev/null\" /dev/null </dev/null",
+                       tu_bin()), 0);
+    cr_expect(strstr(out, "\033[1mConclusion:\033[0m A is "), "no colour under a pty:\n%s", out);
+    tu_expect_width(out, 100);
+    free(out);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+Test(compare, text_fits_100_columns_on_a_generated_pair, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    gen(dir, "a", "--busbw-GBps 5");
+    gen(dir, "b", "--ranks 8 --bucket-mib 10 --straggler 2");
+    char *out = NULL;
+    cr_assert_eq(tu_sh(&out, "%s compare --price-per-gpu-hour 2 --b-price-per-gpu-hour 1.5 %s/a %s/b 2>/dev/null",
+                       tu_bin(), dir, dir), 0);
+    cr_expect(!strncmp(out, "NOT THE SAME WORKLOAD", 21), "%s", out);
+    cr_expect(strstr(out, "B costs "), "no monthly line:\n%s", out);
+    tu_expect_width(out, 100);
+    expect_no_controls("compare generated", out);
+    /* numbers right-aligned: every metric row ends its A, B, B - A and B / A cells at the header's
+     * columns (28 + 17, + 17, + 17, + 10) */
+    const char *h = strstr(out, "\n                             ");
+    cr_assert(h, "%s", out);
+    for (const char *l = strstr(out, "\nstep time"); l && strncmp(l + 1, "straggler", 9); l = strchr(l + 1, '\n')) {
+        const char *e = strchr(l + 1, '\n');
+        cr_assert(e);
+        cr_expect_eq(e - l - 1, 89, "row not 89 columns: %.*s", (int)(e - l - 1), l + 1);
+        for (int col = 45; col <= 79; col += 17) cr_expect(l[1 + col - 1] != ' ', "cell ending at %d empty: %.*s", col, (int)(e - l - 1), l + 1);
+    }
+    free(out);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* One rank of a two-rank job whose device, kernel, collective and process-group names carry ESC
+ * sequences, BEL, CR, BS and a C1 CSI (U+009B; the cleaner shows its two bytes as "??"); the allreduce has `nelems` elements so two runs
+ * with different sizes list the collective as a workload difference and as table rows. */
+static void write_hostile_rank(const char *path, int rank, long nelems) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fprintf(f, "{\"distributedInfo\":{\"rank\":%d,\"world_size\":2},\n"
+               "\"deviceProperties\":[{\"id\":0,\"name\":\"EVIL\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m GPU\"}],\n"
+               "\"traceEvents\":[\n"
+               "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\\u001b[31mred\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100,\"args\":{}},\n"
+               "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce\\u001b[2J\\r\\b\\u009b1m_with_a_long_tail_of_template_arguments\","
+               "\"pid\":0,\"tid\":9,\"ts\":100,\"dur\":%d,\"args\":{\"Collective name\":\"all\\u001breduce\\u0007\","
+               "\"Process Group Name\":\"0\\u001b[1m\\u009b2J\",\"In msg nelems\":%ld,\"Out msg nelems\":%ld,\"Group size\":2,"
+               "\"dtype\":\"Float\"}},\n"
+               "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\\u001b[31mred\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":100,\"args\":{}}\n"
+               "]}\n", rank, rank ? 150 : 250, nelems, nelems, rank ? 250 : 350);
+    fclose(f);
+}
+
+Test(compare, hostile_names_cannot_emit_escapes, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    char a[512], b[512], p[600];
+    snprintf(a, sizeof a, "%s/run\033[31mA\a", dir); /* the operand (label) is hostile too */
+    snprintf(b, sizeof b, "%s/runB", dir);
+    cr_assert_eq(mkdir(a, 0755), 0);
+    cr_assert_eq(mkdir(b, 0755), 0);
+    for (int r = 0; r < 2; r++) {
+        snprintf(p, sizeof p, "%s/rank%d.json", a, r);
+        write_hostile_rank(p, r, 1048576);
+        snprintf(p, sizeof p, "%s/rank%d.json", b, r);
+        write_hostile_rank(p, r, 2097152);
+    }
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s compare --price-per-gpu-hour 2 '%s' '%s' 2>/dev/null", tu_bin(), a, b);
+    cr_expect(rc == 0 || rc == 3, "rc %d:\n%s", rc, out);
+    cr_expect(strstr(out, "NOT THE SAME WORKLOAD"), "%s", out);
+    cr_expect(strstr(out, "EVIL?]0;owned??[2J??31m GPU"), "device name not shown cleaned:\n%s", out);
+    cr_expect(strstr(out, "run?[31mA?"), "label not shown cleaned:\n%s", out);
+    cr_expect(strstr(out, "only in A"), "%s", out);
+    expect_no_controls("compare hostile", out);
+    tu_expect_width(out, 100);
+    free(out);
+    /* a saved result whose verdict is hostile */
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    cr_assert_eq(tu_sh(NULL, "%s analyze -q --json %s '%s' && sed -i 's/\"verdict\": \"/\"verdict\": \"\\\\u001b[2J\\\\u009b/' %s",
+                       tu_bin(), p, a, p), 0);
+    rc = tu_sh(&out, "%s compare --price-per-gpu-hour 2 %s '%s' 2>/dev/null", tu_bin(), p, b);
+    cr_expect(rc == 0 || rc == 3, "rc %d:\n%s", rc, out);
+    cr_expect(strstr(out, "\nverdict "), "%s", out);
+    cr_expect(strstr(out, "??[2J"), "saved verdict not shown cleaned:\n%s", out);
+    expect_no_controls("compare hostile saved", out);
+    tu_expect_width(out, 100);
+    free(out);
+    /* the HTML report: escaped, no raw control bytes */
+    rc = tu_sh(NULL, "%s compare -q --price-per-gpu-hour 2 --html %s/r.html '%s' '%s' 2>/dev/null", tu_bin(), dir, a, b);
+    cr_expect(rc == 0 || rc == 3, "rc %d", rc);
+    cr_assert_eq(tu_sh(&out, "cat %s/r.html", dir), 0);
+    expect_no_controls("compare HTML", out);
+    cr_expect(strstr(out, "reduce\xef\xbf\xbd"), "no collective in the HTML");
+    cr_expect(strstr(out, "<td>pg 0\xef\xbf\xbd[1m\xef\xbf\xbd" "2J"), "process group not escaped: ESC and the C1 CSI become U+FFFD");
+    free(out);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(compare, term_cell_cleans_cuts_and_aligns) {
+    char buf[64];
+    cr_expect_str_eq(tc_term_cell(buf, sizeof buf, "ab", 4), "  ab");
+    cr_expect_str_eq(tc_term_cell(buf, sizeof buf, "ab", -4), "ab  ");
+    cr_expect_str_eq(tc_term_cell(buf, sizeof buf, "a\033[1mb", -4), "a?[\xe2\x80\xa6");
+    cr_expect_str_eq(tc_term_cell(buf, sizeof buf, "\xc3\xa9t\xc3\xa9", 4), " \xc3\xa9t\xc3\xa9"); /* columns, not bytes */
+    cr_expect_str_eq(tc_term_cell(buf, sizeof buf, NULL, -2), "? ");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    fputs("Label: ", m);
+    tc_term_wrap_from(m, "one two three four\a five", 7, 2, 20);
+    fclose(m);
+    cr_expect_str_eq(text, "Label: one two three\n  four? five\n");
+    free(text);
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../reports/termtext.h"
+#include "testutil.h"
 
 #define PAIR "samples/hta-pair/sampled_rank-0.json.gz samples/hta-pair/sampled_rank-1.json.gz"
 
@@ -59,7 +60,6 @@ static void rm_rf(const char *d) {
     free(c);
 }
 
-static void expect_width(const char *text, size_t width);
 
 static bool is_file(const char *path, mode_t mode) {
     struct stat st;
@@ -353,7 +353,7 @@ Test(unix_tool, cost_calculator_colour_follows_the_same_rules) {
     char *inner = fmt("'%s' %s", bin(), args);
     char *out = under_pty(inner);
     cr_expect_not_null(strchr(out, '\033'), "no colour on a terminal:\n%s", out);
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     free(out);
     free(inner);
     inner = fmt("NO_COLOR=1 '%s' %s", bin(), args);
@@ -442,26 +442,10 @@ Test(unix_tool, suggestions_for_misspellings) {
 /* ---- terminal summary ---- */
 
 /* Every line of text, ANSI CSI sequences removed, is at most `width` code points. */
-static void expect_width(const char *text, size_t width) {
-    size_t cols = 0, line = 1;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '\033' && p[1] == '[') {
-            p += 2;
-            while (*p && !(*p >= 0x40 && *p <= 0x7e)) p++;
-            if (!*p) break;
-            continue;
-        }
-        if (*p == '\r') continue;
-        if (*p == '\n') { cr_expect(cols <= width, "line %zu is %zu columns", line, cols); cols = 0; line++; continue; }
-        if ((*p & 0xc0) != 0x80) cols++;
-    }
-    cr_expect(cols <= width);
-}
-
 Test(unix_tool, summary_fits_100_columns_verdict_first_actions_last) {
     char *c = fmt("'%s' analyze " PAIR, bin()), *out;
     cr_assert_eq(run(c, &out), 0);
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     cr_expect(strncmp(out, "Verdict: ", 9) == 0, "verdict is not first:\n%s", out);
     const char *act = strstr(out, "\nActions\n");
     cr_assert_not_null(act, "no Actions section:\n%s", out);
@@ -474,7 +458,7 @@ Test(unix_tool, summary_fits_100_columns_verdict_first_actions_last) {
     /* the bundled 4-rank job with its cost section: the actions still come last */
     c = fmt("'%s' analyze samples/", bin());
     cr_assert_eq(run(c, &out), 0);
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     act = strstr(out, "\nActions\n");
     cr_assert_not_null(act, "no Actions section:\n%s", out);
     cr_expect_null(strstr(act + 9, "\n\n"), "Actions is not the last section:\n%s", act);
@@ -484,7 +468,7 @@ Test(unix_tool, summary_fits_100_columns_verdict_first_actions_last) {
     /* coloured, one rank */
     char *inner = fmt("'%s' analyze samples/hta-pair/sampled_rank-1.json.gz", bin());
     out = under_pty(inner);
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     free(out);
     free(inner);
 }
@@ -522,7 +506,7 @@ Test(unix_tool, hostile_names_cannot_emit_escapes) {
     cr_expect_null(strchr(out, '\b'), "backspace reached the terminal");
     cr_expect_null(strstr(out, "\xc2\x9b"), "C1 CSI reached the terminal");
     for (const char *p = out; *p; p++) cr_expect(*p != '\r', "CR reached the terminal");
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     free(out);
     free(c);
     free(r0);
@@ -544,7 +528,7 @@ Test(unix_tool, term_clean_and_wrap) {
     tc_term_wrap(m, "one two three four five six seven eight nine ten eleven twelve thirteen", 2, 4, 20);
     tc_term_wrap(m, "averyveryverylongwordthatcannotfitonaline x", 2, 4, 20);
     fclose(m);
-    expect_width(text, 20);
+    tu_expect_width(text, 20);
     cr_expect(strncmp(text, "  one two three four\n    five six", 33) == 0, "%s", text);
     cr_expect_not_null(strstr(text, "  averyveryverylongw\n    ordthatcannotfit\n    onaline x\n"), "%s", text);
     free(text);
@@ -564,7 +548,7 @@ Test(unix_tool, straggler_actions_name_the_rank_and_its_trace) {
     cr_assert_not_null(act, "%s", out);
     cr_expect_not_null(strstr(act, "rank 1 (trace node-b.rank1.json"), "%s", act);
     cr_expect_not_null(strstr(act, "0.600 ms per step against a median of 0.400 ms"), "%s", act);
-    expect_width(out, 100);
+    tu_expect_width(out, 100);
     free(out);
     free(c);
     free(r0);

@@ -97,4 +97,22 @@ static inline double tu_num(yajl_val v) {
     cr_assert(v && YAJL_IS_NUMBER(v), "expected a number");
     return YAJL_GET_DOUBLE(v);
 }
+
+/* Expects every line of text to fit `width` columns: ANSI CSI sequences and CR do not count, a
+ * UTF-8 sequence counts one column. */
+static inline void tu_expect_width(const char *text, size_t width) {
+    size_t cols = 0, line = 1;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\033' && p[1] == '[') {
+            p += 2;
+            while (*p && !(*p >= 0x40 && *p <= 0x7e)) p++;
+            if (!*p) break;
+            continue;
+        }
+        if (*p == '\r') continue;
+        if (*p == '\n') { cr_expect(cols <= width, "line %zu is %zu columns", line, cols); cols = 0; line++; continue; }
+        if ((*p & 0xc0) != 0x80) cols++;
+    }
+    cr_expect(cols <= width, "last line is %zu columns", cols);
+}
 #endif
