@@ -27,7 +27,8 @@ static bool recv_buf(tc_buf *b, int src) {
     MPI_Recv(&n, 1, MPI_UINT64_T, src, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     memset(b, 0, sizeof *b);
     b->p = malloc(n ? n : 1);
-    unsigned char *sink = b->p ? NULL : malloc(PIECE);
+    unsigned char *sink = b->p ? NULL : malloc(n < PIECE ? (n ? n : 1) : PIECE);
+    if (!b->p && !sink) MPI_Abort(MPI_COMM_WORLD, TC_EXIT_NOTHING); /* cannot even drain it */
     for (size_t off = 0; off < n; off += PIECE) {
         size_t len = n - off < PIECE ? n - off : PIECE;
         MPI_Recv(b->p ? b->p + off : sink, (int)len, MPI_BYTE, src, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
