@@ -17,7 +17,9 @@ SAN     :=
 
 # cupti/record.c and envutil.c are the `record` launcher (no CUDA dependency); the rest of cupti/
 # is the injected library, built by cupti/cupti.mk and never linked into the analyzer.
-LIB_SRCS  := $(wildcard parsers/*.c) $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) $(wildcard reports/*.c) \
+# analyzer/mpi_main.c and mpi_job.c include mpi.h: only `make mpi` compiles them (mpicc).
+MPI_SRCS  := analyzer/mpi_main.c analyzer/mpi_job.c
+LIB_SRCS  := $(wildcard parsers/*.c) $(filter-out analyzer/main.c $(MPI_SRCS),$(wildcard analyzer/*.c)) $(wildcard reports/*.c) \
              cupti/record.c cupti/envutil.c
 MAIN_SRCS := analyzer/main.c
 TEST_SRCS := $(filter-out tests/test_cupti_convert.c tests/test_record.c,$(wildcard tests/test_*.c)) # those two: test-cupti
@@ -26,7 +28,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize clean tools install uninstall bench
+.PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi
 
 deps: $(BUILD)/.deps-base
 $(BUILD)/.deps-base: scripts/setup-deps.sh
@@ -86,6 +88,22 @@ test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti
 sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
+
+# ---- MPI: build/tracecost-mpi (docs/mpi.md) ----
+# `make mpi` compiles the MPI entry point with mpicc (Open MPI: scripts/setup-deps.sh mpi) and links
+# it with the same library as build/tracecost; the plain build never sees mpi.h. `make test-mpi`
+# checks that mpirun -np 2 and -np 3 write the same reports as the single-process tool.
+MPICC     ?= mpicc
+MPI_OBJS  := $(MPI_SRCS:%.c=$(BUILD)/obj-mpi/%.o)
+$(BUILD)/obj-mpi/%.o: %.c $(BUILD)/.deps-base
+	@command -v $(MPICC) >/dev/null || { echo "make mpi: $(MPICC) not found: run scripts/setup-deps.sh mpi" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(MPICC) $(WARN) $(CFLAGS) $(SAN) $(CPPFLAGS) $(ISAL_DEFS) -DTC_HAVE_MPI=1 -MMD -MP -c $< -o $@
+$(BUILD)/tracecost-mpi: $(MPI_OBJS) $(BUILD)/libtracecost.a
+	$(MPICC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
+mpi: $(BUILD)/tracecost-mpi
+test-mpi: $(BUILD)/tracecost $(BUILD)/tracecost-mpi tools
+	TRACECOST=$(BUILD)/tracecost TRACECOST_MPI=$(BUILD)/tracecost-mpi TRACEGEN=$(BUILD)/tracegen tests/mpi_check.sh
 
 # ---- robustness: libFuzzer harness and valgrind (README.md) ----
 # `make fuzz` builds build-fuzz/fuzz_parse: every library source compiled by clang with coverage,
@@ -153,4 +171,4 @@ valgrind: $(BUILD)/tracecost
 clean:
 	rm -rf build build-sanitize build-fuzz
 
--include $(FUZZ_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(MAIN_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(FUZZ_OBJS:.o=.d) $(MPI_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(MAIN_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

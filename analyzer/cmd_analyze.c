@@ -105,7 +105,35 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
     return TC_EXIT_USAGE;
 }
 
+/* The plain load-and-analyze step: expand the operands, load them on this machine, analyze. */
+static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                              const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
+    (void)ctx; (void)need_events;
+    char err[1200];
+    tc_input_list inputs;
+    if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
+        fprintf(stderr, "tracecost: %s\n", err);
+        return TC_EXIT_NOTHING;
+    }
+    tc_load_options lopt = *lbase;
+    lopt.from_folder = inputs.from_folder;
+    int rc = tc_job_load(j, inputs.paths, inputs.n, &lopt);
+    if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
+        if (tc_job_analyze(j, aopt)) {
+            fprintf(stderr, "tracecost: out of memory during analysis\n");
+            rc = TC_EXIT_NOTHING;
+        } else *report = true;
+    }
+    tc_input_list_free(&inputs);
+    return rc;
+}
+
 int tc_cmd_analyze(int argc, char **argv) {
+    tc_analyze_hooks h = {load_analyze_local, NULL};
+    return tc_cmd_analyze_hooked(argc, argv, &h);
+}
+
+int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) {
     const char *json_path = NULL, *html_path = NULL;
     bool quiet = false;
     long jobs = 0;
@@ -184,22 +212,14 @@ int tc_cmd_analyze(int argc, char **argv) {
     }
     if (n_operands == 0) { rc = usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", ""); goto out; }
 
-    tc_input_list inputs;
-    if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost: %s\n", err);
-        rc = TC_EXIT_NOTHING;
-        goto out;
-    }
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
+    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, NULL};
     aopt.jobs = (int)jobs;
-    rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
-    if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(&j, &aopt)) {
-            fprintf(stderr, "tracecost: out of memory during analysis\n");
-            rc = TC_EXIT_NOTHING;
-        } else if (job_cost(&j, &cost_in, cost_flags, &cost)) {
+    bool report = false;
+    rc = hooks->load_analyze(hooks->ctx, operands, n_operands, &lopt, &aopt, html_path != NULL, &j, &report);
+    if (report) {
+        if (job_cost(&j, &cost_in, cost_flags, &cost)) {
             rc = TC_EXIT_USAGE;
         } else {
             bool json_to_stdout = json_path && !strcmp(json_path, "-");
@@ -238,7 +258,6 @@ int tc_cmd_analyze(int argc, char **argv) {
         }
     }
     tc_job_free(&j);
-    tc_input_list_free(&inputs);
 out:
     free(operands);
     return rc;

@@ -4,7 +4,20 @@
 #define TC_COMMANDS_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "job.h"
+#include "load_job.h"
 int tc_cmd_analyze(int argc, char **argv);
+
+/* `analyze` with its load-and-analyze step replaced (the MPI build parses on many processes):
+ * after the options are parsed, load_analyze expands the operands, loads and analyzes the job
+ * into j and returns the exit code so far; *report says whether j is an analyzed job this
+ * process writes the reports of. need_events: the HTML report is asked for (it reads events). */
+typedef struct {
+    int (*load_analyze)(void *ctx, char **operands, size_t n_operands, const tc_load_options *lopt,
+                        const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report);
+    void *ctx;
+} tc_analyze_hooks;
+int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
 int tc_cmd_gpus(int argc, char **argv);
 int tc_cmd_compare(int argc, char **argv);
 /* True when colour should be used on f: a terminal, NO_COLOR unset, TERM not "dumb". */

@@ -81,24 +81,24 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt) {
+int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt, tc_loaded_files *out) {
     FILE *err = opt->err ? opt->err : stderr;
     load_ctx c;
     memset(&c, 0, sizeof c);
     pthread_mutex_init(&c.lock, NULL);
     c.paths = paths;
     c.n = n;
-    c.traces = calloc(n, sizeof *c.traces);
-    c.status = calloc(n, sizeof *c.status);
-    c.msg = calloc(n, sizeof *c.msg);
-    c.raw = calloc(n, sizeof *c.raw);
+    c.traces = calloc(n ? n : 1, sizeof *c.traces);
+    c.status = calloc(n ? n : 1, sizeof *c.status);
+    c.msg = calloc(n ? n : 1, sizeof *c.msg);
+    c.raw = calloc(n ? n : 1, sizeof *c.raw);
     c.progress = opt->progress;
     c.err = err;
     c.start = c.last_print = now_s();
     if (!c.traces || !c.status || !c.msg || !c.raw) {
         fprintf(err, "tracecost: out of memory\n");
         free(c.traces); free(c.status); free(c.msg); free(c.raw);
-        return TC_EXIT_NOTHING;
+        return -1;
     }
     for (size_t i = 0; i < n; i++) {
         FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
@@ -119,27 +119,38 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
     for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
     free(tids);
     if (c.printed) fprintf(err, "\r%*s\r", c.line_len, "");
+    free(c.raw);
+    pthread_mutex_destroy(&c.lock);
+    out->traces = c.traces;
+    out->status = c.status;
+    out->msg = c.msg;
+    out->n = n;
+    return 0;
+}
 
+int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt) {
+    FILE *err = opt->err ? opt->err : stderr;
+    size_t n = lf->n;
     /* report in input order, keep the usable traces */
     int rc = TC_EXIT_OK;
     size_t kept = 0;
     j->traces = calloc(n ? n : 1, sizeof *j->traces);
     for (size_t i = 0; i < n; i++) {
-        tc_trace *t = &c.traces[i];
+        tc_trace *t = &lf->traces[i];
         bool keep = false;
-        switch (c.status[i]) {
+        switch (lf->status[i]) {
         case TC_LOAD_OK: keep = true; break;
         case TC_LOAD_DAMAGED:
-            fprintf(err, "tracecost: warning: %s (analyzing what was read)\n", c.msg[i]);
+            fprintf(err, "tracecost: warning: %s (analyzing what was read)\n", lf->msg[i]);
             keep = true;
             rc = TC_EXIT_DAMAGED;
             break;
         default:
-            fprintf(err, "tracecost: %s\n", c.msg[i]);
+            fprintf(err, "tracecost: %s\n", lf->msg[i]);
             rc = TC_EXIT_DAMAGED;
             break;
         }
-        if (keep && t->events_total == 0 && opt->from_folder && opt->from_folder[i] && c.status[i] == TC_LOAD_OK) {
+        if (keep && t->events_total == 0 && opt->from_folder && opt->from_folder[i] && lf->status[i] == TC_LOAD_OK) {
             fprintf(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
             tc_trace_free(t);
             continue;
@@ -154,8 +165,8 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
         else tc_trace_free(t);
     }
     j->n_traces = kept;
-    free(c.traces); free(c.status); free(c.msg); free(c.raw);
-    pthread_mutex_destroy(&c.lock);
+    free(lf->traces); free(lf->status); free(lf->msg);
+    memset(lf, 0, sizeof *lf);
     if (kept == 0) {
         if (n > 1) fprintf(err, "tracecost: nothing to analyze: none of the %zu inputs holds usable GPU activity\n", n);
         return TC_EXIT_NOTHING;
@@ -166,4 +177,10 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
         return TC_EXIT_USAGE;
     }
     return rc;
+}
+
+int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt) {
+    tc_loaded_files lf;
+    if (tc_job_parse_files(paths, n, opt, &lf)) return TC_EXIT_NOTHING;
+    return tc_job_load_collect(j, paths, &lf, opt);
 }

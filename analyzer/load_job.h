@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "job.h"
+#include "../parsers/load.h"
 
 typedef struct {
     int jobs;         /* threads; <= 0 means the number of cores */
@@ -20,4 +21,19 @@ typedef struct {
  * Every problem is printed to opt->err naming the file. */
 int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt);
 int tc_cpu_count(void);
+
+/* The two halves of tc_job_load, for callers that parse files elsewhere (the MPI build parses
+ * each process's share and gathers them): tc_job_parse_files parses paths in parallel into
+ * per-input traces, statuses and messages (0, or -1 out of memory, printed); tc_job_load_collect
+ * reports every input's problems in input order, keeps the usable traces in j, assigns ranks and
+ * returns the exit code as tc_job_load does. It takes over lf's arrays (traces it does not keep
+ * are freed). */
+typedef struct {
+    tc_trace *traces;       /* per input, in input order */
+    tc_load_status *status; /* per input */
+    char (*msg)[600];       /* per input: the loader's message */
+    size_t n;
+} tc_loaded_files;
+int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt, tc_loaded_files *out);
+int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt);
 #endif

@@ -1,0 +1,39 @@
+/* mpi_pack.h: a growable byte buffer and the flat encodings the MPI build ships between processes
+ * (no MPI here, so the encodings are tested in the plain build): a whole compact trace
+ * (tc_trace, all arrays and strings) and small scalars/strings. Encodings are host-endian and
+ * host-layout: every process of one job runs the same binary on the same architecture. */
+#ifndef TC_MPI_PACK_H
+#define TC_MPI_PACK_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+typedef struct {
+    unsigned char *p; size_t n, cap; /* bytes written */
+    size_t off;                      /* read position */
+    bool bad;                        /* a read ran past the end, or out of memory */
+} tc_buf;
+
+void tc_buf_free(tc_buf *b);
+void tc_buf_put(tc_buf *b, const void *src, size_t len);
+void tc_buf_u64(tc_buf *b, uint64_t v);
+void tc_buf_i64(tc_buf *b, int64_t v);
+void tc_buf_f64(tc_buf *b, double v);
+void tc_buf_str(tc_buf *b, const char *s); /* NULL survives as NULL */
+bool tc_buf_get(tc_buf *b, void *dst, size_t len);
+uint64_t tc_buf_get_u64(tc_buf *b);
+int64_t tc_buf_get_i64(tc_buf *b);
+double tc_buf_get_f64(tc_buf *b);
+char *tc_buf_get_str(tc_buf *b); /* malloc'd copy, NULL when it was NULL (or on error: b->bad) */
+
+/* Appends t entirely; reads it back into an uninitialized t (0, or -1 damaged/out of memory, t
+ * then freed). A read-back trace equals the original: same string ids, arrays, counts, warnings. */
+void tc_trace_pack(tc_buf *b, const tc_trace *t);
+int tc_trace_unpack(tc_buf *b, tc_trace *t);
+
+/* Which process parses each of n files of the given sizes (bytes): largest first to the least-
+ * loaded process (ties: lower file index, lower process), stdin (is_stdin[i], may be NULL) always
+ * to process 0. Deterministic. 0, or -1 out of memory. */
+int tc_mpi_assign(const uint64_t *sizes, const bool *is_stdin, size_t n, int procs, int *owner);
+#endif
