@@ -170,6 +170,8 @@ static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_ana
                 tc_trace_pack(out, t);
                 tc_buf_u64(out, rr->wait_ns != NULL);
                 if (rr->wait_ns) tc_buf_put(out, rr->wait_ns, t->n_gpu * sizeof *rr->wait_ns);
+                tc_trace_free(t); /* its copy is in out: do not hold it twice */
+                rr->device = NULL;
             }
         }
         tc_rank_extra_free(&x);
