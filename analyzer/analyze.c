@@ -1,5 +1,6 @@
 /* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
  * and per-step breakdowns, summary shares, straggler and verdict. See job.h. */
+#include "analyze_phases.h"
 #include "collectives.h"
 #include "intervals.h"
 #include "job.h"
@@ -227,35 +228,53 @@ static void decide_verdict(tc_job *j, double threshold) {
                           (double)sm->straggler.caused_wait_ns_per_step / 1e6);
 }
 
-int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
+void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); }
+
+int tc_job_prepare(tc_job *j, bool sort_events) {
     j->n_ranks = 0;
     j->ranks = calloc(j->n_traces ? j->n_traces : 1, sizeof *j->ranks);
     if (!j->ranks) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
         tc_trace *t = &j->traces[i];
-        tc_sort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
+        if (sort_events) tc_sort(t->gpu, t->n_gpu, sizeof *t->gpu, cmp_event);
         tc_rank_result *rr = &j->ranks[j->n_ranks++];
         rr->rank = t->rank;
         rr->input = i;
-        rr->device = main_device(t);
+        rr->device = sort_events ? main_device(t) : NULL;
     }
     tc_sort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
-    if (tc_collectives_match(j)) return -1;
+    return 0;
+}
+
+double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt) {
+    int64_t world = (int64_t)j->n_ranks;
+    for (size_t i = 0; i < j->n_traces; i++)
+        if (j->traces[i].world_size > world) world = j->traces[i].world_size;
+    return tc_mfu_user_flops(opt, world);
+}
+
+int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
+    tc_rank_result *rr = &j->ranks[r];
+    if (rank_analyze(j, rr)) return -1;
+    if (rr->wait_ns && rr->unmatched_comm &&
+        unmatched_exposed(&j->traces[rr->input], rr->wait_ns, &rr->unmatched_exposed_ns))
+        return -1;
+    if (tc_mfu_rank(j, rr, opt, user_flops, &x->mfu)) return -1;
+    return tc_kernel_parts_trace(&j->traces[rr->input], &x->kernels);
+}
+
+int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;
     int64_t step_sum = 0;
     size_t step_ranks = 0;
     for (size_t r = 0; r < j->n_ranks; r++) {
         tc_rank_result *rr = &j->ranks[r];
-        if (rank_analyze(j, rr)) return -1;
-        if (rr->wait_ns && rr->unmatched_comm) {
-            tc_trace *t = &j->traces[rr->input];
-            if (unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns)) return -1;
+        if (rr->wait_ns && rr->unmatched_comm)
             tc_job_warn(j, "rank %lld: %llu collective kernels could not be matched across ranks; their exposed time, "
                         "%.3f ms (%.2f%% of the window), is counted as transfer", (long long)rr->rank,
                         (unsigned long long)rr->unmatched_comm, (double)rr->unmatched_exposed_ns / 1e6,
                         100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
-        }
         tc_breakdown_add(&sm->b, &rr->b);
         if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
     }
@@ -270,8 +289,21 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
-    if (tc_mfu_analyze(j, opt)) return -1;
+    if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
     decide_straggler(j);
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     return 0;
+}
+
+int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
+    if (tc_job_prepare(j, true) || tc_collectives_match(j)) return -1;
+    tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
+    if (!x) return -1;
+    double user = tc_job_user_flops(j, opt);
+    int rc = 0;
+    for (size_t r = 0; r < j->n_ranks && !rc; r++) rc = tc_job_rank_phase(j, r, opt, user, &x[r]);
+    if (!rc) rc = tc_job_finish(j, opt, x);
+    for (size_t r = 0; r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);
+    free(x);
+    return rc;
 }

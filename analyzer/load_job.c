@@ -155,7 +155,7 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
             tc_trace_free(t);
             continue;
         }
-        if (keep && t->n_gpu == 0) {
+        if (keep && tc_trace_gpu_events(t) == 0) {
             fprintf(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
                     paths[i], (unsigned long long)t->events_total);
             keep = false;

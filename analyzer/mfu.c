@@ -4,6 +4,7 @@
  * over its step time; the rank's MFU is the mean over its steps. HFU divides the ideal seconds of
  * every counted op of the trace by the rank's GPU window. */
 #include "mfu.h"
+#include "analyze_phases.h"
 #include "flops.h"
 #include "util.h"
 #include <stdarg.h>
@@ -26,7 +27,7 @@ typedef struct {
     bool no_device_name;
     bool bad_gpu_option;
     bool no_steps;
-    const char *fallback;         /* first catalog fallback note */
+    char fallback[128];           /* first catalog fallback note ("" none) */
     char fallback_dtype[16];
 } mfu_facts;
 
@@ -48,12 +49,12 @@ static long step_index(const tc_rank_result *rr, int64_t number) {
     return -1;
 }
 
-static int rank_mfu(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, mfu_facts *f) {
+int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f) {
     tc_trace *t = &j->traces[rr->input];
     if (tc_flops_resolve_nesting(t)) return -1;
     f->shaped_ops += t->ops_with_shapes;
     f->unshaped_ops += t->ops_without_shapes;
-    f->any_record_shapes |= t->record_shapes;
+    f->record_shapes |= t->record_shapes;
 
     const tc_gpu_spec *gpu = NULL;
     if (opt->gpu) {
@@ -61,7 +62,7 @@ static int rank_mfu(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt
         if (!gpu) f->bad_gpu_option = true;
     } else {
         gpu = tc_gpu_find_by_device_name(rr->device);
-        if (!gpu && rr->device && !f->unknown_device) f->unknown_device = rr->device;
+        if (!gpu && rr->device) f->unknown_device = true;
         if (!gpu && !rr->device) f->no_device_name = true;
     }
     rr->gpu = gpu;
@@ -85,8 +86,8 @@ static int rank_mfu(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt
         const char *note = NULL;
         double peak = gpu ? tc_gpu_peak_flops(gpu, (tc_dtype)o->dtype, &note) : 0;
         if (gpu && o->dtype == TC_DTYPE_UNKNOWN) { f->unknown_dtype_ops++; continue; }
-        if (note && !f->fallback) {
-            f->fallback = note;
+        if (note && !f->fallback[0]) {
+            snprintf(f->fallback, sizeof f->fallback, "%s", note);
             snprintf(f->fallback_dtype, sizeof f->fallback_dtype, "%s", tc_dtype_name((tc_dtype)o->dtype));
         }
         all_flops += o->flops;
@@ -187,7 +188,7 @@ static char *make_note(const mfu_facts *f, const tc_analyze_options *opt, bool u
     if (f->no_steps)
         note_add(&n, "no ProfilerStep spans, so no step time: mfu needs them (call prof.step() each step); "
                  "hardware_flops_utilization uses the GPU window instead");
-    if (f->fallback) note_add(&n, "%s ops: %s", f->fallback_dtype, f->fallback);
+    if (f->fallback[0]) note_add(&n, "%s ops: %s", f->fallback_dtype, f->fallback);
     if (f->unknown_dtype_ops)
         note_add(&n, "%llu ops in a dtype without a catalog peak (fp64, integer, unknown) are left out",
                  (unsigned long long)f->unknown_dtype_ops);
@@ -241,9 +242,21 @@ static long op_of_ext(const ext_index *ix, size_t n, uint32_t ext) {
 /* FLOPs an op hands to its kernels: its own when counted, else those of the counted ops inside. */
 static double op_kernel_flops(const tc_cpu_op *o) { return o->counted ? o->flops : o->inner_flops; }
 
-/* Adds trace t's compute kernels to the job-level aggregates (rows indexed by names ids). */
-static int top_kernels_trace(tc_trace *t, tc_strtab *names, kagg **rows, size_t *cap, int64_t *total_ns) {
+void tc_kernel_parts_free(tc_kernel_parts *p) {
+    for (size_t i = 0; i < p->n; i++) free(p->rows[i].name);
+    free(p->rows);
+    memset(p, 0, sizeof *p);
+}
+
+/* Trace t's compute kernels summed by name, in order of first appearance (p zeroed by the caller). */
+int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     int rc = -1;
+    tc_strtab *names = tc_strtab_new();
+    kagg *rows = NULL;
+    size_t cap_rows = 0;
+    size_t *cap = &cap_rows;
+    int64_t total = 0, *total_ns = &total;
+    if (!names) return -1;
     ext_index *ix = t->n_ops ? malloc(t->n_ops * sizeof *ix) : NULL;
     int64_t *op_ns = t->n_ops ? calloc(t->n_ops, sizeof *op_ns) : NULL;
     uint32_t *kop = t->n_gpu ? malloc(t->n_gpu * sizeof *kop) : NULL;
@@ -272,9 +285,9 @@ static int top_kernels_trace(tc_trace *t, tc_strtab *names, kagg **rows, size_t 
         const char *nm = tc_trace_str(t, g->name);
         uint32_t id = tc_strtab_intern(names, nm, tc_strtab_len(t->strings, g->name));
         size_t old_cap = *cap;
-        if (id == TC_NONE || tc_grow((void **)rows, cap, (size_t)id + 1, sizeof **rows)) goto out;
-        if (*cap > old_cap) memset(*rows + old_cap, 0, (*cap - old_cap) * sizeof **rows);
-        kagg *a = &(*rows)[id];
+        if (id == TC_NONE || tc_grow((void **)&rows, cap, (size_t)id + 1, sizeof *rows)) goto out;
+        if (*cap > old_cap) memset(rows + old_cap, 0, (*cap - old_cap) * sizeof *rows);
+        kagg *a = &rows[id];
         a->time_ns += g->dur_ns;
         a->count++;
         *total_ns += g->dur_ns;
@@ -283,11 +296,27 @@ static int top_kernels_trace(tc_trace *t, tc_strtab *names, kagg **rows, size_t 
             a->flops_time_ns += g->dur_ns;
         }
     }
+    size_t nn = tc_strtab_count(names);
+    p->rows = calloc(nn ? nn : 1, sizeof *p->rows);
+    if (!p->rows) goto out;
+    p->cap = nn;
+    for (size_t i = 0; i < nn; i++) {
+        tc_kernel_part *kp = &p->rows[p->n];
+        kp->name = tc_strdup(tc_strtab_get(names, (uint32_t)i));
+        if (!kp->name) goto out;
+        p->n++;
+        kp->time_ns = rows[i].time_ns; kp->flops_time_ns = rows[i].flops_time_ns;
+        kp->count = rows[i].count; kp->flops = rows[i].flops;
+    }
+    p->total_ns = total;
     rc = 0;
 out:
     free(ix);
     free(op_ns);
     free(kop);
+    free(rows);
+    tc_strtab_free(names);
+    if (rc) tc_kernel_parts_free(p);
     return rc;
 }
 
@@ -298,7 +327,8 @@ static int cmp_krank(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static int top_kernels(tc_job *j) {
+/* Merges the traces' partial rows in input order (parts[i] belongs to trace i). */
+static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
     tc_strtab *names = tc_strtab_new();
     kagg *rows = NULL;
     size_t cap = 0;
@@ -306,8 +336,22 @@ static int top_kernels(tc_job *j) {
     krank *order = NULL;
     int rc = -1;
     if (!names) return -1;
-    for (size_t i = 0; i < j->n_traces; i++)
-        if (top_kernels_trace(&j->traces[i], names, &rows, &cap, &total)) goto out;
+    for (size_t i = 0; i < j->n_traces; i++) {
+        const tc_kernel_parts *p = parts[i];
+        for (size_t k = 0; p && k < p->n; k++) {
+            const tc_kernel_part *kp = &p->rows[k];
+            uint32_t id = tc_strtab_intern(names, kp->name, strlen(kp->name));
+            size_t old_cap = cap;
+            if (id == TC_NONE || tc_grow((void **)&rows, &cap, (size_t)id + 1, sizeof *rows)) goto out;
+            if (cap > old_cap) memset(rows + old_cap, 0, (cap - old_cap) * sizeof *rows);
+            kagg *a = &rows[id];
+            a->time_ns += kp->time_ns;
+            a->flops_time_ns += kp->flops_time_ns;
+            a->count += kp->count;
+            a->flops += kp->flops;
+        }
+        if (p) total += p->total_ns;
+    }
     size_t n = tc_strtab_count(names);
     if (n == 0) { rc = 0; goto out; }
     order = malloc(n * sizeof *order);
@@ -341,20 +385,33 @@ out:
 
 /* ---- job ------------------------------------------------------------------------------------ */
 
-int tc_mfu_analyze(tc_job *j, const tc_analyze_options *opt) {
+int tc_mfu_finish(tc_job *j, const tc_analyze_options *opt, double user, const tc_rank_extra *x) {
     mfu_facts f;
     memset(&f, 0, sizeof f);
-    int64_t world = (int64_t)j->n_ranks;
-    for (size_t i = 0; i < j->n_traces; i++)
-        if (j->traces[i].world_size > world) world = j->traces[i].world_size;
-    double user = tc_mfu_user_flops(opt, world);
     tc_summary *sm = &j->summary;
     double mfu = 0, fps = 0, peak = 0, ideal = 0;
     int64_t win = 0;
     size_t n_mfu = 0, n_peak = 0;
+    const tc_kernel_parts **parts = calloc(j->n_traces ? j->n_traces : 1, sizeof *parts);
+    if (!parts) return -1;
     for (size_t r = 0; r < j->n_ranks; r++) {
-        tc_rank_result *rr = &j->ranks[r];
-        if (rank_mfu(j, rr, opt, user, &f)) return -1;
+        const tc_rank_result *rr = &j->ranks[r];
+        const tc_mfu_rank_facts *rf = &x[r].mfu;
+        if (rr->input < j->n_traces) parts[rr->input] = &x[r].kernels;
+        f.shaped_ops += rf->shaped_ops;
+        f.unshaped_ops += rf->unshaped_ops;
+        f.counted_ops += rf->counted_ops;
+        f.unknown_flops_ops += rf->unknown_flops_ops;
+        f.unknown_dtype_ops += rf->unknown_dtype_ops;
+        f.any_record_shapes |= rf->record_shapes;
+        if (rf->unknown_device && !f.unknown_device) f.unknown_device = rr->device;
+        f.no_device_name |= rf->no_device_name;
+        f.bad_gpu_option |= rf->bad_gpu_option;
+        f.no_steps |= rf->no_steps;
+        if (rf->fallback[0] && !f.fallback[0]) {
+            memcpy(f.fallback, rf->fallback, sizeof f.fallback);
+            memcpy(f.fallback_dtype, rf->fallback_dtype, sizeof f.fallback_dtype);
+        }
         if (rr->has_mfu) { mfu += rr->mfu; fps += rr->flops_per_step; n_mfu++; }
         if (rr->has_peak) { peak += rr->peak_flops; n_peak++; }
         if (rr->has_hfu) { ideal += rr->hfu * (double)rr->b.window_ns; win += rr->b.window_ns; }
@@ -368,5 +425,7 @@ int tc_mfu_analyze(tc_job *j, const tc_analyze_options *opt) {
     if (n_peak) { sm->has_peak = true; sm->peak_flops = peak / (double)n_peak; }
     if (win > 0) { sm->has_hfu = true; sm->hfu = ideal / (double)win; }
     sm->mfu_note = make_note(&f, opt, user > 0);
-    return top_kernels(j);
+    int rc = top_kernels(j, parts);
+    free(parts);
+    return rc;
 }

@@ -9,10 +9,16 @@
 
 #define TC_TOP_KERNELS 20
 
-/* Runs after the per-rank and per-step breakdowns (rank results and their steps exist). An
- * unknown opt->gpu leaves MFU null with a note (commands validate --gpu before). 0, or -1 out of
- * memory. */
-int tc_mfu_analyze(tc_job *j, const tc_analyze_options *opt);
+/* Per rank, after its breakdowns and steps (analyze_phases.h types): the rank's MFU fields and
+ * facts f (zeroed by the caller). An unknown opt->gpu leaves MFU null with a note (commands
+ * validate --gpu before). 0, or -1 out of memory. */
+#include "analyze_phases.h"
+int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f);
+/* A trace's top-kernel partial rows (after tc_mfu_rank on its rank); p zeroed by the caller. */
+int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p);
+void tc_kernel_parts_free(tc_kernel_parts *p);
+/* Job MFU means, the note and the top-kernels table from every rank's x (indexed by rank index). */
+int tc_mfu_finish(tc_job *j, const tc_analyze_options *opt, double user_flops, const tc_rank_extra *x);
 
 /* FLOPs per GPU per step the user's options give: model_flops_per_step, else
  * 6 · params · tokens_per_step / world_size (world_size >= 1); 0 when neither is set. */

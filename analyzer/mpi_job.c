@@ -1,6 +1,10 @@
 /* mpi_job.c: the MPI load-and-analyze step (see mpi_job.h, docs/mpi.md). Only `make mpi` compiles
- * this file. Messages are tc_buf byte strings (mpi_pack.h) sent in pieces of at most 1 GiB. */
+ * this file. Messages are tc_buf byte strings (mpi_pack.h) sent in pieces of at most 1 GiB.
+ * Process 0 holds only skeleton traces (comm kernels) for matching plus every rank's results; each
+ * process runs the per-rank phase of the files it parsed (analyze_phases.h). */
 #include "mpi_job.h"
+#include "analyze_phases.h"
+#include "collectives.h"
 #include "exitcodes.h"
 #include "inputs.h"
 #include "mpi_pack.h"
@@ -62,20 +66,22 @@ static uint64_t file_size(const char *path) {
     return (uint64_t)st.st_size;
 }
 
-/* One process's parse results: per file its index, status, message and (when usable) trace. */
-static void pack_results(tc_buf *b, const size_t *index, const tc_loaded_files *lf) {
+/* Message A, one process's parse results: per file its index, status, message and (when usable)
+ * the skeleton of its sorted trace. lj holds the usable traces, lidx[k] = local file k's index in lj. */
+static void pack_results(tc_buf *b, const size_t *index, const tc_loaded_files *lf, const tc_job *lj, const size_t *lidx) {
     tc_buf_u64(b, lf->n);
     for (size_t k = 0; k < lf->n; k++) {
         tc_buf_u64(b, index[k]);
         tc_buf_u64(b, (uint64_t)lf->status[k]);
         tc_buf_str(b, lf->msg[k]);
-        if (lf->status[k] == TC_LOAD_OK || lf->status[k] == TC_LOAD_DAMAGED) tc_trace_pack(b, &lf->traces[k]);
+        if (lf->status[k] == TC_LOAD_OK || lf->status[k] == TC_LOAD_DAMAGED) tc_skeleton_pack(b, &lj->traces[lidx[k]]);
     }
 }
 
 /* Unpacks one process's results into the job-wide arrays (all[i] for file index i). */
 static int unpack_results(tc_buf *b, tc_loaded_files *all, bool *have) {
     uint64_t k = tc_buf_get_u64(b);
+    if (k == UINT64_MAX) return -1;
     for (uint64_t q = 0; q < k && !b->bad; q++) {
         uint64_t i = tc_buf_get_u64(b);
         uint64_t st = tc_buf_get_u64(b);
@@ -85,18 +91,135 @@ static int unpack_results(tc_buf *b, tc_loaded_files *all, bool *have) {
         free(msg);
         all->status[i] = (tc_load_status)st;
         if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) {
-            if (tc_trace_unpack(b, &all->traces[i])) return -1;
+            if (tc_skeleton_unpack(b, &all->traces[i])) return -1;
         }
         have[i] = true;
     }
     return b->bad ? -1 : 0;
 }
 
+/* Message B (process 0 -> owner): the user FLOPs and, per kept trace the owner parsed, its file
+ * index, rank, matching statistics and the wait of each comm kernel (sorted order; -1 unmatched). */
+static void pack_matching(tc_buf *b, const tc_job *j, const size_t *file_of, const int *owner, int p, double user) {
+    size_t cnt = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) cnt += owner[file_of[j->ranks[r].input]] == p;
+    tc_buf_f64(b, user);
+    tc_buf_u64(b, cnt);
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        if (owner[file_of[rr->input]] != p) continue;
+        tc_buf_u64(b, file_of[rr->input]);
+        tc_buf_i64(b, rr->rank);
+        tc_buf_u64(b, rr->matched_instances);
+        tc_buf_f64(b, rr->last_arrival_credit);
+        tc_buf_i64(b, rr->caused_wait_ns);
+        tc_buf_u64(b, rr->unmatched_comm);
+        tc_buf_u64(b, rr->has_clock_offset);
+        tc_buf_i64(b, rr->clock_offset_ns);
+        tc_buf_u64(b, rr->wait_ns != NULL);
+        const tc_trace *t = &j->traces[rr->input];
+        tc_buf_u64(b, t->n_gpu);
+        if (rr->wait_ns) tc_buf_put(b, rr->wait_ns, t->n_gpu * sizeof *rr->wait_ns);
+    }
+}
+
+/* The owner's side: applies message B to its local job lj (lfile[i] = file index of lj trace i),
+ * runs the per-rank phase of each listed rank and writes message C: per rank its file index, its
+ * results and, when the HTML report needs events, its whole trace and wait_ns. 0, or -1. */
+static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool need_events,
+                       tc_buf *out) {
+    double user = tc_buf_get_f64(in);
+    uint64_t cnt = tc_buf_get_u64(in);
+    if (in->bad) return -1;
+    tc_buf_u64(out, cnt);
+    for (uint64_t q = 0; q < cnt; q++) {
+        uint64_t fi = tc_buf_get_u64(in);
+        size_t r = lj->n_ranks;
+        for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
+        if (in->bad || r == lj->n_ranks) return -1;
+        tc_rank_result *rr = &lj->ranks[r];
+        tc_trace *t = &lj->traces[rr->input];
+        rr->rank = t->rank = tc_buf_get_i64(in);
+        rr->matched_instances = tc_buf_get_u64(in);
+        rr->last_arrival_credit = tc_buf_get_f64(in);
+        rr->caused_wait_ns = tc_buf_get_i64(in);
+        rr->unmatched_comm = tc_buf_get_u64(in);
+        rr->has_clock_offset = tc_buf_get_u64(in) != 0;
+        rr->clock_offset_ns = tc_buf_get_i64(in);
+        bool has_wait = tc_buf_get_u64(in) != 0;
+        uint64_t n_comm = tc_buf_get_u64(in);
+        if (in->bad) return -1;
+        if (has_wait) {
+            rr->wait_ns = calloc(t->n_gpu ? t->n_gpu : 1, sizeof *rr->wait_ns);
+            if (!rr->wait_ns) return -1;
+            uint64_t k = 0;
+            for (size_t e = 0; e < t->n_gpu; e++) {
+                if (!t->gpu[e].is_comm) continue;
+                if (k++ >= n_comm) return -1;
+                rr->wait_ns[e] = tc_buf_get_i64(in);
+            }
+            if (k != n_comm || in->bad) return -1;
+        }
+        tc_rank_extra x;
+        memset(&x, 0, sizeof x);
+        int rc = tc_job_rank_phase(lj, r, aopt, user, &x);
+        if (!rc) {
+            tc_buf_u64(out, fi);
+            tc_rank_result_pack(out, rr, &x, t);
+            if (need_events) {
+                tc_trace_pack(out, t);
+                tc_buf_u64(out, rr->wait_ns != NULL);
+                if (rr->wait_ns) tc_buf_put(out, rr->wait_ns, t->n_gpu * sizeof *rr->wait_ns);
+                tc_trace_free(t); /* its copy is in out: do not hold it twice */
+                rr->device = NULL;
+            }
+        }
+        tc_rank_extra_free(&x);
+        if (rc || out->bad) return -1;
+    }
+    return 0;
+}
+
+/* Process 0's side of message C: fills j->ranks[rank_of[k]] and x for each listed trace k. */
+static int unpack_rank_results(tc_buf *in, tc_job *j, const size_t *kept_of_file, size_t n_files, const size_t *rank_of,
+                               bool need_events, tc_rank_extra *x) {
+    uint64_t cnt = tc_buf_get_u64(in);
+    if (in->bad || cnt == UINT64_MAX) return -1;
+    for (uint64_t q = 0; q < cnt; q++) {
+        uint64_t fi = tc_buf_get_u64(in);
+        if (in->bad || fi >= n_files || kept_of_file[fi] == SIZE_MAX) return -1;
+        size_t k = kept_of_file[fi], r = rank_of[k];
+        tc_rank_result *rr = &j->ranks[r];
+        int64_t rank = rr->rank;
+        if (tc_rank_result_unpack(in, rr, &x[r], &j->traces[k]) || rr->rank != rank) return -1;
+        if (need_events) {
+            tc_trace full;
+            if (tc_trace_unpack(in, &full)) return -1;
+            char *dev = rr->device ? tc_strdup(rr->device) : NULL;
+            tc_trace_free(&j->traces[k]);
+            j->traces[k] = full;
+            rr->device = NULL;
+            if (dev) {
+                uint32_t id = tc_strtab_intern(full.strings, dev, strlen(dev));
+                free(dev);
+                if (id == TC_NONE) return -1;
+                rr->device = tc_strtab_get(j->traces[k].strings, id);
+            }
+            free(rr->wait_ns);
+            rr->wait_ns = NULL;
+            if (tc_buf_get_u64(in)) {
+                rr->wait_ns = malloc((full.n_gpu ? full.n_gpu : 1) * sizeof *rr->wait_ns);
+                if (!rr->wait_ns || !tc_buf_get(in, rr->wait_ns, full.n_gpu * sizeof *rr->wait_ns)) return -1;
+            }
+        }
+    }
+    return in->bad ? -1 : 0;
+}
+
 int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc_load_options *lbase,
                         const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
     const tc_mpi_ctx *ctx = vctx;
     int me = ctx->rank, procs = ctx->size;
-    (void)need_events;
     *report = false;
 
     /* 1. process 0 expands the operands and assigns the files; everyone gets the list */
@@ -160,32 +283,45 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
     memset(&lf, 0, sizeof lf);
     int parsed = tc_job_parse_files(my_paths, n_mine, &lopt, &lf) == 0;
 
-    /* 3. the parse results go to process 0 */
+    /* 3. each process sorts its usable traces (tc_job_prepare) and sends process 0 their skeletons */
+    tc_job lj;
+    tc_job_init(&lj);
+    size_t *lidx = calloc(lf.n ? lf.n : 1, sizeof *lidx), *lfile = calloc(lf.n ? lf.n : 1, sizeof *lfile);
+    lj.traces = calloc(lf.n ? lf.n : 1, sizeof *lj.traces);
+    if (!lidx || !lfile || !lj.traces) parsed = 0;
+    for (size_t k = 0; parsed && k < lf.n; k++) {
+        if (lf.status[k] != TC_LOAD_OK && lf.status[k] != TC_LOAD_DAMAGED) continue;
+        lidx[k] = lj.n_traces;
+        lfile[lj.n_traces] = mine[k];
+        lj.traces[lj.n_traces++] = lf.traces[k];
+        memset(&lf.traces[k], 0, sizeof lf.traces[k]);
+    }
+    if (parsed && tc_job_prepare(&lj, true)) parsed = 0;
+    tc_buf out;
+    memset(&out, 0, sizeof out);
+    if (parsed) pack_results(&out, mine, &lf, &lj, lidx);
+    if (!parsed || out.bad) { tc_buf_free(&out); tc_buf_u64(&out, UINT64_MAX); }
+    for (size_t k = 0; k < lf.n; k++) tc_trace_free(&lf.traces[k]);
+    free(lf.traces); free(lf.status); free(lf.msg);
+
     int rc = TC_EXIT_OK;
+    int go = 0;
+    tc_loaded_files all;
+    memset(&all, 0, sizeof all);
+    size_t *file_of = NULL, *kept_of_file = NULL, *rank_of = NULL;
     if (me != 0) {
-        tc_buf out;
-        memset(&out, 0, sizeof out);
-        if (parsed) pack_results(&out, mine, &lf);
-        if (!parsed || out.bad) { tc_buf_free(&out); tc_buf_u64(&out, UINT64_MAX); }
         send_buf(&out, 0);
-        tc_buf_free(&out);
-        for (size_t k = 0; k < lf.n; k++) tc_trace_free(&lf.traces[k]);
-        free(lf.traces); free(lf.status); free(lf.msg);
     } else {
-        tc_loaded_files all;
         all.n = n;
         all.traces = calloc(n ? n : 1, sizeof *all.traces);
         all.status = calloc(n ? n : 1, sizeof *all.status);
         all.msg = calloc(n ? n : 1, sizeof *all.msg);
         bool *have = calloc(n ? n : 1, sizeof *have);
-        bool fine = parsed && all.traces && all.status && all.msg && have;
-        for (size_t k = 0; fine && k < lf.n; k++) {
-            size_t i = mine[k];
-            all.traces[i] = lf.traces[k];
-            memset(&lf.traces[k], 0, sizeof lf.traces[k]);
-            all.status[i] = lf.status[k];
-            memcpy(all.msg[i], lf.msg[k], sizeof all.msg[i]);
-            have[i] = true;
+        bool fine = all.traces && all.status && all.msg && have;
+        out.off = 0;
+        if (fine && unpack_results(&out, &all, have)) {
+            fprintf(stderr, "tracecost: process 0: out of memory\n");
+            fine = false;
         }
         for (int p = 1; p < procs; p++) {
             tc_buf in;
@@ -197,13 +333,23 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
             tc_buf_free(&in);
         }
         for (size_t i = 0; fine && i < n; i++) fine = have[i];
+        free(have);
+        const char **pathp = calloc(n ? n : 1, sizeof *pathp);
+        if (!pathp) fine = false;
+        for (size_t i = 0; fine && i < n; i++) pathp[i] = all.traces[i].path;
         if (fine) {
+            /* 4. process 0 reports the files' problems, assigns ranks and matches collectives */
             rc = tc_job_load_collect(j, paths, &all, &(tc_load_options){lopt.jobs, false, lopt.err, from_folder});
             if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-                if (tc_job_analyze(j, aopt)) {
-                    fprintf(stderr, "tracecost: out of memory during analysis\n");
-                    rc = TC_EXIT_NOTHING;
-                } else *report = true;
+                file_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *file_of);
+                kept_of_file = malloc((n ? n : 1) * sizeof *kept_of_file);
+                rank_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *rank_of);
+                go = file_of && kept_of_file && rank_of && !tc_job_prepare(j, false) && !tc_collectives_match(j);
+                for (size_t i = 0; go && i < n; i++) kept_of_file[i] = SIZE_MAX;
+                for (size_t k = 0; go && k < j->n_traces; k++)
+                    for (size_t i = 0; i < n; i++) if (pathp[i] == j->traces[k].path) { file_of[k] = i; kept_of_file[i] = k; }
+                for (size_t r = 0; go && r < j->n_ranks; r++) rank_of[j->ranks[r].input] = r;
+                if (!go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
             }
         } else {
             fprintf(stderr, "tracecost: out of memory while gathering the parsed traces\n");
@@ -211,10 +357,60 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
             for (size_t i = 0; all.traces && i < n; i++) tc_trace_free(&all.traces[i]);
             free(all.traces); free(all.status); free(all.msg);
         }
-        for (size_t k = 0; k < lf.n; k++) tc_trace_free(&lf.traces[k]);
-        free(lf.traces); free(lf.status); free(lf.msg);
-        free(have);
+        free(pathp);
     }
+    tc_buf_free(&out);
+    MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    /* 5. per-rank phase where each trace was parsed; results back to process 0 */
+    if (go) {
+        tc_buf bin, cout;
+        memset(&bin, 0, sizeof bin);
+        memset(&cout, 0, sizeof cout);
+        if (me != 0) {
+            if (!recv_buf(&bin, 0)) bin.bad = true;
+            if (bin.bad || owner_phase(&lj, lfile, &bin, aopt, need_events, &cout) || cout.bad) {
+                tc_buf_free(&cout);
+                tc_buf_u64(&cout, UINT64_MAX);
+            }
+            send_buf(&cout, 0);
+            tc_buf_free(&bin);
+            tc_buf_free(&cout);
+        } else {
+            double user = tc_job_user_flops(j, aopt);
+            tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
+            bool fine = x != NULL;
+            for (int p = 1; p < procs; p++) {
+                tc_buf b;
+                memset(&b, 0, sizeof b);
+                pack_matching(&b, j, file_of, owner, p, user);
+                if (b.bad) { tc_buf_free(&b); tc_buf_f64(&b, 0); tc_buf_u64(&b, UINT64_MAX); }
+                send_buf(&b, p);
+                tc_buf_free(&b);
+            }
+            pack_matching(&bin, j, file_of, owner, 0, user);
+            if (bin.bad || owner_phase(&lj, lfile, &bin, aopt, need_events, &cout) || cout.bad) fine = false;
+            if (fine && unpack_rank_results(&cout, j, kept_of_file, n, rank_of, need_events, x)) fine = false;
+            for (int p = 1; p < procs; p++) {
+                tc_buf in;
+                if (!recv_buf(&in, p)) { fine = false; continue; }
+                if (fine && unpack_rank_results(&in, j, kept_of_file, n, rank_of, need_events, x)) {
+                    fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
+                    fine = false;
+                }
+                tc_buf_free(&in);
+            }
+            tc_buf_free(&bin);
+            tc_buf_free(&cout);
+            if (fine && tc_job_finish(j, aopt, x)) fine = false;
+            if (fine) *report = true;
+            else { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
+            for (size_t r = 0; x && r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);
+            free(x);
+        }
+    }
+    tc_job_free(&lj);
+    free(lidx); free(lfile); free(file_of); free(kept_of_file); free(rank_of);
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths); free(from_folder); free(owner); free(mine); free(my_paths);
     tc_input_list_free(&inputs);

@@ -1,6 +1,7 @@
 /* mpi_pack.c: byte buffer and trace encoding for the MPI build (see mpi_pack.h). */
 #include "mpi_pack.h"
 #include "util.h"
+#include "gpu_catalog.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,197 @@ int tc_trace_unpack(tc_buf *b, tc_trace *t) {
     t->warnings_dropped = tc_buf_get_u64(b);
     if (b->bad) { tc_trace_free(t); return -1; }
     return 0;
+}
+
+static void put_warnings(tc_buf *b, const tc_trace *t) {
+    tc_buf_u64(b, t->n_warnings);
+    for (size_t i = 0; i < t->n_warnings; i++) tc_buf_str(b, t->warnings[i]);
+    tc_buf_u64(b, t->warnings_dropped);
+}
+
+/* Replaces t's warnings with the ones in b. */
+static void get_warnings(tc_buf *b, tc_trace *t) {
+    for (size_t i = 0; i < t->n_warnings; i++) free(t->warnings[i]);
+    free(t->warnings);
+    t->warnings = NULL; t->n_warnings = t->cap_warnings = 0;
+    uint64_t nw = tc_buf_get_u64(b);
+    if (b->bad || nw > (b->n - b->off) / 8) { b->bad = true; return; }
+    t->warnings = calloc(nw ? nw : 1, sizeof *t->warnings);
+    if (!t->warnings) { b->bad = true; return; }
+    t->cap_warnings = nw;
+    for (uint64_t i = 0; i < nw && !b->bad; i++) {
+        t->warnings[i] = tc_buf_get_str(b);
+        if (!t->warnings[i]) b->bad = true; else t->n_warnings++;
+    }
+    t->warnings_dropped = tc_buf_get_u64(b);
+}
+
+/* string id of t renumbered into the skeleton's table (TC_NONE stays) */
+static uint32_t remap(tc_strtab *st, const tc_trace *t, uint32_t id, bool *bad) {
+    if (id == TC_NONE) return TC_NONE;
+    uint32_t r = tc_strtab_intern(st, tc_trace_str(t, id), tc_strtab_len(t->strings, id));
+    if (r == TC_NONE) *bad = true;
+    return r;
+}
+
+void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
+    tc_strtab *st = tc_strtab_new();
+    size_t n_comm = 0, n_args = 0;
+    for (size_t e = 0; e < t->n_gpu; e++)
+        if (t->gpu[e].is_comm) { n_comm++; n_args += t->gpu[e].coll != TC_NONE; }
+    tc_gpu_event *ev = malloc((n_comm ? n_comm : 1) * sizeof *ev);
+    tc_coll_args *args = malloc((n_args ? n_args : 1) * sizeof *args);
+    bool bad = !st || !ev || !args;
+    size_t k = 0, a = 0;
+    for (size_t e = 0; e < t->n_gpu && !bad; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        if (!g->is_comm) continue;
+        tc_gpu_event s = *g;
+        s.name = remap(st, t, g->name, &bad);
+        s.stream = remap(st, t, g->stream, &bad);
+        if (g->coll != TC_NONE) {
+            tc_coll_args c = t->colls[g->coll];
+            c.coll_name = remap(st, t, c.coll_name, &bad);
+            c.dtype = remap(st, t, c.dtype, &bad);
+            c.pg_name = remap(st, t, c.pg_name, &bad);
+            c.pg_desc = remap(st, t, c.pg_desc, &bad);
+            c.pg_ranks = remap(st, t, c.pg_ranks, &bad);
+            s.coll = (uint32_t)a;
+            args[a++] = c;
+        }
+        ev[k++] = s;
+    }
+    uint32_t backend = bad ? TC_NONE : remap(st, t, t->backend, &bad);
+    if (bad) { b->bad = true; goto out; }
+    tc_buf_str(b, t->path);
+    tc_buf_u64(b, t->bytes);
+    tc_buf_u64(b, t->bytes_decoded);
+    size_t ns = tc_strtab_count(st);
+    tc_buf_u64(b, ns);
+    for (size_t i = 0; i < ns; i++) {
+        size_t len = tc_strtab_len(st, (uint32_t)i);
+        tc_buf_u64(b, len);
+        tc_buf_put(b, tc_strtab_get(st, (uint32_t)i), len);
+    }
+    tc_buf_i64(b, t->base_ns);
+    tc_buf_u64(b, t->has_base);
+    tc_buf_i64(b, t->rank);
+    tc_buf_i64(b, t->world_size);
+    tc_buf_u64(b, backend);
+    tc_buf_u64(b, t->record_shapes);
+    tc_buf_u64(b, t->n_gpu);
+    PUT_ARR(b, ev, k);
+    PUT_ARR(b, args, a);
+    tc_buf_u64(b, t->events_total);
+    tc_buf_u64(b, t->events_skipped);
+    tc_buf_u64(b, t->ops_with_shapes);
+    tc_buf_u64(b, t->ops_without_shapes);
+    tc_buf_u64(b, t->truncated);
+    put_warnings(b, t);
+out:
+    free(ev);
+    free(args);
+    tc_strtab_free(st);
+}
+
+int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
+    memset(t, 0, sizeof *t);
+    t->path = tc_buf_get_str(b);
+    t->strings = tc_strtab_new();
+    if (!t->path || !t->strings) b->bad = true;
+    t->bytes = tc_buf_get_u64(b);
+    t->bytes_decoded = tc_buf_get_u64(b);
+    uint64_t ns = tc_buf_get_u64(b);
+    for (uint64_t i = 0; i < ns && !b->bad; i++) {
+        uint64_t len = tc_buf_get_u64(b);
+        if (b->bad || len > b->n - b->off) { b->bad = true; break; }
+        if (tc_strtab_intern(t->strings, (const char *)b->p + b->off, len) != i) b->bad = true;
+        b->off += len;
+    }
+    t->base_ns = tc_buf_get_i64(b);
+    t->has_base = tc_buf_get_u64(b) != 0;
+    t->rank = tc_buf_get_i64(b);
+    t->world_size = tc_buf_get_i64(b);
+    t->backend = (uint32_t)tc_buf_get_u64(b);
+    t->record_shapes = tc_buf_get_u64(b) != 0;
+    t->n_gpu_parsed = tc_buf_get_u64(b);
+    GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
+    GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
+    t->events_total = tc_buf_get_u64(b);
+    t->events_skipped = tc_buf_get_u64(b);
+    t->ops_with_shapes = tc_buf_get_u64(b);
+    t->ops_without_shapes = tc_buf_get_u64(b);
+    t->truncated = tc_buf_get_u64(b) != 0;
+    get_warnings(b, t);
+    for (size_t e = 0; e < t->n_gpu && !b->bad; e++)
+        if (t->gpu[e].coll != TC_NONE && t->gpu[e].coll >= t->n_colls) b->bad = true;
+    if (b->bad) { tc_trace_free(t); return -1; }
+    return 0;
+}
+
+void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t) {
+    tc_buf_put(b, rr, sizeof *rr); /* pointers fixed on unpack */
+    PUT_ARR(b, rr->steps, rr->n_steps);
+    tc_buf_str(b, rr->device);
+    uint64_t gi = UINT64_MAX;
+    for (size_t i = 0; rr->gpu && i < tc_gpu_count(); i++) if (tc_gpu_at(i) == rr->gpu) gi = i;
+    tc_buf_u64(b, gi);
+    tc_buf_u64(b, !rr->flops_source ? 0 : strcmp(rr->flops_source, "user") == 0 ? 1 : 2);
+    tc_buf_put(b, &x->mfu, sizeof x->mfu);
+    tc_buf_u64(b, x->kernels.n);
+    tc_buf_i64(b, x->kernels.total_ns);
+    for (size_t i = 0; i < x->kernels.n; i++) {
+        const tc_kernel_part *k = &x->kernels.rows[i];
+        tc_buf_str(b, k->name);
+        tc_buf_i64(b, k->time_ns);
+        tc_buf_i64(b, k->flops_time_ns);
+        tc_buf_u64(b, k->count);
+        tc_buf_f64(b, k->flops);
+    }
+    put_warnings(b, t);
+}
+
+int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t) {
+    size_t input = rr->input;
+    int64_t *wait = rr->wait_ns;
+    free(rr->steps);
+    tc_buf_get(b, rr, sizeof *rr);
+    rr->input = input;
+    rr->wait_ns = wait;
+    rr->steps = NULL; rr->n_steps = 0; rr->device = NULL; rr->gpu = NULL; rr->flops_source = NULL;
+    size_t cap = 0;
+    GET_ARR(b, rr->steps, rr->n_steps, cap);
+    if (b->bad) rr->n_steps = 0;
+    char *dev = tc_buf_get_str(b);
+    if (dev) {
+        uint32_t id = tc_strtab_intern(t->strings, dev, strlen(dev));
+        if (id == TC_NONE) b->bad = true; else rr->device = tc_strtab_get(t->strings, id);
+        free(dev);
+    }
+    uint64_t gi = tc_buf_get_u64(b);
+    if (gi != UINT64_MAX) { if (gi < tc_gpu_count()) rr->gpu = tc_gpu_at(gi); else b->bad = true; }
+    uint64_t fs = tc_buf_get_u64(b);
+    rr->flops_source = fs == 1 ? "user" : fs == 2 ? "shapes" : NULL;
+    memset(x, 0, sizeof *x);
+    tc_buf_get(b, &x->mfu, sizeof x->mfu);
+    uint64_t nk = tc_buf_get_u64(b);
+    x->kernels.total_ns = tc_buf_get_i64(b);
+    if (b->bad || nk > (b->n - b->off) / 8) { b->bad = true; return -1; }
+    x->kernels.rows = calloc(nk ? nk : 1, sizeof *x->kernels.rows);
+    if (!x->kernels.rows) { b->bad = true; return -1; }
+    x->kernels.cap = nk;
+    for (uint64_t i = 0; i < nk && !b->bad; i++) {
+        tc_kernel_part *k = &x->kernels.rows[i];
+        k->name = tc_buf_get_str(b);
+        if (!k->name) { b->bad = true; break; }
+        x->kernels.n++;
+        k->time_ns = tc_buf_get_i64(b);
+        k->flops_time_ns = tc_buf_get_i64(b);
+        k->count = tc_buf_get_u64(b);
+        k->flops = tc_buf_get_f64(b);
+    }
+    get_warnings(b, t);
+    return b->bad ? -1 : 0;
 }
 
 typedef struct { uint64_t size; size_t index; } sized;

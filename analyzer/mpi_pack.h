@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trace.h"
+#include "analyze_phases.h"
 
 typedef struct {
     unsigned char *p; size_t n, cap; /* bytes written */
@@ -31,6 +32,19 @@ char *tc_buf_get_str(tc_buf *b); /* malloc'd copy, NULL when it was NULL (or on 
  * then freed). A read-back trace equals the original: same string ids, arrays, counts, warnings. */
 void tc_trace_pack(tc_buf *b, const tc_trace *t);
 int tc_trace_unpack(tc_buf *b, tc_trace *t);
+
+/* The skeleton of a trace whose events are sorted (tc_job_prepare): metadata, accounting and
+ * warnings, and only its comm kernels (in sorted order) with the collective arguments and strings
+ * they reference (string ids renumbered). Unpacked, gpu[] holds those kernels and n_gpu_parsed
+ * the input's GPU event count. Sizes: docs/mpi.md. 0, or -1 damaged/out of memory (t freed). */
+void tc_skeleton_pack(tc_buf *b, const tc_trace *t);
+int tc_skeleton_unpack(tc_buf *b, tc_trace *t);
+
+/* A rank's per-rank-phase results: rr (steps, device name, catalog entry; not wait_ns), x, and
+ * its trace's warnings. Unpack fills rr (device interned into t's strings, wait_ns untouched,
+ * input kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
+void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t);
+int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t);
 
 /* Which process parses each of n files of the given sizes (bytes): largest first to the least-
  * loaded process (ties: lower file index, lower process), stdin (is_stdin[i], may be NULL) always

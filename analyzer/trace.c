@@ -57,3 +57,5 @@ bool tc_is_comm_kernel_name(const char *name) {
     if (strncmp(name, "nccl", 4) == 0 || strncmp(name, "rccl", 4) == 0) return true;
     return strstr(name, "ncclKernel") != NULL || strstr(name, "ncclDevKernel") != NULL;
 }
+
+uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

@@ -103,6 +103,8 @@ typedef struct {
     uint64_t ops_with_shapes;/* FLOP cpu_ops that carried Input Dims (kept in ops[]) */
     uint64_t ops_without_shapes; /* FLOP cpu_ops without Input Dims (not kept) */
     bool truncated;          /* input ended early or was damaged */
+    uint64_t n_gpu_parsed;   /* GPU events of the input when gpu[] holds only its comm kernels (an MPI
+                              * skeleton on process 0, docs/mpi.md); 0 otherwise: see tc_trace_gpu_events */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
 } tc_trace;
@@ -116,6 +118,8 @@ void tc_trace_warn(tc_trace *t, const char *fmt, ...)
 #endif
     ;
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
+/* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
+uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it. */
 const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 

@@ -37,7 +37,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
         jw_key(&w, "rank"); jw_int(&w, t->rank);
         jw_key(&w, "bytes"); jw_uint(&w, t->bytes);
         jw_key(&w, "events"); jw_uint(&w, t->events_total);
-        jw_key(&w, "gpu_events"); jw_uint(&w, t->n_gpu);
+        jw_key(&w, "gpu_events"); jw_uint(&w, tc_trace_gpu_events(t));
         jw_key(&w, "skipped_events"); jw_uint(&w, t->events_skipped);
         jw_key(&w, "truncated"); jw_bool(&w, t->truncated);
         jw_key(&w, "warnings");

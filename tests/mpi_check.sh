@@ -56,6 +56,13 @@ for job in job8 job2 damaged; do
         same "$job np=$np stderr" "$tmp/$job-p0.err" "$tmp/$job-p$np.err1"
     done
 done
+# without --html process 0 holds no GPU events (skeletons only): JSON and terminal must still agree
+for job in job8 damaged; do
+    "$TRACECOST" analyze --json "$tmp/$job-nh0.json" -j 1 "$tmp/$job" >"$tmp/$job-nh0.out" 2>/dev/null
+    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --json "$tmp/$job-nh3.json" -j 1 "$tmp/$job" >"$tmp/$job-nh3.out" 2>/dev/null
+    same "$job np=3 no-html .json" "$tmp/$job-nh0.json" "$tmp/$job-nh3.json"
+    same "$job np=3 no-html .out" "$tmp/$job-nh0.out" "$tmp/$job-nh3.out"
+done
 # the checks must be able to fail: the jobs differ, the damaged job exits 3 and names its files
 checks=$((checks + 1))
 if cmp -s "$tmp/job8-p0.json" "$tmp/job2-p0.json"; then echo "mpi_check: FAIL: two different jobs gave the same JSON"; fail=1; fi
