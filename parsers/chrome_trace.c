@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_FRAMES 64
 #define NAME_CAP (64u * 1024u) /* longer names are cut (kernel names are a few KB at most) */
@@ -694,9 +697,67 @@ static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     return -1;
 }
 
+/* One pass over buf[0..len): the number of '"' bytes, or SIZE_MAX when it holds a backslash. */
+static size_t count_quotes_unless_backslash(const char *buf, size_t len) {
+    size_t n = 0, i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
+    while (i + 16 <= len) {
+        __m128i counts = zero, seen = zero; /* per-byte-lane quote counts: at most 255 rounds */
+        for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, quote)); /* a match is -1 */
+            seen = _mm_or_si128(seen, _mm_cmpeq_epi8(v, backslash));
+        }
+        if (_mm_movemask_epi8(seen)) return SIZE_MAX;
+        __m128i sums = _mm_sad_epu8(counts, zero);
+        n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; i < len; i++) {
+        if (buf[i] == '\\') return SIZE_MAX;
+        n += buf[i] == '"';
+    }
+    return n;
+}
+
+/* The string guard's fast path, for a chunk without a backslash (the usual case): every quote then
+ * opens or closes a string, so strings are the spans between consecutive quotes. When every
+ * STR_CAP/2 bytes hold a quote and a string carried in from the last chunk closes in time, no
+ * string reaches STR_CAP here; the state at the end follows from the quote count's parity and the
+ * last quote. Returns false (nothing changed) when the exact scan must decide. */
+static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
+    if (p->esc_left || p->after_backslash || p->dropping || len == 0) return false;
+    size_t quotes = count_quotes_unless_backslash(buf, len);
+    if (quotes == SIZE_MAX) return false;
+    size_t stride = STR_CAP / 2 ? STR_CAP / 2 : 1;
+    for (size_t off = 0; off + stride <= len; off += stride)
+        if (!memchr(buf + off, '"', stride)) return false;
+    const char *first = memchr(buf, '"', len);
+    if (p->in_str) {
+        uint64_t end = p->fed_before + (first ? (uint64_t)(first - buf) : len);
+        if (end - p->str_start > STR_CAP) return false;
+    }
+    if (!first) return true; /* no quote, short chunk: the state is unchanged */
+    bool in_str = p->in_str ^ (quotes & 1);
+    if (in_str) {
+        const char *last = buf + len - 1; /* a quote exists (first); quotes are dense, so this is short */
+        while (*last != '"') last--;
+        p->str_start = p->fed_before + (uint64_t)(last - buf) + 1;
+    }
+    p->in_str = in_str;
+    return true;
+}
+
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
+    if (guard_fast(p, buf, len)) {
+        if (pass_on(p, buf, 0, len)) return -1;
+        if (!p->events_mode) count_lines(p, buf, len);
+        p->fed_before += len;
+        return 0;
+    }
     /* Walk string boundaries (a quote opens or closes a string unless escaped; outside strings a
      * backslash is a JSON error yajl reports), cutting strings at STR_CAP content bytes. Cuts fall
      * only between escapes, so what yajl sees stays well formed. */
