@@ -640,6 +640,12 @@ static size_t pick_ranks(const tc_job *j, size_t want, size_t *out) {
     return n;
 }
 
+size_t tc_html_timeline_ranks(const tc_job *j, const tc_html_extras *x, size_t *out) {
+    size_t want = x && x->timeline_ranks ? x->timeline_ranks : TL_DEFAULT_RANKS;
+    if (want > j->n_ranks) want = j->n_ranks;
+    return pick_ranks(j, want, out);
+}
+
 static void tl_tip(hr *h, const tc_job *j, const tl_lane *ln, const tl_rect *r) {
     const tc_rank_result *rr = &j->ranks[ln->rank];
     const tc_trace *t = &j->traces[rr->input];
@@ -679,7 +685,8 @@ static void section_timeline(hr *h) {
     tl_rank *tr = calloc(want ? want : 1, sizeof *tr);
     tl_lanes ls = {NULL, 0, 0};
     if (!pick || !tr) { h->oom = true; goto done; }
-    size_t ntr = pick_ranks(j, want, pick);
+    /* only these ranks' events are read (an MPI process 0 holds no others: docs/mpi.md) */
+    size_t ntr = tc_html_timeline_ranks(j, h->x, pick);
 
     /* the step: median step time of the first drawn rank that has steps */
     bool has_step = false;
