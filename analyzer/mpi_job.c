@@ -230,6 +230,43 @@ static int serve_request(const tc_job *lj, const size_t *lfile, tc_buf *in, tc_b
     return 0;
 }
 
+/* Replaces the skeleton j->traces[k] of ranks[r] with full (taken over) and its waits (taken). 0, or -1. */
+static int attach_one(tc_job *j, size_t k, size_t r, tc_trace *full, int64_t *wait) {
+    tc_rank_result *rr = &j->ranks[r];
+    char *dev = rr->device ? tc_strdup(rr->device) : NULL;
+    tc_trace_free(&j->traces[k]);
+    j->traces[k] = *full;
+    memset(full, 0, sizeof *full);
+    rr->device = NULL;
+    free(rr->wait_ns);
+    rr->wait_ns = wait;
+    if (dev) {
+        uint32_t id = tc_strtab_intern(j->traces[k].strings, dev, strlen(dev));
+        free(dev);
+        if (id == TC_NONE) return -1;
+        rr->device = tc_strtab_get(j->traces[k].strings, id);
+    }
+    return 0;
+}
+
+/* Process 0's own share (--html): frees its traces the timeline does not draw and moves the drawn
+ * ones (with their waits) from lj into j, in place of their skeletons. 0, or -1. */
+static int take_own(tc_job *lj, const size_t *lfile, tc_job *j, const size_t *pick, size_t npick, const size_t *file_of,
+                    const size_t *kept_of_file, const size_t *rank_of) {
+    for (size_t q = 0; q < lj->n_ranks; q++) {
+        tc_rank_result *lr = &lj->ranks[q];
+        size_t fi = lfile[lr->input], k = kept_of_file[fi];
+        bool drawn = false;
+        for (size_t p = 0; p < npick; p++) drawn |= file_of[j->ranks[pick[p]].input] == fi;
+        int64_t *wait = lr->wait_ns;
+        lr->wait_ns = NULL;
+        lr->device = NULL;
+        if (!drawn || k == SIZE_MAX) { free(wait); tc_trace_free(&lj->traces[lr->input]); continue; }
+        if (attach_one(j, k, rank_of[k], &lj->traces[lr->input], wait)) return -1;
+    }
+    return 0;
+}
+
 /* Process 0's side of message E: each listed trace replaces its skeleton in j, with its wait_ns. */
 static int attach_traces(tc_buf *in, tc_job *j, const size_t *kept_of_file, size_t n_files, const size_t *rank_of) {
     uint64_t cnt = tc_buf_get_u64(in);
@@ -238,25 +275,14 @@ static int attach_traces(tc_buf *in, tc_job *j, const size_t *kept_of_file, size
         uint64_t fi = tc_buf_get_u64(in);
         if (in->bad || fi >= n_files || kept_of_file[fi] == SIZE_MAX) return -1;
         size_t k = kept_of_file[fi], r = rank_of[k];
-        tc_rank_result *rr = &j->ranks[r];
         tc_trace full;
         if (tc_trace_unpack(in, &full)) return -1;
-        char *dev = rr->device ? tc_strdup(rr->device) : NULL;
-        tc_trace_free(&j->traces[k]);
-        j->traces[k] = full;
-        rr->device = NULL;
-        if (dev) {
-            uint32_t id = tc_strtab_intern(full.strings, dev, strlen(dev));
-            free(dev);
-            if (id == TC_NONE) return -1;
-            rr->device = tc_strtab_get(j->traces[k].strings, id);
-        }
-        free(rr->wait_ns);
-        rr->wait_ns = NULL;
+        int64_t *wait = NULL;
         if (tc_buf_get_u64(in)) {
-            rr->wait_ns = malloc((full.n_gpu ? full.n_gpu : 1) * sizeof *rr->wait_ns);
-            if (!rr->wait_ns || !tc_buf_get(in, rr->wait_ns, full.n_gpu * sizeof *rr->wait_ns)) return -1;
+            wait = malloc((full.n_gpu ? full.n_gpu : 1) * sizeof *wait);
+            if (!wait || !tc_buf_get(in, wait, full.n_gpu * sizeof *wait)) { free(wait); tc_trace_free(&full); return -1; }
         }
+        if (attach_one(j, k, r, &full, wait)) return -1;
     }
     return in->bad ? -1 : 0;
 }
@@ -469,12 +495,13 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
                     memset(&ans, 0, sizeof ans);
                     pack_request(&req, j, pick, npick, file_of, owner, p, fine);
                     if (req.bad) { tc_buf_free(&req); tc_buf_u64(&req, UINT64_MAX); fine = false; }
-                    if (p == 0) {
-                        if (serve_request(&lj, lfile, &req, &ans) || ans.bad) fine = false;
-                    } else {
-                        send_buf(&req, p);
-                        if (!recv_buf(&ans, p)) fine = false;
+                    if (p == 0) { /* its own share: moved, not copied */
+                        if (fine && take_own(&lj, lfile, j, pick, npick, file_of, kept_of_file, rank_of)) fine = false;
+                        tc_buf_free(&req);
+                        continue;
                     }
+                    send_buf(&req, p);
+                    if (!recv_buf(&ans, p)) fine = false;
                     if (fine && attach_traces(&ans, j, kept_of_file, n, rank_of)) {
                         fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
                         fine = false;
