@@ -26,6 +26,8 @@ void tc_job_free(tc_job *j) {
     free(j->summary.mfu_note);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
     free(j->top_kernels);
+    for (size_t i = 0; i < j->n_kernel_aggs; i++) free(j->kernel_aggs[i].name);
+    free(j->kernel_aggs);
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
     memset(j, 0, sizeof *j);
@@ -228,7 +230,7 @@ static void decide_verdict(tc_job *j, double threshold) {
                           (double)sm->straggler.caused_wait_ns_per_step / 1e6);
 }
 
-void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); }
+void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); tc_kernel_aggs_free(&x->gpu_kernels); }
 
 int tc_job_prepare(tc_job *j, bool sort_events) {
     j->n_ranks = 0;
@@ -260,7 +262,30 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
         unmatched_exposed(&j->traces[rr->input], rr->wait_ns, &rr->unmatched_exposed_ns))
         return -1;
     if (tc_mfu_rank(j, rr, opt, user_flops, &x->mfu)) return -1;
+    if (tc_kernel_aggs_trace(&j->traces[rr->input], &x->gpu_kernels)) return -1;
     return tc_kernel_parts_trace(&j->traces[rr->input], &x->kernels);
+}
+
+/* The ranks' GPU kernel rows merged in input order into j->kernel_aggs, in report order. */
+static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
+    size_t *rank_of = malloc((j->n_traces ? j->n_traces : 1) * sizeof *rank_of);
+    if (!rank_of) return -1;
+    for (size_t i = 0; i < j->n_traces; i++) rank_of[i] = SIZE_MAX;
+    for (size_t r = 0; r < j->n_ranks; r++) rank_of[j->ranks[r].input] = r;
+    tc_kernel_aggs all;
+    memset(&all, 0, sizeof all);
+    int rc = 0;
+    for (size_t i = 0; i < j->n_traces && !rc; i++) {
+        if (rank_of[i] == SIZE_MAX) continue;
+        const tc_kernel_aggs *p = &x[rank_of[i]].gpu_kernels;
+        for (size_t k = 0; k < p->n && !rc; k++) rc = tc_kernel_aggs_add(&all, &p->rows[k]);
+    }
+    free(rank_of);
+    if (rc) { tc_kernel_aggs_free(&all); return -1; }
+    tc_kernel_aggs_sort(&all);
+    j->kernel_aggs = all.rows;
+    j->n_kernel_aggs = all.n;
+    return 0;
 }
 
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
@@ -290,6 +315,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
+    if (merge_kernel_aggs(j, x)) return -1;
     decide_straggler(j);
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     return 0;

@@ -1,11 +1,13 @@
 /* analyze_phases.h: tc_job_analyze split into the phases it runs in order, so that an MPI run can
  * do each where its data lives (docs/mpi.md): prepare (sort events, rank results, sort ranks),
  * tc_collectives_match (comm kernels only), the per-rank phase (breakdowns, steps, MFU parts, top-
- * kernel partial rows of its trace; runs where the trace was parsed) and finish (job sums, shares,
- * job MFU and top kernels merged in input order, straggler, verdict). */
+ * kernel partial rows and GPU kernel aggregates of its trace; runs where the trace was parsed) and
+ * finish (job sums, shares, job MFU, top kernels and kernel aggregates merged in input order,
+ * straggler, verdict). */
 #ifndef TC_ANALYZE_PHASES_H
 #define TC_ANALYZE_PHASES_H
 #include "job.h"
+#include "kernel_aggs.h"
 
 /* Per-rank MFU facts that the job-level note is made of (mfu.c). */
 typedef struct {
@@ -37,6 +39,7 @@ typedef struct {
 typedef struct {
     tc_mfu_rank_facts mfu;
     tc_kernel_parts kernels;
+    tc_kernel_aggs gpu_kernels; /* every GPU event name and kind of the trace (HTML kernels table) */
 } tc_rank_extra;
 
 void tc_rank_extra_free(tc_rank_extra *x);

@@ -66,6 +66,16 @@ typedef struct {
     double achieved_tflops;       /* FLOPs of its ops (by External id) / its time with known FLOPs, TFLOP/s */
 } tc_kernel_row;
 
+/* GPU events of one (exact name, kind) over all ranks: the HTML kernels table (kernel_aggs.c). */
+typedef struct {
+    char *name; size_t len;       /* the name's bytes (NUL-terminated copy) */
+    uint8_t kind;                 /* 0 compute, 1 collective, 2 memcpy, 3 memset */
+    uint32_t ranks;               /* ranks it ran on */
+    uint64_t count;               /* launches */
+    int64_t total_ns;             /* summed duration, ns */
+    int64_t max_ns;               /* longest launch, ns (0 when none is longer) */
+} tc_kernel_agg;
+
 /* One (process group, collective, message size) row. */
 typedef struct {
     char *name;             /* collective name (allreduce, ...) or kernel name when no args */
@@ -131,6 +141,8 @@ typedef struct {
     tc_collective_result *colls; size_t n_colls, cap_colls;
     tc_summary summary;
     tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */
+    tc_kernel_agg *kernel_aggs; size_t n_kernel_aggs; /* every GPU event name and kind, by summed time
+                                                       * (kernel_aggs.h), for the HTML report */
     char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
 } tc_job;
 

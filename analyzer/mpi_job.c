@@ -6,6 +6,7 @@
 #include "analyze_phases.h"
 #include "collectives.h"
 #include "exitcodes.h"
+#include "html_report.h"
 #include "inputs.h"
 #include "mpi_pack.h"
 #include <mpi.h>
@@ -124,9 +125,10 @@ static void pack_matching(tc_buf *b, const tc_job *j, const size_t *file_of, con
 }
 
 /* The owner's side: applies message B to its local job lj (lfile[i] = file index of lj trace i),
- * runs the per-rank phase of each listed rank and writes message C: per rank its file index, its
- * results and, when the HTML report needs events, its whole trace and wait_ns. 0, or -1. */
-static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool need_events,
+ * runs the per-rank phase of each listed rank and writes message C: per rank its file index and its
+ * results. Each trace is then freed unless keep_events (--html: process 0 may ask for it, message E).
+ * 0, or -1. */
+static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool keep_events,
                        tc_buf *out) {
     double user = tc_buf_get_f64(in);
     uint64_t cnt = tc_buf_get_u64(in);
@@ -166,11 +168,10 @@ static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_ana
         if (!rc) {
             tc_buf_u64(out, fi);
             tc_rank_result_pack(out, rr, &x, t);
-            if (need_events) {
-                tc_trace_pack(out, t);
-                tc_buf_u64(out, rr->wait_ns != NULL);
-                if (rr->wait_ns) tc_buf_put(out, rr->wait_ns, t->n_gpu * sizeof *rr->wait_ns);
-                tc_trace_free(t); /* its copy is in out: do not hold it twice */
+            if (!keep_events) { /* its results are in out: the events are not needed any more */
+                tc_trace_free(t);
+                free(rr->wait_ns);
+                rr->wait_ns = NULL;
                 rr->device = NULL;
             }
         }
@@ -182,7 +183,7 @@ static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_ana
 
 /* Process 0's side of message C: fills j->ranks[rank_of[k]] and x for each listed trace k. */
 static int unpack_rank_results(tc_buf *in, tc_job *j, const size_t *kept_of_file, size_t n_files, const size_t *rank_of,
-                               bool need_events, tc_rank_extra *x) {
+                               tc_rank_extra *x) {
     uint64_t cnt = tc_buf_get_u64(in);
     if (in->bad || cnt == UINT64_MAX) return -1;
     for (uint64_t q = 0; q < cnt; q++) {
@@ -192,26 +193,96 @@ static int unpack_rank_results(tc_buf *in, tc_job *j, const size_t *kept_of_file
         tc_rank_result *rr = &j->ranks[r];
         int64_t rank = rr->rank;
         if (tc_rank_result_unpack(in, rr, &x[r], &j->traces[k]) || rr->rank != rank) return -1;
-        if (need_events) {
-            tc_trace full;
-            if (tc_trace_unpack(in, &full)) return -1;
-            char *dev = rr->device ? tc_strdup(rr->device) : NULL;
-            tc_trace_free(&j->traces[k]);
-            j->traces[k] = full;
-            rr->device = NULL;
-            if (dev) {
-                uint32_t id = tc_strtab_intern(full.strings, dev, strlen(dev));
-                free(dev);
-                if (id == TC_NONE) return -1;
-                rr->device = tc_strtab_get(j->traces[k].strings, id);
-            }
-            free(rr->wait_ns);
-            rr->wait_ns = NULL;
-            if (tc_buf_get_u64(in)) {
-                rr->wait_ns = malloc((full.n_gpu ? full.n_gpu : 1) * sizeof *rr->wait_ns);
-                if (!rr->wait_ns || !tc_buf_get(in, rr->wait_ns, full.n_gpu * sizeof *rr->wait_ns)) return -1;
-            }
+    }
+    return in->bad ? -1 : 0;
+}
+
+/* Message D (process 0 -> owner p, --html only): the file indices of the timeline's ranks that p
+ * parsed (UINT64_MAX: none, the analysis failed). */
+static void pack_request(tc_buf *b, const tc_job *j, const size_t *pick, size_t npick, const size_t *file_of,
+                         const int *owner, int p, bool fine) {
+    size_t cnt = 0;
+    for (size_t q = 0; q < npick; q++) cnt += owner[file_of[j->ranks[pick[q]].input]] == p;
+    tc_buf_u64(b, fine ? cnt : UINT64_MAX);
+    for (size_t q = 0; fine && q < npick; q++)
+        if (owner[file_of[j->ranks[pick[q]].input]] == p) tc_buf_u64(b, file_of[j->ranks[pick[q]].input]);
+}
+
+/* The owner's answer, message E: per requested file its index, its whole trace and wait_ns. 0, or -1. */
+static int serve_request(const tc_job *lj, const size_t *lfile, tc_buf *in, tc_buf *out) {
+    uint64_t cnt = tc_buf_get_u64(in);
+    if (in->bad) return -1;
+    if (cnt == UINT64_MAX) { tc_buf_u64(out, 0); return 0; }
+    tc_buf_u64(out, cnt);
+    for (uint64_t q = 0; q < cnt; q++) {
+        uint64_t fi = tc_buf_get_u64(in);
+        size_t r = lj->n_ranks;
+        for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
+        if (in->bad || r == lj->n_ranks) return -1;
+        const tc_rank_result *rr = &lj->ranks[r];
+        const tc_trace *t = &lj->traces[rr->input];
+        tc_buf_u64(out, fi);
+        tc_trace_pack(out, t);
+        tc_buf_u64(out, rr->wait_ns != NULL);
+        if (rr->wait_ns) tc_buf_put(out, rr->wait_ns, t->n_gpu * sizeof *rr->wait_ns);
+        if (out->bad) return -1;
+    }
+    return 0;
+}
+
+/* Replaces the skeleton j->traces[k] of ranks[r] with full (taken over) and its waits (taken). 0, or -1. */
+static int attach_one(tc_job *j, size_t k, size_t r, tc_trace *full, int64_t *wait) {
+    tc_rank_result *rr = &j->ranks[r];
+    char *dev = rr->device ? tc_strdup(rr->device) : NULL;
+    tc_trace_free(&j->traces[k]);
+    j->traces[k] = *full;
+    memset(full, 0, sizeof *full);
+    rr->device = NULL;
+    free(rr->wait_ns);
+    rr->wait_ns = wait;
+    if (dev) {
+        uint32_t id = tc_strtab_intern(j->traces[k].strings, dev, strlen(dev));
+        free(dev);
+        if (id == TC_NONE) return -1;
+        rr->device = tc_strtab_get(j->traces[k].strings, id);
+    }
+    return 0;
+}
+
+/* Process 0's own share (--html): frees its traces the timeline does not draw and moves the drawn
+ * ones (with their waits) from lj into j, in place of their skeletons. 0, or -1. */
+static int take_own(tc_job *lj, const size_t *lfile, tc_job *j, const size_t *pick, size_t npick, const size_t *file_of,
+                    const size_t *kept_of_file, const size_t *rank_of) {
+    for (size_t q = 0; q < lj->n_ranks; q++) {
+        tc_rank_result *lr = &lj->ranks[q];
+        size_t fi = lfile[lr->input], k = kept_of_file[fi];
+        bool drawn = false;
+        for (size_t p = 0; p < npick; p++) drawn |= file_of[j->ranks[pick[p]].input] == fi;
+        int64_t *wait = lr->wait_ns;
+        lr->wait_ns = NULL;
+        lr->device = NULL;
+        if (!drawn || k == SIZE_MAX) { free(wait); tc_trace_free(&lj->traces[lr->input]); continue; }
+        if (attach_one(j, k, rank_of[k], &lj->traces[lr->input], wait)) return -1;
+    }
+    return 0;
+}
+
+/* Process 0's side of message E: each listed trace replaces its skeleton in j, with its wait_ns. */
+static int attach_traces(tc_buf *in, tc_job *j, const size_t *kept_of_file, size_t n_files, const size_t *rank_of) {
+    uint64_t cnt = tc_buf_get_u64(in);
+    if (in->bad || cnt == UINT64_MAX) return -1;
+    for (uint64_t q = 0; q < cnt; q++) {
+        uint64_t fi = tc_buf_get_u64(in);
+        if (in->bad || fi >= n_files || kept_of_file[fi] == SIZE_MAX) return -1;
+        size_t k = kept_of_file[fi], r = rank_of[k];
+        tc_trace full;
+        if (tc_trace_unpack(in, &full)) return -1;
+        int64_t *wait = NULL;
+        if (tc_buf_get_u64(in)) {
+            wait = malloc((full.n_gpu ? full.n_gpu : 1) * sizeof *wait);
+            if (!wait || !tc_buf_get(in, wait, full.n_gpu * sizeof *wait)) { free(wait); tc_trace_free(&full); return -1; }
         }
+        if (attach_one(j, k, r, &full, wait)) return -1;
     }
     return in->bad ? -1 : 0;
 }
@@ -376,6 +447,16 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
             send_buf(&cout, 0);
             tc_buf_free(&bin);
             tc_buf_free(&cout);
+            if (need_events) { /* 6. --html: the whole traces process 0 asks for (the timeline's ranks) */
+                if (!recv_buf(&bin, 0)) bin.bad = true;
+                if (bin.bad || serve_request(&lj, lfile, &bin, &cout) || cout.bad) {
+                    tc_buf_free(&cout);
+                    tc_buf_u64(&cout, UINT64_MAX);
+                }
+                send_buf(&cout, 0);
+                tc_buf_free(&bin);
+                tc_buf_free(&cout);
+            }
         } else {
             double user = tc_job_user_flops(j, aopt);
             tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
@@ -390,11 +471,11 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
             }
             pack_matching(&bin, j, file_of, owner, 0, user);
             if (bin.bad || owner_phase(&lj, lfile, &bin, aopt, need_events, &cout) || cout.bad) fine = false;
-            if (fine && unpack_rank_results(&cout, j, kept_of_file, n, rank_of, need_events, x)) fine = false;
+            if (fine && unpack_rank_results(&cout, j, kept_of_file, n, rank_of, x)) fine = false;
             for (int p = 1; p < procs; p++) {
                 tc_buf in;
                 if (!recv_buf(&in, p)) { fine = false; continue; }
-                if (fine && unpack_rank_results(&in, j, kept_of_file, n, rank_of, need_events, x)) {
+                if (fine && unpack_rank_results(&in, j, kept_of_file, n, rank_of, x)) {
                     fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
                     fine = false;
                 }
@@ -403,6 +484,33 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
             tc_buf_free(&bin);
             tc_buf_free(&cout);
             if (fine && tc_job_finish(j, aopt, x)) fine = false;
+            if (need_events) { /* 6. --html: fetch the whole traces of the timeline's ranks only */
+                /* cmd_analyze.c leaves timeline_ranks at 0 (the default), as the NULL extras here */
+                size_t *pick = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *pick);
+                size_t npick = fine && pick ? tc_html_timeline_ranks(j, NULL, pick) : 0;
+                if (!pick) fine = false;
+                for (int p = 0; p < procs; p++) {
+                    tc_buf req, ans;
+                    memset(&req, 0, sizeof req);
+                    memset(&ans, 0, sizeof ans);
+                    pack_request(&req, j, pick, npick, file_of, owner, p, fine);
+                    if (req.bad) { tc_buf_free(&req); tc_buf_u64(&req, UINT64_MAX); fine = false; }
+                    if (p == 0) { /* its own share: moved, not copied */
+                        if (fine && take_own(&lj, lfile, j, pick, npick, file_of, kept_of_file, rank_of)) fine = false;
+                        tc_buf_free(&req);
+                        continue;
+                    }
+                    send_buf(&req, p);
+                    if (!recv_buf(&ans, p)) fine = false;
+                    if (fine && attach_traces(&ans, j, kept_of_file, n, rank_of)) {
+                        fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
+                        fine = false;
+                    }
+                    tc_buf_free(&req);
+                    tc_buf_free(&ans);
+                }
+                free(pick);
+            }
             if (fine) *report = true;
             else { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
             for (size_t r = 0; x && r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);

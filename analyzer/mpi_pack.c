@@ -289,6 +289,17 @@ void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extr
         tc_buf_u64(b, k->count);
         tc_buf_f64(b, k->flops);
     }
+    tc_buf_u64(b, x->gpu_kernels.n);
+    for (size_t i = 0; i < x->gpu_kernels.n; i++) {
+        const tc_kernel_agg *g = &x->gpu_kernels.rows[i];
+        tc_buf_u64(b, g->len);
+        tc_buf_put(b, g->name, g->len);
+        tc_buf_u64(b, g->kind);
+        tc_buf_u64(b, g->ranks);
+        tc_buf_u64(b, g->count);
+        tc_buf_i64(b, g->total_ns);
+        tc_buf_i64(b, g->max_ns);
+    }
     put_warnings(b, t);
 }
 
@@ -330,6 +341,24 @@ int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_tr
         k->flops_time_ns = tc_buf_get_i64(b);
         k->count = tc_buf_get_u64(b);
         k->flops = tc_buf_get_f64(b);
+    }
+    uint64_t ng = tc_buf_get_u64(b);
+    if (b->bad || ng > (b->n - b->off) / 8) { b->bad = true; return -1; }
+    for (uint64_t i = 0; i < ng && !b->bad; i++) {
+        tc_kernel_agg g;
+        uint64_t len = tc_buf_get_u64(b);
+        if (b->bad || len > b->n - b->off) { b->bad = true; break; }
+        g.name = (char *)b->p + b->off;
+        g.len = len;
+        b->off += len;
+        uint64_t kind = tc_buf_get_u64(b);
+        g.kind = (uint8_t)kind;
+        g.ranks = (uint32_t)tc_buf_get_u64(b);
+        g.count = tc_buf_get_u64(b);
+        g.total_ns = tc_buf_get_i64(b);
+        g.max_ns = tc_buf_get_i64(b);
+        if (b->bad || kind > 3) { b->bad = true; break; }
+        if (tc_kernel_aggs_add(&x->gpu_kernels, &g)) b->bad = true;
     }
     get_warnings(b, t);
     return b->bad ? -1 : 0;

@@ -640,6 +640,12 @@ static size_t pick_ranks(const tc_job *j, size_t want, size_t *out) {
     return n;
 }
 
+size_t tc_html_timeline_ranks(const tc_job *j, const tc_html_extras *x, size_t *out) {
+    size_t want = x && x->timeline_ranks ? x->timeline_ranks : TL_DEFAULT_RANKS;
+    if (want > j->n_ranks) want = j->n_ranks;
+    return pick_ranks(j, want, out);
+}
+
 static void tl_tip(hr *h, const tc_job *j, const tl_lane *ln, const tl_rect *r) {
     const tc_rank_result *rr = &j->ranks[ln->rank];
     const tc_trace *t = &j->traces[rr->input];
@@ -679,7 +685,8 @@ static void section_timeline(hr *h) {
     tl_rank *tr = calloc(want ? want : 1, sizeof *tr);
     tl_lanes ls = {NULL, 0, 0};
     if (!pick || !tr) { h->oom = true; goto done; }
-    size_t ntr = pick_ranks(j, want, pick);
+    /* only these ranks' events are read (an MPI process 0 holds no others: docs/mpi.md) */
+    size_t ntr = tc_html_timeline_ranks(j, h->x, pick);
 
     /* the step: median step time of the first drawn rank that has steps */
     bool has_step = false;
@@ -952,64 +959,15 @@ static void section_straggler(hr *h) {
 }
 
 /* ------------------------------------------------------------------ top kernels */
-typedef struct {
-    const char *name; size_t len;
-    uint64_t count;
-    int64_t total_ns;
-    int64_t max_ns;
-    uint8_t kind;           /* 0 compute, 1 comm, 2 memcpy, 3 memset */
-    uint32_t ranks;         /* ranks it ran on */
-    size_t last_trace;      /* to count ranks once */
-} kagg;
-
-static uint64_t fnv(const char *s, size_t n) {
-    uint64_t x = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) { x ^= (unsigned char)s[i]; x *= 0x100000001b3ULL; }
-    return x;
-}
-
-static int cmp_kagg(const void *a, const void *b) {
-    const kagg *x = a, *y = b;
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
-    if (x->len != y->len) return x->len < y->len ? -1 : 1;
-    return memcmp(x->name, y->name, x->len);
-}
-
 static void section_kernels(hr *h) {
     const tc_job *j = h->j;
     char a[40], b[40];
     put(h, "<section id=\"kernels\">\n<h2>Top kernels</h2>\n");
-    size_t cap = 16;
-    for (size_t t = 0; t < j->n_traces; t++) cap += 2 * tc_strtab_count(j->traces[t].strings);
-    size_t sz = 16;
-    while (sz < cap) sz <<= 1;
-    kagg *tab = calloc(sz, sizeof *tab);
-    if (!tab) { h->oom = true; put(h, "</section>\n"); return; }
-    size_t used = 0;
+    /* job-level aggregates (kernel_aggs.h), already in report order: no event is read here */
+    const tc_kernel_agg *tab = j->kernel_aggs;
+    size_t m = j->n_kernel_aggs;
     int64_t all_ns = 0;
-    for (size_t ti = 0; ti < j->n_traces; ti++) {
-        const tc_trace *t = &j->traces[ti];
-        for (size_t i = 0; i < t->n_gpu; i++) {
-            const tc_gpu_event *e = &t->gpu[i];
-            const char *nm = tc_strtab_get(t->strings, e->name);
-            size_t len = tc_strtab_len(t->strings, e->name);
-            uint8_t kind = e->is_comm ? 1 : e->kind == TC_GPU_MEMCPY ? 2 : e->kind == TC_GPU_MEMSET ? 3 : 0;
-            size_t k = (size_t)fnv(nm, len) & (sz - 1);
-            while (tab[k].name && !(tab[k].len == len && tab[k].kind == kind && !memcmp(tab[k].name, nm, len)))
-                k = (k + 1) & (sz - 1);
-            kagg *g = &tab[k];
-            if (!g->name) { g->name = nm; g->len = len; g->kind = kind; g->last_trace = SIZE_MAX; used++; }
-            g->count++;
-            g->total_ns += e->dur_ns;
-            if (e->dur_ns > g->max_ns) g->max_ns = e->dur_ns;
-            if (g->last_trace != ti) { g->ranks++; g->last_trace = ti; }
-            all_ns += e->dur_ns;
-        }
-    }
-    size_t m = 0;
-    for (size_t k = 0; k < sz; k++) if (tab[k].name) tab[m++] = tab[k];
-    qsort(tab, m, sizeof *tab, cmp_kagg);
-    (void)used;
+    for (size_t k = 0; k < m; k++) all_ns += tab[k].total_ns;
     if (!m) { put(h, "<p class=\"note\">No GPU events.</p>\n"); goto done; }
     pf(h, "<p class=\"note\">GPU events grouped by exact name over all ranks, by summed duration (%zu distinct; the top "
           "%d shown). Share = the name's summed duration / the summed duration of every GPU event (%s ms); "
@@ -1020,7 +978,7 @@ static void section_kernels(hr *h) {
            "<th class=\"n\">mean &micro;s</th><th class=\"n\">max &micro;s</th><th class=\"n\">share</th></tr></thead>\n<tbody>\n");
     static const char *const kinds[] = {"compute", "collective", "memcpy", "memset"};
     for (size_t i = 0; i < m && i < TOP_KERNELS; i++) {
-        const kagg *g = &tab[i];
+        const tc_kernel_agg *g = &tab[i];
         pf(h, "<tr><td class=\"n\" data-v=\"%zu\">%zu</td><td class=\"name\">", i + 1, i + 1);
         tc_html_escape(h->out, g->name, g->len, 0);
         int64_t mean = g->count ? g->total_ns / (int64_t)g->count : 0;
@@ -1033,7 +991,6 @@ static void section_kernels(hr *h) {
     }
     put(h, "</tbody></table></div>\n");
 done:
-    free(tab);
     put(h, "</section>\n");
 }
 
@@ -1256,10 +1213,11 @@ static void section_inputs(hr *h) {
         put(h, "<tr><td class=\"name\">");
         esc(h, t->path);
         pf(h, "</td><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%llu\">%llu</td>"
-              "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%zu\">%zu</td>"
+              "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%llu\">%llu</td>"
               "<td class=\"n\" data-v=\"%llu\">%llu</td><td>%s%s</td></tr>\n",
            (long long)t->rank, (long long)t->rank, (unsigned long long)t->bytes, (unsigned long long)t->bytes,
-           (unsigned long long)t->events_total, (unsigned long long)t->events_total, t->n_gpu, t->n_gpu,
+           (unsigned long long)t->events_total, (unsigned long long)t->events_total, (unsigned long long)tc_trace_gpu_events(t),
+           (unsigned long long)tc_trace_gpu_events(t),
            (unsigned long long)t->events_skipped, (unsigned long long)t->events_skipped,
            t->truncated ? "<span class=\"warn\">damaged or truncated</span>" : "complete",
            t->n_warnings ? " <span class=\"warn\">(warnings)</span>" : "");

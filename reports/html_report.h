@@ -24,6 +24,14 @@ typedef struct tc_html_extras {
  * narrower than a pixel are merged), tables stay exact. */
 int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
 
+/* The ranks the timeline draws (indices into j->ranks, ascending; out has room for
+ * min(timeline ranks, j->n_ranks), at most j->n_ranks): the first rank, the straggler, the rank that
+ * waited most, the last, then others in order. Reads only j->ranks and j->summary, so it can be
+ * called after the analysis without any events. The report reads GPU events (gpu[], wait_ns) of
+ * these ranks' traces only (the kernels table reads j->kernel_aggs): the other traces may hold
+ * only their metadata and warnings. Returns how many. */
+size_t tc_html_timeline_ranks(const tc_job *j, const tc_html_extras *x, size_t *out);
+
 /* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
  * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0
  * and s is longer, it is cut at a character boundary and an ellipsis is added. The one escaper
