@@ -89,7 +89,7 @@ sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
-# ---- MPI: build/tracecost-mpi (docs/mpi.md) ----
+# ---- MPI: build/tracecost-mpi (README.md) ----
 # `make mpi` compiles the MPI entry point with mpicc (Open MPI: scripts/setup-deps.sh mpi) and links
 # it with the same library as build/tracecost; the plain build never sees mpi.h. `make test-mpi`
 # checks that mpirun -np 2 and -np 3 write the same reports as the single-process tool.

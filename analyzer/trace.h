@@ -104,7 +104,7 @@ typedef struct {
     uint64_t ops_without_shapes; /* FLOP cpu_ops without Input Dims (not kept) */
     bool truncated;          /* input ended early or was damaged */
     uint64_t n_gpu_parsed;   /* GPU events of the input when gpu[] holds only its comm kernels (an MPI
-                              * skeleton on process 0, docs/mpi.md); 0 otherwise: see tc_trace_gpu_events */
+                              * skeleton on process 0, README.md); 0 otherwise: see tc_trace_gpu_events */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
 } tc_trace;

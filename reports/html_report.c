@@ -685,7 +685,7 @@ static void section_timeline(hr *h) {
     tl_rank *tr = calloc(want ? want : 1, sizeof *tr);
     tl_lanes ls = {NULL, 0, 0};
     if (!pick || !tr) { h->oom = true; goto done; }
-    /* only these ranks' events are read (an MPI process 0 holds no others: docs/mpi.md) */
+    /* only these ranks' events are read (an MPI process 0 holds no others: README.md) */
     size_t ntr = tc_html_timeline_ranks(j, h->x, pick);
 
     /* the step: median step time of the first drawn rank that has steps */
