@@ -96,7 +96,8 @@ void tc_trace_pack(tc_buf *b, const tc_trace *t) {
     tc_buf_u64(b, t->warnings_dropped);
 }
 
-int tc_trace_unpack(tc_buf *b, tc_trace *t) {
+/* Reads what tc_trace_pack and tc_skeleton_pack both write first: identity, strings, metadata. */
+static void unpack_header(tc_buf *b, tc_trace *t) {
     memset(t, 0, sizeof *t);
     t->path = tc_buf_get_str(b);
     t->strings = tc_strtab_new();
@@ -117,6 +118,10 @@ int tc_trace_unpack(tc_buf *b, tc_trace *t) {
     t->world_size = tc_buf_get_i64(b);
     t->backend = (uint32_t)tc_buf_get_u64(b);
     t->record_shapes = tc_buf_get_u64(b) != 0;
+}
+
+int tc_trace_unpack(tc_buf *b, tc_trace *t) {
+    unpack_header(b, t);
     GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
     GET_ARR(b, t->cpu_steps, t->n_cpu_steps, t->cap_cpu_steps);
     GET_ARR(b, t->gpu_steps, t->n_gpu_steps, t->cap_gpu_steps);
@@ -236,25 +241,7 @@ out:
 }
 
 int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
-    memset(t, 0, sizeof *t);
-    t->path = tc_buf_get_str(b);
-    t->strings = tc_strtab_new();
-    if (!t->path || !t->strings) b->bad = true;
-    t->bytes = tc_buf_get_u64(b);
-    t->bytes_decoded = tc_buf_get_u64(b);
-    uint64_t ns = tc_buf_get_u64(b);
-    for (uint64_t i = 0; i < ns && !b->bad; i++) {
-        uint64_t len = tc_buf_get_u64(b);
-        if (b->bad || len > b->n - b->off) { b->bad = true; break; }
-        if (tc_strtab_intern(t->strings, (const char *)b->p + b->off, len) != i) b->bad = true;
-        b->off += len;
-    }
-    t->base_ns = tc_buf_get_i64(b);
-    t->has_base = tc_buf_get_u64(b) != 0;
-    t->rank = tc_buf_get_i64(b);
-    t->world_size = tc_buf_get_i64(b);
-    t->backend = (uint32_t)tc_buf_get_u64(b);
-    t->record_shapes = tc_buf_get_u64(b) != 0;
+    unpack_header(b, t);
     t->n_gpu_parsed = tc_buf_get_u64(b);
     GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
     GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
