@@ -1,11 +1,14 @@
-/* envutil.c: exact seconds parsing and rank discovery from launcher variables (see envutil.h).
- * Pure functions over strings and getenv; no CUDA, no allocation. */
+/* envutil.c: exact seconds parsing, rank discovery from launcher variables, and making the output
+ * folder (see envutil.h). No CUDA, no allocation. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "envutil.h"
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int tc_parse_seconds_ns(const char *text, uint64_t *ns) {
     *ns = 0;
@@ -63,4 +66,21 @@ void tc_dist_env_read(tc_dist_env *out) {
     out->rank = first_int_env(rank);
     out->world_size = first_int_env(size);
     out->local_rank = first_int_env(local);
+}
+
+int tc_mkdir_p(const char *path) {
+    char tmp[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof tmp) return ENAMETOOLONG;
+    memcpy(tmp, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] != '/' && tmp[i] != 0) continue;
+        char saved = tmp[i];
+        tmp[i] = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return errno;
+        tmp[i] = saved;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) return errno;
+    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }

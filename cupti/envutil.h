@@ -27,4 +27,8 @@ void tc_dist_env_read(tc_dist_env *out);
 
 /* Parses a whole non-negative decimal int (no sign, no spaces) below 2^31; -1 otherwise. */
 int tc_parse_nonneg_int(const char *text);
+/* Creates path and its missing parents (mode 0777 before umask). 0 when it exists as a folder
+ * afterwards, else an errno value (ENOTDIR when a non-folder is in the way). */
+int tc_mkdir_p(const char *path);
+
 #endif

@@ -87,23 +87,6 @@ static int find_library(char *out, FILE *err) {
     return -1;
 }
 
-static int mkdir_p(const char *path) {
-    char tmp[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof tmp) return ENAMETOOLONG;
-    memcpy(tmp, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (tmp[i] != '/' && tmp[i] != 0) continue;
-        char saved = tmp[i];
-        tmp[i] = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return errno;
-        tmp[i] = saved;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0) return errno;
-    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-}
-
 /* Number of finished trace files in dir (names containing ".pt.trace.json"). */
 static long count_traces(const char *dir) {
     DIR *d = opendir(dir);
@@ -238,7 +221,7 @@ int tc_record_main(int argc, char **argv, FILE *err) {
     }
     char lib[PATH_MAX], dir[PATH_MAX];
     if (find_library(lib, err) != 0) return TC_RECORD_EXIT_USAGE;
-    int e = mkdir_p(o.dir);
+    int e = tc_mkdir_p(o.dir);
     if (e || !realpath(o.dir, dir)) {
         fprintf(err, "tracecost: cannot create the trace directory %s: %s\n", o.dir,
                 strerror(e ? e : errno));

@@ -255,23 +255,6 @@ static int sink_write(void *ctx, const char *data, size_t len) {
     return 0;
 }
 
-static int mkdir_p(const char *path) {
-    char tmp[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof tmp) return ENAMETOOLONG;
-    memcpy(tmp, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (tmp[i] != '/' && tmp[i] != 0) continue;
-        char saved = tmp[i];
-        tmp[i] = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return errno;
-        tmp[i] = saved;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0) return errno;
-    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-}
-
 /* snprintf that reports truncation: 0 when the whole text fit, -1 otherwise. */
 static int fmt_path(char *out, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -305,7 +288,7 @@ static void close_file(void) {
 static int document_open(uint64_t start_real_ns) {
     char stem[PATH_MAX];
     g.window++;
-    int err = mkdir_p(g.dir);
+    int err = tc_mkdir_p(g.dir);
     if (err) {
         io_failed("cannot create directory", g.dir, err);
         return -1;
