@@ -1,5 +1,7 @@
 /* cliopt.c: option scanning and suggestions (see cliopt.h). */
 #include "cliopt.h"
+#include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,28 +42,34 @@ const char *tc_opts_value(tc_opts *o) {
     return o->argv[o->i++];
 }
 
-static size_t edit_distance(const char *a, const char *b) {
+/* Edit distance between a and b, ignoring case: insertions, deletions, substitutions and swaps
+ * of two neighbours ("gpsu" is 1 from "gpus") each count 1. Strings over 63 bytes count as far. */
+size_t tc_edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    size_t prev[65], cur[65];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    if (la > 63 || lb > 63) return SIZE_MAX / 2;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
     for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + (ai != bj) < best) best = d[i - 1][j - 1] + (ai != bj);
+            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == bj && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-        memcpy(prev, cur, (lb + 1) * sizeof *prev);
     }
-    return prev[lb];
+    return d[la][lb];
 }
 
 const char *tc_closest_option(const char *name, const char *const *known) {
     const char *best = NULL;
     size_t best_d = 99;
     for (size_t i = 0; known[i]; i++) {
-        size_t d = edit_distance(name, known[i]);
+        size_t d = tc_edit_distance(name, known[i]);
         if (d < best_d) { best_d = d; best = known[i]; }
     }
     size_t len = strlen(name);

@@ -20,6 +20,9 @@ void tc_opts_init(tc_opts *o, int argc, char **argv, int first);
 int tc_opts_next(tc_opts *o, const char **operand);
 /* The option's value (inline or the next argument); NULL when missing. */
 const char *tc_opts_value(tc_opts *o);
+/* Edit distance ignoring case; a swap of two neighbours counts 1 ("gpsu" is 1 from "gpus").
+ * Strings over 63 bytes count as far apart. */
+size_t tc_edit_distance(const char *a, const char *b);
 /* Closest of known[] (NULL-terminated) to name by edit distance, or NULL when nothing is close. */
 const char *tc_closest_option(const char *name, const char *const *known);
 /* Strict number parsing: the whole text must be a finite number. */

@@ -5,6 +5,7 @@
  * plus one field in tc_cost_inputs. */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "cost.h"
+#include "cliopt.h"
 #include "commands.h"
 #include "textfmt.h"
 #include <ctype.h>
@@ -309,29 +310,6 @@ int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value
     return tc_cost_set_option(in, name, value, TC_COST_SRC_FLAG, "flag", err, errlen);
 }
 
-/* Edit distance between a and b, ignoring case: insertions, deletions, substitutions and swaps
- * of two neighbours ("gpsu" is 1 from "gpus") each count 1. Strings over 63 bytes count as far. */
-static size_t edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return SIZE_MAX / 2;
-    size_t d[64][64];
-    for (size_t i = 0; i <= la; i++) d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
-            size_t best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + (ai != bj) < best) best = d[i - 1][j - 1] + (ai != bj);
-            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
-                tolower((unsigned char)a[i - 2]) == bj && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[la][lb];
-}
-
 static bool starts_nocase(const char *s, const char *prefix) {
     while (*prefix) {
         if (tolower((unsigned char)*s) != tolower((unsigned char)*prefix)) return false;
@@ -356,7 +334,7 @@ const char *tc_cost_suggest_option(const char *unknown) {
     for (size_t i = 0; i < n_all; i++) {
         const char *cand = i < n_all - 2 ? option_names[i] : extra[i - (n_all - 2)];
         if (ulen >= 3 && starts_nocase(cand, u)) return cand; /* "--price" -> price-per-gpu-hour */
-        size_t d = edit_distance(u, cand);
+        size_t d = tc_edit_distance(u, cand);
         if (d < best_d) { best_d = d; best = cand; }
     }
     if (best_d <= 2 || best_d * 3 <= ulen) return best;
