@@ -8,6 +8,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "textfmt.h"
+#include "../reports/termtext.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -851,7 +852,7 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color) {
     char head[1200], v[112], a[48], c[40];
     tc_cost_headline(head, sizeof head, r);
     fputs(st.bold, out);
-    tc_fmt_wrap(out, head, 0, 2, 100);
+    tc_term_wrap(out, head, 0, 2, 100);
     fputs(st.off, out);
 
     section(out, &st, "what the network costs");
@@ -939,7 +940,7 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color) {
         for (size_t i = 0; i < r->n_notes; i++) {
             char line[240];
             snprintf(line, sizeof line, "- %s", r->notes[i]);
-            tc_fmt_wrap(out, line, 2, 4, 100);
+            tc_term_wrap(out, line, 2, 4, 100);
         }
     }
 }

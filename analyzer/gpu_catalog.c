@@ -2,6 +2,7 @@
  * fallbacks, and the `tracecost gpus` writers (see gpu_catalog.h). All data is const. */
 #include "gpu_catalog.h"
 #include "textfmt.h"
+#include "../reports/termtext.h"
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
@@ -193,7 +194,7 @@ void tc_gpu_catalog_print(FILE *out) {
         fprintf(out, " %6.0f %5.0f %7s %8s\n", g->mem_bandwidth_GBps, g->tdp_W, rent, buy);
     }
     fputc('\n', out);
-    tc_fmt_wrap(out,
+    tc_term_wrap(out,
                 "Dense (non-sparse) peaks. '-' = no hardware support: TF32, BF16 and FP16 then "
                 "count against the FP32 peak, FP8 against the FP16 peak. Prices are dated defaults; "
                 "override them with --price-per-gpu-hour and --purchase-per-gpu. [REF] marks "
@@ -206,15 +207,15 @@ void tc_gpu_catalog_print(FILE *out) {
         char line[1024];
         fprintf(out, "%s (%s)\n", g->id, g->name);
         snprintf(line, sizeof line, "matches: %s", g->patterns);
-        tc_fmt_wrap(out, line, 2, 4, 100);
+        tc_term_wrap(out, line, 2, 4, 100);
         snprintf(line, sizeof line, "TFLOP/s: %s", g->flops_source);
-        tc_fmt_wrap(out, line, 2, 4, 100);
+        tc_term_wrap(out, line, 2, 4, 100);
         snprintf(line, sizeof line, "memory, TDP: %s", g->spec_source);
-        tc_fmt_wrap(out, line, 2, 4, 100);
+        tc_term_wrap(out, line, 2, 4, 100);
         snprintf(line, sizeof line, "rent (%s): %s", g->rent_date, g->rent_source);
-        tc_fmt_wrap(out, line, 2, 4, 100);
+        tc_term_wrap(out, line, 2, 4, 100);
         snprintf(line, sizeof line, "purchase (%s): %s", g->purchase_date, g->purchase_source);
-        tc_fmt_wrap(out, line, 2, 4, 100);
+        tc_term_wrap(out, line, 2, 4, 100);
     }
 }
 

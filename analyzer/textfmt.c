@@ -61,39 +61,3 @@ size_t tc_fmt_width(const char *s) {
     return w;
 }
 
-void tc_fmt_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width) {
-    int col = 0;
-    int indent = indent_first;
-    bool line_empty = true;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ') p++;
-        if (!*p) break;
-        const char *end = p;
-        while (*end && *end != ' ') end++;
-        size_t wlen = (size_t)(end - p);
-        char word[512];
-        size_t copy = wlen < sizeof word - 1 ? wlen : sizeof word - 1;
-        memcpy(word, p, copy);
-        word[copy] = '\0';
-        int ww = (int)tc_fmt_width(word);
-        if (!line_empty && col + 1 + ww > width) {
-            fputc('\n', out);
-            col = 0;
-            line_empty = true;
-            indent = indent_rest;
-        }
-        if (line_empty) {
-            fprintf(out, "%*s", indent, "");
-            col = indent;
-        } else {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(p, 1, wlen, out);
-        col += ww;
-        line_empty = false;
-        p = end;
-    }
-    fputc('\n', out);
-}

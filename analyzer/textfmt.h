@@ -1,5 +1,5 @@
 /* textfmt.h: small text formatters shared by the terminal reports: money with thousands
- * separators ("$4,672", "$3.33") and word wrapping to a fixed width. Pure functions; they write
+ * separators ("$4,672", "$3.33") and display width (wrapping is reports/termtext.h). Pure functions; they write
  * only into the caller's buffer or FILE. */
 #ifndef TC_TEXTFMT_H
 #define TC_TEXTFMT_H
@@ -13,11 +13,6 @@ size_t tc_fmt_money(char *buf, size_t n, double v, int decimals);
 
 /* Writes a plain number with `decimals` digits and thousands separators: 4672 -> "4,672". */
 size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals);
-
-/* Writes text to out wrapped at `width` columns (counted in bytes of ASCII; a UTF-8 sequence is
- * never split), breaking at spaces. The first line is indented by `indent_first` spaces, the
- * following ones by `indent_rest`. Ends with a newline. Words longer than a line are not split. */
-void tc_fmt_wrap(FILE *out, const char *text, int indent_first, int indent_rest, int width);
 
 /* Display width of a UTF-8 string: the number of code points (all treated as one column). */
 size_t tc_fmt_width(const char *s);

@@ -54,10 +54,10 @@ void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const c
     fprintf(out, " | HFU ");
     if (sm->has_hfu) fprintf(out, "%.1f%% of the window\n", 100 * sm->hfu); else fprintf(out, "n/a\n");
     if (sm->mfu_note) {
-        char buf[2200], clean[2000];
-        tc_term_clean(clean, sizeof clean, sm->mfu_note, 0); /* it may quote a device name from the trace */
-        snprintf(buf, sizeof buf, "%snote: %s%s", dim_on, clean, dim_off);
-        tc_fmt_wrap(out, buf, 2, 8, 100);
+        /* the note may quote a device name from the trace: tc_term_wrap_from cleans it */
+        fprintf(out, "  %snote: ", dim_on);
+        tc_term_wrap_from(out, sm->mfu_note, 8, 8, 100);
+        fputs(dim_off, out);
     }
 }
 
