@@ -72,17 +72,12 @@ static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_
     for (size_t r = 0; r < j->n_ranks && !device; r++) device = j->ranks[r].device;
     tc_cost_apply_catalog(in, device ? tc_gpu_find_by_device_name(device) : NULL);
     const tc_summary *sm = &j->summary;
-    tc_cost_trace_facts f;
-    memset(&f, 0, sizeof f);
     int64_t world = (int64_t)j->n_ranks;
     for (size_t i = 0; i < j->n_traces; i++) if (j->traces[i].world_size > world) world = j->traces[i].world_size;
-    f.world_size = (int)world;
-    f.transfer_split_known = sm->split_known;
-    f.exposed_transfer_share = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
-    f.exposed_wait_share = sm->split_known ? sm->share_exposed_wait : 0;
-    f.idle_share = sm->share_idle + sm->share_memory_exposed;
-    f.step_time_us = sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0;
-    f.fabric_busbw_GBps = sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0;
+    tc_cost_trace_facts f = tc_cost_facts_from_shares(
+        (int)world, sm->split_known, sm->share_exposed_transfer, sm->share_exposed_wait, sm->share_exposed_comm,
+        sm->share_idle, sm->share_memory_exposed, sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0,
+        sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
     char err[400];
     if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
     if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }

@@ -246,15 +246,9 @@ int tc_run_cost(tc_run_summary *s, tc_cost_inputs *in, bool flags_given, char *e
         }
     }
     tc_cost_apply_catalog(in, s->device ? tc_gpu_find_by_device_name(s->device) : NULL);
-    tc_cost_trace_facts f;
-    memset(&f, 0, sizeof f);
-    f.world_size = s->world_size;
-    f.transfer_split_known = s->split_known;
-    f.exposed_transfer_share = s->split_known ? s->share_exposed_transfer : s->share_exposed_comm;
-    f.exposed_wait_share = s->split_known ? s->share_exposed_wait : 0;
-    f.idle_share = s->share_idle + s->share_memory;
-    f.step_time_us = s->has_step_time ? s->step_time_us : 0;
-    f.fabric_busbw_GBps = s->has_busbw ? s->fabric_busbw_GBps : 0;
+    tc_cost_trace_facts f = tc_cost_facts_from_shares(
+        s->world_size, s->split_known, s->share_exposed_transfer, s->share_exposed_wait, s->share_exposed_comm,
+        s->share_idle, s->share_memory, s->has_step_time ? s->step_time_us : 0, s->has_busbw ? s->fabric_busbw_GBps : 0);
     s->cost = malloc(sizeof *s->cost);
     if (!s->cost) { set_err(err, errlen, "out of memory"); return -1; }
     if (tc_cost_compute(in, &f, s->cost, e, sizeof e) == 0) { s->has_cost = true; return 0; }

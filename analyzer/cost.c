@@ -473,6 +473,22 @@ static bool result_finite(const tc_cost_result *r) {
     return true;
 }
 
+tc_cost_trace_facts tc_cost_facts_from_shares(int world_size, bool split_known, double exposed_transfer,
+                                              double exposed_wait, double exposed_comm, double idle,
+                                              double memory_exposed, double step_time_us,
+                                              double fabric_busbw_GBps) {
+    tc_cost_trace_facts f;
+    memset(&f, 0, sizeof f);
+    f.world_size = world_size;
+    f.transfer_split_known = split_known;
+    f.exposed_transfer_share = split_known ? exposed_transfer : exposed_comm;
+    f.exposed_wait_share = split_known ? exposed_wait : 0;
+    f.idle_share = idle + memory_exposed;
+    f.step_time_us = step_time_us > 0 ? step_time_us : 0;
+    f.fabric_busbw_GBps = fabric_busbw_GBps > 0 ? fabric_busbw_GBps : 0;
+    return f;
+}
+
 int tc_cost_compute(const tc_cost_inputs *in, const tc_cost_trace_facts *facts, tc_cost_result *r,
                     char *err, size_t errlen) {
     memset(r, 0, sizeof *r);

@@ -94,6 +94,15 @@ typedef struct tc_cost_trace_facts {
                                        then e = 1 - (transfer + wait) and no straggler loss */
 } tc_cost_trace_facts;
 
+/* The facts from a job's measured shares of GPU time (0..1), with the one policy every caller
+ * uses: with one rank (split unknown) all exposed communication counts as transfer and the wait
+ * share is unknown (0); the idle share is idle + exposed memory (the host's part). step_time_us and
+ * fabric_busbw_GBps <= 0 mean unknown. */
+tc_cost_trace_facts tc_cost_facts_from_shares(int world_size, bool split_known, double exposed_transfer,
+                                              double exposed_wait, double exposed_comm, double idle,
+                                              double memory_exposed, double step_time_us,
+                                              double fabric_busbw_GBps);
+
 /* One point of the cumulative-cost chart. */
 typedef struct tc_cost_month {
     int month;                      /* months since purchase, 0..M */
