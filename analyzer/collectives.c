@@ -127,7 +127,7 @@ static int best_shift(const tc_trace *tr, const uint32_t *ref, size_t nref, cons
         int64_t med = median_i64(scratch, m);
         for (size_t i = 0; i < m; i++) scratch[i] = scratch[i] > med ? scratch[i] - med : med - scratch[i];
         int64_t mad = median_i64(scratch, m);
-        /* prefer more overlap when equally consistent: penalize short overlaps slightly */
+        /* ties go to the smaller shift */
         if (agree > best_agree || (agree == best_agree && (mad < best_mad || (mad == best_mad && abs(s) < abs(best))))) {
             best = s; best_agree = agree; best_mad = mad;
         }
@@ -241,14 +241,12 @@ int tc_collectives_match(tc_job *j) {
         if (!gi->by_seq && uneven && ref < nr) {
             /* per-rank ordinal lists in order */
             uint32_t **lists = calloc(nr, sizeof *lists);
-            comm_rec **recp = calloc(nr, sizeof *recp);
             size_t *fill = calloc(nr, sizeof *fill);
             int64_t *scratch = malloc((b - a) * sizeof *scratch + 1);
-            bool ok = lists && recp && fill && scratch;
+            bool ok = lists && fill && scratch;
             for (size_t r = 0; ok && r < nr; r++)
                 if (has[r]) {
                     lists[r] = malloc(cnt[r] * sizeof **lists);
-                    recp[r] = NULL;
                     ok = lists[r] != NULL;
                 }
             if (ok) {
@@ -260,13 +258,13 @@ int tc_collectives_match(tc_job *j) {
                     int s = best_shift(tref, lists[ref], cnt[ref], &j->traces[j->ranks[r].input], lists[r], cnt[r], scratch);
                     if (s != 0)
                         for (size_t i = a; i < b; i++) if (recs[i].rank == r) recs[i].key -= s;
-                    tc_job_warn(j, "%s: rank %lld has %zu collective kernels, rank %lld has %zu; matched by order%s%d",
-                                gi->label, (long long)j->ranks[r].rank, cnt[r], (long long)j->ranks[ref].rank, cnt[ref],
-                                s ? " with a shift of " : " with shift ", s);
+                    tc_job_warn(j, "%s: rank %lld has %zu collective kernels, rank %lld has %zu; matched by order with a "
+                                "shift of %d", gi->label, (long long)j->ranks[r].rank, cnt[r], (long long)j->ranks[ref].rank,
+                                cnt[ref], s);
                 }
             }
             for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
-            free(lists); free(recp); free(fill); free(scratch);
+            free(lists); free(fill); free(scratch);
             if (!ok) { free(has); free(cnt); goto done; }
         }
         free(has);
