@@ -29,6 +29,8 @@ MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi
+# `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
+all: $(BUILD)/tracecost tools cupti
 
 deps: $(BUILD)/.deps-base
 $(BUILD)/.deps-base: scripts/setup-deps.sh
