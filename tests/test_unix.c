@@ -370,6 +370,16 @@ Test(unix_tool, cost_calculator_colour_follows_the_same_rules) {
 
 /* ---- version, help, suggestions ---- */
 
+/* README's first command is plain `make`: its default goal must build the tool (a merge once
+ * dropped `all`, leaving `deps` as the default and building nothing). */
+Test(unix_tool, plain_make_builds_the_tool) {
+    char *out;
+    cr_assert_eq(run("make -np 2>/dev/null | grep '^.DEFAULT_GOAL := ' ; make -np 2>/dev/null | grep '^all:'", &out), 0);
+    cr_expect_not_null(strstr(out, ".DEFAULT_GOAL := all\n"), "%s", out);
+    cr_expect_not_null(strstr(out, "/tracecost"), "all builds the tool: %s", out);
+    free(out);
+}
+
 Test(unix_tool, version_prints_features) {
     char *c = fmt("'%s' --version", bin()), *out;
     cr_assert_eq(run(c, &out), 0);
