@@ -116,6 +116,7 @@ struct tc_ct_parser {
     bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
+    uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -677,7 +678,7 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
-static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     if (to <= from) return 0;
     yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
     if (st == yajl_status_ok) return 0;
@@ -695,6 +696,138 @@ static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
         describe_error(p, at > from ? at - 1 : from, what);
     }
     return -1;
+}
+
+/* ---- events that cannot matter, skipped before yajl ------------------------------------------
+ * Flow ("s", "f"), instant and counter events are a fifth of a Kineto trace's bytes and only count
+ * towards events_total (finish_event ignores every phase but "X"). An event is skipped without
+ * yajl when all of this holds, so skipping changes nothing but the time taken:
+ *  - the parser stands between two elements of the events array (top frame F_EVENTS, and the last
+ *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',');
+ *  - the event is a flat object that is valid JSON by the grammar yajl applies (strings without
+ *    escapes or control bytes, numbers, literals; no nested container), wholly inside the bytes at
+ *    hand, with a "ph" whose last value is a string other than "X";
+ *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
+ *    value next.
+ * Anything else (an escape, a nested object, another layout) goes to yajl as before. */
+
+static bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* Offset just past the string that opens at b[i] ('"'), or 0 when it holds an escape, a control
+ * byte, or runs past end. */
+static size_t plain_string_end(const char *b, size_t i, size_t end) {
+    for (i++; i < end; i++) {
+        unsigned char c = (unsigned char)b[i];
+        if (c == '"') return i + 1;
+        if (c == '\\' || c < 0x20) return 0;
+    }
+    return 0;
+}
+
+/* Offset just past the JSON number at b[i], or 0 when it is not one by the JSON grammar. */
+static size_t number_end(const char *b, size_t i, size_t end) {
+    if (i < end && b[i] == '-') i++;
+    if (i >= end) return 0;
+    if (b[i] == '0') i++;
+    else if (b[i] >= '1' && b[i] <= '9') while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+    else return 0;
+    if (i < end && b[i] == '.') {
+        size_t d = ++i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+        i++;
+        if (i < end && (b[i] == '+' || b[i] == '-')) i++;
+        size_t d = i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    return i < end ? i : 0; /* a number must be followed by something, as in yajl's lexer */
+}
+
+static size_t skip_json_ws(const char *b, size_t i, size_t end) {
+    while (i < end && is_json_ws(b[i])) i++;
+    return i;
+}
+
+/* Cheap first look at the '{' at b[i]: is its first key "ph" with a string value other than
+ * "X"? Only such events are worth the full check below. */
+static bool starts_with_non_x_phase(const char *b, size_t i, size_t end) {
+    i = skip_json_ws(b, i + 1, end);
+    if (end - i < 8 || memcmp(b + i, "\"ph\"", 4) != 0) return false;
+    i = skip_json_ws(b, i + 4, end);
+    if (i >= end || b[i] != ':') return false;
+    i = skip_json_ws(b, i + 1, end);
+    return i + 2 < end && b[i] == '"' && !(b[i + 1] == 'X' && b[i + 2] == '"');
+}
+
+/* When the '{' at b[i] opens a flat object whose last "ph" is a string other than "X" and a ','
+ * follows it (whitespace aside), the offset just past that comma; else 0. */
+static size_t skippable_event_end(const char *b, size_t i, size_t end) {
+    bool ph_ok = false;
+    i = skip_json_ws(b, i + 1, end);
+    for (;;) {
+        if (i >= end || b[i] != '"') return 0;
+        size_t k = plain_string_end(b, i, end);
+        if (!k) return 0;
+        bool is_ph = k - i == 4 && memcmp(b + i, "\"ph\"", 4) == 0;
+        i = skip_json_ws(b, k, end);
+        if (i >= end || b[i] != ':') return 0;
+        i = skip_json_ws(b, i + 1, end);
+        if (i >= end) return 0;
+        size_t v;
+        char c = b[i];
+        if (c == '"') v = plain_string_end(b, i, end);
+        else if (c == '-' || (c >= '0' && c <= '9')) v = number_end(b, i, end);
+        else if (c == 't') v = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0;
+        else if (c == 'f') v = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0;
+        else if (c == 'n') v = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0;
+        else return 0; /* a nested container, or not JSON */
+        if (!v) return 0;
+        if (is_ph) ph_ok = c == '"' && !(v - i == 3 && b[i + 1] == 'X'); /* the last "ph" counts */
+        i = skip_json_ws(b, v, end);
+        if (i >= end) return 0;
+        if (b[i] == '}') break;
+        if (b[i] != ',') return 0;
+        i = skip_json_ws(b, i + 1, end);
+    }
+    if (!ph_ok) return 0;
+    i = skip_json_ws(b, i + 1, end);
+    return i < end && b[i] == ',' ? i + 1 : 0;
+}
+
+/* True when the parser stands where an element of the events array may begin: inside it, and
+ * the last byte before `at` that is not whitespace is its '[' or a ',' (in buf[from, at)), or
+ * `at` follows an event skipped here (resume). */
+static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
+    if (top_kind(p) != F_EVENTS) return false;
+    size_t i = at;
+    while (i > from && is_json_ws(buf[i - 1])) i--;
+    if (i == resume) return true;
+    return i > from && (buf[i - 1] == ',' || buf[i - 1] == '[');
+}
+
+/* Passes bytes [from, to) of the current chunk to yajl, leaving out the events that cannot matter
+ * (see above). 0 ok, -1 error described. */
+static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    size_t seg = from, i = from, resume = SIZE_MAX;
+    while (i < to) {
+        const char *brace = memchr(buf + i, '{', to - i);
+        if (!brace) break;
+        size_t at = (size_t)(brace - buf);
+        i = at + 1;
+        if (!starts_with_non_x_phase(buf, at, to)) continue;
+        size_t end = skippable_event_end(buf, at, to);
+        if (!end) continue;
+        if (yajl_feed(p, buf, seg, at)) return -1;
+        seg = at;
+        if (!at_element_start(p, buf, from, at, resume)) continue;
+        p->t->events_total++;
+        p->events_skipped_early++;
+        seg = i = resume = end;
+    }
+    return yajl_feed(p, buf, seg, to);
 }
 
 /* One pass over buf[0..len): the number of '"' bytes, or SIZE_MAX when it holds a backslash. */
@@ -848,3 +981,4 @@ int tc_ct_parser_finish(tc_ct_parser *p) {
 const char *tc_ct_parser_error(const tc_ct_parser *p) { return p->error; }
 uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p) { return p->error_offset; }
 int tc_ct_parser_in_events(const tc_ct_parser *p) { return p->in_events_at_error; }
+uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p) { return p->events_skipped_early; }

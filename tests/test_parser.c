@@ -168,6 +168,70 @@ Test(parser, chunk_boundaries_do_not_matter) {
     tc_trace_free(&ref);
 }
 
+/* Parses doc whole (chunk 0) or in chunks; returns the rc, the events skipped before yajl and
+ * the error offset (on failure). */
+static int parse_counting_skips(const char *doc, tc_trace *t, size_t chunk, uint64_t *fast, uint64_t *err_at) {
+    cr_assert_eq(tc_trace_init(t, "test"), 0);
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    size_t n = strlen(doc), step = chunk ? chunk : n;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0; off += step)
+        rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
+    if (rc == 0) rc = tc_ct_parser_finish(p);
+    *fast = tc_ct_parser_fast_skipped(p);
+    *err_at = rc ? tc_ct_parser_error_offset(p) : 0;
+    tc_ct_parser_free(p);
+    return rc;
+}
+
+#define FLOW(ph, id) "{\n    \"ph\": \"" ph "\", \"id\": " id ", \"pid\": 1, \"tid\": 1, \"ts\": 5.500,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }"
+
+Test(parser, events_skipped_before_yajl_change_nothing) {
+    /* Whole, the flat non-"X" events are skipped before yajl; fed a byte at a time no event is
+     * ever whole in a chunk, so yajl reads them all. Both must give the same trace. */
+    const char *doc =
+        "{\"traceEvents\": [\n  " FLOW("s", "1") ",\n  " KERNEL("10", "2") ",\n  " FLOW("f", "1") ",\n  "
+        FLOW("s", "2") ",\n  " FLOW("i", "3") ",\n  "
+        /* not skipped: an escape, a nested object, a last "ph" of "X", "ph" not first, a literal */
+        "{\"ph\": \"s\", \"name\": \"a\\\"b\", \"ts\": 1},\n  "
+        "{\"ph\": \"C\", \"name\": \"mem\", \"ts\": 1, \"args\": {\"v\": 1}},\n  "
+        "{\"ph\": \"s\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"},\n  "
+        "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
+        "{\"ph\": \"i\", \"s\": \"t\", \"ts\": 1e3, \"flag\": true, \"none\": null},\n  "
+        FLOW("f", "2") "\n]}";
+    tc_trace whole, bytewise;
+    uint64_t fast = 0, fast1 = 0, at = 0;
+    cr_assert_eq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
+    cr_assert_eq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at), 0);
+    cr_assert_eq(fast, 5, "the four Kineto flows/instants before the others, and the flat instant with literals");
+    cr_assert_eq(fast1, 0);
+    cr_assert_eq(whole.events_total, 11);
+    cr_assert_eq(bytewise.events_total, 11);
+    cr_assert_eq(whole.events_skipped, bytewise.events_skipped);
+    cr_assert_eq(whole.n_gpu, 2, "the event whose last \"ph\" is \"X\" is a kernel");
+    cr_assert_eq(bytewise.n_gpu, 2);
+    cr_assert_str_eq(tc_trace_str(&whole, whole.gpu[1].name), "late");
+    cr_assert_eq(whole.gpu[1].start_ns, bytewise.gpu[1].start_ns);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
+}
+
+Test(parser, broken_event_that_looks_skippable_is_reported_like_any_other) {
+    /* "01" is not a JSON number: the flat check refuses the event and yajl reports it */
+    const char *doc = "{\"traceEvents\": [\n  " KERNEL("10", "2") ",\n  {\"ph\": \"s\", \"ts\": 01},\n  " KERNEL("20", "2") "]}";
+    tc_trace whole, bytewise;
+    uint64_t fast = 0, at = 0, at1 = 0;
+    cr_assert_neq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
+    cr_assert_eq(fast, 0);
+    cr_assert_neq(parse_counting_skips(doc, &bytewise, 1, &fast, &at1), 0);
+    uint64_t bad = (uint64_t)(strstr(doc, "01}") - doc);
+    cr_assert(at >= bad && at <= bad + 2, "error at %llu, the bad number at %llu", (unsigned long long)at, (unsigned long long)bad);
+    cr_assert(at1 + 2 >= bad && at1 <= bad + 2, "byte-wise: error at %llu", (unsigned long long)at1);
+    cr_assert_eq(whole.events_total, bytewise.events_total);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
+}
+
 Test(parser, nccl_and_rccl_names_of_every_generation) {
     const char *comm[] = {
         "ncclAllReduceRingLLKernel_sum_f32(ncclColl)",
