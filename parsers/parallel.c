@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define MIN_PIECE (4u * 1024u)
 #define MAX_PIECE (2u * 1024u * 1024u)
@@ -226,15 +228,16 @@ static int append(void **dst, size_t *len, size_t *cap, const void *src, size_t 
     return 0;
 }
 
-#define APPEND(dst, src)                                                                       \
-    append((void **)&t->dst, &t->n_##dst, &t->cap_##dst, c->t.src, c->t.n_##src, sizeof *t->dst)
+#define APPEND(dst, from)                                                                       \
+    append((void **)&t->dst, &t->n_##dst, &t->cap_##dst, src->from, src->n_##from, sizeof *t->dst)
 
 static uint32_t map_id(const uint32_t *remap, uint32_t id) { return id == TC_NONE ? TC_NONE : remap[id]; }
 
-/* Appends piece c's records to t, re-interning its names in t's table. Interning in id order keeps
+/* Appends a piece's partial trace src (parsed by src_p) to t, re-interning its names in t's table. Interning in id order keeps
  * first-appearance order, so t's ids are those a sequential parse gives. */
-static int merge_piece(tc_trace *t, tc_ct_parser *p0, piece *c, uint32_t **remap, size_t *remap_cap) {
-    size_t ns = tc_strtab_count(c->t.strings);
+static int merge_partial(tc_trace *t, tc_ct_parser *p0, const tc_trace *src, const tc_ct_parser *src_p,
+                         uint32_t **remap, size_t *remap_cap) {
+    size_t ns = tc_strtab_count(src->strings);
     if (ns > *remap_cap) {
         uint32_t *r = realloc(*remap, ns * sizeof *r);
         if (!r) return -1;
@@ -243,8 +246,8 @@ static int merge_piece(tc_trace *t, tc_ct_parser *p0, piece *c, uint32_t **remap
     }
     uint32_t *m = *remap;
     for (size_t i = 0; i < ns; i++) {
-        m[i] = tc_strtab_intern(t->strings, tc_strtab_get(c->t.strings, (uint32_t)i),
-                                tc_strtab_len(c->t.strings, (uint32_t)i));
+        m[i] = tc_strtab_intern(t->strings, tc_strtab_get(src->strings, (uint32_t)i),
+                                tc_strtab_len(src->strings, (uint32_t)i));
         if (m[i] == TC_NONE) return -1;
     }
     size_t coll_base = t->n_colls, gpu_base = t->n_gpu, ops_base = t->n_ops;
@@ -268,14 +271,14 @@ static int merge_piece(tc_trace *t, tc_ct_parser *p0, piece *c, uint32_t **remap
     for (size_t i = ops_base; i < t->n_ops; i++) {
         t->ops[i].name = map_id(m, t->ops[i].name); /* dtype is a tc_dtype value, not a string id */
     }
-    for (size_t i = t->n_devices - c->t.n_devices; i < t->n_devices; i++) t->devices[i].name = map_id(m, t->devices[i].name);
-    t->events_total += c->t.events_total;
-    t->events_skipped += c->t.events_skipped;
-    t->ops_with_shapes += c->t.ops_with_shapes;
-    t->ops_without_shapes += c->t.ops_without_shapes;
-    t->warnings_dropped += c->t.warnings_dropped;
-    for (size_t i = 0; i < c->t.n_warnings; i++) tc_trace_warn(t, "%s", c->t.warnings[i]);
-    tc_ct_parser_absorb(p0, c->p);
+    for (size_t i = t->n_devices - src->n_devices; i < t->n_devices; i++) t->devices[i].name = map_id(m, t->devices[i].name);
+    t->events_total += src->events_total;
+    t->events_skipped += src->events_skipped;
+    t->ops_with_shapes += src->ops_with_shapes;
+    t->ops_without_shapes += src->ops_without_shapes;
+    t->warnings_dropped += src->warnings_dropped;
+    for (size_t i = 0; i < src->n_warnings; i++) tc_trace_warn(t, "%s", src->warnings[i]);
+    tc_ct_parser_absorb(p0, src_p);
     return 0;
 }
 
@@ -284,6 +287,253 @@ static void free_pieces(piece *pieces, size_t n) {
         tc_ct_parser_free(pieces[i].p);
         tc_trace_free(&pieces[i].t);
     }
+}
+
+
+/* ---- plain files in Kineto layout: each piece read by the thread that parses it --------------
+ * Reading a piece in small slices right before parsing them keeps the bytes yajl reads in that
+ * core's cache; parsing from a mapped window or a shared 2 MB buffer made yajl a quarter slower
+ * (bench/README: "where the time went"). The calling thread finds boundaries with small reads at
+ * `gap` strides, merges finished pieces in order and parses pieces when there is nothing to
+ * merge; threads-1 workers parse. At most FILE_INFLIGHT_PER_THREAD pieces per thread are queued or
+ * parsed but not yet merged. */
+
+#define FILE_SLICE (64u * 1024u)  /* bytes read and fed per step: stays in L2 */
+#define FILE_SCAN (64u * 1024u)   /* bytes read per step when looking for a boundary */
+#define FILE_HEAD_MAX (16u * 1024u * 1024u) /* metadata before traceEvents we read to find it */
+#define FILE_INFLIGHT_PER_THREAD 4
+
+typedef enum { FP_QUEUED, FP_PARSING, FP_DONE } fpiece_state;
+
+typedef struct {
+    uint64_t from, to; /* file offsets: the piece's events, from after the '[' or a boundary's
+                        * '{' to just after the '}' before the next boundary's comma */
+    tc_trace t;
+    tc_ct_parser *p;
+    fpiece_state state;
+    bool ok;
+} fpiece;
+
+typedef struct {
+    int fd;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    fpiece *ring;
+    size_t cap;
+    uint64_t queued, claimed, merged; /* pieces put in the ring / taken by a parser / merged */
+    bool quit;
+    pthread_t *threads;
+    int n_threads;
+} fpool;
+
+/* Reads exactly n bytes at off (fewer only at the end of the file); -1 on a read error. */
+static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+        if (r < 0) { if (errno == EINTR) continue; return -1; }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+static void parse_fpiece(int fd, fpiece *c, char *slice) {
+    c->ok = false;
+    c->p = NULL;
+    if (tc_trace_init(&c->t, NULL)) return;
+    c->p = tc_ct_parser_new_events(&c->t);
+    if (!c->p || tc_ct_parser_feed(c->p, "[", 1)) return;
+    for (uint64_t off = c->from; off < c->to;) {
+        size_t want = c->to - off < FILE_SLICE ? (size_t)(c->to - off) : FILE_SLICE;
+        long n = pread_full(fd, slice, want, off);
+        if (n != (long)want) return; /* the file shrank or failed under us */
+        if (tc_ct_parser_feed(c->p, slice, want)) return;
+        off += want;
+    }
+    if (tc_ct_parser_feed(c->p, "]", 1) || tc_ct_parser_finish(c->p)) return;
+    c->ok = true;
+}
+
+/* Takes the next queued piece (lock held); NULL when none is waiting. */
+static fpiece *fpool_claim(fpool *fp) {
+    if (fp->claimed >= fp->queued) return NULL;
+    fpiece *c = &fp->ring[fp->claimed++ % fp->cap];
+    c->state = FP_PARSING;
+    return c;
+}
+
+static void *fpool_main(void *arg) {
+    fpool *fp = arg;
+    char *slice = malloc(FILE_SLICE);
+    pthread_mutex_lock(&fp->mu);
+    for (;;) {
+        fpiece *c = NULL;
+        while (!fp->quit && !(c = fpool_claim(fp))) pthread_cond_wait(&fp->cv, &fp->mu);
+        if (!c) break;
+        pthread_mutex_unlock(&fp->mu);
+        if (slice) parse_fpiece(fp->fd, c, slice);
+        else c->ok = false;
+        pthread_mutex_lock(&fp->mu);
+        c->state = FP_DONE;
+        pthread_cond_broadcast(&fp->cv);
+    }
+    pthread_mutex_unlock(&fp->mu);
+    free(slice);
+    return NULL;
+}
+
+/* File offset of the next Kineto boundary's '{' at or after `from`; TC_SPLIT_NONE at the end of
+ * the file or on a read error (*failed). */
+static uint64_t next_file_boundary(int fd, char *scan, uint64_t from, bool *failed) {
+    static const size_t overlap = 6; /* the pattern's length - 1: a match across two reads */
+    for (uint64_t off = from;;) {
+        long n = pread_full(fd, scan, FILE_SCAN, off);
+        if (n < 0) { *failed = true; return TC_SPLIT_NONE; }
+        size_t b = tc_split_kineto_next(scan, (size_t)n, 0);
+        if (b != TC_SPLIT_NONE) return off + b;
+        if ((size_t)n < FILE_SCAN) return TC_SPLIT_NONE;
+        off += FILE_SCAN - overlap;
+    }
+}
+
+typedef enum { KF_OK, KF_FALLBACK, KF_NOT_KINETO } kf_status;
+
+/* The plain-file path. KF_NOT_KINETO: nothing was done (t untouched), use the general path. */
+static kf_status kineto_file_load(tc_trace *t, int fd, uint64_t size, int threads, size_t gap,
+                                  tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
+    size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX;
+    char *head = malloc(head_cap), *slice = malloc(FILE_SLICE), *scan = malloc(FILE_SCAN);
+    kf_status status = KF_NOT_KINETO;
+    fpool fp;
+    memset(&fp, 0, sizeof fp);
+    tc_ct_parser *p0 = NULL;
+    uint32_t *remap = NULL;
+    size_t remap_cap = 0;
+    bool pool_up = false;
+    if (!head || !slice || !scan) goto out;
+    /* the head: the metadata before the events array, read until the array's '[' is seen */
+    size_t head_len = 0, body = 0;
+    tc_split_find f = TC_SPLIT_NEED_MORE;
+    while (f == TC_SPLIT_NEED_MORE && head_len < head_cap) {
+        size_t want = head_cap - head_len < FILE_SCAN ? head_cap - head_len : FILE_SCAN;
+        long n = pread_full(fd, head + head_len, want, head_len);
+        if (n <= 0) goto out;
+        head_len += (size_t)n;
+        f = tc_split_find_events(head, head_len, &body);
+    }
+    if (f != TC_SPLIT_FOUND || tc_split_kineto_next(head, head_len, body) == TC_SPLIT_NONE) goto out;
+
+    status = KF_FALLBACK;
+    info->mode = TC_PAR_MODE_KINETO;
+    p0 = tc_ct_parser_new(t);
+    if (!p0) { info->why = "out of memory"; goto out; }
+    if (tc_ct_parser_feed(p0, head, body)) { info->why = "head did not parse"; goto out; }
+    fp.fd = fd;
+    fp.cap = (size_t)threads * FILE_INFLIGHT_PER_THREAD;
+    fp.ring = calloc(fp.cap, sizeof *fp.ring);
+    fp.threads = calloc((size_t)threads, sizeof *fp.threads);
+    if (!fp.ring || !fp.threads) { info->why = "out of memory"; goto out; }
+    pthread_mutex_init(&fp.mu, NULL);
+    pthread_cond_init(&fp.cv, NULL);
+    pool_up = true;
+    for (int i = 0; i < threads - 1; i++) {
+        if (pthread_create(&fp.threads[i], NULL, fpool_main, &fp)) break;
+        fp.n_threads++;
+    }
+
+    uint64_t next_from = body; /* where the next piece starts */
+    bool producing = true, failed = false;
+    pthread_mutex_lock(&fp.mu);
+    for (;;) {
+        if (producing && fp.queued - fp.merged < fp.cap) {
+            pthread_mutex_unlock(&fp.mu);
+            uint64_t b = next_file_boundary(fd, scan, next_from + gap, &failed);
+            pthread_mutex_lock(&fp.mu);
+            if (failed) break;
+            if (b == TC_SPLIT_NONE) { producing = false; continue; }
+            fpiece *c = &fp.ring[fp.queued % fp.cap];
+            memset(c, 0, sizeof *c);
+            c->from = next_from;
+            c->to = b - 4; /* just after the '}' of "},\n  {" */
+            c->state = FP_QUEUED;
+            fp.queued++;
+            next_from = b;
+            pthread_cond_broadcast(&fp.cv);
+            continue;
+        }
+        if (fp.merged < fp.queued && fp.ring[fp.merged % fp.cap].state == FP_DONE) {
+            fpiece *c = &fp.ring[fp.merged % fp.cap];
+            pthread_mutex_unlock(&fp.mu);
+            bool ok = c->ok && merge_partial(t, p0, &c->t, c->p, &remap, &remap_cap) == 0;
+            if (!c->ok) info->why = "a piece did not parse";
+            else if (!ok) info->why = "out of memory";
+            uint64_t done_to = c->to;
+            tc_ct_parser_free(c->p);
+            tc_trace_free(&c->t);
+            c->p = NULL;
+            pthread_mutex_lock(&fp.mu);
+            if (!ok) { failed = true; break; }
+            fp.merged++;
+            info->pieces++;
+            pthread_cond_broadcast(&fp.cv);
+            if (progress) {
+                pthread_mutex_unlock(&fp.mu);
+                progress(progress_ctx, done_to, size);
+                pthread_mutex_lock(&fp.mu);
+            }
+            continue;
+        }
+        fpiece *c = fpool_claim(&fp);
+        if (c) {
+            pthread_mutex_unlock(&fp.mu);
+            parse_fpiece(fd, c, slice);
+            pthread_mutex_lock(&fp.mu);
+            c->state = FP_DONE;
+            continue;
+        }
+        if (!producing && fp.merged == fp.queued) break;
+        pthread_cond_wait(&fp.cv, &fp.mu);
+    }
+    fp.quit = true;
+    pthread_cond_broadcast(&fp.cv);
+    pthread_mutex_unlock(&fp.mu);
+    if (failed) { if (!info->why) info->why = "read error"; goto out; }
+    /* the tail: the last events, the array's end and any metadata after it */
+    for (uint64_t off = next_from; off < size;) {
+        size_t want = size - off < FILE_SLICE ? (size_t)(size - off) : FILE_SLICE;
+        long n = pread_full(fd, slice, want, off);
+        if (n != (long)want) { info->why = "read error"; goto out; }
+        if (tc_ct_parser_feed(p0, slice, want)) { info->why = "tail did not parse"; goto out; }
+        info->tail_bytes += want;
+        off += want;
+    }
+    if (tc_ct_parser_finish(p0)) { info->why = "document incomplete"; goto out; }
+    info->raw_bytes = info->decoded_bytes = size;
+    status = KF_OK;
+out:
+    if (pool_up) {
+        pthread_mutex_lock(&fp.mu);
+        fp.quit = true;
+        pthread_cond_broadcast(&fp.cv);
+        pthread_mutex_unlock(&fp.mu);
+        for (int i = 0; i < fp.n_threads; i++) pthread_join(fp.threads[i], NULL);
+        for (uint64_t k = fp.merged; k < fp.queued; k++) { /* pieces left by a failure */
+            fpiece *c = &fp.ring[k % fp.cap];
+            tc_ct_parser_free(c->p);
+            tc_trace_free(&c->t);
+        }
+        pthread_cond_destroy(&fp.cv);
+        pthread_mutex_destroy(&fp.mu);
+    }
+    free(fp.ring);
+    free(fp.threads);
+    tc_ct_parser_free(p0);
+    free(remap);
+    free(head);
+    free(slice);
+    free(scan);
+    return status;
 }
 
 /* ---- the caller's loop ------------------------------------------------------------------------ */
@@ -322,7 +572,7 @@ static int run_pieces(par_ctx *x, const char *prev, size_t prev_len, const char 
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!x->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; break; }
-        if (merge_piece(x->t, x->p0, &x->pieces[i], &x->remap, &x->remap_cap)) { x->info->why = "out of memory"; rc = -1; }
+        if (merge_partial(x->t, x->p0, &x->pieces[i].t, x->pieces[i].p, &x->remap, &x->remap_cap)) { x->info->why = "out of memory"; rc = -1; }
     }
     x->info->pieces += n;
     free_pieces(x->pieces, n);
@@ -348,6 +598,10 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     reader *r = &x.r;
     r->src = src;
     r->fd = tc_source_map_fd(src, &r->size);
+    if (r->fd >= 0) {
+        kf_status ks = kineto_file_load(t, r->fd, r->size, threads, gap, progress, progress_ctx, info);
+        if (ks != KF_NOT_KINETO) return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
+    }
     /* at least two pieces per thread in each buffer, or the threads wait on each other */
     size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 2);
     if (gap > per_buffer) gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;

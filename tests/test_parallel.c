@@ -196,8 +196,8 @@ static void assert_same_trace(const tc_trace *a, const tc_trace *b, const char *
 }
 
 /* Loads path both ways; asserts the parallel parse was taken (in `mode`, in several pieces) and
- * gives the sequential trace. */
-static void check_parallel_load(const char *path, tc_par_mode mode) {
+ * gives the sequential trace. size_hint sizes the pieces (about hint / 32 bytes, at least 4 KiB). */
+static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_t size_hint) {
     tc_trace seq, par;
     char msg[600];
     cr_assert_eq(tc_trace_init(&seq, path), 0);
@@ -207,8 +207,7 @@ static void check_parallel_load(const char *path, tc_par_mode mode) {
     tc_source *src = tc_source_open(path, err, sizeof err);
     cr_assert_not_null(src, "%s", err);
     tc_par_info info;
-    /* a small size hint gives small pieces: many boundaries even in a small file */
-    tc_par_status st = tc_parallel_load(&par, src, 2, 64 * 1024, NULL, NULL, &info);
+    tc_par_status st = tc_parallel_load(&par, src, 2, size_hint, NULL, NULL, &info);
     cr_assert_eq(st, TC_PAR_OK, "%s: fell back (%s)", path, info.why ? info.why : "?");
     cr_assert_eq(info.mode, mode, "%s: mode %d, want %d", path, (int)info.mode, (int)mode);
     cr_assert_gt(info.pieces, 1, "%s: %llu pieces", path, (unsigned long long)info.pieces);
@@ -219,6 +218,9 @@ static void check_parallel_load(const char *path, tc_par_mode mode) {
     tc_trace_free(&seq);
     tc_trace_free(&par);
 }
+
+/* A small size hint gives small pieces: many boundaries even in a small file. */
+static void check_parallel_load(const char *path, tc_par_mode mode) { check_parallel_load_hint(path, mode, 64 * 1024); }
 
 Test(parallel, samples_j1_equals_j2, .init = setup) {
     glob_t g;
@@ -245,7 +247,7 @@ Test(parallel, samples_take_the_parallel_path, .init = setup) {
         snprintf(plain, sizeof plain, "%s/%s.json", TMP, s[i].name);
         cr_assert_eq(sh("gzip -dc %s > %s", gz, plain), 0);
         check_parallel_load(gz, s[i].mode);    /* inflate thread + buffers */
-        check_parallel_load(plain, s[i].mode); /* mapped windows */
+        check_parallel_load(plain, s[i].mode); /* Kineto: pieces read by their parsers; else mapped windows */
     }
 }
 
@@ -275,6 +277,30 @@ Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
                     TMP, TMP, TMP, layouts[l], TMP, TMP, TMP);
         cr_assert_eq(rc, 0, "kineto and %s layouts give different figures", layouts[l]);
     }
+}
+
+Test(parallel, kineto_file_pieces_of_many_reads, .init = setup) {
+    /* pieces longer than one read, and events longer than one boundary search read (a 300 KB
+     * name), with the Kineto pattern also inside a string where it is escaped */
+    const char *path = TMP "/long.json";
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n", f);
+    for (int i = 0; i < 3000; i++) {
+        if (i) fputs(",\n", f);
+        fprintf(f, "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d", i % 7);
+        if (i == 1500)
+            for (int k = 0; k < 30000; k++) fputs(k % 1000 ? "0123456789" : "},\\n  {\\n", f);
+        fprintf(f, "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": %d.500, \"dur\": 2\n  },\n", 10 * i);
+        fprintf(f, "  {\n    \"ph\": \"s\", \"id\": %d, \"pid\": 1, \"tid\": 1, \"ts\": %d,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }", i, 10 * i);
+    }
+    fputs("\n  ],\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}]\n}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    check_parallel_load(path, TC_PAR_MODE_KINETO);
+    check_parallel_load_hint(path, TC_PAR_MODE_KINETO, (uint64_t)st.st_size * 4); /* pieces of size / 8 */
+    cr_assert_eq(analyze_j1_j2(path, "long"), 0);
 }
 
 Test(parallel, damaged_inputs_behave_as_sequential, .init = setup) {
