@@ -2,15 +2,18 @@
  * and per-step breakdowns, summary shares, straggler and verdict. See job.h. */
 #include "analyze_phases.h"
 #include "collectives.h"
+#include "flops.h"
 #include "intervals.h"
 #include "job.h"
 #include "mfu.h"
 #include "steps.h"
 #include "util.h"
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void tc_job_init(tc_job *j) { memset(j, 0, sizeof *j); }
 
@@ -255,15 +258,102 @@ double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt) {
     return tc_mfu_user_flops(opt, world);
 }
 
-int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
+/* The per-rank phase in three parts. Part 0 reorders the trace's launches and ops; parts 1 and 2
+ * then only read the trace (part 1 writes rr, part 2 writes x's tables), so they may run at once. */
+static int rank_part(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x, int part) {
     tc_rank_result *rr = &j->ranks[r];
-    if (rank_analyze(j, rr)) return -1;
-    if (rr->wait_ns && rr->unmatched_comm &&
-        unmatched_exposed(&j->traces[rr->input], rr->wait_ns, &rr->unmatched_exposed_ns))
-        return -1;
-    if (tc_mfu_rank(j, rr, opt, user_flops, &x->mfu)) return -1;
-    if (tc_kernel_aggs_trace(&j->traces[rr->input], &x->gpu_kernels)) return -1;
-    return tc_kernel_parts_trace(&j->traces[rr->input], &x->kernels);
+    tc_trace *t = &j->traces[rr->input];
+    switch (part) {
+    case 0:
+        tc_trace_sort_launches(t);
+        return tc_flops_resolve_nesting(t);
+    case 1:
+        if (rank_analyze(j, rr)) return -1;
+        if (rr->wait_ns && rr->unmatched_comm && unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns)) return -1;
+        return tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
+    default:
+        if (tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
+        return tc_kernel_parts_trace(t, &x->kernels);
+    }
+}
+
+int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
+    for (int part = 0; part < 3; part++)
+        if (rank_part(j, r, opt, user_flops, x, part)) return -1;
+    return 0;
+}
+
+/* ---- the per-rank phases of a job on several threads ------------------------------------------
+ * Tasks, taken in this order: (rank r: part 0 then part 1), (rank r: part 2), for each r. A part 2
+ * waits until its rank's part 0 is done, which an earlier-taken task is doing, so none waits on a
+ * task not yet started. Results go to each rank's own rr and x: the same as one thread. */
+typedef struct {
+    tc_job *j;
+    const tc_analyze_options *opt;
+    double user_flops;
+    tc_rank_extra *x;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next;        /* next task: rank next/2, kind next%2 */
+    bool *prepared;     /* rank r's part 0 is done */
+    bool failed;
+} rank_tasks;
+
+static void *rank_worker(void *arg) {
+    rank_tasks *k = arg;
+    pthread_mutex_lock(&k->mu);
+    while (!k->failed && k->next < 2 * k->j->n_ranks) {
+        size_t task = k->next++, r = task / 2;
+        int rc = 0;
+        if (task % 2 == 0) {
+            pthread_mutex_unlock(&k->mu);
+            rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 0);
+            pthread_mutex_lock(&k->mu);
+            k->prepared[r] = true;
+            pthread_cond_broadcast(&k->cv);
+            pthread_mutex_unlock(&k->mu);
+            if (!rc) rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 1);
+        } else {
+            while (!k->prepared[r]) pthread_cond_wait(&k->cv, &k->mu);
+            pthread_mutex_unlock(&k->mu);
+            rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 2);
+        }
+        pthread_mutex_lock(&k->mu);
+        if (rc) k->failed = true;
+    }
+    pthread_mutex_unlock(&k->mu);
+    return NULL;
+}
+
+static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = opt->jobs > 0 ? (size_t)opt->jobs : cores > 0 ? (size_t)cores : 1;
+    if (threads > 2 * j->n_ranks) threads = 2 * j->n_ranks;
+    if (threads < 2) {
+        for (size_t r = 0; r < j->n_ranks; r++)
+            if (tc_job_rank_phase(j, r, opt, user_flops, &x[r])) return -1;
+        return 0;
+    }
+    rank_tasks k;
+    memset(&k, 0, sizeof k);
+    k.j = j; k.opt = opt; k.user_flops = user_flops; k.x = x;
+    k.prepared = calloc(j->n_ranks, sizeof *k.prepared);
+    pthread_t *tids = calloc(threads, sizeof *tids);
+    if (!k.prepared || !tids) { free(k.prepared); free(tids); return -1; }
+    pthread_mutex_init(&k.mu, NULL);
+    pthread_cond_init(&k.cv, NULL);
+    size_t started = 0;
+    for (size_t i = 1; i < threads; i++) {
+        if (pthread_create(&tids[i], NULL, rank_worker, &k)) break;
+        started = i;
+    }
+    rank_worker(&k);
+    for (size_t i = 1; i <= started; i++) pthread_join(tids[i], NULL);
+    pthread_cond_destroy(&k.cv);
+    pthread_mutex_destroy(&k.mu);
+    free(tids);
+    free(k.prepared);
+    return k.failed ? -1 : 0;
 }
 
 /* The ranks' GPU kernel rows merged in input order into j->kernel_aggs, in report order. */
@@ -327,7 +417,7 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     if (!x) return -1;
     double user = tc_job_user_flops(j, opt);
     int rc = 0;
-    for (size_t r = 0; r < j->n_ranks && !rc; r++) rc = tc_job_rank_phase(j, r, opt, user, &x[r]);
+    rc = rank_phases(j, opt, user, x);
     if (!rc) rc = tc_job_finish(j, opt, x);
     for (size_t r = 0; r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);
     free(x);

@@ -43,15 +43,26 @@ static long span_of(const tc_step_span *s, size_t n, int64_t ts) {
     return -1;
 }
 
-static long step_index(const tc_rank_result *rr, int64_t number) {
-    for (size_t i = 0; i < rr->n_steps; i++)
-        if (rr->steps[i].number == number) return (long)i;
-    return -1;
+typedef struct { int64_t number; size_t index; } step_key;
+
+static int cmp_step_key(const void *a, const void *b) {
+    const step_key *x = a, *y = b;
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Index of the first step with this number in rr->steps (keys: sorted by number, index), or -1. */
+static long step_index(const step_key *keys, size_t n, int64_t number) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].number < number) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && keys[lo].number == number ? (long)keys[lo].index : -1;
 }
 
 int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f) {
     tc_trace *t = &j->traces[rr->input];
-    if (tc_flops_resolve_nesting(t)) return -1;
     f->shaped_ops += t->ops_with_shapes;
     f->unshaped_ops += t->ops_without_shapes;
     f->record_shapes |= t->record_shapes;
@@ -72,8 +83,12 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
     size_t n_spans = t->n_cpu_steps ? t->n_cpu_steps : t->n_gpu_steps;
     long *span_step = n_spans ? malloc(n_spans * sizeof *span_step) : NULL;
     double *ideal = rr->n_steps ? calloc(rr->n_steps, sizeof *ideal) : NULL;
-    if ((n_spans && !span_step) || (rr->n_steps && !ideal)) { free(span_step); free(ideal); return -1; }
-    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(rr, spans[i].number);
+    step_key *keys = rr->n_steps ? malloc(rr->n_steps * sizeof *keys) : NULL;
+    if ((n_spans && !span_step) || (rr->n_steps && (!ideal || !keys))) { free(span_step); free(ideal); free(keys); return -1; }
+    for (size_t i = 0; i < rr->n_steps; i++) keys[i] = (step_key){rr->steps[i].number, i};
+    tc_sort(keys, rr->n_steps, sizeof *keys, cmp_step_key);
+    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(keys, rr->n_steps, spans[i].number);
+    free(keys);
 
     double all_flops = 0, all_ideal = 0;
     for (size_t i = 0; i < t->n_ops; i++) {
@@ -210,20 +225,6 @@ typedef struct {
     double flops;
 } kagg;
 
-static int cmp_launch_corr(const void *a, const void *b) {
-    const tc_launch *x = a, *y = b;
-    return (x->correlation > y->correlation) - (x->correlation < y->correlation);
-}
-
-static const tc_launch *launch_of(const tc_trace *t, uint32_t corr) {
-    size_t lo = 0, hi = t->n_launches;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->launches[mid].correlation < corr) lo = mid + 1; else hi = mid;
-    }
-    return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
-}
-
 typedef struct { uint32_t ext; uint32_t op; } ext_index;
 static int cmp_ext(const void *a, const void *b) {
     const ext_index *x = a, *y = b;
@@ -251,27 +252,28 @@ void tc_kernel_parts_free(tc_kernel_parts *p) {
 /* Trace t's compute kernels summed by name, in order of first appearance (p zeroed by the caller). */
 int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     int rc = -1;
-    tc_strtab *names = tc_strtab_new();
-    kagg *rows = NULL;
-    size_t cap_rows = 0;
-    size_t *cap = &cap_rows;
-    int64_t total = 0, *total_ns = &total;
-    if (!names) return -1;
+    size_t n_names = tc_strtab_count(t->strings);
     ext_index *ix = t->n_ops ? malloc(t->n_ops * sizeof *ix) : NULL;
     int64_t *op_ns = t->n_ops ? calloc(t->n_ops, sizeof *op_ns) : NULL;
     uint32_t *kop = t->n_gpu ? malloc(t->n_gpu * sizeof *kop) : NULL;
-    if ((t->n_ops && (!ix || !op_ns)) || (t->n_gpu && !kop)) goto out;
+    /* rows by first appearance; row_of: a name id's row (names are interned once per trace) */
+    uint32_t *row_of = n_names ? malloc(n_names * sizeof *row_of) : NULL, *row_name = n_names ? malloc(n_names * sizeof *row_name) : NULL;
+    kagg *rows = n_names ? calloc(n_names, sizeof *rows) : NULL;
+    size_t n_rows = 0;
+    int64_t total = 0;
+    if ((t->n_ops && (!ix || !op_ns)) || (t->n_gpu && !kop) || (n_names && (!row_of || !row_name || !rows))) goto out;
+    for (size_t i = 0; i < n_names; i++) row_of[i] = TC_NONE;
     size_t nix = 0;
     for (size_t i = 0; i < t->n_ops; i++)
         if (t->ops[i].external_id != TC_NONE) ix[nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
     if (nix) qsort(ix, nix, sizeof *ix, cmp_ext);
-    tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch_corr);
+    tc_trace_sort_launches(t);
     /* pass 1: which op launched each kernel, and each op's summed kernel time */
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
         kop[e] = TC_NONE;
         if (g->kind != TC_GPU_KERNEL || g->is_comm || !nix || g->correlation == TC_NONE) continue;
-        const tc_launch *l = launch_of(t, g->correlation);
+        const tc_launch *l = tc_trace_find_launch(t, g->correlation);
         if (!l || l->external_id == TC_NONE) continue;
         long k = op_of_ext(ix, nix, l->external_id);
         if (k < 0 || op_kernel_flops(&t->ops[k]) <= 0) continue;
@@ -281,28 +283,23 @@ int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     /* pass 2: aggregate by name; an op's FLOPs split over its kernels by duration */
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
-        if (g->kind != TC_GPU_KERNEL || g->is_comm) continue;
-        const char *nm = tc_trace_str(t, g->name);
-        uint32_t id = tc_strtab_intern(names, nm, tc_strtab_len(t->strings, g->name));
-        size_t old_cap = *cap;
-        if (id == TC_NONE || tc_grow((void **)&rows, cap, (size_t)id + 1, sizeof *rows)) goto out;
-        if (*cap > old_cap) memset(rows + old_cap, 0, (*cap - old_cap) * sizeof *rows);
-        kagg *a = &rows[id];
+        if (g->kind != TC_GPU_KERNEL || g->is_comm || g->name >= n_names) continue;
+        if (row_of[g->name] == TC_NONE) { row_of[g->name] = (uint32_t)n_rows; row_name[n_rows++] = g->name; }
+        kagg *a = &rows[row_of[g->name]];
         a->time_ns += g->dur_ns;
         a->count++;
-        *total_ns += g->dur_ns;
+        total += g->dur_ns;
         if (kop[e] != TC_NONE && op_ns[kop[e]] > 0) {
             a->flops += op_kernel_flops(&t->ops[kop[e]]) * (double)g->dur_ns / (double)op_ns[kop[e]];
             a->flops_time_ns += g->dur_ns;
         }
     }
-    size_t nn = tc_strtab_count(names);
-    p->rows = calloc(nn ? nn : 1, sizeof *p->rows);
+    p->rows = calloc(n_rows ? n_rows : 1, sizeof *p->rows);
     if (!p->rows) goto out;
-    p->cap = nn;
-    for (size_t i = 0; i < nn; i++) {
+    p->cap = n_rows;
+    for (size_t i = 0; i < n_rows; i++) {
         tc_kernel_part *kp = &p->rows[p->n];
-        kp->name = tc_strdup(tc_strtab_get(names, (uint32_t)i));
+        kp->name = tc_strdup(tc_trace_str(t, row_name[i]));
         if (!kp->name) goto out;
         p->n++;
         kp->time_ns = rows[i].time_ns; kp->flops_time_ns = rows[i].flops_time_ns;
@@ -315,7 +312,8 @@ out:
     free(op_ns);
     free(kop);
     free(rows);
-    tc_strtab_free(names);
+    free(row_of);
+    free(row_name);
     if (rc) tc_kernel_parts_free(p);
     return rc;
 }

@@ -4,25 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_launch(const void *a, const void *b) {
-    const tc_launch *x = a, *y = b;
-    if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
-    return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
-}
-
 static int cmp_span(const void *a, const void *b) {
     const tc_step_span *x = a, *y = b;
     if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
     return (x->number > y->number) - (x->number < y->number);
-}
-
-static const tc_launch *find_launch(const tc_trace *t, uint32_t corr) {
-    size_t lo = 0, hi = t->n_launches;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->launches[mid].correlation < corr) lo = mid + 1; else hi = mid;
-    }
-    return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
 }
 
 /* Index of the span (sorted by start) containing ts, or -1. Spans of one thread do not overlap;
@@ -74,7 +59,7 @@ static int add_step(tc_step_map *m, size_t *cap, size_t *hint, int64_t number, i
 int tc_steps_assign(tc_trace *t, tc_step_map *out) {
     memset(out, 0, sizeof *out);
     if (t->n_cpu_steps == 0 && t->n_gpu_steps == 0) return 0;
-    tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    tc_trace_sort_launches(t);
     tc_sort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
     tc_sort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
     size_t cap = 0, hint = 0;
@@ -87,7 +72,7 @@ int tc_steps_assign(tc_trace *t, tc_step_map *out) {
         long span = -1;
         int64_t number = 0;
         if (g->correlation != TC_NONE && t->n_cpu_steps) {
-            const tc_launch *l = find_launch(t, g->correlation);
+            const tc_launch *l = tc_trace_find_launch(t, g->correlation);
             if (l) span = find_span(t->cpu_steps, t->n_cpu_steps, l->ts_ns);
             if (span >= 0) number = t->cpu_steps[span].number;
         }

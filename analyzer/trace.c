@@ -58,4 +58,21 @@ bool tc_is_comm_kernel_name(const char *name) {
     return strstr(name, "ncclKernel") != NULL || strstr(name, "ncclDevKernel") != NULL;
 }
 
+static int cmp_launch(const void *a, const void *b) {
+    const tc_launch *x = a, *y = b;
+    if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
+    return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+void tc_trace_sort_launches(tc_trace *t) { tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch); }
+
+const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
+    size_t lo = 0, hi = t->n_launches;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->launches[mid].correlation < corr) lo = mid + 1; else hi = mid;
+    }
+    return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
+}
+
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

@@ -123,6 +123,12 @@ uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it. */
 const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 
+/* Sorts launches by (correlation, ts) so tc_trace_find_launch can search them; a no-op when they
+ * already are (the analyses call it before reading launches in parallel). */
+void tc_trace_sort_launches(tc_trace *t);
+/* The first launch with this correlation id (launches sorted), NULL when none. */
+const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t correlation);
+
 /* True when a kernel name is an NCCL/RCCL communication kernel (every generation, REFERENCE §2). */
 bool tc_is_comm_kernel_name(const char *name);
 #endif
