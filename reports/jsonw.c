@@ -17,8 +17,11 @@ static void put(jw *w, const char *s) {
 
 static void newline_indent(jw *w) {
     if (!w->pretty) return;
-    fputc('\n', w->out);
-    for (int i = 0; i < w->depth; i++) fputs("  ", w->out);
+    /* a newline and two spaces per level, in one write (depth < JW_MAX_DEPTH = 64) */
+    static const char indent[] = "\n" "                                                                "
+                                 "                                                                ";
+    size_t n = 1 + 2 * (size_t)w->depth;
+    fwrite(indent, 1, n < sizeof indent - 1 ? n : sizeof indent - 1, w->out);
 }
 
 /* Called before every value or key: writes the separator the position needs. */
@@ -54,26 +57,30 @@ void jw_array_end(jw *w) { close_(w, "]"); }
 
 void jw_escape_to(FILE *out, const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
+    size_t i = 0, run = 0; /* s[run, i): bytes that go out as they are, written in one call */
     while (i < len) {
         unsigned c = s[i];
-        if (c == '"' || c == '\\') { fputc('\\', out); fputc((int)c, out); i++; continue; }
-        if (c < 0x20 || c == 0x7F) {
-            switch (c) {
-            case '\n': fputs("\\n", out); break;
-            case '\t': fputs("\\t", out); break;
-            case '\r': fputs("\\r", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
-            }
-            i++;
-            continue;
+        if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<') { i++; continue; }
+        if (c >= 0x80) {
+            size_t n = tc_utf8_seq(s + i, len - i, NULL);
+            if (n) { i += n; continue; }
         }
-        if (c == '<') { fputs("\\u003c", out); i++; continue; } /* safe inside HTML <script> too */
-        size_t n = tc_utf8_seq(s + i, len - i, NULL);
-        if (n == 0) { fputs("\xEF\xBF\xBD", out); i++; continue; }
-        fwrite(s + i, 1, n, out);
-        i += n;
+        if (i > run) fwrite(s + run, 1, i - run, out);
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '<': fputs("\\u003c", out); break; /* safe inside HTML <script> too */
+        default:
+            if (c < 0x20 || c == 0x7F) fprintf(out, "\\u%04x", c);
+            else fputs("\xEF\xBF\xBD", out); /* a byte that is not UTF-8 */
+            break;
+        }
+        run = ++i;
     }
+    if (i > run) fwrite(s + run, 1, i - run, out);
 }
 
 void jw_key(jw *w, const char *key) {
