@@ -258,66 +258,80 @@ double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt) {
     return tc_mfu_user_flops(opt, world);
 }
 
-/* The per-rank phase in three parts. Part 0 reorders the trace's launches and ops; parts 1 and 2
- * then only read the trace (part 1 writes rr, part 2 writes x's tables), so they may run at once. */
-static int rank_part(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x, int part) {
+/* The per-rank phase as two tasks that may run at once. A: sort the launches (then B may read
+ * them), breakdowns and steps, and, once B has resolved op nesting, unmatched-exposed time and MFU
+ * (rr). B: op nesting, then (launches sorted) the top-kernel rows and GPU kernel aggregates (x).
+ * `wait` blocks until the named step of the other task is done (NULL: run in order). */
+typedef enum { STEP_LAUNCHES_SORTED, STEP_NESTING_RESOLVED } rank_step;
+typedef struct rank_sync rank_sync;
+static void step_done(rank_sync *s, size_t r, rank_step step);
+static void step_wait(rank_sync *s, size_t r, rank_step step);
+
+static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x,
+                     bool task_b, rank_sync *sync) {
     tc_rank_result *rr = &j->ranks[r];
     tc_trace *t = &j->traces[rr->input];
-    switch (part) {
-    case 0:
+    if (!task_b) {
         tc_trace_sort_launches(t);
-        return tc_flops_resolve_nesting(t);
-    case 1:
-        if (rank_analyze(j, rr)) return -1;
-        if (rr->wait_ns && rr->unmatched_comm && unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns)) return -1;
-        return tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
-    default:
-        if (tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
-        return tc_kernel_parts_trace(t, &x->kernels);
+        if (sync) step_done(sync, r, STEP_LAUNCHES_SORTED);
+        int rc = rank_analyze(j, rr);
+        if (!rc && rr->wait_ns && rr->unmatched_comm) rc = unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns);
+        if (sync) step_wait(sync, r, STEP_NESTING_RESOLVED);
+        return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
     }
+    int rc = tc_flops_resolve_nesting(t);
+    if (sync) step_done(sync, r, STEP_NESTING_RESOLVED); /* also on failure: A must not wait forever */
+    if (rc) return rc;
+    if (sync) step_wait(sync, r, STEP_LAUNCHES_SORTED);
+    if (tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
+    return tc_kernel_parts_trace(t, &x->kernels);
 }
 
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
-    for (int part = 0; part < 3; part++)
-        if (rank_part(j, r, opt, user_flops, x, part)) return -1;
-    return 0;
+    tc_trace *t = &j->traces[j->ranks[r].input];
+    tc_trace_sort_launches(t);
+    if (tc_flops_resolve_nesting(t)) return -1;
+    if (rank_task(j, r, opt, user_flops, x, false, NULL)) return -1;
+    return rank_task(j, r, opt, user_flops, x, true, NULL);
 }
 
 /* ---- the per-rank phases of a job on several threads ------------------------------------------
- * Tasks, taken in this order: (rank r: part 0 then part 1), (rank r: part 2), for each r. A part 2
- * waits until its rank's part 0 is done, which an earlier-taken task is doing, so none waits on a
- * task not yet started. Results go to each rank's own rr and x: the same as one thread. */
-typedef struct {
+ * Tasks are taken in the order A(0), B(0), A(1), B(1), ... A task waits only for a step of its
+ * rank's other task, which is taken right after it (B) or already started (A, whose first step B
+ * waits for), so with two threads or more nothing waits forever. Results go to each rank's own
+ * rr and x: the same as one thread. */
+struct rank_sync {
     tc_job *j;
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_t next;        /* next task: rank next/2, kind next%2 */
-    bool *prepared;     /* rank r's part 0 is done */
+    size_t next;        /* next task: rank next/2, B when next is odd */
+    uint8_t *steps;     /* per rank: bit (1 << rank_step) set when that step is done */
     bool failed;
-} rank_tasks;
+};
+
+static void step_done(rank_sync *s, size_t r, rank_step step) {
+    pthread_mutex_lock(&s->mu);
+    s->steps[r] |= (uint8_t)(1u << step);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void step_wait(rank_sync *s, size_t r, rank_step step) {
+    pthread_mutex_lock(&s->mu);
+    while (!(s->steps[r] & (1u << step))) pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
 
 static void *rank_worker(void *arg) {
-    rank_tasks *k = arg;
+    rank_sync *k = arg;
     pthread_mutex_lock(&k->mu);
-    while (!k->failed && k->next < 2 * k->j->n_ranks) {
-        size_t task = k->next++, r = task / 2;
-        int rc = 0;
-        if (task % 2 == 0) {
-            pthread_mutex_unlock(&k->mu);
-            rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 0);
-            pthread_mutex_lock(&k->mu);
-            k->prepared[r] = true;
-            pthread_cond_broadcast(&k->cv);
-            pthread_mutex_unlock(&k->mu);
-            if (!rc) rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 1);
-        } else {
-            while (!k->prepared[r]) pthread_cond_wait(&k->cv, &k->mu);
-            pthread_mutex_unlock(&k->mu);
-            rc = rank_part(k->j, r, k->opt, k->user_flops, &k->x[r], 2);
-        }
+    while (k->next < 2 * k->j->n_ranks) { /* after a failure too: an A task may wait for its B */
+        size_t task = k->next++;
+        pthread_mutex_unlock(&k->mu);
+        int rc = rank_task(k->j, task / 2, k->opt, k->user_flops, &k->x[task / 2], task % 2 == 1, k);
         pthread_mutex_lock(&k->mu);
         if (rc) k->failed = true;
     }
@@ -334,12 +348,12 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
             if (tc_job_rank_phase(j, r, opt, user_flops, &x[r])) return -1;
         return 0;
     }
-    rank_tasks k;
+    rank_sync k;
     memset(&k, 0, sizeof k);
     k.j = j; k.opt = opt; k.user_flops = user_flops; k.x = x;
-    k.prepared = calloc(j->n_ranks, sizeof *k.prepared);
+    k.steps = calloc(j->n_ranks, sizeof *k.steps);
     pthread_t *tids = calloc(threads, sizeof *tids);
-    if (!k.prepared || !tids) { free(k.prepared); free(tids); return -1; }
+    if (!k.steps || !tids) { free(k.steps); free(tids); return -1; }
     pthread_mutex_init(&k.mu, NULL);
     pthread_cond_init(&k.cv, NULL);
     size_t started = 0;
@@ -352,7 +366,7 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
     pthread_cond_destroy(&k.cv);
     pthread_mutex_destroy(&k.mu);
     free(tids);
-    free(k.prepared);
+    free(k.steps);
     return k.failed ? -1 : 0;
 }
 

@@ -8,6 +8,7 @@
 #include "flops.h"
 #include "util.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,12 +262,15 @@ int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     kagg *rows = n_names ? calloc(n_names, sizeof *rows) : NULL;
     size_t n_rows = 0;
     int64_t total = 0;
+    uint32_t *ext_slot = NULL, ext_base = 0; /* External id -> ix position (tc_dense_index) */
+    size_t ext_span = 0;
     if ((t->n_ops && (!ix || !op_ns)) || (t->n_gpu && !kop) || (n_names && (!row_of || !row_name || !rows))) goto out;
     for (size_t i = 0; i < n_names; i++) row_of[i] = TC_NONE;
     size_t nix = 0;
     for (size_t i = 0; i < t->n_ops; i++)
         if (t->ops[i].external_id != TC_NONE) ix[nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
-    if (nix) qsort(ix, nix, sizeof *ix, cmp_ext);
+    if (nix) tc_sort(ix, nix, sizeof *ix, cmp_ext); /* ops sorted by thread and time: usually sorted already */
+    ext_slot = tc_dense_index(ix, nix, sizeof *ix, offsetof(ext_index, ext), &ext_base, &ext_span);
     tc_trace_sort_launches(t);
     /* pass 1: which op launched each kernel, and each op's summed kernel time */
     for (size_t e = 0; e < t->n_gpu; e++) {
@@ -275,7 +279,10 @@ int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
         if (g->kind != TC_GPU_KERNEL || g->is_comm || !nix || g->correlation == TC_NONE) continue;
         const tc_launch *l = tc_trace_find_launch(t, g->correlation);
         if (!l || l->external_id == TC_NONE) continue;
-        long k = op_of_ext(ix, nix, l->external_id);
+        long k;
+        if (!ext_slot) k = op_of_ext(ix, nix, l->external_id);
+        else if (l->external_id < ext_base || l->external_id - ext_base >= ext_span) k = -1;
+        else k = ext_slot[l->external_id - ext_base] == TC_NONE ? -1 : (long)ix[ext_slot[l->external_id - ext_base]].op;
         if (k < 0 || op_kernel_flops(&t->ops[k]) <= 0) continue;
         kop[e] = (uint32_t)k;
         op_ns[k] += g->dur_ns;
@@ -308,6 +315,7 @@ int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     p->total_ns = total;
     rc = 0;
 out:
+    free(ext_slot);
     free(ix);
     free(op_ns);
     free(kop);

@@ -2,6 +2,7 @@
 #include "trace.h"
 #include "util.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ void tc_trace_free(tc_trace *t) {
     free(t->colls);
     free(t->ops);
     free(t->devices);
+    free(t->launch_slot);
     for (size_t i = 0; i < t->n_warnings; i++) free(t->warnings[i]);
     free(t->warnings);
     memset(t, 0, sizeof *t);
@@ -64,9 +66,24 @@ static int cmp_launch(const void *a, const void *b) {
     return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
 }
 
-void tc_trace_sort_launches(tc_trace *t) { tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch); }
+void tc_trace_sort_launches(tc_trace *t) {
+    if (t->launch_slot && t->launch_slot_for == t->n_launches) return;
+    free(t->launch_slot);
+    t->launch_slot = NULL;
+    tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    /* a direct table when ids are dense enough (CUPTI numbers them in order): one probe per lookup
+     * instead of a binary search that misses the cache */
+    t->launch_slot = tc_dense_index(t->launches, t->n_launches, sizeof *t->launches, offsetof(tc_launch, correlation),
+                                    &t->launch_slot_base, &t->launch_slot_n);
+    t->launch_slot_for = t->n_launches;
+}
 
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
+    if (t->launch_slot && t->launch_slot_for == t->n_launches) {
+        if (corr < t->launch_slot_base || corr - t->launch_slot_base >= t->launch_slot_n) return NULL;
+        uint32_t i = t->launch_slot[corr - t->launch_slot_base];
+        return i == TC_NONE ? NULL : &t->launches[i];
+    }
     size_t lo = 0, hi = t->n_launches;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

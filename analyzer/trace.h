@@ -107,6 +107,11 @@ typedef struct {
                               * skeleton on process 0, README.md); 0 otherwise: see tc_trace_gpu_events */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
+
+    /* launch lookup by correlation id (tc_trace_sort_launches): launch_slot[c - launch_slot_base]
+     * is the first launch with id c, TC_NONE none; NULL when the ids are too sparse for a table */
+    uint32_t *launch_slot; size_t launch_slot_n; uint32_t launch_slot_base;
+    size_t launch_slot_for;  /* n_launches when the table was built: a table for other launches is not used */
 } tc_trace;
 
 int tc_trace_init(tc_trace *t, const char *path); /* 0, or -1 out of memory */
@@ -123,8 +128,8 @@ uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it. */
 const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 
-/* Sorts launches by (correlation, ts) so tc_trace_find_launch can search them; a no-op when they
- * already are (the analyses call it before reading launches in parallel). */
+/* Sorts launches by (correlation, ts) and indexes them so tc_trace_find_launch can find them; a
+ * no-op when both are done (the analyses call it before reading launches in parallel). */
 void tc_trace_sort_launches(tc_trace *t);
 /* The first launch with this correlation id (launches sorted), NULL when none. */
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t correlation);

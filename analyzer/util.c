@@ -1,6 +1,8 @@
 /* util.c: growable arrays and small shared helpers (see util.h). */
 #include "util.h"
 #include <stdlib.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <string.h>
 
 int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem) {
@@ -50,3 +52,25 @@ double tc_median(const double *v, size_t n) {
     free(c);
     return m;
 }
+
+uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_offset, uint32_t *base, size_t *span) {
+    if (n == 0 || n >= TC_NONE) return NULL;
+    const char *b = items;
+    uint32_t lo, hi;
+    memcpy(&lo, b + key_offset, sizeof lo);
+    memcpy(&hi, b + (n - 1) * stride + key_offset, sizeof hi);
+    size_t range = (size_t)(hi - lo) + 1;
+    if (hi < lo || range > 4 * n + 4096) return NULL;
+    uint32_t *table = malloc(range * sizeof *table);
+    if (!table) return NULL;
+    for (size_t i = 0; i < range; i++) table[i] = TC_NONE;
+    for (size_t i = n; i-- > 0;) { /* backwards: the first item of each id wins */
+        uint32_t id;
+        memcpy(&id, b + i * stride + key_offset, sizeof id);
+        table[id - lo] = (uint32_t)i;
+    }
+    *base = lo;
+    *span = range;
+    return table;
+}
+

@@ -20,6 +20,11 @@ int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 char *tc_strdup(const char *s);
 
 /* qsort that accepts n == 0 with a NULL base (qsort itself must not be given NULL). */
+/* A direct lookup table for uint32 ids read at key_offset in n items of `stride` bytes, sorted by
+ * id: table[id - *base] is the first item with that id, TC_NONE where none; *span entries.
+ * NULL when the ids are too sparse (more than 4n + 4096 values) or memory is short: callers then
+ * search the sorted items. */
+uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_offset, uint32_t *base, size_t *span);
 void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 /* Median of n doubles (sorts a copy); 0 when n == 0. */

@@ -1,6 +1,10 @@
-/* test_intervals.c: the interval algebra every figure rests on. */
+/* test_intervals.c: the interval algebra every figure rests on, and the id lookup tables the
+ * analyses join events with. */
 #include "testutil.h"
 #include "../analyzer/intervals.h"
+#include "../analyzer/trace.h"
+#include "../analyzer/util.h"
+#include <stddef.h>
 
 static void set_of(tc_ivset *s, const int64_t *pairs, size_t n) {
     tc_ivset_init(s);
@@ -99,4 +103,49 @@ Test(intervals, huge_counts_match_brute_force) {
     for (size_t i = 1; i < s.n; i++) cr_assert_gt(s.v[i].start, s.v[i - 1].end, "normalized sets are disjoint and not touching");
     free(cover);
     tc_ivset_free(&s);
+}
+
+/* ---- lookup tables over sorted ids (util.h) and launches by correlation (trace.h) ------------- */
+
+Test(lookup, dense_index_finds_the_first_item_of_each_id) {
+    typedef struct { uint64_t pad; uint32_t id; } item;
+    item v[] = {{0, 7}, {1, 7}, {2, 9}, {3, 12}};
+    uint32_t base = 0;
+    size_t span = 0;
+    uint32_t *t = tc_dense_index(v, 4, sizeof *v, offsetof(item, id), &base, &span);
+    cr_assert_not_null(t);
+    cr_assert_eq(base, 7);
+    cr_assert_eq(span, 6);
+    cr_assert_eq(t[0], 0, "the first of the two 7s");
+    cr_assert_eq(t[2], 2);
+    cr_assert_eq(t[5], 3);
+    cr_assert_eq(t[1], TC_NONE);
+    free(t);
+    item sparse[] = {{0, 1}, {1, 100000}};
+    cr_assert_null(tc_dense_index(sparse, 2, sizeof *sparse, offsetof(item, id), &base, &span), "too sparse: search instead");
+}
+
+Test(lookup, launches_by_correlation_with_and_without_a_table) {
+    tc_trace t;
+    cr_assert_eq(tc_trace_init(&t, "x"), 0);
+    for (uint32_t i = 0; i < 1000; i++) { /* out of order, one id twice (the earlier ts wins) */
+        tc_launch l = {2000 - 2 * i, TC_NONE, (int64_t)i};
+        cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, l), 0);
+    }
+    tc_launch dup = {1000, 5, -1};
+    cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, dup), 0);
+    tc_trace_sort_launches(&t);
+    cr_assert_not_null(t.launch_slot, "dense ids get a table");
+    cr_assert_eq(tc_trace_find_launch(&t, 1000)->ts_ns, -1);
+    cr_assert_eq(tc_trace_find_launch(&t, 1002)->ts_ns, 499);
+    cr_assert_null(tc_trace_find_launch(&t, 1001));
+    cr_assert_null(tc_trace_find_launch(&t, 5000));
+    cr_assert_null(tc_trace_find_launch(&t, 0));
+    /* a launch added later: the stale table is not used, the search is */
+    tc_launch late = {7, TC_NONE, 42};
+    cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, late), 0);
+    tc_trace_sort_launches(&t);
+    cr_assert_eq(tc_trace_find_launch(&t, 7)->ts_ns, 42);
+    cr_assert_eq(tc_trace_find_launch(&t, 1000)->ts_ns, -1);
+    tc_trace_free(&t);
 }
