@@ -36,6 +36,14 @@ void tc_trace_free(tc_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
+void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
+    size_t n = (size_t)(json_bytes / 512);
+    if (n < 65536) return; /* small traces: growing is cheap */
+    (void)tc_grow((void **)&t->gpu, &t->cap_gpu, n, sizeof *t->gpu);
+    (void)tc_grow((void **)&t->ops, &t->cap_ops, n, sizeof *t->ops);
+    (void)tc_grow((void **)&t->launches, &t->cap_launches, n, sizeof *t->launches);
+}
+
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) {
     if (t->n_warnings >= MAX_WARNINGS) { t->warnings_dropped++; return; }
     char buf[512];

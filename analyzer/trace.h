@@ -116,6 +116,11 @@ typedef struct {
 
 int tc_trace_init(tc_trace *t, const char *path); /* 0, or -1 out of memory */
 void tc_trace_free(tc_trace *t);
+/* Makes room, before parsing, for the records a trace of json_bytes usually holds (one GPU event,
+ * FLOP op and launch per 512 bytes at most), so the arrays are not moved as they grow: on the VMs
+ * we measured, every page a move relocates costs microseconds again at its next touch. Room is
+ * address space until written; a trace that needs more grows as usual. Failure is ignored. */
+void tc_trace_reserve(tc_trace *t, uint64_t json_bytes);
 /* Adds a printf-style warning (capped at 100 per input, the rest counted). */
 void tc_trace_warn(tc_trace *t, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -74,3 +74,14 @@ uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_
     return table;
 }
 
+void tc_prefault(void *p, size_t bytes) {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels answer EINVAL, which is fine */
+#endif
+    uintptr_t page = 4096, from = ((uintptr_t)p + page - 1) & ~(page - 1), to = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (to > from) (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p; (void)bytes;
+#endif
+}

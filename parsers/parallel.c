@@ -223,6 +223,7 @@ static int pool_start(pool *pl, int workers) {
 static int append(void **dst, size_t *len, size_t *cap, const void *src, size_t n, size_t elem) {
     if (n == 0) return 0;
     if (tc_grow(dst, cap, *len + n, elem)) return -1;
+    tc_prefault((char *)*dst + *len * elem, n * elem);
     memcpy((char *)*dst + *len * elem, src, n * elem);
     *len += n;
     return 0;
@@ -429,6 +430,7 @@ static kf_status kineto_file_load(tc_trace *t, int fd, uint64_t size, int thread
     p0 = tc_ct_parser_new(t);
     if (!p0) { info->why = "out of memory"; goto out; }
     if (tc_ct_parser_feed(p0, head, body)) { info->why = "head did not parse"; goto out; }
+    tc_trace_reserve(t, size);
     fp.fd = fd;
     fp.cap = (size_t)threads * FILE_INFLIGHT_PER_THREAD;
     fp.ring = calloc(fp.cap, sizeof *fp.ring);
@@ -629,6 +631,7 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     tc_split_find f = tc_split_find_events(cur, len, &body);
     if (f != TC_SPLIT_FOUND) { info->why = "no traceEvents array in the first buffer"; goto out; }
     if (tc_ct_parser_feed(x.p0, cur, body)) { info->why = "head did not parse"; goto out; }
+    tc_trace_reserve(t, size_hint);
     info->mode = tc_split_kineto_next(cur, len, body) != TC_SPLIT_NONE ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
     tc_scan scan;
     memset(&scan, 0, sizeof scan);
