@@ -696,13 +696,26 @@ static void describe_error(tc_ct_parser *p, size_t at, const char *what) {
              (unsigned long long)(off - line_start + 1), what, excerpt);
 }
 
+/* Newlines in buf[0, len) and where the last line starts, for error positions: one vector pass
+ * (a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
 static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
-    const char *s = buf, *end = buf + len;
-    while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
-        p->lines_before++;
-        p->line_start_before = p->fed_before + (uint64_t)(s - buf) + 1;
-        s++;
+    size_t i = 0, n = 0;
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (i + 16 <= len) {
+        __m128i counts = zero; /* per-lane counts: at most 255 rounds */
+        for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16)
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(buf + i)), nl));
+        __m128i sums = _mm_sad_epu8(counts, zero);
+        n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
     }
+#endif
+    for (; i < len; i++) n += buf[i] == '\n';
+    if (n == 0) return;
+    p->lines_before += n;
+    size_t last = len;
+    while (buf[last - 1] != '\n') last--;
+    p->line_start_before = p->fed_before + last;
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */

@@ -26,6 +26,7 @@ tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progr
     }
     tc_load_status status = TC_LOAD_OK;
     bool parse_failed = false, source_failed = false;
+    if (tc_source_format_of(src) != TC_SOURCE_GZIP) tc_trace_reserve(t, tc_source_file_size(src));
     for (;;) {
         long n = tc_source_read(src, buf, TC_LOAD_CHUNK, err, sizeof err);
         if (n > 0 && tc_ct_parser_feed(p, buf, (size_t)n) != 0) { parse_failed = true; break; }
