@@ -6,39 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; tc_flop_op op; } op_names[] = {
-    {"aten::mm", TC_FOP_MM},
-    {"aten::addmm", TC_FOP_ADDMM},
-    {"aten::bmm", TC_FOP_BMM},
-    {"aten::baddbmm", TC_FOP_BADDBMM},
-    {"aten::matmul", TC_FOP_MATMUL},
-    {"aten::linear", TC_FOP_LINEAR},
-    {"aten::_scaled_mm", TC_FOP_SCALED_MM},
-    {"aten::convolution", TC_FOP_CONV},
-    {"aten::_convolution", TC_FOP_CONV},
-    {"aten::cudnn_convolution", TC_FOP_CUDNN_CONV},
-    {"aten::miopen_convolution", TC_FOP_MIOPEN_CONV},
-    {"aten::cudnn_convolution_transpose", TC_FOP_CONV_TRANSPOSE},
-    {"aten::miopen_convolution_transpose", TC_FOP_CONV_TRANSPOSE},
-    {"aten::convolution_backward", TC_FOP_CONV_BWD},
-    {"aten::cudnn_convolution_backward", TC_FOP_CUDNN_CONV_BWD},
-    {"aten::scaled_dot_product_attention", TC_FOP_SDPA},
-    {"aten::_scaled_dot_product_flash_attention", TC_FOP_SDPA},
-    {"aten::_scaled_dot_product_efficient_attention", TC_FOP_SDPA},
-    {"aten::_scaled_dot_product_cudnn_attention", TC_FOP_SDPA},
-    {"aten::_scaled_dot_product_flash_attention_backward", TC_FOP_SDPA_BWD},
-    {"aten::_scaled_dot_product_efficient_attention_backward", TC_FOP_SDPA_BWD},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", TC_FOP_SDPA_BWD},
-    {"aten::_flash_attention_forward", TC_FOP_ATTN},
-    {"aten::_efficient_attention_forward", TC_FOP_ATTN},
-    {"aten::_flash_attention_backward", TC_FOP_ATTN_BWD},
-    {"aten::_efficient_attention_backward", TC_FOP_ATTN_BWD},
+#define OP(text, op) {text, sizeof text - 1, op}
+static const struct { const char *name; size_t len; tc_flop_op op; } op_names[] = {
+    OP("aten::mm", TC_FOP_MM),
+    OP("aten::addmm", TC_FOP_ADDMM),
+    OP("aten::bmm", TC_FOP_BMM),
+    OP("aten::baddbmm", TC_FOP_BADDBMM),
+    OP("aten::matmul", TC_FOP_MATMUL),
+    OP("aten::linear", TC_FOP_LINEAR),
+    OP("aten::_scaled_mm", TC_FOP_SCALED_MM),
+    OP("aten::convolution", TC_FOP_CONV),
+    OP("aten::_convolution", TC_FOP_CONV),
+    OP("aten::cudnn_convolution", TC_FOP_CUDNN_CONV),
+    OP("aten::miopen_convolution", TC_FOP_MIOPEN_CONV),
+    OP("aten::cudnn_convolution_transpose", TC_FOP_CONV_TRANSPOSE),
+    OP("aten::miopen_convolution_transpose", TC_FOP_CONV_TRANSPOSE),
+    OP("aten::convolution_backward", TC_FOP_CONV_BWD),
+    OP("aten::cudnn_convolution_backward", TC_FOP_CUDNN_CONV_BWD),
+    OP("aten::scaled_dot_product_attention", TC_FOP_SDPA),
+    OP("aten::_scaled_dot_product_flash_attention", TC_FOP_SDPA),
+    OP("aten::_scaled_dot_product_efficient_attention", TC_FOP_SDPA),
+    OP("aten::_scaled_dot_product_cudnn_attention", TC_FOP_SDPA),
+    OP("aten::_scaled_dot_product_flash_attention_backward", TC_FOP_SDPA_BWD),
+    OP("aten::_scaled_dot_product_efficient_attention_backward", TC_FOP_SDPA_BWD),
+    OP("aten::_scaled_dot_product_cudnn_attention_backward", TC_FOP_SDPA_BWD),
+    OP("aten::_flash_attention_forward", TC_FOP_ATTN),
+    OP("aten::_efficient_attention_forward", TC_FOP_ATTN),
+    OP("aten::_flash_attention_backward", TC_FOP_ATTN_BWD),
+    OP("aten::_efficient_attention_backward", TC_FOP_ATTN_BWD),
 };
+#undef OP
 
 tc_flop_op tc_flop_op_from_name(const char *name, size_t len) {
     if (len < 8 || memcmp(name, "aten::", 6) != 0) return TC_FOP_NONE;
     for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
-        if (strlen(op_names[i].name) == len && memcmp(op_names[i].name, name, len) == 0) return op_names[i].op;
+        if (op_names[i].len == len && memcmp(op_names[i].name, name, len) == 0) return op_names[i].op;
     return TC_FOP_NONE;
 }
 

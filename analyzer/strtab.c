@@ -24,10 +24,25 @@ struct tc_strtab {
     size_t bytes;
 };
 
+/* Eight bytes per step (a byte at a time cost 2% of a parse: every kernel and op name is
+ * interned). Only slot positions depend on it; ids follow insertion order. */
 static uint32_t hash_bytes(const char *s, size_t len) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    if (i < len) {
+        w = 0;
+        memcpy(&w, s + i, len - i);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    }
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 32;
+    return (uint32_t)h;
 }
 
 tc_strtab *tc_strtab_new(void) {

@@ -749,17 +749,22 @@ static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
 }
 
 /* ---- events that cannot matter, skipped before yajl ------------------------------------------
- * Flow ("s", "f"), instant and counter events are a fifth of a Kineto trace's bytes and only count
- * towards events_total (finish_event ignores every phase but "X"). An event is skipped without
- * yajl when all of this holds, so skipping changes nothing but the time taken:
+ * Most of a Kineto trace's bytes are events whose only effect is to add to events_total: flows,
+ * instants and counters (finish_event reads only phase "X"), and complete events of CPU ops that
+ * are not FLOP ops, Python functions and annotations that are not a ProfilerStep. An event is
+ * skipped without yajl when all of this holds, so skipping changes nothing but the time taken:
  *  - the parser stands between two elements of the events array (top frame F_EVENTS, and the last
  *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',');
- *  - the event is a flat object that is valid JSON by the grammar yajl applies (strings without
- *    escapes or control bytes, numbers, literals; no nested container), wholly inside the bytes at
- *    hand, with a "ph" whose last value is a string other than "X";
+ *  - the event is an object that is valid JSON by the grammar yajl applies (strings without
+ *    escapes or control bytes, numbers, literals, nesting up to SKIP_MAX_DEPTH), wholly inside the
+ *    bytes at hand, whose first key is "ph";
+ *  - by the last value of each of its keys, finish_event would do nothing but count it
+ *    (event_only_counts), and in particular a complete event's "ts" and "dur" are valid numbers;
  *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
  *    value next.
- * Anything else (an escape, a nested object, another layout) goes to yajl as before. */
+ * Anything else (an escape, a string "ts", another layout) goes to yajl as before. */
+
+#define SKIP_MAX_DEPTH 32
 
 static bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -801,48 +806,116 @@ static size_t skip_json_ws(const char *b, size_t i, size_t end) {
     return i;
 }
 
-/* Cheap first look at the '{' at b[i]: is its first key "ph" with a string value other than
- * "X"? Only such events are worth the full check below. */
-static bool starts_with_non_x_phase(const char *b, size_t i, size_t end) {
-    i = skip_json_ws(b, i + 1, end);
-    if (end - i < 8 || memcmp(b + i, "\"ph\"", 4) != 0) return false;
-    i = skip_json_ws(b, i + 4, end);
-    if (i >= end || b[i] != ':') return false;
-    i = skip_json_ws(b, i + 1, end);
-    return i + 2 < end && b[i] == '"' && !(b[i + 1] == 'X' && b[i + 2] == '"');
+/* Offset just past the JSON value at b[i] (any nesting up to SKIP_MAX_DEPTH), or 0 when it is
+ * not valid by yajl's grammar, holds an escape or runs past end. */
+static size_t value_end(const char *b, size_t i, size_t end) {
+    char open[SKIP_MAX_DEPTH]; /* '{' or '[' per open container */
+    int depth = 0;
+    for (;;) { /* at a value */
+        if (i >= end) return 0;
+        char c = b[i];
+        if (c == '{' || c == '[') {
+            if (depth == SKIP_MAX_DEPTH) return 0;
+            open[depth++] = c;
+            i = skip_json_ws(b, i + 1, end);
+            if (i >= end) return 0;
+            if (b[i] == (c == '{' ? '}' : ']')) { i++; depth--; goto after_value; }
+            if (c == '{') goto at_key;
+            continue;
+        }
+        if (c == '"') i = plain_string_end(b, i, end);
+        else if (c == '-' || (c >= '0' && c <= '9')) i = number_end(b, i, end);
+        else if (c == 't') i = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0;
+        else if (c == 'f') i = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0;
+        else if (c == 'n') i = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0;
+        else return 0;
+        if (!i) return 0;
+    after_value:
+        if (depth == 0) return i;
+        i = skip_json_ws(b, i, end);
+        if (i >= end) return 0;
+        if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) { i++; depth--; goto after_value; }
+        if (b[i] != ',') return 0;
+        i = skip_json_ws(b, i + 1, end);
+        if (open[depth - 1] == '[') continue;
+    at_key:
+        if (i >= end || b[i] != '"' || !(i = plain_string_end(b, i, end))) return 0;
+        i = skip_json_ws(b, i, end);
+        if (i >= end || b[i] != ':') return 0;
+        i = skip_json_ws(b, i + 1, end);
+    }
 }
 
-/* When the '{' at b[i] opens a flat object whose last "ph" is a string other than "X" and a ','
- * follows it (whitespace aside), the offset just past that comma; else 0. */
+typedef struct { size_t at, len; bool is_string; bool seen; } span;
+
+/* Would finish_event do nothing but count an event with these last values of its keys? */
+static bool event_only_counts(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
+                              const span *dur);
+/* For a complete ("X") event: do the category and name read so far already make it one that
+ * finish_event keeps (a kernel, a launch, a FLOP op, a ProfilerStep)? */
+static bool complete_event_matters(const char *b, const span *ph, const span *cat, const span *name) {
+    if (!ph->seen || !ph->is_string || !(ph->len == 1 && b[ph->at] == 'X')) return false;
+    if ((cat->seen && !cat->is_string) || (name->seen && !name->is_string)) return true; /* left to yajl */
+    cat_kind k = cat->seen ? classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
+    if (k != CAT_CPU_OP && k != CAT_OTHER && k != CAT_USER_ANNOTATION) return true;
+    if (!name->seen) return false;
+    size_t nl = name->len > NAME_CAP - 1 ? NAME_CAP - 1 : name->len;
+    if (nl > 13 && memcmp(b + name->at, "ProfilerStep#", 13) == 0) return true;
+    return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
+}
+
+static bool event_only_counts(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
+                              const span *dur) {
+    if (!ph->seen || !ph->is_string) return false;
+    if (!(ph->len == 1 && b[ph->at] == 'X')) return true; /* every other phase is only counted */
+    if (complete_event_matters(b, ph, cat, name)) return false;
+    /* a complete event whose times are unusable is counted as skipped, with its reason: yajl's */
+    int64_t t0, d;
+    if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return false;
+    if (parse_scaled(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
+        return false;
+    return t0 <= INT64_MAX - d;
+}
+
+/* When the '{' at b[i] opens an event that only counts (see above) and a ',' follows it
+ * (whitespace aside), the offset just past that comma; else 0. Leaves as soon as a key's value
+ * shows the event matters (a kernel, a FLOP op): most events are judged on their first keys. */
 static size_t skippable_event_end(const char *b, size_t i, size_t end) {
-    bool ph_ok = false;
+    span ph = {0}, cat = {0}, name = {0}, ts = {0}, dur = {0};
+    bool first = true;
     i = skip_json_ws(b, i + 1, end);
     for (;;) {
         if (i >= end || b[i] != '"') return 0;
         size_t k = plain_string_end(b, i, end);
         if (!k) return 0;
-        bool is_ph = k - i == 4 && memcmp(b + i, "\"ph\"", 4) == 0;
+        const char *key = b + i + 1;
+        size_t kl = k - i - 2;
+        span *slot = NULL;
+        if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &ph;
+        else if (first) return 0; /* "ph" first: the layout we look for */
+        else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &ts;
+        else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &cat;
+        else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &dur;
+        else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &name;
+        first = false;
         i = skip_json_ws(b, k, end);
         if (i >= end || b[i] != ':') return 0;
         i = skip_json_ws(b, i + 1, end);
-        if (i >= end) return 0;
-        size_t v;
-        char c = b[i];
-        if (c == '"') v = plain_string_end(b, i, end);
-        else if (c == '-' || (c >= '0' && c <= '9')) v = number_end(b, i, end);
-        else if (c == 't') v = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0;
-        else if (c == 'f') v = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0;
-        else if (c == 'n') v = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0;
-        else return 0; /* a nested container, or not JSON */
+        size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end) : value_end(b, i, end);
         if (!v) return 0;
-        if (is_ph) ph_ok = c == '"' && !(v - i == 3 && b[i + 1] == 'X'); /* the last "ph" counts */
+        if (slot) {
+            bool str = b[i] == '"';
+            *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
+            /* judged early: a kernel, a launch or a FLOP op goes to yajl without reading on */
+            if ((slot == &cat || slot == &name) && complete_event_matters(b, &ph, &cat, &name)) return 0;
+        }
         i = skip_json_ws(b, v, end);
         if (i >= end) return 0;
         if (b[i] == '}') break;
         if (b[i] != ',') return 0;
         i = skip_json_ws(b, i + 1, end);
     }
-    if (!ph_ok) return 0;
+    if (!event_only_counts(b, &ph, &cat, &name, &ts, &dur)) return 0;
     i = skip_json_ws(b, i + 1, end);
     return i < end && b[i] == ',' ? i + 1 : 0;
 }
@@ -858,16 +931,28 @@ static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size
     return i > from && (buf[i - 1] == ',' || buf[i - 1] == '[');
 }
 
+/* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
+ * close for a memchr call each. */
+static size_t next_brace(const char *b, size_t i, size_t end) {
+#if defined(__SSE2__)
+    const __m128i brace = _mm_set1_epi8('{');
+    for (; i + 16 <= end; i += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + i)), brace));
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < end && b[i] != '{') i++;
+    return i;
+}
+
 /* Passes bytes [from, to) of the current chunk to yajl, leaving out the events that cannot matter
  * (see above). 0 ok, -1 error described. */
 static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     size_t seg = from, i = from, resume = SIZE_MAX;
     while (i < to) {
-        const char *brace = memchr(buf + i, '{', to - i);
-        if (!brace) break;
-        size_t at = (size_t)(brace - buf);
+        size_t at = next_brace(buf, i, to);
+        if (at >= to) break;
         i = at + 1;
-        if (!starts_with_non_x_phase(buf, at, to)) continue;
         size_t end = skippable_event_end(buf, at, to);
         if (!end) continue;
         if (yajl_feed(p, buf, seg, at)) return -1;

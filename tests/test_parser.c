@@ -187,31 +187,50 @@ static int parse_counting_skips(const char *doc, tc_trace *t, size_t chunk, uint
 #define FLOW(ph, id) "{\n    \"ph\": \"" ph "\", \"id\": " id ", \"pid\": 1, \"tid\": 1, \"ts\": 5.500,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }"
 
 Test(parser, events_skipped_before_yajl_change_nothing) {
-    /* Whole, the flat non-"X" events are skipped before yajl; fed a byte at a time no event is
+    /* Whole, events that only count are skipped before yajl; fed a byte at a time no event is
      * ever whole in a chunk, so yajl reads them all. Both must give the same trace. */
     const char *doc =
         "{\"traceEvents\": [\n  " FLOW("s", "1") ",\n  " KERNEL("10", "2") ",\n  " FLOW("f", "1") ",\n  "
         FLOW("s", "2") ",\n  " FLOW("i", "3") ",\n  "
-        /* not skipped: an escape, a nested object, a last "ph" of "X", "ph" not first, a literal */
+        /* skipped: nested args, literals, ops and annotations that are neither FLOP ops nor steps */
+        "{\"ph\": \"C\", \"name\": \"mem\", \"ts\": 1, \"args\": {\"v\": [1, {\"w\": []}, \"x\"], \"e\": {}}},\n  "
+        "{\"ph\": \"i\", \"s\": \"t\", \"ts\": 1e3, \"flag\": true, \"none\": null},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"pid\": 1, \"tid\": 1, \"ts\": 5.5, \"dur\": 1,\n"
+        "    \"args\": {\"External id\": 9, \"Input Dims\": [[2, 3], []], \"Input type\": [\"float\", \"\"]}},\n  "
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(12): step\", \"ts\": 5, \"dur\": 9},\n  "
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"forward\", \"ts\": 5, \"dur\": 9},\n  "
+        /* not skipped: an escape, a last "ph" of "X" on a kernel, "ph" not first, a FLOP op, a step,
+         * a complete event without a usable "ts", a GPU annotation, a string "dur" */
         "{\"ph\": \"s\", \"name\": \"a\\\"b\", \"ts\": 1},\n  "
-        "{\"ph\": \"C\", \"name\": \"mem\", \"ts\": 1, \"args\": {\"v\": 1}},\n  "
         "{\"ph\": \"s\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"},\n  "
         "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
-        "{\"ph\": \"i\", \"s\": \"t\", \"ts\": 1e3, \"flag\": true, \"none\": null},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 6, \"dur\": 1,\n"
+        "    \"args\": {\"External id\": 10, \"Input Dims\": [[2, 3], [3, 4]], \"Input type\": [\"float\", \"float\"]}},\n  "
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": -5, \"dur\": 1},\n  "
+        "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"nccl\", \"ts\": 5, \"dur\": 9},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": 5, \"dur\": \"1\"},\n  "
         FLOW("f", "2") "\n]}";
     tc_trace whole, bytewise;
     uint64_t fast = 0, fast1 = 0, at = 0;
     cr_assert_eq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
     cr_assert_eq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at), 0);
-    cr_assert_eq(fast, 5, "the four Kineto flows/instants before the others, and the flat instant with literals");
+    cr_assert_eq(fast, 9, "%llu skipped", (unsigned long long)fast);
     cr_assert_eq(fast1, 0);
-    cr_assert_eq(whole.events_total, 11);
-    cr_assert_eq(bytewise.events_total, 11);
-    cr_assert_eq(whole.events_skipped, bytewise.events_skipped);
+    cr_assert_eq(whole.events_total, 19);
+    cr_assert_eq(bytewise.events_total, 19);
+    cr_assert_eq(whole.events_skipped, 1, "the negative ts");
+    cr_assert_eq(bytewise.events_skipped, 1);
     cr_assert_eq(whole.n_gpu, 2, "the event whose last \"ph\" is \"X\" is a kernel");
     cr_assert_eq(bytewise.n_gpu, 2);
     cr_assert_str_eq(tc_trace_str(&whole, whole.gpu[1].name), "late");
     cr_assert_eq(whole.gpu[1].start_ns, bytewise.gpu[1].start_ns);
+    cr_assert_eq(whole.n_ops, 1, "the FLOP op");
+    cr_assert_eq(bytewise.n_ops, 1);
+    cr_assert_eq(whole.ops[0].flops, bytewise.ops[0].flops);
+    cr_assert_eq(whole.n_cpu_steps, 1, "the step");
+    cr_assert_eq(bytewise.n_cpu_steps, 1);
+    cr_assert_eq(whole.n_gpu_steps, 0);
     tc_trace_free(&whole);
     tc_trace_free(&bytewise);
 }
