@@ -274,14 +274,23 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
 
 static cat_kind classify_cat(const unsigned char *c, size_t len) {
     const char *k = (const char *)c;
-    if (KEY_IS("kernel") || KEY_IS("Kernel")) return CAT_KERNEL;
-    if (KEY_IS("gpu_memcpy") || KEY_IS("Memcpy")) return CAT_MEMCPY;
-    if (KEY_IS("gpu_memset") || KEY_IS("Memset")) return CAT_MEMSET;
-    if (KEY_IS("cuda_runtime") || KEY_IS("cuda_driver") || KEY_IS("Runtime")) return CAT_RUNTIME;
-    if (KEY_IS("user_annotation")) return CAT_USER_ANNOTATION;
-    if (KEY_IS("gpu_user_annotation")) return CAT_GPU_USER_ANNOTATION;
-    if (KEY_IS("cpu_op") || KEY_IS("Operator")) return CAT_CPU_OP;
-    return CAT_OTHER;
+    switch (len) { /* by length first: every event's category passes here, some twice */
+    case 6:
+        if (KEY_IS("kernel") || KEY_IS("Kernel")) return CAT_KERNEL;
+        if (KEY_IS("cpu_op")) return CAT_CPU_OP;
+        if (KEY_IS("Memcpy")) return CAT_MEMCPY;
+        return KEY_IS("Memset") ? CAT_MEMSET : CAT_OTHER;
+    case 7: return KEY_IS("Runtime") ? CAT_RUNTIME : CAT_OTHER;
+    case 8: return KEY_IS("Operator") ? CAT_CPU_OP : CAT_OTHER;
+    case 10:
+        if (KEY_IS("gpu_memcpy")) return CAT_MEMCPY;
+        return KEY_IS("gpu_memset") ? CAT_MEMSET : CAT_OTHER;
+    case 11: return KEY_IS("cuda_driver") ? CAT_RUNTIME : CAT_OTHER;
+    case 12: return KEY_IS("cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
+    case 15: return KEY_IS("user_annotation") ? CAT_USER_ANNOTATION : CAT_OTHER;
+    case 19: return KEY_IS("gpu_user_annotation") ? CAT_GPU_USER_ANNOTATION : CAT_OTHER;
+    default: return CAT_OTHER;
+    }
 }
 
 static frame *top(tc_ct_parser *p) { return p->depth > 0 && p->depth <= MAX_FRAMES ? &p->frames[p->depth - 1] : NULL; }

@@ -103,14 +103,29 @@ void jw_string(jw *w, const char *s) {
     jw_string_n(w, s, strlen(s));
 }
 
+/* Writes the decimal digits of v so they end just before `end`; returns where they start.
+ * (Reports hold tens of thousands of integers: printf's parsing of its format showed up.) */
+static char *decimal(char *end, uint64_t v) {
+    do { *--end = (char)('0' + v % 10); v /= 10; } while (v);
+    return end;
+}
+
+static void put_signed(jw *w, bool negative, uint64_t magnitude) {
+    char buf[24], *end = buf + sizeof buf - 1, *d;
+    *end = 0;
+    d = decimal(end, magnitude);
+    if (negative) *--d = '-';
+    put(w, d);
+}
+
 void jw_int(jw *w, int64_t v) {
     before_value(w);
-    if (fprintf(w->out, "%" PRId64, v) < 0) w->error = true;
+    put_signed(w, v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 void jw_uint(jw *w, uint64_t v) {
     before_value(w);
-    if (fprintf(w->out, "%" PRIu64, v) < 0) w->error = true;
+    put_signed(w, false, v);
 }
 
 void jw_double(jw *w, double v) {
@@ -128,13 +143,16 @@ void jw_null(jw *w) { before_value(w); put(w, "null"); }
 void jw_ns_as_us(jw *w, int64_t ns) {
     before_value(w);
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char buf[48];
-    int len = snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", mag / 1000,
-                       (unsigned)(mag % 1000));
-    /* trim trailing zeros of the fraction, and the dot when it is whole */
-    while (len > 0 && buf[len - 1] == '0') buf[--len] = 0;
-    if (len > 0 && buf[len - 1] == '.') buf[--len] = 0;
-    put(w, buf);
+    char buf[32], *end = buf + sizeof buf - 1;
+    *end = 0;
+    /* the fraction without its trailing zeros (none at all when whole), then the whole part */
+    unsigned frac = (unsigned)(mag % 1000), digits = 3;
+    while (digits > 0 && frac % 10 == 0) { frac /= 10; digits--; }
+    for (unsigned i = 0; i < digits; i++) { *--end = (char)('0' + frac % 10); frac /= 10; }
+    if (digits) *--end = '.';
+    end = decimal(end, mag / 1000);
+    if (ns < 0) *--end = '-';
+    put(w, end);
 }
 
 int jw_finish(jw *w) {

@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include "../analyzer/trace.h"
 #include "../parsers/chrome_trace.h"
+#include "../reports/jsonw.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -585,4 +586,28 @@ Test(damage, chunk_sizes_1_to_31_give_the_same_trace, .timeout = 240) {
     k += (size_t)sprintf(b + k, "\"},{" KEV ",\"ts\":5,\"dur\":2,\"name\":\"after\"}]");
     check_chunk_invariance(b, k, 65536);
     free(b);
+}
+
+Test(damage, json_numbers_are_written_exactly) {
+    /* integers and nanoseconds-as-microseconds are formatted by hand (jsonw.c): every edge */
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    jw w;
+    jw_init(&w, f, false);
+    jw_array_begin(&w);
+    const int64_t ns[] = {0, 1, 10, 999, 1000, 1500, 1230, -1, -1000, -1001, 123456789, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) jw_ns_as_us(&w, ns[i]);
+    jw_int(&w, 0);
+    jw_int(&w, -7);
+    jw_int(&w, INT64_MIN);
+    jw_uint(&w, UINT64_MAX);
+    jw_array_end(&w);
+    cr_assert_eq(jw_finish(&w), 0);
+    rewind(f);
+    char text[512] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    cr_assert_str_eq(text, "[0,0.001,0.01,0.999,1,1.5,1.23,-0.001,-1,-1.001,123456.789,9223372036854775.807,"
+                           "-9223372036854775.808,0,-7,-9223372036854775808,18446744073709551615]");
 }
