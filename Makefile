@@ -157,11 +157,15 @@ uninstall:
 	rm -f $(TCLIBDIR)/libtracecost_cupti.so
 	-rmdir $(TCLIBDIR) 2>/dev/null || true
 
-# valgrind over small sample traces in tests/data (real and damaged): any error or definite/indirect
-# leak fails (exit 9); exit codes 0 and 3 (damaged input) are expected.
+# valgrind over small sample traces in tests/data (real and damaged) and a generated 2-rank job in
+# plain Kineto layout (the parallel path reads it in pieces on two threads; the two files together
+# on four): any error or definite/indirect leak fails (exit 9); exit codes 0 and 3 (damaged input)
+# are expected.
 VALGRIND_SAMPLES ?= tests/data/ref/alexnet_cuda_sync.json.gz tests/data/ref/mi250_minitoy_train_ROCm6_2_kineto.json.gz \
-    tests/data/ref/ns_resolution.pt.trace.json.gz $(wildcard tests/data/damage/*.json)
-valgrind: $(BUILD)/tracecost
+    tests/data/ref/ns_resolution.pt.trace.json.gz $(wildcard tests/data/damage/*.json) \
+    $(BUILD)/valgrind-job/rank0.pt.trace.json "-j4 $(BUILD)/valgrind-job/rank0.pt.trace.json $(BUILD)/valgrind-job/rank1.pt.trace.json"
+valgrind: $(BUILD)/tracecost tools
+	@rm -rf $(BUILD)/valgrind-job && $(BUILD)/tracegen -o $(BUILD)/valgrind-job --ranks 2 --steps 30 --straggler 1 >/dev/null
 	@for f in $(VALGRIND_SAMPLES); do \
 	    echo "valgrind: $$f"; \
 	    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
