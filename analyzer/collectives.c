@@ -178,7 +178,7 @@ int tc_collectives_match(tc_job *j) {
         tc_rank_result *rr = &j->ranks[r];
         tc_trace *t = &j->traces[rr->input];
         if (nr >= 2) {
-            rr->wait_ns = calloc(t->n_gpu ? t->n_gpu : 1, sizeof *rr->wait_ns);
+            rr->wait_ns = tc_big_alloc(t->n_gpu, sizeof *rr->wait_ns, true);
             if (!rr->wait_ns) goto done;
         }
         size_t first_rec = n_recs;

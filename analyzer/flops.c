@@ -266,8 +266,8 @@ int tc_flops_resolve_nesting(tc_trace *t) {
     size_t n = t->n_ops;
     if (n == 0) return 0;
     tc_sort(t->ops, n, sizeof *t->ops, cmp_op);
-    size_t *parent = malloc(n * sizeof *parent), *stack = malloc(n * sizeof *stack);
-    bool *known_inside = calloc(n, sizeof *known_inside);
+    size_t *parent = tc_big_alloc(n, sizeof *parent, false), *stack = tc_big_alloc(n, sizeof *stack, false);
+    bool *known_inside = tc_big_alloc(n, sizeof *known_inside, true);
     if (!parent || !stack || !known_inside) { free(parent); free(stack); free(known_inside); return -1; }
     size_t depth = 0;
     for (size_t i = 0; i < n; i++) {

@@ -20,7 +20,8 @@ typedef struct {
 void tc_ivset_init(tc_ivset *s);
 void tc_ivset_free(tc_ivset *s);
 void tc_ivset_clear(tc_ivset *s);
-/* Appends [start, end) (end < start is clamped to empty). 0, or -1 out of memory. */
+/* Adds [start, end) (end < start is clamped to empty): appended, or merged into the last interval
+ * when it starts inside it or where it ends (the union is the same). 0, or -1 out of memory. */
 int tc_ivset_add(tc_ivset *s, int64_t start, int64_t end);
 /* Sorts and merges overlapping or touching intervals; drops empty ones. */
 void tc_ivset_normalize(tc_ivset *s);

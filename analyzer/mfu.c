@@ -254,9 +254,9 @@ void tc_kernel_parts_free(tc_kernel_parts *p) {
 int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     int rc = -1;
     size_t n_names = tc_strtab_count(t->strings);
-    ext_index *ix = t->n_ops ? malloc(t->n_ops * sizeof *ix) : NULL;
-    int64_t *op_ns = t->n_ops ? calloc(t->n_ops, sizeof *op_ns) : NULL;
-    uint32_t *kop = t->n_gpu ? malloc(t->n_gpu * sizeof *kop) : NULL;
+    ext_index *ix = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *ix, false) : NULL;
+    int64_t *op_ns = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *op_ns, true) : NULL;
+    uint32_t *kop = t->n_gpu ? tc_big_alloc(t->n_gpu, sizeof *kop, false) : NULL;
     /* rows by first appearance; row_of: a name id's row (names are interned once per trace) */
     uint32_t *row_of = n_names ? malloc(n_names * sizeof *row_of) : NULL, *row_name = n_names ? malloc(n_names * sizeof *row_name) : NULL;
     kagg *rows = n_names ? calloc(n_names, sizeof *rows) : NULL;

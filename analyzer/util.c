@@ -17,6 +17,7 @@ int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem) {
     if (!p) return -1;
     *ptr = p;
     *cap = ncap;
+    if (ncap * elem >= ((size_t)4 << 20)) tc_advise_huge_pages(p, ncap * elem); /* the part not yet touched */
     return 0;
 }
 
@@ -61,7 +62,7 @@ uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_
     memcpy(&hi, b + (n - 1) * stride + key_offset, sizeof hi);
     size_t range = (size_t)(hi - lo) + 1;
     if (hi < lo || range > 4 * n + 4096) return NULL;
-    uint32_t *table = malloc(range * sizeof *table);
+    uint32_t *table = tc_big_alloc(range, sizeof *table, false);
     if (!table) return NULL;
     for (size_t i = 0; i < range; i++) table[i] = TC_NONE;
     for (size_t i = n; i-- > 0;) { /* backwards: the first item of each id wins */
@@ -74,6 +75,15 @@ uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_
     return table;
 }
 
+void tc_advise_huge_pages(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    uintptr_t huge = (uintptr_t)2 << 20, from = ((uintptr_t)p + huge - 1) & ~(huge - 1), to = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (to > from) (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+    (void)p; (void)bytes;
+#endif
+}
+
 void tc_prefault(void *p, size_t bytes) {
 #if defined(__linux__)
 #ifndef MADV_POPULATE_WRITE
@@ -84,4 +94,17 @@ void tc_prefault(void *p, size_t bytes) {
 #else
     (void)p; (void)bytes;
 #endif
+}
+
+void *tc_big_alloc(size_t n, size_t elem, bool zeroed) {
+    if (n == 0 || elem == 0) n = elem = 1;
+    if (n > SIZE_MAX / elem) return NULL;
+    size_t bytes = n * elem;
+    if (bytes < ((size_t)4 << 20)) return zeroed ? calloc(n, elem) : malloc(bytes);
+    void *p = malloc(bytes);
+    if (!p) return NULL;
+    tc_advise_huge_pages(p, bytes); /* before anything touches the pages */
+    tc_prefault(p, bytes);
+    if (zeroed) memset(p, 0, bytes); /* the block may be reused heap memory */
+    return p;
 }

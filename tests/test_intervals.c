@@ -149,3 +149,22 @@ Test(lookup, launches_by_correlation_with_and_without_a_table) {
     cr_assert_eq(tc_trace_find_launch(&t, 1000)->ts_ns, -1);
     tc_trace_free(&t);
 }
+
+Test(intervals, adding_merges_into_the_last_interval_without_changing_the_union) {
+    tc_ivset s;
+    tc_ivset_init(&s);
+    /* sorted by start, overlapping and touching: one interval */
+    for (int64_t i = 0; i < 1000; i++) cr_assert_eq(tc_ivset_add(&s, 10 * i, 10 * i + 10 + (i % 3)), 0);
+    cr_assert_eq(s.n, 1);
+    cr_assert_eq(s.v[0].start, 0);
+    cr_assert_eq(s.v[0].end, 10000);
+    /* out of order, nested, empty and disjoint: the normalized union is what it must be */
+    const int64_t pairs[][2] = {{20000, 20010}, {15000, 15005}, {20002, 20004}, {20010, 20010}, {20020, 20030}, {20005, 20025}};
+    for (size_t i = 0; i < 6; i++) cr_assert_eq(tc_ivset_add(&s, pairs[i][0], pairs[i][1]), 0);
+    tc_ivset_normalize(&s);
+    cr_assert_eq(s.n, 3);
+    cr_assert_eq(tc_ivset_length(&s), 10000 + 5 + 30);
+    cr_assert_eq(s.v[2].start, 20000);
+    cr_assert_eq(s.v[2].end, 20030);
+    tc_ivset_free(&s);
+}
