@@ -893,6 +893,16 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end) {
     span ph = {0}, cat = {0}, name = {0}, ts = {0}, dur = {0};
     bool first = true;
     i = skip_json_ws(b, i + 1, end);
+    if (end - i < 64 || memcmp(b + i, "\"ph\"", 4) != 0) return 0; /* "ph" first: the layout we look for */
+    /* Kineto writes complete events as "ph": "X", "cat": "...": those that always matter (a
+     * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone */
+    static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
+    if (memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
+        const char *c = b + i + sizeof x_cat - 1;
+        if (memcmp(c, "kernel\"", 7) == 0 || memcmp(c, "cuda_runtime\"", 13) == 0 || memcmp(c, "gpu_mem", 7) == 0 ||
+            memcmp(c, "gpu_user_annotation\"", 20) == 0)
+            return 0;
+    }
     for (;;) {
         if (i >= end || b[i] != '"') return 0;
         size_t k = plain_string_end(b, i, end);
