@@ -1,9 +1,13 @@
-/* parallel.c: multi-threaded parse of one trace's event array (see parallel.h).
- * Threads: one reader (source -> ring of TC_PAR_BUFFERS buffers), the caller (splits buffers into
- * pieces, merges results, feeds the head and tail to the sequential parser p0) and threads-1 pool
- * workers; the caller parses pieces too. Invariants: the caller holds at most two buffers (the
- * current one and the previous one while the unparsed carry starts in it); pieces of one buffer are
- * all parsed and merged, in order, before the next buffer is split. */
+/* parallel.c: multi-threaded parse of one trace's event array (see parallel.h). Two paths:
+ * - plain files in Kineto layout (kineto_file_load): the caller finds boundaries with small reads,
+ *   queues pieces in a ring, merges finished ones in order and parses when there is nothing to
+ *   merge; threads-1 workers parse. Each piece is read by its parser.
+ * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers, or mapped windows), the
+ *   caller (splits buffers into pieces, merges results, feeds the head and tail to the sequential
+ *   parser p0) and threads-1 pool workers; the caller parses pieces too. Invariants: the caller
+ *   holds at most two buffers (the current one and the previous one while the unparsed carry
+ *   starts in it); pieces of one buffer are all parsed and merged, in order, before the next
+ *   buffer is split. */
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "chrome_trace.h"
