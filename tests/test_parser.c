@@ -7,8 +7,9 @@
 #include "../parsers/load.h"
 #include <zlib.h>
 
-/* Parses doc fed in chunks of `chunk` bytes (0 = all at once); returns finish's rc. */
-static int parse_doc(const char *doc, tc_trace *t, size_t chunk) {
+/* Parses doc whole (chunk 0) or in chunks; returns the rc, the events skipped before yajl and
+ * the error offset (on failure). */
+static int parse_counting_skips(const char *doc, tc_trace *t, size_t chunk, uint64_t *fast, uint64_t *err_at) {
     cr_assert_eq(tc_trace_init(t, "test"), 0);
     tc_ct_parser *p = tc_ct_parser_new(t);
     size_t n = strlen(doc), step = chunk ? chunk : n;
@@ -16,8 +17,16 @@ static int parse_doc(const char *doc, tc_trace *t, size_t chunk) {
     for (size_t off = 0; off < n && rc == 0; off += step)
         rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
     if (rc == 0) rc = tc_ct_parser_finish(p);
+    *fast = tc_ct_parser_fast_skipped(p);
+    *err_at = rc ? tc_ct_parser_error_offset(p) : 0;
     tc_ct_parser_free(p);
     return rc;
+}
+
+/* Parses doc fed in chunks of `chunk` bytes (0 = all at once); returns finish's rc. */
+static int parse_doc(const char *doc, tc_trace *t, size_t chunk) {
+    uint64_t fast, err_at;
+    return parse_counting_skips(doc, t, chunk, &fast, &err_at);
 }
 
 #define KERNEL(ts, dur) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":" ts ",\"dur\":" dur "}"
@@ -166,22 +175,6 @@ Test(parser, chunk_boundaries_do_not_matter) {
         tc_trace_free(&t);
     }
     tc_trace_free(&ref);
-}
-
-/* Parses doc whole (chunk 0) or in chunks; returns the rc, the events skipped before yajl and
- * the error offset (on failure). */
-static int parse_counting_skips(const char *doc, tc_trace *t, size_t chunk, uint64_t *fast, uint64_t *err_at) {
-    cr_assert_eq(tc_trace_init(t, "test"), 0);
-    tc_ct_parser *p = tc_ct_parser_new(t);
-    size_t n = strlen(doc), step = chunk ? chunk : n;
-    int rc = 0;
-    for (size_t off = 0; off < n && rc == 0; off += step)
-        rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
-    if (rc == 0) rc = tc_ct_parser_finish(p);
-    *fast = tc_ct_parser_fast_skipped(p);
-    *err_at = rc ? tc_ct_parser_error_offset(p) : 0;
-    tc_ct_parser_free(p);
-    return rc;
 }
 
 #define FLOW(ph, id) "{\n    \"ph\": \"" ph "\", \"id\": " id ", \"pid\": 1, \"tid\": 1, \"ts\": 5.500,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }"
