@@ -705,21 +705,35 @@ static void describe_error(tc_ct_parser *p, size_t at, const char *what) {
              (unsigned long long)(off - line_start + 1), what, excerpt);
 }
 
-/* Newlines in buf[0, len) and where the last line starts, for error positions: one vector pass
- * (a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
-static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
-    size_t i = 0, n = 0;
+/* One vector pass over buf[0, len): the number of bytes equal to `c`, or SIZE_MAX when a byte
+ * equals `stop` (stop = c: never stops). */
+static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) {
+    size_t n = 0, i = 0;
 #if defined(__SSE2__)
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    const __m128i want = _mm_set1_epi8(c), halt = _mm_set1_epi8(stop), zero = _mm_setzero_si128();
     while (i + 16 <= len) {
-        __m128i counts = zero; /* per-lane counts: at most 255 rounds */
-        for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16)
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(buf + i)), nl));
+        __m128i counts = zero, seen = zero; /* per-byte-lane counts: at most 255 rounds */
+        for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, want)); /* a match is -1 */
+            seen = _mm_or_si128(seen, _mm_cmpeq_epi8(v, halt));
+        }
+        if (stop != c && _mm_movemask_epi8(seen)) return SIZE_MAX;
         __m128i sums = _mm_sad_epu8(counts, zero);
         n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
     }
 #endif
-    for (; i < len; i++) n += buf[i] == '\n';
+    for (; i < len; i++) {
+        if (stop != c && buf[i] == stop) return SIZE_MAX;
+        n += buf[i] == c;
+    }
+    return n;
+}
+
+/* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
+ * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
+static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
+    size_t n = count_byte_unless(buf, len, '\n', '\n');
     if (n == 0) return;
     p->lines_before += n;
     size_t last = len;
@@ -984,30 +998,6 @@ static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     return yajl_feed(p, buf, seg, to);
 }
 
-/* One pass over buf[0..len): the number of '"' bytes, or SIZE_MAX when it holds a backslash. */
-static size_t count_quotes_unless_backslash(const char *buf, size_t len) {
-    size_t n = 0, i = 0;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
-    while (i + 16 <= len) {
-        __m128i counts = zero, seen = zero; /* per-byte-lane quote counts: at most 255 rounds */
-        for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, quote)); /* a match is -1 */
-            seen = _mm_or_si128(seen, _mm_cmpeq_epi8(v, backslash));
-        }
-        if (_mm_movemask_epi8(seen)) return SIZE_MAX;
-        __m128i sums = _mm_sad_epu8(counts, zero);
-        n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
-    }
-#endif
-    for (; i < len; i++) {
-        if (buf[i] == '\\') return SIZE_MAX;
-        n += buf[i] == '"';
-    }
-    return n;
-}
-
 /* The string guard's fast path, for a chunk without a backslash (the usual case): every quote then
  * opens or closes a string, so strings are the spans between consecutive quotes. When every
  * STR_CAP/2 bytes hold a quote and a string carried in from the last chunk closes in time, no
@@ -1015,7 +1005,7 @@ static size_t count_quotes_unless_backslash(const char *buf, size_t len) {
  * last quote. Returns false (nothing changed) when the exact scan must decide. */
 static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
     if (p->esc_left || p->after_backslash || p->dropping || len == 0) return false;
-    size_t quotes = count_quotes_unless_backslash(buf, len);
+    size_t quotes = count_byte_unless(buf, len, '"', '\\');
     if (quotes == SIZE_MAX) return false;
     size_t stride = STR_CAP / 2 ? STR_CAP / 2 : 1;
     for (size_t off = 0; off + stride <= len; off += stride)
