@@ -304,7 +304,7 @@ static void free_pieces(piece *pieces, size_t n) {
  * parsed but not yet merged. */
 
 #define FILE_SLICE (64u * 1024u)  /* bytes read and fed per step: stays in L2 */
-#define FILE_SCAN (64u * 1024u)   /* bytes read per step when looking for a boundary */
+#define FILE_SCAN (4u * 1024u)    /* bytes read per step when looking for a boundary (events are ~300 B) */
 #define FILE_HEAD_MAX (16u * 1024u * 1024u) /* metadata before traceEvents we read to find it */
 #define FILE_INFLIGHT_PER_THREAD 4
 
@@ -421,7 +421,10 @@ static kf_status kineto_file_load(tc_trace *t, int fd, uint64_t size, int thread
     size_t head_len = 0, body = 0;
     tc_split_find f = TC_SPLIT_NEED_MORE;
     while (f == TC_SPLIT_NEED_MORE && head_len < head_cap) {
-        size_t want = head_cap - head_len < FILE_SCAN ? head_cap - head_len : FILE_SCAN;
+        /* 64 KiB (the array's start and its first boundaries), then doubling: the head is scanned
+         * from its start after each read */
+        size_t step = head_len > FILE_SLICE ? head_len : FILE_SLICE;
+        size_t want = head_cap - head_len < step ? head_cap - head_len : step;
         long n = pread_full(fd, head + head_len, want, head_len);
         if (n <= 0) goto out;
         head_len += (size_t)n;

@@ -280,12 +280,16 @@ Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
 }
 
 Test(parallel, kineto_file_pieces_of_many_reads, .init = setup) {
-    /* pieces longer than one read, and events longer than one boundary search read (a 300 KB
-     * name), with the Kineto pattern also inside a string where it is escaped */
+    /* a head longer than one read, pieces longer than one read, and events longer than one
+     * boundary search read (a 300 KB name), with the Kineto pattern also inside a string where it
+     * is escaped */
     const char *path = TMP "/long.json";
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n", f);
+    /* a head of 300 KB (more than one read) before the events array */
+    fputs("{\n  \"schemaVersion\": 1,\n  \"note\": \"", f);
+    for (int k = 0; k < 30000; k++) fputs("0123456789", f);
+    fputs("\",\n  \"traceEvents\": [\n", f);
     for (int i = 0; i < 3000; i++) {
         if (i) fputs(",\n", f);
         fprintf(f, "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d", i % 7);
