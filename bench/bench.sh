@@ -4,7 +4,8 @@
 # build/tracegen when missing, then runs every command RUNS times, interleaved (one round runs each
 # command once, so all see the same machine load), and prints the median wall time, MB/s
 # (MB = 1e6 bytes of JSON, the decompressed size for gzip), the ratios the issue targets with
-# PASS/FAIL, and peak RSS (GNU time's maximum resident set size).
+# PASS/FAIL, peak RSS (GNU time's maximum resident set size), and json_verify's time pinned to each
+# core before and after the rounds, with a warning when the cores ran at different speeds.
 # Usage: bench/bench.sh [RUNS]   (default 5; env TRACECOST, TRACEGEN, BENCH_DIR override paths)
 set -eu
 RUNS=${1:-5}
@@ -47,6 +48,20 @@ S0=$(size "$R0"); S1=$(size "$R1"); SG=$(size "$GZ")
 # warm the page cache so every command reads from memory
 cat "$R0" "$R1" "$GZ" > /dev/null
 
+# json_verify pinned to each core in turn: on shared VMs one vCPU can be much slower than another
+# for a while, which a one-thread command may or may not land on; the ratios then mean little
+core_speeds() {
+  local c out=""
+  command -v taskset >/dev/null || { echo "(taskset missing)"; return; }
+  for ((c = 0; c < $(nproc); c++)); do
+    /usr/bin/time -o "$OUT/core" -f "%e" taskset -c "$c" sh -c "json_verify -q < '$R0'"
+    out="$out $(tail -1 "$OUT/core")"
+  done
+  echo "${out# }"
+}
+spread() { echo "$1" | awk '{min = $1; max = $1; for (i = 2; i <= NF; i++) { if ($i < min) min = $i; if ($i > max) max = $i } print (min > 0 && max / min > 1.2) ? "UNEVEN" : "even"}'; }
+CORES_BEFORE=$(core_speeds)
+
 for ((i = 1; i <= RUNS; i++)); do
   time_cmd cat            sh -c "cat '$R0' > /dev/null"
   time_cmd json_verify    sh -c "json_verify -q < '$R0'"
@@ -59,6 +74,7 @@ for ((i = 1; i <= RUNS; i++)); do
   echo "bench: round $i of $RUNS done" >&2
 done
 
+CORES_AFTER=$(core_speeds)
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 RSS_PLAIN=$(rss "$TC" analyze -q --json "$OUT/r.json" "$R0")
 RSS_GZ=$(rss "$TC" analyze -q --json "$OUT/r.json" "$GZ")
@@ -76,6 +92,11 @@ T_TWO=$(median two_together); T_TWO1=$(median two_j1); T_SEP=$(median two_separa
 
 echo "tracecost bench: median of $RUNS interleaved runs: wall time, MB/s (MB = 1e6 bytes of JSON: the decompressed size for gzip), CPU time (user+sys)"
 echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine slows every wall time)"
+echo "json_verify pinned to each core (s): before: $CORES_BEFORE, after: $CORES_AFTER ($(spread "$CORES_BEFORE") / $(spread "$CORES_AFTER"))"
+if [ "$(spread "$CORES_BEFORE")" = UNEVEN ] || [ "$(spread "$CORES_AFTER")" = UNEVEN ]; then
+  echo "WARNING: the cores ran at different speeds (another guest on the host?): one-thread and multi-thread times"
+  echo "         are not comparable in this run; run the bench again when the per-core times agree"
+fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "gzip engine: $(nm -D "$TC" 2>/dev/null | grep -q isal_inflate && echo isa-l || (ldd "$TC" | grep -q libisal && echo isa-l || echo zlib))"
 echo "input: $R0 ($S0 bytes, $GPU_EVENTS GPU events), $R1 ($S1 bytes), $GZ ($SG bytes)"
@@ -94,6 +115,6 @@ echo "  two files: -j1 (one after the other) / together  $(verdict "$(awk -v a="
 echo "  two files: separate runs / together     $(awk -v a="$T_SEP" -v b="$T_TWO" 'BEGIN{printf "%.2f", a/b}') (each separate run already uses every core)"
 echo "  -j1 and -jN JSON identical: $SAME"
 echo "peak RSS (max resident set, GNU time):"
-echo "  plain $((RSS_PLAIN / 1024)) MiB $(verdict "$((RSS_PLAIN / 1024))" '<=' 150)"
-echo "  gzip  $((RSS_GZ / 1024)) MiB $(verdict "$((RSS_GZ / 1024))" '<=' 150)"
+echo "  plain MiB: $(verdict "$((RSS_PLAIN / 1024))" '<=' 150)"
+echo "  gzip  MiB: $(verdict "$((RSS_GZ / 1024))" '<=' 150)"
 echo "  two files together $((RSS_TWO / 1024)) MiB"
