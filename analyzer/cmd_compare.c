@@ -34,7 +34,7 @@ static void compare_usage(FILE *f) {
         "  --html FILE                  write a self-contained HTML comparison report\n"
         "  --work-steps-per-month W     work volume for the monthly difference (default: the steps A\n"
         "                               runs in a month, 730 h x 3600 x utilization / A's step time)\n"
-        "  -j, --jobs N                 parse N files at a time\n"
+        "  -j, --jobs N                 threads, as for analyze\n"
         "  -q, --quiet                  print nothing but errors\n"
         "  -h, --help                   this help\n"
         "  cost flags (as for analyze: --price-per-gpu-hour P, --gpu NAME, --utilization U, ...) apply\n"

@@ -104,12 +104,13 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
         FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
         if (f) { fseek(f, 0, SEEK_END); long s = ftell(f); if (s > 0) c.total_size += (uint64_t)s; fclose(f); }
     }
-    int threads = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
-    if ((size_t)threads > n) threads = (int)n;
-    if (threads < 1) threads = 1;
-    /* with fewer files than threads, each file parses on several (2 files, -j8: 4 each) */
+    /* Few files (up to two per thread): one at a time, each parsed in pieces on every thread, which
+     * keeps all cores busy to the end even when one runs slower. Many files: one thread per file,
+     * files handed out as threads free up (no merging of pieces). */
     int budget = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
-    c.threads_per_file = budget / threads > 1 ? budget / threads : 1;
+    if (budget < 1) budget = 1;
+    int threads = n <= 2 * (size_t)budget ? 1 : budget;
+    c.threads_per_file = budget / threads;
     pthread_t *tids = calloc((size_t)threads, sizeof *tids);
     int started = 0;
     for (int t = 1; tids && t < threads; t++)
