@@ -128,6 +128,14 @@ static void pack_matching(tc_buf *b, const tc_job *j, const size_t *file_of, con
  * runs the per-rank phase of each listed rank and writes message C: per rank its file index and its
  * results. Each trace is then freed unless keep_events (--html: process 0 may ask for it, message E).
  * 0, or -1. */
+/* Index in lj->ranks of the rank parsed from job file fi (lfile: job file of each local input),
+ * lj->n_ranks when this process has none. */
+static size_t rank_of_file(const tc_job *lj, const size_t *lfile, uint64_t fi) {
+    size_t r = lj->n_ranks;
+    for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
+    return r;
+}
+
 static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool keep_events,
                        tc_buf *out) {
     double user = tc_buf_get_f64(in);
@@ -136,8 +144,7 @@ static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_ana
     tc_buf_u64(out, cnt);
     for (uint64_t q = 0; q < cnt; q++) {
         uint64_t fi = tc_buf_get_u64(in);
-        size_t r = lj->n_ranks;
-        for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
+        size_t r = rank_of_file(lj, lfile, fi);
         if (in->bad || r == lj->n_ranks) return -1;
         tc_rank_result *rr = &lj->ranks[r];
         tc_trace *t = &lj->traces[rr->input];
@@ -216,8 +223,7 @@ static int serve_request(const tc_job *lj, const size_t *lfile, tc_buf *in, tc_b
     tc_buf_u64(out, cnt);
     for (uint64_t q = 0; q < cnt; q++) {
         uint64_t fi = tc_buf_get_u64(in);
-        size_t r = lj->n_ranks;
-        for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
+        size_t r = rank_of_file(lj, lfile, fi);
         if (in->bad || r == lj->n_ranks) return -1;
         const tc_rank_result *rr = &lj->ranks[r];
         const tc_trace *t = &lj->traces[rr->input];

@@ -62,23 +62,51 @@ char *tc_buf_get_str(tc_buf *b) {
         (cnt) = (capacity) = c_;                                                           \
     } while (0)
 
-void tc_trace_pack(tc_buf *b, const tc_trace *t) {
+/* What tc_trace_pack and tc_skeleton_pack both write first: identity, strings (t's own, or the
+ * skeleton's table with backend renumbered into it), metadata. Read by unpack_header. */
+static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, uint32_t backend) {
     tc_buf_str(b, t->path);
     tc_buf_u64(b, t->bytes);
     tc_buf_u64(b, t->bytes_decoded);
-    size_t ns = tc_strtab_count(t->strings);
+    size_t ns = tc_strtab_count(strings);
     tc_buf_u64(b, ns);
     for (size_t i = 0; i < ns; i++) {
-        size_t len = tc_strtab_len(t->strings, (uint32_t)i);
+        size_t len = tc_strtab_len(strings, (uint32_t)i);
         tc_buf_u64(b, len);
-        tc_buf_put(b, tc_strtab_get(t->strings, (uint32_t)i), len);
+        tc_buf_put(b, tc_strtab_get(strings, (uint32_t)i), len);
     }
     tc_buf_i64(b, t->base_ns);
     tc_buf_u64(b, t->has_base);
     tc_buf_i64(b, t->rank);
     tc_buf_i64(b, t->world_size);
-    tc_buf_u64(b, t->backend);
+    tc_buf_u64(b, backend);
     tc_buf_u64(b, t->record_shapes);
+}
+
+static void put_warnings(tc_buf *b, const tc_trace *t);
+static void get_warnings(tc_buf *b, tc_trace *t);
+
+/* What both write last: the event counters and the warnings. Read by unpack_counts. */
+static void pack_counts(tc_buf *b, const tc_trace *t) {
+    tc_buf_u64(b, t->events_total);
+    tc_buf_u64(b, t->events_skipped);
+    tc_buf_u64(b, t->ops_with_shapes);
+    tc_buf_u64(b, t->ops_without_shapes);
+    tc_buf_u64(b, t->truncated);
+    put_warnings(b, t);
+}
+
+static void unpack_counts(tc_buf *b, tc_trace *t) {
+    t->events_total = tc_buf_get_u64(b);
+    t->events_skipped = tc_buf_get_u64(b);
+    t->ops_with_shapes = tc_buf_get_u64(b);
+    t->ops_without_shapes = tc_buf_get_u64(b);
+    t->truncated = tc_buf_get_u64(b) != 0;
+    get_warnings(b, t);
+}
+
+void tc_trace_pack(tc_buf *b, const tc_trace *t) {
+    pack_header(b, t, t->strings, t->backend);
     PUT_ARR(b, t->gpu, t->n_gpu);
     PUT_ARR(b, t->cpu_steps, t->n_cpu_steps);
     PUT_ARR(b, t->gpu_steps, t->n_gpu_steps);
@@ -86,17 +114,10 @@ void tc_trace_pack(tc_buf *b, const tc_trace *t) {
     PUT_ARR(b, t->colls, t->n_colls);
     PUT_ARR(b, t->ops, t->n_ops);
     PUT_ARR(b, t->devices, t->n_devices);
-    tc_buf_u64(b, t->events_total);
-    tc_buf_u64(b, t->events_skipped);
-    tc_buf_u64(b, t->ops_with_shapes);
-    tc_buf_u64(b, t->ops_without_shapes);
-    tc_buf_u64(b, t->truncated);
-    tc_buf_u64(b, t->n_warnings);
-    for (size_t i = 0; i < t->n_warnings; i++) tc_buf_str(b, t->warnings[i]);
-    tc_buf_u64(b, t->warnings_dropped);
+    pack_counts(b, t);
 }
 
-/* Reads what tc_trace_pack and tc_skeleton_pack both write first: identity, strings, metadata. */
+/* Reads what pack_header wrote. */
 static void unpack_header(tc_buf *b, tc_trace *t) {
     memset(t, 0, sizeof *t);
     t->path = tc_buf_get_str(b);
@@ -129,22 +150,7 @@ int tc_trace_unpack(tc_buf *b, tc_trace *t) {
     GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
     GET_ARR(b, t->ops, t->n_ops, t->cap_ops);
     GET_ARR(b, t->devices, t->n_devices, t->cap_devices);
-    t->events_total = tc_buf_get_u64(b);
-    t->events_skipped = tc_buf_get_u64(b);
-    t->ops_with_shapes = tc_buf_get_u64(b);
-    t->ops_without_shapes = tc_buf_get_u64(b);
-    t->truncated = tc_buf_get_u64(b) != 0;
-    uint64_t nw = tc_buf_get_u64(b);
-    if (!b->bad && nw <= (b->n - b->off) / 8) {
-        t->warnings = calloc(nw ? nw : 1, sizeof *t->warnings);
-        if (!t->warnings) b->bad = true;
-        else t->cap_warnings = nw;
-        for (uint64_t i = 0; i < nw && !b->bad; i++) {
-            t->warnings[i] = tc_buf_get_str(b);
-            if (!t->warnings[i]) b->bad = true; else t->n_warnings++;
-        }
-    } else b->bad = true;
-    t->warnings_dropped = tc_buf_get_u64(b);
+    unpack_counts(b, t);
     if (b->bad) { tc_trace_free(t); return -1; }
     return 0;
 }
@@ -209,31 +215,11 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
     }
     uint32_t backend = bad ? TC_NONE : remap(st, t, t->backend, &bad);
     if (bad) { b->bad = true; goto out; }
-    tc_buf_str(b, t->path);
-    tc_buf_u64(b, t->bytes);
-    tc_buf_u64(b, t->bytes_decoded);
-    size_t ns = tc_strtab_count(st);
-    tc_buf_u64(b, ns);
-    for (size_t i = 0; i < ns; i++) {
-        size_t len = tc_strtab_len(st, (uint32_t)i);
-        tc_buf_u64(b, len);
-        tc_buf_put(b, tc_strtab_get(st, (uint32_t)i), len);
-    }
-    tc_buf_i64(b, t->base_ns);
-    tc_buf_u64(b, t->has_base);
-    tc_buf_i64(b, t->rank);
-    tc_buf_i64(b, t->world_size);
-    tc_buf_u64(b, backend);
-    tc_buf_u64(b, t->record_shapes);
+    pack_header(b, t, st, backend);
     tc_buf_u64(b, t->n_gpu);
     PUT_ARR(b, ev, k);
     PUT_ARR(b, args, a);
-    tc_buf_u64(b, t->events_total);
-    tc_buf_u64(b, t->events_skipped);
-    tc_buf_u64(b, t->ops_with_shapes);
-    tc_buf_u64(b, t->ops_without_shapes);
-    tc_buf_u64(b, t->truncated);
-    put_warnings(b, t);
+    pack_counts(b, t);
 out:
     free(ev);
     free(args);
@@ -245,12 +231,7 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     t->n_gpu_parsed = tc_buf_get_u64(b);
     GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
     GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
-    t->events_total = tc_buf_get_u64(b);
-    t->events_skipped = tc_buf_get_u64(b);
-    t->ops_with_shapes = tc_buf_get_u64(b);
-    t->ops_without_shapes = tc_buf_get_u64(b);
-    t->truncated = tc_buf_get_u64(b) != 0;
-    get_warnings(b, t);
+    unpack_counts(b, t);
     for (size_t e = 0; e < t->n_gpu && !b->bad; e++)
         if (t->gpu[e].coll != TC_NONE && t->gpu[e].coll >= t->n_colls) b->bad = true;
     if (b->bad) { tc_trace_free(t); return -1; }
