@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------ */
@@ -89,18 +90,9 @@ static const tc_cost_value *cfield_of(const tc_cost_inputs *in, const opt_def *d
     return (const tc_cost_value *)((const char *)in + d->offset);
 }
 
-static bool eq_nocase(const char *a, const char *b) {
-    while (*a && *b) {
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-        a++;
-        b++;
-    }
-    return !*a && !*b;
-}
-
 static const opt_def *find_opt(const char *name) {
     for (size_t i = 0; i < N_OPTS; i++)
-        if (eq_nocase(name, opts[i].name)) return &opts[i];
+        if (strcasecmp(name, opts[i].name) == 0) return &opts[i];
     return NULL;
 }
 
@@ -259,7 +251,7 @@ int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
                        tc_cost_source src, const char *origin, char *err, size_t errlen) {
     if (!name) return 1;
     if (!origin) origin = tc_cost_source_str(src);
-    if (eq_nocase(name, "gpu")) {
+    if (strcasecmp(name, "gpu") == 0) {
         const tc_gpu_spec *g = value ? tc_gpu_find_by_id(value) : NULL;
         if (!g) {
             char ids[400];
@@ -274,7 +266,7 @@ int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
         snprintf(in->gpu_origin, sizeof in->gpu_origin, "%s", origin);
         return 0;
     }
-    if (eq_nocase(name, "config")) {
+    if (strcasecmp(name, "config") == 0) {
         if (src == TC_COST_SRC_CONFIG) {
             set_err(err, errlen, "a config file cannot load another config file");
             return -1;
@@ -311,15 +303,6 @@ int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value
     return tc_cost_set_option(in, name, value, TC_COST_SRC_FLAG, "flag", err, errlen);
 }
 
-static bool starts_nocase(const char *s, const char *prefix) {
-    while (*prefix) {
-        if (tolower((unsigned char)*s) != tolower((unsigned char)*prefix)) return false;
-        s++;
-        prefix++;
-    }
-    return true;
-}
-
 const char *tc_cost_suggest_option(const char *unknown) {
     static const char *const extra[] = {"json", "help"};
     if (!unknown || !*unknown) return NULL;
@@ -334,7 +317,7 @@ const char *tc_cost_suggest_option(const char *unknown) {
     const size_t n_all = sizeof option_names / sizeof option_names[0] - 1 + 2;
     for (size_t i = 0; i < n_all; i++) {
         const char *cand = i < n_all - 2 ? option_names[i] : extra[i - (n_all - 2)];
-        if (ulen >= 3 && starts_nocase(cand, u)) return cand; /* "--price" -> price-per-gpu-hour */
+        if (ulen >= 3 && strncasecmp(cand, u, strlen(u)) == 0) return cand; /* "--price" -> price-per-gpu-hour */
         size_t d = tc_edit_distance(u, cand);
         if (d < best_d) { best_d = d; best = cand; }
     }
@@ -987,7 +970,7 @@ static void cost_help(FILE *out) {
 
 static bool is_cost_option(const char *name) {
     for (const char *const *p = option_names; *p; p++)
-        if (eq_nocase(name, *p)) return true;
+        if (strcasecmp(name, *p) == 0) return true;
     return false;
 }
 
@@ -1015,7 +998,7 @@ int tc_cost_main(int argc, char **argv, FILE *out, FILE *err) {
         if (nlen >= sizeof name) nlen = sizeof name - 1;
         memcpy(name, arg + 2, nlen);
         name[nlen] = '\0';
-        bool is_json = eq_nocase(name, "json");
+        bool is_json = strcasecmp(name, "json") == 0;
         if (!is_json && !is_cost_option(name)) {
             const char *hint = tc_cost_suggest_option(name);
             if (hint)

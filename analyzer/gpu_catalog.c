@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 static const tc_gpu_spec catalog[] = {
 #define GPU(id, name, patterns, fp32, tf32, bf16, fp16, fp8, mem, tdp, fsrc, ssrc, rent, rdate,   \
@@ -130,38 +131,19 @@ double tc_gpu_peak_flops(const tc_gpu_spec *gpu, tc_dtype dtype, const char **no
     }
 }
 
-/* Case-insensitive string equality. */
-static bool eq_nocase(const char *a, const char *b) {
-    while (*a && *b) {
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-        a++;
-        b++;
-    }
-    return !*a && !*b;
-}
-
-static bool starts_nocase(const char *s, const char *prefix) {
-    while (*prefix) {
-        if (tolower((unsigned char)*s) != tolower((unsigned char)*prefix)) return false;
-        s++;
-        prefix++;
-    }
-    return true;
-}
-
 tc_dtype tc_dtype_from_torch(const char *input_type) {
     if (!input_type) return TC_DTYPE_UNKNOWN;
     const char *s = input_type;
     while (*s == ' ') s++;
-    if (starts_nocase(s, "c10::")) s += 5;
-    else if (starts_nocase(s, "torch.")) s += 6;
-    if (starts_nocase(s, "Float8_")) return TC_DTYPE_FP8;
+    if (strncasecmp(s, "c10::", 5) == 0) s += 5;
+    else if (strncasecmp(s, "torch.", 6) == 0) s += 6;
+    if (strncasecmp(s, "Float8_", 7) == 0) return TC_DTYPE_FP8;
     static const struct { const char *name; tc_dtype dtype; } names[] = {
         {"float", TC_DTYPE_FP32},    {"float32", TC_DTYPE_FP32}, {"Float", TC_DTYPE_FP32},
         {"BFloat16", TC_DTYPE_BF16}, {"Half", TC_DTYPE_FP16},   {"float16", TC_DTYPE_FP16},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (eq_nocase(s, names[i].name)) return names[i].dtype;
+        if (strcasecmp(s, names[i].name) == 0) return names[i].dtype;
     return TC_DTYPE_UNKNOWN;
 }
 
