@@ -201,6 +201,20 @@ void tc_gpu_catalog_print(FILE *out) {
     }
 }
 
+/* "key": {"amount_key": amount, "date": ..., "source": ...}: a catalog price and where it is from. */
+static void price_json(jw *w, const char *key, const char *amount_key, double amount, const char *date,
+                       const char *source) {
+    jw_key(w, key);
+    jw_object_begin(w);
+    jw_key(w, amount_key);
+    jw_double(w, amount);
+    jw_key(w, "date");
+    jw_string(w, date);
+    jw_key(w, "source");
+    jw_string(w, source);
+    jw_object_end(w);
+}
+
 void tc_gpu_catalog_json(jw *w) {
     jw_array_begin(w);
     for (size_t i = 0; i < CATALOG_LEN; i++) {
@@ -236,24 +250,8 @@ void tc_gpu_catalog_json(jw *w) {
         jw_string(w, g->flops_source);
         jw_key(w, "spec_source");
         jw_string(w, g->spec_source);
-        jw_key(w, "rent");
-        jw_object_begin(w);
-        jw_key(w, "usd_per_gpu_hour");
-        jw_double(w, g->rent_usd_per_hour);
-        jw_key(w, "date");
-        jw_string(w, g->rent_date);
-        jw_key(w, "source");
-        jw_string(w, g->rent_source);
-        jw_object_end(w);
-        jw_key(w, "purchase");
-        jw_object_begin(w);
-        jw_key(w, "usd_per_gpu");
-        jw_double(w, g->purchase_usd);
-        jw_key(w, "date");
-        jw_string(w, g->purchase_date);
-        jw_key(w, "source");
-        jw_string(w, g->purchase_source);
-        jw_object_end(w);
+        price_json(w, "rent", "usd_per_gpu_hour", g->rent_usd_per_hour, g->rent_date, g->rent_source);
+        price_json(w, "purchase", "usd_per_gpu", g->purchase_usd, g->purchase_date, g->purchase_source);
         jw_object_end(w);
     }
     jw_array_end(w);

@@ -126,6 +126,16 @@ static void put_i64(tc_conv *c, int64_t v) {
     put(c, b, (size_t)n);
 }
 
+/* `lead` then "x, y, z" (a kernel's grid or block). */
+static void put_dims(tc_conv *c, const char *lead, int64_t x, int64_t y, int64_t z) {
+    puts_(c, lead);
+    put_i64(c, x);
+    puts_(c, ", ");
+    put_i64(c, y);
+    puts_(c, ", ");
+    put_i64(c, z);
+}
+
 size_t tc_conv_format_us(int64_t ns, char *buf) {
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     int n = snprintf(buf, 32, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", mag / 1000,
@@ -548,18 +558,8 @@ static void on_kernel(tc_conv *c, const CUpti_ActivityKernel10 *k) {
         puts_(c, ", \"warps per SM\": ");
         put_ratio6(c, sat_mul(blocks, warps_per_block), d->num_sms);
     }
-    puts_(c, ", \"grid\": [");
-    put_i64(c, k->gridX);
-    puts_(c, ", ");
-    put_i64(c, k->gridY);
-    puts_(c, ", ");
-    put_i64(c, k->gridZ);
-    puts_(c, "], \"block\": [");
-    put_i64(c, k->blockX);
-    puts_(c, ", ");
-    put_i64(c, k->blockY);
-    puts_(c, ", ");
-    put_i64(c, k->blockZ);
+    put_dims(c, ", \"grid\": [", k->gridX, k->gridY, k->gridZ);
+    put_dims(c, "], \"block\": [", k->blockX, k->blockY, k->blockZ);
     puts_(c, "]\n    }");
     block_close(c);
     c->st.gpu_events++;

@@ -73,6 +73,18 @@ static void fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
     if (p->has_ratio) snprintf(buf, n, "%.3fx", p->ratio); else snprintf(buf, n, "-");
 }
 
+/* One metric's row as text: A, B, B - A and B / A; false when neither side has it (no row). */
+typedef struct { char a[48], b[48], diff[48], ratio[24]; } row_text;
+static bool format_row(const tc_comparison *c, size_t i, row_text *t) {
+    const tc_cmp_pair *p = pair_of(c, &metrics[i]);
+    if (!p->has_a && !p->has_b) return false;
+    fmt_val(t->a, sizeof t->a, metrics[i].kind, p->has_a, p->a);
+    fmt_val(t->b, sizeof t->b, metrics[i].kind, p->has_b, p->b);
+    fmt_diff(t->diff, sizeof t->diff, metrics[i].kind, p);
+    fmt_ratio(t->ratio, sizeof t->ratio, p);
+    return true;
+}
+
 static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "saved result" : "traces"; }
 
 /* ---- text -------------------------------------------------------------------------------- */
@@ -123,16 +135,9 @@ void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
     text_side(out, 'B', c->b);
     fputc('\n', out);
     fprintf(out, "%-28s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
-    for (size_t i = 0; i < N_METRICS; i++) {
-        const tc_cmp_pair *p = pair_of(c, &metrics[i]);
-        if (!p->has_a && !p->has_b) continue;
-        char va[48], vb[48], d[48], r[24];
-        fmt_val(va, sizeof va, metrics[i].kind, p->has_a, p->a);
-        fmt_val(vb, sizeof vb, metrics[i].kind, p->has_b, p->b);
-        fmt_diff(d, sizeof d, metrics[i].kind, p);
-        fmt_ratio(r, sizeof r, p);
-        fprintf(out, "%-28s %16s %16s %16s %9s\n", metrics[i].label, va, vb, d, r);
-    }
+    row_text t;
+    for (size_t i = 0; i < N_METRICS; i++)
+        if (format_row(c, i, &t)) fprintf(out, "%-28s %16s %16s %16s %9s\n", metrics[i].label, t.a, t.b, t.diff, t.ratio);
     char sa[32], sb[32];
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
@@ -301,21 +306,16 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
     fprintf(out, "</b> (%s) ", side_kind(c->b));
     html_esc(out, c->b->device);
     fputs("</p>\n<h2>Side by side</h2>\n<table><tr><th>metric</th><th>A</th><th>B</th><th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
+    row_text t;
     for (size_t i = 0; i < N_METRICS; i++) {
-        const tc_cmp_pair *p = pair_of(c, &metrics[i]);
-        if (!p->has_a && !p->has_b) continue;
-        char va[48], vb[48], d[48], r[24];
-        fmt_val(va, sizeof va, metrics[i].kind, p->has_a, p->a);
-        fmt_val(vb, sizeof vb, metrics[i].kind, p->has_b, p->b);
-        fmt_diff(d, sizeof d, metrics[i].kind, p);
-        fmt_ratio(r, sizeof r, p);
+        if (!format_row(c, i, &t)) continue;
         fprintf(out, "<tr><td>%s</td><td>", metrics[i].label);
-        html_esc(out, va);
+        html_esc(out, t.a);
         fputs("</td><td>", out);
-        html_esc(out, vb);
+        html_esc(out, t.b);
         fputs("</td><td>", out);
-        html_esc(out, d);
-        fprintf(out, "</td><td>%s</td><td class=\"muted\">%s</td></tr>\n", r, metrics[i].how);
+        html_esc(out, t.diff);
+        fprintf(out, "</td><td>%s</td><td class=\"muted\">%s</td></tr>\n", t.ratio, metrics[i].how);
     }
     fputs("<tr><td>straggler</td><td>", out);
     if (c->a->has_straggler) fprintf(out, "rank %lld", c->a->straggler_rank); else fputs("none", out);

@@ -52,6 +52,17 @@ static void pf(hr *h, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* Vertical grid lines at 0, 25, ..., 100 % of a bar chart's plot width (left edge L, width PW),
+ * labelled under the bars; the chart is H high and its bars start at `top`. */
+static void percent_grid(hr *h, int L, double PW, int top, int H) {
+    for (int p = 0; p <= 100; p += 25) {
+        double x = L + PW * p / 100.0;
+        pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%%</text>\n",
+           x, top, x, H - 22, x, H - 8, p);
+    }
+}
+
 void tc_html_escape(FILE *out, const char *str, size_t len, size_t max_bytes) {
     const unsigned char *s = (const unsigned char *)str;
     size_t written = 0;
@@ -408,12 +419,7 @@ static void section_ranks(hr *h) {
     int H = top + (int)n * (bh + gap) + 26;
     pf(h, "<svg id=\"rank-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"stacked bar per rank: compute, exposed transfer, exposed wait, memory, idle\">\n", W, H, W, H);
-    for (int p = 0; p <= 100; p += 25) {
-        double x = L + PW * p / 100.0;
-        pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%%</text>\n",
-           x, top, x, H - 22, x, H - 8, p);
-    }
+    percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         rank_split s = split_of(&rr->b);
@@ -928,11 +934,7 @@ static void section_straggler(hr *h) {
     int H = top + (int)n * (bh + gap) + 26;
     pf(h, "<svg id=\"straggler-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"last-arrival share per rank\">\n", W, H, W, H);
-    for (int p = 0; p <= 100; p += 25) {
-        double x = L + PW * p / 100.0;
-        pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
-              "text-anchor=\"middle\">%d%%</text>\n", x, top, x, H - 22, x, H - 8, p);
-    }
+    percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         double s = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
