@@ -119,6 +119,13 @@ static void rm_rf(const char *dir) {
     rmdir(dir);
 }
 
+/* Ends a test that ran the launcher or the tracer in dir (a make_tmpdir result). */
+static void finish_run(char *dir, run_result *r) {
+    run_free(r);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A file standing in for the tracer library in launcher-only tests. */
 static void fake_lib_env(const char *dir) {
     char p[PATH_MAX];
@@ -155,9 +162,7 @@ Test(record, passes_output_and_exit_status_through) {
     run_free(&r);
     r = RUN("-o", dir, "true");
     cr_expect_eq(r.rc, 0);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, stdin_passes_through) {
@@ -167,9 +172,7 @@ Test(record, stdin_passes_through) {
                                                                 "-c", "read x; echo got $x", NULL});
     cr_expect_eq(r.rc, 0);
     cr_expect_str_eq(r.out, "got line one\n");
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, signal_death_maps_to_128_plus_signal) {
@@ -180,9 +183,7 @@ Test(record, signal_death_maps_to_128_plus_signal) {
     run_free(&r);
     r = RUN("-o", dir, "--", "sh", "-c", "kill -KILL $$");
     cr_expect_eq(r.rc, 128 + SIGKILL);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, sigterm_to_the_launcher_is_forwarded) {
@@ -192,9 +193,7 @@ Test(record, sigterm_to_the_launcher_is_forwarded) {
     run_result r = RUN("-o", dir, "--", "sh", "-c",
                        "trap 'exit 42' TERM; kill -TERM $PPID; sleep 5 & wait");
     cr_expect_eq(r.rc, 42, "stderr: %s", r.err);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, sigusr2_is_ignored_by_the_launcher_only) {
@@ -206,9 +205,7 @@ Test(record, sigusr2_is_ignored_by_the_launcher_only) {
     run_free(&r);
     r = RUN("-o", dir, "--", "sh", "-c", "kill -USR2 $$"); /* the command keeps the default */
     cr_expect_eq(r.rc, 128 + SIGUSR2);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, no_command_is_a_usage_error) {
@@ -298,9 +295,7 @@ Test(record, missing_or_unrunnable_commands) {
     run_free(&r);
     r = RUN("-o", dir, "--", dir); /* a directory */
     cr_expect_eq(r.rc, TC_RECORD_EXIT_NOEXEC);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(record, missing_library_is_a_clear_error) {
@@ -509,9 +504,7 @@ Test(tracer, records_a_fake_cuda_program) {
     cr_expect_eq(tj_int(root, "cupti_version", -1), 130001);
     yajl_tree_free(root);
     free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, rank_in_name_and_gzip) {
@@ -533,9 +526,7 @@ Test(tracer, rank_in_name_and_gzip) {
     cr_expect_eq(tj_count(root, "X", "kernel"), 7);
     yajl_tree_free(root);
     free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 static void expect_steps(yajl_val root, int s1, int s2, int s3) {
@@ -545,6 +536,18 @@ static void expect_steps(yajl_val root, int s1, int s2, int s3) {
         snprintf(step, sizeof step, "ProfilerStep#%d", k + 1);
         cr_expect_eq(tj_find(root, "X", step, 0) != NULL, want[k], "%s", step);
     }
+}
+
+/* The run's trace in dir, asserted to be the only file there; its name goes to name (when not
+ * NULL). Returns it parsed: free with yajl_tree_free. */
+static yajl_val only_trace(const char *dir, const run_result *r, char *name, size_t name_len) {
+    int n;
+    char **files = list_dir(dir, &n);
+    cr_assert_eq(n, 1, "stderr: %s", r->err);
+    if (name) snprintf(name, name_len, "%s", files[0]);
+    yajl_val root = load_trace(dir, files[0]);
+    free_list(files);
+    return root;
 }
 
 Test(tracer, sigusr2_toggles_windows_into_files) {
@@ -563,9 +566,7 @@ Test(tracer, sigusr2_toggles_windows_into_files) {
     yajl_tree_free(first);
     yajl_tree_free(second);
     free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, delay_skips_the_start) {
@@ -575,16 +576,10 @@ Test(tracer, delay_skips_the_start) {
     run_result r = run_record_in(NULL, (const char *[]){"record", "-o", dir, "--delay", "0.3", "--", app,
                                              "delay", NULL});
     cr_expect_eq(r.rc, 0, "stderr: %s", r.err);
-    int n;
-    char **files = list_dir(dir, &n);
-    cr_assert_eq(n, 1, "stderr: %s", r.err);
-    yajl_val root = load_trace(dir, files[0]);
+    yajl_val root = only_trace(dir, &r, NULL, 0);
     expect_steps(root, 0, 1, 0);
     yajl_tree_free(root);
-    free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, duration_ends_the_window) {
@@ -594,49 +589,32 @@ Test(tracer, duration_ends_the_window) {
     run_result r = run_record_in(NULL, (const char *[]){"record", "-o", dir, "--duration", "0.2",
                                                         "--", app, "duration", NULL});
     cr_expect_eq(r.rc, 0, "stderr: %s", r.err);
-    int n;
-    char **files = list_dir(dir, &n);
-    cr_assert_eq(n, 1, "stderr: %s", r.err);
-    yajl_val root = load_trace(dir, files[0]);
+    yajl_val root = only_trace(dir, &r, NULL, 0);
     expect_steps(root, 1, 0, 0);
     yajl_tree_free(root);
-    free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, sigterm_writes_the_trace_then_kills) {
     char *dir = make_tmpdir();
     run_result r = run_fake(dir, "sigterm", NULL);
     cr_expect_eq(r.rc, 128 + SIGTERM, "stderr: %s", r.err);
-    int n;
-    char **files = list_dir(dir, &n);
-    cr_assert_eq(n, 1, "stderr: %s", r.err);
-    cr_expect(ends_with(files[0], ".pt.trace.json"), "%s", files[0]);
-    yajl_val root = load_trace(dir, files[0]);
+    char name[PATH_MAX];
+    yajl_val root = only_trace(dir, &r, name, sizeof name);
+    cr_expect(ends_with(name, ".pt.trace.json"), "%s", name);
     expect_steps(root, 1, 0, 0);
     yajl_tree_free(root);
-    free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, forked_child_leaves_the_trace_alone) {
     char *dir = make_tmpdir();
     run_result r = run_fake(dir, "fork", NULL);
     cr_expect_eq(r.rc, 0, "stderr: %s", r.err);
-    int n;
-    char **files = list_dir(dir, &n);
-    cr_assert_eq(n, 1, "stderr: %s", r.err);
-    yajl_val root = load_trace(dir, files[0]);
+    yajl_val root = only_trace(dir, &r, NULL, 0);
     expect_steps(root, 1, 1, 0);
     yajl_tree_free(root);
-    free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, step_range_renames_nvtx_ranges) {
@@ -644,17 +622,11 @@ Test(tracer, step_range_renames_nvtx_ranges) {
     setenv("TRACECOST_STEP_RANGE", "train_step", 1);
     run_result r = run_fake(dir, "steprange", NULL);
     cr_expect_eq(r.rc, 0, "stderr: %s", r.err);
-    int n;
-    char **files = list_dir(dir, &n);
-    cr_assert_eq(n, 1);
-    yajl_val root = load_trace(dir, files[0]);
+    yajl_val root = only_trace(dir, &r, NULL, 0);
     expect_steps(root, 1, 1, 1);
     cr_expect_null(tj_find(root, "X", "train_step", 0));
     yajl_tree_free(root);
-    free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, bounded_pool_counts_every_dropped_record) {
@@ -683,9 +655,7 @@ Test(tracer, bounded_pool_counts_every_dropped_record) {
     yajl_tree_free(tc);
     free(text);
     free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 
 Test(tracer, cupti_failure_is_one_line_and_the_program_runs) {
@@ -703,9 +673,7 @@ Test(tracer, cupti_failure_is_one_line_and_the_program_runs) {
     char **files = list_dir(dir, &n);
     cr_expect_eq(n, 0);
     free_list(files);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 Test(tracer, wedged_cupti_at_exit_costs_at_most_the_timeout) {
     char *dir = make_tmpdir();
@@ -723,8 +691,6 @@ Test(tracer, wedged_cupti_at_exit_costs_at_most_the_timeout) {
     run_free(&r);
     r = run_fake(dir, "sigterm", NULL); /* the signal handler waits as long, then re-raises */
     cr_expect_eq(r.rc, 128 + SIGTERM, "stderr: %s", r.err);
-    run_free(&r);
-    rm_rf(dir);
-    free(dir);
+    finish_run(dir, &r);
 }
 #endif

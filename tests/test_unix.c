@@ -220,27 +220,20 @@ Test(unix_tool, bash_completion_loads_and_completes) {
     cr_assert_eq(run("bash --norc -c 'source completions/tracecost.bash && complete -p tracecost'", &out), 0);
     cr_expect_str_eq(out, "complete -F _tracecost tracecost\n");
     free(out);
-    out = complete_bash("tracecost an", ".");
-    cr_expect_str_eq(out, "analyze\n");
-    free(out);
-    out = complete_bash("tracecost analyze --js", ".");
-    cr_expect_str_eq(out, "--json\n");
-    free(out);
-    out = complete_bash("tracecost co", ".");
-    cr_expect_str_eq(out, "compare\ncost\n");
-    free(out);
-    out = complete_bash("tracecost compare --b-pri", ".");
-    cr_expect_str_eq(out, "--b-price-per-gpu-hour\n");
-    free(out);
-    out = complete_bash("tracecost analyze --tok", ".");
-    cr_expect_str_eq(out, "--tokens-per-step\n");
-    free(out);
-    out = complete_bash("tracecost analyze --gpu h20", ".");
-    cr_expect_str_eq(out, "h200\nh200-nvl\n");
-    free(out);
-    out = complete_bash("tracecost help cos", ".");
-    cr_expect_str_eq(out, "cost\n");
-    free(out);
+    static const char *const cases[][2] = { /* words typed, completions expected */
+        {"tracecost an", "analyze\n"},
+        {"tracecost analyze --js", "--json\n"},
+        {"tracecost co", "compare\ncost\n"},
+        {"tracecost compare --b-pri", "--b-price-per-gpu-hour\n"},
+        {"tracecost analyze --tok", "--tokens-per-step\n"},
+        {"tracecost analyze --gpu h20", "h200\nh200-nvl\n"},
+        {"tracecost help cos", "cost\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        out = complete_bash(cases[i][0], ".");
+        cr_expect_str_eq(out, cases[i][1], "completing '%s'", cases[i][0]);
+        free(out);
+    }
     out = complete_bash("tracecost record -", ".");
     cr_expect_not_null(strstr(out, "--duration\n"), "%s", out);
     free(out);
