@@ -70,7 +70,7 @@ $(CUPTI_LIB): $(CUPTI_LIB_SRCS) $(CUPTI_LIB_HDRS) cupti/cupti.mk
 	  -Wl,-z,defs -Wl,-Bsymbolic -lcupti -lpthread -lz -ldl
 
 # Stand-in libcupti with the real soname, and a fake "CUDA program" linked against it.
-$(CUPTI_FAKE_LIB): cupti/test/fake_cupti.c cupti/test/fake_cupti.h cupti/cupti.mk
+$(CUPTI_FAKE_LIB): cupti/test/fake_cupti.c cupti/test/fake_cupti.h cupti/test/records.h cupti/cupti.mk
 	@mkdir -p $(dir $@)
 	$(CUPTI_CC) $(CUPTI_TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUPTI_SONAME) \
 	  -isystem $(CUDA_HOME)/include $< -o $@ -lpthread
@@ -79,7 +79,7 @@ $(CUPTI_FAKE_APP): cupti/test/fake_app.c cupti/test/fake_cupti.h $(CUPTI_FAKE_LI
 	$(CUPTI_CC) $(CUPTI_TEST_CFLAGS) $< -o $@ $(CUPTI_FAKE_LIB) \
 	  -Wl,-rpath,'$$ORIGIN/cupti-fake' -ldl
 
-$(CUPTI_TEST): $(CUPTI_TEST_SRCS) $(CUPTI_LIB_HDRS) $(RECORD_HDRS) cupti/synthetic.h \
+$(CUPTI_TEST): $(CUPTI_TEST_SRCS) $(CUPTI_LIB_HDRS) $(RECORD_HDRS) cupti/synthetic.h cupti/test/records.h \
   cupti/test/tjson.h cupti/cupti.mk $(CUPTI_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CUPTI_CC) $(CUPTI_TEST_CFLAGS) -I. $(CUPTI_TEST_DEFS) $(CUPTI_TEST_SRCS) -o $@ \

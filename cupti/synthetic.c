@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "synthetic.h"
+#include "test/records.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,15 +40,7 @@ static void feed(synth *s, const void *rec) {
 }
 
 static void api(synth *s, uint32_t cbid, uint32_t corr, uint64_t start, uint64_t end) {
-    CUpti_ActivityAPI a;
-    memset(&a, 0, sizeof a);
-    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-    a.cbid = cbid;
-    a.start = start;
-    a.end = end;
-    a.processId = TC_SYNTH_PID;
-    a.threadId = TC_SYNTH_TID;
-    a.correlationId = corr;
+    CUpti_ActivityAPI a = tc_rec_api(CUPTI_ACTIVITY_KIND_RUNTIME, cbid, corr, start, end, TC_SYNTH_PID, TC_SYNTH_TID);
     feed(s, &a);
 }
 
@@ -55,59 +48,26 @@ static void api(synth *s, uint32_t cbid, uint32_t corr, uint64_t start, uint64_t
 static void kernel(synth *s, const char *name, uint32_t stream, uint32_t corr, int start_us,
                    int end_us) {
     api(s, CB_LAUNCH, corr, T(start_us) - 10 * US, T(start_us) - 5 * US);
-    CUpti_ActivityKernel10 k;
-    memset(&k, 0, sizeof k);
-    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.start = T(start_us);
-    k.end = T(end_us);
-    k.deviceId = 0;
-    k.contextId = 1;
-    k.streamId = stream;
+    CUpti_ActivityKernel10 k = tc_rec_kernel(name, T(start_us), T(end_us), 0, 1, stream, corr);
     k.gridX = 264;
     k.gridY = 2;
-    k.gridZ = 1;
     k.blockX = 256;
-    k.blockY = 1;
-    k.blockZ = 1;
     k.registersPerThread = 96;
     k.staticSharedMemory = 16384;
     k.dynamicSharedMemory = 32768;
-    k.correlationId = corr;
-    k.name = name;
     feed(s, &k);
 }
 
 static void memcpy_rec(synth *s, uint8_t kind, uint8_t src, uint8_t dst, uint32_t stream,
                        uint32_t corr, int start_us, int end_us, uint64_t bytes) {
     api(s, CB_MEMCPY_ASYNC, corr, T(start_us) - 10 * US, T(start_us) - 5 * US);
-    CUpti_ActivityMemcpy6 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    m.copyKind = kind;
-    m.srcKind = src;
-    m.dstKind = dst;
-    m.bytes = bytes;
-    m.start = T(start_us);
-    m.end = T(end_us);
-    m.deviceId = 0;
-    m.contextId = 1;
-    m.streamId = stream;
-    m.correlationId = corr;
+    CUpti_ActivityMemcpy6 m = tc_rec_memcpy(kind, src, dst, bytes, T(start_us), T(end_us), 1, stream, corr);
     feed(s, &m);
 }
 
 static void marker(synth *s, uint32_t id, CUpti_ActivityFlag flag, uint64_t ts, const char *name,
                    const char *domain) {
-    CUpti_ActivityMarker2 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-    m.flags = flag;
-    m.timestamp = ts;
-    m.id = id;
-    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-    m.objectId.pt.processId = TC_SYNTH_PID;
-    m.objectId.pt.threadId = TC_SYNTH_TID;
-    m.name = name;
+    CUpti_ActivityMarker2 m = tc_rec_marker(id, flag, ts, name, TC_SYNTH_PID, TC_SYNTH_TID);
     m.domain = domain;
     feed(s, &m);
 }

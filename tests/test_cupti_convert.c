@@ -7,6 +7,7 @@
 #endif
 #include "cupti/convert.h"
 #include "cupti/synthetic.h"
+#include "cupti/test/records.h"
 #include "cupti/test/tjson.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -44,35 +45,14 @@ static yajl_val parse_or_fail(const char *text) {
 
 static CUpti_ActivityKernel10 kernel_rec(const char *name, uint64_t start, uint64_t end,
                                          uint32_t corr) {
-    CUpti_ActivityKernel10 k;
-    memset(&k, 0, sizeof k);
-    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.start = start;
-    k.end = end;
-    k.deviceId = 1;
-    k.contextId = 3;
-    k.streamId = 13;
-    k.gridX = k.gridY = k.gridZ = 1;
+    CUpti_ActivityKernel10 k = tc_rec_kernel(name, start, end, 1, 3, 13, corr);
     k.blockX = 32;
-    k.blockY = k.blockZ = 1;
-    k.correlationId = corr;
-    k.name = name;
     return k;
 }
 
 static CUpti_ActivityMarker2 marker_rec(uint32_t id, CUpti_ActivityFlag flag, uint64_t ts,
                                         const char *name) {
-    CUpti_ActivityMarker2 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-    m.flags = flag;
-    m.timestamp = ts;
-    m.id = id;
-    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-    m.objectId.pt.processId = 500;
-    m.objectId.pt.threadId = 501;
-    m.name = name;
-    return m;
+    return tc_rec_marker(id, flag, ts, name, 500, 501);
 }
 
 #define REC(x) ((const CUpti_Activity *)&(x))
@@ -444,15 +424,7 @@ Test(convert, api_names_noise_and_driver) {
     tc_conv *c = new_conv(NULL, 0);
     tj_buf out = {0};
     cr_assert_eq(tc_conv_begin(c, tj_write, &out, 0), TC_CONV_OK);
-    CUpti_ActivityAPI a;
-    memset(&a, 0, sizeof a);
-    a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
-    a.cbid = 307;
-    a.start = 10000;
-    a.end = 12000;
-    a.processId = 7;
-    a.threadId = 8;
-    a.correlationId = 40;
+    CUpti_ActivityAPI a = tc_rec_api(CUPTI_ACTIVITY_KIND_DRIVER, 307, 40, 10000, 12000, 7, 8);
     cr_assert_eq(tc_conv_record(c, REC(a)), TC_CONV_OK);
     a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
     a.cbid = 17; /* cudaGetDevice: noise */
@@ -483,12 +455,7 @@ Test(convert, keep_all_api_keeps_noise) {
     tc_conv *c = new_conv(NULL, 1);
     tj_buf out = {0};
     cr_assert_eq(tc_conv_begin(c, tj_write, &out, 0), TC_CONV_OK);
-    CUpti_ActivityAPI a;
-    memset(&a, 0, sizeof a);
-    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-    a.cbid = 17;
-    a.start = 1;
-    a.end = 2;
+    CUpti_ActivityAPI a = tc_rec_api(CUPTI_ACTIVITY_KIND_RUNTIME, 17, 0, 1, 2, 0, 0);
     cr_assert_eq(tc_conv_record(c, REC(a)), TC_CONV_OK);
     cr_assert_eq(tc_conv_finish(c, &NO_INFO), TC_CONV_OK);
     yajl_val root = parse_or_fail(out.data);

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #endif
 #include "fake_cupti.h"
+#include "records.h"
 #include <cupti.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -93,15 +94,8 @@ static void append(CUpti_ActivityKind k, const void *rec, size_t len) {
 
 static void api(uint32_t cbid, uint32_t corr, uint64_t start, uint64_t end) {
     if (cbid < sizeof rt_off && rt_off[cbid]) return;
-    CUpti_ActivityAPI a;
-    memset(&a, 0, sizeof a);
-    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-    a.cbid = cbid;
-    a.start = start;
-    a.end = end;
-    a.processId = (uint32_t)getpid();
-    a.threadId = thread_id_system ? (uint32_t)gettid() : 1;
-    a.correlationId = corr;
+    CUpti_ActivityAPI a = tc_rec_api(CUPTI_ACTIVITY_KIND_RUNTIME, cbid, corr, start, end, (uint32_t)getpid(),
+                                     thread_id_system ? (uint32_t)gettid() : 1);
     append(CUPTI_ACTIVITY_KIND_RUNTIME, &a, sizeof a);
 }
 
@@ -247,20 +241,10 @@ void fake_cupti_kernel(const char *name, uint32_t stream, uint64_t dur_ns) {
     uint32_t corr = next_corr++;
     uint64_t t = now_real();
     api(RT_LAUNCH, corr, t, t + 2000);
-    CUpti_ActivityKernel10 k;
-    memset(&k, 0, sizeof k);
-    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.start = t + 5000;
-    k.end = t + 5000 + dur_ns;
-    k.deviceId = 0;
-    k.contextId = 1;
-    k.streamId = stream;
-    k.gridX = k.gridY = k.gridZ = 1;
+    /* CUPTI keeps kernel names alive; so do we (tests are short) */
+    CUpti_ActivityKernel10 k = tc_rec_kernel(strdup(name), t + 5000, t + 5000 + dur_ns, 0, 1, stream, corr);
     k.blockX = 128;
-    k.blockY = k.blockZ = 1;
     k.registersPerThread = 32;
-    k.correlationId = corr;
-    k.name = strdup(name); /* CUPTI keeps kernel names alive; so do we (tests are short) */
     append(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, &k, sizeof k);
     pthread_mutex_unlock(&mu);
 }
@@ -270,18 +254,9 @@ void fake_cupti_memcpy(uint64_t bytes, uint64_t dur_ns) {
     uint32_t corr = next_corr++;
     uint64_t t = now_real();
     api(RT_MEMCPY, corr, t, t + 2000);
-    CUpti_ActivityMemcpy6 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
-    m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
-    m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-    m.bytes = bytes;
-    m.start = t + 5000;
-    m.end = t + 5000 + dur_ns;
-    m.contextId = 1;
-    m.streamId = 7;
-    m.correlationId = corr;
+    CUpti_ActivityMemcpy6 m = tc_rec_memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                                            CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, bytes, t + 5000, t + 5000 + dur_ns, 1, 7,
+                                            corr);
     append(CUPTI_ACTIVITY_KIND_MEMCPY, &m, sizeof m);
     pthread_mutex_unlock(&mu);
 }
@@ -294,16 +269,8 @@ void fake_cupti_noise_api(void) {
 }
 
 static void marker(const char *name, uint32_t id, CUpti_ActivityFlag flag) {
-    CUpti_ActivityMarker2 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-    m.flags = flag;
-    m.timestamp = now_real();
-    m.id = id;
-    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-    m.objectId.pt.processId = (uint32_t)getpid();
-    m.objectId.pt.threadId = (uint32_t)gettid();
-    m.name = name ? strdup(name) : NULL;
+    CUpti_ActivityMarker2 m = tc_rec_marker(id, flag, now_real(), name ? strdup(name) : NULL, (uint32_t)getpid(),
+                                            (uint32_t)gettid());
     append(CUPTI_ACTIVITY_KIND_MARKER, &m, sizeof m);
 }
 
