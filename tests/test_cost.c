@@ -3,6 +3,7 @@
  * `tracecost cost`, and the JSON the calculator writes (parsed back with yajl). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <criterion/criterion.h>
+#include "testutil.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,6 @@ static void flags(tc_cost_inputs *in, const char *const *kv) {
     }
 }
 
-static char *slurp(FILE *f) {
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    return buf;
-}
-
 /* Runs `tracecost cost ARGS...` (NULL-terminated), capturing stdout and stderr. */
 typedef struct run_out {
     int rc;     /* exit code */
@@ -48,8 +40,8 @@ static run_out run_cost(const char *const *args) {
     cr_assert(o && e);
     run_out r;
     r.rc = tc_cost_main(argc, argv, o, e);
-    r.out = slurp(o);
-    r.err = slurp(e);
+    r.out = tu_read_stream(o);
+    r.err = tu_read_stream(e);
     fclose(o);
     fclose(e);
     return r;
@@ -624,7 +616,7 @@ Test(cost_main, json_output_parses_and_has_every_key) {
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f);
     fseek(f, 0, SEEK_END);
-    char *text = slurp(f);
+    char *text = tu_read_stream(f);
     fclose(f);
     unlink(path);
     char errbuf[256];
@@ -764,7 +756,7 @@ Test(cost, extreme_inputs_stay_finite) {
     jw_init(&w, f, false);
     tc_cost_result_json(&w, &r);
     cr_expect_eq(jw_finish(&w), 0);
-    char *text = slurp(f);
+    char *text = tu_read_stream(f);
     fclose(f);
     yajl_val root = yajl_tree_parse(text, NULL, 0);
     cr_expect_not_null(root);

@@ -68,19 +68,6 @@ static void write_bytes(const char *path, const void *data, size_t n) {
 
 static void write_text(const char *path, const char *text) { write_bytes(path, text, strlen(text)); }
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 /* The alexnet trace unpacked. */
 static char *alexnet_json(size_t *len) {
     gzFile g = gzopen(ALEXNET, "rb");
@@ -212,7 +199,7 @@ Test(damage, truncated_gzip_is_analyzed_up_to_the_cut) {
     ctx c;
     ctx_init(&c);
     size_t n;
-    char *gz = read_all(ALEXNET, &n);
+    char *gz = tu_read_file(ALEXNET, &n);
     char *f = path_in(&c, "cut.json.gz");
     write_bytes(f, gz, n / 2);
     char args[800];
@@ -234,7 +221,7 @@ Test(damage, corrupted_gzip_stops_at_the_damage) {
     ctx c;
     ctx_init(&c);
     size_t n;
-    char *gz = read_all(ALEXNET, &n);
+    char *gz = tu_read_file(ALEXNET, &n);
     char *f = path_in(&c, "bad.json.gz");
     char args[800];
     snprintf(args, sizeof args, "'%s'", f);
@@ -356,7 +343,7 @@ Test(damage, events_with_unusable_fields_are_skipped_and_counted) {
                         "skipped 4 events with overflowing \"ts\" or \"dur\"\n");
     /* the report holds no NaN or infinity: it parsed as JSON above, and JSON has neither */
     size_t n;
-    char *out = read_all(c.out, &n);
+    char *out = tu_read_file(c.out, &n);
     cr_assert_null(strstr(out, "nan"));
     cr_assert_null(strstr(out, "inf"));
     free(out);
@@ -385,7 +372,7 @@ Test(damage, invalid_utf8_and_nul_escapes_give_valid_utf8_json) {
     snprintf(args, sizeof args, "'%s' '%s'", path_in(&c, "rank0.json"), path_in(&c, "rank1.json"));
     cr_assert_eq(analyze(&c, args), 0, "%s", c.msgs);
     size_t n;
-    char *out = read_all(c.out, &n);
+    char *out = tu_read_file(c.out, &n);
     cr_assert(strict_utf8((const unsigned char *)out, n), "report is not strict UTF-8");
     cr_assert(strstr(out, "\"all\xef\xbf\xbdreduce\""), "invalid byte replaced by U+FFFD: %s", out);
     cr_assert_eq(strlen(out), n, "no raw NUL in the report");

@@ -2,6 +2,7 @@
  * or unknown ones to none), no entry shadows another, --gpu spellings, dtype mapping, peak
  * fallbacks, that every figure has a source, and the two writers (table width, valid JSON). */
 #include <criterion/criterion.h>
+#include "testutil.h"
 #include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
@@ -217,22 +218,12 @@ Test(gpu_catalog, every_entry_is_complete_and_sourced) {
     }
 }
 
-/* Reads everything written to f since it was opened. Caller frees. */
-static char *slurp(FILE *f) {
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    return buf;
-}
-
 Test(gpu_catalog, table_fits_100_columns_and_lists_every_gpu_and_source) {
     FILE *f = tmpfile();
     cr_assert_not_null(f);
     tc_gpu_catalog_print(f);
     cr_assert(!ferror(f));
-    char *text = slurp(f);
+    char *text = tu_read_stream(f);
     fclose(f);
     for (char *line = text; *line;) {
         char *nl = strchr(line, '\n');
@@ -258,7 +249,7 @@ Test(gpu_catalog, json_is_valid_and_complete) {
     jw_init(&w, f, false);
     tc_gpu_catalog_json(&w);
     cr_assert_eq(jw_finish(&w), 0);
-    char *text = slurp(f);
+    char *text = tu_read_stream(f);
     fclose(f);
     char errbuf[256];
     yajl_val root = yajl_tree_parse(text, errbuf, sizeof errbuf);

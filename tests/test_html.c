@@ -4,6 +4,7 @@
  * inputs, the escaper itself, and a headless-Chromium render (DOM + screenshot) where
  * /usr/bin/chromium exists. Set TC_HTML_KEEP=DIR to keep the generated reports and screenshot. */
 #include <criterion/criterion.h>
+#include "testutil.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,22 +54,6 @@ static int run(const char *cmd) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "open %s", path);
-    cr_assert(fseek(f, 0, SEEK_END) == 0);
-    long n = ftell(f);
-    cr_assert(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(buf);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (len) *len = (size_t)n;
-    return buf;
-}
-
 static size_t count(const char *hay, const char *needle) {
     size_t n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -85,7 +70,7 @@ static char *gen_and_render(const char *dir, const char *gen_args, size_t *len) 
     cr_assert_eq(run(cmd), 0, "%s", cmd);
     char path[600];
     snprintf(path, sizeof path, "%s/report.html", dir);
-    return slurp(path, len);
+    return tu_read_file(path, len);
 }
 
 /* Body rows of the table with this id. */
@@ -408,7 +393,7 @@ Test(html, chromium_renders_report_and_hostile_name_stays_text) {
     snprintf(url, sizeof url, "file://%s/report.html", abs);
     snprintf(dom_path, sizeof dom_path, "%s/dom.html", abs);
     cr_assert_eq(chromium(exe, abs, "dom", url, dom_path), 0, "chromium --dump-dom failed (see %s/chromium-dom.log)", abs);
-    char *dom = slurp(dom_path, NULL);
+    char *dom = tu_read_file(dom_path, NULL);
     /* the page's own script ran (CSP nonce works) and built nothing from trace text */
     cr_assert_not_null(strstr(dom, "data-js=\"ready\""), "report script did not run");
     cr_assert_not_null(strstr(dom, "<h1 id=\"verdict-title\">Straggler-bound</h1>"));
@@ -428,7 +413,7 @@ Test(html, chromium_renders_report_and_hostile_name_stays_text) {
     snprintf(out_log, sizeof out_log, "%s/chromium-shot.out", abs);
     cr_assert_eq(chromium(exe, abs, "shot", url, out_log), 0, "chromium --screenshot failed (see %s/chromium-shot.log)", abs);
     size_t png_len;
-    char *img = slurp(png, &png_len);
+    char *img = tu_read_file(png, &png_len);
     cr_assert_geq(png_len, 20000u, "screenshot too small to hold the report: %zu bytes", png_len);
     cr_assert(!memcmp(img, "\x89PNG\r\n\x1a\n", 8), "not a PNG");
     free(img);

@@ -5,6 +5,7 @@
  * is really taken (pieces > 1, right mode) and equals the sequential load record for record;
  * damaged inputs behave the same with -j1 and -j2. Scratch files go to build/test-parallel/. */
 #include <criterion/criterion.h>
+#include "testutil.h"
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,22 +24,6 @@ static const char *bin(const char *var, const char *dflt) {
     return v && *v ? v : dflt;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    size_t got;
-    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    if (len) *len = n;
-    b[n < cap ? n : cap - 1] = 0;
-    return b;
-}
-
 static int sh(const char *fmt, ...) {
     char cmd[4096];
     va_list ap;
@@ -51,7 +36,7 @@ static int sh(const char *fmt, ...) {
 
 static bool same_file(const char *a, const char *b) {
     size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    char *x = tu_read_file(a, &la), *y = tu_read_file(b, &lb);
     bool same = x && y && la == lb && memcmp(x, y, la) == 0;
     free(x);
     free(y);

@@ -1,5 +1,5 @@
-/* testutil.h: small helpers shared by the Criterion tests: run the built binaries, read their JSON,
- * make temporary folders. Header-only (static functions) so each test file stays self-contained. */
+/* testutil.h: small helpers shared by the Criterion tests: run the built binaries, read files, streams
+ * and their JSON, make temporary folders. Header-only (static functions) so each test file stays self-contained. */
 #ifndef TC_TESTUTIL_H
 #define TC_TESTUTIL_H
 #include <criterion/criterion.h>
@@ -58,16 +58,32 @@ static inline char *tu_tmpdir(void) {
     return d;
 }
 
-static inline yajl_val tu_json_file(const char *path) {
+/* Everything written to f since it was opened (f stands at its end), NUL-terminated. Caller frees. */
+static inline char *tu_read_stream(FILE *f) {
+    long n = ftell(f);
+    cr_assert(n >= 0);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(buf);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    return buf;
+}
+
+/* The whole file, NUL-terminated, its size in *len when len is not NULL; asserts it can be opened.
+ * Caller frees. */
+static inline char *tu_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
+    cr_assert(fseek(f, 0, SEEK_END) == 0);
+    char *buf = tu_read_stream(f);
+    if (len) *len = (size_t)ftell(f);
     fclose(f);
+    return buf;
+}
+
+static inline yajl_val tu_json_file(const char *path) {
+    char *buf = tu_read_file(path, NULL);
     char err[256];
     yajl_val v = yajl_tree_parse(buf, err, sizeof err);
     free(buf);
