@@ -288,11 +288,9 @@ static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double 
 }
 
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
-    tc_trace *t = &j->traces[j->ranks[r].input];
-    tc_trace_sort_launches(t);
-    if (tc_flops_resolve_nesting(t)) return -1;
-    if (rank_task(j, r, opt, user_flops, x, false, NULL)) return -1;
-    return rank_task(j, r, opt, user_flops, x, true, NULL);
+    /* B first: A's MFU needs the nesting B resolves; B's top-kernel rows sort the launches themselves */
+    if (rank_task(j, r, opt, user_flops, x, true, NULL)) return -1;
+    return rank_task(j, r, opt, user_flops, x, false, NULL);
 }
 
 /* ---- the per-rank phases of a job on several threads ------------------------------------------

@@ -39,10 +39,10 @@ void tc_trace_free(tc_trace *t) {
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
     size_t n = (size_t)(json_bytes / 512);
     if (n < 65536) return; /* small traces: growing is cheap */
-    if (!tc_grow((void **)&t->gpu, &t->cap_gpu, n, sizeof *t->gpu)) tc_advise_huge_pages(t->gpu, t->cap_gpu * sizeof *t->gpu);
-    if (!tc_grow((void **)&t->ops, &t->cap_ops, n, sizeof *t->ops)) tc_advise_huge_pages(t->ops, t->cap_ops * sizeof *t->ops);
-    if (!tc_grow((void **)&t->launches, &t->cap_launches, n, sizeof *t->launches))
-        tc_advise_huge_pages(t->launches, t->cap_launches * sizeof *t->launches);
+    /* tc_grow asks for huge pages for blocks this big */
+    (void)tc_grow((void **)&t->gpu, &t->cap_gpu, n, sizeof *t->gpu);
+    (void)tc_grow((void **)&t->ops, &t->cap_ops, n, sizeof *t->ops);
+    (void)tc_grow((void **)&t->launches, &t->cap_launches, n, sizeof *t->launches);
 }
 
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) {
