@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
-CPPFLAGS += -D_DEFAULT_SOURCE -Ianalyzer -Ireports -Iparsers
+CPPFLAGS += -D_DEFAULT_SOURCE -I.
 LDLIBS   = -lyajl $(ISAL_LIBS) -lz -lm -pthread
 # ISA-L (libisal-dev, setup group `speed`) inflates gzip about 3x faster than zlib; zlib is used when
 # it is missing. Checked when used (recursive =), so a `make` that installs it also builds with it.
@@ -15,13 +15,16 @@ ISAL_LIBS = $(shell test -f $(ISAL_H) && echo -lisal)
 ISAL_DEFS = $(shell test -f $(ISAL_H) && echo -DTC_HAVE_ISAL)
 SAN     :=
 
+# Folders are layers (docs/architecture.md): base -> model -> parsers -> analyzer -> reports -> cli.
 # cupti/record.c and envutil.c are the `record` launcher (no CUDA dependency); the rest of cupti/
 # is the injected library, built by cupti/cupti.mk and never linked into the analyzer.
-# analyzer/mpi_main.c and mpi_job.c include mpi.h: only `make mpi` compiles them (mpicc).
-MPI_SRCS  := analyzer/mpi_main.c analyzer/mpi_job.c
-LIB_SRCS  := $(wildcard parsers/*.c) $(filter-out analyzer/main.c $(MPI_SRCS),$(wildcard analyzer/*.c)) $(wildcard reports/*.c) \
+# cli/mpi/mpi_main.c and mpi_job.c include mpi.h: only `make mpi` compiles them (mpicc).
+LAYERS    := base model parsers analyzer reports cli
+MPI_SRCS  := cli/mpi/mpi_main.c cli/mpi/mpi_job.c
+LIB_SRCS  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c)) $(filter-out $(MPI_SRCS),$(wildcard cli/mpi/*.c)) \
              cupti/record.c cupti/envutil.c
-MAIN_SRCS := analyzer/main.c
+LIB_SRCS  := $(filter-out cli/main.c,$(LIB_SRCS))
+MAIN_SRCS := cli/main.c
 TEST_SRCS := $(filter-out tests/test_cupti_convert.c tests/test_record.c,$(wildcard tests/test_*.c)) # those two: test-cupti
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -29,9 +32,6 @@ MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi golden-update
-# Rewrites tests/golden/expected from this build: only on purpose, committed alone with the reason.
-golden-update: $(BUILD)/tracecost tools
-	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh update
 # `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
 all: $(BUILD)/tracecost tools cupti
 
@@ -63,8 +63,8 @@ CUPTI_BUILD := $(BUILD)
 include cupti/cupti.mk
 TC_HAVE_CUPTI ?= $(if $(CUPTI_FOUND),1,0)
 TC_HAVE_MPI ?= 0
-$(BUILD)/obj/analyzer/main.o: CPPFLAGS += -DTC_HAVE_CUPTI=$(TC_HAVE_CUPTI) -DTC_HAVE_MPI=$(TC_HAVE_MPI)
-$(BUILD)/obj/analyzer/main.o: $(BUILD)/.features-$(TC_HAVE_CUPTI)$(TC_HAVE_MPI)
+$(BUILD)/obj/cli/main.o: CPPFLAGS += -DTC_HAVE_CUPTI=$(TC_HAVE_CUPTI) -DTC_HAVE_MPI=$(TC_HAVE_MPI)
+$(BUILD)/obj/cli/main.o: $(BUILD)/.features-$(TC_HAVE_CUPTI)$(TC_HAVE_MPI)
 $(BUILD)/.features-%:
 	@mkdir -p $(BUILD)
 	@rm -f $(BUILD)/.features-*
@@ -90,6 +90,10 @@ test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
+
+# Rewrites tests/golden/expected from this build: only on purpose, committed alone with the reason.
+golden-update: $(BUILD)/tracecost tools
+	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh update
 
 sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \

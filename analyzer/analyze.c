@@ -1,13 +1,14 @@
 /* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
  * and per-step breakdowns, summary shares, straggler and verdict. See job.h. */
 #include "analyze_phases.h"
+#include "breakdown_compute.h"
 #include "collectives.h"
 #include "flops.h"
 #include "intervals.h"
-#include "job.h"
+#include "model/job.h"
 #include "mfu.h"
 #include "steps.h"
-#include "util.h"
+#include "base/util.h"
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>

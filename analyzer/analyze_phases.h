@@ -6,7 +6,7 @@
  * straggler, verdict). */
 #ifndef TC_ANALYZE_PHASES_H
 #define TC_ANALYZE_PHASES_H
-#include "job.h"
+#include "model/job.h"
 #include "kernel_aggs.h"
 
 /* Per-rank MFU facts that the job-level note is made of (mfu.c). */

@@ -8,7 +8,7 @@
  * every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

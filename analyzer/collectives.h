@@ -4,7 +4,7 @@
  * fabric bus bandwidth. Works on a job whose traces are loaded and whose GPU events are sorted. */
 #ifndef TC_COLLECTIVES_H
 #define TC_COLLECTIVES_H
-#include "job.h"
+#include "model/job.h"
 
 /* Fills ranks[].wait_ns (when two or more ranks share collectives), ranks[].clock_offset_ns,
  * j->colls, summary fabric bandwidth and straggler evidence, and job warnings. 0, or -1 OOM. */

@@ -2,9 +2,9 @@
  * tc_run_summary with yajl's tree API, runs the cost model on it, and compares two runs. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "compare.h"
-#include "textfmt.h"
-#include "version.h"
-#include "../reports/json_report.h"
+#include "reports/textfmt.h"
+#include "base/version.h"
+#include "reports/json_report.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

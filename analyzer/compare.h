@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "cost.h"
-#include "job.h"
+#include "model/job.h"
 
 #define TC_CMP_FLOPS_TOLERANCE 0.02   /* FLOPs per step further apart than 2%: not the same workload */
 #define TC_CMP_COLL_TOLERANCE 0.02    /* transfer medians within 2%: "same" speed */

@@ -5,10 +5,10 @@
  * plus one field in tc_cost_inputs. */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "cost.h"
-#include "cliopt.h"
-#include "commands.h"
-#include "textfmt.h"
-#include "../reports/termtext.h"
+#include "cli/cliopt.h"
+#include "cli/commands.h"
+#include "reports/textfmt.h"
+#include "reports/termtext.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

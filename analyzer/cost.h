@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "gpu_catalog.h"
-#include "../reports/jsonw.h"
+#include "model/gpu_catalog.h"
+#include "reports/jsonw.h"
 
 #define TC_COST_HOURS_PER_MONTH 730.0  /* H: hours in a month (8,760 / 12, rounded) */
 #define TC_COST_MAX_MONTHS 600         /* upper bound of --months (50 years) */

@@ -1,7 +1,7 @@
 /* intervals.c: sorted-sweep implementations of the interval algebra (see intervals.h).
  * All operations are O(n + m) on normalized inputs; normalize is O(n log n). */
 #include "intervals.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 

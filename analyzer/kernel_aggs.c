@@ -1,6 +1,6 @@
 /* kernel_aggs.c: per (name, kind) sums of GPU events, per trace and merged (see kernel_aggs.h). */
 #include "kernel_aggs.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * MPI run (README.md) gets the same table from partial aggregates without the events. */
 #ifndef TC_KERNEL_AGGS_H
 #define TC_KERNEL_AGGS_H
-#include "job.h"
+#include "model/job.h"
 
 /* A growable set of tc_kernel_agg rows (job.h) keyed by (name bytes, kind). */
 typedef struct {

@@ -6,7 +6,7 @@
 #include "mfu.h"
 #include "analyze_phases.h"
 #include "flops.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>

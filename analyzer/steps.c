@@ -1,6 +1,6 @@
 /* steps.c: ProfilerStep assignment (see steps.h). Binary searches over sorted launches and spans. */
 #include "steps.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 

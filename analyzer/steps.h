@@ -5,7 +5,7 @@
 #define TC_STEPS_H
 #include <stdint.h>
 #include <stddef.h>
-#include "trace.h"
+#include "model/trace.h"
 
 typedef struct {
     int64_t number;        /* N of ProfilerStep#N */

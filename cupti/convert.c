@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "convert.h"
-#include "../reports/utf8.h"
+#include "base/utf8.h"
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>

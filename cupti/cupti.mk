@@ -33,7 +33,7 @@ CUPTI_SONAME := $(or $(if $(CUPTI_FOUND),$(shell objdump -p $(CUDA_HOME)/lib64/l
 
 CUPTI_LIB := $(CUPTI_BUILD)/libtracecost_cupti.so
 CUPTI_LIB_SRCS := cupti/tracer.c cupti/convert.c cupti/envutil.c
-CUPTI_LIB_HDRS := cupti/convert.h cupti/envutil.h
+CUPTI_LIB_HDRS := cupti/convert.h cupti/envutil.h base/utf8.h
 RECORD_SRCS := cupti/record.c cupti/envutil.c
 RECORD_HDRS := cupti/record.h cupti/envutil.h
 
@@ -45,7 +45,7 @@ CUPTI_TEST_LIBS := -lcriterion -lyajl -lz -ldl -lpthread
 ifneq ($(CUPTI_FOUND),)
 CUPTI_ALL := $(CUPTI_LIB)
 CUPTI_TEST_SRCS := tests/test_cupti_convert.c tests/test_record.c cupti/convert.c \
-  cupti/synthetic.c $(RECORD_SRCS)
+  cupti/test/synthetic.c $(RECORD_SRCS)
 CUPTI_TEST_DEPS := $(CUPTI_LIB) $(CUPTI_FAKE_APP)
 CUPTI_TEST_DEFS := -isystem $(CUDA_HOME)/include
 else
@@ -65,7 +65,7 @@ cupti-skip:
 
 $(CUPTI_LIB): $(CUPTI_LIB_SRCS) $(CUPTI_LIB_HDRS) cupti/cupti.mk
 	@mkdir -p $(dir $@)
-	$(CUPTI_CC) $(CUPTI_CFLAGS) -fPIC -fvisibility=hidden -shared -isystem $(CUDA_HOME)/include \
+	$(CUPTI_CC) $(CUPTI_CFLAGS) -I. -fPIC -fvisibility=hidden -shared -isystem $(CUDA_HOME)/include \
 	  $(CUPTI_LIB_SRCS) -o $@ -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	  -Wl,-z,defs -Wl,-Bsymbolic -lcupti -lpthread -lz -ldl
 
@@ -79,7 +79,7 @@ $(CUPTI_FAKE_APP): cupti/test/fake_app.c cupti/test/fake_cupti.h $(CUPTI_FAKE_LI
 	$(CUPTI_CC) $(CUPTI_TEST_CFLAGS) $< -o $@ $(CUPTI_FAKE_LIB) \
 	  -Wl,-rpath,'$$ORIGIN/cupti-fake' -ldl
 
-$(CUPTI_TEST): $(CUPTI_TEST_SRCS) $(CUPTI_LIB_HDRS) $(RECORD_HDRS) cupti/synthetic.h cupti/test/records.h \
+$(CUPTI_TEST): $(CUPTI_TEST_SRCS) $(CUPTI_LIB_HDRS) $(RECORD_HDRS) cupti/test/synthetic.h cupti/test/records.h \
   cupti/test/tjson.h cupti/cupti.mk $(CUPTI_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CUPTI_CC) $(CUPTI_TEST_CFLAGS) -I. $(CUPTI_TEST_DEFS) $(CUPTI_TEST_SRCS) -o $@ \

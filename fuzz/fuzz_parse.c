@@ -3,11 +3,11 @@
  * job made of the result, and the JSON report written to a memory stream. Built by `make fuzz`
  * with clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
-#include "../analyzer/inputs.h"
-#include "../analyzer/job.h"
-#include "../parsers/chrome_trace.h"
-#include "../reports/json_report.h"
-#include "../reports/text_report.h"
+#include "cli/inputs.h"
+#include "model/job.h"
+#include "parsers/chrome_trace.h"
+#include "reports/json_report.h"
+#include "reports/text_report.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <yajl/yajl_tree.h>

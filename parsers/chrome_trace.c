@@ -7,8 +7,8 @@
  * Invariants: frames deeper than MAX_FRAMES are all F_SKIP (only the depth is counted); the scratch
  * never holds more than one event. */
 #include "chrome_trace.h"
-#include "../analyzer/util.h"
-#include "../analyzer/flops.h"
+#include "base/util.h"
+#include "model/ops.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #define TC_CHROME_TRACE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../analyzer/trace.h"
+#include "model/trace.h"
 
 typedef struct tc_ct_parser tc_ct_parser;
 

@@ -5,7 +5,7 @@
 #define TC_LOAD_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../analyzer/trace.h"
+#include "model/trace.h"
 
 typedef enum {
     TC_LOAD_OK = 0,      /* read completely */

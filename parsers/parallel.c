@@ -12,7 +12,7 @@
 #include "parallel.h"
 #include "chrome_trace.h"
 #include "split.h"
-#include "../analyzer/util.h"
+#include "base/util.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>

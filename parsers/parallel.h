@@ -12,7 +12,7 @@
 #define TC_PARALLEL_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../analyzer/trace.h"
+#include "model/trace.h"
 #include "load.h"
 #include "source.h"
 

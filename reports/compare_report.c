@@ -4,8 +4,8 @@
 #include "jsonw.h"
 #include "html_report.h"
 #include "termtext.h"
-#include "../analyzer/textfmt.h"
-#include "../analyzer/version.h"
+#include "textfmt.h"
+#include "base/version.h"
 #include <math.h>
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #define TC_COMPARE_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "../analyzer/compare.h"
+#include "analyzer/compare.h"
 
 #define TC_COMPARE_SCHEMA "tracecost-compare/1"
 

@@ -5,9 +5,9 @@
  * a <script>; the one script is generic (tooltips from data-tip attributes, table sorting) and a
  * Content-Security-Policy allows only it (by nonce) and nothing from the network. */
 #include "html_report.h"
-#include "utf8.h"
-#include "../analyzer/version.h"
-#include "../analyzer/util.h"
+#include "base/utf8.h"
+#include "base/version.h"
+#include "base/util.h"
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>

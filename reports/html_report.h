@@ -7,8 +7,8 @@
 #define TC_HTML_REPORT_H
 #include <stddef.h>
 #include <stdio.h>
-#include "../analyzer/job.h"
-#include "../analyzer/cost.h"
+#include "model/job.h"
+#include "analyzer/cost.h"
 
 /* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
  * empty. The report only reads them; the caller owns them. */

@@ -1,7 +1,7 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
 #include "json_report.h"
 #include "mfu_report.h"
-#include "../analyzer/version.h"
+#include "base/version.h"
 #include <string.h>
 
 static void breakdown_fields(jw *w, const tc_breakdown *b, bool split) {

@@ -3,7 +3,7 @@
 #ifndef TC_JSON_REPORT_H
 #define TC_JSON_REPORT_H
 #include <stdio.h>
-#include "../analyzer/job.h"
+#include "model/job.h"
 #include "jsonw.h"
 
 /* Optional sections added by later analyses (cost, ...): called with the writer positioned inside

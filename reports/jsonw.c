@@ -1,6 +1,6 @@
 /* jsonw.c: streaming JSON writer (see jsonw.h). Keeps only a nesting stack; never buffers output. */
 #include "jsonw.h"
-#include "utf8.h"
+#include "base/utf8.h"
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* mfu_report.c: MFU keys in the JSON report and MFU lines in the terminal report (see mfu_report.h). */
 #include "mfu_report.h"
 #include "termtext.h"
-#include "../analyzer/textfmt.h"
+#include "textfmt.h"
 #include <string.h>
 
 static void opt_num(jw *w, const char *key, bool has, double v) {

@@ -5,7 +5,7 @@
 #define TC_MFU_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "../analyzer/job.h"
+#include "model/job.h"
 #include "jsonw.h"
 
 /* Keys flops_per_step, peak_tflops, flops_source, hardware_flops_utilization, gpu (catalog id)

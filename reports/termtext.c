@@ -1,6 +1,6 @@
 /* termtext.c: cleaning, wrapping and fitting text for the terminal summary (see termtext.h). */
 #include "termtext.h"
-#include "utf8.h"
+#include "base/utf8.h"
 #include <string.h>
 
 /* Length of the valid, printable UTF-8 sequence at s (1..4), or 0 when it must be replaced:

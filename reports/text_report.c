@@ -1,7 +1,7 @@
 /* text_report.c: terminal summary (see text_report.h). */
 #include "text_report.h"
 #include "mfu_report.h"
-#include "../analyzer/version.h"
+#include "base/version.h"
 #include "termtext.h"
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #define TC_TEXT_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "../analyzer/job.h"
+#include "model/job.h"
 
 void tc_text_report_write(FILE *out, const tc_job *j, bool color);
 /* The closing "Actions" section: two or three things the verdict suggests doing. Written by the

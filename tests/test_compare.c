@@ -4,7 +4,7 @@
  * prices, usage errors and the HTML report's escaping; the terminal output fits 100 columns and
  * shows hostile trace strings cleaned (issue 11). */
 #include "testutil.h"
-#include "../reports/termtext.h"
+#include "reports/termtext.h"
 #include <math.h>
 #include <stdbool.h>
 #include <sys/stat.h>

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
-#include "../analyzer/cost.h"
-#include "../analyzer/textfmt.h"
+#include "analyzer/cost.h"
+#include "reports/textfmt.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cupti/convert.h"
-#include "cupti/synthetic.h"
+#include "cupti/test/synthetic.h"
 #include "cupti/test/records.h"
 #include "cupti/test/tjson.h"
 #include <criterion/criterion.h>

@@ -4,9 +4,9 @@
  * warnings). Damaged inputs are made in a temp folder from tests/data/ref/alexnet_cuda_sync.json.gz
  * and small traces written here. Every run goes through `timeout 60`: a hang fails the test. */
 #include "testutil.h"
-#include "../analyzer/trace.h"
-#include "../parsers/chrome_trace.h"
-#include "../reports/jsonw.h"
+#include "model/trace.h"
+#include "parsers/chrome_trace.h"
+#include "reports/jsonw.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <zlib.h>

@@ -6,8 +6,8 @@
 #include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
-#include "../analyzer/gpu_catalog.h"
-#include "../analyzer/textfmt.h"
+#include "model/gpu_catalog.h"
+#include "reports/textfmt.h"
 
 /* Device names as real traces write them, and the entry each must resolve to (NULL: none). */
 static const struct { const char *device; const char *id; } device_cases[] = {

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../analyzer/cost.h"
-#include "../analyzer/exitcodes.h"
-#include "../analyzer/gpu_catalog.h"
-#include "../analyzer/job.h"
-#include "../analyzer/load_job.h"
-#include "../analyzer/util.h"
-#include "../reports/html_report.h"
+#include "analyzer/cost.h"
+#include "cli/exitcodes.h"
+#include "model/gpu_catalog.h"
+#include "model/job.h"
+#include "cli/load_job.h"
+#include "base/util.h"
+#include "reports/html_report.h"
 
 #define HOSTILE_ESCAPED "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&amp;&quot;&#39;"
 #define MAX_REPORT_BYTES (3u * 1024 * 1024)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../analyzer/job.h"
-#include "../reports/html_report.h"
+#include "model/job.h"
+#include "reports/html_report.h"
 
 /* 7 ranks, 2 streams each, compute kernels and a collective per step window */
 static void build_job(tc_job *j) {

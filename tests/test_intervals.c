@@ -1,9 +1,9 @@
 /* test_intervals.c: the interval algebra every figure rests on, and the id lookup tables the
  * analyses join events with. */
 #include "testutil.h"
-#include "../analyzer/intervals.h"
-#include "../analyzer/trace.h"
-#include "../analyzer/util.h"
+#include "analyzer/intervals.h"
+#include "model/trace.h"
+#include "base/util.h"
 #include <stddef.h>
 
 static void set_of(tc_ivset *s, const int64_t *pairs, size_t n) {

@@ -3,8 +3,8 @@
  * that they survive the MPI rank-result encoding (mpi_pack.h). */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "../analyzer/kernel_aggs.h"
-#include "../analyzer/mpi_pack.h"
+#include "analyzer/kernel_aggs.h"
+#include "cli/mpi/mpi_pack.h"
 
 static void add_ev(tc_trace *t, const char *name, int64_t dur, uint8_t kind, uint8_t comm) {
     tc_gpu_event g;

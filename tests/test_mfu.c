@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
-#include "flops.h"
-#include "trace.h"
-#include "../parsers/chrome_trace.h"
+#include "analyzer/flops.h"
+#include "model/trace.h"
+#include "parsers/chrome_trace.h"
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 

@@ -3,8 +3,8 @@
  * the size-balanced file assignment. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "../analyzer/mpi_pack.h"
-#include "../parsers/load.h"
+#include "cli/mpi/mpi_pack.h"
+#include "parsers/load.h"
 
 #define SAMPLE "tests/data/ref/alexnet_cuda_sync.json.gz"
 

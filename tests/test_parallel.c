@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../parsers/chrome_trace.h"
-#include "../parsers/load.h"
-#include "../parsers/parallel.h"
-#include "../parsers/source.h"
-#include "../parsers/split.h"
+#include "parsers/chrome_trace.h"
+#include "parsers/load.h"
+#include "parsers/parallel.h"
+#include "parsers/source.h"
+#include "parsers/split.h"
 
 #define TMP "build/test-parallel"
 

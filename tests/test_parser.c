@@ -2,9 +2,9 @@
  * formats, metadata order, bare arrays, string pid/tid, old categories, huge numbers, every
  * NCCL/RCCL kernel-name generation, gzip detection by magic bytes, chunk boundaries. */
 #include "testutil.h"
-#include "../analyzer/trace.h"
-#include "../parsers/chrome_trace.h"
-#include "../parsers/load.h"
+#include "model/trace.h"
+#include "parsers/chrome_trace.h"
+#include "parsers/load.h"
 #include <zlib.h>
 
 /* Parses doc whole (chunk 0) or in chunks; returns the rc, the events skipped before yajl and

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../reports/termtext.h"
+#include "reports/termtext.h"
 #include "testutil.h"
 
 #define PAIR "samples/hta-pair/sampled_rank-0.json.gz samples/hta-pair/sampled_rank-1.json.gz"

@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "synthetic.h"
-#include "test/records.h"
+#include "records.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

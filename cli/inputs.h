@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace.h"
+#include "model/trace.h"
 
 typedef struct {
     char **paths; size_t n, cap;

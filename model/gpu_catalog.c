@@ -1,8 +1,8 @@
 /* gpu_catalog.c: the catalog table built from gpus.def, device-name matching, peak selection with
  * fallbacks, and the `tracecost gpus` writers (see gpu_catalog.h). All data is const. */
 #include "gpu_catalog.h"
-#include "textfmt.h"
-#include "../reports/termtext.h"
+#include "reports/textfmt.h"
+#include "reports/termtext.h"
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>

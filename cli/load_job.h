@@ -5,8 +5,8 @@
 #define TC_LOAD_JOB_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "job.h"
-#include "../parsers/load.h"
+#include "model/job.h"
+#include "parsers/load.h"
 
 typedef struct {
     int jobs;         /* threads; <= 0 means the number of cores */

@@ -23,12 +23,6 @@ typedef struct {
     uint64_t gpu_events;         /* events counted */
 } tc_breakdown;
 
-/* Splits the events ev[idx[i]] for i < n (all n events when idx is NULL). wait_ns, when not NULL,
- * gives for each event index the wait head of a comm kernel (ns, clamped to its duration); with it
- * the wait/transfer figures are filled and split_known is set. Returns 0, or -1 out of memory. */
-int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, const int64_t *wait_ns,
-                         tc_breakdown *out);
-
 /* Adds b into sum (window, every figure; split_known stays true only if both are). */
 void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b);
 #endif

@@ -2,12 +2,12 @@
  * status. The only place that exits. */
 #include "cliopt.h"
 #include "commands.h"
-#include "../cupti/record.h"
-#include "cost.h"
-#include "gpu_catalog.h"
+#include "cupti/record.h"
+#include "analyzer/cost.h"
+#include "model/gpu_catalog.h"
 #include "exitcodes.h"
-#include "version.h"
-#include "../parsers/source.h"
+#include "base/version.h"
+#include "parsers/source.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>

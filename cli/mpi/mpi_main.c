@@ -3,11 +3,11 @@
  * stdout and stderr go to /dev/null: process 0 reports every file's problems). The exit status of
  * every process is process 0's, so mpirun and srun return it. */
 #define _POSIX_C_SOURCE 200809L
-#include "commands.h"
-#include "exitcodes.h"
+#include "cli/commands.h"
+#include "cli/exitcodes.h"
 #include "mpi_job.h"
-#include "version.h"
-#include "../parsers/source.h"
+#include "base/version.h"
+#include "parsers/source.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* strtab.c: open-addressing hash table over an arena of strings (see strtab.h).
  * Invariant: slots[] holds id+1 (0 = empty); load factor stays below 1/2. */
 #include "strtab.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * its reports are identical. See README.md. */
 #ifndef TC_MPI_JOB_H
 #define TC_MPI_JOB_H
-#include "commands.h"
+#include "cli/commands.h"
 
 typedef struct {
     int rank, size;  /* this process, number of processes (MPI_COMM_WORLD) */

@@ -1,17 +1,17 @@
 /* cmd_analyze.c: `tracecost analyze`: load the job, analyze, write the reports. */
 #define _POSIX_C_SOURCE 200809L
 #include "cliopt.h"
-#include "cost.h"
+#include "analyzer/cost.h"
 #include "commands.h"
 #include "exitcodes.h"
-#include "gpu_catalog.h"
+#include "model/gpu_catalog.h"
 #include "inputs.h"
-#include "job.h"
+#include "model/job.h"
 #include "load_job.h"
-#include "../reports/html_report.h"
-#include "../reports/json_report.h"
-#include "../reports/termtext.h"
-#include "../reports/text_report.h"
+#include "reports/html_report.h"
+#include "reports/json_report.h"
+#include "reports/termtext.h"
+#include "reports/text_report.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

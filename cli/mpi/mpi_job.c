@@ -3,11 +3,11 @@
  * Process 0 holds only skeleton traces (comm kernels) for matching plus every rank's results; each
  * process runs the per-rank phase of the files it parsed (analyze_phases.h). */
 #include "mpi_job.h"
-#include "analyze_phases.h"
-#include "collectives.h"
-#include "exitcodes.h"
-#include "html_report.h"
-#include "inputs.h"
+#include "analyzer/analyze_phases.h"
+#include "analyzer/collectives.h"
+#include "cli/exitcodes.h"
+#include "reports/html_report.h"
+#include "cli/inputs.h"
 #include "mpi_pack.h"
 #include <mpi.h>
 #include <stdlib.h>

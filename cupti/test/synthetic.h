@@ -23,7 +23,7 @@
  * domain NCCL, External id 77 on the first gemm, deviceProperties of one device. */
 #ifndef TC_CUPTI_SYNTHETIC_H
 #define TC_CUPTI_SYNTHETIC_H
-#include "convert.h"
+#include "cupti/convert.h"
 #include <stdint.h>
 
 #define TC_SYNTH_T0_NS 1760000000123456789ull   /* epoch ns of the first GPU event */

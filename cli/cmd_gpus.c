@@ -2,7 +2,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "exitcodes.h"
-#include "gpu_catalog.h"
+#include "model/gpu_catalog.h"
 #include <string.h>
 
 static const char *const gpus_options[] = {"--json", "--help", "-h", NULL};

@@ -4,7 +4,7 @@
 #define TC_COMMANDS_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "job.h"
+#include "model/job.h"
 #include "load_job.h"
 int tc_cmd_analyze(int argc, char **argv);
 

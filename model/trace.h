@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "strtab.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_kind;
 

@@ -1,7 +1,7 @@
 /* inputs.c: operand expansion and rank assignment (see inputs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "inputs.h"
-#include "util.h"
+#include "base/util.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

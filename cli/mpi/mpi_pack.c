@@ -1,7 +1,7 @@
 /* mpi_pack.c: byte buffer and trace encoding for the MPI build (see mpi_pack.h). */
 #include "mpi_pack.h"
-#include "util.h"
-#include "gpu_catalog.h"
+#include "base/util.h"
+#include "model/gpu_catalog.h"
 #include <stdlib.h>
 #include <string.h>
 

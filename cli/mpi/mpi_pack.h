@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace.h"
-#include "analyze_phases.h"
+#include "model/trace.h"
+#include "analyzer/analyze_phases.h"
 
 typedef struct {
     unsigned char *p; size_t n, cap; /* bytes written */

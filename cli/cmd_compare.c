@@ -4,13 +4,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cliopt.h"
 #include "commands.h"
-#include "compare.h"
-#include "cost.h"
+#include "analyzer/compare.h"
+#include "analyzer/cost.h"
 #include "exitcodes.h"
 #include "inputs.h"
-#include "job.h"
+#include "model/job.h"
 #include "load_job.h"
-#include "../reports/compare_report.h"
+#include "reports/compare_report.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -1,6 +1,6 @@
 /* trace.c: lifetime and small queries of the per-input event model (see trace.h). */
 #include "trace.h"
-#include "util.h"
+#include "base/util.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #define TC_GPU_CATALOG_H
 #include <stddef.h>
 #include <stdio.h>
-#include "../reports/jsonw.h"
+#include "reports/jsonw.h"
 
 /* Numeric formats whose peak the catalog knows. TC_DTYPE_UNKNOWN is for everything else (fp64,
  * integers, complex, fp4, names we do not recognise): no peak, so no MFU. */

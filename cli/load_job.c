@@ -1,7 +1,7 @@
 /* load_job.c: parallel loading of a job's inputs (see load_job.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "load_job.h"
-#include "../parsers/load.h"
+#include "parsers/load.h"
 #include "exitcodes.h"
 #include "inputs.h"
 #include <pthread.h>

@@ -1,0 +1,17 @@
+/* breakdown.c: sums of breakdowns (see breakdown.h); computing one is analyzer/breakdown.c. */
+#include "breakdown.h"
+
+void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b) {
+    bool split = (sum->gpu_events == 0 ? b->split_known : sum->split_known && b->split_known);
+    sum->window_ns += b->window_ns;
+    sum->compute_ns += b->compute_ns;
+    sum->comm_ns += b->comm_ns;
+    sum->overlapped_comm_ns += b->overlapped_comm_ns;
+    sum->exposed_comm_ns += b->exposed_comm_ns;
+    sum->memory_exposed_ns += b->memory_exposed_ns;
+    sum->idle_ns += b->idle_ns;
+    sum->exposed_wait_ns += b->exposed_wait_ns;
+    sum->exposed_transfer_ns += b->exposed_transfer_ns;
+    sum->gpu_events += b->gpu_events;
+    sum->split_known = split;
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# check-layers.sh: the layer rule of docs/architecture.md, checked on every #include "...".
+# Layers, in order: base -> model -> parsers -> analyzer -> reports -> cli (cli/mpi is cli). A file
+# may include its own folder's headers (bare name) and the headers of earlier layers ("base/x.h");
+# an include that points to a later layer fails. cupti/ stands apart: it may include only cupti/
+# and header-only files of base/ (it links nothing of the rest); only cli/ may include cupti/.
+# Prints each violation as FILE:LINE: message and exits 1 when there is one.
+set -eu
+cd "$(dirname "$0")/.."
+rank() {
+    case "$1" in
+        base) echo 0 ;; model) echo 1 ;; parsers) echo 2 ;; analyzer) echo 3 ;; reports) echo 4 ;;
+        cli) echo 5 ;; cupti) echo 9 ;; *) echo -1 ;;
+    esac
+}
+bad=0
+files=$(ls base/*.[ch] model/*.[ch] parsers/*.[ch] analyzer/*.[ch] reports/*.[ch] cli/*.[ch] cli/mpi/*.[ch] \
+        cupti/*.[ch] 2>/dev/null)
+for f in $files; do
+    dir=$(dirname "$f")
+    top=${dir%%/*}
+    own=$(rank "$top")
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS=: read -r line text; do
+        inc=$(printf '%s' "$text" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
+        case "$inc" in
+            */*) target=$inc ;;
+            *) target="$dir/$inc" ;;
+        esac
+        if [ ! -f "$target" ]; then
+            echo "$f:$line: includes \"$inc\", which is not $target (name other layers' headers as folder/name.h)"
+            echo x >>"${TMPDIR:-/tmp}/check-layers.$$"
+            continue
+        fi
+        tdir=$(dirname "$target"); ttop=${tdir%%/*}
+        trank=$(rank "$ttop")
+        msg=""
+        if [ "$top" = cupti ]; then
+            if [ "$ttop" = base ]; then
+                c="${target%.h}.c"
+                [ -f "$c" ] && msg="cupti/ links nothing of the rest: $target has code ($c)"
+            elif [ "$ttop" != cupti ]; then msg="cupti/ may include only cupti/ and header-only base/"
+            fi
+        elif [ "$ttop" = cupti ]; then
+            [ "$top" = cli ] || msg="only cli/ may include cupti/"
+        elif [ "$trank" -lt 0 ]; then msg="$ttop/ is not a layer"
+        elif [ "$trank" -gt "$own" ]; then msg="$top/ includes the later layer $ttop/"
+        fi
+        if [ -n "$msg" ]; then
+            echo "$f:$line: \"$inc\": $msg"
+            echo x >>"${TMPDIR:-/tmp}/check-layers.$$"
+        fi
+    done
+done
+if [ -s "${TMPDIR:-/tmp}/check-layers.$$" ]; then
+    n=$(wc -l <"${TMPDIR:-/tmp}/check-layers.$$"); rm -f "${TMPDIR:-/tmp}/check-layers.$$"
+    echo "check-layers: $n include(s) break the layer order (docs/architecture.md)"; exit 1
+fi
+rm -f "${TMPDIR:-/tmp}/check-layers.$$"
+echo "check-layers: ok"
