@@ -975,7 +975,7 @@ static bool is_cost_option(const char *name) {
 }
 
 int tc_cost_main(int argc, char **argv, FILE *out, FILE *err) {
-    enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_IO = 2 };
+    enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_NOMEM = 2, EXIT_IO = 4 }; /* as cli/exitcodes.h */
     tc_cost_inputs in;
     tc_cost_inputs_defaults(&in);
     const char *json_path = NULL;
@@ -1027,7 +1027,7 @@ int tc_cost_main(int argc, char **argv, FILE *out, FILE *err) {
     tc_cost_result *r = malloc(sizeof *r);
     if (!r) {
         fprintf(err, "tracecost cost: out of memory\n");
-        return EXIT_IO;
+        return EXIT_NOMEM;
     }
     int rc = EXIT_OK;
     if (tc_cost_compute(&in, NULL, r, msg, sizeof msg) != 0) {
@@ -1058,13 +1058,13 @@ int tc_cost_main(int argc, char **argv, FILE *out, FILE *err) {
         int bad = jw_finish(&w);
         if (!json_to_out && fclose(jf) != 0) bad = -1;
         if (bad) {
-            fprintf(err, "tracecost cost: error writing %s\n", json_to_out ? "JSON" : json_path);
+            fprintf(err, "tracecost cost: %s: write failed\n", json_to_out ? "standard output" : json_path);
             rc = EXIT_IO;
             goto done;
         }
     }
     if (fflush(out) != 0 || ferror(out)) {
-        fprintf(err, "tracecost cost: error writing the output\n");
+        fprintf(err, "tracecost cost: standard output: write failed\n");
         rc = EXIT_IO;
     }
 done:

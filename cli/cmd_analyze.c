@@ -8,6 +8,7 @@
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
+#include "output.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/termtext.h"
@@ -47,7 +48,8 @@ static void analyze_usage(FILE *f) {
         "  tracecost analyze --price-per-gpu-hour 2 --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
-        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input.\n");
+        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input,\n"
+        "4 an output could not be written.\n");
 }
 
 typedef struct {
@@ -232,24 +234,22 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
                 tc_text_report_actions(stdout, &j, tc_use_color(stdout)); /* the summary ends with them */
             }
             if (json_path) {
-                FILE *f = json_to_stdout ? stdout : fopen(json_path, "w");
-                if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", json_path); perror(NULL); rc = TC_EXIT_USAGE; }
-                else {
-                    if (tc_json_report_write(f, &j, write_cost_json, &cost)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
-                    if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", json_path); rc = TC_EXIT_NOTHING; }
-                }
+                FILE *f = tc_output_open("analyze", json_path);
+                int w = f ? tc_output_close("analyze", json_path, f, tc_json_report_write(f, &j, write_cost_json, &cost))
+                          : TC_EXIT_OUTPUT;
+                if (w != TC_EXIT_OK) rc = w;
             }
             if (html_path) { /* --html: the self-contained report (reports/html_report.h) */
-                FILE *f = html_to_stdout ? stdout : fopen(html_path, "w");
-                if (!f) { fprintf(stderr, "tracecost: %s: cannot write: ", html_path); perror(NULL); rc = TC_EXIT_USAGE; }
-                else {
+                FILE *f = tc_output_open("analyze", html_path);
+                int w = TC_EXIT_OUTPUT;
+                if (f) {
                     tc_html_extras hx;
                     memset(&hx, 0, sizeof hx);
                     hx.cost = cost.computed ? &cost.r : NULL;
                     hx.cost_missing = cost.computed ? NULL : cost.note;
-                    if (tc_html_report_write(f, &j, &hx)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
-                    if (f != stdout && fclose(f)) { fprintf(stderr, "tracecost: %s: write failed\n", html_path); rc = TC_EXIT_NOTHING; }
+                    w = tc_output_close("analyze", html_path, f, tc_html_report_write(f, &j, &hx));
                 }
+                if (w != TC_EXIT_OK) rc = w;
             }
         }
     }

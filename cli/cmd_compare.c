@@ -7,6 +7,7 @@
 #include "analyzer/compare.h"
 #include "analyzer/cost.h"
 #include "exitcodes.h"
+#include "output.h"
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
@@ -45,7 +46,8 @@ static void compare_usage(FILE *f) {
         "  tracecost compare runs/ib-50/ runs/ib-400/\n"
         "  tracecost compare --price-per-gpu-hour 2.5 --b-price-per-gpu-hour 3.1 old.json new/\n"
         "\n"
-        "Exit codes: 0 compared, 1 usage error, 2 a side could not be read, 3 compared with damaged input.\n");
+        "Exit codes: 0 compared, 1 usage error, 2 a side could not be read, 3 compared with damaged input,\n"
+        "4 an output could not be written.\n");
 }
 
 typedef struct { const char *name, *value; } kv;
@@ -100,13 +102,8 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
 }
 
 static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c) {
-    bool to_stdout = !strcmp(path, "-");
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
-    if (!f) { fprintf(stderr, "tracecost compare: %s: cannot write: ", path); perror(NULL); return TC_EXIT_USAGE; }
-    int bad = fn(f, c);
-    if (!to_stdout && fclose(f)) bad = -1;
-    if (bad) { fprintf(stderr, "tracecost compare: %s: write failed\n", path); return TC_EXIT_NOTHING; }
-    return TC_EXIT_OK;
+    FILE *f = tc_output_open("compare", path);
+    return f ? tc_output_close("compare", path, f, fn(f, c)) : TC_EXIT_OUTPUT;
 }
 
 int tc_cmd_compare(int argc, char **argv) {

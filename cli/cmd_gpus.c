@@ -2,6 +2,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "exitcodes.h"
+#include "output.h"
 #include "model/gpu_catalog.h"
 #include <string.h>
 
@@ -42,11 +43,10 @@ int tc_cmd_gpus(int argc, char **argv) {
         jw w;
         jw_init(&w, stdout, true);
         tc_gpu_catalog_json(&w);
-        if (jw_finish(&w)) { fprintf(stderr, "tracecost gpus: write failed\n"); return TC_EXIT_NOTHING; }
+        if (jw_finish(&w)) return tc_output_close("gpus", "-", stdout, 1);
         fputc('\n', stdout);
     } else {
         tc_gpu_catalog_print(stdout);
     }
-    if (fflush(stdout) || ferror(stdout)) { fprintf(stderr, "tracecost gpus: write failed\n"); return TC_EXIT_NOTHING; }
-    return TC_EXIT_OK;
+    return tc_output_close("gpus", "-", stdout, 0);
 }

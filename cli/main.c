@@ -6,6 +6,7 @@
 #include "analyzer/cost.h"
 #include "model/gpu_catalog.h"
 #include "exitcodes.h"
+#include "output.h"
 #include "base/version.h"
 #include "parsers/source.h"
 #include <stdbool.h>
@@ -89,7 +90,20 @@ static int unknown(const char *what) {
     return TC_EXIT_USAGE;
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Every command's exit code, with a failed write to stdout (disk full, >/dev/full) turned into
+ * TC_EXIT_OUTPUT unless the command already failed for another reason. */
 int main(int argc, char **argv) {
+    int rc = dispatch(argc, argv);
+    if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
+        int out = tc_output_finish_stdout();
+        if (out != TC_EXIT_OK) rc = out;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv) {
     if (argc < 2) { usage(stderr); return TC_EXIT_USAGE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { usage(stdout); return TC_EXIT_OK; }

@@ -707,11 +707,11 @@ Test(cost_main, json_to_stdout_replaces_the_table_and_nulls_unknowns) {
     run_free(&r);
 }
 
-Test(cost_main, unwritable_json_path_exits_2) {
+Test(cost_main, unwritable_json_path_exits_4) {
     const char *args[] = {"--gpus", "8", "--network-efficiency", "0.6", "--price-per-gpu-hour",
                           "2", "--json", "/nonexistent/dir/cost.json", NULL};
     run_out r = run_cost(args);
-    cr_expect_eq(r.rc, 2);
+    cr_expect_eq(r.rc, 4);
     cr_expect(strstr(r.err, "cannot write /nonexistent/dir/cost.json") != NULL, "%s", r.err);
     run_free(&r);
 }

@@ -559,3 +559,31 @@ Test(unix_tool, straggler_actions_name_the_rank_and_its_trace) {
     rm_rf(d);
     free(d);
 }
+
+/* A failed write (disk full: /dev/full) to stdout, --json or --html is exit 4 with a message naming
+ * the output, for every command; never exit 0 with the output lost. */
+Test(unix_tool, failed_writes_exit_4_for_every_command) {
+    static const char *const cases[] = {
+        "analyze samples/ >/dev/full",
+        "analyze --json - samples/ >/dev/full",
+        "analyze -q --json /dev/full samples/",
+        "analyze -q --html /dev/full samples/",
+        "analyze -q --json /nonexistent-dir/out.json samples/",
+        "compare samples/ samples/hta-pair/ >/dev/full",
+        "compare -q --json /dev/full samples/ samples/hta-pair/",
+        "compare -q --html /dev/full samples/ samples/hta-pair/",
+        "cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 >/dev/full",
+        "cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 --json - >/dev/full",
+        "gpus >/dev/full",
+        "gpus --json >/dev/full",
+        "--help >/dev/full",
+        "analyze --help >/dev/full",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL;
+        int rc = tu_sh(&out, "%s %s", tu_bin(), cases[i]);
+        cr_expect_eq(rc, 4, "tracecost %s: exit %d, want 4\n%s", cases[i], rc, out);
+        cr_expect(strstr(out, "write failed") || strstr(out, "cannot write"), "tracecost %s: %s", cases[i], out);
+        free(out);
+    }
+}

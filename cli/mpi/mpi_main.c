@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/commands.h"
 #include "cli/exitcodes.h"
+#include "cli/output.h"
 #include "mpi_job.h"
 #include "base/version.h"
 #include "parsers/source.h"
@@ -49,6 +50,10 @@ int main(int argc, char **argv) {
         if (*cmd) fprintf(stderr, "tracecost-mpi: unknown command '%s' (only analyze runs under MPI)\n", cmd);
         usage(stderr);
         rc = TC_EXIT_USAGE;
+    }
+    if (ctx.rank == 0 && (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED)) { /* as the single-process tool */
+        int out = tc_output_finish_stdout();
+        if (out != TC_EXIT_OK) rc = out;
     }
     fflush(stdout);
     fflush(stderr);
