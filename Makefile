@@ -31,7 +31,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi golden-update
+.PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi golden-update check-layers check-functions
 # `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
 all: $(BUILD)/tracecost tools cupti
 
@@ -90,6 +90,13 @@ test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
+
+# The layer rule (docs/architecture.md): includes only point to the same or an earlier layer; and no
+# function of the product over 120 lines. Both run in `make test`.
+check-layers:
+	@scripts/check-layers.sh
+check-functions:
+	@scripts/check-functions.sh
 
 # Rewrites tests/golden/expected from this build: only on purpose, committed alone with the reason.
 golden-update: $(BUILD)/tracecost tools

@@ -7,6 +7,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* Marks a function taking a printf-style format at argument f, its values from argument a, so the
+ * compiler checks the calls. */
+#if defined(__GNUC__)
+#define TC_FORMAT_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TC_FORMAT_LIKE(f, a)
+#endif
+
 typedef enum {
     TC_OK = 0,
     TC_ERR_NOMEM,    /* out of memory */
@@ -27,27 +35,15 @@ typedef struct {
 void tc_error_clear(tc_error *e);
 /* Sets e's code and message (printf-style) and returns code, so callers can `return tc_error_set(...)`.
  * e may be NULL (the code is still returned). */
-tc_status tc_error_set(tc_error *e, tc_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+tc_status tc_error_set(tc_error *e, tc_status code, const char *fmt, ...) TC_FORMAT_LIKE(3, 4);
 /* A short constant name of s ("out of memory", "bad input", ...). */
 const char *tc_status_str(tc_status s);
 
 /* Formats into buf (n > 0: always NUL-terminated, cut to fit). Returns the length it wanted, as
  * vsnprintf does, or 0 on an encoding error. */
-size_t tc_format(char *buf, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+size_t tc_format(char *buf, size_t n, const char *fmt, ...) TC_FORMAT_LIKE(3, 4);
 size_t tc_vformat(char *buf, size_t n, const char *fmt, va_list ap);
 /* A new malloc'd formatted string (caller frees), or NULL out of memory. */
-char *tc_format_alloc(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+char *tc_format_alloc(const char *fmt, ...) TC_FORMAT_LIKE(1, 2);
 char *tc_vformat_alloc(const char *fmt, va_list ap);
 #endif

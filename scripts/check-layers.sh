@@ -4,6 +4,8 @@
 # may include its own folder's headers (bare name) and the headers of earlier layers ("base/x.h");
 # an include that points to a later layer fails. cupti/ stands apart: it may include only cupti/
 # and header-only files of base/ (it links nothing of the rest); only cli/ may include cupti/.
+# Also: analyzer/ and model/ are pure: no stdio (printf family, puts, fopen, FILE *, stdout, stderr,
+# perror), no exit(); comments and strings do not count.
 # Prints each violation as FILE:LINE: message and exits 1 when there is one.
 set -eu
 cd "$(dirname "$0")/.."
@@ -51,9 +53,31 @@ for f in $files; do
         fi
     done
 done
+# shellcheck disable=SC2046
+awk '
+FNR == 1 { incomment = 0 }
+{
+    line = $0; clean = ""; i = 1; n = length(line)
+    while (i <= n) {
+        c = substr(line, i, 1); d = substr(line, i, 2)
+        if (incomment) { if (d == "*/") { incomment = 0; i += 2 } else i++; continue }
+        if (d == "/*") { incomment = 1; i += 2; continue }
+        if (d == "//") break
+        if (c == "\"") {
+            i++
+            while (i <= n && substr(line, i, 1) != "\"") { if (substr(line, i, 1) == "\\") i++; i++ }
+            i++; clean = clean " "; continue
+        }
+        clean = clean c; i++
+    }
+    if (clean ~ /printf|fputs|[^a-z_]puts[ \t]*\(|fopen|fwrite|FILE[ \t]*\*|stdout|stderr|perror|[^a-z_]exit[ \t]*\(/)
+        printf "%s:%d: analyzer/ and model/ do no I/O (print, open, exit): %s\n", FILENAME, FNR, $0
+}' $(ls analyzer/*.[ch] model/*.[ch]) | tee -a "${TMPDIR:-/tmp}/check-layers.$$.io" >&2 || true
+if [ -s "${TMPDIR:-/tmp}/check-layers.$$.io" ]; then cat "${TMPDIR:-/tmp}/check-layers.$$.io" | sed 's/.*/x/' >>"${TMPDIR:-/tmp}/check-layers.$$"; fi
+rm -f "${TMPDIR:-/tmp}/check-layers.$$.io"
 if [ -s "${TMPDIR:-/tmp}/check-layers.$$" ]; then
     n=$(wc -l <"${TMPDIR:-/tmp}/check-layers.$$"); rm -f "${TMPDIR:-/tmp}/check-layers.$$"
-    echo "check-layers: $n include(s) break the layer order (docs/architecture.md)"; exit 1
+    echo "check-layers: $n violation(s) of the layer rules (docs/architecture.md)"; exit 1
 fi
 rm -f "${TMPDIR:-/tmp}/check-layers.$$"
 echo "check-layers: ok"
