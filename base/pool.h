@@ -1,0 +1,68 @@
+/* pool.h: the one worker pool, and a latch. A tc_pool is a fixed set of threads started once; the
+ * thread that made it (its owner) submits tasks, and while it waits for one it runs queued tasks
+ * itself, so a pool of N threads works on N + 1 tasks at a time and a pool of 0 threads runs
+ * everything in the owner, in order. A task is a struct the caller owns (embed tc_pool_task as its
+ * first member to find the rest from the task pointer) run as `count` indexed runs fn(task, i,
+ * worker): one for a single job, n for a batch. Queued tasks are taken oldest first, and a batch's
+ * runs in index order, so results written by index come out the same whatever the thread count.
+ * A producer that must run alongside the owner (a reader filling buffers the owner consumes) is
+ * spawned: it runs on a pool thread only, never in the owner.
+ * Invariants: only the owner submits, waits and frees; a task is done when all its runs have
+ * finished; the pool is freed with no task pending. The pool's lock is taken once per run, never
+ * per event: a run is a piece of work (a file, a piece of a trace, a rank). */
+#ifndef TC_POOL_H
+#define TC_POOL_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct tc_pool tc_pool;
+typedef struct tc_pool_task tc_pool_task;
+
+/* One run of a task: index i in [0, count), on thread `worker`: 0 the owner, 1..tc_pool_threads()
+ * the pool's threads (an index into per-thread scratch of threads + 1 entries). */
+typedef void tc_pool_fn(tc_pool_task *task, size_t i, int worker);
+
+/* Set by tc_pool_submit/tc_pool_spawn, read by the pool under its lock: callers do not touch it
+ * between submitting the task and its wait returning. */
+struct tc_pool_task {
+    tc_pool_fn *fn;
+    size_t count;          /* runs to do */
+    size_t claimed;        /* runs handed to a thread */
+    size_t finished;       /* runs done; the task is done when finished == count */
+    tc_pool_task *next;    /* queue link */
+};
+
+/* A pool of `threads` threads (0 is allowed: the owner runs everything), owned by the calling
+ * thread. Fewer start when the system refuses one (tc_pool_threads says how many). NULL only when
+ * memory is short. */
+tc_pool *tc_pool_new(int threads);
+int tc_pool_threads(const tc_pool *p);
+/* Queues task for `count` runs of fn (count 0: done at once). */
+void tc_pool_submit(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn, size_t count);
+/* Runs task once (index 0) on a pool thread, ahead of queued tasks and never in the owner: for a
+ * producer the owner consumes from. The pool must have a thread (tc_pool_threads() >= 1). */
+void tc_pool_spawn(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn);
+/* Returns when task is done; meanwhile the owner runs queued tasks (oldest first), task's runs or
+ * others. */
+void tc_pool_wait(tc_pool *p, tc_pool_task *task);
+/* fn(ctx, i, worker) for every i in [0, n) on the pool's threads and the owner; returns when all
+ * are done. */
+void tc_pool_for(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
+/* Stops and joins the threads; every task must be done. NULL is a no-op. */
+void tc_pool_free(tc_pool *p);
+
+/* A count that threads wait on until it reaches 0 (a step another thread must finish first). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t count;
+} tc_latch;
+
+void tc_latch_init(tc_latch *l, size_t count);
+/* One less; wakes the waiters when it reaches 0. Counting below 0 is a bug (asserted). */
+void tc_latch_count_down(tc_latch *l);
+/* Returns once the count is 0. */
+void tc_latch_wait(tc_latch *l);
+void tc_latch_destroy(tc_latch *l);
+#endif
