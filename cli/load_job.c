@@ -1,9 +1,11 @@
-/* load_job.c: parallel loading of a job's inputs (see load_job.h). */
+/* load_job.c: parallel loading of a job's inputs (see load_job.h): each input is one run of a batch on
+ * the worker pool (base/pool.h); a lock guards only the progress line's figures. */
 #define _POSIX_C_SOURCE 200809L
 #include "load_job.h"
 #include "parsers/load.h"
 #include "exitcodes.h"
 #include "inputs.h"
+#include "base/pool.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +13,9 @@
 #include <unistd.h>
 
 typedef struct {
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;  /* the progress fields below */
     char *const *paths;
-    size_t n, next, done;
+    size_t n, done;
     int threads_per_file; /* parse threads each file gets: the -j budget shared among the files */
     tc_trace *traces;
     tc_load_status *status;
@@ -63,31 +65,32 @@ static void on_progress(void *ctx, uint64_t raw, uint64_t size) {
     pthread_mutex_unlock(&c->lock);
 }
 
-static void *worker(void *arg) {
+/* One input: a run of the pool's batch (each index once, any thread). */
+static void load_one(void *arg, size_t i, int worker) {
     load_ctx *c = arg;
-    for (;;) {
-        pthread_mutex_lock(&c->lock);
-        size_t i = c->next < c->n ? c->next++ : c->n;
-        pthread_mutex_unlock(&c->lock);
-        if (i >= c->n) break;
-        progress_arg pa = {c, i};
-        if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; continue; }
-        c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
-                                        sizeof c->msg[i]);
-        pthread_mutex_lock(&c->lock);
-        c->done++;
-        pthread_mutex_unlock(&c->lock);
-    }
-    return NULL;
+    (void)worker;
+    progress_arg pa = {c, i};
+    if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; return; }
+    c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
+                                    sizeof c->msg[i]);
+    pthread_mutex_lock(&c->lock);
+    c->done++;
+    pthread_mutex_unlock(&c->lock);
 }
 
 int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt, tc_loaded_files *out) {
     FILE *err = opt->err ? opt->err : stderr;
+    /* Few files (up to two per thread): one at a time, each parsed in pieces on every thread, which
+     * keeps all cores busy to the end even when one runs slower. Many files: one thread per file,
+     * files handed out as threads free up (no merging of pieces). */
+    int budget = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
+    if (budget < 1) budget = 1;
+    int threads = n <= 2 * (size_t)budget ? 1 : budget;
     load_ctx c;
     memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.lock, NULL);
     c.paths = paths;
     c.n = n;
+    c.threads_per_file = budget / threads;
     c.traces = calloc(n ? n : 1, sizeof *c.traces);
     c.status = calloc(n ? n : 1, sizeof *c.status);
     c.msg = calloc(n ? n : 1, sizeof *c.msg);
@@ -95,7 +98,8 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     c.progress = opt->progress;
     c.err = err;
     c.start = c.last_print = now_s();
-    if (!c.traces || !c.status || !c.msg || !c.raw) {
+    tc_pool *pool = c.traces && c.status && c.msg && c.raw ? tc_pool_new(threads - 1) : NULL; /* this thread works too */
+    if (!pool) {
         fprintf(err, "tracecost: out of memory\n");
         free(c.traces); free(c.status); free(c.msg); free(c.raw);
         return -1;
@@ -104,24 +108,12 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
         FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
         if (f) { fseek(f, 0, SEEK_END); long s = ftell(f); if (s > 0) c.total_size += (uint64_t)s; fclose(f); }
     }
-    /* Few files (up to two per thread): one at a time, each parsed in pieces on every thread, which
-     * keeps all cores busy to the end even when one runs slower. Many files: one thread per file,
-     * files handed out as threads free up (no merging of pieces). */
-    int budget = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
-    if (budget < 1) budget = 1;
-    int threads = n <= 2 * (size_t)budget ? 1 : budget;
-    c.threads_per_file = budget / threads;
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
-    int started = 0;
-    for (int t = 1; tids && t < threads; t++)
-        if (pthread_create(&tids[t], NULL, worker, &c) == 0) started = t;
-        else break;
-    worker(&c); /* this thread works too */
-    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
-    free(tids);
+    pthread_mutex_init(&c.lock, NULL);
+    tc_pool_for(pool, n, load_one, &c);
+    tc_pool_free(pool);
+    pthread_mutex_destroy(&c.lock);
     if (c.printed) fprintf(err, "\r%*s\r", c.line_len, "");
     free(c.raw);
-    pthread_mutex_destroy(&c.lock);
     out->traces = c.traces;
     out->status = c.status;
     out->msg = c.msg;
