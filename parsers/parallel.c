@@ -1,18 +1,21 @@
-/* parallel.c: multi-threaded parse of one trace's event array (see parallel.h). Two paths:
+/* parallel.c: multi-threaded parse of one trace's event array (see parallel.h). The threads are
+ * one worker pool (base/pool.h) per load; the calling thread owns it and parses too. Two paths:
  * - plain files in Kineto layout (kineto_file_load): the caller finds boundaries with small reads,
- *   queues pieces in a ring, merges finished ones in order and parses when there is nothing to
- *   merge; threads-1 workers parse. Each piece is read by its parser.
- * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers, or mapped windows), the
- *   caller (splits buffers into pieces, merges results, feeds the head and tail to the sequential
- *   parser p0) and threads-1 pool workers; the caller parses pieces too. Invariants: the caller
- *   holds at most two buffers (the current one and the previous one while the unparsed carry
- *   starts in it); pieces of one buffer are all parsed and merged, in order, before the next
- *   buffer is split. */
+ *   submits each piece as a pool task, and merges finished ones in order (while it waits for the
+ *   next one it parses queued pieces itself). Each piece is read by its parser.
+ * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers filled by a task spawned
+ *   on the pool, or mapped windows), the caller (splits buffers into pieces, merges results, feeds
+ *   the head and tail to the sequential parser p0), and the pool, which parses the pieces of a
+ *   buffer as one batch. Invariants: the caller holds at most two buffers (the current one and the
+ *   previous one while the unparsed carry starts in it); pieces of one buffer are all parsed and
+ *   merged, in order, before the next buffer is split. */
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "chrome_trace.h"
 #include "split.h"
+#include "base/pool.h"
 #include "base/util.h"
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -25,18 +28,18 @@
 #define MAX_PIECE (2u * 1024u * 1024u)
 #define MAX_PIECES_PER_BUFFER (TC_PAR_WINDOW / MIN_PIECE + 2)
 
-/* ---- reader thread: source -> ring of buffers ---------------------------------------------- */
+/* ---- reader: source -> ring of buffers, a task spawned on the pool --------------------------- */
 
 typedef struct {
+    tc_pool_task task;           /* first: the pool hands it back to reader_run */
     tc_source *src;
     /* plain regular files are mapped window by window instead (no thread, no copy) */
     int fd;                      /* -1: use the thread and buffers */
     uint64_t size;               /* file size, for mapping */
     char *map[TC_PAR_BUFFERS];   /* mapped window of buffer number k at k % N */
     size_t map_len[TC_PAR_BUFFERS];
-    pthread_t thread;
-    bool started;
-    pthread_mutex_t mu;
+    bool started;                /* the task was spawned */
+    pthread_mutex_t mu;          /* the ring's state below, shared with the task */
     pthread_cond_t cv;
     char *buf[TC_PAR_BUFFERS];
     size_t len[TC_PAR_BUFFERS];
@@ -45,9 +48,11 @@ typedef struct {
     uint64_t raw_bytes;          /* source bytes read so far */
 } reader;
 
-static void *reader_main(void *arg) {
-    reader *r = arg;
+static void reader_run(tc_pool_task *task, size_t index, int worker) {
+    reader *r = (reader *)task;
     char err[512];
+    (void)index;
+    (void)worker;
     for (;;) {
         pthread_mutex_lock(&r->mu);
         while (!r->stop && r->produced - r->released >= TC_PAR_BUFFERS) pthread_cond_wait(&r->cv, &r->mu);
@@ -72,7 +77,6 @@ static void *reader_main(void *arg) {
         pthread_mutex_unlock(&r->mu);
         if (eof || failed) break;
     }
-    return NULL;
 }
 
 /* Buffer number k, or NULL at the end (check r->failed). */
@@ -111,7 +115,16 @@ static void reader_release(reader *r) {
     pthread_mutex_unlock(&r->mu);
 }
 
-static void reader_stop(reader *r) {
+/* Source bytes read so far (progress). */
+static uint64_t reader_raw_bytes(reader *r) {
+    if (r->fd >= 0) return r->raw_bytes;
+    pthread_mutex_lock(&r->mu);
+    uint64_t raw = r->raw_bytes;
+    pthread_mutex_unlock(&r->mu);
+    return raw;
+}
+
+static void reader_stop(reader *r, tc_pool *pool) {
     for (int i = 0; i < TC_PAR_BUFFERS; i++)
         if (r->map[i]) { munmap(r->map[i], r->map_len[i]); r->map[i] = NULL; }
     if (!r->started) return;
@@ -119,11 +132,11 @@ static void reader_stop(reader *r) {
     r->stop = true;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
-    pthread_join(r->thread, NULL);
+    tc_pool_wait(pool, &r->task);
     r->started = false;
 }
 
-/* ---- pieces and the worker pool ------------------------------------------------------------ */
+/* ---- pieces of a buffer, parsed as one batch on the pool ------------------------------------- */
 
 typedef struct {
     const char *seg[2];
@@ -132,16 +145,6 @@ typedef struct {
     tc_ct_parser *p;
     bool ok;
 } piece;
-
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    pthread_t *threads;
-    int n_threads;
-    piece *pieces;
-    size_t n_pieces, next, finished;
-    bool quit;
-} pool;
 
 static void parse_piece(piece *c) {
     c->ok = false;
@@ -160,66 +163,10 @@ static void parse_piece(piece *c) {
     c->ok = true;
 }
 
-static void *pool_main(void *arg) {
-    pool *pl = arg;
-    pthread_mutex_lock(&pl->mu);
-    for (;;) {
-        while (!pl->quit && pl->next >= pl->n_pieces) pthread_cond_wait(&pl->work, &pl->mu);
-        if (pl->quit) break;
-        piece *c = &pl->pieces[pl->next++];
-        pthread_mutex_unlock(&pl->mu);
-        parse_piece(c);
-        pthread_mutex_lock(&pl->mu);
-        if (++pl->finished == pl->n_pieces) pthread_cond_signal(&pl->done);
-    }
-    pthread_mutex_unlock(&pl->mu);
-    return NULL;
-}
-
-/* Parses pieces[0, n) on the pool and the calling thread; returns when all are done. */
-static void pool_run(pool *pl, piece *pieces, size_t n) {
-    pthread_mutex_lock(&pl->mu);
-    pl->pieces = pieces;
-    pl->n_pieces = n;
-    pl->next = pl->finished = 0;
-    pthread_cond_broadcast(&pl->work);
-    while (pl->next < pl->n_pieces) {
-        piece *c = &pl->pieces[pl->next++];
-        pthread_mutex_unlock(&pl->mu);
-        parse_piece(c);
-        pthread_mutex_lock(&pl->mu);
-        pl->finished++;
-    }
-    while (pl->finished < pl->n_pieces) pthread_cond_wait(&pl->done, &pl->mu);
-    pl->pieces = NULL;
-    pl->n_pieces = pl->next = pl->finished = 0;
-    pthread_mutex_unlock(&pl->mu);
-}
-
-static void pool_stop(pool *pl) {
-    pthread_mutex_lock(&pl->mu);
-    pl->quit = true;
-    pthread_cond_broadcast(&pl->work);
-    pthread_mutex_unlock(&pl->mu);
-    for (int i = 0; i < pl->n_threads; i++) pthread_join(pl->threads[i], NULL);
-    free(pl->threads);
-    pthread_cond_destroy(&pl->work);
-    pthread_cond_destroy(&pl->done);
-    pthread_mutex_destroy(&pl->mu);
-}
-
-static int pool_start(pool *pl, int workers) {
-    memset(pl, 0, sizeof *pl);
-    pthread_mutex_init(&pl->mu, NULL);
-    pthread_cond_init(&pl->work, NULL);
-    pthread_cond_init(&pl->done, NULL);
-    pl->threads = calloc((size_t)(workers > 0 ? workers : 1), sizeof *pl->threads);
-    if (!pl->threads) return -1;
-    for (int i = 0; i < workers; i++) {
-        if (pthread_create(&pl->threads[i], NULL, pool_main, pl)) break;
-        pl->n_threads++;
-    }
-    return 0;
+/* Run i of a buffer's batch: pieces[i]. */
+static void parse_piece_run(void *pieces, size_t i, int worker) {
+    (void)worker;
+    parse_piece(&((piece *)pieces)[i]);
 }
 
 /* ---- merging a piece's partial trace into the main one ------------------------------------- */
@@ -299,37 +246,42 @@ static void free_pieces(piece *pieces, size_t n) {
  * Reading a piece in small slices right before parsing them keeps the bytes yajl reads in that
  * core's cache; parsing from a mapped window or a shared 2 MB buffer made yajl a quarter slower
  * (bench/README: "where the time went"). The calling thread finds boundaries with small reads at
- * `gap` strides, merges finished pieces in order and parses pieces when there is nothing to
- * merge; threads-1 workers parse. At most FILE_INFLIGHT_PER_THREAD pieces per thread are queued or
- * parsed but not yet merged. */
+ * `gap` strides and submits each piece as a pool task; it merges finished pieces in order, and
+ * while it waits for the next one it parses queued pieces. At most FILE_INFLIGHT_PER_THREAD pieces
+ * per thread are queued or parsed but not yet merged. */
 
 #define FILE_SLICE (64u * 1024u)  /* bytes read and fed per step: stays in L2 */
 #define FILE_SCAN (4u * 1024u)    /* bytes read per step when looking for a boundary (events are ~300 B) */
 #define FILE_HEAD_MAX (16u * 1024u * 1024u) /* metadata before traceEvents we read to find it */
 #define FILE_INFLIGHT_PER_THREAD 4
 
-typedef enum { FP_QUEUED, FP_PARSING, FP_DONE } fpiece_state;
+typedef struct kf_load kf_load;
 
 typedef struct {
+    tc_pool_task task; /* first: the pool hands it back to parse_fpiece_run */
+    kf_load *k;
     uint64_t from, to; /* file offsets: the piece's events, from after the '[' or a boundary's
                         * '{' to just after the '}' before the next boundary's comma */
     tc_trace t;
     tc_ct_parser *p;
-    fpiece_state state;
     bool ok;
 } fpiece;
 
-typedef struct {
+struct kf_load {
     int fd;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    fpiece *ring;
+    uint64_t size;        /* the file's, bytes */
+    tc_pool *pool;
+    char **slices;        /* per thread, by the pool's worker number: a FILE_SLICE buffer made by
+                           * that thread on its first piece ([0], the caller's, made up front) */
+    fpiece *ring;         /* ring[q % cap] for merged <= q < queued: submitted, not yet merged */
     size_t cap;
-    uint64_t queued, claimed, merged; /* pieces put in the ring / taken by a parser / merged */
-    bool quit;
-    pthread_t *threads;
-    int n_threads;
-} fpool;
+    uint64_t queued, merged;
+    tc_trace *t;
+    tc_ct_parser *p0;     /* the document's sequential parser: head, tail, and absorbed pieces */
+    uint32_t *remap;
+    size_t remap_cap;
+    tc_par_info *info;
+};
 
 /* Reads exactly n bytes at off (fewer only at the end of the file); -1 on a read error. */
 static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
@@ -360,32 +312,14 @@ static void parse_fpiece(int fd, fpiece *c, char *slice) {
     c->ok = true;
 }
 
-/* Takes the next queued piece (lock held); NULL when none is waiting. */
-static fpiece *fpool_claim(fpool *fp) {
-    if (fp->claimed >= fp->queued) return NULL;
-    fpiece *c = &fp->ring[fp->claimed++ % fp->cap];
-    c->state = FP_PARSING;
-    return c;
-}
-
-static void *fpool_main(void *arg) {
-    fpool *fp = arg;
-    char *slice = malloc(FILE_SLICE);
-    pthread_mutex_lock(&fp->mu);
-    for (;;) {
-        fpiece *c = NULL;
-        while (!fp->quit && !(c = fpool_claim(fp))) pthread_cond_wait(&fp->cv, &fp->mu);
-        if (!c) break;
-        pthread_mutex_unlock(&fp->mu);
-        if (slice) parse_fpiece(fp->fd, c, slice);
-        else c->ok = false;
-        pthread_mutex_lock(&fp->mu);
-        c->state = FP_DONE;
-        pthread_cond_broadcast(&fp->cv);
-    }
-    pthread_mutex_unlock(&fp->mu);
-    free(slice);
-    return NULL;
+/* The pool task of one piece; slices[worker] is touched by that thread only. */
+static void parse_fpiece_run(tc_pool_task *task, size_t index, int worker) {
+    fpiece *c = (fpiece *)task;
+    char **slice = &c->k->slices[worker];
+    (void)index;
+    if (!*slice) *slice = malloc(FILE_SLICE);
+    if (*slice) parse_fpiece(c->k->fd, c, *slice);
+    else c->ok = false;
 }
 
 /* File offset of the next Kineto boundary's '{' at or after `from`; TC_SPLIT_NONE at the end of
@@ -402,145 +336,132 @@ static uint64_t next_file_boundary(int fd, char *scan, uint64_t from, bool *fail
     }
 }
 
-typedef enum { KF_OK, KF_FALLBACK, KF_NOT_KINETO } kf_status;
-
-/* The plain-file path. KF_NOT_KINETO: nothing was done (t untouched), use the general path. */
-static kf_status kineto_file_load(tc_trace *t, int fd, uint64_t size, int threads, size_t gap,
-                                  tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
-    size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX;
-    char *head = malloc(head_cap), *slice = malloc(FILE_SLICE), *scan = malloc(FILE_SCAN);
-    kf_status status = KF_NOT_KINETO;
-    fpool fp;
-    memset(&fp, 0, sizeof fp);
-    tc_ct_parser *p0 = NULL;
-    uint32_t *remap = NULL;
-    size_t remap_cap = 0;
-    bool pool_up = false;
-    if (!head || !slice || !scan) goto out;
-    /* the head: the metadata before the events array, read until the array's '[' is seen */
-    size_t head_len = 0, body = 0;
+/* Reads the head (the metadata before the events array) into head[0, cap) until the array's '['
+ * is seen. True when the array is there and starts in Kineto layout; *body: where its events start. */
+static bool kf_read_head(int fd, char *head, size_t cap, size_t *body) {
+    size_t len = 0;
     tc_split_find f = TC_SPLIT_NEED_MORE;
-    while (f == TC_SPLIT_NEED_MORE && head_len < head_cap) {
+    while (f == TC_SPLIT_NEED_MORE && len < cap) {
         /* 64 KiB (the array's start and its first boundaries), then doubling: the head is scanned
          * from its start after each read */
-        size_t step = head_len > FILE_SLICE ? head_len : FILE_SLICE;
-        size_t want = head_cap - head_len < step ? head_cap - head_len : step;
-        long n = pread_full(fd, head + head_len, want, head_len);
-        if (n <= 0) goto out;
-        head_len += (size_t)n;
-        f = tc_split_find_events(head, head_len, &body);
+        size_t step = len > FILE_SLICE ? len : FILE_SLICE;
+        size_t want = cap - len < step ? cap - len : step;
+        long n = pread_full(fd, head + len, want, len);
+        if (n <= 0) return false;
+        len += (size_t)n;
+        f = tc_split_find_events(head, len, body);
     }
-    if (f != TC_SPLIT_FOUND || tc_split_kineto_next(head, head_len, body) == TC_SPLIT_NONE) goto out;
+    return f == TC_SPLIT_FOUND && tc_split_kineto_next(head, len, *body) != TC_SPLIT_NONE;
+}
 
-    status = KF_FALLBACK;
-    info->mode = TC_PAR_MODE_KINETO;
-    p0 = tc_ct_parser_new(t);
-    if (!p0) { info->why = "out of memory"; goto out; }
-    if (tc_ct_parser_feed(p0, head, body)) { info->why = "head did not parse"; goto out; }
-    tc_trace_reserve(t, size);
-    fp.fd = fd;
-    fp.cap = (size_t)threads * FILE_INFLIGHT_PER_THREAD;
-    fp.ring = calloc(fp.cap, sizeof *fp.ring);
-    fp.threads = calloc((size_t)threads, sizeof *fp.threads);
-    if (!fp.ring || !fp.threads) { info->why = "out of memory"; goto out; }
-    pthread_mutex_init(&fp.mu, NULL);
-    pthread_cond_init(&fp.cv, NULL);
-    pool_up = true;
-    for (int i = 0; i < threads - 1; i++) {
-        if (pthread_create(&fp.threads[i], NULL, fpool_main, &fp)) break;
-        fp.n_threads++;
-    }
+/* Waits for the oldest unmerged piece, merges it and frees its records. -1 on failure (why set). */
+static int kf_merge_next(kf_load *k) {
+    assert(k->merged < k->queued);
+    fpiece *c = &k->ring[k->merged++ % k->cap];
+    tc_pool_wait(k->pool, &c->task);
+    bool ok = c->ok && merge_partial(k->t, k->p0, &c->t, c->p, &k->remap, &k->remap_cap) == 0;
+    if (!c->ok) k->info->why = "a piece did not parse";
+    else if (!ok) k->info->why = "out of memory";
+    tc_ct_parser_free(c->p);
+    tc_trace_free(&c->t);
+    c->p = NULL;
+    if (!ok) return -1;
+    k->info->pieces++;
+    return 0;
+}
 
-    uint64_t next_from = body; /* where the next piece starts */
-    bool producing = true, failed = false;
-    pthread_mutex_lock(&fp.mu);
+/* Queues pieces at boundaries from *next_from on while the ring has room, merging them in order;
+ * returns once every piece up to the last boundary is merged, *next_from where the tail starts.
+ * -1 on failure (why set; pieces may be left in flight: kf_drain). */
+static int kf_pieces(kf_load *k, uint64_t *next_from, size_t gap, char *scan, tc_progress_fn progress,
+                     void *progress_ctx) {
+    bool producing = true;
     for (;;) {
-        if (producing && fp.queued - fp.merged < fp.cap) {
-            pthread_mutex_unlock(&fp.mu);
-            uint64_t b = next_file_boundary(fd, scan, next_from + gap, &failed);
-            pthread_mutex_lock(&fp.mu);
-            if (failed) break;
+        if (producing && k->queued - k->merged < k->cap) {
+            bool failed = false;
+            uint64_t b = next_file_boundary(k->fd, scan, *next_from + gap, &failed);
+            if (failed) { k->info->why = "read error"; return -1; }
             if (b == TC_SPLIT_NONE) { producing = false; continue; }
-            fpiece *c = &fp.ring[fp.queued % fp.cap];
+            fpiece *c = &k->ring[k->queued++ % k->cap];
             memset(c, 0, sizeof *c);
-            c->from = next_from;
+            c->k = k;
+            c->from = *next_from;
             c->to = b - 4; /* just after the '}' of "},\n  {" */
-            c->state = FP_QUEUED;
-            fp.queued++;
-            next_from = b;
-            pthread_cond_broadcast(&fp.cv);
+            tc_pool_submit(k->pool, &c->task, parse_fpiece_run, 1);
+            *next_from = b;
             continue;
         }
-        if (fp.merged < fp.queued && fp.ring[fp.merged % fp.cap].state == FP_DONE) {
-            fpiece *c = &fp.ring[fp.merged % fp.cap];
-            pthread_mutex_unlock(&fp.mu);
-            bool ok = c->ok && merge_partial(t, p0, &c->t, c->p, &remap, &remap_cap) == 0;
-            if (!c->ok) info->why = "a piece did not parse";
-            else if (!ok) info->why = "out of memory";
-            uint64_t done_to = c->to;
-            tc_ct_parser_free(c->p);
-            tc_trace_free(&c->t);
-            c->p = NULL;
-            pthread_mutex_lock(&fp.mu);
-            if (!ok) { failed = true; break; }
-            fp.merged++;
-            info->pieces++;
-            pthread_cond_broadcast(&fp.cv);
-            if (progress) {
-                pthread_mutex_unlock(&fp.mu);
-                progress(progress_ctx, done_to, size);
-                pthread_mutex_lock(&fp.mu);
-            }
-            continue;
-        }
-        fpiece *c = fpool_claim(&fp);
-        if (c) {
-            pthread_mutex_unlock(&fp.mu);
-            parse_fpiece(fd, c, slice);
-            pthread_mutex_lock(&fp.mu);
-            c->state = FP_DONE;
-            continue;
-        }
-        if (!producing && fp.merged == fp.queued) break;
-        pthread_cond_wait(&fp.cv, &fp.mu);
+        if (k->merged == k->queued) return 0; /* and not producing: the ring had room */
+        uint64_t done_to = k->ring[k->merged % k->cap].to;
+        if (kf_merge_next(k)) return -1;
+        if (progress) progress(progress_ctx, done_to, k->size);
     }
-    fp.quit = true;
-    pthread_cond_broadcast(&fp.cv);
-    pthread_mutex_unlock(&fp.mu);
-    if (failed) { if (!info->why) info->why = "read error"; goto out; }
-    /* the tail: the last events, the array's end and any metadata after it */
-    for (uint64_t off = next_from; off < size;) {
-        size_t want = size - off < FILE_SLICE ? (size_t)(size - off) : FILE_SLICE;
-        long n = pread_full(fd, slice, want, off);
-        if (n != (long)want) { info->why = "read error"; goto out; }
-        if (tc_ct_parser_feed(p0, slice, want)) { info->why = "tail did not parse"; goto out; }
-        info->tail_bytes += want;
+}
+
+/* Waits for the pieces a failure left in flight and frees them. */
+static void kf_drain(kf_load *k) {
+    for (; k->merged < k->queued; k->merged++) {
+        fpiece *c = &k->ring[k->merged % k->cap];
+        tc_pool_wait(k->pool, &c->task);
+        tc_ct_parser_free(c->p);
+        tc_trace_free(&c->t);
+    }
+}
+
+/* The tail: the last events, the array's end and any metadata after it, fed to p0 from `from`. */
+static int kf_tail(kf_load *k, uint64_t from) {
+    char *slice = k->slices[0];
+    for (uint64_t off = from; off < k->size;) {
+        size_t want = k->size - off < FILE_SLICE ? (size_t)(k->size - off) : FILE_SLICE;
+        long n = pread_full(k->fd, slice, want, off);
+        if (n != (long)want) { k->info->why = "read error"; return -1; }
+        if (tc_ct_parser_feed(k->p0, slice, want)) { k->info->why = "tail did not parse"; return -1; }
+        k->info->tail_bytes += want;
         off += want;
     }
-    if (tc_ct_parser_finish(p0)) { info->why = "document incomplete"; goto out; }
-    info->raw_bytes = info->decoded_bytes = size;
-    status = KF_OK;
-out:
-    if (pool_up) {
-        pthread_mutex_lock(&fp.mu);
-        fp.quit = true;
-        pthread_cond_broadcast(&fp.cv);
-        pthread_mutex_unlock(&fp.mu);
-        for (int i = 0; i < fp.n_threads; i++) pthread_join(fp.threads[i], NULL);
-        for (uint64_t k = fp.merged; k < fp.queued; k++) { /* pieces left by a failure */
-            fpiece *c = &fp.ring[k % fp.cap];
-            tc_ct_parser_free(c->p);
-            tc_trace_free(&c->t);
-        }
-        pthread_cond_destroy(&fp.cv);
-        pthread_mutex_destroy(&fp.mu);
-    }
-    free(fp.ring);
-    free(fp.threads);
-    tc_ct_parser_free(p0);
-    free(remap);
+    if (tc_ct_parser_finish(k->p0)) { k->info->why = "document incomplete"; return -1; }
+    k->info->raw_bytes = k->info->decoded_bytes = k->size;
+    return 0;
+}
+
+/* Head, pieces and tail of a file whose head was found; 0, or -1 on failure (why set). */
+static int kf_parse(kf_load *k, const char *head, size_t body, size_t gap, char *scan, tc_progress_fn progress,
+                    void *progress_ctx) {
+    k->info->mode = TC_PAR_MODE_KINETO;
+    k->p0 = tc_ct_parser_new(k->t);
+    if (!k->p0) { k->info->why = "out of memory"; return -1; }
+    if (tc_ct_parser_feed(k->p0, head, body)) { k->info->why = "head did not parse"; return -1; }
+    tc_trace_reserve(k->t, k->size);
+    k->ring = calloc(k->cap, sizeof *k->ring);
+    if (!k->ring) { k->info->why = "out of memory"; return -1; }
+    uint64_t next_from = body; /* where the next piece starts */
+    int rc = kf_pieces(k, &next_from, gap, scan, progress, progress_ctx);
+    kf_drain(k);
+    return rc ? rc : kf_tail(k, next_from);
+}
+
+typedef enum { KF_OK, KF_FALLBACK, KF_NOT_KINETO } kf_status;
+
+/* The plain-file path, on pool (the caller parses too). KF_NOT_KINETO: nothing was done (t
+ * untouched), use the general path. */
+static kf_status kineto_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t size, size_t gap,
+                                  tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
+    int threads = tc_pool_threads(pool) + 1;
+    kf_load k = {.fd = fd, .size = size, .pool = pool, .t = t, .info = info};
+    k.cap = (size_t)threads * FILE_INFLIGHT_PER_THREAD;
+    k.slices = calloc((size_t)threads, sizeof *k.slices);
+    size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX, body = 0;
+    char *head = malloc(head_cap), *scan = malloc(FILE_SCAN);
+    kf_status status = KF_NOT_KINETO;
+    if (head && scan && k.slices && (k.slices[0] = malloc(FILE_SLICE)) && kf_read_head(fd, head, head_cap, &body))
+        status = kf_parse(&k, head, body, gap, scan, progress, progress_ctx) ? KF_FALLBACK : KF_OK;
+    assert(k.merged == k.queued); /* no piece left in flight */
+    for (int i = 0; k.slices && i < threads; i++) free(k.slices[i]);
+    free(k.slices);
+    free(k.ring);
+    tc_ct_parser_free(k.p0);
+    free(k.remap);
     free(head);
-    free(slice);
     free(scan);
     return status;
 }
@@ -551,33 +472,43 @@ typedef struct {
     tc_trace *t;
     tc_ct_parser *p0;
     reader r;
-    pool pl;
+    tc_pool *pool;
     piece *pieces;
     size_t *bounds;
     uint32_t *remap;
     size_t remap_cap;
     tc_par_info *info;
+    size_t gap;            /* bytes between boundaries looked for */
+    /* the walk over buffers */
+    uint64_t k;            /* number of the current buffer */
+    const char *cur, *prev;
+    size_t len, prev_len;
+    tc_scan scan;          /* structural scan state, across buffers */
+    int64_t last;          /* last boundary, relative to cur */
+    size_t carry_off;      /* unparsed data starts here, in prev when prev != NULL */
+    size_t scan_from;      /* structural scan resumes here in cur */
+    bool tail;             /* from the carry on, everything goes to p0 */
 } par_ctx;
 
 /* Parses the pieces between the carry (prev[carry_off..] when prev, else cur[carry_off..]) and
  * bounds[0..n) in cur, and merges them. -1 on any failure. */
-static int run_pieces(par_ctx *x, const char *prev, size_t prev_len, const char *cur, size_t carry_off, size_t n) {
+static int run_pieces(par_ctx *x, size_t n) {
     for (size_t i = 0; i < n; i++) {
         piece *c = &x->pieces[i];
         memset(c, 0, sizeof *c);
-        size_t from = i == 0 ? (prev ? 0 : carry_off) : x->bounds[i - 1];
-        if (i == 0 && prev) {
-            c->seg[0] = prev + carry_off;
-            c->seg_len[0] = prev_len - carry_off;
-            c->seg[1] = cur;
+        size_t from = i == 0 ? (x->prev ? 0 : x->carry_off) : x->bounds[i - 1];
+        if (i == 0 && x->prev) {
+            c->seg[0] = x->prev + x->carry_off;
+            c->seg_len[0] = x->prev_len - x->carry_off;
+            c->seg[1] = x->cur;
             c->seg_len[1] = x->bounds[0];
             if (c->seg_len[1] == 0) { c->seg[1] = NULL; } /* cannot happen: a bound is after a comma */
         } else {
-            c->seg[0] = cur + from;
+            c->seg[0] = x->cur + from;
             c->seg_len[0] = x->bounds[i] - from;
         }
     }
-    pool_run(&x->pl, x->pieces, n);
+    tc_pool_for(x->pool, n, parse_piece_run, x->pieces);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!x->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; break; }
@@ -588,143 +519,167 @@ static int run_pieces(par_ctx *x, const char *prev, size_t prev_len, const char 
     return rc;
 }
 
+/* Buffers, pieces and p0; the reader task started when the source is read by a thread. */
+static int par_start(par_ctx *x, int threads) {
+    reader *r = &x->r;
+    /* at least two pieces per thread in each buffer, or the threads wait on each other */
+    size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 2);
+    if (x->gap > per_buffer) x->gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;
+    x->pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->pieces);
+    x->bounds = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->bounds);
+    x->p0 = tc_ct_parser_new(x->t);
+    bool bufs_ok = true;
+    for (int i = 0; r->fd < 0 && i < TC_PAR_BUFFERS; i++)
+        if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
+    if (!x->pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
+    if (r->fd < 0) {
+        if (tc_pool_threads(x->pool) < 1) { x->info->why = "no thread"; return -1; }
+        tc_pool_spawn(x->pool, &r->task, reader_run);
+        r->started = true;
+    }
+    return 0;
+}
+
+/* The first buffer: the metadata before the events array goes to p0; the mode is chosen. */
+static int par_head(par_ctx *x, uint64_t size_hint) {
+    x->cur = reader_get(&x->r, 0, &x->len);
+    if (!x->cur) { x->info->why = "empty or unreadable"; return -1; }
+    size_t body;
+    tc_split_find f = tc_split_find_events(x->cur, x->len, &body);
+    if (f != TC_SPLIT_FOUND) { x->info->why = "no traceEvents array in the first buffer"; return -1; }
+    if (tc_ct_parser_feed(x->p0, x->cur, body)) { x->info->why = "head did not parse"; return -1; }
+    tc_trace_reserve(x->t, size_hint);
+    x->info->mode = tc_split_kineto_next(x->cur, x->len, body) != TC_SPLIT_NONE ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
+    x->last = (int64_t)body;
+    x->carry_off = x->scan_from = body;
+    return 0;
+}
+
+/* Finds the boundaries in cur and parses the pieces before them; tail mode when the array ends
+ * or two buffers held no boundary. -1 on failure (why set). */
+static int par_split_buffer(par_ctx *x) {
+    size_t n = 0;
+    if (x->info->mode == TC_PAR_MODE_KINETO) {
+        size_t carry_len = x->prev ? x->prev_len - x->carry_off : 0;
+        size_t from = x->prev ? (x->gap > carry_len ? x->gap - carry_len : 0) : x->carry_off + x->gap;
+        size_t b;
+        while (n < MAX_PIECES_PER_BUFFER && (b = tc_split_kineto_next(x->cur, x->len, from)) != TC_SPLIT_NONE) {
+            x->bounds[n++] = b;
+            from = b + x->gap;
+        }
+    } else {
+        size_t stopped;
+        n = tc_scan_run(&x->scan, x->cur, x->len, x->scan_from, &x->last, x->gap, x->bounds, MAX_PIECES_PER_BUFFER,
+                        &stopped);
+        if (stopped < x->len && !x->scan.ended) { x->info->why = "too many pieces"; return -1; }
+        if (x->scan.ended) x->tail = true; /* the array's end lies in the carry after the last bound */
+    }
+    if (n > 0) {
+        if (run_pieces(x, n)) return -1;
+        x->carry_off = x->bounds[n - 1];
+        if (x->prev) { reader_release(&x->r); x->prev = NULL; }
+    } else if (x->prev) {
+        /* two buffers without a boundary: let the sequential parser take the rest */
+        x->tail = true;
+    }
+    return 0;
+}
+
+/* Tail mode: the carry, and everything after it in cur, go to p0; cur is released. */
+static int par_feed_tail(par_ctx *x) {
+    if (x->prev) {
+        if (tc_ct_parser_feed(x->p0, x->prev + x->carry_off, x->prev_len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
+        x->info->tail_bytes += x->prev_len - x->carry_off;
+        reader_release(&x->r);
+        x->prev = NULL;
+        x->carry_off = 0;
+    }
+    if (tc_ct_parser_feed(x->p0, x->cur + x->carry_off, x->len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
+    x->info->tail_bytes += x->len - x->carry_off;
+    reader_release(&x->r);
+    x->cur = NULL;
+    x->carry_off = 0;
+    return 0;
+}
+
+/* Moves to the next buffer; false at the end of the data (cur is then left as it was). */
+static bool par_next_buffer(par_ctx *x) {
+    size_t nlen = 0;
+    const char *next = reader_get(&x->r, ++x->k, &nlen);
+    if (!next) return false;
+    if (x->cur) {
+        /* the carry moves to prev; a carry in prev only happens when cur had no boundary, and then
+         * tail mode took over */
+        x->prev = x->cur;
+        x->prev_len = x->len;
+        x->last -= (int64_t)x->len;
+    }
+    x->cur = next;
+    x->len = nlen;
+    x->scan_from = 0;
+    return true;
+}
+
+/* After the last buffer: what is left of the carry (in cur: the walk did not advance) goes to p0. */
+static int par_finish(par_ctx *x, tc_source *src) {
+    reader *r = &x->r;
+    if (r->failed || (r->fd < 0 && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
+    if (r->fd >= 0) x->info->raw_bytes = x->info->decoded_bytes = r->size;
+    else { x->info->raw_bytes = tc_source_raw_bytes(src); x->info->decoded_bytes = tc_source_decoded_bytes(src); }
+    if (x->cur) {
+        if (tc_ct_parser_feed(x->p0, x->cur + x->carry_off, x->len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
+        x->info->tail_bytes += x->len - x->carry_off;
+        reader_release(r);
+        x->cur = NULL;
+    }
+    if (tc_ct_parser_finish(x->p0)) { x->info->why = "document incomplete"; return -1; }
+    return 0;
+}
+
+/* The general path: every buffer split and its pieces parsed, then the rest. */
+static int par_load(par_ctx *x, tc_source *src, int threads, uint64_t size_hint, tc_progress_fn progress,
+                    void *progress_ctx) {
+    if (par_start(x, threads) || par_head(x, size_hint)) return -1;
+    do {
+        if (!x->tail && par_split_buffer(x)) return -1;
+        if (x->tail && par_feed_tail(x)) return -1;
+        if (progress) progress(progress_ctx, reader_raw_bytes(&x->r), tc_source_file_size(src));
+    } while (par_next_buffer(x));
+    return par_finish(x, src);
+}
+
 tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint,
                                tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
     tc_par_info dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
-    par_ctx x;
-    memset(&x, 0, sizeof x);
-    x.t = t;
-    x.info = info;
-    tc_par_status status = TC_PAR_FALLBACK;
-    bool pool_up = false;
     if (threads < 2) threads = 2;
     size_t gap = size_hint ? (size_t)(size_hint / ((uint64_t)threads * 16)) : MAX_PIECE;
     if (gap < MIN_PIECE) gap = MIN_PIECE;
     if (gap > MAX_PIECE) gap = MAX_PIECE;
-
+    par_ctx x;
+    memset(&x, 0, sizeof x);
+    x.t = t;
+    x.info = info;
+    x.gap = gap;
     reader *r = &x.r;
     r->src = src;
     r->fd = tc_source_map_fd(src, &r->size);
+    /* threads - 1 parse with the caller; a source read by a thread takes one more */
+    x.pool = tc_pool_new(threads - 1 + (r->fd < 0 ? 1 : 0));
+    if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
     if (r->fd >= 0) {
-        kf_status ks = kineto_file_load(t, r->fd, r->size, threads, gap, progress, progress_ctx, info);
-        if (ks != KF_NOT_KINETO) return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
+        kf_status ks = kineto_file_load(t, x.pool, r->fd, r->size, gap, progress, progress_ctx, info);
+        if (ks != KF_NOT_KINETO) {
+            tc_pool_free(x.pool);
+            return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
+        }
     }
-    /* at least two pieces per thread in each buffer, or the threads wait on each other */
-    size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 2);
-    if (gap > per_buffer) gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
-    x.pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x.pieces);
-    x.bounds = calloc(MAX_PIECES_PER_BUFFER, sizeof *x.bounds);
-    x.p0 = tc_ct_parser_new(t);
-    bool bufs_ok = true;
-    for (int i = 0; r->fd < 0 && i < TC_PAR_BUFFERS; i++)
-        if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
-    if (!x.pieces || !x.bounds || !x.p0 || !bufs_ok) { info->why = "out of memory"; goto out; }
-    if (r->fd < 0) {
-        if (pthread_create(&r->thread, NULL, reader_main, r)) { info->why = "no thread"; goto out; }
-        r->started = true;
-    }
-    if (pool_start(&x.pl, threads - 1)) { info->why = "no thread"; goto out; }
-    pool_up = true;
-
-    uint64_t k = 0;
-    size_t len = 0, prev_len = 0;
-    const char *cur = reader_get(r, k, &len), *prev = NULL;
-    if (!cur) { info->why = "empty or unreadable"; goto out; }
-    size_t body;
-    tc_split_find f = tc_split_find_events(cur, len, &body);
-    if (f != TC_SPLIT_FOUND) { info->why = "no traceEvents array in the first buffer"; goto out; }
-    if (tc_ct_parser_feed(x.p0, cur, body)) { info->why = "head did not parse"; goto out; }
-    tc_trace_reserve(t, size_hint);
-    info->mode = tc_split_kineto_next(cur, len, body) != TC_SPLIT_NONE ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
-    tc_scan scan;
-    memset(&scan, 0, sizeof scan);
-    int64_t last = (int64_t)body;  /* last boundary, relative to cur */
-    size_t carry_off = body;       /* unparsed data starts here, in prev when prev != NULL */
-    size_t scan_from = body;       /* structural scan resumes here in cur */
-    bool tail = false;             /* from the carry on, everything goes to p0 */
-
-    for (;;) {
-        if (!tail) {
-            size_t n = 0;
-            if (info->mode == TC_PAR_MODE_KINETO) {
-                size_t carry_len = prev ? prev_len - carry_off : 0;
-                size_t from = prev ? (gap > carry_len ? gap - carry_len : 0) : carry_off + gap;
-                size_t b;
-                while (n < MAX_PIECES_PER_BUFFER && (b = tc_split_kineto_next(cur, len, from)) != TC_SPLIT_NONE) {
-                    x.bounds[n++] = b;
-                    from = b + gap;
-                }
-            } else {
-                size_t stopped;
-                n = tc_scan_run(&scan, cur, len, scan_from, &last, gap, x.bounds, MAX_PIECES_PER_BUFFER, &stopped);
-                if (stopped < len && !scan.ended) { info->why = "too many pieces"; goto out; }
-                if (scan.ended) tail = true; /* the array's end lies in the carry after the last bound */
-            }
-            if (n > 0) {
-                if (run_pieces(&x, prev, prev_len, cur, carry_off, n)) goto out;
-                carry_off = x.bounds[n - 1];
-                if (prev) { reader_release(r); prev = NULL; }
-            } else if (prev) {
-                /* two buffers without a boundary: let the sequential parser take the rest */
-                tail = true;
-            }
-        }
-        if (tail) {
-            /* feed the carry, and everything after it, to p0 */
-            if (prev) {
-                if (tc_ct_parser_feed(x.p0, prev + carry_off, prev_len - carry_off)) { info->why = "tail did not parse"; goto out; }
-                info->tail_bytes += prev_len - carry_off;
-                reader_release(r);
-                prev = NULL;
-                carry_off = 0;
-            }
-            if (tc_ct_parser_feed(x.p0, cur + carry_off, len - carry_off)) { info->why = "tail did not parse"; goto out; }
-            info->tail_bytes += len - carry_off;
-            reader_release(r);
-            cur = NULL;
-            carry_off = 0;
-        }
-        if (progress) {
-            pthread_mutex_lock(&r->mu);
-            uint64_t raw = r->raw_bytes;
-            pthread_mutex_unlock(&r->mu);
-            if (r->fd >= 0) raw = r->raw_bytes;
-            progress(progress_ctx, raw, tc_source_file_size(src));
-        }
-        /* next buffer */
-        size_t nlen = 0;
-        const char *next = reader_get(r, ++k, &nlen);
-        if (!next) break;
-        if (cur) {
-            /* the carry moves to prev; a carry in prev only happens when cur had no boundary,
-             * and then tail mode took over above */
-            prev = cur;
-            prev_len = len;
-            last -= (int64_t)len;
-        }
-        cur = next;
-        len = nlen;
-        scan_from = 0;
-    }
-    if (r->failed || (r->fd < 0 && tc_source_truncated(src))) { info->why = "source damaged"; goto out; }
-    if (r->fd >= 0) info->raw_bytes = info->decoded_bytes = r->size;
-    else { info->raw_bytes = tc_source_raw_bytes(src); info->decoded_bytes = tc_source_decoded_bytes(src); }
-    /* end of data: what is left of the carry (in cur: the loop did not advance) goes to p0 */
-    if (cur) {
-        if (tc_ct_parser_feed(x.p0, cur + carry_off, len - carry_off)) { info->why = "tail did not parse"; goto out; }
-        info->tail_bytes += len - carry_off;
-        reader_release(r);
-        cur = NULL;
-    }
-    if (tc_ct_parser_finish(x.p0)) { info->why = "document incomplete"; goto out; }
-    status = TC_PAR_OK;
-out:
-    if (pool_up) pool_stop(&x.pl);
-    reader_stop(r);
+    tc_par_status status = par_load(&x, src, threads, size_hint, progress, progress_ctx) ? TC_PAR_FALLBACK : TC_PAR_OK;
+    reader_stop(r, x.pool);
+    tc_pool_free(x.pool);
     for (int i = 0; i < TC_PAR_BUFFERS; i++) free(r->buf[i]);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);

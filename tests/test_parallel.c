@@ -2,8 +2,9 @@
  * the boundary finder on tricky inputs (braces, commas, "},\n  {\n" and escaped quotes inside
  * strings); -j1 vs -j2 byte-identical JSON on every sample in tests/data and on generated jobs in
  * Kineto, one-line and 4-space layouts (which must also agree with each other); the parallel path
- * is really taken (pieces > 1, right mode) and equals the sequential load record for record;
- * damaged inputs behave the same with -j1 and -j2. Scratch files go to build/test-parallel/. */
+ * is really taken (pieces > 1, right mode) and equals the sequential load record for record, with
+ * 2, 3 and 9 threads; damaged inputs behave the same with -j1 and -j2, and a piece that fails while
+ * others are in flight ends in a clean fallback. Scratch files go to build/test-parallel/. */
 #include <criterion/criterion.h>
 #include "testutil.h"
 #include <glob.h>
@@ -180,9 +181,10 @@ static void assert_same_trace(const tc_trace *a, const tc_trace *b, const char *
     for (size_t i = 0; i < a->n_warnings; i++) cr_assert_str_eq(a->warnings[i], b->warnings[i]);
 }
 
-/* Loads path both ways; asserts the parallel parse was taken (in `mode`, in several pieces) and
- * gives the sequential trace. size_hint sizes the pieces (about hint / 32 bytes, at least 4 KiB). */
-static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_t size_hint) {
+/* Loads path both ways; asserts the parallel parse on `threads` threads was taken (in `mode`, in
+ * several pieces) and gives the sequential trace. size_hint sizes the pieces (about hint / (16 ×
+ * threads) bytes, at least 4 KiB). */
+static void check_parallel_load_threads(const char *path, tc_par_mode mode, uint64_t size_hint, int threads) {
     tc_trace seq, par;
     char msg[600];
     cr_assert_eq(tc_trace_init(&seq, path), 0);
@@ -192,7 +194,7 @@ static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_
     tc_source *src = tc_source_open(path, err, sizeof err);
     cr_assert_not_null(src, "%s", err);
     tc_par_info info;
-    tc_par_status st = tc_parallel_load(&par, src, 2, size_hint, NULL, NULL, &info);
+    tc_par_status st = tc_parallel_load(&par, src, threads, size_hint, NULL, NULL, &info);
     cr_assert_eq(st, TC_PAR_OK, "%s: fell back (%s)", path, info.why ? info.why : "?");
     cr_assert_eq(info.mode, mode, "%s: mode %d, want %d", path, (int)info.mode, (int)mode);
     cr_assert_gt(info.pieces, 1, "%s: %llu pieces", path, (unsigned long long)info.pieces);
@@ -202,6 +204,10 @@ static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_
     assert_same_trace(&seq, &par, path);
     tc_trace_free(&seq);
     tc_trace_free(&par);
+}
+
+static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_t size_hint) {
+    check_parallel_load_threads(path, mode, size_hint, 2);
 }
 
 /* A small size hint gives small pieces: many boundaries even in a small file. */
@@ -321,4 +327,41 @@ Test(parallel, gzip_engines_agree, .init = setup) {
         cr_assert(same_file(TMP "/eng-default.json", TMP "/eng-zlib.json"), "%s: engines differ", g.gl_pathv[i]);
     }
     globfree(&g);
+}
+
+/* The pool's size does not change the result: 3 and 9 threads (more than this machine has cores),
+ * on the three paths (Kineto plain file, mapped windows, inflate task + buffers). */
+Test(parallel, thread_counts_agree, .init = setup) {
+    cr_assert_eq(sh("gzip -dc tests/data/alexnet_cuda_sync.json.gz > %s/alexnet.json && "
+                    "gzip -dc tests/data/b200_eager_tp8.json.gz > %s/b200.json", TMP, TMP), 0);
+    for (int threads = 3; threads <= 9; threads += 6) {
+        check_parallel_load_threads(TMP "/alexnet.json", TC_PAR_MODE_KINETO, 64 * 1024, threads);
+        check_parallel_load_threads(TMP "/b200.json", TC_PAR_MODE_STRUCTURAL, 64 * 1024, threads);
+        check_parallel_load_threads("tests/data/alexnet_cuda_sync.json.gz", TC_PAR_MODE_KINETO, 64 * 1024, threads);
+    }
+}
+
+/* A piece that does not parse while others are in flight: the load falls back, after waiting for
+ * the pieces in flight and freeing them (no hang, no leak under the sanitizers). */
+Test(parallel, fallback_waits_for_pieces_in_flight, .init = setup) {
+    const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
+    cr_assert_eq(sh("rm -rf %s/inflight && %s -o %s/inflight --ranks 1 --steps 40 >/dev/null", TMP, gen, TMP), 0);
+    const char *f = TMP "/inflight/rank0.pt.trace.json";
+    struct stat st;
+    cr_assert_eq(stat(f, &st), 0);
+    cr_assert_eq(sh("printf '@@' | dd of=%s bs=1 seek=%lld conv=notrunc 2>/dev/null", f, (long long)st.st_size / 3), 0);
+    cr_assert_eq(sh("gzip -kf %s", f), 0);
+    const char *paths[] = {f, TMP "/inflight/rank0.pt.trace.json.gz"};
+    for (size_t i = 0; i < 2; i++) {
+        tc_trace t;
+        cr_assert_eq(tc_trace_init(&t, paths[i]), 0);
+        char err[512];
+        tc_source *src = tc_source_open(paths[i], err, sizeof err);
+        cr_assert_not_null(src, "%s", err);
+        tc_par_info info;
+        cr_assert_eq(tc_parallel_load(&t, src, 6, 64 * 1024, NULL, NULL, &info), TC_PAR_FALLBACK, "%s", paths[i]);
+        cr_assert_str_eq(info.why, "a piece did not parse", "%s: %s", paths[i], info.why);
+        tc_source_close(src);
+        tc_trace_free(&t);
+    }
 }
