@@ -8,9 +8,10 @@
 #include "model/job.h"
 #include "mfu.h"
 #include "steps.h"
+#include "base/pool.h"
 #include "base/util.h"
-#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,79 +295,52 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
     return rank_task(j, r, opt, user_flops, x, false, NULL);
 }
 
-/* ---- the per-rank phases of a job on several threads ------------------------------------------
- * Tasks are taken in the order A(0), B(0), A(1), B(1), ... A task waits only for a step of its
- * rank's other task, which is taken right after it (B) or already started (A, whose first step B
- * waits for), so with two threads or more nothing waits forever. Results go to each rank's own
- * rr and x: the same as one thread. */
+/* ---- the per-rank phases of a job on the worker pool --------------------------------------------
+ * One batch of 2 * n_ranks runs, taken in index order A(0), B(0), A(1), B(1), ... A task waits only
+ * for a step of its rank's other task, which is taken right after it (B) or already started (A,
+ * whose first step B waits for), so with two threads or more nothing waits forever. Results go to
+ * each rank's own rr and x: the same as one thread. */
 struct rank_sync {
     tc_job *j;
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t next;        /* next task: rank next/2, B when next is odd */
-    uint8_t *steps;     /* per rank: bit (1 << rank_step) set when that step is done */
-    bool failed;
+    tc_latch *steps;    /* steps[2 * r + step] reaches 0 when that rank_step of rank r is done */
+    atomic_bool failed;
 };
 
-static void step_done(rank_sync *s, size_t r, rank_step step) {
-    pthread_mutex_lock(&s->mu);
-    s->steps[r] |= (uint8_t)(1u << step);
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
+static void step_done(rank_sync *s, size_t r, rank_step step) { tc_latch_count_down(&s->steps[2 * r + step]); }
+static void step_wait(rank_sync *s, size_t r, rank_step step) { tc_latch_wait(&s->steps[2 * r + step]); }
 
-static void step_wait(rank_sync *s, size_t r, rank_step step) {
-    pthread_mutex_lock(&s->mu);
-    while (!(s->steps[r] & (1u << step))) pthread_cond_wait(&s->cv, &s->mu);
-    pthread_mutex_unlock(&s->mu);
-}
-
-static void *rank_worker(void *arg) {
+/* Task `task` of the batch: rank task / 2, B when task is odd. After a failure too: an A task may
+ * wait for its B. */
+static void rank_run(void *arg, size_t task, int worker) {
     rank_sync *k = arg;
-    pthread_mutex_lock(&k->mu);
-    while (k->next < 2 * k->j->n_ranks) { /* after a failure too: an A task may wait for its B */
-        size_t task = k->next++;
-        pthread_mutex_unlock(&k->mu);
-        int rc = rank_task(k->j, task / 2, k->opt, k->user_flops, &k->x[task / 2], task % 2 == 1, k);
-        pthread_mutex_lock(&k->mu);
-        if (rc) k->failed = true;
-    }
-    pthread_mutex_unlock(&k->mu);
-    return NULL;
+    (void)worker;
+    if (rank_task(k->j, task / 2, k->opt, k->user_flops, &k->x[task / 2], task % 2 == 1, k)) atomic_store(&k->failed, true);
 }
 
 static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t threads = opt->jobs > 0 ? (size_t)opt->jobs : cores > 0 ? (size_t)cores : 1;
     if (threads > 2 * j->n_ranks) threads = 2 * j->n_ranks;
-    if (threads < 2) {
+    tc_pool *pool = threads >= 2 ? tc_pool_new((int)threads - 1) : NULL; /* this thread works too */
+    rank_sync k = {.j = j, .opt = opt, .user_flops = user_flops, .x = x};
+    k.steps = pool ? calloc(2 * j->n_ranks, sizeof *k.steps) : NULL;
+    if (!k.steps || tc_pool_threads(pool) < 1) { /* one thread (A waits for B: it needs a second) */
+        free(k.steps);
+        tc_pool_free(pool);
         for (size_t r = 0; r < j->n_ranks; r++)
             if (tc_job_rank_phase(j, r, opt, user_flops, &x[r])) return -1;
         return 0;
     }
-    rank_sync k;
-    memset(&k, 0, sizeof k);
-    k.j = j; k.opt = opt; k.user_flops = user_flops; k.x = x;
-    k.steps = calloc(j->n_ranks, sizeof *k.steps);
-    pthread_t *tids = calloc(threads, sizeof *tids);
-    if (!k.steps || !tids) { free(k.steps); free(tids); return -1; }
-    pthread_mutex_init(&k.mu, NULL);
-    pthread_cond_init(&k.cv, NULL);
-    size_t started = 0;
-    for (size_t i = 1; i < threads; i++) {
-        if (pthread_create(&tids[i], NULL, rank_worker, &k)) break;
-        started = i;
-    }
-    rank_worker(&k);
-    for (size_t i = 1; i <= started; i++) pthread_join(tids[i], NULL);
-    pthread_cond_destroy(&k.cv);
-    pthread_mutex_destroy(&k.mu);
-    free(tids);
+    atomic_init(&k.failed, false);
+    for (size_t i = 0; i < 2 * j->n_ranks; i++) tc_latch_init(&k.steps[i], 1);
+    tc_pool_for(pool, 2 * j->n_ranks, rank_run, &k);
+    tc_pool_free(pool);
+    for (size_t i = 0; i < 2 * j->n_ranks; i++) tc_latch_destroy(&k.steps[i]);
     free(k.steps);
-    return k.failed ? -1 : 0;
+    return atomic_load(&k.failed) ? -1 : 0;
 }
 
 /* The ranks' GPU kernel rows merged in input order into j->kernel_aggs, in report order. */
