@@ -8,8 +8,9 @@
  * every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
+#include "base/status.h"
 #include "base/util.h"
-#include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,208 +162,286 @@ static row_acc *find_row(row_acc **rows, size_t *n, size_t *cap, const char *nam
     return &(*rows)[*n - 1];
 }
 
-int tc_collectives_match(tc_job *j) {
-    int rc = -1;
-    size_t nr = j->n_ranks;
-    tc_strtab *groups = tc_strtab_new();
-    group_info *ginfo = NULL; size_t n_ginfo = 0, cap_ginfo = 0;
-    comm_rec *recs = NULL; size_t n_recs = 0, cap_recs = 0;
-    row_acc *rows = NULL; size_t n_rows = 0, cap_rows = 0;
-    int64_t **offset_samples = calloc(nr, sizeof *offset_samples);
-    size_t *n_off = calloc(nr, sizeof *n_off), *cap_off = calloc(nr, sizeof *cap_off);
-    double fabric_bytes = 0, fabric_ns = 0;
-    if (!groups || !offset_samples || !n_off || !cap_off) goto done;
+/* ---- the matcher: one job's comm kernels through the stages below, in order ------------------ */
 
-    /* 1. keys for every comm kernel of every rank */
-    for (size_t r = 0; r < nr; r++) {
-        tc_rank_result *rr = &j->ranks[r];
-        tc_trace *t = &j->traces[rr->input];
-        if (nr >= 2) {
-            rr->wait_ns = tc_big_alloc(t->n_gpu, sizeof *rr->wait_ns, true);
-            if (!rr->wait_ns) goto done;
-        }
-        size_t first_rec = n_recs;
-        for (size_t e = 0; e < t->n_gpu; e++) {
-            const tc_gpu_event *g = &t->gpu[e];
-            if (!g->is_comm) continue;
-            if (rr->wait_ns) rr->wait_ns[e] = -1; /* unmatched until an instance claims it */
-            const tc_coll_args *c = g->coll != TC_NONE ? &t->colls[g->coll] : NULL;
-            char label[400];
-            bool by_seq = false;
-            if (c && c->pg_name != TC_NONE) {
-                const char *desc = c->pg_desc != TC_NONE ? tc_trace_str(t, c->pg_desc) : "";
-                snprintf(label, sizeof label, "pg %s%s%s%s", tc_trace_str(t, c->pg_name), *desc ? " (" : "", desc, *desc ? ")" : "");
-                by_seq = c->seq >= 0;
-            } else {
-                snprintf(label, sizeof label, "stream %s: %.300s", tc_trace_str(t, g->stream),
-                         c ? tc_trace_str(t, c->coll_name) : tc_trace_str(t, g->name));
-            }
-            uint32_t gid = tc_strtab_intern(groups, label, strlen(label));
-            if (gid == TC_NONE) goto done;
-            if (gid >= n_ginfo) {
-                group_info gi = {tc_strdup(label), by_seq, 0, -1};
-                if (!gi.label || TC_PUSH(ginfo, n_ginfo, cap_ginfo, gi)) { free(gi.label); goto done; }
-            }
-            if (c && c->group_size > ginfo[gid].group_size) ginfo[gid].group_size = c->group_size;
-            comm_rec rec = {gid, (uint32_t)r, (uint32_t)e, 0, by_seq ? c->seq : -1};
-            if (TC_PUSH(recs, n_recs, cap_recs, rec)) goto done;
-        }
-        /* ordinals per group for this rank (events are sorted by start), and sub-keys for repeats */
-        size_t nrank = n_recs - first_rec;
-        int64_t *ord = calloc(n_ginfo ? n_ginfo : 1, sizeof *ord);
-        if (!ord) goto done;
-        for (size_t i = 0; i < nrank; i++) {
-            comm_rec *rec = &recs[first_rec + i];
-            if (rec->key < 0 || !ginfo[rec->group].by_seq) rec->key = ord[rec->group]++;
-        }
-        free(ord);
+typedef struct {
+    tc_job *j;
+    size_t nr;                 /* ranks */
+    tc_strtab *groups;         /* group labels -> group ids */
+    group_info *ginfo; size_t n_ginfo, cap_ginfo;
+    comm_rec *recs; size_t n_recs, cap_recs;
+    row_acc *rows; size_t n_rows, cap_rows;
+    int64_t **offset_samples;  /* per rank: its end-time differences to rank 0, ns */
+    size_t *n_off, *cap_off;
+    double fabric_bytes, fabric_ns; /* bytes × bus factor and ns of the big transfers */
+} matcher;
+
+static const tc_trace *rank_trace(const matcher *m, size_t r) { return &m->j->traces[m->j->ranks[r].input]; }
+
+static void matcher_free(matcher *m) {
+    for (size_t i = 0; i < m->n_rows; i++) {
+        free(m->rows[i].name); free(m->rows[i].group); free(m->rows[i].dtype); free(m->rows[i].transfers);
     }
-    if (nr < 2 || n_recs == 0) { rc = 0; goto done; }
+    free(m->rows);
+    for (size_t g = 0; g < m->n_ginfo; g++) free(m->ginfo[g].label);
+    free(m->ginfo);
+    free(m->recs);
+    if (m->offset_samples) for (size_t r = 0; r < m->nr; r++) free(m->offset_samples[r]);
+    free(m->offset_samples); free(m->n_off); free(m->cap_off);
+    tc_strtab_free(m->groups);
+}
 
-    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
-    /* repeated (group, key) on one rank (coalesced kernels): number them so each pairs with its peer */
-    for (size_t i = 1; i < n_recs; i++)
-        if (recs[i].group == recs[i - 1].group && recs[i].key == recs[i - 1].key && recs[i].rank == recs[i - 1].rank)
-            recs[i].sub = recs[i - 1].sub + 1;
-    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
+/* A comm kernel's group label: its process group when the trace names it (*by_seq when it has a
+ * Seq), else its stream and collective name. */
+static void group_label(const tc_trace *t, const tc_gpu_event *g, const tc_coll_args *c, char *label, size_t size,
+                        bool *by_seq) {
+    *by_seq = false;
+    if (c && c->pg_name != TC_NONE) {
+        const char *desc = c->pg_desc != TC_NONE ? tc_trace_str(t, c->pg_desc) : "";
+        tc_format(label, size, "pg %s%s%s%s", tc_trace_str(t, c->pg_name), *desc ? " (" : "", desc, *desc ? ")" : "");
+        *by_seq = c->seq >= 0;
+    } else {
+        tc_format(label, size, "stream %s: %.300s", tc_trace_str(t, g->stream),
+                  c ? tc_trace_str(t, c->coll_name) : tc_trace_str(t, g->name));
+    }
+}
 
-    /* 2. which ranks have each group; align ordinal groups to the reference rank */
-    for (size_t a = 0; a < n_recs;) {
-        size_t b = a;
-        while (b < n_recs && recs[b].group == recs[a].group) b++;
-        group_info *gi = &ginfo[recs[a].group];
-        bool *has = calloc(nr, sizeof *has);
-        size_t *cnt = calloc(nr, sizeof *cnt);
-        if (!has || !cnt) { free(has); free(cnt); goto done; }
-        for (size_t i = a; i < b; i++) { if (!has[recs[i].rank]) gi->ranks_with++; has[recs[i].rank] = true; cnt[recs[i].rank]++; }
+/* Stage 1, one rank: a record per comm kernel with its group and key (Seq, or its ordinal among
+ * the group's kernels on this rank: events are sorted by start); wait heads start unmatched. */
+static int rank_keys(matcher *m, size_t r) {
+    tc_rank_result *rr = &m->j->ranks[r];
+    tc_trace *t = &m->j->traces[rr->input];
+    if (m->nr >= 2) {
+        rr->wait_ns = tc_big_alloc(t->n_gpu, sizeof *rr->wait_ns, true);
+        if (!rr->wait_ns) return -1;
+    }
+    size_t first_rec = m->n_recs;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        if (!g->is_comm) continue;
+        if (rr->wait_ns) rr->wait_ns[e] = -1; /* unmatched until an instance claims it */
+        const tc_coll_args *c = g->coll != TC_NONE ? &t->colls[g->coll] : NULL;
+        char label[400];
+        bool by_seq;
+        group_label(t, g, c, label, sizeof label, &by_seq);
+        uint32_t gid = tc_strtab_intern(m->groups, label, strlen(label));
+        if (gid == TC_NONE) return -1;
+        if (gid >= m->n_ginfo) {
+            group_info gi = {tc_strdup(label), by_seq, 0, -1};
+            if (!gi.label || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) { free(gi.label); return -1; }
+        }
+        assert(gid < m->n_ginfo); /* ids are handed out in order */
+        if (c && c->group_size > m->ginfo[gid].group_size) m->ginfo[gid].group_size = c->group_size;
+        comm_rec rec = {gid, (uint32_t)r, (uint32_t)e, 0, by_seq ? c->seq : -1};
+        if (TC_PUSH(m->recs, m->n_recs, m->cap_recs, rec)) return -1;
+    }
+    int64_t *ord = calloc(m->n_ginfo ? m->n_ginfo : 1, sizeof *ord);
+    if (!ord) return -1;
+    for (size_t i = first_rec; i < m->n_recs; i++) {
+        comm_rec *rec = &m->recs[i];
+        if (rec->key < 0 || !m->ginfo[rec->group].by_seq) rec->key = ord[rec->group]++;
+    }
+    free(ord);
+    return 0;
+}
+
+/* Stage 1, then: records sorted, repeated (group, key) on one rank (coalesced kernels) numbered so
+ * that each pairs with its peer. */
+static void number_repeats(matcher *m) {
+    tc_sort(m->recs, m->n_recs, sizeof *m->recs, cmp_rec);
+    for (size_t i = 1; i < m->n_recs; i++)
+        if (m->recs[i].group == m->recs[i - 1].group && m->recs[i].key == m->recs[i - 1].key &&
+            m->recs[i].rank == m->recs[i - 1].rank)
+            m->recs[i].sub = m->recs[i - 1].sub + 1;
+    tc_sort(m->recs, m->n_recs, sizeof *m->recs, cmp_rec);
+}
+
+/* Stage 2, one ordinal group recs[a, b) whose ranks have different counts: each rank's keys are
+ * shifted to pair with the reference rank `ref` (best_shift), with a warning per rank. */
+static int align_ordinals(matcher *m, size_t a, size_t b, const bool *has, const size_t *cnt, size_t ref) {
+    size_t nr = m->nr;
+    uint32_t **lists = calloc(nr, sizeof *lists); /* per rank: its events of the group, in key order */
+    size_t *fill = calloc(nr, sizeof *fill);
+    int64_t *scratch = malloc((b - a) * sizeof *scratch + 1);
+    bool ok = lists && fill && scratch;
+    for (size_t r = 0; ok && r < nr; r++)
+        if (has[r]) {
+            lists[r] = malloc(cnt[r] * sizeof **lists);
+            ok = lists[r] != NULL;
+        }
+    if (ok) {
+        /* records of one rank are ordered by key (= ordinal) within the group block */
+        for (size_t i = a; i < b; i++) lists[m->recs[i].rank][fill[m->recs[i].rank]++] = m->recs[i].event;
+        const group_info *gi = &m->ginfo[m->recs[a].group];
+        for (size_t r = 0; r < nr; r++) {
+            if (!has[r] || r == ref) continue;
+            int s = best_shift(rank_trace(m, ref), lists[ref], cnt[ref], rank_trace(m, r), lists[r], cnt[r], scratch);
+            if (s != 0)
+                for (size_t i = a; i < b; i++) if (m->recs[i].rank == r) m->recs[i].key -= s;
+            tc_job_warn(m->j, "%s: rank %lld has %zu collective kernels, rank %lld has %zu; matched by order with a "
+                        "shift of %d", gi->label, (long long)m->j->ranks[r].rank, cnt[r], (long long)m->j->ranks[ref].rank,
+                        cnt[ref], s);
+        }
+    }
+    for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
+    free(lists); free(fill); free(scratch);
+    return ok ? 0 : -1;
+}
+
+/* Stage 2: which ranks have each group; ordinal groups aligned to their first rank; records
+ * sorted again by the aligned keys. */
+static int align_groups(matcher *m) {
+    size_t nr = m->nr;
+    bool *has = malloc(nr * sizeof *has);
+    size_t *cnt = malloc(nr * sizeof *cnt);
+    int rc = has && cnt ? 0 : -1;
+    for (size_t a = 0, b; rc == 0 && a < m->n_recs; a = b) {
+        for (b = a; b < m->n_recs && m->recs[b].group == m->recs[a].group;) b++;
+        group_info *gi = &m->ginfo[m->recs[a].group];
+        memset(has, 0, nr * sizeof *has);
+        memset(cnt, 0, nr * sizeof *cnt);
+        for (size_t i = a; i < b; i++) {
+            if (!has[m->recs[i].rank]) gi->ranks_with++;
+            has[m->recs[i].rank] = true;
+            cnt[m->recs[i].rank]++;
+        }
         bool uneven = false;
         size_t ref = nr;
         for (size_t r = 0; r < nr; r++) if (has[r]) { if (ref == nr) ref = r; else if (cnt[r] != cnt[ref]) uneven = true; }
-        if (!gi->by_seq && uneven && ref < nr) {
-            /* per-rank ordinal lists in order */
-            uint32_t **lists = calloc(nr, sizeof *lists);
-            size_t *fill = calloc(nr, sizeof *fill);
-            int64_t *scratch = malloc((b - a) * sizeof *scratch + 1);
-            bool ok = lists && fill && scratch;
-            for (size_t r = 0; ok && r < nr; r++)
-                if (has[r]) {
-                    lists[r] = malloc(cnt[r] * sizeof **lists);
-                    ok = lists[r] != NULL;
-                }
-            if (ok) {
-                /* records of one rank are ordered by key (= ordinal) within the group block */
-                for (size_t i = a; i < b; i++) lists[recs[i].rank][fill[recs[i].rank]++] = recs[i].event;
-                const tc_trace *tref = &j->traces[j->ranks[ref].input];
-                for (size_t r = 0; r < nr; r++) {
-                    if (!has[r] || r == ref) continue;
-                    int s = best_shift(tref, lists[ref], cnt[ref], &j->traces[j->ranks[r].input], lists[r], cnt[r], scratch);
-                    if (s != 0)
-                        for (size_t i = a; i < b; i++) if (recs[i].rank == r) recs[i].key -= s;
-                    tc_job_warn(j, "%s: rank %lld has %zu collective kernels, rank %lld has %zu; matched by order with a "
-                                "shift of %d", gi->label, (long long)j->ranks[r].rank, cnt[r], (long long)j->ranks[ref].rank,
-                                cnt[ref], s);
-                }
-            }
-            for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
-            free(lists); free(fill); free(scratch);
-            if (!ok) { free(has); free(cnt); goto done; }
-        }
-        free(has);
-        free(cnt);
-        a = b;
+        if (!gi->by_seq && uneven && ref < nr) rc = align_ordinals(m, a, b, has, cnt, ref);
     }
-    tc_sort(recs, n_recs, sizeof *recs, cmp_rec);
+    free(has);
+    free(cnt);
+    tc_sort(m->recs, m->n_recs, sizeof *m->recs, cmp_rec);
+    return rc;
+}
 
-    /* 3. instances */
-    for (size_t a = 0; a < n_recs;) {
-        size_t b = a;
-        while (b < n_recs && recs[b].group == recs[a].group && recs[b].key == recs[a].key && recs[b].sub == recs[a].sub) b++;
-        group_info *gi = &ginfo[recs[a].group];
-        size_t parts = b - a;
-        bool dup = false;
-        for (size_t i = a + 1; i < b; i++) if (recs[i].rank == recs[i - 1].rank) dup = true;
-        if (parts < 2 || parts != gi->ranks_with || dup) {
-            for (size_t i = a; i < b; i++) j->ranks[recs[i].rank].unmatched_comm++;
-            a = b;
+static const tc_gpu_event *rec_event(const matcher *m, const comm_rec *rec) {
+    return &rank_trace(m, rec->rank)->gpu[rec->event];
+}
+
+/* Stage 3: an instance recs[a, b) is matched when every rank that has its group has it, once. */
+static bool instance_matched(const matcher *m, size_t a, size_t b) {
+    for (size_t i = a + 1; i < b; i++) if (m->recs[i].rank == m->recs[i - 1].rank) return false;
+    return b - a >= 2 && b - a == m->ginfo[m->recs[a].group].ranks_with;
+}
+
+/* Stage 4, split: transfer = the instance's minimum duration (*n_min kernels have it); each
+ * rank's wait head = its duration − transfer. The last arrivals (wait 0) share a credit of 1, and
+ * when only one arrived last, the others' waits are its caused wait. Clock offset samples against
+ * rank 0. *wait_sum: the instance's summed wait. 0, or -1 out of memory. */
+static int split_instance(matcher *m, size_t a, size_t b, int64_t *transfer_out, int64_t *wait_sum_out) {
+    int64_t transfer = INT64_MAX;
+    size_t n_min = 0;
+    for (size_t i = a; i < b; i++) {
+        const tc_gpu_event *g = rec_event(m, &m->recs[i]);
+        if (g->dur_ns < transfer) { transfer = g->dur_ns; n_min = 1; } else if (g->dur_ns == transfer) n_min++;
+    }
+    assert(n_min >= 1);
+    int64_t wait_sum = 0;
+    size_t only_last = SIZE_MAX;
+    const tc_trace *t0 = rank_trace(m, m->recs[a].rank);
+    const tc_gpu_event *g0 = rec_event(m, &m->recs[a]);
+    for (size_t i = a; i < b; i++) {
+        const comm_rec *rec = &m->recs[i];
+        tc_rank_result *rr = &m->j->ranks[rec->rank];
+        const tc_gpu_event *g = rec_event(m, rec);
+        int64_t w = g->dur_ns - transfer;
+        assert(w >= 0);
+        rr->wait_ns[rec->event] = w;
+        wait_sum += w;
+        rr->matched_instances++;
+        if (w == 0) { rr->last_arrival_credit += 1.0 / (double)n_min; if (n_min == 1) only_last = rec->rank; }
+        if (m->recs[a].rank == 0 && rec->rank != 0) {
+            int64_t d = abs_end(rank_trace(m, rec->rank), g) - abs_end(t0, g0);
+            if (TC_PUSH(m->offset_samples[rec->rank], m->n_off[rec->rank], m->cap_off[rec->rank], d)) return -1;
+        }
+    }
+    if (only_last != SIZE_MAX) m->j->ranks[only_last].caused_wait_ns += wait_sum;
+    *transfer_out = transfer;
+    *wait_sum_out = wait_sum;
+    return 0;
+}
+
+/* Stage 5, one matched instance: its transfer and waits go to the row of its collective (name,
+ * group, dtype, size, bytes); big transfers count toward the fabric's bus bandwidth. */
+static int add_to_row(matcher *m, size_t a, size_t b, int64_t transfer, int64_t wait_sum) {
+    const group_info *gi = &m->ginfo[m->recs[a].group];
+    const tc_trace *t0 = rank_trace(m, m->recs[a].rank);
+    const tc_gpu_event *g0 = rec_event(m, &m->recs[a]);
+    const tc_coll_args *c = g0->coll != TC_NONE ? &t0->colls[g0->coll] : NULL;
+    const char *cname = c ? tc_trace_str(t0, c->coll_name) : tc_trace_str(t0, g0->name);
+    const char *dtype = (c && c->dtype != TC_NONE) ? tc_trace_str(t0, c->dtype) : NULL;
+    int64_t gsize = (c && c->group_size > 0) ? c->group_size : gi->group_size > 0 ? gi->group_size : (int64_t)(b - a);
+    int64_t bytes = c ? tc_collective_bytes(cname, dtype, c->in_nelems, c->out_nelems) : -1;
+    row_acc *row = find_row(&m->rows, &m->n_rows, &m->cap_rows, cname, gi->label, dtype, gsize, bytes);
+    if (!row || TC_PUSH(row->transfers, row->n_transfers, row->cap_transfers, transfer)) return -1;
+    row->wait_total += wait_sum;
+    double factor = tc_busbw_factor(cname, gsize);
+    if (bytes >= ONE_MIB && factor > 0 && transfer > 0) {
+        m->fabric_bytes += (double)bytes * factor;
+        m->fabric_ns += (double)transfer;
+    }
+    return 0;
+}
+
+/* Stages 3 to 5 over every instance (records with the same group, key and sub): unmatched ones
+ * are counted per rank, matched ones split and added to their row. */
+static int match_instances(matcher *m) {
+    for (size_t a = 0, b; a < m->n_recs; a = b) {
+        const comm_rec *r0 = &m->recs[a];
+        for (b = a; b < m->n_recs && m->recs[b].group == r0->group && m->recs[b].key == r0->key && m->recs[b].sub == r0->sub;)
+            b++;
+        if (!instance_matched(m, a, b)) {
+            for (size_t i = a; i < b; i++) m->j->ranks[m->recs[i].rank].unmatched_comm++;
             continue;
         }
-        int64_t transfer = INT64_MAX;
-        size_t n_min = 0;
-        for (size_t i = a; i < b; i++) {
-            const tc_gpu_event *g = &j->traces[j->ranks[recs[i].rank].input].gpu[recs[i].event];
-            if (g->dur_ns < transfer) { transfer = g->dur_ns; n_min = 1; } else if (g->dur_ns == transfer) n_min++;
-        }
-        int64_t wait_sum = 0;
-        size_t only_last = SIZE_MAX;
-        const tc_trace *t0 = &j->traces[j->ranks[recs[a].rank].input];
-        const tc_gpu_event *g0 = &t0->gpu[recs[a].event];
-        for (size_t i = a; i < b; i++) {
-            tc_rank_result *rr = &j->ranks[recs[i].rank];
-            const tc_trace *t = &j->traces[rr->input];
-            const tc_gpu_event *g = &t->gpu[recs[i].event];
-            int64_t w = g->dur_ns - transfer;
-            rr->wait_ns[recs[i].event] = w;
-            wait_sum += w;
-            rr->matched_instances++;
-            if (w == 0) { rr->last_arrival_credit += 1.0 / (double)n_min; if (n_min == 1) only_last = recs[i].rank; }
-            if (recs[a].rank == 0 && recs[i].rank != 0) {
-                int64_t d = abs_end(t, g) - abs_end(t0, g0);
-                if (TC_PUSH(offset_samples[recs[i].rank], n_off[recs[i].rank], cap_off[recs[i].rank], d)) goto done;
-            }
-        }
-        if (only_last != SIZE_MAX) j->ranks[only_last].caused_wait_ns += wait_sum;
-        /* bandwidth row */
-        const tc_coll_args *c = g0->coll != TC_NONE ? &t0->colls[g0->coll] : NULL;
-        const char *cname = c ? tc_trace_str(t0, c->coll_name) : tc_trace_str(t0, g0->name);
-        const char *dtype = (c && c->dtype != TC_NONE) ? tc_trace_str(t0, c->dtype) : NULL;
-        int64_t gsize = (c && c->group_size > 0) ? c->group_size : gi->group_size > 0 ? gi->group_size : (int64_t)parts;
-        int64_t bytes = c ? tc_collective_bytes(cname, dtype, c->in_nelems, c->out_nelems) : -1;
-        row_acc *row = find_row(&rows, &n_rows, &cap_rows, cname, gi->label, dtype, gsize, bytes);
-        if (!row || TC_PUSH(row->transfers, row->n_transfers, row->cap_transfers, transfer)) goto done;
-        row->wait_total += wait_sum;
-        double factor = tc_busbw_factor(cname, gsize);
-        if (bytes >= ONE_MIB && factor > 0 && transfer > 0) {
-            fabric_bytes += (double)bytes * factor;
-            fabric_ns += (double)transfer;
-        }
-        a = b;
+        int64_t transfer, wait_sum;
+        if (split_instance(m, a, b, &transfer, &wait_sum) || add_to_row(m, a, b, transfer, wait_sum)) return -1;
     }
+    return 0;
+}
 
-    /* 4. how matching went, partial groups and clock offsets */
-    {
-        size_t by_stream = 0, ordinal = 0;
-        for (size_t g = 0; g < n_ginfo; g++) {
-            if (strncmp(ginfo[g].label, "stream ", 7) == 0) by_stream++;
-            else if (!ginfo[g].by_seq) ordinal++;
-        }
-        if (by_stream)
-            tc_job_warn(j, "%zu collective kernel streams carry no process-group arguments: their kernels were matched by "
-                        "order per stream and kernel name (point-to-point SendRecv kernels pair with peers that may not be "
-                        "among the inputs)", by_stream);
-        if (ordinal)
-            tc_job_warn(j, "%zu process groups have no Seq numbers: their collectives were matched by order", ordinal);
-        int64_t world = -1;
-        for (size_t r = 0; r < nr; r++)
-            if (j->traces[j->ranks[r].input].world_size > world) world = j->traces[j->ranks[r].input].world_size;
-        if (world > (int64_t)nr)
-            tc_job_warn(j, "distributedInfo says world_size %lld but %zu ranks were given: waits and the straggler are judged "
-                        "among the ranks present only", (long long)world, nr);
+/* How matching went (groups matched by stream or by order, a world larger than the inputs, partial
+ * groups), and each rank's clock offset: the median of its samples (rank 0: 0). */
+static void report_matching(matcher *m) {
+    tc_job *j = m->j;
+    size_t nr = m->nr, by_stream = 0, ordinal = 0;
+    for (size_t g = 0; g < m->n_ginfo; g++) {
+        if (strncmp(m->ginfo[g].label, "stream ", 7) == 0) by_stream++;
+        else if (!m->ginfo[g].by_seq) ordinal++;
     }
-    for (size_t g = 0; g < n_ginfo; g++)
-        if (ginfo[g].group_size > 0 && (int64_t)ginfo[g].ranks_with < ginfo[g].group_size && ginfo[g].ranks_with >= 2)
+    if (by_stream)
+        tc_job_warn(j, "%zu collective kernel streams carry no process-group arguments: their kernels were matched by "
+                    "order per stream and kernel name (point-to-point SendRecv kernels pair with peers that may not be "
+                    "among the inputs)", by_stream);
+    if (ordinal) tc_job_warn(j, "%zu process groups have no Seq numbers: their collectives were matched by order", ordinal);
+    int64_t world = -1;
+    for (size_t r = 0; r < nr; r++)
+        if (rank_trace(m, r)->world_size > world) world = rank_trace(m, r)->world_size;
+    if (world > (int64_t)nr)
+        tc_job_warn(j, "distributedInfo says world_size %lld but %zu ranks were given: waits and the straggler are judged "
+                    "among the ranks present only", (long long)world, nr);
+    for (size_t g = 0; g < m->n_ginfo; g++) {
+        const group_info *gi = &m->ginfo[g];
+        if (gi->group_size > 0 && (int64_t)gi->ranks_with < gi->group_size && gi->ranks_with >= 2)
             tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "
-                        "(an upper bound), waits are lower bounds", ginfo[g].label, ginfo[g].ranks_with,
-                        (long long)ginfo[g].group_size);
+                        "(an upper bound), waits are lower bounds", gi->label, gi->ranks_with, (long long)gi->group_size);
+    }
     for (size_t r = 0; r < nr; r++) {
         if (r == 0) { j->ranks[r].has_clock_offset = true; j->ranks[r].clock_offset_ns = 0; continue; }
-        if (n_off[r] == 0) continue;
+        if (m->n_off[r] == 0) continue;
         j->ranks[r].has_clock_offset = true;
-        j->ranks[r].clock_offset_ns = median_i64(offset_samples[r], n_off[r]);
+        j->ranks[r].clock_offset_ns = median_i64(m->offset_samples[r], m->n_off[r]);
     }
+}
 
-    /* 5. rows */
-    for (size_t i = 0; i < n_rows; i++) {
-        row_acc *ra = &rows[i];
+/* Stage 6: the per-collective rows (median transfer, bandwidths) into j->colls, and the fabric's
+ * bus bandwidth. The rows' strings move to the job. */
+static int emit_rows(matcher *m) {
+    tc_job *j = m->j;
+    for (size_t i = 0; i < m->n_rows; i++) {
+        row_acc *ra = &m->rows[i];
         tc_collective_result cr;
         memset(&cr, 0, sizeof cr);
         cr.name = ra->name; cr.process_group = ra->group; cr.dtype = ra->dtype;
@@ -378,21 +457,30 @@ int tc_collectives_match(tc_job *j) {
             cr.algbw_GBps = (double)cr.bytes / (double)cr.transfer_ns_median; /* bytes/ns == GB/s */
             cr.busbw_GBps = cr.algbw_GBps * factor;
         }
-        if (TC_PUSH(j->colls, j->n_colls, j->cap_colls, cr)) { free(cr.name); free(cr.process_group); free(cr.dtype); goto done; }
+        if (TC_PUSH(j->colls, j->n_colls, j->cap_colls, cr)) { free(cr.name); free(cr.process_group); free(cr.dtype); return -1; }
     }
-    if (fabric_ns > 0) {
+    if (m->fabric_ns > 0) {
         j->summary.has_fabric_busbw = true;
-        j->summary.fabric_busbw_GBps = fabric_bytes / fabric_ns;
+        j->summary.fabric_busbw_GBps = m->fabric_bytes / m->fabric_ns;
     }
-    rc = 0;
-done:
-    for (size_t i = 0; i < n_rows; i++) { free(rows[i].name); free(rows[i].group); free(rows[i].dtype); free(rows[i].transfers); }
-    free(rows);
-    for (size_t g = 0; g < n_ginfo; g++) free(ginfo[g].label);
-    free(ginfo);
-    free(recs);
-    if (offset_samples) for (size_t r = 0; r < nr; r++) free(offset_samples[r]);
-    free(offset_samples); free(n_off); free(cap_off);
-    tc_strtab_free(groups);
+    return 0;
+}
+
+int tc_collectives_match(tc_job *j) {
+    matcher m = {.j = j, .nr = j->n_ranks};
+    m.groups = tc_strtab_new();
+    m.offset_samples = calloc(m.nr ? m.nr : 1, sizeof *m.offset_samples);
+    m.n_off = calloc(m.nr ? m.nr : 1, sizeof *m.n_off);
+    m.cap_off = calloc(m.nr ? m.nr : 1, sizeof *m.cap_off);
+    int rc = m.groups && m.offset_samples && m.n_off && m.cap_off ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < m.nr; r++) rc = rank_keys(&m, r);
+    if (rc == 0 && m.nr >= 2 && m.n_recs > 0) {
+        number_repeats(&m);
+        rc = align_groups(&m);
+        if (rc == 0) rc = match_instances(&m);
+        if (rc == 0) report_matching(&m);
+        if (rc == 0) rc = emit_rows(&m);
+    }
+    matcher_free(&m);
     return rc;
 }
