@@ -1,6 +1,7 @@
 /* breakdown.c: interval-union breakdown of a GPU timeline (see breakdown.h). */
 #include "model/breakdown.h"
 #include "intervals.h"
+#include <assert.h>
 #include <string.h>
 
 int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, const int64_t *wait_ns,
@@ -51,7 +52,11 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
         out->exposed_transfer_ns = tc_ivset_length(&tmp);
         if (tc_ivset_union(&comp, &tails, &busy)) goto done;
         out->exposed_wait_ns = tc_ivset_subtract_length(&heads, &busy);
+        /* heads ∪ tails is comm, event by event, so |comm − comp| splits exactly */
+        assert(out->exposed_wait_ns + out->exposed_transfer_ns == out->exposed_comm_ns);
     }
+    assert(out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns + out->idle_ns == out->window_ns);
+    assert(out->overlapped_comm_ns >= 0 && out->overlapped_comm_ns <= out->comm_ns);
     rc = 0;
 done:
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) tc_ivset_free(all[i]);

@@ -1,7 +1,8 @@
 /* intervals.h: interval algebra on half-open [start, end) ranges of integer nanoseconds.
  * A tc_ivset is a growable list; after tc_ivset_normalize() it is sorted, disjoint and holds no
- * empty intervals (touching ones are merged). Set operations take normalized inputs and produce
- * normalized outputs. Every breakdown figure is a length of such sets, never a sum of durations. */
+ * empty intervals (touching ones are merged). Set operations and lengths take normalized inputs
+ * (asserted as they are read) and produce normalized outputs. Every breakdown figure is a length of
+ * such sets, never a sum of durations. */
 #ifndef TC_INTERVALS_H
 #define TC_INTERVALS_H
 #include <stddef.h>
