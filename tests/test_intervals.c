@@ -1,5 +1,5 @@
-/* test_intervals.c: the interval algebra every figure rests on, and the id lookup tables the
- * analyses join events with. */
+/* test_intervals.c: the interval algebra every figure rests on (outputs stay normalized, lengths
+ * match brute-force counts), and the id lookup tables the analyses join events with. */
 #include "testutil.h"
 #include "analyzer/intervals.h"
 #include "model/trace.h"
@@ -167,4 +167,62 @@ Test(intervals, adding_merges_into_the_last_interval_without_changing_the_union)
     cr_assert_eq(s.v[2].start, 20000);
     cr_assert_eq(s.v[2].end, 20030);
     tc_ivset_free(&s);
+}
+
+/* Random normalized sets: union, intersection and difference are normalized (sorted, not empty,
+ * not touching: what the sweeps assert of their inputs) and their lengths match a brute-force
+ * coverage count. */
+static void random_set(tc_ivset *s, uint64_t *x, int n, int64_t span) {
+    tc_ivset_init(s);
+    for (int i = 0; i < n; i++) {
+        *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t start = (int64_t)((*x >> 20) % (uint64_t)(span - 20)), len = (int64_t)((*x >> 8) % 12);
+        cr_assert_eq(tc_ivset_add(s, start, start + len), 0);
+    }
+    tc_ivset_normalize(s);
+}
+
+static void assert_normalized(const tc_ivset *s, const char *what) {
+    for (size_t i = 0; i < s->n; i++) {
+        cr_assert_lt(s->v[i].start, s->v[i].end, "%s: interval %zu is empty", what, i);
+        if (i) cr_assert_gt(s->v[i].start, s->v[i - 1].end, "%s: intervals %zu and %zu overlap or touch", what, i - 1, i);
+    }
+}
+
+static int64_t covered(const tc_ivset *s, unsigned char *cover, int64_t span) {
+    memset(cover, 0, (size_t)span);
+    for (size_t i = 0; i < s->n; i++) memset(cover + s->v[i].start, 1, (size_t)(s->v[i].end - s->v[i].start));
+    int64_t n = 0;
+    for (int64_t i = 0; i < span; i++) n += cover[i];
+    return n;
+}
+
+Test(intervals, set_operations_keep_sets_normalized) {
+    enum { SPAN = 20000 };
+    unsigned char *ca = malloc(SPAN), *cb = malloc(SPAN);
+    cr_assert(ca && cb);
+    uint64_t x = 777;
+    for (int round = 0; round < 20; round++) {
+        tc_ivset a, b, out;
+        random_set(&a, &x, 200 + 50 * round, SPAN);
+        random_set(&b, &x, 1200 - 50 * round, SPAN);
+        tc_ivset_init(&out);
+        int64_t la = covered(&a, ca, SPAN), lb = covered(&b, cb, SPAN), both = 0;
+        for (int i = 0; i < SPAN; i++) both += ca[i] && cb[i];
+        assert_normalized(&a, "a");
+        cr_assert_eq(tc_ivset_union(&a, &b, &out), 0);
+        assert_normalized(&out, "union");
+        cr_assert_eq(tc_ivset_length(&out), la + lb - both);
+        cr_assert_eq(tc_ivset_intersect(&a, &b, &out), 0);
+        assert_normalized(&out, "intersection");
+        cr_assert_eq(tc_ivset_length(&out), both);
+        cr_assert_eq(tc_ivset_intersect_length(&a, &b), both);
+        cr_assert_eq(tc_ivset_subtract(&a, &b, &out), 0);
+        assert_normalized(&out, "difference");
+        cr_assert_eq(tc_ivset_length(&out), la - both);
+        cr_assert_eq(tc_ivset_subtract_length(&a, &b), la - both);
+        tc_ivset_free(&a); tc_ivset_free(&b); tc_ivset_free(&out);
+    }
+    free(ca);
+    free(cb);
 }
