@@ -240,7 +240,10 @@ int tc_run_cost(tc_run_summary *s, tc_cost_inputs *in, bool flags_given, char *e
         k[kl] = 0;
         char origin[TC_COST_ORIGIN_LEN];
         snprintf(origin, sizeof origin, "saved result (%s at analyze time)", "flag/config");
-        if (tc_cost_set_option(in, k, eq + 1, TC_COST_SRC_CONFIG, origin, e, sizeof e) < 0) {
+        const tc_cost_input_desc *d = tc_cost_input_find(k); /* values were written with %.17g */
+        int bad = !strcmp(k, "gpu") ? tc_cost_set_gpu(in, eq + 1, TC_COST_SRC_CONFIG, origin, e, sizeof e)
+                  : d ? tc_cost_set_value(in, d, strtod(eq + 1, NULL), TC_COST_SRC_CONFIG, origin, e, sizeof e) : 0;
+        if (bad < 0) {
             set_err(err, errlen, "%s: saved cost input: %s", s->label, e);
             return -1;
         }

@@ -1,32 +1,30 @@
 /* cost.h: the cost model (issue 5): turns network efficiency, prices and power into effective GPUs,
- * money lost a month, rent-vs-own break-even and TCO, and a fabric-upgrade what-if. It also holds
- * `tracecost cost`, the calculator subcommand that runs the model without a trace.
+ * money lost a month, rent-vs-own break-even and TCO, and a fabric-upgrade what-if. The formulas
+ * and the defaults' sources are in docs/cost-model.md.
  *
- * Flow: tc_cost_inputs_defaults -> tc_cost_parse_option per flag (and/or tc_cost_load_config) ->
- * tc_cost_apply_catalog -> tc_cost_compute (with trace facts, or NULL in calculator mode) ->
- * tc_cost_result_print / tc_cost_result_json.
+ * Flow: tc_cost_inputs_defaults -> tc_cost_set_value / tc_cost_set_gpu (the command line's flags
+ * and config files: cli/cost_options.h) -> tc_cost_apply_catalog -> tc_cost_compute (with trace
+ * facts, or NULL in calculator mode) -> the reports (reports/cost_report.h).
  *
  * Precedence of a value's origin, highest first: flag > config > trace > catalog > default. Each
  * value remembers the rank that set it and is only replaced by an equal or higher rank, so the
  * order of the calls above does not matter (a config loaded after the flags does not undo them).
  *
  * All structs are plain values owned by the caller; nothing here allocates, keeps global state,
- * prints (except the print functions and tc_cost_main, to the FILE they are given) or exits.
- * Errors come back as a status and a message in the caller's buffer (err, errlen), naming the flag. */
+ * prints or exits. Errors come back as -1 and a message in the caller's buffer (err, errlen bytes,
+ * always NUL-terminated when errlen > 0), naming the input as its flag (--gpus). */
 #ifndef TC_COST_H
 #define TC_COST_H
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
+#include "model/cost_inputs.h"
 #include "model/gpu_catalog.h"
-#include "reports/jsonw.h"
 
 #define TC_COST_HOURS_PER_MONTH 730.0  /* H: hours in a month (8,760 / 12, rounded) */
-#define TC_COST_MAX_MONTHS 600         /* upper bound of --months (50 years) */
 #define TC_COST_MAX_NOTES 8            /* notes a result can carry */
 #define TC_COST_ORIGIN_LEN 96          /* bytes of an origin string, NUL included */
 
-/* Defaults (documented in COST.md with their sources). */
+/* Defaults (docs/cost-model.md gives their sources). */
 #define TC_COST_DEFAULT_MONTHS 36.0
 #define TC_COST_DEFAULT_UTILIZATION 1.0
 #define TC_COST_DEFAULT_POWER_KW 1.25       /* kW per GPU at the wall: an 8-GPU server draws about 10 kW */
@@ -60,7 +58,8 @@ typedef struct tc_cost_value {
 } tc_cost_value;
 
 /* Every input of the model. Field names follow the flags (--price-per-gpu-hour ->
- * price_per_gpu_hour); the letters are those of the formulas in COST.md. */
+ * price_per_gpu_hour); the letters are those of the formulas in docs/cost-model.md. Every numeric
+ * field has a row in model/cost_inputs.def (tc_cost_inputs_value reaches it by that row). */
 typedef struct tc_cost_inputs {
     tc_cost_value gpus;                    /* N: GPUs, a whole number >= 1 */
     tc_cost_value price_per_gpu_hour;      /* P: rent, $ per GPU-hour, > 0 */
@@ -157,37 +156,23 @@ typedef struct tc_cost_result {
  * power 1.25 kW/GPU, electricity $0.10/kWh, pue 1.3, ops $0/month. */
 void tc_cost_inputs_defaults(tc_cost_inputs *in);
 
-/* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu"
- * and "config". Every one takes a value. For the analyze command to accept the same flags. */
-const char *const *tc_cost_option_names(void);
+/* The field of in that holds input `id` (a row of model/cost_inputs.def); NULL when id is out of
+ * range. */
+tc_cost_value *tc_cost_inputs_value(tc_cost_inputs *in, tc_cost_input_id id);
+const tc_cost_value *tc_cost_inputs_cvalue(const tc_cost_inputs *in, tc_cost_input_id id);
 
-/* The known option (cost options plus "json" and "help") closest to an unknown one, for "did you
- * mean --X?"; NULL when nothing is close. Static string. */
-const char *tc_cost_suggest_option(const char *unknown);
+/* Sets input d to v with rank src and origin text (NULL: the rank's name), unless a value of
+ * higher rank is already set (then nothing changes and 0 is returned). v must be within d's range
+ * (tc_cost_input_check): otherwise returns -1 with "--NAME must be ...; got V" in err and in is
+ * unchanged. Returns 0 when set or kept. */
+int tc_cost_set_value(tc_cost_inputs *in, const tc_cost_input_desc *d, double v, tc_cost_source src,
+                      const char *origin, char *err, size_t errlen);
 
-/* Writes one line per option (name, unit, default) for --help texts. */
-void tc_cost_options_help(FILE *out);
-
-/* Sets option `name` (no dashes, case-insensitive) from text as a command-line flag.
- * "gpu" picks a catalog entry (tc_gpu_find_by_id); "config" loads that file
- * (tc_cost_load_config). Numbers may carry a leading '$', '_' or proper ',' thousands separators,
- * and shares a trailing '%' ("60%" = 0.6). Returns 0 when set, 1 when name is not a cost option
- * (nothing written to err), -1 when the value is malformed or out of range (message in err, naming
- * the flag; in is unchanged). */
-int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value, char *err,
-                         size_t errlen);
-
-/* As tc_cost_parse_option with an explicit rank and origin text (for configs and callers with
- * their own sources). A value already set with a higher rank is kept and 0 is returned. */
-int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
-                       tc_cost_source src, const char *origin, char *err, size_t errlen);
-
-/* Reads `key = value` lines from path: keys as the flags without dashes (a leading "--" is
- * accepted), '#' starts a comment, blank lines are skipped, a value may be double-quoted. Values
- * get rank "config" and origin "config:PATH:LINE", so flags win over them whatever the order.
- * Returns 0, or -1 with "PATH:LINE: message" (or why the file cannot be read) in err; values
- * from lines before the bad one stay set. */
-int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen);
+/* Chooses the catalog GPU whose id or name is id_or_name (tc_gpu_find_by_id) with rank src and
+ * origin (NULL: the rank's name), unless one of higher rank was chosen. Returns 0, or -1 with
+ * "--gpu: unknown GPU 'X'; known: h100-pcie, ... (tracecost gpus lists them)" in err. */
+int tc_cost_set_gpu(tc_cost_inputs *in, const char *id_or_name, tc_cost_source src, const char *origin,
+                    char *err, size_t errlen);
 
 /* Fills price_per_gpu_hour, purchase_per_gpu and power_kw_per_gpu (TDP x
  * TC_COST_SERVER_POWER_FACTOR) from a catalog GPU wherever nothing of higher rank set them. The
@@ -203,29 +188,4 @@ void tc_cost_apply_catalog(tc_cost_inputs *in, const tc_gpu_spec *detected);
  * returns 0 and fills every field of r; unknowns are flagged (has_*), never NaN or infinite. */
 int tc_cost_compute(const tc_cost_inputs *in, const tc_cost_trace_facts *facts, tc_cost_result *r,
                     char *err, size_t errlen);
-
-/* Writes the `cost` object value (the caller writes the "cost" key when nesting it) with exactly
- * the keys effective_gpus, effective_price_per_gpu_hour, network_loss_per_month,
- * idle_loss_per_month, straggler_loss_per_month, rent_monthly, own_capex, own_opex_monthly,
- * breakeven_months, tco_own, tco_rent, own_cost_per_effective_gpu_hour,
- * rent_cost_per_effective_gpu_hour, timeline [{month, own, rent}], what_if {...} or null, and
- * inputs {name: {value, source}} echoing r->used (plus gpu and hours_per_month). Unknowns are null. */
-void tc_cost_result_json(jw *w, const tc_cost_result *r);
-
-/* Writes r's notes as a JSON array of strings (for a "notes" key beside "cost"). */
-void tc_cost_notes_json(jw *w, const tc_cost_result *r);
-
-/* Writes the headline sentence ("your 8 GPUs do the work of 4.8; at $2.00/GPU-hour the network
- * costs you $4,672 a month; ...") into buf; always NUL-terminated when n > 0. Returns its length. */
-size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r);
-
-/* Writes the headline, the results table, the inputs with their sources, and the notes, aligned
- * and no wider than 100 columns. color adds ANSI bold/dim. Write errors show in ferror(out). */
-void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color);
-
-/* `tracecost cost`: the calculator. argv[0] is the subcommand name; options follow as
- * `--flag V` or `--flag=V`: the cost flags, --gpu NAME, --config FILE, --json FILE|- (JSON to a
- * file, or to out instead of the table), --help. Messages go to err, prefixed "tracecost cost: ".
- * Returns the exit code: 0 ok, 1 bad usage or values, 2 when the output could not be written. */
-int tc_cost_main(int argc, char **argv, FILE *out, FILE *err);
 #endif

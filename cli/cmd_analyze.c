@@ -1,7 +1,7 @@
 /* cmd_analyze.c: `tracecost analyze`: load the job, analyze, write the reports. */
 #define _POSIX_C_SOURCE 200809L
 #include "cliopt.h"
-#include "analyzer/cost.h"
+#include "cost_options.h"
 #include "commands.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
@@ -9,6 +9,7 @@
 #include "model/job.h"
 #include "load_job.h"
 #include "output.h"
+#include "reports/cost_report.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/termtext.h"

@@ -5,7 +5,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "analyzer/compare.h"
-#include "analyzer/cost.h"
+#include "cost_options.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "inputs.h"

@@ -20,6 +20,8 @@ typedef struct {
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
 int tc_cmd_gpus(int argc, char **argv);
 int tc_cmd_compare(int argc, char **argv);
+/* `tracecost cost`: the cost calculator (cmd_cost.c). */
+int tc_cmd_cost(int argc, char **argv);
 /* True when colour should be used on f: a terminal, NO_COLOR unset, TERM not "dumb". */
 bool tc_use_color(FILE *f);
 #endif

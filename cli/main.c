@@ -3,8 +3,6 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "cupti/record.h"
-#include "analyzer/cost.h"
-#include "model/gpu_catalog.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "base/version.h"
@@ -59,13 +57,12 @@ typedef struct {
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } command;
 
-static int cmd_cost(int argc, char **argv) { return tc_cost_main(argc, argv, stdout, stderr); }
 static int cmd_record(int argc, char **argv) { return tc_record_main(argc, argv, stderr); }
 
 static const command commands[] = {
     {"analyze", tc_cmd_analyze},
     {"compare", tc_cmd_compare},
-    {"cost", cmd_cost},
+    {"cost", tc_cmd_cost},
     {"gpus", tc_cmd_gpus},
     {"record", cmd_record},
 };

@@ -1,6 +1,7 @@
 /* compare_report.c: text, JSON and HTML writers of `tracecost compare` (see compare_report.h).
  * One metric table drives all three so they always show the same rows. */
 #include "compare_report.h"
+#include "cost_report.h"
 #include "jsonw.h"
 #include "html_report.h"
 #include "termtext.h"

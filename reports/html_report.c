@@ -5,6 +5,7 @@
  * a <script>; the one script is generic (tooltips from data-tip attributes, table sorting) and a
  * Content-Security-Policy allows only it (by nonce) and nothing from the network. */
 #include "html_report.h"
+#include "cost_report.h"
 #include "base/utf8.h"
 #include "base/version.h"
 #include "base/util.h"

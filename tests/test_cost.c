@@ -1,6 +1,7 @@
 /* test_cost.c: the cost model against hand-computed scenarios (issue 5), the what-if, trace
- * facts, precedence of flag > config > trace > catalog > default, refusal of bad values through
- * `tracecost cost`, and the JSON the calculator writes (parsed back with yajl). */
+ * facts, precedence of flag > config > trace > catalog > default, the inputs' table
+ * (model/cost_inputs.def) and the options built from it, refusal of bad values through
+ * `tracecost cost` (the built binary), and the JSON the calculator writes (parsed back with yajl). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <criterion/criterion.h>
 #include "testutil.h"
@@ -10,6 +11,9 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 #include "analyzer/cost.h"
+#include "cli/cost_options.h"
+#include "model/cost_inputs.h"
+#include "reports/cost_report.h"
 #include "reports/textfmt.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -23,7 +27,8 @@ static void flags(tc_cost_inputs *in, const char *const *kv) {
     }
 }
 
-/* Runs `tracecost cost ARGS...` (NULL-terminated), capturing stdout and stderr. */
+/* Runs `tracecost cost ARGS...` (NULL-terminated; no argument holds a single quote), capturing
+ * stdout and stderr apart. */
 typedef struct run_out {
     int rc;     /* exit code */
     char *out;  /* stdout text, malloc'd */
@@ -31,19 +36,25 @@ typedef struct run_out {
 } run_out;
 
 static run_out run_cost(const char *const *args) {
-    char *argv[64];
-    int argc = 0;
-    argv[argc++] = (char *)"cost";
-    for (size_t i = 0; args[i] && argc < 63; i++) argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    FILE *o = tmpfile(), *e = tmpfile();
-    cr_assert(o && e);
+    char out_path[] = "/tmp/tc-cost-out-XXXXXX", err_path[] = "/tmp/tc-cost-err-XXXXXX";
+    int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    char cmd[4096];
+    size_t n = (size_t)snprintf(cmd, sizeof cmd, "'%s' cost", tu_bin());
+    for (size_t i = 0; args[i] && n < sizeof cmd; i++) {
+        cr_assert(strchr(args[i], '\'') == NULL);
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " '%s'", args[i]);
+    }
+    cr_assert(n < sizeof cmd);
+    snprintf(cmd + n, sizeof cmd - n, " >'%s' 2>'%s' </dev/null", out_path, err_path);
     run_out r;
-    r.rc = tc_cost_main(argc, argv, o, e);
-    r.out = tu_read_stream(o);
-    r.err = tu_read_stream(e);
-    fclose(o);
-    fclose(e);
+    r.rc = tu_sh(NULL, "%s", cmd);
+    r.out = tu_read_file(out_path, NULL);
+    r.err = tu_read_file(err_path, NULL);
+    unlink(out_path);
+    unlink(err_path);
     return r;
 }
 
@@ -712,7 +723,8 @@ Test(cost_main, unwritable_json_path_exits_4) {
                           "2", "--json", "/nonexistent/dir/cost.json", NULL};
     run_out r = run_cost(args);
     cr_expect_eq(r.rc, 4);
-    cr_expect(strstr(r.err, "cannot write /nonexistent/dir/cost.json") != NULL, "%s", r.err);
+    cr_expect_str_eq(r.err, "tracecost cost: /nonexistent/dir/cost.json: cannot write: No such file or "
+                             "directory\n");
     run_free(&r);
 }
 
@@ -762,4 +774,101 @@ Test(cost, extreme_inputs_stay_finite) {
     cr_expect_not_null(root);
     yajl_tree_free(root);
     free(text);
+}
+
+/* ---- the inputs' table and the setters -------------------------------------------------------- */
+
+/* Every row of cost_inputs.def reaches its own field, its name is a flag, and its texts fit the
+ * --help and inputs-table columns; the option names are exactly the rows plus gpu and config. */
+Test(cost_inputs, table_rows_fields_and_option_names) {
+    tc_cost_inputs in;
+    tc_cost_inputs_defaults(&in);
+    const char *const *names = tc_cost_option_names();
+    for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
+        const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
+        cr_assert_not_null(d);
+        cr_expect_eq((int)d->id, id);
+        cr_expect(strlen(d->help) <= 58, "--%s help of %zu characters", d->name, strlen(d->help));
+        cr_expect(strlen(d->unit) <= 10, "--%s unit '%s'", d->name, d->unit);
+        cr_expect_eq(tc_cost_input_find(d->name), d);
+        cr_expect_str_eq(names[id], d->name);
+        for (int j = 0; j < id; j++) {
+            cr_expect_neq(tc_cost_inputs_value(&in, (tc_cost_input_id)id),
+                          tc_cost_inputs_value(&in, (tc_cost_input_id)j), "%s", d->name);
+            cr_expect_str_neq(d->name, tc_cost_input((tc_cost_input_id)j)->name);
+        }
+    }
+    cr_expect_str_eq(names[TC_COST_INPUT_COUNT], "gpu");
+    cr_expect_str_eq(names[TC_COST_INPUT_COUNT + 1], "config");
+    cr_expect_null(names[TC_COST_INPUT_COUNT + 2]);
+    cr_expect_null(tc_cost_input(TC_COST_INPUT_COUNT));
+    cr_expect_null(tc_cost_inputs_value(&in, TC_COST_INPUT_COUNT));
+    cr_expect_eq(tc_cost_inputs_value(&in, TC_COST_INPUT_pue), &in.pue);
+    cr_expect_eq(tc_cost_inputs_cvalue(&in, TC_COST_INPUT_fabric_GBps), &in.fabric_GBps);
+    cr_expect_eq(tc_cost_input_find("Fabric-gbps"), tc_cost_input(TC_COST_INPUT_fabric_GBps));
+    cr_expect_str_eq(tc_cost_input(TC_COST_INPUT_price_per_gpu_hour)->key, "price_per_gpu_hour");
+    cr_expect_null(tc_cost_input_find("gpu"));
+    cr_expect_null(tc_cost_input_find(NULL));
+    cr_expect(tc_cost_is_option("CONFIG") && tc_cost_is_option("months") && !tc_cost_is_option("json"));
+}
+
+Test(cost_inputs, range_checks_by_kind) {
+    char why[200];
+    const tc_cost_input_desc *months = tc_cost_input(TC_COST_INPUT_months);
+    cr_expect(tc_cost_input_check(months, TC_COST_MAX_MONTHS, why, sizeof why));
+    cr_expect(!tc_cost_input_check(months, TC_COST_MAX_MONTHS + 1, why, sizeof why));
+    cr_expect_str_eq(why, "must be a whole number of months from 1 to 600; got 601");
+    cr_expect(!tc_cost_input_check(months, 1.5, why, sizeof why));
+    const tc_cost_input_desc *share = tc_cost_input(TC_COST_INPUT_utilization);
+    cr_expect(tc_cost_input_check(share, 1, why, sizeof why));
+    cr_expect(!tc_cost_input_check(share, NAN, why, sizeof why));
+    cr_expect(!tc_cost_input_check(tc_cost_input(TC_COST_INPUT_power_kw_per_gpu), 1001, why, sizeof why));
+    cr_expect_str_eq(why, "must be at most 1,000 kW per GPU; got 1001");
+    cr_expect(!tc_cost_input_check(tc_cost_input(TC_COST_INPUT_gpus), 2e7, why, 8));
+    cr_expect_str_eq(why, "must be"); /* cut to the buffer, still terminated */
+}
+
+/* The model's setters: range checked, precedence kept, the GPU named by id or display name. */
+Test(cost_inputs, setters_check_ranges_and_keep_precedence) {
+    tc_cost_inputs in;
+    tc_cost_inputs_defaults(&in);
+    char err[400] = "";
+    const tc_cost_input_desc *pue = tc_cost_input(TC_COST_INPUT_pue);
+    cr_expect_eq(tc_cost_set_value(&in, pue, 0.5, TC_COST_SRC_FLAG, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "--pue must be at least 1 (1.0 = no cooling or power-conversion overhead); "
+                          "got 0.5");
+    NEAR(in.pue.value, TC_COST_DEFAULT_PUE, 0); /* unchanged */
+    cr_expect_eq(tc_cost_set_value(&in, pue, 1.4, TC_COST_SRC_FLAG, NULL, err, sizeof err), 0);
+    cr_expect_str_eq(in.pue.origin, "flag");
+    cr_expect_eq(tc_cost_set_value(&in, pue, 1.6, TC_COST_SRC_CONFIG, "config:x:1", err, sizeof err), 0);
+    NEAR(in.pue.value, 1.4, 0); /* the flag wins */
+    cr_expect_eq(in.pue.source, TC_COST_SRC_FLAG);
+
+    cr_expect_eq(tc_cost_set_gpu(&in, "NVIDIA H100 SXM 80GB", TC_COST_SRC_CONFIG, "config:x:2", err,
+                                 sizeof err), 0);
+    cr_expect_str_eq(in.gpu->id, "h100-sxm");
+    cr_expect_eq(tc_cost_set_gpu(&in, "b200", TC_COST_SRC_TRACE, NULL, err, sizeof err), 0);
+    cr_expect_str_eq(in.gpu->id, "h100-sxm"); /* config beats trace */
+    cr_expect_str_eq(in.gpu_origin, "config:x:2");
+    cr_expect_eq(tc_cost_set_gpu(&in, "tpu-v5", TC_COST_SRC_FLAG, NULL, err, sizeof err), -1);
+    cr_expect(strncmp(err, "--gpu: unknown GPU 'tpu-v5'; known: h100-pcie, h100-sxm", 55) == 0, "%s", err);
+    cr_expect_str_eq(in.gpu->id, "h100-sxm");
+}
+
+/* A failed write is exit 4 with the output named, for the table and for JSON on stdout. */
+Test(cost_main, full_disk_exits_4) {
+    char *out = NULL;
+    int rc = tu_sh(&out, "'%s' cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 >/dev/full",
+                   tu_bin());
+    cr_expect_eq(rc, 4, "%s", out);
+    cr_expect(strstr(out, "tracecost cost: standard output: write failed") != NULL, "%s", out);
+    free(out);
+    rc = tu_sh(&out, "'%s' cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 --json - "
+                     ">/dev/full", tu_bin());
+    cr_expect_eq(rc, 4, "%s", out);
+    cr_expect(strstr(out, "tracecost cost: standard output: write failed") != NULL, "%s", out);
+    free(out);
+    rc = tu_sh(&out, "'%s' cost --help >/dev/full", tu_bin());
+    cr_expect_eq(rc, 4, "%s", out);
+    free(out);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "analyzer/cost.h"
+#include "cli/cost_options.h"
 #include "cli/exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"

@@ -1,0 +1,116 @@
+/* cmd_cost.c: `tracecost cost`, the calculator: the cost model without a trace, from flags and an
+ * optional config file; the table on stdout, and/or JSON (--json FILE, or - for JSON only). */
+#include "commands.h"
+#include "cost_options.h"
+#include "exitcodes.h"
+#include "output.h"
+#include "reports/cost_report.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void cost_help(FILE *out) {
+    fputs("usage: tracecost cost [options]\n"
+          "Prices network inefficiency and compares renting GPUs with owning them, from figures\n"
+          "you give (tracecost analyze measures e, N and the fabric bandwidth from a trace).\n"
+          "Needs --network-efficiency, --gpus, and --price-per-gpu-hour or --gpu.\n\n"
+          "options:\n",
+          out);
+    tc_cost_options_help(out);
+    fputs("  --gpu NAME                 catalog GPU for default prices and power (tracecost gpus)\n"
+          "  --config FILE              'key = value' lines, same names; flags win over it\n"
+          "  --json FILE|-              also write JSON to FILE; '-' writes only JSON to stdout\n"
+          "  --help                     this text\n\n"
+          "examples:\n"
+          "  tracecost cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2\n"
+          "  tracecost cost --gpu h100-sxm --gpus 64 --network-efficiency 70% --utilization 0.9 \\\n"
+          "      --ops-per-month 20000 --fabric-GBps 50 --fabric-target-GBps 400 \\\n"
+          "      --fabric-upgrade-cost 500000\n"
+          "  tracecost cost --config cluster.conf --network-efficiency 0.6 --json cost.json\n",
+          out);
+}
+
+/* Reads the options into in and *json_path. Returns -1 for --help (written), else an exit code:
+ * TC_EXIT_OK, or TC_EXIT_USAGE with the message on stderr. */
+static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **json_path) {
+    char msg[600];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            cost_help(stdout);
+            return -1;
+        }
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+            fprintf(stderr, "tracecost cost: unexpected argument '%s' (the calculator takes only "
+                            "options; see tracecost cost --help)\n", arg);
+            return TC_EXIT_USAGE;
+        }
+        char name[64];
+        const char *eq = strchr(arg + 2, '=');
+        size_t nlen = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
+        if (nlen >= sizeof name) nlen = sizeof name - 1;
+        memcpy(name, arg + 2, nlen);
+        name[nlen] = '\0';
+        bool is_json = strcasecmp(name, "json") == 0;
+        if (!is_json && !tc_cost_is_option(name)) {
+            const char *hint = tc_cost_suggest_option(name);
+            if (hint)
+                fprintf(stderr, "tracecost cost: unknown option --%s (did you mean --%s?)\n", name, hint);
+            else
+                fprintf(stderr, "tracecost cost: unknown option --%s (tracecost cost --help lists "
+                                "them)\n", name);
+            return TC_EXIT_USAGE;
+        }
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!value) {
+            fprintf(stderr, "tracecost cost: --%s needs a value\n", name);
+            return TC_EXIT_USAGE;
+        }
+        if (is_json) {
+            *json_path = value;
+            continue;
+        }
+        if (tc_cost_parse_option(in, name, value, msg, sizeof msg) != 0) {
+            fprintf(stderr, "tracecost cost: %s\n", msg);
+            return TC_EXIT_USAGE;
+        }
+    }
+    return TC_EXIT_OK;
+}
+
+/* The table on stdout unless JSON goes there, then the JSON; every write checked. */
+static int write_outputs(const tc_cost_result *r, const char *json_path) {
+    bool json_to_stdout = json_path && strcmp(json_path, "-") == 0;
+    if (!json_to_stdout) tc_cost_result_print(stdout, r, tc_use_color(stdout));
+    if (json_path) {
+        FILE *f = tc_output_open("cost", json_path);
+        if (!f) return TC_EXIT_OUTPUT;
+        int rc = tc_output_close("cost", json_path, f, tc_cost_json_write(f, r));
+        if (rc != TC_EXIT_OK) return rc;
+    }
+    return json_to_stdout ? TC_EXIT_OK : tc_output_close("cost", "-", stdout, 0);
+}
+
+int tc_cmd_cost(int argc, char **argv) {
+    tc_cost_inputs in;
+    tc_cost_inputs_defaults(&in);
+    const char *json_path = NULL;
+    int rc = parse_args(argc, argv, &in, &json_path);
+    if (rc < 0) return tc_output_close("cost", "-", stdout, 0); /* --help */
+    if (rc != TC_EXIT_OK) return rc;
+    tc_cost_apply_catalog(&in, NULL);
+    tc_cost_result *r = malloc(sizeof *r); /* large: a timeline of up to 601 months */
+    if (!r) {
+        fprintf(stderr, "tracecost cost: out of memory\n");
+        return TC_EXIT_NOTHING;
+    }
+    char msg[600];
+    if (tc_cost_compute(&in, NULL, r, msg, sizeof msg) != 0) {
+        fprintf(stderr, "tracecost cost: %s\n", msg);
+        rc = TC_EXIT_USAGE;
+    } else {
+        rc = write_outputs(r, json_path);
+    }
+    free(r);
+    return rc;
+}

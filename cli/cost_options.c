@@ -1,0 +1,231 @@
+/* cost_options.c: cost flags and config files (see cost_options.h). The flags are the rows of
+ * model/cost_inputs.def; this file turns their text into numbers and hands them to the model's
+ * setters (analyzer/cost.h), which check ranges and keep precedence. */
+#include "cost_options.h"
+#include "cliopt.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Names of tc_cost_option_names(): the inputs' rows, then gpu and config, then NULL. */
+static const char *const option_names[] = {
+#define TC_COST_INPUT(field, name, kind, unit, help) name,
+#include "model/cost_inputs.def"
+#undef TC_COST_INPUT
+    "gpu", "config", NULL,
+};
+
+const char *const *tc_cost_option_names(void) { return option_names; }
+
+bool tc_cost_is_option(const char *name) {
+    for (const char *const *p = option_names; *p; p++)
+        if (strcasecmp(name, *p) == 0) return true;
+    return false;
+}
+
+/* Writes a formatted message into err when there is room for one. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Parses a number as users type it: optional sign and '$', digits with '_' or proper ','
+ * grouping, a decimal point, an exponent, and for shares a trailing '%'. Returns NULL and sets
+ * *out, or a phrase saying what is wrong ("is not a number"). */
+static const char *parse_number(const char *text, bool allow_percent, double *out) {
+    const char *s = text;
+    char buf[64];
+    size_t n = 0;
+    bool percent = false, any_digit = false;
+    while (isspace((unsigned char)*s)) s++;
+    for (int k = 0; k < 2; k++) { /* '-' and '$' in either order */
+        if (*s == '-' || *s == '+') { if (n == 0) buf[n++] = *s; s++; }
+        else if (*s == '$') s++;
+    }
+    for (; *s; s++) {
+        char c = *s;
+        if (n + 1 >= sizeof buf) return "is too long for a number";
+        if (isdigit((unsigned char)c)) { buf[n++] = c; any_digit = true; continue; }
+        if (c == '.' || c == 'e' || c == 'E' || ((c == '-' || c == '+') && n > 0 &&
+                                                  (buf[n - 1] == 'e' || buf[n - 1] == 'E'))) {
+            buf[n++] = c;
+            continue;
+        }
+        if (c == '_' && n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1]))
+            continue;
+        if (c == ',') {
+            /* Only thousands grouping: a digit before, exactly three digits after. */
+            if (n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1]) &&
+                isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) &&
+                !isdigit((unsigned char)s[4]))
+                continue;
+            return "is not a number (use '.' for decimals; ',' only between groups of three digits)";
+        }
+        if (c == '%' && allow_percent) { percent = true; s++; break; }
+        if (isspace((unsigned char)c)) break;
+        return "is not a number";
+    }
+    while (isspace((unsigned char)*s)) s++;
+    if (*s) return "is not a number";
+    if (!any_digit) return "is not a number";
+    buf[n] = '\0';
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v) || errno == ERANGE) return "is not a usable number";
+    if (percent) v /= 100.0;
+    *out = v;
+    return NULL;
+}
+
+int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
+                       tc_cost_source src, const char *origin, char *err, size_t errlen) {
+    if (!name) return 1;
+    if (!origin) origin = tc_cost_source_str(src);
+    if (strcasecmp(name, "gpu") == 0) return tc_cost_set_gpu(in, value, src, origin, err, errlen);
+    if (strcasecmp(name, "config") == 0) {
+        if (src == TC_COST_SRC_CONFIG) {
+            set_err(err, errlen, "a config file cannot load another config file");
+            return -1;
+        }
+        if (!value || !*value) {
+            set_err(err, errlen, "--config needs a file name");
+            return -1;
+        }
+        return tc_cost_load_config(in, value, err, errlen) == 0 ? 0 : -1;
+    }
+    const tc_cost_input_desc *d = tc_cost_input_find(name);
+    if (!d) return 1;
+    if (!value) {
+        set_err(err, errlen, "--%s needs a value", d->name);
+        return -1;
+    }
+    double v = 0;
+    const char *why = parse_number(value, d->kind == TC_COST_KIND_SHARE, &v);
+    if (why) {
+        set_err(err, errlen, "--%s: '%s' %s", d->name, value, why);
+        return -1;
+    }
+    return tc_cost_set_value(in, d, v, src, origin, err, errlen);
+}
+
+int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value, char *err,
+                         size_t errlen) {
+    return tc_cost_set_option(in, name, value, TC_COST_SRC_FLAG, "flag", err, errlen);
+}
+
+const char *tc_cost_suggest_option(const char *unknown) {
+    static const char *const extra[] = {"json", "help"};
+    if (!unknown || !*unknown) return NULL;
+    while (*unknown == '-') unknown++;
+    size_t ulen = strcspn(unknown, "=");
+    char u[64];
+    if (ulen == 0 || ulen >= sizeof u) return NULL;
+    memcpy(u, unknown, ulen);
+    u[ulen] = '\0';
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    const size_t n_all = sizeof option_names / sizeof option_names[0] - 1 + 2;
+    for (size_t i = 0; i < n_all; i++) {
+        const char *cand = i < n_all - 2 ? option_names[i] : extra[i - (n_all - 2)];
+        if (ulen >= 3 && strncasecmp(cand, u, strlen(u)) == 0) return cand; /* "--price" -> price-per-gpu-hour */
+        size_t d = tc_edit_distance(u, cand);
+        if (d < best_d) { best_d = d; best = cand; }
+    }
+    if (best_d <= 2 || best_d * 3 <= ulen) return best;
+    return NULL;
+}
+
+void tc_cost_options_help(FILE *out) {
+    for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
+        const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
+        fprintf(out, "  --%-24s %-11s %s\n", d->name, d->unit, d->help);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Config files                                                                                 */
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+/* One config line (comment already cut, not blank): "key = value" set at rank config. Returns 0,
+ * or -1 with the message (without "PATH:LINE: ") in err. */
+static int config_line(tc_cost_inputs *in, char *s, const char *path, int lineno, char *err,
+                       size_t errlen) {
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        set_err(err, errlen, "expected 'key = value', got '%s'", s);
+        return -1;
+    }
+    *eq = '\0';
+    char *key = trim(s), *value = trim(eq + 1);
+    while (*key == '-') key++;
+    size_t vlen = strlen(value);
+    if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+        value[vlen - 1] = '\0';
+        value++;
+    }
+    if (!*key) {
+        set_err(err, errlen, "missing key before '='");
+        return -1;
+    }
+    char origin[TC_COST_ORIGIN_LEN];
+    snprintf(origin, sizeof origin, "config:%s:%d", path, lineno);
+    int r = tc_cost_set_option(in, key, value, TC_COST_SRC_CONFIG, origin, err, errlen);
+    if (r == 1) {
+        const char *hint = tc_cost_suggest_option(key);
+        set_err(err, errlen, "unknown key '%s'%s%s%s", key, hint ? " (did you mean '" : "",
+                hint ? hint : "", hint ? "'?)" : "");
+    }
+    return r == 0 ? 0 : -1;
+}
+
+int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        set_err(err, errlen, "cannot read config '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024], sub[1200];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
+            set_err(err, errlen, "%s:%d: line too long (over %zu characters)", path, lineno,
+                    sizeof line - 2);
+            rc = -1;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = trim(line);
+        if (!*s) continue;
+        if (config_line(in, s, path, lineno, sub, sizeof sub) != 0) {
+            set_err(err, errlen, "%s:%d: %s", path, lineno, sub);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        set_err(err, errlen, "error reading config '%s'", path);
+        rc = -1;
+    }
+    fclose(f);
+    return rc;
+}

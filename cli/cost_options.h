@@ -1,0 +1,48 @@
+/* cost_options.h: the cost model's inputs as the command line and config files spell them, shared
+ * by `analyze`, `compare` and `cost`: one flag per row of model/cost_inputs.def plus --gpu and
+ * --config, numbers as users type them ("$2.50", "960,000", "60%"), `key = value` config files,
+ * "did you mean" for a misspelt flag, and the flags' --help lines. Values go into the model with
+ * analyzer/cost.h's setters, which keep each value's rank and origin. */
+#ifndef TC_COST_OPTIONS_H
+#define TC_COST_OPTIONS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "analyzer/cost.h"
+
+/* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu"
+ * and "config". Every one takes a value. */
+const char *const *tc_cost_option_names(void);
+
+/* True when name (no dashes, case-insensitive) is one of tc_cost_option_names(). */
+bool tc_cost_is_option(const char *name);
+
+/* The known option (cost options plus "json" and "help") closest to an unknown one, for "did you
+ * mean --X?"; NULL when nothing is close. Leading dashes and an "=value" part are ignored. Static
+ * string. */
+const char *tc_cost_suggest_option(const char *unknown);
+
+/* Writes one line per numeric cost flag (name, unit, help) for --help texts. */
+void tc_cost_options_help(FILE *out);
+
+/* Sets option `name` (no dashes, case-insensitive) from text as a command-line flag.
+ * "gpu" picks a catalog entry (tc_cost_set_gpu); "config" loads that file (tc_cost_load_config).
+ * Numbers may carry a leading '$', '_' or proper ',' thousands separators, and shares a trailing
+ * '%' ("60%" = 0.6). Returns 0 when set, 1 when name is not a cost option (nothing written to
+ * err), -1 when the value is malformed or out of range (message in err, naming the flag; in is
+ * unchanged). err holds errlen bytes. */
+int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value, char *err,
+                         size_t errlen);
+
+/* As tc_cost_parse_option with an explicit rank and origin text (NULL: the rank's name). A value
+ * already set with a higher rank is kept and 0 is returned. */
+int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
+                       tc_cost_source src, const char *origin, char *err, size_t errlen);
+
+/* Reads `key = value` lines from path: keys as the flags without dashes (a leading "--" is
+ * accepted), '#' starts a comment, blank lines are skipped, a value may be double-quoted. Values
+ * get rank "config" and origin "config:PATH:LINE", so flags win over them whatever the order.
+ * Returns 0, or -1 with "PATH:LINE: message" (or why the file cannot be read) in err; values
+ * from lines before the bad one stay set. */
+int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen);
+#endif

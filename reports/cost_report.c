@@ -1,0 +1,343 @@
+/* cost_report.c: the cost result as JSON, the headline and the terminal section (see
+ * cost_report.h). The inputs are listed and keyed from model/cost_inputs.def. */
+#include "cost_report.h"
+#include "termtext.h"
+#include "textfmt.h"
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                         */
+
+static void json_maybe(jw *w, const char *key, bool known, double v) {
+    jw_key(w, key);
+    if (known) jw_double(w, v);
+    else jw_null(w);
+}
+
+static void what_if_json(jw *w, const tc_cost_result *r) {
+    const tc_cost_what_if *wi = &r->what_if;
+    jw_key(w, "what_if");
+    if (!r->has_what_if) {
+        jw_null(w);
+        return;
+    }
+    jw_object_begin(w);
+    json_maybe(w, "fabric_GBps", true, wi->fabric_GBps);
+    json_maybe(w, "target_GBps", true, wi->target_GBps);
+    json_maybe(w, "projected_exposed_transfer_share", true, wi->projected_exposed_transfer_share);
+    json_maybe(w, "projected_step_time_us", wi->has_step_time, wi->projected_step_time_us);
+    json_maybe(w, "projected_effective_gpus", true, wi->projected_effective_gpus);
+    json_maybe(w, "monthly_value_recovered", true, wi->monthly_value_recovered);
+    json_maybe(w, "upgrade_cost", wi->has_upgrade_cost, wi->upgrade_cost);
+    json_maybe(w, "payback_months", wi->has_payback, wi->payback_months);
+    jw_object_end(w);
+}
+
+/* "key": {"value": ..., "source": ...} for one input that is not a number. */
+static void input_json(jw *w, const char *key, const char *value, const char *source) {
+    jw_key(w, key);
+    jw_object_begin(w);
+    jw_key(w, "value");
+    jw_string(w, value);
+    jw_key(w, "source");
+    jw_string(w, source);
+    jw_object_end(w);
+}
+
+static void inputs_json(jw *w, const tc_cost_inputs *u) {
+    jw_key(w, "inputs");
+    jw_object_begin(w);
+    for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
+        const tc_cost_value *v = tc_cost_inputs_cvalue(u, (tc_cost_input_id)id);
+        jw_key(w, tc_cost_input((tc_cost_input_id)id)->key);
+        jw_object_begin(w);
+        json_maybe(w, "value", v->set, v->value);
+        jw_key(w, "source");
+        jw_string(w, v->set ? v->origin : "unset");
+        jw_object_end(w);
+    }
+    input_json(w, "gpu", u->gpu ? u->gpu->id : NULL, u->gpu ? u->gpu_origin : "unset");
+    jw_key(w, "hours_per_month");
+    jw_object_begin(w);
+    jw_key(w, "value");
+    jw_double(w, TC_COST_HOURS_PER_MONTH);
+    jw_key(w, "source");
+    jw_string(w, "constant");
+    jw_object_end(w);
+    jw_object_end(w);
+}
+
+void tc_cost_result_json(jw *w, const tc_cost_result *r) {
+    jw_object_begin(w);
+    json_maybe(w, "effective_gpus", true, r->effective_gpus);
+    json_maybe(w, "effective_price_per_gpu_hour", true, r->effective_price_per_gpu_hour);
+    json_maybe(w, "network_loss_per_month", true, r->network_loss_per_month);
+    json_maybe(w, "idle_loss_per_month", r->has_idle_loss, r->idle_loss_per_month);
+    json_maybe(w, "straggler_loss_per_month", r->has_straggler_loss, r->straggler_loss_per_month);
+    json_maybe(w, "rent_monthly", true, r->rent_monthly);
+    json_maybe(w, "own_capex", r->has_own, r->own_capex);
+    json_maybe(w, "own_opex_monthly", r->has_own, r->own_opex_monthly);
+    json_maybe(w, "breakeven_months", r->has_breakeven, r->breakeven_months);
+    json_maybe(w, "tco_own", r->has_own, r->tco_own);
+    json_maybe(w, "tco_rent", true, r->tco_rent);
+    json_maybe(w, "own_cost_per_effective_gpu_hour", r->has_own, r->own_cost_per_effective_gpu_hour);
+    json_maybe(w, "rent_cost_per_effective_gpu_hour", true, r->rent_cost_per_effective_gpu_hour);
+    jw_key(w, "timeline");
+    jw_array_begin(w);
+    for (size_t i = 0; i < r->timeline_len; i++) {
+        jw_object_begin(w);
+        jw_key(w, "month");
+        jw_int(w, r->timeline[i].month);
+        json_maybe(w, "own", r->has_own, r->timeline[i].own);
+        json_maybe(w, "rent", true, r->timeline[i].rent);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    what_if_json(w, r);
+    inputs_json(w, &r->used);
+    jw_object_end(w);
+}
+
+void tc_cost_notes_json(jw *w, const tc_cost_result *r) {
+    jw_array_begin(w);
+    for (size_t i = 0; i < r->n_notes; i++) jw_string(w, r->notes[i]);
+    jw_array_end(w);
+}
+
+int tc_cost_json_write(FILE *out, const tc_cost_result *r) {
+    jw w;
+    jw_init(&w, out, true);
+    jw_object_begin(&w);
+    jw_key(&w, "cost");
+    tc_cost_result_json(&w, r);
+    jw_key(&w, "notes");
+    tc_cost_notes_json(&w, r);
+    jw_object_end(&w);
+    return jw_finish(&w);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Text                                                                                         */
+
+/* A bounded string builder: appends are clipped, the buffer stays NUL-terminated. */
+typedef struct sbuf {
+    char *buf;   /* destination, not owned */
+    size_t cap;  /* bytes in buf */
+    size_t len;  /* bytes written so far (clipped to cap - 1) */
+} sbuf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+    if (b->cap == 0 || b->len + 1 >= b->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (w < 0) return;
+    b->len += (size_t)w;
+    if (b->len >= b->cap) b->len = b->cap - 1;
+}
+
+/* A number with up to `dec` decimals, trailing zeros dropped, grouped: 4.80 -> "4.8". */
+static void fmt_num(char *buf, size_t n, double v, int dec) {
+    tc_fmt_grouped(buf, n, v, dec);
+    if (strchr(buf, '.')) {
+        size_t len = strlen(buf);
+        while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+        if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
+    }
+}
+
+/* Monthly and total sums: whole dollars; prices: cents. */
+static void money0(char *buf, size_t n, double v) { tc_fmt_money(buf, n, v, 0); }
+static void money2(char *buf, size_t n, double v) { tc_fmt_money(buf, n, v, 2); }
+
+/* The headline's clause about the fabric what-if. */
+static void headline_what_if(sbuf *b, const tc_cost_what_if *w) {
+    char a[64], c[64], d[64];
+    fmt_num(a, sizeof a, w->target_GBps, 1);
+    if (w->monthly_value_recovered > 0) {
+        money0(c, sizeof c, w->monthly_value_recovered);
+        sb_printf(b, "; a %s GB/s fabric would recover %s a month", a, c);
+        if (w->has_payback) {
+            money0(d, sizeof d, w->upgrade_cost);
+            sb_printf(b, " and pay back its %s in %.1f months", d, w->payback_months);
+        }
+    } else {
+        sb_printf(b, "; a %s GB/s fabric would recover nothing", a);
+    }
+}
+
+size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
+    sbuf b = {buf, n, 0};
+    if (n > 0) buf[0] = '\0';
+    const tc_cost_inputs *u = &r->used;
+    char a[64], c[64];
+    double N = u->gpus.value;
+    fmt_num(a, sizeof a, N, 0);
+    fmt_num(c, sizeof c, r->effective_gpus, 1);
+    sb_printf(&b, "your %s GPU%s %s the work of %s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do", c);
+    money2(a, sizeof a, u->price_per_gpu_hour.value);
+    money0(c, sizeof c, r->network_loss_per_month);
+    sb_printf(&b, "; at %s/GPU-hour the network costs you %s a month", a, c);
+    if (r->has_own) {
+        if (r->has_breakeven)
+            sb_printf(&b, "; owning pays back in %.1f months against renting", r->breakeven_months);
+        else
+            sb_printf(&b, "; owning never pays back against renting (running it costs more than "
+                          "the rent)");
+        money0(a, sizeof a, r->tco_own);
+        money0(c, sizeof c, r->tco_rent);
+        sb_printf(&b, "; over %.0f months owning costs %s and renting %s", u->months.value, a, c);
+    }
+    if (r->has_what_if) headline_what_if(&b, &r->what_if);
+    sb_printf(&b, ".");
+    return b.len;
+}
+
+/* Styles for the table; empty strings without color. */
+typedef struct style {
+    const char *bold; /* section titles and headline */
+    const char *dim;  /* formulas */
+    const char *off;  /* reset */
+} style;
+
+/* One result row: label, right-aligned value, formula. Fits 100 columns for formulas <= 46. */
+static void row(FILE *out, const style *st, const char *label, const char *value, const char *how) {
+    fprintf(out, "  %-34.34s %14s  %s%.46s%s\n", label, value, st->dim, how, st->off);
+}
+
+static void section(FILE *out, const style *st, const char *title) {
+    fprintf(out, "\n%s%s%s\n", st->bold, title, st->off);
+}
+
+/* Prints an input value by kind: money with cents under $100, plain numbers otherwise. */
+static void fmt_input(char *buf, size_t n, tc_cost_kind kind, const tc_cost_value *v) {
+    if (!v->set) { snprintf(buf, n, "-"); return; }
+    switch (kind) {
+    case TC_COST_KIND_MONEY:
+    case TC_COST_KIND_PRICE:
+        if (fabs(v->value) < 100 && v->value != 0) money2(buf, n, v->value);
+        else money0(buf, n, v->value);
+        break;
+    case TC_COST_KIND_GPUS:
+    case TC_COST_KIND_MONTHS: fmt_num(buf, n, v->value, 0); break;
+    default: fmt_num(buf, n, v->value, 4); break;
+    }
+}
+
+static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
+    char v[112];
+    section(out, st, "what the network costs");
+    fmt_num(v, sizeof v, r->effective_gpus, 2);
+    row(out, st, "effective GPUs", v, "N x e");
+    money2(v, sizeof v, r->effective_price_per_gpu_hour);
+    row(out, st, "effective price per GPU-hour", v, "P / e");
+    money0(v, sizeof v, r->network_loss_per_month);
+    row(out, st, "network loss per month", v, "N x P x H x u x (1 - e)");
+    if (r->has_idle_loss) money0(v, sizeof v, r->idle_loss_per_month);
+    row(out, st, "idle loss per month", r->has_idle_loss ? v : "-",
+        r->has_idle_loss ? "N x P x H x u x idle share" : "needs a trace");
+    if (r->has_straggler_loss) money0(v, sizeof v, r->straggler_loss_per_month);
+    row(out, st, "straggler loss per month", r->has_straggler_loss ? v : "-",
+        r->has_straggler_loss ? "N x P x H x u x wait share" : "needs a trace of 2+ ranks");
+}
+
+static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) {
+    char v[112], title[128];
+    snprintf(title, sizeof title, "rent or own, over %.0f months", r->used.months.value);
+    section(out, st, title);
+    money0(v, sizeof v, r->rent_monthly);
+    row(out, st, "rent per month", v, "N x P x H x u");
+    money0(v, sizeof v, r->tco_rent);
+    row(out, st, "total cost of renting", v, "M x rent per month");
+    money2(v, sizeof v, r->rent_cost_per_effective_gpu_hour);
+    row(out, st, "rent per effective GPU-hour", v, "P / e_r");
+    const char *need = "needs --purchase-per-gpu or --gpu";
+    money0(v, sizeof v, r->own_capex);
+    row(out, st, "own: capital cost", r->has_own ? v : "-", r->has_own ? "N x C + F" : need);
+    money0(v, sizeof v, r->own_opex_monthly);
+    row(out, st, "own: running cost per month", r->has_own ? v : "-",
+        r->has_own ? "N x W x H x u x pue x E + O" : need);
+    money0(v, sizeof v, r->tco_own);
+    row(out, st, "total cost of owning", r->has_own ? v : "-",
+        r->has_own ? "capital + M x running" : need);
+    money2(v, sizeof v, r->own_cost_per_effective_gpu_hour);
+    row(out, st, "own per effective GPU-hour", r->has_own ? v : "-",
+        r->has_own ? "total own / (N x H x u x M x e)" : need);
+    if (r->has_breakeven) snprintf(v, sizeof v, "%.1f months", r->breakeven_months);
+    row(out, st, "owning pays back after", r->has_breakeven ? v : (r->has_own ? "never" : "-"),
+        r->has_own ? "capital / (rent - running) per month" : need);
+}
+
+static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
+    const tc_cost_what_if *w = &r->what_if;
+    const double s = 1 - r->used.network_efficiency.value;
+    char v[112], a[48], c[40], title[128];
+    fmt_num(a, sizeof a, w->fabric_GBps, 1);
+    fmt_num(c, sizeof c, w->target_GBps, 1);
+    snprintf(title, sizeof title, "fabric what-if: %s -> %s GB/s", a, c);
+    section(out, st, title);
+    snprintf(v, sizeof v, "%.1f%% -> %.1f%%", 100 * s, 100 * w->projected_exposed_transfer_share);
+    row(out, st, "exposed transfer share", v, "transfer time x B / B'");
+    if (w->has_step_time) {
+        fmt_num(c, sizeof c, w->projected_step_time_us / 1000.0, 2);
+        snprintf(a, sizeof a, "%s ms", c);
+    }
+    row(out, st, "projected step time", w->has_step_time ? a : "-",
+        w->has_step_time ? "step x (1 - s + s x B / B')" : "needs a trace");
+    fmt_num(a, sizeof a, r->effective_gpus, 2);
+    fmt_num(c, sizeof c, w->projected_effective_gpus, 2);
+    snprintf(v, sizeof v, "%s -> %s", a, c);
+    row(out, st, "effective GPUs", v, "N x (1 - s) / (1 - s + s x B / B')");
+    money0(v, sizeof v, w->monthly_value_recovered);
+    row(out, st, "value recovered per month", v, "N x P x H x u x (e' - e)");
+    money0(v, sizeof v, w->upgrade_cost);
+    row(out, st, "upgrade cost", w->has_upgrade_cost ? v : "-",
+        w->has_upgrade_cost ? "--fabric-upgrade-cost" : "needs --fabric-upgrade-cost");
+    if (w->has_payback) snprintf(v, sizeof v, "%.1f months", w->payback_months);
+    row(out, st, "upgrade pays back after",
+        w->has_payback ? v : (w->has_upgrade_cost ? "never" : "-"), "X / value recovered");
+}
+
+/* Every input as a flag with its value, unit and origin. */
+static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
+    char v[112];
+    section(out, st, "inputs");
+    for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
+        const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
+        const tc_cost_value *cv = tc_cost_inputs_cvalue(u, (tc_cost_input_id)id);
+        fmt_input(v, sizeof v, d->kind, cv);
+        fprintf(out, "  --%-24s %14s %-10s %s%.44s%s\n", d->name, v, d->unit, st->dim,
+                cv->set ? cv->origin : "unset", st->off);
+    }
+    fprintf(out, "  --%-24s %14.14s %-10s %s%.44s%s\n", "gpu", u->gpu ? u->gpu->id : "-", "",
+            st->dim, u->gpu ? u->gpu_origin : "unset", st->off);
+    fprintf(out, "  %s%s%s\n", st->dim,
+            "H = 730 hours a month. Precedence: flag > config > trace > catalog > default.", st->off);
+}
+
+void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color) {
+    const style st = {color ? "\033[1m" : "", color ? "\033[2m" : "", color ? "\033[0m" : ""};
+    char head[1200];
+    tc_cost_headline(head, sizeof head, r);
+    fputs(st.bold, out);
+    tc_term_wrap(out, head, 0, 2, 100);
+    fputs(st.off, out);
+    print_network(out, &st, r);
+    print_rent_own(out, &st, r);
+    if (r->has_what_if) print_what_if(out, &st, r);
+    print_inputs(out, &st, &r->used);
+    if (r->n_notes > 0) {
+        section(out, &st, "notes");
+        for (size_t i = 0; i < r->n_notes; i++) {
+            char line[240];
+            snprintf(line, sizeof line, "- %s", r->notes[i]);
+            tc_term_wrap(out, line, 2, 4, 100);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/* cost_report.h: the cost model's result (analyzer/cost.h) as text and JSON: the headline
+ * sentence, the terminal section (results, inputs with their sources, notes) and the `cost` JSON
+ * value with its notes. Writers only: every figure was computed by tc_cost_compute. */
+#ifndef TC_COST_REPORT_H
+#define TC_COST_REPORT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "analyzer/cost.h"
+#include "jsonw.h"
+
+/* Writes the `cost` object value (the caller writes the "cost" key when nesting it) with exactly
+ * the keys effective_gpus, effective_price_per_gpu_hour, network_loss_per_month,
+ * idle_loss_per_month, straggler_loss_per_month, rent_monthly, own_capex, own_opex_monthly,
+ * breakeven_months, tco_own, tco_rent, own_cost_per_effective_gpu_hour,
+ * rent_cost_per_effective_gpu_hour, timeline [{month, own, rent}], what_if {...} or null, and
+ * inputs {key: {value, source}} echoing r->used (plus gpu and hours_per_month). Unknowns are null. */
+void tc_cost_result_json(jw *w, const tc_cost_result *r);
+
+/* Writes r's notes as a JSON array of strings (for a "notes" key beside "cost"). */
+void tc_cost_notes_json(jw *w, const tc_cost_result *r);
+
+/* The calculator's whole JSON document to out: {"cost": ..., "notes": [...]}, indented. Returns
+ * jw_finish's result: 0, or -1 when a write failed. */
+int tc_cost_json_write(FILE *out, const tc_cost_result *r);
+
+/* Writes the headline sentence ("your 8 GPUs do the work of 4.8; at $2.00/GPU-hour the network
+ * costs you $4,672 a month; ...") into buf; always NUL-terminated when n > 0. Returns its length. */
+size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r);
+
+/* Writes the headline, the results table, the inputs with their sources, and the notes, aligned
+ * and no wider than 100 columns. color adds ANSI bold/dim. Write errors show in ferror(out). */
+void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color);
+#endif
