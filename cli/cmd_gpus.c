@@ -1,9 +1,10 @@
-/* cmd_gpus.c: `tracecost gpus`: lists the GPU catalog (analyzer/gpus.def) as a table, or --json. */
+/* cmd_gpus.c: `tracecost gpus`: lists the GPU catalog (model/gpus.def) as a table, or --json
+ * (reports/catalog_report.h writes both). */
 #include "cliopt.h"
 #include "commands.h"
 #include "exitcodes.h"
 #include "output.h"
-#include "model/gpu_catalog.h"
+#include "reports/catalog_report.h"
 #include <string.h>
 
 static const char *const gpus_options[] = {"--json", "--help", "-h", NULL};

@@ -1,8 +1,6 @@
-/* gpu_catalog.c: the catalog table built from gpus.def, device-name matching, peak selection with
- * fallbacks, and the `tracecost gpus` writers (see gpu_catalog.h). All data is const. */
+/* gpu_catalog.c: the catalog table built from gpus.def, device-name matching and peak selection
+ * with fallbacks (see gpu_catalog.h). All data is const. */
 #include "gpu_catalog.h"
-#include "reports/textfmt.h"
-#include "reports/termtext.h"
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
@@ -151,108 +149,4 @@ const char *tc_dtype_name(tc_dtype dtype) {
     static const char *const names[TC_DTYPE_COUNT] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
     if (dtype < 0 || dtype >= TC_DTYPE_COUNT) return "unknown";
     return names[dtype];
-}
-
-/* Writes a TFLOP/s cell: "-" for unsupported, otherwise up to one decimal. */
-static void print_tflops(FILE *out, double v) {
-    if (v <= 0) fprintf(out, " %6s", "-");
-    else if (v >= 10000) fprintf(out, " %6.0f", v);
-    else fprintf(out, " %6.1f", v);
-}
-
-void tc_gpu_catalog_print(FILE *out) {
-    /* Columns: id 9, name 22, five TFLOP/s 7 each, GB/s 6, W 5, $/h 7, $ 8: 94 wide. */
-    fprintf(out, "%-9s %-22s %-34s %6s %5s %7s %8s\n", "", "",
-            "      dense peak TFLOP/s", "memory", "TDP", "rent", "buy");
-    fprintf(out, "%-9s %-22s %6s %6s %6s %6s %6s %6s %5s %7s %8s\n", "id", "name", "FP32",
-            "TF32", "BF16", "FP16", "FP8", "GB/s", "W", "$/GPU-h", "$/GPU");
-    for (size_t i = 0; i < CATALOG_LEN; i++) {
-        const tc_gpu_spec *g = &catalog[i];
-        fprintf(out, "%-9.9s %-22.22s", g->id, g->name);
-        for (int d = 0; d < TC_DTYPE_COUNT; d++) print_tflops(out, g->peak_tflops[d]);
-        char rent[32], buy[32];
-        tc_fmt_money(rent, sizeof rent, g->rent_usd_per_hour, 2);
-        tc_fmt_money(buy, sizeof buy, g->purchase_usd, 0);
-        fprintf(out, " %6.0f %5.0f %7s %8s\n", g->mem_bandwidth_GBps, g->tdp_W, rent, buy);
-    }
-    fputc('\n', out);
-    tc_term_wrap(out,
-                "Dense (non-sparse) peaks. '-' = no hardware support: TF32, BF16 and FP16 then "
-                "count against the FP32 peak, FP8 against the FP16 peak. Prices are dated defaults; "
-                "override them with --price-per-gpu-hour and --purchase-per-gpu. [REF] marks "
-                "figures from REFERENCE.md section 5. Pick a GPU with --gpu ID.",
-                0, 0, 100);
-    fputc('\n', out);
-    fputs("sources and device-name patterns\n", out);
-    for (size_t i = 0; i < CATALOG_LEN; i++) {
-        const tc_gpu_spec *g = &catalog[i];
-        char line[1024];
-        fprintf(out, "%s (%s)\n", g->id, g->name);
-        snprintf(line, sizeof line, "matches: %s", g->patterns);
-        tc_term_wrap(out, line, 2, 4, 100);
-        snprintf(line, sizeof line, "TFLOP/s: %s", g->flops_source);
-        tc_term_wrap(out, line, 2, 4, 100);
-        snprintf(line, sizeof line, "memory, TDP: %s", g->spec_source);
-        tc_term_wrap(out, line, 2, 4, 100);
-        snprintf(line, sizeof line, "rent (%s): %s", g->rent_date, g->rent_source);
-        tc_term_wrap(out, line, 2, 4, 100);
-        snprintf(line, sizeof line, "purchase (%s): %s", g->purchase_date, g->purchase_source);
-        tc_term_wrap(out, line, 2, 4, 100);
-    }
-}
-
-/* "key": {"amount_key": amount, "date": ..., "source": ...}: a catalog price and where it is from. */
-static void price_json(jw *w, const char *key, const char *amount_key, double amount, const char *date,
-                       const char *source) {
-    jw_key(w, key);
-    jw_object_begin(w);
-    jw_key(w, amount_key);
-    jw_double(w, amount);
-    jw_key(w, "date");
-    jw_string(w, date);
-    jw_key(w, "source");
-    jw_string(w, source);
-    jw_object_end(w);
-}
-
-void tc_gpu_catalog_json(jw *w) {
-    jw_array_begin(w);
-    for (size_t i = 0; i < CATALOG_LEN; i++) {
-        const tc_gpu_spec *g = &catalog[i];
-        jw_object_begin(w);
-        jw_key(w, "id");
-        jw_string(w, g->id);
-        jw_key(w, "name");
-        jw_string(w, g->name);
-        jw_key(w, "patterns");
-        jw_array_begin(w);
-        for (const char *p = g->patterns; *p;) {
-            const char *end = strchr(p, '|');
-            if (!end) end = p + strlen(p);
-            jw_string_n(w, p, (size_t)(end - p));
-            if (!*end) break;
-            p = end + 1;
-        }
-        jw_array_end(w);
-        jw_key(w, "peak_tflops");
-        jw_object_begin(w);
-        for (int d = 0; d < TC_DTYPE_COUNT; d++) {
-            jw_key(w, tc_dtype_name((tc_dtype)d));
-            if (g->peak_tflops[d] > 0) jw_double(w, g->peak_tflops[d]);
-            else jw_null(w);
-        }
-        jw_object_end(w);
-        jw_key(w, "memory_bandwidth_GBps");
-        jw_double(w, g->mem_bandwidth_GBps);
-        jw_key(w, "tdp_W");
-        jw_double(w, g->tdp_W);
-        jw_key(w, "flops_source");
-        jw_string(w, g->flops_source);
-        jw_key(w, "spec_source");
-        jw_string(w, g->spec_source);
-        price_json(w, "rent", "usd_per_gpu_hour", g->rent_usd_per_hour, g->rent_date, g->rent_source);
-        price_json(w, "purchase", "usd_per_gpu", g->purchase_usd, g->purchase_date, g->purchase_source);
-        jw_object_end(w);
-    }
-    jw_array_end(w);
 }

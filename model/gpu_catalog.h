@@ -1,13 +1,11 @@
 /* gpu_catalog.h: the GPU catalog compiled from gpus.def: per GPU, name patterns for detection,
  * dense peak FLOP/s per dtype, memory bandwidth, TDP and dated default prices, each with its
- * source. Read-only static data: every pointer returned here points into the catalog, lives for the
- * whole program and must not be freed. No function keeps state, prints (except the two writers,
- * to the FILE or jw the caller passes) or exits. */
+ * source, and the lookups on it. Read-only static data: every pointer returned here points into the
+ * catalog, lives for the whole program and must not be freed. No function keeps state, prints or
+ * exits; `tracecost gpus` writes the catalog with reports/catalog_report.h. */
 #ifndef TC_GPU_CATALOG_H
 #define TC_GPU_CATALOG_H
 #include <stddef.h>
-#include <stdio.h>
-#include "reports/jsonw.h"
 
 /* Numeric formats whose peak the catalog knows. TC_DTYPE_UNKNOWN is for everything else (fp64,
  * integers, complex, fp4, names we do not recognise): no peak, so no MFU. */
@@ -68,14 +66,4 @@ tc_dtype tc_dtype_from_torch(const char *input_type);
 
 /* Lower-case name of a dtype ("bf16"); "unknown" for anything out of range. */
 const char *tc_dtype_name(tc_dtype dtype);
-
-/* Writes the catalog for `tracecost gpus`: an aligned table no wider than 100 columns, then the
- * sources and name patterns of every entry. Write errors show in ferror(out). */
-void tc_gpu_catalog_print(FILE *out);
-
-/* Writes the catalog as one JSON array value (the caller writes any key before it): per GPU
- * {id, name, patterns[], peak_tflops{fp32..fp8, null when unsupported}, memory_bandwidth_GBps,
- * tdp_W, flops_source, spec_source, rent{usd_per_gpu_hour, date, source},
- * purchase{usd_per_gpu, date, source}}. */
-void tc_gpu_catalog_json(jw *w);
 #endif

@@ -1,12 +1,14 @@
 /* test_gpu_catalog.c: the GPU catalog: real device names resolve to the right entry (and ambiguous
  * or unknown ones to none), no entry shadows another, --gpu spellings, dtype mapping, peak
- * fallbacks, that every figure has a source, and the two writers (table width, valid JSON). */
+ * fallbacks, that every figure has a source, and the two writers of reports/catalog_report.h
+ * (table width, valid JSON). */
 #include <criterion/criterion.h>
 #include "testutil.h"
 #include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
 #include "model/gpu_catalog.h"
+#include "reports/catalog_report.h"
 #include "reports/textfmt.h"
 
 /* Device names as real traces write them, and the entry each must resolve to (NULL: none). */

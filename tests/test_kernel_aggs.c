@@ -2,6 +2,7 @@
  * reads: per-trace sums by (name, kind), merging (any order gives the same rows), report order, and
  * that they survive the MPI rank-result encoding (mpi_pack.h). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include "analyzer/kernel_aggs.h"
 #include "cli/mpi/mpi_pack.h"
