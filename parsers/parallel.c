@@ -512,7 +512,10 @@ static int run_pieces(par_ctx *x, size_t n) {
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!x->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; break; }
-        if (merge_partial(x->t, x->p0, &x->pieces[i].t, x->pieces[i].p, &x->remap, &x->remap_cap)) { x->info->why = "out of memory"; rc = -1; }
+        if (merge_partial(x->t, x->p0, &x->pieces[i].t, x->pieces[i].p, &x->remap, &x->remap_cap)) {
+            x->info->why = "out of memory";
+            rc = -1;
+        }
     }
     x->info->pieces += n;
     free_pieces(x->pieces, n);
@@ -549,7 +552,8 @@ static int par_head(par_ctx *x, uint64_t size_hint) {
     if (f != TC_SPLIT_FOUND) { x->info->why = "no traceEvents array in the first buffer"; return -1; }
     if (tc_ct_parser_feed(x->p0, x->cur, body)) { x->info->why = "head did not parse"; return -1; }
     tc_trace_reserve(x->t, size_hint);
-    x->info->mode = tc_split_kineto_next(x->cur, x->len, body) != TC_SPLIT_NONE ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
+    bool kineto = tc_split_kineto_next(x->cur, x->len, body) != TC_SPLIT_NONE;
+    x->info->mode = kineto ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
     x->last = (int64_t)body;
     x->carry_off = x->scan_from = body;
     return 0;
@@ -585,17 +589,22 @@ static int par_split_buffer(par_ctx *x) {
     return 0;
 }
 
+/* Bytes after the last boundary go to the sequential parser p0. */
+static int feed_tail(par_ctx *x, const char *p, size_t n) {
+    if (tc_ct_parser_feed(x->p0, p, n)) { x->info->why = "tail did not parse"; return -1; }
+    x->info->tail_bytes += n;
+    return 0;
+}
+
 /* Tail mode: the carry, and everything after it in cur, go to p0; cur is released. */
 static int par_feed_tail(par_ctx *x) {
     if (x->prev) {
-        if (tc_ct_parser_feed(x->p0, x->prev + x->carry_off, x->prev_len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
-        x->info->tail_bytes += x->prev_len - x->carry_off;
+        if (feed_tail(x, x->prev + x->carry_off, x->prev_len - x->carry_off)) return -1;
         reader_release(&x->r);
         x->prev = NULL;
         x->carry_off = 0;
     }
-    if (tc_ct_parser_feed(x->p0, x->cur + x->carry_off, x->len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
-    x->info->tail_bytes += x->len - x->carry_off;
+    if (feed_tail(x, x->cur + x->carry_off, x->len - x->carry_off)) return -1;
     reader_release(&x->r);
     x->cur = NULL;
     x->carry_off = 0;
@@ -627,8 +636,7 @@ static int par_finish(par_ctx *x, tc_source *src) {
     if (r->fd >= 0) x->info->raw_bytes = x->info->decoded_bytes = r->size;
     else { x->info->raw_bytes = tc_source_raw_bytes(src); x->info->decoded_bytes = tc_source_decoded_bytes(src); }
     if (x->cur) {
-        if (tc_ct_parser_feed(x->p0, x->cur + x->carry_off, x->len - x->carry_off)) { x->info->why = "tail did not parse"; return -1; }
-        x->info->tail_bytes += x->len - x->carry_off;
+        if (feed_tail(x, x->cur + x->carry_off, x->len - x->carry_off)) return -1;
         reader_release(r);
         x->cur = NULL;
     }
