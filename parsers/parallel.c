@@ -34,7 +34,7 @@ typedef struct {
     tc_pool_task task;           /* first: the pool hands it back to reader_run */
     tc_source *src;
     /* plain regular files are mapped window by window instead (no thread, no copy) */
-    int fd;                      /* -1: use the thread and buffers */
+    int fd;                      /* -1: use the task and buffers */
     uint64_t size;               /* file size, for mapping */
     char *map[TC_PAR_BUFFERS];   /* mapped window of buffer number k at k % N */
     size_t map_len[TC_PAR_BUFFERS];
@@ -102,14 +102,17 @@ static const char *reader_get(reader *r, uint64_t k, size_t *len) {
     return b;
 }
 
+/* Hands back the oldest buffer the caller holds. */
 static void reader_release(reader *r) {
     if (r->fd >= 0) {
+        assert(r->released < r->produced);
         size_t slot = (size_t)(r->released++ % TC_PAR_BUFFERS);
         munmap(r->map[slot], r->map_len[slot]);
         r->map[slot] = NULL;
         return;
     }
     pthread_mutex_lock(&r->mu);
+    assert(r->released < r->produced);
     r->released++;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
@@ -240,7 +243,6 @@ static void free_pieces(piece *pieces, size_t n) {
         tc_trace_free(&pieces[i].t);
     }
 }
-
 
 /* ---- plain files in Kineto layout: each piece read by the thread that parses it --------------
  * Reading a piece in small slices right before parsing them keeps the bytes yajl reads in that
