@@ -32,7 +32,8 @@ void tc_gpu_catalog_print(FILE *out) {
                 "Dense (non-sparse) peaks. '-' = no hardware support: TF32, BF16 and FP16 then "
                 "count against the FP32 peak, FP8 against the FP16 peak. Prices are dated defaults; "
                 "override them with --price-per-gpu-hour and --purchase-per-gpu. [REF] marks "
-                "figures from REFERENCE.md section 5. Pick a GPU with --gpu ID.",
+                "figures from the vendors' datasheets and from published 2024-2026 price sources; "
+                "each entry below names its source. Pick a GPU with --gpu ID.",
                 0, 0, 100);
     fputc('\n', out);
     fputs("sources and device-name patterns\n", out);

@@ -165,7 +165,7 @@ Test(gpu_catalog, peak_flops_with_fallback_notes) {
     cr_expect_float_eq(tc_gpu_peak_flops(h100, TC_DTYPE_BF16, NULL), 989.4e12, 1e6);
 }
 
-/* The REFERENCE.md section 5 figures, pinned so an edit to gpus.def cannot drift from them. */
+/* The datasheet figures marked [REF] in gpus.def, pinned so an edit there cannot drift from them. */
 Test(gpu_catalog, reference_md_figures) {
     static const struct { const char *id; double fp32, tf32, bf16, fp8, tdp; } ref[] = {
         {"a100-sxm", 19.5, 156, 312, 0, 400},       {"h100-sxm", 66.9, 494.7, 989.4, 1978.9, 700},
