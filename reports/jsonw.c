@@ -1,5 +1,6 @@
 /* jsonw.c: streaming JSON writer (see jsonw.h). Keeps only a nesting stack; never buffers output. */
 #include "jsonw.h"
+#include "base/jsontext.h"
 #include "base/utf8.h"
 #include <inttypes.h>
 #include <math.h>
@@ -131,9 +132,8 @@ void jw_uint(jw *w, uint64_t v) {
 void jw_double(jw *w, double v) {
     if (!isfinite(v)) { jw_null(w); return; }
     before_value(w);
-    if (v == 0) v = 0; /* no "-0" */
     char buf[64];
-    snprintf(buf, sizeof buf, "%.10g", v);
+    tc_json_double_text(buf, sizeof buf, v); /* the one number format (base/jsontext.h) */
     put(w, buf);
 }
 
