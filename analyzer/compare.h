@@ -1,87 +1,46 @@
-/* compare.h: the comparison model of `tracecost compare` (issue 12). Owns tc_run_summary (what a
- * comparison needs from one run, read from a tracecost/1 JSON document: a saved `analyze --json`
- * result, or the same JSON rendered in memory from a freshly analyzed job, so both give the same
- * figures by construction) and tc_comparison (differences, ratios, matched collectives, cost per
- * unit of work, the workload check and the conclusion). Nothing here prints or exits; formulas
- * are in README.md. */
+/* compare.h: the comparison of `tracecost compare` (issue 12). Owns three steps: a run's summary
+ * (model/run_summary.h) built from an analyzed job, the cost of a run (tc_run_cost, with the cost
+ * model of cost.h), and tc_comparison: differences, ratios, matched collectives, cost per unit of
+ * work, the workload check and the conclusion, as numbers and codes. The sentences are written by
+ * reports/compare_report.c; nothing here reads files, prints or exits. Formulas: docs/compare.md. */
 #ifndef TC_COMPARE_H
 #define TC_COMPARE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "cost.h"
+#include "base/status.h"
 #include "model/job.h"
+#include "model/run_summary.h"
 
 #define TC_CMP_FLOPS_TOLERANCE 0.02   /* FLOPs per step further apart than 2%: not the same workload */
 #define TC_CMP_COLL_TOLERANCE 0.02    /* transfer medians within 2%: "same" speed */
+#define TC_CMP_SAME_COST_PCT 0.05     /* cheaper by less than 0.05%: the same cost */
 #define TC_CMP_MAX_DIFFS 16           /* workload differences kept */
+#define TC_CMP_COST_WHY 400           /* bytes of the cost model's message, NUL included */
 
-/* One collectives row of a run (a tracecost/1 "collectives[]" entry). */
-typedef struct tc_cmp_coll {
-    char *name;                 /* collective name, owned */
-    char *process_group;        /* group name, owned; NULL unknown */
-    long long bytes;            /* message size S, bytes; -1 unknown */
-    unsigned long long count;   /* matched instances */
-    double transfer_us_median;  /* µs */
-    bool has_busbw;
-    double busbw_GBps;          /* GB/s (1e9 B/s); valid if has_busbw */
-} tc_cmp_coll;
+/* Fills s from an analyzed job, holding exactly what the job's saved `analyze --json` result
+ * would give parsers/result_json.h (numbers rounded as the JSON text holds them, strings as valid
+ * UTF-8: base/jsontext.h), so a trace folder and its saved result compare alike. The world size
+ * also takes the traces' distributedInfo. label is copied. Returns TC_OK, or TC_ERR_NOMEM (message
+ * in e; s is then empty). */
+tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, tc_error *e);
 
-/* What a comparison needs from one run. Unknown values have their has_* false. */
-typedef struct tc_run_summary {
-    char *label;                /* the operand as given (folder, file), owned */
-    bool from_json;             /* read from a saved result (true) or analyzed from traces */
-    char *tool_version;         /* tool_version of the JSON, owned; NULL unknown */
-    char *device;               /* first rank's device name, owned; NULL unknown */
-    int world_size;             /* GPUs: max(summary.ranks, trace world size); >= 1 */
-    bool has_step_time;
-    double step_time_us;        /* mean step time over ranks, µs */
-    bool split_known;           /* transfer and wait are separated (more than one rank) */
-    double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
-        share_memory, share_idle; /* shares 0..1 of the summed GPU windows; transfer/wait valid
-                                     if split_known */
-    bool has_mfu;
-    double mfu;                 /* model FLOPs utilization 0..1 */
-    bool has_flops;
-    double flops_per_step;      /* FLOPs per step per GPU, mean over ranks that report it */
-    bool has_busbw;
-    double fabric_busbw_GBps;   /* measured fabric bus bandwidth, GB/s */
-    bool has_straggler;
-    long long straggler_rank;
-    char *verdict;              /* "network-bound", ...; owned */
-    tc_cmp_coll *colls; size_t n_colls;
-    /* cost inputs carried over from a saved result ("flag"/"config" values at analyze time):
-       name=value pairs re-applied with rank "config" so compare's flags override them */
-    char **saved_cost_kv; size_t n_saved_cost_kv;
-    /* cost, computed by tc_run_cost from the facts above and the side's flags */
+/* The cost model's result for one run. */
+typedef struct tc_cmp_cost {
     bool has_cost;
     tc_cost_result *cost;       /* owned (large); NULL when !has_cost */
-    char cost_note[600];        /* why there is no cost, when !has_cost */
-} tc_run_summary;
+    char why_not[TC_CMP_COST_WHY]; /* the cost model's reason when !has_cost ("" otherwise) */
+} tc_cmp_cost;
 
-void tc_run_summary_free(tc_run_summary *s);
-
-/* True when the first bytes of path (not gzip) say it is a tracecost/1 result: a JSON object
- * whose leading "schema" key is "tracecost/1". */
-bool tc_run_is_saved_result(const char *path);
-
-/* Fills s from a tracecost/1 JSON document (text, NUL-terminated). label is copied. Returns 0, or
- * -1 with a message in err (not JSON, wrong schema, missing summary). */
-int tc_run_summary_from_json_text(tc_run_summary *s, const char *text, const char *label,
-                                  bool from_json, char *err, size_t errlen);
-
-/* Reads and parses a saved result file. */
-int tc_run_summary_from_json_file(tc_run_summary *s, const char *path, char *err, size_t errlen);
-
-/* From an analyzed job: renders the job's tracecost/1 JSON in memory and reads it back with
- * tc_run_summary_from_json_text (the world size also takes the traces' distributedInfo). */
-int tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, char *err,
-                            size_t errlen);
-
-/* Runs the cost model for the run: trace facts from s, inputs from `in` (the side's flags, already
- * set) plus values carried over from a saved result and the catalog entry of s->device. Fills
- * s->cost / s->has_cost, or s->cost_note. Returns 0, or -1 when flags_given and the inputs are
- * not a valid model (message in err). */
-int tc_run_cost(tc_run_summary *s, tc_cost_inputs *in, bool flags_given, char *err, size_t errlen);
+/* Runs the cost model for run s: trace facts from s, inputs from `in` (the side's flags, already
+ * set), the values a saved result carried (s->saved_cost, re-applied with rank "config" so the
+ * flags win) and the catalog entry of s->device. Fills out (zeroed first). Returns TC_OK
+ * (out->has_cost false with out->why_not when the inputs are not a valid model and no flag was
+ * given), TC_ERR_USAGE when a carried value is refused ("LABEL: saved cost input: why" in e) or
+ * flags_given and the inputs are not a valid model ("LABEL: why"), or TC_ERR_NOMEM. */
+tc_status tc_run_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given,
+                      tc_error *e);
+void tc_cmp_cost_free(tc_cmp_cost *c);
 
 /* A value on both sides with its difference (b - a) and ratio (b / a). */
 typedef struct tc_cmp_pair {
@@ -93,16 +52,47 @@ typedef struct tc_cmp_pair {
     double ratio;               /* b / a */
 } tc_cmp_pair;
 
+/* How a collective changed from A to B. */
+typedef enum { TC_CMP_SAME, TC_CMP_SLOWER, TC_CMP_FASTER, TC_CMP_ONLY_IN_A, TC_CMP_ONLY_IN_B } tc_cmp_change;
+
 /* A matched collective (same name and bytes; the same process group preferred). */
 typedef struct tc_cmp_coll_row {
     const tc_cmp_coll *a, *b;   /* NULL: only on the other side */
     tc_cmp_pair transfer_us;    /* transfer medians, µs */
     tc_cmp_pair busbw_GBps;
-    const char *change;         /* "slower", "faster", "same" (B against A), "only in A", "only in B" */
+    tc_cmp_change change;       /* B against A (transfer ratio beyond TC_CMP_COLL_TOLERANCE) */
 } tc_cmp_coll_row;
+
+/* Why the runs are not the same workload. */
+typedef enum {
+    TC_CMP_DIFF_GPUS,           /* different world sizes (a->world_size, b->world_size) */
+    TC_CMP_DIFF_FLOPS,          /* FLOPs per step per GPU apart by more than TC_CMP_FLOPS_TOLERANCE */
+    TC_CMP_DIFF_COLL_ONLY_IN_A, /* a collective (coll) no row of B matches */
+    TC_CMP_DIFF_COLL_ONLY_IN_B
+} tc_cmp_diff_kind;
+
+typedef struct tc_cmp_diff {
+    tc_cmp_diff_kind kind;
+    const tc_cmp_coll *coll;    /* the collective of a COLL_ONLY_IN_* difference, else NULL */
+} tc_cmp_diff;
+
+/* What makes the cheaper side (X) cheaper; figures in tc_comparison.reason_x/_y. */
+typedef enum {
+    TC_CMP_REASON_NONE,             /* no cheaper side */
+    TC_CMP_REASON_GPU_PRICE,        /* price per GPU-hour, $ */
+    TC_CMP_REASON_GPU_COUNT,        /* GPUs the step runs on */
+    TC_CMP_REASON_COMPUTE_TIME,     /* compute time per step, ms */
+    TC_CMP_REASON_EXPOSED_TRANSFER, /* shares 0..1 of GPU time (both sides split transfer/wait) */
+    TC_CMP_REASON_EXPOSED_COMM,     /* shares 0..1 (exposed communication, not split) */
+    TC_CMP_REASON_EXPOSED_WAIT,     /* shares 0..1 */
+    TC_CMP_REASON_MEMORY,           /* shares 0..1 (exposed memory copies) */
+    TC_CMP_REASON_IDLE,             /* shares 0..1 */
+    TC_CMP_REASON_STEP_TIME         /* step time, ms */
+} tc_cmp_reason;
 
 typedef struct tc_comparison {
     const tc_run_summary *a, *b;
+    const tc_cmp_cost *cost_a, *cost_b;
     tc_cmp_pair gpus;           /* world sizes */
     tc_cmp_pair step_time_us;
     tc_cmp_pair steps_per_s;    /* 1e6 / step_time_us: job steps per second */
@@ -121,23 +111,22 @@ typedef struct tc_comparison {
     double monthly_diff;              /* $ per month: W x (cost_per_step_B - cost_per_step_A) */
     tc_cmp_coll_row *colls; size_t n_colls;
     bool same_workload;
-    char differences[TC_CMP_MAX_DIFFS][240]; size_t n_differences; /* why not the same workload */
-    char cheaper;                     /* 'A', 'B', '=' (within 0.05%) or '?' (unknown) */
+    tc_cmp_diff differences[TC_CMP_MAX_DIFFS]; size_t n_differences; /* why not the same workload */
+    char cheaper;                     /* 'A', 'B', '=' (within TC_CMP_SAME_COST_PCT) or '?' (unknown) */
+    bool missing_step_time;           /* '?' because a step time is missing (else a cost per step,
+                                         or GPU-seconds per step, is zero on one side) */
     bool by_cost;                     /* cheaper decided by cost per step (prices known), else by
                                          GPU-seconds per step */
     double cheaper_pct;               /* how much cheaper per step, % of the dearer side */
-    char reason_key[32];              /* "exposed_transfer", ..., "compute_time", "gpu_price",
-                                         "gpu_count", "" */
-    char conclusion[1200];            /* one paragraph, figures as printed */
+    tc_cmp_reason reason;             /* why X (the cheaper side) is cheaper; NONE unless 'A'/'B' */
+    double reason_x, reason_y;        /* the reason's figure on X and on the other side, in the
+                                         unit tc_cmp_reason gives */
 } tc_comparison;
 
-/* Computes the comparison of a against b. work_steps_per_month <= 0: the default. Returns 0, or -1
- * out of memory. The result points into a and b, which must outlive it. */
-int tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_run_summary *b,
-               double work_steps_per_month);
+/* Computes the comparison of a against b, with each side's cost. work_steps_per_month <= 0: the
+ * default. Returns TC_OK, or TC_ERR_NOMEM. The result points into its arguments, which must
+ * outlive it. */
+tc_status tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_cmp_cost *cost_a,
+                     const tc_run_summary *b, const tc_cmp_cost *cost_b, double work_steps_per_month);
 void tc_comparison_free(tc_comparison *c);
-
-/* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits:
- * "$4,466", "$2.95", "$0.00005841". Returns the length written (at most n - 1). */
-size_t tc_cmp_fmt_money(char *buf, size_t n, double v);
 #endif

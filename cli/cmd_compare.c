@@ -11,10 +11,10 @@
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
+#include "parsers/result_json.h"
 #include "reports/compare_report.h"
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 static const char *const compare_options[] = {
@@ -59,12 +59,15 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
     return TC_EXIT_USAGE;
 }
 
-/* Reads one side into s. Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
+/* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed.
+ * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
 static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary *s) {
     char err[1200];
-    if (strcmp(operand, "-") && tc_run_is_saved_result(operand)) {
-        if (tc_run_summary_from_json_file(s, operand, err, sizeof err)) {
-            fprintf(stderr, "tracecost compare: %s\n", err);
+    tc_error e;
+    tc_error_clear(&e);
+    if (tc_result_json_is_saved(operand)) {
+        if (tc_result_json_read(s, operand, &e) != TC_OK) {
+            fprintf(stderr, "tracecost compare: %s\n", e.msg);
             return TC_EXIT_NOTHING;
         }
         return TC_EXIT_OK;
@@ -81,7 +84,7 @@ static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary 
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, err, sizeof err)) {
+        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, &e) != TC_OK) {
             fprintf(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
@@ -106,99 +109,143 @@ static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *)
     return f ? tc_output_close("compare", path, f, fn(f, c)) : TC_EXIT_OUTPUT;
 }
 
-int tc_cmd_compare(int argc, char **argv) {
-    const char *json_path = NULL, *html_path = NULL, *ops[2] = {NULL, NULL};
-    size_t n_ops = 0;
-    bool quiet = false;
-    long jobs = 0;
-    double work = 0;
-    kv *fa = calloc((size_t)argc + 1, sizeof *fa), *fb = calloc((size_t)argc + 1, sizeof *fb);
-    size_t nfa = 0, nfb = 0;
-    int rc = TC_EXIT_OK;
-    tc_run_summary sa, sb;
-    memset(&sa, 0, sizeof sa);
-    memset(&sb, 0, sizeof sb);
-    if (!fa || !fb) { free(fa); free(fb); return TC_EXIT_NOTHING; }
+/* What the command line asked for. */
+typedef struct {
+    const char *json_path, *html_path, *ops[2];
+    size_t n_ops;
+    bool quiet, help;
+    long jobs;
+    double work;            /* --work-steps-per-month; 0 = the default */
+    kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only; names owned */
+    size_t nfa, nfb;
+} compare_args;
+
+/* A cost flag, --FLAG V for both sides or --b-FLAG V for B. Returns TC_EXIT_OK, or an exit code
+ * after the message. */
+static int cost_flag(compare_args *a, tc_opts *o, const char *name) {
+    bool for_b = !strncmp(name, "--b-", 4);
+    const char *opt = name + (for_b ? 4 : 2);
+    if (!tc_cost_is_option(opt)) {
+        const char *close = tc_closest_option(name, compare_options);
+        char sugg[96];
+        if (!close && tc_cost_suggest_option(opt)) {
+            snprintf(sugg, sizeof sugg, "%s%s", for_b ? "--b-" : "--", tc_cost_suggest_option(opt));
+            close = sugg;
+        }
+        if (close) return usage_error("unknown option '%s' (did you mean %s?)", name, close);
+        return usage_error("unknown option '%s'%s", name, "");
+    }
+    const char *v = tc_opts_value(o);
+    if (!v) return usage_error("%s needs a value%s", name, "");
+    /* o->name points into a buffer reused by the next option: keep a copy */
+    kv e = {strdup(opt), v};
+    if (!e.name) return TC_EXIT_NOTHING;
+    if (for_b) a->fb[a->nfb++] = e; else a->fa[a->nfa++] = e;
+    return TC_EXIT_OK;
+}
+
+/* Reads argv into a (zeroed first; a->fa and a->fb allocated, freed by args_free). Returns
+ * TC_EXIT_OK (a->help: --help was written), or an exit code after the message. */
+static int parse_args(compare_args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->fa = calloc((size_t)argc + 1, sizeof *a->fa);
+    a->fb = calloc((size_t)argc + 1, sizeof *a->fb);
+    if (!a->fa || !a->fb) return TC_EXIT_NOTHING;
     tc_opts o;
     tc_opts_init(&o, argc, argv, 1);
     const char *operand;
-    int kind;
-    while ((kind = tc_opts_next(&o, &operand)) >= 0) {
+    int kind, rc = TC_EXIT_OK;
+    while (rc == TC_EXIT_OK && (kind = tc_opts_next(&o, &operand)) >= 0) {
+        const char *name = o.name, *v;
         if (kind == 0) {
-            if (n_ops == 2) { rc = usage_error("too many operands: '%s' (compare takes A and B)%s", operand, ""); goto out; }
-            ops[n_ops++] = operand;
-            continue;
-        }
-        const char *name = o.name;
-        if (!strcmp(name, "-h") || !strcmp(name, "--help")) { compare_usage(stdout); goto out; }
-        else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) quiet = true;
+            if (a->n_ops == 2) return usage_error("too many operands: '%s' (compare takes A and B)%s", operand, "");
+            a->ops[a->n_ops++] = operand;
+        } else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+            compare_usage(stdout);
+            a->help = true;
+            return TC_EXIT_OK;
+        } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) a->quiet = true;
         else if (!strcmp(name, "--json") || !strcmp(name, "--html")) {
-            const char *v = tc_opts_value(&o);
-            if (!v) { rc = usage_error("%s needs a file name%s", name, !strcmp(name, "--json") ? " (or - for stdout)" : ""); goto out; }
-            if (!strcmp(name, "--json")) json_path = v; else html_path = v;
+            if (!(v = tc_opts_value(&o))) return usage_error("%s needs a file name%s", name, !strcmp(name, "--json") ? " (or - for stdout)" : "");
+            if (!strcmp(name, "--json")) a->json_path = v; else a->html_path = v;
         } else if (!strcmp(name, "--work-steps-per-month")) {
-            const char *v = tc_opts_value(&o);
-            if (!tc_parse_double(v, &work) || work <= 0) { rc = usage_error("%s needs a number of steps > 0, not '%s'", name, v ? v : ""); goto out; }
+            v = tc_opts_value(&o);
+            if (!tc_parse_double(v, &a->work) || a->work <= 0) return usage_error("%s needs a number of steps > 0, not '%s'", name, v ? v : "");
         } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
-            const char *v = tc_opts_value(&o);
-            if (!tc_parse_long(v, &jobs) || jobs < 1 || jobs > 1024) { rc = usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : ""); goto out; }
-        } else if (!strncmp(name, "--", 2)) {
-            bool for_b = !strncmp(name, "--b-", 4);
-            const char *opt = name + (for_b ? 4 : 2);
-            bool known = false;
-            for (const char *const *p = tc_cost_option_names(); *p && !known; p++)
-                known = !strcasecmp(*p, opt);
-            if (!known) {
-                const char *close = tc_closest_option(name, compare_options);
-                char sugg[96];
-                if (!close && tc_cost_suggest_option(opt)) {
-                    snprintf(sugg, sizeof sugg, "%s%s", for_b ? "--b-" : "--", tc_cost_suggest_option(opt));
-                    close = sugg;
-                }
-                if (close) rc = usage_error("unknown option '%s' (did you mean %s?)", name, close);
-                else rc = usage_error("unknown option '%s'%s", name, "");
-                goto out;
-            }
-            const char *v = tc_opts_value(&o);
-            if (!v) { rc = usage_error("%s needs a value%s", name, ""); goto out; }
-            /* o.name points into a buffer reused by the next option: keep a copy */
-            kv e = {strdup(opt), v};
-            if (!e.name) { rc = TC_EXIT_NOTHING; goto out; }
-            if (for_b) fb[nfb++] = e; else fa[nfa++] = e;
-        } else { rc = usage_error("unknown option '%s'%s", name, ""); goto out; }
+            v = tc_opts_value(&o);
+            if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
+        } else if (!strncmp(name, "--", 2)) rc = cost_flag(a, &o, name);
+        else return usage_error("unknown option '%s'%s", name, "");
     }
-    if (n_ops != 2) { rc = usage_error("need two runs to compare: A and B (trace folders or saved --json results)%s%s", "", ""); goto out; }
+    if (rc == TC_EXIT_OK && a->n_ops != 2) return usage_error("need two runs to compare: A and B (trace folders or saved --json results)%s%s", "", "");
+    return rc;
+}
 
+static void args_free(compare_args *a) {
+    for (size_t i = 0; i < a->nfa; i++) free((char *)a->fa[i].name);
+    for (size_t i = 0; i < a->nfb; i++) free((char *)a->fb[i].name);
+    free(a->fa);
+    free(a->fb);
+}
+
+/* The cost of one side (tc_run_cost). Returns TC_EXIT_OK, or an exit code after the message. */
+static int side_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given) {
+    tc_error e;
+    tc_error_clear(&e);
+    tc_status st = tc_run_cost(out, s, in, flags_given, &e);
+    if (st == TC_OK) return TC_EXIT_OK;
+    fprintf(stderr, "tracecost compare: %s\n", e.msg);
+    return st == TC_ERR_NOMEM ? TC_EXIT_NOTHING : TC_EXIT_USAGE;
+}
+
+/* Compares the two loaded sides with their costs and writes the reports. */
+static int compare_and_write(const compare_args *a, const tc_run_summary *sa, const tc_cmp_cost *ca,
+                             const tc_run_summary *sb, const tc_cmp_cost *cb) {
+    tc_comparison c;
+    if (tc_compare(&c, sa, ca, sb, cb, a->work) != TC_OK) {
+        fprintf(stderr, "tracecost compare: out of memory\n");
+        tc_comparison_free(&c);
+        return TC_EXIT_NOTHING;
+    }
+    int rc = TC_EXIT_OK;
+    bool json_stdout = a->json_path && !strcmp(a->json_path, "-");
+    if (!a->quiet && !json_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
+    if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c);
+    if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c);
+    tc_comparison_free(&c);
+    return rc;
+}
+
+int tc_cmd_compare(int argc, char **argv) {
+    compare_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc != TC_EXIT_OK || a.help) { args_free(&a); return rc; }
     /* B inherits A's cost flags; --b-FLAG overrides (the later of two flags wins) */
     tc_cost_inputs in_a, in_b;
     tc_cost_inputs_defaults(&in_a);
     tc_cost_inputs_defaults(&in_b);
-    if (apply_flags(&in_a, fa, nfa, "A") || apply_flags(&in_b, fa, nfa, "B") || apply_flags(&in_b, fb, nfb, "B")) { rc = TC_EXIT_USAGE; goto out; }
-
-    int ra = load_side(ops[0], jobs, quiet, &sa);
-    if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) { rc = ra; goto out; }
-    int rb = load_side(ops[1], jobs, quiet, &sb);
-    if (rb != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) { rc = rb; goto out; }
-    char err[600];
-    if (tc_run_cost(&sa, &in_a, nfa > 0, err, sizeof err) || tc_run_cost(&sb, &in_b, nfa + nfb > 0, err, sizeof err)) {
-        fprintf(stderr, "tracecost compare: %s\n", err);
-        rc = TC_EXIT_USAGE;
-        goto out;
+    if (apply_flags(&in_a, a.fa, a.nfa, "A") || apply_flags(&in_b, a.fa, a.nfa, "B") || apply_flags(&in_b, a.fb, a.nfb, "B")) {
+        args_free(&a);
+        return TC_EXIT_USAGE;
     }
-    tc_comparison c;
-    if (tc_compare(&c, &sa, &sb, work)) { fprintf(stderr, "tracecost compare: out of memory\n"); rc = TC_EXIT_NOTHING; goto out; }
-    bool json_stdout = json_path && !strcmp(json_path, "-");
-    if (!quiet && !json_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
-    if (json_path) rc = write_file(json_path, tc_compare_json_write, &c);
-    if (rc == TC_EXIT_OK && html_path) rc = write_file(html_path, tc_compare_html_write, &c);
-    tc_comparison_free(&c);
-    if (rc == TC_EXIT_OK && (ra == TC_EXIT_DAMAGED || rb == TC_EXIT_DAMAGED)) rc = TC_EXIT_DAMAGED;
-out:
+    tc_run_summary sa, sb;
+    tc_cmp_cost ca, cb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    memset(&ca, 0, sizeof ca);
+    memset(&cb, 0, sizeof cb);
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, &sa), rb = TC_EXIT_OK;
+    if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
+    else if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&
+             (rc = side_cost(&cb, &sb, &in_b, a.nfa + a.nfb > 0)) == TC_EXIT_OK) {
+        rc = compare_and_write(&a, &sa, &ca, &sb, &cb);
+        if (rc == TC_EXIT_OK && (ra == TC_EXIT_DAMAGED || rb == TC_EXIT_DAMAGED)) rc = TC_EXIT_DAMAGED;
+    }
+    tc_cmp_cost_free(&ca);
+    tc_cmp_cost_free(&cb);
     tc_run_summary_free(&sa);
     tc_run_summary_free(&sb);
-    for (size_t i = 0; i < nfa; i++) free((char *)fa[i].name);
-    for (size_t i = 0; i < nfb; i++) free((char *)fb[i].name);
-    free(fa);
-    free(fb);
+    args_free(&a);
     return rc;
 }

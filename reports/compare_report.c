@@ -1,5 +1,6 @@
 /* compare_report.c: text, JSON and HTML writers of `tracecost compare` (see compare_report.h).
- * One metric table drives all three so they always show the same rows. */
+ * One metric table drives all three so they always show the same rows, and one function each
+ * words a workload difference, the conclusion and a missing cost, so all three say the same. */
 #include "compare_report.h"
 #include "cost_report.h"
 #include "jsonw.h"
@@ -9,6 +10,168 @@
 #include "base/version.h"
 #include <math.h>
 #include <string.h>
+
+/* ---- words and money --------------------------------------------------------------------- */
+
+/* Sizes of the worded texts (a longer one is cut). */
+#define DIFF_TEXT 240        /* one workload difference */
+#define CONCLUSION_TEXT 1200 /* the conclusion paragraph */
+#define REASON_TEXT 600      /* the reason clause inside it */
+#define COST_NOTE_TEXT 600   /* why a side has no cost */
+
+/* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits:
+ * "$4,466", "$2.95", "$0.00005841". Returns buf. */
+static const char *cmp_money(char *buf, size_t n, double v) {
+    double m = fabs(v);
+    if (m >= 1 || m == 0 || !isfinite(m)) tc_fmt_money(buf, n, v, m >= 100 ? 0 : 2);
+    else {
+        int dec = 3 - (int)floor(log10(m));
+        snprintf(buf, n, "%s$%.*f", v < 0 ? "-" : "", dec > 12 ? 12 : dec, m);
+    }
+    return buf;
+}
+
+static const char *change_name(tc_cmp_change ch) {
+    switch (ch) {
+    case TC_CMP_SLOWER: return "slower";
+    case TC_CMP_FASTER: return "faster";
+    case TC_CMP_ONLY_IN_A: return "only in A";
+    case TC_CMP_ONLY_IN_B: return "only in B";
+    case TC_CMP_SAME: break;
+    }
+    return "same";
+}
+
+/* The JSON "reason" key of a reason, and its words in the conclusion (the GPU-time categories'
+ * labels; NULL for the others, which have sentences of their own). */
+static const char *reason_key(tc_cmp_reason r) {
+    switch (r) {
+    case TC_CMP_REASON_NONE: return NULL;
+    case TC_CMP_REASON_GPU_PRICE: return "gpu_price";
+    case TC_CMP_REASON_GPU_COUNT: return "gpu_count";
+    case TC_CMP_REASON_COMPUTE_TIME: return "compute_time";
+    case TC_CMP_REASON_EXPOSED_TRANSFER: return "exposed_transfer";
+    case TC_CMP_REASON_EXPOSED_COMM: return "exposed_comm";
+    case TC_CMP_REASON_EXPOSED_WAIT: return "exposed_wait";
+    case TC_CMP_REASON_MEMORY: return "memory";
+    case TC_CMP_REASON_IDLE: return "idle";
+    case TC_CMP_REASON_STEP_TIME: return "step_time";
+    }
+    return NULL;
+}
+
+static const char *reason_label(tc_cmp_reason r) {
+    switch (r) {
+    case TC_CMP_REASON_EXPOSED_TRANSFER: return "exposed transfer";
+    case TC_CMP_REASON_EXPOSED_COMM: return "exposed communication";
+    case TC_CMP_REASON_EXPOSED_WAIT: return "exposed wait";
+    case TC_CMP_REASON_MEMORY: return "exposed memory copy";
+    case TC_CMP_REASON_IDLE: return "idle";
+    default: return NULL;
+    }
+}
+
+/* One workload difference in words (DIFF_TEXT bytes at most). Returns buf. */
+static const char *diff_text(char *buf, size_t n, const tc_comparison *c, const tc_cmp_diff *d) {
+    const tc_cmp_coll *x = d->coll;
+    switch (d->kind) {
+    case TC_CMP_DIFF_GPUS:
+        snprintf(buf, n, "different job sizes: A runs on %d GPUs, B on %d (figures compare per GPU and per step)",
+                 c->a->world_size, c->b->world_size);
+        break;
+    case TC_CMP_DIFF_FLOPS:
+        snprintf(buf, n, "different FLOPs per step per GPU: A %.4g, B %.4g (from shapes)", c->a->flops_per_step,
+                 c->b->flops_per_step);
+        break;
+    case TC_CMP_DIFF_COLL_ONLY_IN_A:
+    case TC_CMP_DIFF_COLL_ONLY_IN_B: {
+        char sz[48];
+        if (x->bytes < 0) snprintf(sz, sizeof sz, "of unknown size"); else snprintf(sz, sizeof sz, "of %lld bytes", x->bytes);
+        snprintf(buf, n, "collective %s %s (%s) only in %c", x->name, sz, x->process_group ? x->process_group : "no group",
+                 d->kind == TC_CMP_DIFF_COLL_ONLY_IN_A ? 'A' : 'B');
+        break;
+    }
+    }
+    return buf;
+}
+
+/* Why the cheaper side X is cheaper, in words (REASON_TEXT bytes at most). */
+static void reason_text(char *buf, size_t n, const tc_comparison *c) {
+    double x = c->reason_x, y = c->reason_y;
+    switch (c->reason) {
+    case TC_CMP_REASON_GPU_PRICE:
+        snprintf(buf, n, "its GPUs cost $%.2f per GPU-hour against $%.2f", x, y);
+        break;
+    case TC_CMP_REASON_GPU_COUNT:
+        snprintf(buf, n, "it runs a step on %d GPUs against %d", (int)x, (int)y);
+        break;
+    case TC_CMP_REASON_COMPUTE_TIME:
+        snprintf(buf, n, "its compute takes %.3f ms per step against %.3f ms", x, y);
+        break;
+    case TC_CMP_REASON_STEP_TIME:
+        snprintf(buf, n, "its step takes %.3f ms against %.3f ms", x, y);
+        break;
+    default:
+        snprintf(buf, n, "its %s share is %.1f%% against %.1f%%", reason_label(c->reason) ? reason_label(c->reason) : "?",
+                 x * 100, y * 100);
+        break;
+    }
+}
+
+/* " ($X against $Y per step; $M a month at W steps a month)" after a conclusion by cost, at p + w
+ * of n bytes. Returns the new w (as snprintf counts, so it may pass n when cut). */
+static size_t cost_figures(char *p, size_t n, size_t w, const tc_comparison *c) {
+    char X = c->cheaper;
+    double cpx = X == 'A' ? c->cost_per_step.a : c->cost_per_step.b;
+    double cpy = X == 'A' ? c->cost_per_step.b : c->cost_per_step.a;
+    char mx[48], my[48], mm[48], ww[48];
+    w += (size_t)snprintf(p + w, n - w, " (%s against %s per step", cmp_money(mx, sizeof mx, cpx),
+                          cmp_money(my, sizeof my, cpy));
+    if (w < n && c->has_monthly_diff) {
+        cmp_money(mm, sizeof mm, fabs(c->monthly_diff));
+        tc_fmt_grouped(ww, sizeof ww, c->work_steps_per_month, 0);
+        w += (size_t)snprintf(p + w, n - w, "; %s a month at %s steps a month", mm, ww);
+    }
+    if (w < n) w += (size_t)snprintf(p + w, n - w, ")");
+    return w;
+}
+
+/* The conclusion: which side is cheaper per step, by how much and why, with a caution when the
+ * runs are not the same workload (CONCLUSION_TEXT bytes at most). Returns p. */
+static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
+    if (c->cheaper == '?') {
+        snprintf(p, n, "No conclusion: %s.", c->missing_step_time
+                 ? "a step time is missing (no ProfilerStep spans), so work per step cannot be compared"
+                 : "the cost per step is zero on one side");
+        return p;
+    }
+    if (c->cheaper == '=') {
+        snprintf(p, n, "A and B cost the same per step (within %g%%: %s).", TC_CMP_SAME_COST_PCT,
+                 c->by_cost ? "cost per step" : "GPU-seconds per step");
+    } else {
+        char reason[REASON_TEXT];
+        reason_text(reason, sizeof reason, c);
+        size_t w = (size_t)snprintf(p, n, "%c is %.1f%% %s: %s", c->cheaper, c->cheaper_pct,
+                                    c->by_cost ? "cheaper per step" : "cheaper per step in GPU time", reason);
+        if (w < n && c->by_cost) w = cost_figures(p, n, w, c);
+        if (w < n) snprintf(p + w, n - w, ".");
+    }
+    if (!c->same_workload) {
+        char d[DIFF_TEXT];
+        size_t w = strlen(p);
+        if (w < n) snprintf(p + w, n - w, " Caution: the runs are not the same workload (%s), so per-step figures compare different work.",
+                            diff_text(d, sizeof d, c, &c->differences[0]));
+    }
+    return p;
+}
+
+/* Why side s has no cost, in words (COST_NOTE_TEXT bytes at most). Returns buf. */
+static const char *cost_note(char *buf, size_t n, const tc_cmp_cost *s) {
+    snprintf(buf, n, "no cost: %s (pass --price-per-gpu-hour or --gpu NAME)", s->why_not);
+    return buf;
+}
+
+/* ---- the metric table -------------------------------------------------------------------- */
 
 typedef enum { F_MS, F_SHARE, F_GBPS, F_MONEY, F_RATE, F_NUM, F_TFLOPS } fmt_kind;
 
@@ -52,7 +215,7 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     case F_MS: snprintf(buf, n, "%.3f ms", v / 1e3); break;
     case F_SHARE: snprintf(buf, n, "%.1f%%", v * 100); break;
     case F_GBPS: snprintf(buf, n, "%.1f GB/s", v); break;
-    case F_MONEY: tc_cmp_fmt_money(buf, n, v); break;
+    case F_MONEY: cmp_money(buf, n, v); break;
     case F_RATE: snprintf(buf, n, "%.4g", v); break;
     case F_TFLOPS: snprintf(buf, n, "%.1f", v); break;
     case F_NUM: snprintf(buf, n, "%.0f", v); break;
@@ -63,7 +226,7 @@ static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
     if (!p->has_diff) { snprintf(buf, n, "-"); return; }
     char v[48];
     if (k == F_SHARE) snprintf(v, sizeof v, "%+.1f pt", p->diff * 100);
-    else if (k == F_MONEY) { tc_cmp_fmt_money(v + 1, sizeof v - 1, fabs(p->diff)); v[0] = p->diff < 0 ? '-' : '+'; }
+    else if (k == F_MONEY) { cmp_money(v + 1, sizeof v - 1, fabs(p->diff)); v[0] = p->diff < 0 ? '-' : '+'; }
     else if (k == F_MS) snprintf(v, sizeof v, "%+.3f ms", p->diff / 1e3);
     else if (k == F_GBPS) snprintf(v, sizeof v, "%+.1f GB/s", p->diff);
     else snprintf(v, sizeof v, "%+.4g", p->diff);
@@ -119,22 +282,24 @@ static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
     else snprintf(buf, n, "%s", ga ? ga : gb ? gb : "-");
 }
 
-void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
-    const char *B0 = color ? "\033[1m" : "", *B1 = color ? "\033[0m" : "";
+/* The workload warning (when the runs differ) and the conclusion. */
+static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1) {
+    char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     if (!c->same_workload) {
         fprintf(out, "%sNOT THE SAME WORKLOAD:%s per-step figures compare different work\n", B0, B1);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("  - ", out);
-            tc_term_wrap_from(out, c->differences[i], 4, 4, TC_TERM_WIDTH);
+            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, TC_TERM_WIDTH);
         }
         fprintf(out, "\n");
     }
     fprintf(out, "%sConclusion:%s ", B0, B1);
-    tc_term_wrap_from(out, c->conclusion, 12, 2, TC_TERM_WIDTH);
+    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, TC_TERM_WIDTH);
     fputc('\n', out);
-    text_side(out, 'A', c->a);
-    text_side(out, 'B', c->b);
-    fputc('\n', out);
+}
+
+/* The metric rows, straggler and verdict. */
+static void text_metrics(FILE *out, const tc_comparison *c) {
     fprintf(out, "%-28s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
     row_text t;
     for (size_t i = 0; i < N_METRICS; i++)
@@ -147,43 +312,58 @@ void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
     char vda[4 * 16 + 1], vdb[4 * 16 + 1];
     fprintf(out, "%-28s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
             tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
+}
 
-    if (c->n_colls) {
-        fprintf(out, "\nCollectives (matched by name and bytes; transfer = median of the fastest rank's kernel)\n");
-        fprintf(out, "%-*s %-*s %10s %9s %9s %7s %7s %7s  %s\n", COLL_NAME_COLS, "collective", COLL_GROUP_COLS, "group",
-                "bytes", "A xfer us", "B xfer us", "B / A", "A busbw", "B busbw", "change");
-        for (size_t i = 0; i < c->n_colls; i++) {
-            const tc_cmp_coll_row *r = &c->colls[i];
-            const tc_cmp_coll *x = r->a ? r->a : r->b;
-            char name[4 * COLL_NAME_COLS + 1], grp[4 * COLL_GROUP_COLS + 1], g[1024], by[24];
-            char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
-            if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 9);
-            if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 9);
-            if (r->transfer_us.has_ratio) {
-                tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
-                strcat(rt, "x");
-            }
-            if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 7);
-            if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 7);
-            group_of(g, sizeof g, r);
-            fprintf(out, "%s %s %10s %9s %9s %7s %7s %7s  %s\n", tc_term_cell(name, sizeof name, x->name, -COLL_NAME_COLS),
-                    tc_term_cell(grp, sizeof grp, g, -COLL_GROUP_COLS), bytes_cell(by, sizeof by, x->bytes), ta, tb, rt,
-                    ba, bb, r->change);
+/* The collectives table (nothing when neither side has collectives). */
+static void text_colls(FILE *out, const tc_comparison *c) {
+    if (!c->n_colls) return;
+    fprintf(out, "\nCollectives (matched by name and bytes; transfer = median of the fastest rank's kernel)\n");
+    fprintf(out, "%-*s %-*s %10s %9s %9s %7s %7s %7s  %s\n", COLL_NAME_COLS, "collective", COLL_GROUP_COLS, "group",
+            "bytes", "A xfer us", "B xfer us", "B / A", "A busbw", "B busbw", "change");
+    for (size_t i = 0; i < c->n_colls; i++) {
+        const tc_cmp_coll_row *r = &c->colls[i];
+        const tc_cmp_coll *x = r->a ? r->a : r->b;
+        char name[4 * COLL_NAME_COLS + 1], grp[4 * COLL_GROUP_COLS + 1], g[1024], by[24];
+        char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
+        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 9);
+        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 9);
+        if (r->transfer_us.has_ratio) {
+            tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
+            strcat(rt, "x");
         }
+        if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 7);
+        if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 7);
+        group_of(g, sizeof g, r);
+        fprintf(out, "%s %s %10s %9s %9s %7s %7s %7s  %s\n", tc_term_cell(name, sizeof name, x->name, -COLL_NAME_COLS),
+                tc_term_cell(grp, sizeof grp, g, -COLL_GROUP_COLS), bytes_cell(by, sizeof by, x->bytes), ta, tb, rt,
+                ba, bb, change_name(r->change));
     }
+}
 
+/* Cost per unit of work: why a side has no cost, and the monthly difference. */
+static void text_cost(FILE *out, const tc_comparison *c) {
+    char note[COST_NOTE_TEXT];
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
-    if (!c->a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, c->a->cost_note, 5, 5, TC_TERM_WIDTH); }
-    if (!c->b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, c->b->cost_note, 5, 5, TC_TERM_WIDTH); }
+    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, TC_TERM_WIDTH); }
+    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, TC_TERM_WIDTH); }
     char w[48], m[48], line[512];
     tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
     if (c->has_monthly_diff) {
-        tc_cmp_fmt_money(m, sizeof m, fabs(c->monthly_diff));
         snprintf(line, sizeof line, "at %s steps a month (%s), B costs %s a month %s than A", w,
-                 c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization", m,
-                 c->monthly_diff < 0 ? "less" : "more");
+                 c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
+                 cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
         tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
     } else fprintf(out, "  monthly difference: n/a (cost per step unknown on a side)\n");
+}
+
+void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
+    text_head(out, c, color ? "\033[1m" : "", color ? "\033[0m" : "");
+    text_side(out, 'A', c->a);
+    text_side(out, 'B', c->b);
+    fputc('\n', out);
+    text_metrics(out, c);
+    text_colls(out, c);
+    text_cost(out, c);
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
@@ -197,7 +377,8 @@ static void json_pair(jw *w, const tc_cmp_pair *p) {
     jw_object_end(w);
 }
 
-static void json_side(jw *w, const tc_run_summary *s) {
+static void json_side(jw *w, const tc_run_summary *s, const tc_cmp_cost *cost) {
+    char note[COST_NOTE_TEXT];
     jw_object_begin(w);
     jw_key(w, "label"); jw_string(w, s->label);
     jw_key(w, "source"); jw_string(w, side_kind(s));
@@ -208,12 +389,51 @@ static void json_side(jw *w, const tc_run_summary *s) {
     jw_key(w, "straggler_rank"); if (s->has_straggler) jw_int(w, s->straggler_rank); else jw_null(w);
     jw_key(w, "flops_per_step"); if (s->has_flops) jw_double(w, s->flops_per_step); else jw_null(w);
     jw_key(w, "cost");
-    if (s->has_cost) tc_cost_result_json(w, s->cost); else jw_null(w);
-    jw_key(w, "cost_note"); if (s->has_cost) jw_null(w); else jw_string(w, s->cost_note);
+    if (cost->has_cost) tc_cost_result_json(w, cost->cost); else jw_null(w);
+    jw_key(w, "cost_note"); jw_string(w, cost->has_cost ? NULL : cost_note(note, sizeof note, cost));
     jw_object_end(w);
 }
 
+/* Key "metrics": every metric pair, then the straggler ranks and verdicts. */
+static void json_metrics(jw *w, const tc_comparison *c) {
+    jw_key(w, "metrics");
+    jw_object_begin(w);
+    for (size_t i = 0; i < N_METRICS; i++) { jw_key(w, metrics[i].key); json_pair(w, pair_of(c, &metrics[i])); }
+    jw_key(w, "straggler_rank");
+    jw_object_begin(w);
+    jw_key(w, "a"); if (c->a->has_straggler) jw_int(w, c->a->straggler_rank); else jw_null(w);
+    jw_key(w, "b"); if (c->b->has_straggler) jw_int(w, c->b->straggler_rank); else jw_null(w);
+    jw_object_end(w);
+    jw_key(w, "verdict");
+    jw_object_begin(w);
+    jw_key(w, "a"); jw_string(w, c->a->verdict);
+    jw_key(w, "b"); jw_string(w, c->b->verdict);
+    jw_object_end(w);
+    jw_object_end(w);
+}
+
+/* Key "collectives": one object per matched (or one-sided) row. */
+static void json_colls(jw *w, const tc_comparison *c) {
+    jw_key(w, "collectives");
+    jw_array_begin(w);
+    for (size_t i = 0; i < c->n_colls; i++) {
+        const tc_cmp_coll_row *r = &c->colls[i];
+        const tc_cmp_coll *x = r->a ? r->a : r->b;
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, x->name);
+        jw_key(w, "bytes"); if (x->bytes >= 0) jw_int(w, x->bytes); else jw_null(w);
+        jw_key(w, "process_group_a"); jw_string(w, r->a ? r->a->process_group : NULL);
+        jw_key(w, "process_group_b"); jw_string(w, r->b ? r->b->process_group : NULL);
+        jw_key(w, "transfer_us_median"); json_pair(w, &r->transfer_us);
+        jw_key(w, "busbw_GBps"); json_pair(w, &r->busbw_GBps);
+        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 int tc_compare_json_write(FILE *out, const tc_comparison *c) {
+    char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     jw w;
     jw_init(&w, out, true);
     jw_object_begin(&w);
@@ -222,52 +442,21 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     jw_key(&w, "same_workload"); jw_bool(&w, c->same_workload);
     jw_key(&w, "workload_differences");
     jw_array_begin(&w);
-    for (size_t i = 0; i < c->n_differences; i++) jw_string(&w, c->differences[i]);
+    for (size_t i = 0; i < c->n_differences; i++) jw_string(&w, diff_text(d, sizeof d, c, &c->differences[i]));
     jw_array_end(&w);
-    jw_key(&w, "conclusion"); jw_string(&w, c->conclusion);
+    jw_key(&w, "conclusion"); jw_string(&w, conclusion_text(concl, sizeof concl, c));
     jw_key(&w, "cheaper");
-    if (c->cheaper == 'A') jw_string(&w, "A");
-    else if (c->cheaper == 'B') jw_string(&w, "B");
-    else if (c->cheaper == '=') jw_string(&w, "same");
-    else jw_null(&w);
+    jw_string(&w, c->cheaper == 'A' ? "A" : c->cheaper == 'B' ? "B" : c->cheaper == '=' ? "same" : NULL);
     jw_key(&w, "cheaper_by"); jw_string(&w, c->cheaper == '?' ? NULL : c->by_cost ? "cost_per_step" : "gpu_seconds_per_step");
     jw_key(&w, "cheaper_pct"); if (c->cheaper == '?') jw_null(&w); else jw_double(&w, c->cheaper_pct);
-    jw_key(&w, "reason"); jw_string(&w, c->reason_key[0] ? c->reason_key : NULL);
-    jw_key(&w, "a"); json_side(&w, c->a);
-    jw_key(&w, "b"); json_side(&w, c->b);
-    jw_key(&w, "metrics");
-    jw_object_begin(&w);
-    for (size_t i = 0; i < N_METRICS; i++) { jw_key(&w, metrics[i].key); json_pair(&w, pair_of(c, &metrics[i])); }
-    jw_key(&w, "straggler_rank");
-    jw_object_begin(&w);
-    jw_key(&w, "a"); if (c->a->has_straggler) jw_int(&w, c->a->straggler_rank); else jw_null(&w);
-    jw_key(&w, "b"); if (c->b->has_straggler) jw_int(&w, c->b->straggler_rank); else jw_null(&w);
-    jw_object_end(&w);
-    jw_key(&w, "verdict");
-    jw_object_begin(&w);
-    jw_key(&w, "a"); jw_string(&w, c->a->verdict);
-    jw_key(&w, "b"); jw_string(&w, c->b->verdict);
-    jw_object_end(&w);
-    jw_object_end(&w);
+    jw_key(&w, "reason"); jw_string(&w, reason_key(c->reason));
+    jw_key(&w, "a"); json_side(&w, c->a, c->cost_a);
+    jw_key(&w, "b"); json_side(&w, c->b, c->cost_b);
+    json_metrics(&w, c);
     jw_key(&w, "work_steps_per_month"); if (c->work_steps_per_month > 0) jw_double(&w, c->work_steps_per_month); else jw_null(&w);
     jw_key(&w, "work_steps_per_month_source"); jw_string(&w, c->work_from_flag ? "flag" : "default: A's month at its utilization");
     jw_key(&w, "monthly_difference"); if (c->has_monthly_diff) jw_double(&w, c->monthly_diff); else jw_null(&w);
-    jw_key(&w, "collectives");
-    jw_array_begin(&w);
-    for (size_t i = 0; i < c->n_colls; i++) {
-        const tc_cmp_coll_row *r = &c->colls[i];
-        const tc_cmp_coll *x = r->a ? r->a : r->b;
-        jw_object_begin(&w);
-        jw_key(&w, "name"); jw_string(&w, x->name);
-        jw_key(&w, "bytes"); if (x->bytes >= 0) jw_int(&w, x->bytes); else jw_null(&w);
-        jw_key(&w, "process_group_a"); jw_string(&w, r->a ? r->a->process_group : NULL);
-        jw_key(&w, "process_group_b"); jw_string(&w, r->b ? r->b->process_group : NULL);
-        jw_key(&w, "transfer_us_median"); json_pair(&w, &r->transfer_us);
-        jw_key(&w, "busbw_GBps"); json_pair(&w, &r->busbw_GBps);
-        jw_key(&w, "change"); jw_string(&w, r->change);
-        jw_object_end(&w);
-    }
-    jw_array_end(&w);
+    json_colls(&w, c);
     jw_object_end(&w);
     return jw_finish(&w);
 }
@@ -280,7 +469,9 @@ static void html_esc(FILE *out, const char *s) {
     if (s) tc_html_escape(out, s, strlen(s), 0);
 }
 
-int tc_compare_html_write(FILE *out, const tc_comparison *c) {
+/* The page up to the table: style, the workload warning, the conclusion and the two sides. */
+static void html_head(FILE *out, const tc_comparison *c) {
+    char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<title>tracecost compare</title>\n<style>\n"
           "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}\n"
@@ -293,11 +484,15 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
           "</style></head><body>\n<h1>tracecost compare</h1>\n", out);
     if (!c->same_workload) {
         fputs("<div class=\"warn\">NOT THE SAME WORKLOAD: per-step figures compare different work<ul>", out);
-        for (size_t i = 0; i < c->n_differences; i++) { fputs("<li>", out); html_esc(out, c->differences[i]); fputs("</li>", out); }
+        for (size_t i = 0; i < c->n_differences; i++) {
+            fputs("<li>", out);
+            html_esc(out, diff_text(d, sizeof d, c, &c->differences[i]));
+            fputs("</li>", out);
+        }
         fputs("</ul></div>\n", out);
     }
     fputs("<p class=\"concl\">", out);
-    html_esc(out, c->conclusion);
+    html_esc(out, conclusion_text(concl, sizeof concl, c));
     fputs("</p>\n<p>A: <b>", out);
     html_esc(out, c->a->label);
     fprintf(out, "</b> (%s) ", side_kind(c->a));
@@ -306,7 +501,12 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
     html_esc(out, c->b->label);
     fprintf(out, "</b> (%s) ", side_kind(c->b));
     html_esc(out, c->b->device);
-    fputs("</p>\n<h2>Side by side</h2>\n<table><tr><th>metric</th><th>A</th><th>B</th><th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
+    fputs("</p>\n", out);
+}
+
+/* The side-by-side table: metric rows, straggler and verdict. */
+static void html_metrics(FILE *out, const tc_comparison *c) {
+    fputs("<h2>Side by side</h2>\n<table><tr><th>metric</th><th>A</th><th>B</th><th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
     row_text t;
     for (size_t i = 0; i < N_METRICS; i++) {
         if (!format_row(c, i, &t)) continue;
@@ -327,48 +527,62 @@ int tc_compare_html_write(FILE *out, const tc_comparison *c) {
     fputs("</td><td>", out);
     html_esc(out, c->b->verdict);
     fputs("</td><td></td><td></td><td></td></tr>\n</table>\n", out);
-    if (c->n_colls) {
-        fputs("<h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process group preferred); "
-              "transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
-              "<table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
-              "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th><th>group</th></tr>\n", out);
-        for (size_t i = 0; i < c->n_colls; i++) {
-            const tc_cmp_coll_row *r = &c->colls[i];
-            const tc_cmp_coll *x = r->a ? r->a : r->b;
-            char rt[24];
-            fmt_ratio(rt, sizeof rt, &r->transfer_us);
-            fputs("<tr><td>", out);
-            html_esc(out, x->name);
-            if (x->bytes >= 0) fprintf(out, "</td><td>%lld</td><td>", x->bytes); else fputs("</td><td>unknown</td><td>", out);
-            if (r->a) fprintf(out, "%.1f", r->a->transfer_us_median); else fputs("-", out);
-            fputs("</td><td>", out);
-            if (r->b) fprintf(out, "%.1f", r->b->transfer_us_median); else fputs("-", out);
-            fprintf(out, "</td><td>%s</td><td>", rt);
-            if (r->busbw_GBps.has_a) fprintf(out, "%.1f", r->busbw_GBps.a); else fputs("-", out);
-            fputs("</td><td>", out);
-            if (r->busbw_GBps.has_b) fprintf(out, "%.1f", r->busbw_GBps.b); else fputs("-", out);
-            const char *cls = !strcmp(r->change, "faster") ? "better" : !strcmp(r->change, "slower") ? "worse" : "";
-            char g[1024];
-            group_of(g, sizeof g, r);
-            fprintf(out, "</td><td class=\"%s\">%s</td><td>", cls, r->change);
-            html_esc(out, g);
-            fputs("</td></tr>\n", out);
-        }
-        fputs("</table>\n", out);
+}
+
+/* The collectives table (nothing when neither side has collectives). */
+static void html_colls(FILE *out, const tc_comparison *c) {
+    if (!c->n_colls) return;
+    fputs("<h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process group preferred); "
+          "transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
+          "<table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
+          "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th><th>group</th></tr>\n", out);
+    for (size_t i = 0; i < c->n_colls; i++) {
+        const tc_cmp_coll_row *r = &c->colls[i];
+        const tc_cmp_coll *x = r->a ? r->a : r->b;
+        char rt[24];
+        fmt_ratio(rt, sizeof rt, &r->transfer_us);
+        fputs("<tr><td>", out);
+        html_esc(out, x->name);
+        if (x->bytes >= 0) fprintf(out, "</td><td>%lld</td><td>", x->bytes); else fputs("</td><td>unknown</td><td>", out);
+        if (r->a) fprintf(out, "%.1f", r->a->transfer_us_median); else fputs("-", out);
+        fputs("</td><td>", out);
+        if (r->b) fprintf(out, "%.1f", r->b->transfer_us_median); else fputs("-", out);
+        fprintf(out, "</td><td>%s</td><td>", rt);
+        if (r->busbw_GBps.has_a) fprintf(out, "%.1f", r->busbw_GBps.a); else fputs("-", out);
+        fputs("</td><td>", out);
+        if (r->busbw_GBps.has_b) fprintf(out, "%.1f", r->busbw_GBps.b); else fputs("-", out);
+        const char *cls = r->change == TC_CMP_FASTER ? "better" : r->change == TC_CMP_SLOWER ? "worse" : "";
+        char g[1024];
+        group_of(g, sizeof g, r);
+        fprintf(out, "</td><td class=\"%s\">%s</td><td>", cls, change_name(r->change));
+        html_esc(out, g);
+        fputs("</td></tr>\n", out);
     }
+    fputs("</table>\n", out);
+}
+
+/* Cost per unit of work and the page's end. */
+static void html_cost(FILE *out, const tc_comparison *c) {
+    char note[COST_NOTE_TEXT];
     fputs("<h2>Cost per unit of work</h2>\n<p>", out);
-    if (!c->a->has_cost) { fputs("A: ", out); html_esc(out, c->a->cost_note); fputs("<br>", out); }
-    if (!c->b->has_cost) { fputs("B: ", out); html_esc(out, c->b->cost_note); fputs("<br>", out); }
+    if (!c->cost_a->has_cost) { fputs("A: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_a)); fputs("<br>", out); }
+    if (!c->cost_b->has_cost) { fputs("B: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_b)); fputs("<br>", out); }
     char w[48], m[48];
     tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
     if (c->has_monthly_diff) {
-        tc_cmp_fmt_money(m, sizeof m, fabs(c->monthly_diff));
         fprintf(out, "At %s steps a month (%s), B costs %s a month %s than A: W &times; (cost per step B &minus; cost per step A).",
-                w, c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization", m,
-                c->monthly_diff < 0 ? "less" : "more");
+                w, c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
+                cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
     } else fputs("Monthly difference: n/a (cost per step unknown on a side).", out);
     fprintf(out, "</p>\n<p class=\"muted\">tracecost %s. Cost per step = P &times; N &times; step time / 3600 s; "
             "cost per effective GPU-hour = P / e with e = 1 &minus; exposed transfer share. Shares are of the "
             "summed GPU windows.</p>\n</body></html>\n", TC_VERSION);
+}
+
+int tc_compare_html_write(FILE *out, const tc_comparison *c) {
+    html_head(out, c);
+    html_metrics(out, c);
+    html_colls(out, c);
+    html_cost(out, c);
     return ferror(out) ? -1 : 0;
 }

@@ -1,6 +1,8 @@
 /* compare_report.h: the writers of `tracecost compare` (issue 12): terminal text, JSON
- * (tracecost-compare/1, keys in README.md) and a self-contained HTML page. They only read
- * the comparison; every string from a trace is escaped. */
+ * (tracecost-compare/1, keys in docs/compare.md) and a self-contained HTML page. They only read
+ * the comparison (analyzer/compare.h) and word its codes: the workload differences, the
+ * conclusion, the cost notes and the money figures are written here, the same words in all three.
+ * Every string from a trace is escaped. */
 #ifndef TC_COMPARE_REPORT_H
 #define TC_COMPARE_REPORT_H
 #include <stdbool.h>

@@ -1,0 +1,62 @@
+/* run_summary.h: what `tracecost compare` needs from one run, whichever way the run came in: read
+ * from a saved `analyze --json` result (parsers/result_json.h) or built from an analyzed job
+ * (analyzer/compare.h). Both hold the same values by construction: every number is what the
+ * tracecost/1 JSON text holds and every string is valid UTF-8 (base/jsontext.h), so comparing
+ * traces and comparing their saved results give the same output. Owns its strings and arrays;
+ * tc_run_summary_free releases them. Nothing here reads, prints or computes. */
+#ifndef TC_RUN_SUMMARY_H
+#define TC_RUN_SUMMARY_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "cost_inputs.h"
+
+/* One collectives row of a run (a tracecost/1 "collectives[]" entry). */
+typedef struct tc_cmp_coll {
+    char *name;                 /* collective name, owned */
+    char *process_group;        /* group name, owned; NULL unknown */
+    long long bytes;            /* message size S, bytes; -1 unknown */
+    unsigned long long count;   /* matched instances */
+    double transfer_us_median;  /* µs */
+    bool has_busbw;
+    double busbw_GBps;          /* GB/s (1e9 B/s); valid if has_busbw */
+} tc_cmp_coll;
+
+/* A cost input a saved result was analyzed with (its source "flag" or "config"): a number for a
+ * row of cost_inputs.def, or the catalog GPU. */
+typedef struct tc_saved_cost_input {
+    const tc_cost_input_desc *input; /* its row; NULL: the catalog GPU (gpu) */
+    double value;               /* in the input's unit; valid if input */
+    char *gpu;                  /* catalog id as saved, owned; valid if !input */
+} tc_saved_cost_input;
+
+/* What a comparison needs from one run. Unknown values have their has_* false. */
+typedef struct tc_run_summary {
+    char *label;                /* the operand as given (folder, file), owned */
+    bool from_json;             /* read from a saved result (true) or analyzed from traces */
+    char *tool_version;         /* tool_version of the JSON, owned; NULL unknown */
+    char *device;               /* first rank's device name, owned; NULL unknown */
+    int world_size;             /* GPUs: max(summary.ranks, trace world size); >= 1 */
+    bool has_step_time;
+    double step_time_us;        /* mean step time over ranks, µs */
+    bool split_known;           /* transfer and wait are separated (more than one rank) */
+    double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
+        share_memory, share_idle; /* shares 0..1 of the summed GPU windows; transfer/wait valid
+                                     if split_known */
+    bool has_mfu;
+    double mfu;                 /* model FLOPs utilization 0..1 */
+    bool has_flops;
+    double flops_per_step;      /* FLOPs per step per GPU, mean over ranks that report it */
+    bool has_busbw;
+    double fabric_busbw_GBps;   /* measured fabric bus bandwidth, GB/s */
+    bool has_straggler;
+    long long straggler_rank;
+    char *verdict;              /* "network-bound", ...; owned */
+    tc_cmp_coll *colls; size_t n_colls;
+    /* cost inputs carried over from a saved result (what the user set at analyze time);
+       tc_run_cost re-applies them with rank "config" so compare's own flags override them */
+    tc_saved_cost_input *saved_cost; size_t n_saved_cost;
+} tc_run_summary;
+
+/* Frees what s owns and zeroes it (a zeroed summary is fine). */
+void tc_run_summary_free(tc_run_summary *s);
+#endif

@@ -1,0 +1,211 @@
+/* result_json.c: reader of a saved tracecost/1 result (see result_json.h), with yajl's tree API:
+ * a result is small (a summary, not the events). */
+#include "result_json.h"
+#include "source.h"
+#include "base/util.h"
+#include "base/version.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+/* ---- telling a saved result from a trace -------------------------------------------------- */
+
+static const char *skip_space(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    return p;
+}
+
+/* The object's first key is "schema" and its value "tracecost/1" (buf NUL-terminated). */
+static bool schema_first(const char *buf) {
+    const char *o = skip_space(buf);
+    if (*o != '{') return false;
+    const char *k = strstr(o, "\"schema\"");
+    if (!k || skip_space(o + 1) != k) return false;
+    k += 8;
+    while (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r' || *k == ':') k++;
+    return !strncmp(k, "\"" TC_SCHEMA "\"", strlen(TC_SCHEMA) + 2);
+}
+
+bool tc_result_json_is_saved(const char *path) {
+    if (!strcmp(path, "-")) return false;
+    char err[512], buf[4097];
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) return false;
+    long n = tc_source_format_of(src) == TC_SOURCE_PLAIN ? tc_source_read(src, buf, sizeof buf - 1, err, sizeof err) : 0;
+    tc_source_close(src);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    return schema_first(buf);
+}
+
+/* ---- JSON access ------------------------------------------------------------------------- */
+
+static yajl_val get(yajl_val v, const char *key) {
+    if (!v || !YAJL_IS_OBJECT(v)) return NULL;
+    for (size_t i = 0; i < v->u.object.len; i++)
+        if (!strcmp(v->u.object.keys[i], key)) return v->u.object.values[i];
+    return NULL;
+}
+
+/* A finite number into *out (a non-finite one is still stored, and false returned). */
+static bool num(yajl_val v, double *out) {
+    if (!v || !YAJL_IS_NUMBER(v)) return false;
+    *out = YAJL_GET_DOUBLE(v);
+    return isfinite(*out);
+}
+
+/* A number that fits a long long (counts, bytes, ranks). */
+static bool whole(yajl_val v, double *out) { return num(v, out) && fabs(*out) < 9.2e18; }
+
+static const char *str(yajl_val v) { return v && YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL; }
+
+/* A copy of v's string into *dst (NULL when v is no string, or `fallback` when given). False only
+ * out of memory. */
+static bool take_str(char **dst, yajl_val v, const char *fallback) {
+    const char *s = str(v) ? str(v) : fallback;
+    *dst = tc_strdup(s);
+    return !s || *dst;
+}
+
+/* ---- the parts of a result --------------------------------------------------------------- */
+
+/* "summary": world size, step time, shares, MFU, fabric bandwidth, straggler, verdict. */
+static bool read_summary(tc_run_summary *s, yajl_val sm) {
+    double d;
+    s->world_size = whole(get(sm, "ranks"), &d) && d >= 1 && d <= 1e9 ? (int)d : 1;
+    s->has_step_time = num(get(sm, "step_time_us"), &s->step_time_us) && s->step_time_us > 0;
+    yajl_val sh = get(sm, "shares");
+    num(get(sh, "compute"), &s->share_compute);
+    num(get(sh, "exposed_comm"), &s->share_exposed_comm);
+    num(get(sh, "memory_exposed"), &s->share_memory);
+    num(get(sh, "idle"), &s->share_idle);
+    s->split_known = num(get(sh, "exposed_transfer"), &s->share_exposed_transfer) &&
+                     num(get(sh, "exposed_wait"), &s->share_exposed_wait);
+    if (!s->split_known) { s->share_exposed_transfer = 0; s->share_exposed_wait = 0; }
+    s->has_mfu = num(get(sm, "mfu"), &s->mfu);
+    s->has_busbw = num(get(sm, "fabric_busbw_GBps"), &s->fabric_busbw_GBps);
+    s->has_straggler = whole(get(sm, "straggler_rank"), &d);
+    s->straggler_rank = s->has_straggler ? (long long)d : -1;
+    return take_str(&s->verdict, get(sm, "verdict"), "unknown");
+}
+
+/* "ranks[]": the first rank's device, and the mean FLOPs per step over the ranks that have them. */
+static bool read_ranks(tc_run_summary *s, yajl_val ranks) {
+    if (!ranks || !YAJL_IS_ARRAY(ranks)) return true;
+    double fsum = 0, d;
+    size_t fn = 0;
+    for (size_t i = 0; i < ranks->u.array.len; i++) {
+        yajl_val r = ranks->u.array.values[i];
+        if (!s->device && str(get(r, "device")) && !take_str(&s->device, get(r, "device"), NULL)) return false;
+        if (num(get(r, "flops_per_step"), &d) && d > 0) { fsum += d; fn++; }
+    }
+    if (fn) { s->has_flops = true; s->flops_per_step = fsum / (double)fn; }
+    return true;
+}
+
+/* "collectives[]": one tc_cmp_coll each. */
+static bool read_colls(tc_run_summary *s, yajl_val colls) {
+    if (!colls || !YAJL_IS_ARRAY(colls) || !colls->u.array.len) return true;
+    s->colls = calloc(colls->u.array.len, sizeof *s->colls);
+    if (!s->colls) return false;
+    for (size_t i = 0; i < colls->u.array.len; i++) {
+        yajl_val c = colls->u.array.values[i];
+        tc_cmp_coll *o = &s->colls[s->n_colls++];
+        double d;
+        if (!take_str(&o->name, get(c, "name"), "?") || !take_str(&o->process_group, get(c, "process_group"), NULL))
+            return false;
+        o->bytes = whole(get(c, "bytes"), &d) ? (long long)d : -1;
+        o->count = whole(get(c, "count"), &d) && d >= 0 ? (unsigned long long)d : 0;
+        num(get(c, "transfer_us_median"), &o->transfer_us_median);
+        o->has_busbw = num(get(c, "busbw_GBps"), &o->busbw_GBps);
+    }
+    return true;
+}
+
+/* The row of cost_inputs.def whose JSON key is key; NULL when none is. */
+static const tc_cost_input_desc *input_by_key(const char *key) {
+    for (int id = 0; id < TC_COST_INPUT_COUNT; id++)
+        if (!strcmp(tc_cost_input((tc_cost_input_id)id)->key, key)) return tc_cost_input((tc_cost_input_id)id);
+    return NULL;
+}
+
+/* Appends a saved cost input: a number for row d, or (d NULL) the catalog GPU gpu. */
+static bool add_cost_input(tc_run_summary *s, const tc_cost_input_desc *d, double value, const char *gpu) {
+    tc_saved_cost_input *n = realloc(s->saved_cost, (s->n_saved_cost + 1) * sizeof *n);
+    if (!n) return false;
+    s->saved_cost = n;
+    tc_saved_cost_input in = {d, d ? value : 0, d ? NULL : tc_strdup(gpu)};
+    if (!d && !in.gpu) return false;
+    s->saved_cost[s->n_saved_cost++] = in;
+    return true;
+}
+
+/* "cost.inputs": the trace's world size (source "trace"), and the values the user set at analyze
+ * time (source "flag..." or "config...": the numbers of cost_inputs.def and the GPU). */
+static bool read_cost_inputs(tc_run_summary *s, yajl_val in) {
+    if (!in || !YAJL_IS_OBJECT(in)) return true;
+    for (size_t i = 0; i < in->u.object.len; i++) {
+        const char *key = in->u.object.keys[i];
+        yajl_val e = in->u.object.values[i];
+        const char *src = str(get(e, "source"));
+        yajl_val val = get(e, "value");
+        const tc_cost_input_desc *d = input_by_key(key);
+        double v;
+        if (!src || !val) continue;
+        if (!strcmp(key, "gpus") && !strncmp(src, "trace", 5) && num(val, &v) && v > s->world_size && v <= 1e9)
+            s->world_size = (int)v;
+        if (strncmp(src, "flag", 4) && strncmp(src, "config", 6)) continue;
+        if (!strcmp(key, "gpu") && str(val) && !add_cost_input(s, NULL, 0, str(val))) return false;
+        if (d && num(val, &v) && !add_cost_input(s, d, v, NULL)) return false;
+    }
+    return true;
+}
+
+tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *label, tc_error *e) {
+    memset(s, 0, sizeof *s);
+    char perr[256] = "";
+    yajl_val root = yajl_tree_parse(text, perr, sizeof perr);
+    if (!root) return tc_error_set(e, TC_ERR_INPUT, "%s: not valid JSON: %s", label, perr);
+    tc_status rc = TC_OK;
+    const char *schema = str(get(root, "schema"));
+    yajl_val sm = get(root, "summary");
+    if (!schema || strcmp(schema, TC_SCHEMA))
+        rc = tc_error_set(e, TC_ERR_INPUT, "%s: not a tracecost result (schema \"%s\", want \"%s\")", label,
+                          schema ? schema : "missing", TC_SCHEMA);
+    else if (!sm || !YAJL_IS_OBJECT(sm)) rc = tc_error_set(e, TC_ERR_INPUT, "%s: no \"summary\" object", label);
+    else {
+        s->from_json = true;
+        s->label = tc_strdup(label);
+        if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm) ||
+            !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
+            !read_cost_inputs(s, get(get(root, "cost"), "inputs")))
+            rc = tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+    }
+    yajl_tree_free(root);
+    if (rc != TC_OK) tc_run_summary_free(s);
+    return rc;
+}
+
+tc_status tc_result_json_read(tc_run_summary *s, const char *path, tc_error *e) {
+    memset(s, 0, sizeof *s);
+    char err[TC_ERROR_MSG];
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) return tc_error_set(e, TC_ERR_INPUT, "%s", err);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    long got = 0;
+    while (buf) {
+        if (n + 1 >= cap && tc_grow((void **)&buf, &cap, cap * 2, 1)) { free(buf); buf = NULL; break; }
+        got = tc_source_read(src, buf + n, cap - n - 1, err, sizeof err);
+        if (got <= 0) break;
+        n += (size_t)got;
+    }
+    tc_source_close(src);
+    if (!buf) return tc_error_set(e, TC_ERR_NOMEM, "%s: out of memory", path);
+    if (got < 0) { free(buf); return tc_error_set(e, TC_ERR_INPUT, "%s", err); }
+    buf[n] = '\0';
+    tc_status rc = tc_result_json_parse(s, buf, path, e);
+    free(buf);
+    return rc;
+}
