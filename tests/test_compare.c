@@ -2,8 +2,17 @@
  * conclusion names the fast side and exposed transfer, with figures equal to each side's analyze
  * JSON), different workloads flagged, saved results comparing exactly as the traces, per-side
  * prices, usage errors and the HTML report's escaping; the terminal output fits 100 columns and
- * shows hostile trace strings cleaned (issue 11). */
+ * shows hostile trace strings cleaned (issue 11). A run's summary built from an analyzed job equals,
+ * field by field, the one read back from its saved JSON (issue 16), and the reader of saved
+ * results refuses what is not one. */
 #include "testutil.h"
+#include "analyzer/compare.h"
+#include "base/jsontext.h"
+#include "cli/exitcodes.h"
+#include "cli/inputs.h"
+#include "cli/load_job.h"
+#include "parsers/result_json.h"
+#include "reports/json_report.h"
 #include "reports/termtext.h"
 #include <math.h>
 #include <stdbool.h>
@@ -383,4 +392,163 @@ Test(compare, term_cell_cleans_cuts_and_aligns) {
     fclose(m);
     cr_expect_str_eq(text, "Label: one two three\n  four? five\n");
     free(text);
+}
+
+/* ---- a run from its job equals the run from its saved result (issue 16) ------------------- */
+
+/* Loads and analyzes operand (a trace folder or file) as compare does. */
+static void load_analyzed(tc_job *j, const char *operand) {
+    char *ops[1] = {(char *)operand}, err[600];
+    tc_input_list in;
+    cr_assert_eq(tc_inputs_expand(ops, 1, &in, err, sizeof err), 0, "%s", err);
+    tc_job_init(j);
+    FILE *devnull = fopen("/dev/null", "w");
+    cr_assert(devnull);
+    tc_load_options lo = {.jobs = 1, .progress = false, .err = devnull, .from_folder = in.from_folder};
+    int rc = tc_job_load(j, in.paths, in.n, &lo);
+    fclose(devnull);
+    cr_assert(rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED, "%s: load exit %d", operand, rc);
+    tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = 1};
+    cr_assert_eq(tc_job_analyze(j, &ao), 0);
+    tc_input_list_free(&in);
+}
+
+static bool same_text(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
+
+#define EXPECT_SAME(field) \
+    cr_expect(x->field == y->field, "%s: " #field " %.17g from the job, %.17g saved", what, (double)x->field, (double)y->field)
+
+/* Every field a comparison reads, compared exactly (the label, the source and the carried cost
+ * inputs say where a run came from, not what it measured). */
+static void expect_same_run(const char *what, const tc_run_summary *x, const tc_run_summary *y) {
+    EXPECT_SAME(world_size); EXPECT_SAME(has_step_time); EXPECT_SAME(step_time_us); EXPECT_SAME(split_known);
+    EXPECT_SAME(share_compute); EXPECT_SAME(share_exposed_comm); EXPECT_SAME(share_exposed_transfer);
+    EXPECT_SAME(share_exposed_wait); EXPECT_SAME(share_memory); EXPECT_SAME(share_idle);
+    EXPECT_SAME(has_mfu); EXPECT_SAME(mfu); EXPECT_SAME(has_flops); EXPECT_SAME(flops_per_step);
+    EXPECT_SAME(has_busbw); EXPECT_SAME(fabric_busbw_GBps); EXPECT_SAME(has_straggler); EXPECT_SAME(straggler_rank);
+    cr_expect(same_text(x->tool_version, y->tool_version), "%s: tool_version", what);
+    cr_expect(same_text(x->device, y->device), "%s: device '%s' against '%s'", what, x->device, y->device);
+    cr_expect(same_text(x->verdict, y->verdict), "%s: verdict", what);
+    EXPECT_SAME(n_colls);
+    for (size_t i = 0; i < x->n_colls && i < y->n_colls; i++) {
+        const tc_cmp_coll *cx = &x->colls[i], *cy = &y->colls[i];
+        cr_expect(same_text(cx->name, cy->name), "%s: collective %zu name '%s' against '%s'", what, i, cx->name, cy->name);
+        cr_expect(same_text(cx->process_group, cy->process_group), "%s: collective %zu group", what, i);
+        cr_expect(cx->bytes == cy->bytes && cx->count == cy->count, "%s: collective %zu size or count", what, i);
+        cr_expect(cx->transfer_us_median == cy->transfer_us_median, "%s: collective %zu transfer", what, i);
+        cr_expect(cx->has_busbw == cy->has_busbw && cx->busbw_GBps == cy->busbw_GBps, "%s: collective %zu busbw", what, i);
+    }
+}
+
+/* The run from the job against the run from its JSON, rendered here and saved by `analyze --json`
+ * with a price (the saved cost inputs carry the traces' world size, which the summary's rank count
+ * lacks when only some ranks were traced; the rendered JSON has no cost, so that is added here). */
+static void expect_round_trip(const char *operand, const char *dir) {
+    tc_job j;
+    load_analyzed(&j, operand);
+    tc_run_summary from_job, rendered, saved;
+    tc_error e;
+    tc_error_clear(&e);
+    cr_assert_eq(tc_run_summary_from_job(&from_job, &j, operand, &e), TC_OK, "%s", e.msg);
+    cr_expect(!from_job.from_json && !strcmp(from_job.label, operand));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    cr_assert_eq(tc_json_report_write(m, &j, NULL, NULL), 0);
+    fclose(m);
+    cr_assert_eq(tc_result_json_parse(&rendered, text, "rendered", &e), TC_OK, "%s", e.msg);
+    for (size_t i = 0; i < j.n_traces; i++)
+        if (j.traces[i].world_size > rendered.world_size) rendered.world_size = (int)j.traces[i].world_size;
+    char path[600];
+    snprintf(path, sizeof path, "%s/saved.json", dir);
+    cr_assert_eq(tu_sh(NULL, "%s analyze -q --price-per-gpu-hour 2 --json %s '%s'", tu_bin(), path, operand), 0);
+    cr_assert(tc_result_json_is_saved(path));
+    cr_assert_eq(tc_result_json_read(&saved, path, &e), TC_OK, "%s", e.msg);
+    cr_expect(saved.from_json && !strcmp(saved.label, path));
+    expect_same_run("rendered JSON", &from_job, &rendered);
+    expect_same_run("saved JSON", &from_job, &saved);
+    free(text);
+    tc_run_summary_free(&from_job);
+    tc_run_summary_free(&rendered);
+    tc_run_summary_free(&saved);
+    tc_job_free(&j);
+}
+
+Test(compare, run_from_job_equals_run_from_saved_json, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    gen(dir, "g", "--straggler 2 --busbw-GBps 7.3");
+    char job[600];
+    snprintf(job, sizeof job, "%s/g", dir);
+    expect_round_trip(job, dir);
+    expect_round_trip("samples/", dir);
+    expect_round_trip("samples/hta-pair", dir);
+    /* one rank (no transfer/wait split), and names with bytes that are not UTF-8 (U+FFFD in JSON) */
+    snprintf(job, sizeof job, "%s/one", dir);
+    cr_assert_eq(tu_sh(NULL, "%s -o %s --ranks 1 --steps 3 --seed 3", tu_gen(), job), 0);
+    expect_round_trip(job, dir);
+    snprintf(job, sizeof job, "%s/bad.json", dir);
+    FILE *f = fopen(job, "w");
+    cr_assert(f);
+    fputs("{\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\xff X\xc3\"}],\"traceEvents\":[\n"
+          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100,\"args\":{}},\n"
+          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":0,\"tid\":9,\"ts\":100,\"dur\":333,"
+          "\"args\":{\"Collective name\":\"all\xffreduce\",\"Process Group Name\":\"pg\x80\",\"In msg nelems\":1000,"
+          "\"Out msg nelems\":1000,\"Group size\":1,\"dtype\":\"Float\"}}]}\n", f);
+    fclose(f);
+    expect_round_trip(job, dir);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+Test(compare, json_numbers_round_as_written) {
+    char buf[64];
+    cr_expect_eq(tc_json_double_text(buf, sizeof buf, 0.1234567890123), 11);
+    cr_expect_str_eq(buf, "0.123456789");
+    cr_expect_eq(tc_json_double_round(0.1234567890123), 0.123456789);
+    cr_expect_eq(tc_json_double_round(1.0 / 3), strtod("0.3333333333", NULL));
+    tc_json_double_text(buf, sizeof buf, -0.0);
+    cr_expect_str_eq(buf, "0");
+    cr_expect(!signbit(tc_json_double_round(-0.0)));
+    cr_expect(isinf(tc_json_double_round(INFINITY)));
+    cr_expect_eq(tc_json_us_from_ns(1234567), strtod("1234.567", NULL));
+    cr_expect_eq(tc_json_us_from_ns(-1), -0.001);
+    char *t = tc_json_text_dup("a\xff\xc3 \xe2\x82\xac");
+    cr_expect_str_eq(t, "a\xef\xbf\xbd\xef\xbf\xbd \xe2\x82\xac");
+    free(t);
+    cr_expect_null(tc_json_text_dup(NULL));
+}
+
+Test(compare, saved_result_reader_refuses_what_is_not_one) {
+    tc_run_summary s;
+    tc_error e;
+    tc_error_clear(&e);
+    cr_expect_eq(tc_result_json_parse(&s, "{\"schema\": ", "x.json", &e), TC_ERR_INPUT);
+    cr_expect(!strncmp(e.msg, "x.json: not valid JSON", 22), "%s", e.msg);
+    cr_expect_eq(tc_result_json_parse(&s, "{\"schema\": \"other/2\", \"summary\": {}}", "y.json", &e), TC_ERR_INPUT);
+    cr_expect_str_eq(e.msg, "y.json: not a tracecost result (schema \"other/2\", want \"tracecost/1\")");
+    cr_expect_eq(tc_result_json_parse(&s, "{\"schema\": \"tracecost/1\"}", "z.json", &e), TC_ERR_INPUT);
+    cr_expect_str_eq(e.msg, "z.json: no \"summary\" object");
+    cr_expect_null(s.label);
+    /* the smallest result: defaults for everything it lacks */
+    cr_assert_eq(tc_result_json_parse(&s, "{\"schema\": \"tracecost/1\", \"summary\": {\"ranks\": 1e300}}", "w.json", &e), TC_OK);
+    cr_expect_eq(s.world_size, 1);
+    cr_expect_str_eq(s.verdict, "unknown");
+    cr_expect(!s.has_step_time && !s.has_straggler && s.n_colls == 0 && s.from_json);
+    tc_run_summary_free(&s);
+    /* sniffing: the schema key must come first; gzip and folders are traces */
+    char *dir = tu_tmpdir();
+    char p[600];
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    cr_assert_eq(tu_sh(NULL, "printf ' \\n{ \"schema\" : \"tracecost/1\", \"x\": 1}' > %s", p), 0);
+    cr_expect(tc_result_json_is_saved(p));
+    cr_assert_eq(tu_sh(NULL, "printf '{\"x\": 1, \"schema\": \"tracecost/1\"}' > %s", p), 0);
+    cr_expect(!tc_result_json_is_saved(p));
+    cr_assert_eq(tu_sh(NULL, "printf '{\"schema\": \"tracecost/1\"}' | gzip > %s", p), 0);
+    cr_expect(!tc_result_json_is_saved(p));
+    cr_expect(!tc_result_json_is_saved(dir));
+    cr_expect(!tc_result_json_is_saved("-"));
+    cr_expect_eq(tc_result_json_read(&s, "/nonexistent/r.json", &e), TC_ERR_INPUT);
+    cr_expect(strstr(e.msg, "/nonexistent/r.json: cannot open"), "%s", e.msg);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
 }
