@@ -6,10 +6,10 @@
 #include "mfu.h"
 #include "analyze_phases.h"
 #include "flops.h"
+#include "base/status.h"
 #include "base/util.h"
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,8 +103,8 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
         double peak = gpu ? tc_gpu_peak_flops(gpu, (tc_dtype)o->dtype, &note) : 0;
         if (gpu && o->dtype == TC_DTYPE_UNKNOWN) { f->unknown_dtype_ops++; continue; }
         if (note && !f->fallback[0]) {
-            snprintf(f->fallback, sizeof f->fallback, "%s", note);
-            snprintf(f->fallback_dtype, sizeof f->fallback_dtype, "%s", tc_dtype_name((tc_dtype)o->dtype));
+            tc_format(f->fallback, sizeof f->fallback, "%s", note);
+            tc_format(f->fallback_dtype, sizeof f->fallback_dtype, "%s", tc_dtype_name((tc_dtype)o->dtype));
         }
         all_flops += o->flops;
         if (peak <= 0) continue;
@@ -163,20 +163,15 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
 
 typedef struct { char buf[2048]; size_t len; } note_buf;
 
-static void note_add(note_buf *n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+static void note_add(note_buf *n, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 static void note_add(note_buf *n, const char *fmt, ...) {
     if (n->len >= sizeof n->buf - 1) return;
-    if (n->len) n->len += (size_t)snprintf(n->buf + n->len, sizeof n->buf - n->len, "; ");
+    if (n->len) n->len += tc_format(n->buf + n->len, sizeof n->buf - n->len, "; ");
     if (n->len >= sizeof n->buf - 1) return;
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(n->buf + n->len, sizeof n->buf - n->len, fmt, ap);
+    n->len += tc_vformat(n->buf + n->len, sizeof n->buf - n->len, fmt, ap);
     va_end(ap);
-    if (w > 0) n->len += (size_t)w;
     if (n->len > sizeof n->buf - 1) n->len = sizeof n->buf - 1;
 }
 

@@ -3,7 +3,6 @@
 #include "base/util.h"
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +49,7 @@ void tc_trace_warn(tc_trace *t, const char *fmt, ...) {
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    tc_vformat(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char *s = tc_strdup(buf);
     if (!s || TC_PUSH(t->warnings, t->n_warnings, t->cap_warnings, s)) free(s);

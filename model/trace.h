@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "strtab.h"
+#include "base/status.h"
 #include "base/util.h"
 
 typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_kind;
@@ -121,12 +122,9 @@ void tc_trace_free(tc_trace *t);
  * we measured, every page a move relocates costs microseconds again at its next touch. Room is
  * address space until written; a trace that needs more grows as usual. Failure is ignored. */
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes);
-/* Adds a printf-style warning (capped at 100 per input, the rest counted). */
-void tc_trace_warn(tc_trace *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/* Adds a warning, printf-style (tc_vformat, cut at 511 bytes), capped at 100 per input, the rest
+ * counted; dropped out of memory. */
+void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
