@@ -1,8 +1,10 @@
 /* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
- * and per-step breakdowns, summary shares, straggler and verdict. See job.h. */
+ * and per-step breakdowns, summary shares, then the findings (straggler, verdict, actions:
+ * findings.c). See job.h. */
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
 #include "collectives.h"
+#include "findings.h"
 #include "flops.h"
 #include "intervals.h"
 #include "model/job.h"
@@ -12,7 +14,6 @@
 #include "base/util.h"
 #include <stdarg.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,9 +27,8 @@ void tc_job_free(tc_job *j) {
     free(j->ranks);
     for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
     free(j->colls);
-    for (size_t i = 0; i < j->summary.n_reasons; i++) free(j->summary.reasons[i]);
-    free(j->summary.reasons);
     free(j->summary.mfu_note);
+    tc_findings_free(&j->findings);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
     free(j->top_kernels);
     for (size_t i = 0; i < j->n_kernel_aggs; i++) free(j->kernel_aggs[i].name);
@@ -38,26 +38,14 @@ void tc_job_free(tc_job *j) {
     memset(j, 0, sizeof *j);
 }
 
-static char *vformat(const char *fmt, va_list ap) {
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    return tc_strdup(buf);
-}
-
 void tc_job_warn(tc_job *j, const char *fmt, ...) {
+    char buf[1024]; /* a warning is cut at 1023 bytes */
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    tc_vformat(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    char *s = tc_strdup(buf);
     if (!s || TC_PUSH(j->warnings, j->n_warnings, j->cap_warnings, s)) free(s);
-}
-
-void tc_summary_reason(tc_summary *sm, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
-    va_end(ap);
-    if (!s || TC_PUSH(sm->reasons, sm->n_reasons, sm->cap_reasons, s)) free(s);
 }
 
 const char *tc_verdict_name(tc_verdict v) {
@@ -150,89 +138,6 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
     }
     tc_step_map_free(&m);
     return 0;
-}
-
-/* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
- * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
- * share is 1/n) and that wait is at least 1% of its window per step. */
-static void decide_straggler(tc_job *j) {
-    tc_summary *sm = &j->summary;
-    size_t n = j->n_ranks;
-    if (n < 2) return;
-    int64_t total = 0, best = 0;
-    size_t who = SIZE_MAX;
-    for (size_t r = 0; r < n; r++) {
-        total += j->ranks[r].caused_wait_ns;
-        if (j->ranks[r].caused_wait_ns > best) { best = j->ranks[r].caused_wait_ns; who = r; }
-    }
-    if (who == SIZE_MAX || total <= 0) return;
-    double need = 2.0 / (double)n;
-    if (need < 0.5) need = 0.5;
-    if (need > 0.75) need = 0.75;
-    tc_rank_result *rr = &j->ranks[who];
-    uint64_t steps = rr->steps_total ? rr->steps_total : 1;
-    int64_t caused_per_step = rr->caused_wait_ns / (int64_t)steps;
-    int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
-    double caused_share = (double)best / (double)total;
-    if (caused_share < need || caused_per_step * 100 < window_per_step) return;
-    sm->has_straggler = true;
-    sm->straggler.rank = rr->rank;
-    sm->straggler.caused_wait_share = caused_share;
-    sm->straggler.last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
-    sm->straggler.caused_wait_ns_per_step = caused_per_step;
-    double *comp = malloc(n * sizeof *comp);
-    if (comp) {
-        for (size_t r = 0; r < n; r++) {
-            uint64_t st = j->ranks[r].steps_total ? j->ranks[r].steps_total : 1;
-            comp[r] = (double)j->ranks[r].b.compute_ns / (double)st;
-        }
-        sm->straggler.median_compute_ns_per_step = (int64_t)tc_median(comp, n);
-        free(comp);
-    }
-    sm->straggler.compute_ns_per_step = rr->b.compute_ns / (int64_t)steps;
-}
-
-static void decide_verdict(tc_job *j, double threshold) {
-    tc_summary *sm = &j->summary;
-    double network = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
-    double straggler = sm->split_known ? sm->share_exposed_wait : 0;
-    double host = sm->share_idle + sm->share_memory_exposed;
-    double top = network;
-    sm->verdict = TC_VERDICT_NETWORK;
-    if (straggler > top) { top = straggler; sm->verdict = TC_VERDICT_STRAGGLER; }
-    if (host > top) { top = host; sm->verdict = TC_VERDICT_HOST; }
-    if (top < threshold) sm->verdict = TC_VERDICT_COMPUTE;
-    double speedup = top < 1 ? 1.0 / (1.0 - top) : 0;
-    switch (sm->verdict) {
-    case TC_VERDICT_NETWORK:
-        tc_summary_reason(sm, "exposed %s is %.1f%% of GPU time (threshold %.0f%%)",
-                          sm->split_known ? "transfer (collectives moving bytes, not hidden by compute)"
-                                          : "communication (not split into wait and transfer: one rank)",
-                          100 * network, 100 * threshold);
-        break;
-    case TC_VERDICT_STRAGGLER:
-        tc_summary_reason(sm, "exposed wait for slower ranks is %.1f%% of GPU time (threshold %.0f%%)", 100 * straggler, 100 * threshold);
-        break;
-    case TC_VERDICT_HOST:
-        tc_summary_reason(sm, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; threshold %.0f%%)",
-                          100 * host, 100 * sm->share_idle, 100 * sm->share_memory_exposed, 100 * threshold);
-        break;
-    case TC_VERDICT_COMPUTE:
-        tc_summary_reason(sm, "no loss reaches %.0f%% of GPU time: network %.1f%%, stragglers %.1f%%, host %.1f%%",
-                          100 * threshold, 100 * network, 100 * straggler, 100 * host);
-        break;
-    default: break;
-    }
-    if (sm->verdict != TC_VERDICT_COMPUTE && speedup > 0)
-        tc_summary_reason(sm, "removing that time would make the job %.2fx faster", speedup);
-    if (sm->verdict != TC_VERDICT_COMPUTE)
-        tc_summary_reason(sm, "other losses: network %.1f%%, stragglers %.1f%%%s, host %.1f%%", 100 * network,
-                          100 * straggler, sm->split_known ? "" : " (unknown with one rank)", 100 * host);
-    if (sm->has_straggler)
-        tc_summary_reason(sm, "rank %lld causes %.0f%% of the waiting (it arrives last at %.0f%% of collectives): the others "
-                          "wait %.3f ms per step for it", (long long)sm->straggler.rank, 100 * sm->straggler.caused_wait_share,
-                          100 * sm->straggler.last_arrival_share,
-                          (double)sm->straggler.caused_wait_ns_per_step / 1e6);
 }
 
 void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); tc_kernel_aggs_free(&x->gpu_kernels); }
@@ -393,9 +298,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
     if (merge_kernel_aggs(j, x)) return -1;
-    decide_straggler(j);
-    decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
-    return 0;
+    return tc_job_findings(j, opt);
 }
 
 int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {

@@ -3,7 +3,7 @@
  * tc_collectives_match (comm kernels only), the per-rank phase (breakdowns, steps, MFU parts, top-
  * kernel partial rows and GPU kernel aggregates of its trace; runs where the trace was parsed) and
  * finish (job sums, shares, job MFU, top kernels and kernel aggregates merged in input order,
- * straggler, verdict). */
+ * then the findings: straggler, verdict, actions, the timeline's ranks and step; findings.h). */
 #ifndef TC_ANALYZE_PHASES_H
 #define TC_ANALYZE_PHASES_H
 #include "model/job.h"
@@ -53,6 +53,7 @@ double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt);
  * breakdowns, steps, unmatched-exposed time, MFU parts, x (zeroed by the caller). 0, or -1. */
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x);
 /* Job-level: unmatched warnings, sums and shares, job MFU and note, top kernels (x indexed by
- * rank index r, merged in input order), straggler, verdict. 0, or -1 out of memory. */
+ * rank index r, merged in input order), then tc_job_findings. Reads results only (no GPU event).
+ * 0, or -1 out of memory. */
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x);
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include "base/status.h"
 #include "breakdown.h"
 #include "gpu_catalog.h"
 #include "trace.h"
@@ -110,8 +111,7 @@ typedef struct {
     double mfu;
     bool has_step_time;
     int64_t step_time_ns;     /* mean over ranks */
-    tc_verdict verdict;
-    char **reasons; size_t n_reasons, cap_reasons;
+    tc_verdict verdict;       /* why: tc_findings.reasons */
     bool has_straggler;
     tc_straggler straggler;
     bool has_fabric_busbw;
@@ -126,6 +126,84 @@ typedef struct {
     char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
 } tc_summary;
 
+/* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers
+ * behind them; reports/findings_text.c is the one place that words them. */
+
+/* Why the verdict is what it is: the verdict's own reason first, then the speed-up and the other
+ * losses (named verdicts only), then the straggler when there is one. */
+typedef enum {
+    TC_REASON_NETWORK,        /* exposed transfer (exposed comm when not split) reaches the threshold */
+    TC_REASON_STRAGGLER,      /* exposed wait for slower ranks reaches the threshold */
+    TC_REASON_HOST,           /* idle + exposed memory reaches the threshold */
+    TC_REASON_COMPUTE,        /* no loss reaches the threshold */
+    TC_REASON_SPEEDUP,        /* removing the verdict's loss would make the job `speedup` times faster */
+    TC_REASON_OTHER_LOSSES,   /* every loss's share, after a named verdict */
+    TC_REASON_STRAGGLER_RANK  /* the straggler: how much of the waiting it causes */
+} tc_reason_code;
+
+#define TC_MAX_REASONS 4
+
+typedef struct {
+    tc_reason_code code;
+    double threshold;         /* the verdict threshold share */
+    bool split_known;         /* wait and transfer are split (two or more ranks) */
+    double network, straggler, host; /* loss shares of the summed windows (straggler 0 when not split) */
+    double idle, memory;      /* host's two parts: idle and exposed memory shares */
+    double speedup;           /* SPEEDUP: 1 / (1 - the verdict's loss share) */
+    int64_t rank;             /* STRAGGLER_RANK: the straggler */
+    double caused_wait_share, last_arrival_share; /* STRAGGLER_RANK (tc_straggler) */
+    int64_t wait_ns_per_step; /* STRAGGLER_RANK: the others' wait for it per step */
+} tc_reason;
+
+/* What the verdict suggests doing, two or three for each named verdict. */
+typedef enum {
+    TC_ACTION_HIDE_COMM,           /* network: bigger buckets, accumulation, overlap */
+    TC_ACTION_FABRIC_BUSBW,        /* network: compare the measured bus bandwidth (value, GB/s) with the links */
+    TC_ACTION_MEASURE_FABRIC,      /* network, no bus bandwidth measured: nccl-tests */
+    TC_ACTION_FEWER_BYTES,         /* network: bf16 gradients, compression, bigger batch */
+    TC_ACTION_LOOK_AT_STRAGGLER,   /* straggler: the rank and its trace (input) */
+    TC_ACTION_STRAGGLER_MORE_WORK, /* its compute per step is over 105% of the median: more GPU work */
+    TC_ACTION_STRAGGLER_HOST_SIDE, /* its compute is within 5% of the median: the delay is host side */
+    TC_ACTION_BALANCE_WORK,        /* straggler-bound without a single straggler */
+    TC_ACTION_COMPARE_RANKS,       /* straggler-bound: compare per-rank compute */
+    TC_ACTION_FEED_GPUS,           /* host: data loading */
+    TC_ACTION_CUT_LAUNCHES,        /* host: launch overhead */
+    TC_ACTION_AVOID_SYNCS,         /* host: host-device syncs */
+    TC_ACTION_KERNEL_WORK,         /* compute: kernel-level work */
+    TC_ACTION_MFU_GAP,             /* compute, MFU known (value, a share) */
+    TC_ACTION_MEASURE_MFU          /* compute, MFU unknown */
+} tc_action_code;
+
+#define TC_MAX_ACTIONS 3
+
+typedef struct {
+    tc_action_code code;
+    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share */
+    int64_t rank;             /* straggler actions: the straggler */
+    size_t input;             /* LOOK_AT_STRAGGLER: its trace, an index into tc_job.traces */
+    int64_t compute_ns_per_step, median_compute_ns_per_step; /* STRAGGLER_MORE_WORK / _HOST_SIDE */
+} tc_action;
+
+typedef struct {
+    tc_reason reasons[TC_MAX_REASONS]; size_t n_reasons;
+    tc_action actions[TC_MAX_ACTIONS]; size_t n_actions;
+    double network_efficiency; /* e = 1 - exposed transfer share (exposed comm share with one rank),
+                                * as in analyzer/cost.h */
+    double effective_gpus;    /* ranks x e: the GPUs' worth of work done */
+    /* The HTML timeline: the ranks it draws (indices into tc_job.ranks, ascending): the first rank,
+     * the straggler, the rank that waited most, the last, then others in order, up to
+     * tc_analyze_options.timeline_ranks. Only these ranks' GPU events are read by the report. */
+    size_t *timeline_ranks; size_t n_timeline_ranks;
+    /* The representative step drawn: of the first timeline rank whose median-duration step has
+     * GPU events, that step. has_step false: none (the whole window is drawn). */
+    bool has_step;
+    int64_t step_number;      /* N of ProfilerStep#N */
+    int64_t step_time_ns;     /* its duration, the rank's median */
+    size_t step_rank;         /* index into tc_job.ranks of the rank it was taken from */
+} tc_findings;
+
+#define TC_TIMELINE_RANKS 4   /* ranks the timeline draws by default */
+
 typedef struct {
     double bound_threshold;   /* verdict threshold share, default 0.15 */
     int jobs;                 /* parse threads */
@@ -133,6 +211,7 @@ typedef struct {
     double model_flops_per_step; /* --model-flops-per-step: FLOPs per GPU per step, 0 = from shapes */
     double params;            /* --params N (with tokens_per_step: 6·N·T / world size), 0 = unset */
     double tokens_per_step;   /* --tokens-per-step T, tokens per step over the whole job, 0 = unset */
+    size_t timeline_ranks;    /* ranks the HTML timeline draws (tc_findings), 0 = TC_TIMELINE_RANKS */
 } tc_analyze_options;
 
 typedef struct {
@@ -140,6 +219,7 @@ typedef struct {
     tc_rank_result *ranks; size_t n_ranks;  /* sorted by rank */
     tc_collective_result *colls; size_t n_colls, cap_colls;
     tc_summary summary;
+    tc_findings findings;
     tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */
     tc_kernel_agg *kernel_aggs; size_t n_kernel_aggs; /* every GPU event name and kind, by summed time
                                                        * (kernel_aggs.h), for the HTML report */
@@ -148,16 +228,8 @@ typedef struct {
 
 void tc_job_init(tc_job *j);
 void tc_job_free(tc_job *j);
-void tc_job_warn(tc_job *j, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void tc_summary_reason(tc_summary *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/* Adds a job-level warning, printf-style (tc_vformat, cut at 1023 bytes); dropped out of memory. */
+void tc_job_warn(tc_job *j, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 
 /* Runs every analysis on the loaded traces (ranks must be assigned: traces[i].rank >= 0 and
  * unique). 0, or -1 out of memory. */

@@ -6,6 +6,7 @@
  * Content-Security-Policy allows only it (by nonce) and nothing from the network. */
 #include "html_report.h"
 #include "cost_report.h"
+#include "findings_text.h"
 #include "base/utf8.h"
 #include "base/version.h"
 #include "base/util.h"
@@ -17,7 +18,10 @@
 #include <time.h>
 
 /* ------------------------------------------------------------------ limits */
-#define TL_DEFAULT_RANKS 4        /* ranks drawn in the timeline */
+/* the timeline chart: width, left label column, right margin, lane height and gap, gap between
+ * ranks, top margin (px) */
+enum { TL_W = 1000, TL_L = 170, TL_R = 16, TL_LH = 14, TL_LG = 3, TL_RG = 10, TL_TOP = 22 };
+#define TL_PW ((double)(TL_W - TL_L - TL_R)) /* plot width, px */
 #define TL_MAX_LANES_PER_RANK 8   /* streams per rank drawn (the busiest) */
 #define TL_MAX_RECTS 4000         /* rectangles over all lanes; above it, merge wider */
 #define TL_NAME_BYTES 160         /* kernel-name bytes in a timeline tooltip */
@@ -262,13 +266,14 @@ static size_t max_steps(const tc_job *j) {
 
 static void section_verdict(hr *h) {
     const tc_summary *sm = &h->j->summary;
-    char a[40];
+    const tc_findings *f = &h->j->findings;
+    char a[40], reason[TC_FINDING_TEXT];
     pf(h, "<section id=\"verdict\" class=\"verdict %s\" data-verdict=\"%s\">\n", verdict_class(sm->verdict),
        tc_verdict_name(sm->verdict));
     put(h, "<p class=\"kicker\">Verdict</p>\n<h1 id=\"verdict-title\">");
     put(h, verdict_title(sm->verdict));
     put(h, "</h1>\n<p class=\"why\">");
-    if (sm->n_reasons) { esc(h, sm->reasons[0]); put(h, "."); }
+    if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0])); put(h, "."); }
     else if (sm->ranks == 0) put(h, "No rank had GPU activity to analyze.");
     put(h, "</p>\n");
     if (sm->ranks) {
@@ -281,9 +286,13 @@ static void section_verdict(hr *h) {
         pf(h, " &middot; exposed memory %.1f%% &middot; idle %.1f%%.</p>\n", 100 * sm->share_memory_exposed,
            100 * sm->share_idle);
     }
-    if (sm->n_reasons > 1) {
+    if (f->n_reasons > 1) {
         put(h, "<ul>\n");
-        for (size_t i = 1; i < sm->n_reasons; i++) { put(h, "<li>"); esc(h, sm->reasons[i]); put(h, "</li>\n"); }
+        for (size_t i = 1; i < f->n_reasons; i++) {
+            put(h, "<li>");
+            esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i]));
+            put(h, "</li>\n");
+        }
         put(h, "</ul>\n");
     }
     put(h, "</section>\n");
@@ -297,12 +306,6 @@ static void card(hr *h, const char *id, const char *k, const char *v, const char
     put(h, "</div><div class=\"d\">");
     esc(h, d);
     put(h, "</div></div>\n");
-}
-
-/* Network efficiency e = 1 - exposed transfer share (exposed comm share with one rank), as in cost.h. */
-static double network_efficiency(const tc_summary *sm) {
-    double loss = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
-    return 1.0 - loss;
 }
 
 static void section_key_numbers(hr *h) {
@@ -335,11 +338,11 @@ static void section_key_numbers(hr *h) {
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else if (sm->ranks) {
-        double e = network_efficiency(sm);
-        snprintf(v, sizeof v, "%.2f of %zu", (double)sm->ranks * e, sm->ranks);
+        const tc_findings *f = &h->j->findings; /* network efficiency e and ranks x e */
+        snprintf(v, sizeof v, "%.2f of %zu", f->effective_gpus, sm->ranks);
         snprintf(d, sizeof d, "ranks x (1 - exposed %s share %.1f%%)", sm->split_known ? "transfer" : "comm",
-                 100 * (1 - e));
-        snprintf(t, sizeof t, "effective GPUs %.6f", (double)sm->ranks * e);
+                 100 * (1 - f->network_efficiency));
+        snprintf(t, sizeof t, "effective GPUs %.6f", f->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else card(h, "kn-effective", "Effective GPUs", "n/a", "no ranks", NULL);
     if (c) {
@@ -388,13 +391,12 @@ static void legend(hr *h, const int *cats, size_t n, const char *const *labels, 
     put(h, "</ul>\n");
 }
 
-static void section_ranks(hr *h) {
+/* One stacked bar per rank split into the categories, with its note and legend above it. */
+static void rank_bars(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
     char a[40], b[40], tip[512];
-    put(h, "<section id=\"ranks\">\n<h2>Where each rank's GPU time went</h2>\n");
-    if (!n) { put(h, "<p class=\"note\">No rank had GPU activity.</p>\n</section>\n"); return; }
     bool any_rest = false;
     for (size_t r = 0; r < n; r++) {
         rank_split s = split_of(&j->ranks[r].b);
@@ -446,8 +448,14 @@ static void section_ranks(hr *h) {
     }
     pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", L, H - 22, W - R, H - 22);
     put(h, "</svg>\n");
+}
 
-    /* the exact table */
+/* The exact per-rank table. */
+static void rank_table(hr *h) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    size_t n = j->n_ranks;
+    char a[40], b[40];
     put(h, "<h3>Per rank, exact</h3>\n<p class=\"note\">Times in ms with every nanosecond; shares of the rank's own "
            "window. Click a column to sort.</p>\n<div class=\"scroll\"><table id=\"rank-table\" class=\"sortable\">\n"
            "<thead><tr><th class=\"n\">rank</th><th>device</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th>"
@@ -491,7 +499,15 @@ static void section_ranks(hr *h) {
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }
-    put(h, "</tbody></table></div>\n</section>\n");
+    put(h, "</tbody></table></div>\n");
+}
+
+static void section_ranks(hr *h) {
+    put(h, "<section id=\"ranks\">\n<h2>Where each rank's GPU time went</h2>\n");
+    if (!h->j->n_ranks) { put(h, "<p class=\"note\">No rank had GPU activity.</p>\n</section>\n"); return; }
+    rank_bars(h);
+    rank_table(h);
+    put(h, "</section>\n");
 }
 
 /* ------------------------------------------------------------------ timeline */
@@ -603,54 +619,12 @@ static int build_lanes(const tc_job *j, const tl_rank *tr, size_t ntr, int64_t a
     return 0;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Numeric order of stream labels where they are numbers ("7" < "13"), text order otherwise. */
 static int stream_cmp(const char *a, const char *b) {
     char *ea, *eb;
     long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
     if (*a && *b && !*ea && !*eb) return x < y ? -1 : x > y;
     return strcmp(a, b);
-}
-
-/* Picks the ranks drawn: the first rank, the straggler, the rank that waited most, the last rank,
- * then others in order, up to want. Returns how many (indices into j->ranks, ascending). */
-static size_t pick_ranks(const tc_job *j, size_t want, size_t *out) {
-    size_t n = 0;
-    const tc_summary *sm = &j->summary;
-    if (!j->n_ranks) return 0;
-    size_t cand[4];
-    size_t nc = 0;
-    cand[nc++] = 0;
-    if (sm->has_straggler)
-        for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].rank == sm->straggler.rank) cand[nc++] = r;
-    size_t most = 0;
-    for (size_t r = 1; r < j->n_ranks; r++)
-        if (j->ranks[r].b.exposed_wait_ns > j->ranks[most].b.exposed_wait_ns) most = r;
-    cand[nc++] = most;
-    cand[nc++] = j->n_ranks - 1;
-    for (size_t i = 0; i < nc && n < want; i++) {
-        bool dup = false;
-        for (size_t k = 0; k < n; k++) if (out[k] == cand[i]) dup = true;
-        if (!dup) out[n++] = cand[i];
-    }
-    for (size_t r = 0; r < j->n_ranks && n < want; r++) {
-        bool dup = false;
-        for (size_t k = 0; k < n; k++) if (out[k] == r) dup = true;
-        if (!dup) out[n++] = r;
-    }
-    for (size_t a = 1; a < n; a++) /* insertion sort: few */
-        for (size_t b = a; b > 0 && out[b - 1] > out[b]; b--) { size_t t = out[b]; out[b] = out[b - 1]; out[b - 1] = t; }
-    return n;
-}
-
-size_t tc_html_timeline_ranks(const tc_job *j, const tc_html_extras *x, size_t *out) {
-    size_t want = x && x->timeline_ranks ? x->timeline_ranks : TL_DEFAULT_RANKS;
-    if (want > j->n_ranks) want = j->n_ranks;
-    return pick_ranks(j, want, out);
 }
 
 static void tl_tip(hr *h, const tc_job *j, const tl_lane *ln, const tl_rect *r) {
@@ -682,99 +656,87 @@ static int rect_cat(const tl_rect *r) {
     return best;
 }
 
-static void section_timeline(hr *h) {
-    const tc_job *j = h->j;
-    put(h, "<section id=\"timeline\">\n<h2>Timeline of one representative step</h2>\n");
-    if (!j->n_ranks) { put(h, "<p class=\"note\">No rank had GPU activity.</p>\n</section>\n"); return; }
-    size_t want = h->x && h->x->timeline_ranks ? h->x->timeline_ranks : TL_DEFAULT_RANKS;
-    if (want > j->n_ranks) want = j->n_ranks;
-    size_t *pick = calloc(want ? want : 1, sizeof *pick);
-    tl_rank *tr = calloc(want ? want : 1, sizeof *tr);
-    tl_lanes ls = {NULL, 0, 0};
-    if (!pick || !tr) { h->oom = true; goto done; }
-    /* only these ranks' events are read (an MPI process 0 holds no others: README.md) */
-    size_t ntr = tc_html_timeline_ranks(j, h->x, pick);
-
-    /* the step: median step time of the first drawn rank that has steps */
-    bool has_step = false;
-    int64_t step_no = 0, step_time = 0;
-    for (size_t k = 0; k < ntr && !has_step; k++) {
-        const tc_rank_result *rr = &j->ranks[pick[k]];
-        if (!rr->n_steps) continue;
-        int64_t *times = malloc(rr->n_steps * sizeof *times);
-        if (!times) { h->oom = true; goto done; }
-        for (size_t s = 0; s < rr->n_steps; s++) times[s] = rr->steps[s].step_time_ns;
-        qsort(times, rr->n_steps, sizeof *times, cmp_i64);
-        int64_t med = times[(rr->n_steps - 1) / 2];
-        free(times);
-        for (size_t s = 0; s < rr->n_steps; s++)
-            if (rr->steps[s].step_time_ns == med && rr->steps[s].b.gpu_events) {
-                has_step = true; step_no = rr->steps[s].number; step_time = med; break;
-            }
-    }
-    int64_t axis0 = INT64_MAX, axis1 = INT64_MIN;
+/* Each drawn rank's window on the reference clock: its GPU events of the representative step
+ * (tc_findings), or its whole GPU window when there is none; [*axis0, *axis1) spans them all.
+ * False when there is nothing to draw. */
+static bool timeline_windows(const tc_job *j, tl_rank *tr, size_t ntr, int64_t *axis0, int64_t *axis1) {
+    const tc_findings *f = &j->findings;
+    *axis0 = INT64_MAX;
+    *axis1 = INT64_MIN;
     for (size_t k = 0; k < ntr; k++) {
-        const tc_rank_result *rr = &j->ranks[pick[k]];
+        const tc_rank_result *rr = &j->ranks[f->timeline_ranks[k]];
         const tc_trace *t = &j->traces[rr->input];
-        tr[k].rank = pick[k];
+        tr[k].rank = f->timeline_ranks[k];
         tr[k].shift = (t->has_base ? t->base_ns : 0) - (rr->has_clock_offset ? rr->clock_offset_ns : 0);
         const tc_breakdown *b = NULL;
-        if (has_step) {
+        if (f->has_step) {
             for (size_t s = 0; s < rr->n_steps; s++)
-                if (rr->steps[s].number == step_no && rr->steps[s].b.gpu_events) b = &rr->steps[s].b;
+                if (rr->steps[s].number == f->step_number && rr->steps[s].b.gpu_events) b = &rr->steps[s].b;
         } else if (rr->b.gpu_events) b = &rr->b;
         if (!b || b->last_ns <= b->first_ns) continue;
         tr[k].has_window = true;
         tr[k].first = b->first_ns;
         tr[k].last = b->last_ns;
-        if (b->first_ns + tr[k].shift < axis0) axis0 = b->first_ns + tr[k].shift;
-        if (b->last_ns + tr[k].shift > axis1) axis1 = b->last_ns + tr[k].shift;
+        if (b->first_ns + tr[k].shift < *axis0) *axis0 = b->first_ns + tr[k].shift;
+        if (b->last_ns + tr[k].shift > *axis1) *axis1 = b->last_ns + tr[k].shift;
     }
-    if (axis0 >= axis1) { put(h, "<p class=\"note\">No GPU events to draw.</p>\n"); goto done; }
-    int64_t span = axis1 - axis0;
-    const int W = 1000, L = 170, R = 16, LH = 14, LG = 3, RG = 10, TOP = 22;
-    double PW = W - L - R, px_per_ns = PW / (double)span;
-    double px_merge = 1.0;
-    size_t total = 0;
-    for (;;) {
-        if (build_lanes(j, tr, ntr, axis0, px_per_ns, px_merge, &ls)) { h->oom = true; goto done; }
-        /* keep the busiest lanes of each rank */
-        for (size_t k = 0; k < ntr; k++) {
-            size_t cnt = 0;
-            for (size_t i = 0; i < ls.n; i++) if (ls.lanes[i].rank == tr[k].rank) cnt++;
-            tr[k].lanes_total = cnt;
-            while (cnt > TL_MAX_LANES_PER_RANK) {
-                size_t worst = SIZE_MAX;
-                for (size_t i = 0; i < ls.n; i++)
-                    if (ls.lanes[i].rank == tr[k].rank && (worst == SIZE_MAX || ls.lanes[i].busy_ns <= ls.lanes[worst].busy_ns))
-                        worst = i;
-                free(ls.lanes[worst].r);
-                memmove(&ls.lanes[worst], &ls.lanes[worst + 1], (ls.n - worst - 1) * sizeof *ls.lanes);
-                ls.n--; cnt--;
-            }
+    return *axis0 < *axis1;
+}
+
+/* Drops the least busy lanes of each rank beyond TL_MAX_LANES_PER_RANK (tr[k].lanes_total counts
+ * them all). */
+static void keep_busiest_lanes(tl_lanes *ls, tl_rank *tr, size_t ntr) {
+    for (size_t k = 0; k < ntr; k++) {
+        size_t cnt = 0;
+        for (size_t i = 0; i < ls->n; i++) if (ls->lanes[i].rank == tr[k].rank) cnt++;
+        tr[k].lanes_total = cnt;
+        while (cnt > TL_MAX_LANES_PER_RANK) {
+            size_t worst = SIZE_MAX;
+            for (size_t i = 0; i < ls->n; i++)
+                if (ls->lanes[i].rank == tr[k].rank && (worst == SIZE_MAX || ls->lanes[i].busy_ns <= ls->lanes[worst].busy_ns))
+                    worst = i;
+            free(ls->lanes[worst].r);
+            memmove(&ls->lanes[worst], &ls->lanes[worst + 1], (ls->n - worst - 1) * sizeof *ls->lanes);
+            ls->n--; cnt--;
         }
-        total = 0;
-        for (size_t i = 0; i < ls.n; i++) total += ls.lanes[i].n;
-        if (total <= TL_MAX_RECTS || px_merge >= 64) break;
-        lanes_free(&ls);
-        px_merge *= 2;
     }
-    /* order: by rank, then stream label */
-    for (size_t a = 1; a < ls.n; a++)
+}
+
+/* The lanes of the drawn ranks, merging events narrower than *px_merge pixels, doubled (up to 64)
+ * until at most TL_MAX_RECTS rectangles remain; ordered by rank, then stream label. 0, or -1 out
+ * of memory. */
+static int timeline_lanes(const tc_job *j, tl_rank *tr, size_t ntr, int64_t axis0, double px_per_ns, tl_lanes *ls,
+                          double *px_merge) {
+    for (;;) {
+        if (build_lanes(j, tr, ntr, axis0, px_per_ns, *px_merge, ls)) return -1;
+        keep_busiest_lanes(ls, tr, ntr);
+        size_t total = 0;
+        for (size_t i = 0; i < ls->n; i++) total += ls->lanes[i].n;
+        if (total <= TL_MAX_RECTS || *px_merge >= 64) break;
+        lanes_free(ls);
+        *px_merge *= 2;
+    }
+    for (size_t a = 1; a < ls->n; a++)
         for (size_t b = a; b > 0; b--) {
-            tl_lane *p = &ls.lanes[b - 1], *q = &ls.lanes[b];
+            tl_lane *p = &ls->lanes[b - 1], *q = &ls->lanes[b];
             const tc_trace *tp = &j->traces[j->ranks[p->rank].input], *tq = &j->traces[j->ranks[q->rank].input];
             bool swap = p->rank > q->rank ||
                         (p->rank == q->rank && stream_cmp(tc_trace_str(tp, p->stream), tc_trace_str(tq, q->stream)) > 0);
             if (!swap) break;
             tl_lane t = *p; *p = *q; *q = t;
         }
+    return 0;
+}
 
-    char a[40], b[40];
+/* The paragraph above the chart: which step, the clock offsets, the merging; and the legend. */
+static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge) {
+    const tc_job *j = h->j;
+    const tc_findings *f = &j->findings;
+    char a[40];
     put(h, "<p class=\"note\">");
-    if (has_step)
-        pf(h, "ProfilerStep#%lld: the step of median duration (%s ms) of rank %lld. ", (long long)step_no,
-           ms_exact(a, sizeof a, step_time), (long long)j->ranks[pick[0]].rank);
+    if (f->has_step)
+        pf(h, "ProfilerStep#%lld: the step of median duration (%s ms) of rank %lld. ", (long long)f->step_number,
+           ms_exact(a, sizeof a, f->step_time_ns), (long long)j->ranks[f->step_rank].rank);
     else put(h, "No ProfilerStep spans: the whole GPU window is drawn. ");
     put(h, "One lane per CUDA stream; each rank's window is its GPU events of that step. Clocks are aligned to the "
            "reference rank by the estimated offsets (");
@@ -788,44 +750,58 @@ static void section_timeline(hr *h) {
           "(hover for what it holds); the tables keep exact values.</p>\n", px_merge, px_merge == 1 ? "" : "s");
     int tl_cats[] = {CAT_COMPUTE, CAT_TRANSFER, CAT_WAIT, CAT_COMM, CAT_MEMORY};
     legend(h, tl_cats, 5, tl_label, "<li><span class=\"sw\" style=\"background:#fafafa\"></span>idle (empty lane)</li>");
+}
 
+/* One lane: its label, its background and its rectangles, at height y. */
+static void timeline_lane(hr *h, const tl_lane *ln, int y, int64_t span) {
+    const tc_job *j = h->j;
+    const tc_rank_result *rr = &j->ranks[ln->rank];
+    const tc_trace *t = &j->traces[rr->input];
+    char a[40], b[40];
+    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; stream ", TL_L - 6, y + TL_LH - 3, (long long)rr->rank);
+    esc_max(h, tc_trace_str(t, ln->stream), 24);
+    pf(h, "</text><rect class=\"c-lane\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%d\" data-tip=\"rank %lld, stream ", TL_L, y,
+       TL_PW, TL_LH, (long long)rr->rank);
+    esc_max(h, tc_trace_str(t, ln->stream), 40);
+    pf(h, ": busy %s ms of %s ms drawn; the rest is idle\"/>\n", ms_exact(a, sizeof a, ln->busy_ns), ms_exact(b, sizeof b, span));
+    for (size_t k = 0; k < ln->n; k++) {
+        const tl_rect *r = &ln->r[k];
+        double w = r->x1 - r->x0;
+        if (w < 0.6) w = 0.6;
+        pf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"%s\"", TL_L + r->x0, y, w, TL_LH,
+           cat_class[rect_cat(r)]);
+        tl_tip(h, j, ln, r);
+        put(h, "/>\n");
+    }
+}
+
+/* The chart: a ms grid, then the lanes grouped by rank. */
+static void timeline_svg(hr *h, const tl_lanes *ls, const tl_rank *tr, size_t ntr, int64_t span, double px_per_ns) {
     size_t ranks_drawn = 0;
     for (size_t k = 0; k < ntr; k++) if (tr[k].has_window) ranks_drawn++;
-    int H = TOP + (int)ls.n * (LH + LG) + (int)ranks_drawn * RG + 30;
+    int H = TL_TOP + (int)ls->n * (TL_LH + TL_LG) + (int)ranks_drawn * TL_RG + 30;
     pf(h, "<svg id=\"timeline-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-          "aria-label=\"timeline of one step, one lane per stream\">\n", W, H, W, H);
+          "aria-label=\"timeline of one step, one lane per stream\">\n", TL_W, H, TL_W, H);
     double step_ms = nice_step((double)span / 1e6, 8);
     for (double t = 0; t <= (double)span / 1e6 + 1e-9; t += step_ms) {
-        double x = L + t * 1e6 * px_per_ns;
+        double x = TL_L + t * 1e6 * px_per_ns;
         pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
-              "text-anchor=\"middle\">%g ms</text>\n", x, TOP - 4, x, H - 26, x, H - 10, t);
+              "text-anchor=\"middle\">%g ms</text>\n", x, TL_TOP - 4, x, H - 26, x, H - 10, t);
     }
-    int y = TOP;
+    int y = TL_TOP;
     size_t prev_rank = SIZE_MAX;
-    for (size_t i = 0; i < ls.n; i++) {
-        const tl_lane *ln = &ls.lanes[i];
-        const tc_rank_result *rr = &j->ranks[ln->rank];
-        const tc_trace *t = &j->traces[rr->input];
-        if (ln->rank != prev_rank) { if (prev_rank != SIZE_MAX) y += RG; prev_rank = ln->rank; }
-        pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; stream ", L - 6, y + LH - 3, (long long)rr->rank);
-        esc_max(h, tc_trace_str(t, ln->stream), 24);
-        pf(h, "</text><rect class=\"c-lane\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%d\" data-tip=\"rank %lld, stream ", L, y,
-           PW, LH, (long long)rr->rank);
-        esc_max(h, tc_trace_str(t, ln->stream), 40);
-        pf(h, ": busy %s ms of %s ms drawn; the rest is idle\"/>\n", ms_exact(a, sizeof a, ln->busy_ns),
-           ms_exact(b, sizeof b, span));
-        for (size_t k = 0; k < ln->n; k++) {
-            const tl_rect *r = &ln->r[k];
-            double w = r->x1 - r->x0;
-            if (w < 0.6) w = 0.6;
-            pf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"%s\"", L + r->x0, y, w, LH,
-               cat_class[rect_cat(r)]);
-            tl_tip(h, j, ln, r);
-            put(h, "/>\n");
-        }
-        y += LH + LG;
+    for (size_t i = 0; i < ls->n; i++) {
+        const tl_lane *ln = &ls->lanes[i];
+        if (ln->rank != prev_rank) { if (prev_rank != SIZE_MAX) y += TL_RG; prev_rank = ln->rank; }
+        timeline_lane(h, ln, y, span);
+        y += TL_LH + TL_LG;
     }
     put(h, "</svg>\n");
+}
+
+/* Notes under the chart: ranks without events in the step, lanes left out, ranks not drawn. */
+static void timeline_footnotes(hr *h, const tl_rank *tr, size_t ntr) {
+    const tc_job *j = h->j;
     for (size_t k = 0; k < ntr; k++) {
         const tc_rank_result *rr = &j->ranks[tr[k].rank];
         if (!tr[k].has_window)
@@ -837,10 +813,32 @@ static void section_timeline(hr *h) {
     if (j->n_ranks > ntr)
         pf(h, "<p class=\"note\">%zu of %zu ranks drawn (the first, the straggler, the one that waited most, the last); "
               "every rank is in the table above.</p>\n", ntr, j->n_ranks);
-done:
-    (void)total;
+}
+
+/* The representative step of the timeline's ranks (tc_findings: both chosen by the analyzer). Only
+ * these ranks' events are read (an MPI process 0 holds no others: README.md). */
+static void section_timeline(hr *h) {
+    const tc_job *j = h->j;
+    put(h, "<section id=\"timeline\">\n<h2>Timeline of one representative step</h2>\n");
+    if (!j->n_ranks) { put(h, "<p class=\"note\">No rank had GPU activity.</p>\n</section>\n"); return; }
+    size_t ntr = j->findings.n_timeline_ranks;
+    tl_rank *tr = calloc(ntr ? ntr : 1, sizeof *tr);
+    tl_lanes ls = {NULL, 0, 0};
+    int64_t axis0, axis1;
+    double px_merge = 1.0;
+    if (!tr) h->oom = true;
+    else if (!timeline_windows(j, tr, ntr, &axis0, &axis1)) put(h, "<p class=\"note\">No GPU events to draw.</p>\n");
+    else {
+        int64_t span = axis1 - axis0;
+        double px_per_ns = TL_PW / (double)span;
+        if (timeline_lanes(j, tr, ntr, axis0, px_per_ns, &ls, &px_merge)) h->oom = true;
+        else {
+            timeline_note(h, tr, ntr, px_merge);
+            timeline_svg(h, &ls, tr, ntr, span, px_per_ns);
+            timeline_footnotes(h, tr, ntr);
+        }
+    }
     lanes_free(&ls);
-    free(pick);
     free(tr);
     put(h, "</section>\n");
 }

@@ -2,7 +2,9 @@
  * charts, a little inline JS for tooltips and sortable tables, nothing fetched) with the verdict,
  * key numbers, per-rank breakdown, a representative step's timeline, collectives, straggler
  * evidence, top kernels, the cost section, definitions and the inputs with their warnings.
- * Reads the job only; every string from a trace goes through one HTML escaper. */
+ * Reads the job only: the verdict's reasons, the network efficiency and the timeline's ranks and
+ * step are the analyzer's (tc_findings, worded by findings_text.h); every string from a trace goes
+ * through one HTML escaper. */
 #ifndef TC_HTML_REPORT_H
 #define TC_HTML_REPORT_H
 #include <stddef.h>
@@ -16,21 +18,14 @@ typedef struct tc_html_extras {
     const tc_cost_result *cost; /* cost model result (analyzer/cost.h), or NULL */
     const char *cost_missing;   /* why there is no cost result (shown as text), or NULL for the
                                    default "no cost inputs: pass --price-per-gpu-hour ..." */
-    size_t timeline_ranks;      /* ranks drawn in the timeline; 0 = default (4) */
 } tc_html_extras;
 
 /* Writes the report to out (x may be NULL). Returns 0, or -1 on a write error or out of memory
  * (the file is then incomplete). Output size is bounded: timelines are downsampled (events
- * narrower than a pixel are merged), tables stay exact. */
+ * narrower than a pixel are merged), tables stay exact. It reads GPU events (gpu[], wait_ns) only
+ * of the traces of the ranks the analyzer chose for the timeline (j->findings.timeline_ranks; the
+ * kernels table reads j->kernel_aggs): the other traces may hold only their metadata and warnings. */
 int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
-
-/* The ranks the timeline draws (indices into j->ranks, ascending; out has room for
- * min(timeline ranks, j->n_ranks), at most j->n_ranks): the first rank, the straggler, the rank that
- * waited most, the last, then others in order. Reads only j->ranks and j->summary, so it can be
- * called after the analysis without any events. The report reads GPU events (gpu[], wait_ns) of
- * these ranks' traces only (the kernels table reads j->kernel_aggs): the other traces may hold
- * only their metadata and warnings. Returns how many. */
-size_t tc_html_timeline_ranks(const tc_job *j, const tc_html_extras *x, size_t *out);
 
 /* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
  * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0

@@ -1,5 +1,6 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
 #include "json_report.h"
+#include "findings_text.h"
 #include "mfu_report.h"
 #include "base/version.h"
 #include <string.h>
@@ -21,129 +22,154 @@ static void opt_double(jw *w, const char *key, bool has, double v) {
     if (has) jw_double(w, v); else jw_null(w);
 }
 
+/* Key inputs: each trace's file, rank, sizes, counts and warnings. */
+static void inputs(jw *w, const tc_job *j) {
+    jw_key(w, "inputs");
+    jw_array_begin(w);
+    for (size_t i = 0; i < j->n_traces; i++) {
+        const tc_trace *t = &j->traces[i];
+        jw_object_begin(w);
+        jw_key(w, "path"); jw_string(w, t->path);
+        jw_key(w, "rank"); jw_int(w, t->rank);
+        jw_key(w, "bytes"); jw_uint(w, t->bytes);
+        jw_key(w, "events"); jw_uint(w, t->events_total);
+        jw_key(w, "gpu_events"); jw_uint(w, tc_trace_gpu_events(t));
+        jw_key(w, "skipped_events"); jw_uint(w, t->events_skipped);
+        jw_key(w, "truncated"); jw_bool(w, t->truncated);
+        jw_key(w, "warnings");
+        jw_array_begin(w);
+        for (size_t k = 0; k < t->n_warnings; k++) jw_string(w, t->warnings[k]);
+        if (t->warnings_dropped) {
+            char buf[96];
+            snprintf(buf, sizeof buf, "%llu more warnings not listed", (unsigned long long)t->warnings_dropped);
+            jw_string(w, buf);
+        }
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* One steps[] object. */
+static void step(jw *w, const tc_step_result *st) {
+    char name[48];
+    snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)st->number);
+    jw_object_begin(w);
+    jw_key(w, "name"); jw_string(w, name);
+    breakdown_fields(w, &st->b, st->b.split_known);
+    opt_double(w, "comm_compute_ratio", st->b.compute_ns > 0, st->b.compute_ns > 0 ? (double)st->b.comm_ns / (double)st->b.compute_ns : 0);
+    opt_double(w, "mfu", st->has_mfu, st->mfu);
+    tc_mfu_json_step(w, st);
+    jw_key(w, "step_time_us"); jw_ns_as_us(w, st->step_time_ns);
+    jw_key(w, "gpu_events"); jw_uint(w, st->b.gpu_events);
+    jw_object_end(w);
+}
+
+/* Key ranks: each rank's breakdown, figures and steps. */
+static void ranks(jw *w, const tc_job *j) {
+    jw_key(w, "ranks");
+    jw_array_begin(w);
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        jw_object_begin(w);
+        jw_key(w, "rank"); jw_int(w, rr->rank);
+        jw_key(w, "device"); jw_string(w, rr->device);
+        breakdown_fields(w, &rr->b, rr->b.split_known);
+        opt_double(w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
+        opt_double(w, "mfu", rr->has_mfu, rr->mfu);
+        tc_mfu_json_rank(w, rr);
+        jw_key(w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(w, rr->step_time_ns); else jw_null(w);
+        jw_key(w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(w, rr->clock_offset_ns); else jw_null(w);
+        jw_key(w, "steps");
+        jw_array_begin(w);
+        for (size_t s = 0; s < rr->n_steps; s++) step(w, &rr->steps[s]);
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* Key straggler: the straggler's figures, or null. */
+static void straggler(jw *w, const tc_summary *sm) {
+    jw_key(w, "straggler");
+    if (!sm->has_straggler) { jw_null(w); return; }
+    jw_object_begin(w);
+    jw_key(w, "rank"); jw_int(w, sm->straggler.rank);
+    jw_key(w, "last_arrival_share"); jw_double(w, sm->straggler.last_arrival_share);
+    jw_key(w, "caused_wait_share"); jw_double(w, sm->straggler.caused_wait_share);
+    jw_key(w, "caused_wait_us_per_step"); jw_ns_as_us(w, sm->straggler.caused_wait_ns_per_step);
+    jw_key(w, "compute_us_per_step"); jw_ns_as_us(w, sm->straggler.compute_ns_per_step);
+    jw_key(w, "median_compute_us_per_step"); jw_ns_as_us(w, sm->straggler.median_compute_ns_per_step);
+    jw_object_end(w);
+}
+
+/* Key summary: the job's sums, shares, figures, verdict with its reasons (findings_text.h) and
+ * straggler. */
+static void summary(jw *w, const tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    jw_key(w, "summary");
+    jw_object_begin(w);
+    jw_key(w, "ranks"); jw_uint(w, sm->ranks);
+    breakdown_fields(w, &sm->b, sm->split_known);
+    jw_key(w, "shares");
+    jw_object_begin(w);
+    jw_key(w, "compute"); jw_double(w, sm->share_compute);
+    jw_key(w, "exposed_comm"); jw_double(w, sm->share_exposed_comm);
+    opt_double(w, "exposed_transfer", sm->split_known, sm->share_exposed_transfer);
+    opt_double(w, "exposed_wait", sm->split_known, sm->share_exposed_wait);
+    jw_key(w, "memory_exposed"); jw_double(w, sm->share_memory_exposed);
+    jw_key(w, "idle"); jw_double(w, sm->share_idle);
+    jw_object_end(w);
+    opt_double(w, "comm_compute_ratio", sm->has_ratio, sm->comm_compute_ratio);
+    opt_double(w, "mfu", sm->has_mfu, sm->mfu);
+    tc_mfu_json_summary(w, sm);
+    jw_key(w, "step_time_us"); if (sm->has_step_time) jw_ns_as_us(w, sm->step_time_ns); else jw_null(w);
+    jw_key(w, "verdict"); jw_string(w, tc_verdict_name(sm->verdict));
+    jw_key(w, "verdict_reasons");
+    jw_array_begin(w);
+    for (size_t i = 0; i < j->findings.n_reasons; i++) {
+        char reason[TC_FINDING_TEXT];
+        jw_string(w, tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
+    }
+    jw_array_end(w);
+    jw_key(w, "straggler_rank"); if (sm->has_straggler) jw_int(w, sm->straggler.rank); else jw_null(w);
+    straggler(w, sm);
+    opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
+    jw_object_end(w);
+}
+
+/* Key collectives: one object per (process group, collective, message size) row. */
+static void collectives(jw *w, const tc_job *j) {
+    jw_key(w, "collectives");
+    jw_array_begin(w);
+    for (size_t i = 0; i < j->n_colls; i++) {
+        const tc_collective_result *c = &j->colls[i];
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, c->name);
+        jw_key(w, "process_group"); jw_string(w, c->process_group);
+        jw_key(w, "group_size"); if (c->group_size > 0) jw_int(w, c->group_size); else jw_null(w);
+        jw_key(w, "dtype"); jw_string(w, c->dtype);
+        jw_key(w, "count"); jw_uint(w, c->count);
+        jw_key(w, "bytes"); if (c->bytes >= 0) jw_int(w, c->bytes); else jw_null(w);
+        jw_key(w, "transfer_us_median"); jw_ns_as_us(w, c->transfer_ns_median);
+        jw_key(w, "wait_us_total"); jw_ns_as_us(w, c->wait_ns_total);
+        opt_double(w, "algbw_GBps", c->has_bw, c->algbw_GBps);
+        opt_double(w, "busbw_GBps", c->has_bw, c->busbw_GBps);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, void *extra_ctx) {
     jw w;
     jw_init(&w, out, true);
     jw_object_begin(&w);
     jw_key(&w, "schema"); jw_string(&w, TC_SCHEMA);
     jw_key(&w, "tool_version"); jw_string(&w, TC_VERSION);
-
-    jw_key(&w, "inputs");
-    jw_array_begin(&w);
-    for (size_t i = 0; i < j->n_traces; i++) {
-        const tc_trace *t = &j->traces[i];
-        jw_object_begin(&w);
-        jw_key(&w, "path"); jw_string(&w, t->path);
-        jw_key(&w, "rank"); jw_int(&w, t->rank);
-        jw_key(&w, "bytes"); jw_uint(&w, t->bytes);
-        jw_key(&w, "events"); jw_uint(&w, t->events_total);
-        jw_key(&w, "gpu_events"); jw_uint(&w, tc_trace_gpu_events(t));
-        jw_key(&w, "skipped_events"); jw_uint(&w, t->events_skipped);
-        jw_key(&w, "truncated"); jw_bool(&w, t->truncated);
-        jw_key(&w, "warnings");
-        jw_array_begin(&w);
-        for (size_t k = 0; k < t->n_warnings; k++) jw_string(&w, t->warnings[k]);
-        if (t->warnings_dropped) {
-            char buf[96];
-            snprintf(buf, sizeof buf, "%llu more warnings not listed", (unsigned long long)t->warnings_dropped);
-            jw_string(&w, buf);
-        }
-        jw_array_end(&w);
-        jw_object_end(&w);
-    }
-    jw_array_end(&w);
-
-    jw_key(&w, "ranks");
-    jw_array_begin(&w);
-    for (size_t r = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        jw_object_begin(&w);
-        jw_key(&w, "rank"); jw_int(&w, rr->rank);
-        jw_key(&w, "device"); jw_string(&w, rr->device);
-        breakdown_fields(&w, &rr->b, rr->b.split_known);
-        opt_double(&w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
-        opt_double(&w, "mfu", rr->has_mfu, rr->mfu);
-        tc_mfu_json_rank(&w, rr);
-        jw_key(&w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(&w, rr->step_time_ns); else jw_null(&w);
-        jw_key(&w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(&w, rr->clock_offset_ns); else jw_null(&w);
-        jw_key(&w, "steps");
-        jw_array_begin(&w);
-        for (size_t s = 0; s < rr->n_steps; s++) {
-            const tc_step_result *st = &rr->steps[s];
-            char name[48];
-            snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)st->number);
-            jw_object_begin(&w);
-            jw_key(&w, "name"); jw_string(&w, name);
-            breakdown_fields(&w, &st->b, st->b.split_known);
-            opt_double(&w, "comm_compute_ratio", st->b.compute_ns > 0, st->b.compute_ns > 0 ? (double)st->b.comm_ns / (double)st->b.compute_ns : 0);
-            opt_double(&w, "mfu", st->has_mfu, st->mfu);
-            tc_mfu_json_step(&w, st);
-            jw_key(&w, "step_time_us"); jw_ns_as_us(&w, st->step_time_ns);
-            jw_key(&w, "gpu_events"); jw_uint(&w, st->b.gpu_events);
-            jw_object_end(&w);
-        }
-        jw_array_end(&w);
-        jw_object_end(&w);
-    }
-    jw_array_end(&w);
-
-    const tc_summary *sm = &j->summary;
-    jw_key(&w, "summary");
-    jw_object_begin(&w);
-    jw_key(&w, "ranks"); jw_uint(&w, sm->ranks);
-    breakdown_fields(&w, &sm->b, sm->split_known);
-    jw_key(&w, "shares");
-    jw_object_begin(&w);
-    jw_key(&w, "compute"); jw_double(&w, sm->share_compute);
-    jw_key(&w, "exposed_comm"); jw_double(&w, sm->share_exposed_comm);
-    opt_double(&w, "exposed_transfer", sm->split_known, sm->share_exposed_transfer);
-    opt_double(&w, "exposed_wait", sm->split_known, sm->share_exposed_wait);
-    jw_key(&w, "memory_exposed"); jw_double(&w, sm->share_memory_exposed);
-    jw_key(&w, "idle"); jw_double(&w, sm->share_idle);
-    jw_object_end(&w);
-    opt_double(&w, "comm_compute_ratio", sm->has_ratio, sm->comm_compute_ratio);
-    opt_double(&w, "mfu", sm->has_mfu, sm->mfu);
-    tc_mfu_json_summary(&w, sm);
-    jw_key(&w, "step_time_us"); if (sm->has_step_time) jw_ns_as_us(&w, sm->step_time_ns); else jw_null(&w);
-    jw_key(&w, "verdict"); jw_string(&w, tc_verdict_name(sm->verdict));
-    jw_key(&w, "verdict_reasons");
-    jw_array_begin(&w);
-    for (size_t i = 0; i < sm->n_reasons; i++) jw_string(&w, sm->reasons[i]);
-    jw_array_end(&w);
-    jw_key(&w, "straggler_rank"); if (sm->has_straggler) jw_int(&w, sm->straggler.rank); else jw_null(&w);
-    jw_key(&w, "straggler");
-    if (sm->has_straggler) {
-        jw_object_begin(&w);
-        jw_key(&w, "rank"); jw_int(&w, sm->straggler.rank);
-        jw_key(&w, "last_arrival_share"); jw_double(&w, sm->straggler.last_arrival_share);
-        jw_key(&w, "caused_wait_share"); jw_double(&w, sm->straggler.caused_wait_share);
-        jw_key(&w, "caused_wait_us_per_step"); jw_ns_as_us(&w, sm->straggler.caused_wait_ns_per_step);
-        jw_key(&w, "compute_us_per_step"); jw_ns_as_us(&w, sm->straggler.compute_ns_per_step);
-        jw_key(&w, "median_compute_us_per_step"); jw_ns_as_us(&w, sm->straggler.median_compute_ns_per_step);
-        jw_object_end(&w);
-    } else jw_null(&w);
-    opt_double(&w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
-    jw_object_end(&w);
-
-    jw_key(&w, "collectives");
-    jw_array_begin(&w);
-    for (size_t i = 0; i < j->n_colls; i++) {
-        const tc_collective_result *c = &j->colls[i];
-        jw_object_begin(&w);
-        jw_key(&w, "name"); jw_string(&w, c->name);
-        jw_key(&w, "process_group"); jw_string(&w, c->process_group);
-        jw_key(&w, "group_size"); if (c->group_size > 0) jw_int(&w, c->group_size); else jw_null(&w);
-        jw_key(&w, "dtype"); jw_string(&w, c->dtype);
-        jw_key(&w, "count"); jw_uint(&w, c->count);
-        jw_key(&w, "bytes"); if (c->bytes >= 0) jw_int(&w, c->bytes); else jw_null(&w);
-        jw_key(&w, "transfer_us_median"); jw_ns_as_us(&w, c->transfer_ns_median);
-        jw_key(&w, "wait_us_total"); jw_ns_as_us(&w, c->wait_ns_total);
-        opt_double(&w, "algbw_GBps", c->has_bw, c->algbw_GBps);
-        opt_double(&w, "busbw_GBps", c->has_bw, c->busbw_GBps);
-        jw_object_end(&w);
-    }
-    jw_array_end(&w);
-
+    inputs(&w, j);
+    ranks(&w, j);
+    summary(&w, j);
+    collectives(&w, j);
     tc_mfu_json_top_kernels(&w, j);
 
     jw_key(&w, "warnings");

@@ -1,5 +1,6 @@
 /* text_report.c: terminal summary (see text_report.h). */
 #include "text_report.h"
+#include "findings_text.h"
 #include "mfu_report.h"
 #include "base/version.h"
 #include "termtext.h"
@@ -50,73 +51,15 @@ static void row(const tw *t, const char *label, const char *device, const tc_bre
             pct(b->idle_ns, b->window_ns), rt, st);
 }
 
-/* The Actions section: what the verdict suggests doing, 2-3 items wrapped to the width. */
+/* The Actions section: what the verdict suggests doing (tc_findings.actions), wrapped to the width. */
 static void actions(const tw *t, const tc_job *j) {
-    const tc_summary *sm = &j->summary;
-    char a[3][700];
-    int n = 0;
-    switch (sm->verdict) {
-    case TC_VERDICT_NETWORK:
-        snprintf(a[n++], sizeof a[0], "Hide communication behind compute: bigger DDP buckets (bucket_cap_mb), gradient "
-                 "accumulation (fewer all-reduces per sample), overlap with compute (FSDP forward/backward prefetch).");
-        if (sm->has_fabric_busbw)
-            snprintf(a[n++], sizeof a[0], "Check the fabric: collectives reach %.1f GB/s bus bandwidth; compare with what "
-                     "the links should give (nccl-tests all_reduce_perf on the same nodes).", sm->fabric_busbw_GBps);
-        else
-            snprintf(a[n++], sizeof a[0], "Check the fabric: measure bus bandwidth with nccl-tests (all_reduce_perf) on "
-                     "the same nodes and compare with what the links should give.");
-        snprintf(a[n++], sizeof a[0], "Send fewer bytes: bf16 gradients or compression hooks, a larger batch per GPU, "
-                 "or keep tensor parallelism within a node.");
-        break;
-    case TC_VERDICT_STRAGGLER:
-        if (sm->has_straggler) {
-            const char *file = "?";
-            for (size_t r = 0; r < j->n_ranks; r++)
-                if (j->ranks[r].rank == sm->straggler.rank && j->ranks[r].input < j->n_traces)
-                    file = j->traces[j->ranks[r].input].path;
-            const char *base = strrchr(file, '/');
-            char clean[256];
-            tc_term_clean(clean, sizeof clean, base ? base + 1 : file, 80);
-            snprintf(a[n++], sizeof a[0], "Look at rank %lld (trace %s; its host is the machine that wrote that "
-                     "file): its data loader, CPU contention, GPU clocks and thermals (nvidia-smi -q), PCIe and NIC "
-                     "errors.", (long long)sm->straggler.rank, clean);
-            snprintf(a[n++], sizeof a[0], "Its compute is %.3f ms per step against a median of %.3f ms: %s",
-                     ms(sm->straggler.compute_ns_per_step), ms(sm->straggler.median_compute_ns_per_step),
-                     sm->straggler.compute_ns_per_step > sm->straggler.median_compute_ns_per_step * 21 / 20
-                         ? "more GPU work or a slower GPU (uneven batches or sequence lengths, throttling)."
-                         : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
-        } else {
-            snprintf(a[n++], sizeof a[0], "No single rank arrives last: waits are spread, so balance the work per rank "
-                     "(sequence lengths, uneven batches, pipeline stages).");
-        }
-        snprintf(a[n++], sizeof a[0], "Compare per-rank compute in the table above; a rank whose host is busy "
-                 "(logging, checkpointing, evaluation on rank 0) delays every collective.");
-        break;
-    case TC_VERDICT_HOST:
-        snprintf(a[n++], sizeof a[0], "Feed the GPUs faster: more DataLoader workers (num_workers), pin_memory=True, "
-                 "prefetch_factor, non_blocking copies.");
-        snprintf(a[n++], sizeof a[0], "Cut launch overhead: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
-                 "fused kernels, a larger batch per step.");
-        snprintf(a[n++], sizeof a[0], "Avoid host-device syncs in the step: .item(), .cpu(), printing losses, "
-                 "torch.cuda.synchronize().");
-        break;
-    case TC_VERDICT_COMPUTE:
-        snprintf(a[n++], sizeof a[0], "The GPUs are busy: speed-ups come from kernel-level work (Nsight Compute on "
-                 "the top kernels, fusion, torch.compile, bf16/fp8 math).");
-        if (sm->has_mfu)
-            snprintf(a[n++], sizeof a[0], "MFU is %.1f%% of the GPU's peak: the gap to peak is what kernel work can "
-                     "win.", 100 * sm->mfu);
-        else
-            snprintf(a[n++], sizeof a[0], "Measure MFU (record shapes with record_shapes=True) to see how far kernels "
-                     "are from the GPU's peak.");
-        break;
-    default:
-        return;
-    }
+    const tc_findings *f = &j->findings;
+    if (!f->n_actions) return;
     fprintf(t->out, "\n%sActions%s\n", c_on(t, BOLD), c_off(t));
-    for (int i = 0; i < n; i++) {
-        char item[720];
-        snprintf(item, sizeof item, "%d. %.700s", i + 1, a[i]);
+    for (size_t i = 0; i < f->n_actions; i++) {
+        char a[700], item[720];
+        tc_action_text(a, sizeof a, &f->actions[i], j);
+        snprintf(item, sizeof item, "%zu. %.700s", i + 1, a);
         tc_term_wrap(t->out, item, 2, 5, TC_TERM_WIDTH);
     }
 }
@@ -128,9 +71,9 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
     const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
     fprintf(out, "%sVerdict: %s%s\n", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
-    for (size_t i = 0; i < sm->n_reasons; i++) {
-        char item[1100];
-        snprintf(item, sizeof item, "- %s", sm->reasons[i]);
+    for (size_t i = 0; i < j->findings.n_reasons; i++) {
+        char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];
+        snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
         tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
     }
     fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,

@@ -8,7 +8,8 @@
 #include "model/job.h"
 
 void tc_text_report_write(FILE *out, const tc_job *j, bool color);
-/* The closing "Actions" section: two or three things the verdict suggests doing. Written by the
- * caller after everything else it prints (the summary ends with it); nothing for no verdict. */
+/* The closing "Actions" section: the two or three things the analyzer suggests doing
+ * (tc_findings.actions, worded by findings_text.h). Written by the caller after everything else
+ * it prints (the summary ends with it); nothing for no verdict. */
 void tc_text_report_actions(FILE *out, const tc_job *j, bool color);
 #endif

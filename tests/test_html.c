@@ -296,7 +296,7 @@ Test(html, cost_section) {
     cr_assert(res);
     cost_for(&j, res);
     cr_assert(res->has_breakeven && res->breakeven_months < 36, "planted inputs break even inside the horizon");
-    tc_html_extras x = {res, NULL, 0};
+    tc_html_extras x = {res, NULL};
     size_t len;
     char *html = render(&j, &x, &len);
     cr_assert_not_null(strstr(html, "<svg id=\"cost-chart\""));
@@ -325,7 +325,7 @@ Test(html, cost_section) {
     }
     free(html);
     /* a reason instead of a result */
-    tc_html_extras y = {NULL, "cost not computed: --gpus 0 is not a whole number >= 1", 0};
+    tc_html_extras y = {NULL, "cost not computed: --gpus 0 is not a whole number >= 1"};
     html = render(&j, &y, &len);
     cr_assert_not_null(strstr(html, "cost not computed: --gpus 0 is not a whole number &gt;= 1"));
     cr_assert_null(strstr(html, "<svg id=\"cost-chart\""));

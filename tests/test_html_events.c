@@ -1,5 +1,5 @@
 /* test_html_events.c: the HTML report reads GPU events only of the ranks its timeline draws
- * (tc_html_timeline_ranks), so an MPI process 0 can hold the other ranks as skeletons: removing
+ * (the analyzer's tc_findings.timeline_ranks), so an MPI process 0 can hold the other ranks as skeletons: removing
  * every other rank's events and waits leaves the report byte-identical (but for the CSP nonce). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -58,8 +58,8 @@ Test(html_events, only_the_timeline_ranks_events_are_read) {
     tc_job j;
     build_job(&j);
     char *before = render(&j);
-    size_t pick[16];
-    size_t np = tc_html_timeline_ranks(&j, NULL, pick);
+    const size_t *pick = j.findings.timeline_ranks;
+    size_t np = j.findings.n_timeline_ranks;
     cr_assert(np >= 1 && np < j.n_ranks, "the test needs ranks that are not drawn (%zu of %zu)", np, j.n_ranks);
     for (size_t r = 0; r < j.n_ranks; r++) {
         bool picked = false;

@@ -6,7 +6,6 @@
 #include "analyzer/analyze_phases.h"
 #include "analyzer/collectives.h"
 #include "cli/exitcodes.h"
-#include "reports/html_report.h"
 #include "cli/inputs.h"
 #include "mpi_pack.h"
 #include <mpi.h>
@@ -124,10 +123,6 @@ static void pack_matching(tc_buf *b, const tc_job *j, const size_t *file_of, con
     }
 }
 
-/* The owner's side: applies message B to its local job lj (lfile[i] = file index of lj trace i),
- * runs the per-rank phase of each listed rank and writes message C: per rank its file index and its
- * results. Each trace is then freed unless keep_events (--html: process 0 may ask for it, message E).
- * 0, or -1. */
 /* Index in lj->ranks of the rank parsed from job file fi (lfile: job file of each local input),
  * lj->n_ranks when this process has none. */
 static size_t rank_of_file(const tc_job *lj, const size_t *lfile, uint64_t fi) {
@@ -135,6 +130,11 @@ static size_t rank_of_file(const tc_job *lj, const size_t *lfile, uint64_t fi) {
     for (size_t k = 0; k < lj->n_ranks; k++) if (lfile[lj->ranks[k].input] == fi) r = k;
     return r;
 }
+
+/* The owner's side: applies message B to its local job lj (lfile[i] = file index of lj trace i),
+ * runs the per-rank phase of each listed rank and writes message C: per rank its file index and its
+ * results. Each trace is then freed unless keep_events (--html: process 0 may ask for it, message E).
+ * 0, or -1. */
 
 static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool keep_events,
                        tc_buf *out) {
@@ -293,240 +293,304 @@ static int attach_traces(tc_buf *in, tc_job *j, const size_t *kept_of_file, size
     return in->bad ? -1 : 0;
 }
 
-int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc_load_options *lbase,
-                        const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
-    const tc_mpi_ctx *ctx = vctx;
-    int me = ctx->rank, procs = ctx->size;
-    *report = false;
+/* One process's state through the steps of tc_mpi_load_analyze. */
+typedef struct {
+    int me, procs;            /* this process, number of processes */
+    size_t n;                 /* files of the job (process 0's expansion of the operands) */
+    char **paths;             /* per file: its path */
+    bool *from_folder;        /* per file: found in a folder operand */
+    int *owner;               /* per file: the process that parses it */
+    size_t *mine; char **my_paths; size_t n_mine; /* this process's files: job index and path */
+    tc_job lj;                /* this process's usable traces, sorted (tc_job_prepare) */
+    size_t *lidx;             /* local file k: its index in lj.traces */
+    size_t *lfile;            /* lj.traces[i]: its job file */
+    size_t *file_of;          /* process 0: job trace k -> job file */
+    size_t *kept_of_file;     /* process 0: job file -> job trace, SIZE_MAX when not kept */
+    size_t *rank_of;          /* process 0: job trace k -> index in j->ranks */
+} mpi_state;
 
-    /* 1. process 0 expands the operands and assigns the files; everyone gets the list */
-    tc_input_list inputs;
-    memset(&inputs, 0, sizeof inputs);
+static void state_free(mpi_state *m) {
+    tc_job_free(&m->lj);
+    free(m->lidx); free(m->lfile); free(m->file_of); free(m->kept_of_file); free(m->rank_of);
+    for (size_t i = 0; m->paths && i < m->n; i++) free(m->paths[i]);
+    free(m->paths); free(m->from_folder); free(m->owner); free(m->mine); free(m->my_paths);
+}
+
+/* Process 0's part of step 1: expands the operands into inputs and writes the file list (per
+ * file: path, from a folder, owner) into list, balanced by size. 1, or 0 (message printed). */
+static int assign_files(char **operands, size_t n_operands, int procs, tc_input_list *inputs, tc_buf *list) {
+    char err[1200];
+    if (tc_inputs_expand(operands, n_operands, inputs, err, sizeof err)) {
+        fprintf(stderr, "tracecost: %s\n", err);
+        return 0;
+    }
+    int ok = 1;
+    uint64_t *sizes = calloc(inputs->n ? inputs->n : 1, sizeof *sizes);
+    bool *is_stdin = calloc(inputs->n ? inputs->n : 1, sizeof *is_stdin);
+    int *owner = calloc(inputs->n ? inputs->n : 1, sizeof *owner);
+    if (!sizes || !is_stdin || !owner) ok = 0;
+    for (size_t i = 0; ok && i < inputs->n; i++) {
+        sizes[i] = file_size(inputs->paths[i]);
+        is_stdin[i] = strcmp(inputs->paths[i], "-") == 0;
+    }
+    if (ok && tc_mpi_assign(sizes, is_stdin, inputs->n, procs, owner)) ok = 0;
+    if (ok) {
+        tc_buf_u64(list, inputs->n);
+        for (size_t i = 0; i < inputs->n; i++) {
+            tc_buf_str(list, inputs->paths[i]);
+            tc_buf_u64(list, inputs->from_folder ? inputs->from_folder[i] : 0);
+            tc_buf_u64(list, (uint64_t)owner[i]);
+        }
+        if (list->bad) ok = 0;
+    }
+    if (!ok) fprintf(stderr, "tracecost: out of memory\n");
+    free(sizes); free(is_stdin); free(owner);
+    return ok;
+}
+
+/* Step 1: process 0 expands the operands and assigns the files; every process gets the list
+ * (m->n, paths, from_folder, owner and its own files). 0, or -1 on every process when process 0
+ * failed (message printed). */
+static int share_files(mpi_state *m, char **operands, size_t n_operands, tc_input_list *inputs) {
     int ok = 1;
     tc_buf list;
     memset(&list, 0, sizeof list);
-    if (me == 0) {
-        char err[1200];
-        if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
-            fprintf(stderr, "tracecost: %s\n", err);
-            ok = 0;
-        } else {
-            uint64_t *sizes = calloc(inputs.n ? inputs.n : 1, sizeof *sizes);
-            bool *is_stdin = calloc(inputs.n ? inputs.n : 1, sizeof *is_stdin);
-            int *owner = calloc(inputs.n ? inputs.n : 1, sizeof *owner);
-            if (!sizes || !is_stdin || !owner) ok = 0;
-            for (size_t i = 0; ok && i < inputs.n; i++) {
-                sizes[i] = file_size(inputs.paths[i]);
-                is_stdin[i] = strcmp(inputs.paths[i], "-") == 0;
-            }
-            if (ok && tc_mpi_assign(sizes, is_stdin, inputs.n, procs, owner)) ok = 0;
-            if (ok) {
-                tc_buf_u64(&list, inputs.n);
-                for (size_t i = 0; i < inputs.n; i++) {
-                    tc_buf_str(&list, inputs.paths[i]);
-                    tc_buf_u64(&list, inputs.from_folder ? inputs.from_folder[i] : 0);
-                    tc_buf_u64(&list, (uint64_t)owner[i]);
-                }
-                if (list.bad) ok = 0;
-            }
-            if (!ok) fprintf(stderr, "tracecost: out of memory\n");
-            free(sizes); free(is_stdin); free(owner);
-        }
-    }
+    if (m->me == 0) ok = assign_files(operands, n_operands, m->procs, inputs, &list);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok) { tc_input_list_free(&inputs); tc_buf_free(&list); return TC_EXIT_NOTHING; }
-    bcast_buf(&list, me);
-    size_t n = (size_t)tc_buf_get_u64(&list);
-    char **paths = calloc(n ? n : 1, sizeof *paths);
-    bool *from_folder = calloc(n ? n : 1, sizeof *from_folder);
-    int *owner = calloc(n ? n : 1, sizeof *owner);
-    size_t *mine = calloc(n ? n : 1, sizeof *mine);
-    char **my_paths = calloc(n ? n : 1, sizeof *my_paths);
-    if (!paths || !from_folder || !owner || !mine || !my_paths) MPI_Abort(MPI_COMM_WORLD, TC_EXIT_NOTHING);
-    size_t n_mine = 0;
+    if (!ok) { tc_buf_free(&list); return -1; }
+    bcast_buf(&list, m->me);
+    size_t n = m->n = (size_t)tc_buf_get_u64(&list);
+    m->paths = calloc(n ? n : 1, sizeof *m->paths);
+    m->from_folder = calloc(n ? n : 1, sizeof *m->from_folder);
+    m->owner = calloc(n ? n : 1, sizeof *m->owner);
+    m->mine = calloc(n ? n : 1, sizeof *m->mine);
+    m->my_paths = calloc(n ? n : 1, sizeof *m->my_paths);
+    if (!m->paths || !m->from_folder || !m->owner || !m->mine || !m->my_paths) MPI_Abort(MPI_COMM_WORLD, TC_EXIT_NOTHING);
     for (size_t i = 0; i < n; i++) {
-        paths[i] = tc_buf_get_str(&list);
-        from_folder[i] = tc_buf_get_u64(&list) != 0;
-        owner[i] = (int)tc_buf_get_u64(&list);
-        if (owner[i] == me) { mine[n_mine] = i; my_paths[n_mine++] = paths[i]; }
+        m->paths[i] = tc_buf_get_str(&list);
+        m->from_folder[i] = tc_buf_get_u64(&list) != 0;
+        m->owner[i] = (int)tc_buf_get_u64(&list);
+        if (m->owner[i] == m->me) { m->mine[m->n_mine] = i; m->my_paths[m->n_mine++] = m->paths[i]; }
     }
     tc_buf_free(&list);
+    return 0;
+}
 
-    /* 2. every process parses its share (-j threads each); no progress line under MPI */
+/* Steps 2 and 3: this process parses its share (-j threads; no progress line under MPI), keeps
+ * the usable traces sorted in m->lj and writes message A (its results with the skeletons) into
+ * out (UINT64_MAX alone when it failed). */
+static void parse_share(mpi_state *m, const tc_load_options *lbase, tc_buf *out) {
     tc_load_options lopt = *lbase;
     lopt.progress = false;
     lopt.from_folder = NULL;
     tc_loaded_files lf;
     memset(&lf, 0, sizeof lf);
-    int parsed = tc_job_parse_files(my_paths, n_mine, &lopt, &lf) == 0;
-
-    /* 3. each process sorts its usable traces (tc_job_prepare) and sends process 0 their skeletons */
-    tc_job lj;
-    tc_job_init(&lj);
-    size_t *lidx = calloc(lf.n ? lf.n : 1, sizeof *lidx), *lfile = calloc(lf.n ? lf.n : 1, sizeof *lfile);
-    lj.traces = calloc(lf.n ? lf.n : 1, sizeof *lj.traces);
-    if (!lidx || !lfile || !lj.traces) parsed = 0;
+    int parsed = tc_job_parse_files(m->my_paths, m->n_mine, &lopt, &lf) == 0;
+    m->lidx = calloc(lf.n ? lf.n : 1, sizeof *m->lidx);
+    m->lfile = calloc(lf.n ? lf.n : 1, sizeof *m->lfile);
+    m->lj.traces = calloc(lf.n ? lf.n : 1, sizeof *m->lj.traces);
+    if (!m->lidx || !m->lfile || !m->lj.traces) parsed = 0;
     for (size_t k = 0; parsed && k < lf.n; k++) {
         if (lf.status[k] != TC_LOAD_OK && lf.status[k] != TC_LOAD_DAMAGED) continue;
-        lidx[k] = lj.n_traces;
-        lfile[lj.n_traces] = mine[k];
-        lj.traces[lj.n_traces++] = lf.traces[k];
+        m->lidx[k] = m->lj.n_traces;
+        m->lfile[m->lj.n_traces] = m->mine[k];
+        m->lj.traces[m->lj.n_traces++] = lf.traces[k];
         memset(&lf.traces[k], 0, sizeof lf.traces[k]);
     }
-    if (parsed && tc_job_prepare(&lj, true)) parsed = 0;
-    tc_buf out;
-    memset(&out, 0, sizeof out);
-    if (parsed) pack_results(&out, mine, &lf, &lj, lidx);
-    if (!parsed || out.bad) { tc_buf_free(&out); tc_buf_u64(&out, UINT64_MAX); }
+    if (parsed && tc_job_prepare(&m->lj, true)) parsed = 0;
+    if (parsed) pack_results(out, m->mine, &lf, &m->lj, m->lidx);
+    if (!parsed || out->bad) { tc_buf_free(out); tc_buf_u64(out, UINT64_MAX); }
     for (size_t k = 0; k < lf.n; k++) tc_trace_free(&lf.traces[k]);
     free(lf.traces); free(lf.status); free(lf.msg);
+}
 
-    int rc = TC_EXIT_OK;
-    int go = 0;
+/* Process 0, after tc_job_load_collect: sorts j's ranks, matches collectives and indexes the kept
+ * traces by job file (file_of, kept_of_file, rank_of). True, or false out of memory. */
+static bool index_job(mpi_state *m, tc_job *j, const char **pathp) {
+    size_t n = m->n;
+    m->file_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *m->file_of);
+    m->kept_of_file = malloc((n ? n : 1) * sizeof *m->kept_of_file);
+    m->rank_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *m->rank_of);
+    if (!m->file_of || !m->kept_of_file || !m->rank_of || tc_job_prepare(j, false) || tc_collectives_match(j)) return false;
+    for (size_t i = 0; i < n; i++) m->kept_of_file[i] = SIZE_MAX;
+    for (size_t k = 0; k < j->n_traces; k++)
+        for (size_t i = 0; i < n; i++)
+            if (pathp[i] == j->traces[k].path) { m->file_of[k] = i; m->kept_of_file[i] = k; }
+    for (size_t r = 0; r < j->n_ranks; r++) m->rank_of[j->ranks[r].input] = r;
+    return true;
+}
+
+/* Step 4 on process 0: gathers every process's message A (its own in own), reports the files'
+ * problems, assigns ranks and matches collectives in j. Returns the exit code so far; *go when
+ * the analysis goes on. */
+static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lbase, tc_job *j, int *go) {
+    size_t n = m->n;
     tc_loaded_files all;
     memset(&all, 0, sizeof all);
-    size_t *file_of = NULL, *kept_of_file = NULL, *rank_of = NULL;
-    if (me != 0) {
-        send_buf(&out, 0);
-    } else {
-        all.n = n;
-        all.traces = calloc(n ? n : 1, sizeof *all.traces);
-        all.status = calloc(n ? n : 1, sizeof *all.status);
-        all.msg = calloc(n ? n : 1, sizeof *all.msg);
-        bool *have = calloc(n ? n : 1, sizeof *have);
-        bool fine = all.traces && all.status && all.msg && have;
-        out.off = 0;
-        if (fine && unpack_results(&out, &all, have)) {
-            fprintf(stderr, "tracecost: process 0: out of memory\n");
+    all.n = n;
+    all.traces = calloc(n ? n : 1, sizeof *all.traces);
+    all.status = calloc(n ? n : 1, sizeof *all.status);
+    all.msg = calloc(n ? n : 1, sizeof *all.msg);
+    bool *have = calloc(n ? n : 1, sizeof *have);
+    bool fine = all.traces && all.status && all.msg && have;
+    own->off = 0;
+    if (fine && unpack_results(own, &all, have)) {
+        fprintf(stderr, "tracecost: process 0: out of memory\n");
+        fine = false;
+    }
+    for (int p = 1; p < m->procs; p++) {
+        tc_buf in;
+        if (!recv_buf(&in, p)) { fine = false; continue; }
+        if (fine && unpack_results(&in, &all, have)) {
+            fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
             fine = false;
         }
-        for (int p = 1; p < procs; p++) {
-            tc_buf in;
-            if (!recv_buf(&in, p)) { fine = false; continue; }
-            if (fine && unpack_results(&in, &all, have)) {
-                fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
-                fine = false;
-            }
-            tc_buf_free(&in);
-        }
-        for (size_t i = 0; fine && i < n; i++) fine = have[i];
-        free(have);
-        const char **pathp = calloc(n ? n : 1, sizeof *pathp);
-        if (!pathp) fine = false;
-        for (size_t i = 0; fine && i < n; i++) pathp[i] = all.traces[i].path;
-        if (fine) {
-            /* 4. process 0 reports the files' problems, assigns ranks and matches collectives */
-            rc = tc_job_load_collect(j, paths, &all, &(tc_load_options){lopt.jobs, false, lopt.err, from_folder});
-            if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-                file_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *file_of);
-                kept_of_file = malloc((n ? n : 1) * sizeof *kept_of_file);
-                rank_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *rank_of);
-                go = file_of && kept_of_file && rank_of && !tc_job_prepare(j, false) && !tc_collectives_match(j);
-                for (size_t i = 0; go && i < n; i++) kept_of_file[i] = SIZE_MAX;
-                for (size_t k = 0; go && k < j->n_traces; k++)
-                    for (size_t i = 0; i < n; i++) if (pathp[i] == j->traces[k].path) { file_of[k] = i; kept_of_file[i] = k; }
-                for (size_t r = 0; go && r < j->n_ranks; r++) rank_of[j->ranks[r].input] = r;
-                if (!go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
-            }
-        } else {
-            fprintf(stderr, "tracecost: out of memory while gathering the parsed traces\n");
-            rc = TC_EXIT_NOTHING;
-            for (size_t i = 0; all.traces && i < n; i++) tc_trace_free(&all.traces[i]);
-            free(all.traces); free(all.status); free(all.msg);
-        }
-        free(pathp);
+        tc_buf_free(&in);
     }
-    tc_buf_free(&out);
-    MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (size_t i = 0; fine && i < n; i++) fine = have[i];
+    free(have);
+    const char **pathp = calloc(n ? n : 1, sizeof *pathp);
+    if (!pathp) fine = false;
+    for (size_t i = 0; fine && i < n; i++) pathp[i] = all.traces[i].path;
+    int rc = TC_EXIT_NOTHING;
+    if (fine) {
+        rc = tc_job_load_collect(j, m->paths, &all, &(tc_load_options){lbase->jobs, false, lbase->err, m->from_folder});
+        if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
+            *go = index_job(m, j, pathp);
+            if (!*go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
+        }
+    } else {
+        fprintf(stderr, "tracecost: out of memory while gathering the parsed traces\n");
+        for (size_t i = 0; all.traces && i < n; i++) tc_trace_free(&all.traces[i]);
+        free(all.traces); free(all.status); free(all.msg);
+    }
+    free(pathp);
+    return rc;
+}
 
-    /* 5. per-rank phase where each trace was parsed; results back to process 0 */
-    if (go) {
-        tc_buf bin, cout;
-        memset(&bin, 0, sizeof bin);
-        memset(&cout, 0, sizeof cout);
-        if (me != 0) {
-            if (!recv_buf(&bin, 0)) bin.bad = true;
-            if (bin.bad || owner_phase(&lj, lfile, &bin, aopt, need_events, &cout) || cout.bad) {
-                tc_buf_free(&cout);
-                tc_buf_u64(&cout, UINT64_MAX);
-            }
-            send_buf(&cout, 0);
-            tc_buf_free(&bin);
-            tc_buf_free(&cout);
-            if (need_events) { /* 6. --html: the whole traces process 0 asks for (the timeline's ranks) */
-                if (!recv_buf(&bin, 0)) bin.bad = true;
-                if (bin.bad || serve_request(&lj, lfile, &bin, &cout) || cout.bad) {
-                    tc_buf_free(&cout);
-                    tc_buf_u64(&cout, UINT64_MAX);
-                }
-                send_buf(&cout, 0);
-                tc_buf_free(&bin);
-                tc_buf_free(&cout);
-            }
-        } else {
-            double user = tc_job_user_flops(j, aopt);
-            tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
-            bool fine = x != NULL;
-            for (int p = 1; p < procs; p++) {
-                tc_buf b;
-                memset(&b, 0, sizeof b);
-                pack_matching(&b, j, file_of, owner, p, user);
-                if (b.bad) { tc_buf_free(&b); tc_buf_f64(&b, 0); tc_buf_u64(&b, UINT64_MAX); }
-                send_buf(&b, p);
-                tc_buf_free(&b);
-            }
-            pack_matching(&bin, j, file_of, owner, 0, user);
-            if (bin.bad || owner_phase(&lj, lfile, &bin, aopt, need_events, &cout) || cout.bad) fine = false;
-            if (fine && unpack_rank_results(&cout, j, kept_of_file, n, rank_of, x)) fine = false;
-            for (int p = 1; p < procs; p++) {
-                tc_buf in;
-                if (!recv_buf(&in, p)) { fine = false; continue; }
-                if (fine && unpack_rank_results(&in, j, kept_of_file, n, rank_of, x)) {
-                    fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
-                    fine = false;
-                }
-                tc_buf_free(&in);
-            }
-            tc_buf_free(&bin);
-            tc_buf_free(&cout);
-            if (fine && tc_job_finish(j, aopt, x)) fine = false;
-            if (need_events) { /* 6. --html: fetch the whole traces of the timeline's ranks only */
-                /* cmd_analyze.c leaves timeline_ranks at 0 (the default), as the NULL extras here */
-                size_t *pick = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *pick);
-                size_t npick = fine && pick ? tc_html_timeline_ranks(j, NULL, pick) : 0;
-                if (!pick) fine = false;
-                for (int p = 0; p < procs; p++) {
-                    tc_buf req, ans;
-                    memset(&req, 0, sizeof req);
-                    memset(&ans, 0, sizeof ans);
-                    pack_request(&req, j, pick, npick, file_of, owner, p, fine);
-                    if (req.bad) { tc_buf_free(&req); tc_buf_u64(&req, UINT64_MAX); fine = false; }
-                    if (p == 0) { /* its own share: moved, not copied */
-                        if (fine && take_own(&lj, lfile, j, pick, npick, file_of, kept_of_file, rank_of)) fine = false;
-                        tc_buf_free(&req);
-                        continue;
-                    }
-                    send_buf(&req, p);
-                    if (!recv_buf(&ans, p)) fine = false;
-                    if (fine && attach_traces(&ans, j, kept_of_file, n, rank_of)) {
-                        fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
-                        fine = false;
-                    }
-                    tc_buf_free(&req);
-                    tc_buf_free(&ans);
-                }
-                free(pick);
-            }
-            if (fine) *report = true;
-            else { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
-            for (size_t r = 0; x && r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);
-            free(x);
-        }
+/* Steps 5 and 6 on a process other than 0: the per-rank phase of its traces (message B in, C
+ * out) and, with --html, the whole traces process 0 asks for (message D in, E out). */
+static void serve_root(mpi_state *m, const tc_analyze_options *aopt, bool need_events) {
+    tc_buf bin, cout;
+    memset(&bin, 0, sizeof bin);
+    memset(&cout, 0, sizeof cout);
+    if (!recv_buf(&bin, 0)) bin.bad = true;
+    if (bin.bad || owner_phase(&m->lj, m->lfile, &bin, aopt, need_events, &cout) || cout.bad) {
+        tc_buf_free(&cout);
+        tc_buf_u64(&cout, UINT64_MAX);
     }
-    tc_job_free(&lj);
-    free(lidx); free(lfile); free(file_of); free(kept_of_file); free(rank_of);
-    for (size_t i = 0; i < n; i++) free(paths[i]);
-    free(paths); free(from_folder); free(owner); free(mine); free(my_paths);
+    send_buf(&cout, 0);
+    tc_buf_free(&bin);
+    tc_buf_free(&cout);
+    if (!need_events) return;
+    if (!recv_buf(&bin, 0)) bin.bad = true;
+    if (bin.bad || serve_request(&m->lj, m->lfile, &bin, &cout) || cout.bad) {
+        tc_buf_free(&cout);
+        tc_buf_u64(&cout, UINT64_MAX);
+    }
+    send_buf(&cout, 0);
+    tc_buf_free(&bin);
+    tc_buf_free(&cout);
+}
+
+/* Step 5 on process 0: sends each process the matching of its ranks (message B), runs the
+ * per-rank phase of its own share, gathers every rank's results (message C) into j and x and
+ * finishes the analysis (findings included). Returns fine, false on any failure. */
+static bool root_rank_phase(mpi_state *m, const tc_analyze_options *aopt, bool need_events, tc_job *j, tc_rank_extra *x,
+                            bool fine) {
+    double user = tc_job_user_flops(j, aopt);
+    for (int p = 1; p < m->procs; p++) {
+        tc_buf b;
+        memset(&b, 0, sizeof b);
+        pack_matching(&b, j, m->file_of, m->owner, p, user);
+        if (b.bad) { tc_buf_free(&b); tc_buf_f64(&b, 0); tc_buf_u64(&b, UINT64_MAX); }
+        send_buf(&b, p);
+        tc_buf_free(&b);
+    }
+    tc_buf bin, cout;
+    memset(&bin, 0, sizeof bin);
+    memset(&cout, 0, sizeof cout);
+    pack_matching(&bin, j, m->file_of, m->owner, 0, user);
+    if (bin.bad || owner_phase(&m->lj, m->lfile, &bin, aopt, need_events, &cout) || cout.bad) fine = false;
+    if (fine && unpack_rank_results(&cout, j, m->kept_of_file, m->n, m->rank_of, x)) fine = false;
+    for (int p = 1; p < m->procs; p++) {
+        tc_buf in;
+        if (!recv_buf(&in, p)) { fine = false; continue; }
+        if (fine && unpack_rank_results(&in, j, m->kept_of_file, m->n, m->rank_of, x)) {
+            fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
+            fine = false;
+        }
+        tc_buf_free(&in);
+    }
+    tc_buf_free(&bin);
+    tc_buf_free(&cout);
+    if (fine && tc_job_finish(j, aopt, x)) fine = false;
+    return fine;
+}
+
+/* Step 6 on process 0 (--html): the whole traces of the timeline's ranks, which the analyzer chose
+ * (j->findings.timeline_ranks), from the processes that parsed them (messages D and E); its own
+ * share is moved from m->lj. Every process gets its request, an empty one when !fine. Returns
+ * fine, false on any failure. */
+static bool fetch_timeline_traces(mpi_state *m, tc_job *j, bool fine) {
+    const size_t *pick = j->findings.timeline_ranks;
+    size_t npick = fine ? j->findings.n_timeline_ranks : 0;
+    for (int p = 0; p < m->procs; p++) {
+        tc_buf req, ans;
+        memset(&req, 0, sizeof req);
+        memset(&ans, 0, sizeof ans);
+        pack_request(&req, j, pick, npick, m->file_of, m->owner, p, fine);
+        if (req.bad) { tc_buf_free(&req); tc_buf_u64(&req, UINT64_MAX); fine = false; }
+        if (p == 0) { /* its own share: moved, not copied */
+            if (fine && take_own(&m->lj, m->lfile, j, pick, npick, m->file_of, m->kept_of_file, m->rank_of)) fine = false;
+            tc_buf_free(&req);
+            continue;
+        }
+        send_buf(&req, p);
+        if (!recv_buf(&ans, p)) fine = false;
+        if (fine && attach_traces(&ans, j, m->kept_of_file, m->n, m->rank_of)) {
+            fprintf(stderr, "tracecost: process %d: out of memory or a damaged message\n", p);
+            fine = false;
+        }
+        tc_buf_free(&req);
+        tc_buf_free(&ans);
+    }
+    return fine;
+}
+
+int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                        const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
+    const tc_mpi_ctx *ctx = vctx;
+    mpi_state m;
+    memset(&m, 0, sizeof m);
+    m.me = ctx->rank;
+    m.procs = ctx->size;
+    tc_job_init(&m.lj);
+    *report = false;
+    tc_input_list inputs;
+    memset(&inputs, 0, sizeof inputs);
+    int rc = TC_EXIT_OK, go = 0;
+    if (share_files(&m, operands, n_operands, &inputs)) rc = TC_EXIT_NOTHING; /* 1. the file list */
+    else {
+        tc_buf out; /* 2, 3. each process parses its share; 4. process 0 gathers and matches */
+        memset(&out, 0, sizeof out);
+        parse_share(&m, lbase, &out);
+        if (m.me != 0) send_buf(&out, 0);
+        else rc = gather_and_match(&m, &out, lbase, j, &go);
+        tc_buf_free(&out);
+        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (go && m.me != 0) serve_root(&m, aopt, need_events); /* 5, 6 */
+    else if (go) {
+        tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
+        bool fine = root_rank_phase(&m, aopt, need_events, j, x, x != NULL);
+        if (need_events) fine = fetch_timeline_traces(&m, j, fine);
+        if (fine) *report = true;
+        else { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
+        for (size_t r = 0; x && r < j->n_ranks; r++) tc_rank_extra_free(&x[r]);
+        free(x);
+    }
+    state_free(&m);
     tc_input_list_free(&inputs);
     return rc;
 }

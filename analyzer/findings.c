@@ -1,0 +1,223 @@
+/* findings.c: the straggler, the verdict with its reasons, the actions, network efficiency and the
+ * timeline's ranks and step (see findings.h). Every rule that turns figures into a conclusion
+ * lives here; the words for each code are in reports/findings_text.c. */
+#include "findings.h"
+#include "base/util.h"
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tc_findings_free(tc_findings *f) {
+    free(f->timeline_ranks);
+    memset(f, 0, sizeof *f);
+}
+
+/* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
+ * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
+ * share is 1/n) and that wait is at least 1% of its window per step. Returns its index in
+ * j->ranks, SIZE_MAX when none stands out; *oom when the median could not be computed. */
+static size_t decide_straggler(tc_job *j, bool *oom) {
+    tc_summary *sm = &j->summary;
+    size_t n = j->n_ranks;
+    if (n < 2) return SIZE_MAX;
+    int64_t total = 0, best = 0;
+    size_t who = SIZE_MAX;
+    for (size_t r = 0; r < n; r++) {
+        total += j->ranks[r].caused_wait_ns;
+        if (j->ranks[r].caused_wait_ns > best) { best = j->ranks[r].caused_wait_ns; who = r; }
+    }
+    if (who == SIZE_MAX || total <= 0) return SIZE_MAX;
+    double need = 2.0 / (double)n;
+    if (need < 0.5) need = 0.5;
+    if (need > 0.75) need = 0.75;
+    tc_rank_result *rr = &j->ranks[who];
+    uint64_t steps = rr->steps_total ? rr->steps_total : 1;
+    int64_t caused_per_step = rr->caused_wait_ns / (int64_t)steps;
+    int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
+    double caused_share = (double)best / (double)total;
+    if (caused_share < need || caused_per_step * 100 < window_per_step) return SIZE_MAX;
+    double *comp = malloc(n * sizeof *comp);
+    if (!comp) { *oom = true; return SIZE_MAX; }
+    for (size_t r = 0; r < n; r++) {
+        uint64_t st = j->ranks[r].steps_total ? j->ranks[r].steps_total : 1;
+        comp[r] = (double)j->ranks[r].b.compute_ns / (double)st;
+    }
+    sm->has_straggler = true;
+    sm->straggler.rank = rr->rank;
+    sm->straggler.caused_wait_share = caused_share;
+    sm->straggler.last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
+    sm->straggler.caused_wait_ns_per_step = caused_per_step;
+    sm->straggler.median_compute_ns_per_step = (int64_t)tc_median(comp, n);
+    sm->straggler.compute_ns_per_step = rr->b.compute_ns / (int64_t)steps;
+    free(comp);
+    return who;
+}
+
+static void add_reason(tc_findings *f, tc_reason r) {
+    assert(f->n_reasons < TC_MAX_REASONS);
+    f->reasons[f->n_reasons++] = r;
+}
+
+/* The verdict is the largest loss (network: exposed transfer; stragglers: exposed wait; host: idle
+ * + exposed memory) when it reaches the threshold share, else compute-bound. */
+static void decide_verdict(tc_job *j, double threshold) {
+    tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    tc_reason base;
+    memset(&base, 0, sizeof base);
+    base.threshold = threshold;
+    base.split_known = sm->split_known;
+    base.network = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
+    base.straggler = sm->split_known ? sm->share_exposed_wait : 0;
+    base.idle = sm->share_idle;
+    base.memory = sm->share_memory_exposed;
+    base.host = sm->share_idle + sm->share_memory_exposed;
+    double top = base.network;
+    sm->verdict = TC_VERDICT_NETWORK;
+    if (base.straggler > top) { top = base.straggler; sm->verdict = TC_VERDICT_STRAGGLER; }
+    if (base.host > top) { top = base.host; sm->verdict = TC_VERDICT_HOST; }
+    if (top < threshold) sm->verdict = TC_VERDICT_COMPUTE;
+    base.speedup = top < 1 ? 1.0 / (1.0 - top) : 0;
+    tc_reason r = base;
+    r.code = sm->verdict == TC_VERDICT_NETWORK ? TC_REASON_NETWORK
+             : sm->verdict == TC_VERDICT_STRAGGLER ? TC_REASON_STRAGGLER
+             : sm->verdict == TC_VERDICT_HOST ? TC_REASON_HOST : TC_REASON_COMPUTE;
+    add_reason(f, r);
+    if (sm->verdict != TC_VERDICT_COMPUTE && base.speedup > 0) { r = base; r.code = TC_REASON_SPEEDUP; add_reason(f, r); }
+    if (sm->verdict != TC_VERDICT_COMPUTE) { r = base; r.code = TC_REASON_OTHER_LOSSES; add_reason(f, r); }
+    if (sm->has_straggler) {
+        r = base;
+        r.code = TC_REASON_STRAGGLER_RANK;
+        r.rank = sm->straggler.rank;
+        r.caused_wait_share = sm->straggler.caused_wait_share;
+        r.last_arrival_share = sm->straggler.last_arrival_share;
+        r.wait_ns_per_step = sm->straggler.caused_wait_ns_per_step;
+        add_reason(f, r);
+    }
+}
+
+static void add_action(tc_findings *f, tc_action_code code, double value) {
+    assert(f->n_actions < TC_MAX_ACTIONS);
+    tc_action *a = &f->actions[f->n_actions++];
+    memset(a, 0, sizeof *a);
+    a->code = code;
+    a->value = value;
+}
+
+/* Two or three things the verdict suggests doing. A straggler whose compute per step is more
+ * than 5% above the median rank's has more GPU work (or a slower GPU); otherwise the delay is on
+ * its host side. */
+static void decide_actions(tc_job *j, size_t straggler) {
+    const tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    switch (sm->verdict) {
+    case TC_VERDICT_NETWORK:
+        add_action(f, TC_ACTION_HIDE_COMM, 0);
+        if (sm->has_fabric_busbw) add_action(f, TC_ACTION_FABRIC_BUSBW, sm->fabric_busbw_GBps);
+        else add_action(f, TC_ACTION_MEASURE_FABRIC, 0);
+        add_action(f, TC_ACTION_FEWER_BYTES, 0);
+        break;
+    case TC_VERDICT_STRAGGLER:
+        if (sm->has_straggler) {
+            const tc_straggler *s = &sm->straggler;
+            add_action(f, TC_ACTION_LOOK_AT_STRAGGLER, 0);
+            f->actions[f->n_actions - 1].input = j->ranks[straggler].input;
+            add_action(f, s->compute_ns_per_step > s->median_compute_ns_per_step * 21 / 20 ? TC_ACTION_STRAGGLER_MORE_WORK
+                                                                                        : TC_ACTION_STRAGGLER_HOST_SIDE, 0);
+            f->actions[f->n_actions - 1].compute_ns_per_step = s->compute_ns_per_step;
+            f->actions[f->n_actions - 1].median_compute_ns_per_step = s->median_compute_ns_per_step;
+            for (size_t i = 0; i < f->n_actions; i++) f->actions[i].rank = s->rank;
+        } else add_action(f, TC_ACTION_BALANCE_WORK, 0);
+        add_action(f, TC_ACTION_COMPARE_RANKS, 0);
+        break;
+    case TC_VERDICT_HOST:
+        add_action(f, TC_ACTION_FEED_GPUS, 0);
+        add_action(f, TC_ACTION_CUT_LAUNCHES, 0);
+        add_action(f, TC_ACTION_AVOID_SYNCS, 0);
+        break;
+    case TC_VERDICT_COMPUTE:
+        add_action(f, TC_ACTION_KERNEL_WORK, 0);
+        if (sm->has_mfu) add_action(f, TC_ACTION_MFU_GAP, sm->mfu);
+        else add_action(f, TC_ACTION_MEASURE_MFU, 0);
+        break;
+    default: break;
+    }
+}
+
+static bool picked(const size_t *out, size_t n, size_t r) {
+    for (size_t k = 0; k < n; k++) if (out[k] == r) return true;
+    return false;
+}
+
+/* The timeline's ranks: the first rank, the straggler, the rank that waited most, the last rank,
+ * then others in order, up to want; ascending. */
+static int timeline_ranks(tc_job *j, size_t want) {
+    tc_findings *f = &j->findings;
+    const tc_summary *sm = &j->summary;
+    if (!j->n_ranks) return 0;
+    if (want > j->n_ranks) want = j->n_ranks;
+    size_t *out = calloc(want ? want : 1, sizeof *out);
+    if (!out) return -1;
+    size_t cand[4], nc = 0, n = 0;
+    cand[nc++] = 0;
+    if (sm->has_straggler)
+        for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].rank == sm->straggler.rank) cand[nc++] = r;
+    size_t most = 0;
+    for (size_t r = 1; r < j->n_ranks; r++)
+        if (j->ranks[r].b.exposed_wait_ns > j->ranks[most].b.exposed_wait_ns) most = r;
+    cand[nc++] = most;
+    cand[nc++] = j->n_ranks - 1;
+    for (size_t i = 0; i < nc && n < want; i++) if (!picked(out, n, cand[i])) out[n++] = cand[i];
+    for (size_t r = 0; r < j->n_ranks && n < want; r++) if (!picked(out, n, r)) out[n++] = r;
+    for (size_t a = 1; a < n; a++) /* insertion sort: few */
+        for (size_t b = a; b > 0 && out[b - 1] > out[b]; b--) { size_t t = out[b]; out[b] = out[b - 1]; out[b - 1] = t; }
+    f->timeline_ranks = out;
+    f->n_timeline_ranks = n;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The representative step: the (lower) median-duration step of the first timeline rank that has
+ * steps, when it holds GPU events; else the next timeline rank's. */
+static int representative_step(tc_job *j) {
+    tc_findings *f = &j->findings;
+    for (size_t k = 0; k < f->n_timeline_ranks && !f->has_step; k++) {
+        const tc_rank_result *rr = &j->ranks[f->timeline_ranks[k]];
+        if (!rr->n_steps) continue;
+        int64_t *times = malloc(rr->n_steps * sizeof *times);
+        if (!times) return -1;
+        for (size_t s = 0; s < rr->n_steps; s++) times[s] = rr->steps[s].step_time_ns;
+        tc_sort(times, rr->n_steps, sizeof *times, cmp_i64);
+        int64_t med = times[(rr->n_steps - 1) / 2];
+        free(times);
+        for (size_t s = 0; s < rr->n_steps; s++)
+            if (rr->steps[s].step_time_ns == med && rr->steps[s].b.gpu_events) {
+                f->has_step = true;
+                f->step_number = rr->steps[s].number;
+                f->step_time_ns = med;
+                f->step_rank = f->timeline_ranks[k];
+                break;
+            }
+    }
+    return 0;
+}
+
+int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
+    const tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    tc_findings_free(f);
+    bool oom = false;
+    size_t straggler = decide_straggler(j, &oom);
+    if (oom) return -1;
+    decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
+    decide_actions(j, straggler);
+    f->network_efficiency = 1.0 - (sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm);
+    f->effective_gpus = (double)sm->ranks * f->network_efficiency;
+    if (timeline_ranks(j, opt->timeline_ranks ? opt->timeline_ranks : TC_TIMELINE_RANKS)) return -1;
+    return representative_step(j);
+}

@@ -1,0 +1,15 @@
+/* findings.h: what the analysis concludes, decided once here from the job's results (no GPU event
+ * is read): the straggler (tc_summary.straggler), the verdict and its reasons, the actions it
+ * suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
+ * representative step), all as codes and numbers in tc_job.findings (model/job.h). The reports
+ * only word them (reports/findings_text.h) and draw them. */
+#ifndef TC_FINDINGS_H
+#define TC_FINDINGS_H
+#include "model/job.h"
+
+/* After the job sums and shares (tc_job_finish): fills j->summary's straggler and verdict and
+ * j->findings. 0, or -1 out of memory. */
+int tc_job_findings(tc_job *j, const tc_analyze_options *opt);
+/* Frees what tc_job_findings allocated in f and zeroes it. */
+void tc_findings_free(tc_findings *f);
+#endif
