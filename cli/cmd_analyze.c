@@ -132,130 +132,143 @@ int tc_cmd_analyze(int argc, char **argv) {
     return tc_cmd_analyze_hooked(argc, argv, &h);
 }
 
-int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) {
-    const char *json_path = NULL, *html_path = NULL;
-    bool quiet = false;
-    long jobs = 0;
+/* What the command line asks for. */
+typedef struct {
+    const char *json_path, *html_path;
+    bool quiet;
+    long jobs;
     tc_analyze_options aopt;
-    memset(&aopt, 0, sizeof aopt);
-    aopt.bound_threshold = 0.15;
     tc_cost_inputs cost_in;
-    tc_cost_inputs_defaults(&cost_in);
-    bool cost_flags = false;
-    cost_ctx cost;
-    memset(&cost, 0, sizeof cost);
-    char **operands = calloc((size_t)argc + 1, sizeof *operands);
-    size_t n_operands = 0;
-    if (!operands) return TC_EXIT_NOTHING;
+    bool cost_flags;          /* cost options were given */
+    char **operands; size_t n_operands; /* room for argc */
+} analyze_args;
+
+/* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
+ * --help (printed); or a usage exit code (the message printed). */
+static int parse_args(int argc, char **argv, analyze_args *a) {
     tc_opts o;
     tc_opts_init(&o, argc, argv, 1);
     const char *operand;
-    int kind, rc = TC_EXIT_OK;
+    int kind;
     char err[1200];
     while ((kind = tc_opts_next(&o, &operand)) >= 0) {
-        if (kind == 0) { operands[n_operands++] = (char *)operand; continue; }
+        if (kind == 0) { a->operands[a->n_operands++] = (char *)operand; continue; }
         const char *name = o.name;
-        if (!strcmp(name, "-h") || !strcmp(name, "--help")) { analyze_usage(stdout); free(operands); return TC_EXIT_OK; }
-        else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) quiet = true;
+        if (!strcmp(name, "-h") || !strcmp(name, "--help")) { analyze_usage(stdout); return -1; }
+        else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) a->quiet = true;
         else if (!strcmp(name, "--json")) {
-            json_path = tc_opts_value(&o);
-            if (!json_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
+            a->json_path = tc_opts_value(&o);
+            if (!a->json_path) return usage_error("%s needs a file name (or - for stdout)%s", name, "");
         } else if (!strcmp(name, "--html")) {
-            html_path = tc_opts_value(&o);
-            if (!html_path) { rc = usage_error("%s needs a file name (or - for stdout)%s", name, ""); goto out; }
+            a->html_path = tc_opts_value(&o);
+            if (!a->html_path) return usage_error("%s needs a file name (or - for stdout)%s", name, "");
         } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
             const char *v = tc_opts_value(&o);
-            if (!tc_parse_long(v, &jobs) || jobs < 1 || jobs > 1024) { rc = usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : ""); goto out; }
-        } else if (!strncmp(name, "-j", 2) && tc_parse_long(name + 2, &jobs) && jobs >= 1 && jobs <= 1024) {
+            if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
+                return usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
+        } else if (!strncmp(name, "-j", 2) && tc_parse_long(name + 2, &a->jobs) && a->jobs >= 1 && a->jobs <= 1024) {
             /* -j4 */
         } else if (!strcmp(name, "--bound-threshold")) {
             const char *v = tc_opts_value(&o);
-            if (!tc_parse_double(v, &aopt.bound_threshold) || aopt.bound_threshold <= 0 || aopt.bound_threshold >= 1) {
-                rc = usage_error("%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
-                goto out;
-            }
+            if (!tc_parse_double(v, &a->aopt.bound_threshold) || a->aopt.bound_threshold <= 0 || a->aopt.bound_threshold >= 1)
+                return usage_error("%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
         } else if (!strcmp(name, "--gpu")) {
-            aopt.gpu = tc_opts_value(&o);
-            if (!aopt.gpu || !tc_gpu_find_by_id(aopt.gpu)) {
-                rc = usage_error("%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, aopt.gpu ? aopt.gpu : "");
-                goto out;
+            a->aopt.gpu = tc_opts_value(&o);
+            if (!a->aopt.gpu || !tc_gpu_find_by_id(a->aopt.gpu)) {
+                return usage_error("%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, a->aopt.gpu ? a->aopt.gpu : "");
             }
-            tc_cost_parse_option(&cost_in, "gpu", aopt.gpu, err, sizeof err); /* prices from the same entry */
+            tc_cost_parse_option(&a->cost_in, "gpu", a->aopt.gpu, err, sizeof err); /* prices from the same entry */
         } else if (!strcmp(name, "--model-flops-per-step") || !strcmp(name, "--params") || !strcmp(name, "--tokens-per-step")) {
             const char *v = tc_opts_value(&o);
             double x;
-            if (!tc_parse_double(v, &x) || !(x > 0)) { rc = usage_error("%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : ""); goto out; }
-            if (name[2] == 'm') aopt.model_flops_per_step = x;
-            else if (name[2] == 'p') aopt.params = x;
-            else aopt.tokens_per_step = x;
-        } else if (!strncmp(name, "--", 2) && tc_cost_parse_option(&cost_in, name + 2, o.inline_value ? o.inline_value : (o.i < o.argc ? o.argv[o.i] : NULL), err, sizeof err) != 1) {
+            if (!tc_parse_double(v, &x) || !(x > 0))
+                return usage_error("%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
+            if (name[2] == 'm') a->aopt.model_flops_per_step = x;
+            else if (name[2] == 'p') a->aopt.params = x;
+            else a->aopt.tokens_per_step = x;
+        } else if (!strncmp(name, "--", 2) && tc_cost_parse_option(&a->cost_in, name + 2, o.inline_value ? o.inline_value : (o.i < o.argc ? o.argv[o.i] : NULL), err, sizeof err) != 1) {
             /* a cost flag: it took the next argument unless given as --flag=value */
             if (!o.inline_value) o.i++;
-            if (err[0]) { fprintf(stderr, "tracecost analyze: %s\n", err); rc = TC_EXIT_USAGE; goto out; }
-            cost_flags = true;
+            if (err[0]) { fprintf(stderr, "tracecost analyze: %s\n", err); return TC_EXIT_USAGE; }
+            a->cost_flags = true;
         } else {
             const char *close = tc_closest_option(name, analyze_options);
             if (!close && !strncmp(name, "--", 2)) close = tc_cost_suggest_option(name + 2);
-            if (close) rc = usage_error("unknown option '%s' (did you mean %s?)", name, close);
-            else rc = usage_error("unknown option '%s'%s", name, "");
-            goto out;
+            if (close) return usage_error("unknown option '%s' (did you mean %s?)", name, close);
+            return usage_error("unknown option '%s'%s", name, "");
         }
     }
-    if ((aopt.params > 0) != (aopt.tokens_per_step > 0)) {
-        rc = usage_error("%s needs %s too", aopt.params > 0 ? "--params" : "--tokens-per-step", aopt.params > 0 ? "--tokens-per-step" : "--params");
-        goto out;
-    }
-    if (aopt.model_flops_per_step > 0 && aopt.params > 0) {
-        rc = usage_error("give either --model-flops-per-step or --params with --tokens-per-step, not both%s%s", "", "");
-        goto out;
-    }
-    if (n_operands == 0) { rc = usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", ""); goto out; }
+    if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
+        return usage_error("%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
+                           a->aopt.params > 0 ? "--tokens-per-step" : "--params");
+    if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
+        return usage_error("give either --model-flops-per-step or --params with --tokens-per-step, not both%s%s", "", "");
+    if (a->n_operands == 0) return usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", "");
+    return TC_EXIT_OK;
+}
 
+/* The reports of an analyzed job: the terminal summary (unless quiet or a report goes to stdout),
+ * then --json and --html. Returns rc, or the output exit code when one could not be written. */
+static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a, int rc) {
+    bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
+    bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
+    if (!a->quiet && !json_to_stdout && !html_to_stdout) {
+        tc_text_report_write(stdout, j, tc_use_color(stdout));
+        printf("\n");
+        if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
+        else {
+            char line[1200];
+            snprintf(line, sizeof line, "Cost: %s", cost->note);
+            tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
+        }
+        tc_text_report_actions(stdout, j, tc_use_color(stdout)); /* the summary ends with them */
+    }
+    if (a->json_path) {
+        FILE *f = tc_output_open("analyze", a->json_path);
+        int w = f ? tc_output_close("analyze", a->json_path, f, tc_json_report_write(f, j, write_cost_json, cost))
+                  : TC_EXIT_OUTPUT;
+        if (w != TC_EXIT_OK) rc = w;
+    }
+    if (a->html_path) { /* --html: the self-contained report (reports/html_report.h) */
+        FILE *f = tc_output_open("analyze", a->html_path);
+        int w = TC_EXIT_OUTPUT;
+        if (f) {
+            tc_html_extras hx;
+            memset(&hx, 0, sizeof hx);
+            hx.cost = cost->computed ? &cost->r : NULL;
+            hx.cost_missing = cost->computed ? NULL : cost->note;
+            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, j, &hx));
+        }
+        if (w != TC_EXIT_OK) rc = w;
+    }
+    return rc;
+}
+
+int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) {
+    analyze_args a;
+    memset(&a, 0, sizeof a);
+    a.aopt.bound_threshold = 0.15;
+    tc_cost_inputs_defaults(&a.cost_in);
+    a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
+    if (!a.operands) return TC_EXIT_NOTHING;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != TC_EXIT_OK) {
+        free(a.operands);
+        return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
+    }
+    cost_ctx cost;
+    memset(&cost, 0, sizeof cost);
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, NULL};
-    aopt.jobs = (int)jobs;
+    tc_load_options lopt = {(int)a.jobs, !a.quiet && isatty(fileno(stderr)), stderr, NULL};
+    a.aopt.jobs = (int)a.jobs;
     bool report = false;
-    rc = hooks->load_analyze(hooks->ctx, operands, n_operands, &lopt, &aopt, html_path != NULL, &j, &report);
+    rc = hooks->load_analyze(hooks->ctx, a.operands, a.n_operands, &lopt, &a.aopt, a.html_path != NULL, &j, &report);
     if (report) {
-        if (job_cost(&j, &cost_in, cost_flags, &cost)) {
-            rc = TC_EXIT_USAGE;
-        } else {
-            bool json_to_stdout = json_path && !strcmp(json_path, "-");
-            bool html_to_stdout = html_path && !strcmp(html_path, "-");
-            if (!quiet && !json_to_stdout && !html_to_stdout) {
-                tc_text_report_write(stdout, &j, tc_use_color(stdout));
-                printf("\n");
-                if (cost.computed) tc_cost_result_print(stdout, &cost.r, tc_use_color(stdout));
-                else {
-                    char line[1200];
-                    snprintf(line, sizeof line, "Cost: %s", cost.note);
-                    tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
-                }
-                tc_text_report_actions(stdout, &j, tc_use_color(stdout)); /* the summary ends with them */
-            }
-            if (json_path) {
-                FILE *f = tc_output_open("analyze", json_path);
-                int w = f ? tc_output_close("analyze", json_path, f, tc_json_report_write(f, &j, write_cost_json, &cost))
-                          : TC_EXIT_OUTPUT;
-                if (w != TC_EXIT_OK) rc = w;
-            }
-            if (html_path) { /* --html: the self-contained report (reports/html_report.h) */
-                FILE *f = tc_output_open("analyze", html_path);
-                int w = TC_EXIT_OUTPUT;
-                if (f) {
-                    tc_html_extras hx;
-                    memset(&hx, 0, sizeof hx);
-                    hx.cost = cost.computed ? &cost.r : NULL;
-                    hx.cost_missing = cost.computed ? NULL : cost.note;
-                    w = tc_output_close("analyze", html_path, f, tc_html_report_write(f, &j, &hx));
-                }
-                if (w != TC_EXIT_OK) rc = w;
-            }
-        }
+        if (job_cost(&j, &a.cost_in, a.cost_flags, &cost)) rc = TC_EXIT_USAGE;
+        else rc = write_reports(&j, &cost, &a, rc);
     }
     tc_job_free(&j);
-out:
-    free(operands);
+    free(a.operands);
     return rc;
 }
