@@ -208,9 +208,11 @@ static int representative_step(tc_job *j) {
 }
 
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
-    const tc_summary *sm = &j->summary;
+    tc_summary *sm = &j->summary;
     tc_findings *f = &j->findings;
     tc_findings_free(f);
+    sm->has_straggler = false;
+    memset(&sm->straggler, 0, sizeof sm->straggler);
     bool oom = false;
     size_t straggler = decide_straggler(j, &oom);
     if (oom) return -1;
