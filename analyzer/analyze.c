@@ -129,6 +129,8 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
                 tc_step_map_free(&m);
                 return -1;
             }
+            sr->has_ratio = sr->b.compute_ns > 0;
+            sr->comm_compute_ratio = sr->has_ratio ? (double)sr->b.comm_ns / (double)sr->b.compute_ns : 0;
         }
         rr->has_step_time = true;
         rr->step_time_ns = (sum + (int64_t)rr->n_steps / 2) / (int64_t)rr->n_steps; /* rounded mean */
@@ -282,6 +284,8 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
                         "%.3f ms (%.2f%% of the window), is counted as transfer", (long long)rr->rank,
                         (unsigned long long)rr->unmatched_comm, (double)rr->unmatched_exposed_ns / 1e6,
                         100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
+        rr->last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
+        rr->caused_wait_ns_per_step = rr->caused_wait_ns / (int64_t)(rr->steps_total ? rr->steps_total : 1);
         tc_breakdown_add(&sm->b, &rr->b);
         if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
     }

@@ -33,7 +33,7 @@ static size_t decide_straggler(tc_job *j, bool *oom) {
     if (need > 0.75) need = 0.75;
     tc_rank_result *rr = &j->ranks[who];
     uint64_t steps = rr->steps_total ? rr->steps_total : 1;
-    int64_t caused_per_step = rr->caused_wait_ns / (int64_t)steps;
+    int64_t caused_per_step = rr->caused_wait_ns_per_step;
     int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
     double caused_share = (double)best / (double)total;
     if (caused_share < need || caused_per_step * 100 < window_per_step) return SIZE_MAX;
@@ -46,7 +46,7 @@ static size_t decide_straggler(tc_job *j, bool *oom) {
     sm->has_straggler = true;
     sm->straggler.rank = rr->rank;
     sm->straggler.caused_wait_share = caused_share;
-    sm->straggler.last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
+    sm->straggler.last_arrival_share = rr->last_arrival_share;
     sm->straggler.caused_wait_ns_per_step = caused_per_step;
     sm->straggler.median_compute_ns_per_step = (int64_t)tc_median(comp, n);
     sm->straggler.compute_ns_per_step = rr->b.compute_ns / (int64_t)steps;

@@ -7,8 +7,9 @@
 #define TC_FINDINGS_H
 #include "model/job.h"
 
-/* After the job sums and shares (tc_job_finish): fills j->summary's straggler and verdict and
- * j->findings. 0, or -1 out of memory. */
+/* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
+ * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or
+ * -1 out of memory. */
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt);
 /* Frees what tc_job_findings allocated in f and zeroes it. */
 void tc_findings_free(tc_findings *f);

@@ -16,6 +16,8 @@ typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDI
 typedef struct {
     int64_t number;         /* N of ProfilerStep#N */
     tc_breakdown b;         /* over the GPU events assigned to the step */
+    bool has_ratio;         /* compute > 0 */
+    double comm_compute_ratio; /* comm / compute (unions) of the step; valid if has_ratio */
     int64_t step_time_ns;   /* ProfilerStep span duration (CPU span, else GPU span) */
     double flops;           /* FLOPs of the step's ops (shapes or user); valid if has_mfu */
     double mfu;             /* valid if has_mfu */
@@ -41,7 +43,9 @@ typedef struct {
     int64_t *wait_ns;        /* per GPU event: wait head of matched comm kernels; NULL = unsplit */
     uint64_t matched_instances;   /* collective instances of this rank matched across ranks */
     double last_arrival_credit;   /* instances it arrived last (ties share the credit) */
+    double last_arrival_share;    /* last_arrival_credit / matched_instances, 0 when none matched */
     int64_t caused_wait_ns;       /* others' waits in instances it alone arrived last */
+    int64_t caused_wait_ns_per_step; /* caused_wait_ns / steps_total (the whole when no steps) */
     uint64_t unmatched_comm;      /* comm kernels that could not be matched */
     int64_t unmatched_exposed_ns; /* their exposed time, counted as transfer */
     uint64_t steps_total;         /* steps seen (for per-step figures) */

@@ -490,11 +490,10 @@ static void rank_table(hr *h) {
         if (rr->has_clock_offset) pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)rr->clock_offset_ns, us_exact(a, sizeof a, rr->clock_offset_ns));
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (rr->matched_instances) {
-            double s = rr->last_arrival_credit / (double)rr->matched_instances;
+            double s = rr->last_arrival_share;
             pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%.1f%%</td>", s,
                rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * s);
-            uint64_t st = rr->steps_total ? rr->steps_total : 1;
-            int64_t cw = rr->caused_wait_ns / (int64_t)st;
+            int64_t cw = rr->caused_wait_ns_per_step;
             pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)cw, ms_exact(a, sizeof a, cw));
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
@@ -936,13 +935,12 @@ static void section_straggler(hr *h) {
     percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
-        double s = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
+        double s = rr->last_arrival_share;
         int y = top + (int)r * (bh + gap);
         bool is = sm->has_straggler && rr->rank == sm->straggler.rank;
-        uint64_t st = rr->steps_total ? rr->steps_total : 1;
         snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); others waited %s ms/step for it%s",
                  (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * s,
-                 ms_exact(a, sizeof a, rr->caused_wait_ns / (int64_t)st), is ? " - the straggler" : "");
+                 ms_exact(a, sizeof a, rr->caused_wait_ns_per_step), is ? " - the straggler" : "");
         pf(h, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", L, y, s * PW, bh,
            is ? "c-transfer" : "c-compute", tip);
         if (r % (size_t)label_every == 0 || is)

@@ -57,7 +57,7 @@ static void step(jw *w, const tc_step_result *st) {
     jw_object_begin(w);
     jw_key(w, "name"); jw_string(w, name);
     breakdown_fields(w, &st->b, st->b.split_known);
-    opt_double(w, "comm_compute_ratio", st->b.compute_ns > 0, st->b.compute_ns > 0 ? (double)st->b.comm_ns / (double)st->b.compute_ns : 0);
+    opt_double(w, "comm_compute_ratio", st->has_ratio, st->comm_compute_ratio);
     opt_double(w, "mfu", st->has_mfu, st->mfu);
     tc_mfu_json_step(w, st);
     jw_key(w, "step_time_us"); jw_ns_as_us(w, st->step_time_ns);

@@ -13,7 +13,7 @@
 
 /* n ranks with 10 ms windows and 6 ms compute per step (one step); rank `slow` (n when none)
  * arrives last at every collective, caused all the wait and computes slow_compute_ns. The job
- * waits 30% of its GPU time: straggler-bound. */
+ * waits 30% of its GPU time: straggler-bound. (The results tc_job_finish leaves, by hand.) */
 static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) {
     tc_job_init(j);
     j->traces = calloc(n, sizeof *j->traces);
@@ -32,7 +32,8 @@ static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) 
         rr->b.exposed_wait_ns = r == slow ? 0 : 3 * MS;
         rr->matched_instances = 10;
         rr->last_arrival_credit = r == slow ? 10 : 0;
-        rr->caused_wait_ns = r == slow ? 9 * MS : 0;
+        rr->last_arrival_share = r == slow ? 1 : 0;
+        rr->caused_wait_ns = rr->caused_wait_ns_per_step = r == slow ? 9 * MS : 0;
     }
     tc_summary *sm = &j->summary;
     sm->ranks = n;
@@ -103,7 +104,7 @@ Test(findings, straggler_reasons_and_actions_as_codes_and_numbers) {
 
     /* waits spread over the ranks: no straggler stands out */
     make_job(&j, 4, 4, 0);
-    for (size_t r = 0; r < 4; r++) j.ranks[r].caused_wait_ns = 2 * MS;
+    for (size_t r = 0; r < 4; r++) j.ranks[r].caused_wait_ns = j.ranks[r].caused_wait_ns_per_step = 2 * MS;
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert_eq(j.summary.verdict, TC_VERDICT_STRAGGLER);
     cr_assert_not(j.summary.has_straggler);
