@@ -57,7 +57,7 @@ static void actions(const tw *t, const tc_job *j) {
     if (!f->n_actions) return;
     fprintf(t->out, "\n%sActions%s\n", c_on(t, BOLD), c_off(t));
     for (size_t i = 0; i < f->n_actions; i++) {
-        char a[700], item[720];
+        char a[700], item[740];
         tc_action_text(a, sizeof a, &f->actions[i], j);
         snprintf(item, sizeof item, "%zu. %.700s", i + 1, a);
         tc_term_wrap(t->out, item, 2, 5, TC_TERM_WIDTH);
