@@ -1,5 +1,5 @@
 /* analyze_phases.h: tc_job_analyze split into the phases it runs in order, so that an MPI run can
- * do each where its data lives (README.md): prepare (sort events, rank results, sort ranks),
+ * do each where its data lives (docs/mpi.md): prepare (sort events, rank results, sort ranks),
  * tc_collectives_match (comm kernels only), the per-rank phase (breakdowns, steps, MFU parts, top-
  * kernel partial rows and GPU kernel aggregates of its trace; runs where the trace was parsed) and
  * finish (job sums, shares, job MFU, top kernels and kernel aggregates merged in input order,

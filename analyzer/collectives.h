@@ -10,7 +10,7 @@
  * j->colls, summary fabric bandwidth and straggler evidence, and job warnings. 0, or -1 OOM. */
 int tc_collectives_match(tc_job *j);
 
-/* nccl-tests bus-bandwidth factor for a collective name and group size n (REFERENCE §2). */
+/* nccl-tests bus-bandwidth factor for a collective name and group size n (docs/definitions.md). */
 double tc_busbw_factor(const char *coll_name, int64_t n);
 /* Bytes per element of a PyTorch dtype name (Float 4, BFloat16 2, ...); 0 unknown. */
 int tc_dtype_bytes(const char *dtype);

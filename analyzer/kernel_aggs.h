@@ -1,7 +1,7 @@
 /* kernel_aggs.h: GPU events grouped by (exact name, kind) for the HTML kernels table: launches,
  * summed and longest duration, ranks it ran on. Computed per trace in the per-rank phase and
  * merged in finish (analyze_phases.h); integers only, so the merge is exact in any order and an
- * MPI run (README.md) gets the same table from partial aggregates without the events. */
+ * MPI run (docs/mpi.md) gets the same table from partial aggregates without the events. */
 #ifndef TC_KERNEL_AGGS_H
 #define TC_KERNEL_AGGS_H
 #include "model/job.h"

@@ -1,4 +1,4 @@
-/* mfu.c: MFU, HFU and the top-kernels table (see mfu.h and README.md).
+/* mfu.c: MFU, HFU and the top-kernels table (see mfu.h and docs/mfu.md).
  * Per rank: each counted op (flops.h nesting rule) adds flops and flops/peak(dtype) ("ideal
  * seconds") to the ProfilerStep whose CPU span holds its start; a step's MFU is its ideal seconds
  * over its step time; the rank's MFU is the mean over its steps. HFU divides the ideal seconds of

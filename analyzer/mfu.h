@@ -1,7 +1,7 @@
 /* mfu.h: model FLOPs utilization from the trace alone: FLOPs of the shaped GEMM/convolution/
  * attention ops (flops.h) or the user's figure, peaks from the GPU catalog per op dtype, per step,
  * per rank and for the job; hardware FLOPs utilization over the window; the top-kernels table.
- * Definitions in README.md. Fills tc_rank_result/tc_step_result/tc_summary MFU fields and
+ * Definitions in docs/mfu.md. Fills tc_rank_result/tc_step_result/tc_summary MFU fields and
  * tc_job.top_kernels; prints nothing. */
 #ifndef TC_MFU_H
 #define TC_MFU_H

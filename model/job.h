@@ -49,7 +49,7 @@ typedef struct {
     uint64_t unmatched_comm;      /* comm kernels that could not be matched */
     int64_t unmatched_exposed_ns; /* their exposed time, counted as transfer */
     uint64_t steps_total;         /* steps seen (for per-step figures) */
-    /* MFU (mfu.c; see README.md) */
+    /* MFU (mfu.c; see docs/mfu.md) */
     const tc_gpu_spec *gpu;       /* catalog entry giving the peaks (--gpu or detected); NULL unknown */
     bool has_peak;
     double peak_flops;            /* effective peak, FLOP/s: Σ flops / Σ (flops / peak(dtype)) over the

@@ -2,7 +2,7 @@
  * compact per-trace record of such operators. Knows no JSON: the parser fills a tc_op_shapes
  * (bounded: TC_OP_MAX_INPUTS inputs of at most TC_OP_MAX_DIMS dimensions) and hands it over with
  * tc_trace_add_shaped_op. Only the FLOP operators listed in ops.c are kept, so memory stays
- * bounded by their number. Formulas follow torch.utils.flop_counter (see README.md). */
+ * bounded by their number. Formulas follow torch.utils.flop_counter (see docs/mfu.md). */
 #ifndef TC_OPS_H
 #define TC_OPS_H
 #include <stdbool.h>

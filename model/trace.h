@@ -105,7 +105,7 @@ typedef struct {
     uint64_t ops_without_shapes; /* FLOP cpu_ops without Input Dims (not kept) */
     bool truncated;          /* input ended early or was damaged */
     uint64_t n_gpu_parsed;   /* GPU events of the input when gpu[] holds only its comm kernels (an MPI
-                              * skeleton on process 0, README.md); 0 otherwise: see tc_trace_gpu_events */
+                              * skeleton on process 0, docs/mpi.md); 0 otherwise: see tc_trace_gpu_events */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
 
@@ -137,6 +137,6 @@ void tc_trace_sort_launches(tc_trace *t);
 /* The first launch with this correlation id (launches sorted), NULL when none. */
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t correlation);
 
-/* True when a kernel name is an NCCL/RCCL communication kernel (every generation, REFERENCE §2). */
+/* True when a kernel name is an NCCL/RCCL communication kernel (every generation: docs/definitions.md). */
 bool tc_is_comm_kernel_name(const char *name);
 #endif

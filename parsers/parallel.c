@@ -247,7 +247,7 @@ static void free_pieces(piece *pieces, size_t n) {
 /* ---- plain files in Kineto layout: each piece read by the thread that parses it --------------
  * Reading a piece in small slices right before parsing them keeps the bytes yajl reads in that
  * core's cache; parsing from a mapped window or a shared 2 MB buffer made yajl a quarter slower
- * (bench/README: "where the time went"). The calling thread finds boundaries with small reads at
+ * (docs/performance.md). The calling thread finds boundaries with small reads at
  * `gap` strides and submits each piece as a pool task; it merges finished pieces in order, and
  * while it waits for the next one it parses queued pieces. At most FILE_INFLIGHT_PER_THREAD pieces
  * per thread are queued or parsed but not yet merged. */

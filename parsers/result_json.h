@@ -1,5 +1,5 @@
 /* result_json.h: the reader of a saved `tracecost analyze --json` result (schema tracecost/1, keys
- * in README.md): tells such a file from a trace by its first bytes, reads it, and fills the
+ * in docs/json-schema.md): tells such a file from a trace by its first bytes, reads it, and fills the
  * tc_run_summary that `tracecost compare` needs (model/run_summary.h), with the cost inputs the
  * run was analyzed with. Errors come back as a tc_error naming the file; nothing is printed. */
 #ifndef TC_RESULT_JSON_H

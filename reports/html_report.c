@@ -1,4 +1,4 @@
-/* html_report.c: the self-contained HTML verdict report (see html_report.h and README.md).
+/* html_report.c: the self-contained HTML verdict report (see html_report.h and docs/html-report.md).
  * Sections are written top to bottom by one function each; charts are inline SVG built here.
  * Safety: every string that comes from a trace (kernel, stream, path, warning, collective and
  * group names, device names) goes through tc_html_escape; no trace string is ever written inside
@@ -815,7 +815,7 @@ static void timeline_footnotes(hr *h, const tl_rank *tr, size_t ntr) {
 }
 
 /* The representative step of the timeline's ranks (tc_findings: both chosen by the analyzer). Only
- * these ranks' events are read (an MPI process 0 holds no others: README.md). */
+ * these ranks' events are read (an MPI process 0 holds no others: docs/mpi.md). */
 static void section_timeline(hr *h) {
     const tc_job *j = h->j;
     put(h, "<section id=\"timeline\">\n<h2>Timeline of one representative step</h2>\n");

@@ -1,4 +1,4 @@
-/* json_report.h: writes an analyzed job as the documented tracecost/1 JSON (README "JSON output").
+/* json_report.h: writes an analyzed job as the documented tracecost/1 JSON (docs/json-schema.md).
  * Reads the job only. Keys are stable; unknown values are null; times are µs. */
 #ifndef TC_JSON_REPORT_H
 #define TC_JSON_REPORT_H

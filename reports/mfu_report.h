@@ -1,5 +1,5 @@
 /* mfu_report.h: the MFU parts of the JSON and terminal reports (keys and lines documented in
- * README.md), kept apart from json_report.c/text_report.c so those stay small. Read-only on
+ * docs/mfu.md), kept apart from json_report.c/text_report.c so those stay small. Read-only on
  * the job; write errors show in the jw or ferror(out). */
 #ifndef TC_MFU_REPORT_H
 #define TC_MFU_REPORT_H

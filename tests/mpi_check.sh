@@ -3,7 +3,7 @@
 # -np 3 must write exactly what the single-process build/tracecost writes (JSON, terminal text,
 # HTML, messages and exit code) on generated jobs: 8 ranks (straggler, clock offsets, shapes), 2
 # ranks (3 processes > 2 files: one parses nothing), and a job with a damaged file (exit code 3).
-# With --html process 0 holds whole traces of the timeline's 4 ranks only (README.md), so the
+# With --html process 0 holds whole traces of the timeline's 4 ranks only (docs/mpi.md), so the
 # 8-rank HTML check at np=2/3 covers the kernels table from merged aggregates and the fetch.
 set -u
 TRACECOST=${TRACECOST:-build/tracecost}

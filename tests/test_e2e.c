@@ -9,7 +9,7 @@ typedef struct {
     double window_us, compute, exposed, overlapped, memory, idle; /* shares in % of the window */
 } ref_trace;
 
-/* ../shared/traces/README.md, computed by an independent implementation of the definitions */
+/* The reference figures of the public traces (tests/data/README.md), computed by an independent implementation of the definitions */
 static const ref_trace refs[] = {
     {"tests/data/ref/alexnet_cuda_sync.json.gz", 12920244.000, 0.082, 0.000, 0.000, 0.430, 99.488},
     {"tests/data/ref/df_index_resolver.json.gz", 1732965.000, 35.807, 20.620, 0.000, 1.313, 42.260},

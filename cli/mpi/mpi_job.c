@@ -1,4 +1,4 @@
-/* mpi_job.c: the MPI load-and-analyze step (see mpi_job.h, README.md). Only `make mpi` compiles
+/* mpi_job.c: the MPI load-and-analyze step (see mpi_job.h, docs/mpi.md). Only `make mpi` compiles
  * this file. Messages are tc_buf byte strings (mpi_pack.h) sent in pieces of at most 1 GiB.
  * Process 0 holds only skeleton traces (comm kernels) for matching plus every rank's results; each
  * process runs the per-rank phase of the files it parsed (analyze_phases.h). */

@@ -2,7 +2,7 @@
  * analyze step of cmd_analyze.c run over P processes. Process 0 expands the operands and splits
  * the files among the processes balanced by size; each process parses its share; process 0
  * gathers what the analyses need and runs the same analysis code as the single-process tool, so
- * its reports are identical. See README.md. */
+ * its reports are identical. See docs/mpi.md. */
 #ifndef TC_MPI_JOB_H
 #define TC_MPI_JOB_H
 #include "cli/commands.h"

@@ -1,4 +1,4 @@
-/* mpi_main.c: build/tracecost-mpi, `tracecost analyze` as an MPI program (make mpi; README.md).
+/* mpi_main.c: build/tracecost-mpi, `tracecost analyze` as an MPI program (make mpi; docs/mpi.md).
  * Every process parses the same command line; processes other than 0 write nothing (their
  * stdout and stderr go to /dev/null: process 0 reports every file's problems). The exit status of
  * every process is process 0's, so mpirun and srun return it. */
