@@ -20,7 +20,7 @@ static void cost_help(FILE *out) {
     fputs("  --gpu NAME                 catalog GPU for default prices and power (tracecost gpus)\n"
           "  --config FILE              'key = value' lines, same names; flags win over it\n"
           "  --json FILE|-              also write JSON to FILE; '-' writes only JSON to stdout\n"
-          "  --help                     this text\n\n"
+          "  -h, --help                 this text\n\n"
           "examples:\n"
           "  tracecost cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2\n"
           "  tracecost cost --gpu h100-sxm --gpus 64 --network-efficiency 70% --utilization 0.9 \\\n"
