@@ -1,6 +1,8 @@
-/* trace.c: lifetime and small queries of the per-input event model (see trace.h). */
+/* trace.c: lifetime, appending and small queries of the per-input event model (see trace.h). The
+ * event store's arrays and record fields are walked from trace_arrays.def. */
 #include "trace.h"
 #include "base/util.h"
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -8,7 +10,75 @@
 
 #define MAX_WARNINGS 100
 
+/* trace_arrays.def's completeness check: each record's listed fields fill it exactly (padding is
+ * explicit). A string id or index counts only when it is a uint32_t, so a wider one fails too.
+ * `r` only names the type's fields for sizeof; it is never read. */
+static void check_record_rows(void) {
+#define ID_SIZE(x) (sizeof(x) == sizeof(uint32_t) ? sizeof(x) : 0)
+#define TC_VALUE(f) +sizeof r->f
+#define TC_STRING_ID(f) +ID_SIZE(r->f)
+#define TC_INDEX(f, array) +ID_SIZE(r->f)
+#define TC_TRACE_RECORD(type, fields)                                                                \
+    {                                                                                                \
+        const type *r = NULL;                                                                        \
+        _Static_assert(0 fields == sizeof(type), #type ": a field is missing from its row in "       \
+                       "trace_arrays.def, or it has implicit padding, or an id is not a uint32_t");  \
+    }
+#include "trace_arrays.def"
+#undef ID_SIZE
+}
+
+/* A count per array of the event store, by the array's name: dst's counts before an append (where
+ * src's records start), or a trace's lengths. */
+typedef struct {
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) size_t field;
+#include "trace_arrays.def"
+} array_counts;
+
+static array_counts counts_of(const tc_trace *t) {
+    array_counts c;
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) c.field = t->count;
+#include "trace_arrays.def"
+    return c;
+}
+
+static inline uint32_t map_id(const uint32_t *ids, uint32_t id) { return id == TC_NONE ? TC_NONE : ids[id]; }
+
+/* remap_<type>(recs, n, ids, base): for records appended to another trace, string ids through
+ * ids[] (old id -> new id), indexes offset by base (the target array's count before the append). */
+#define TC_STRING_ID(f) r->f = map_id(ids, r->f);
+#define TC_INDEX(f, array) if (r->f != TC_NONE) r->f += (uint32_t)base->array;
+#define TC_TRACE_RECORD(type, fields)                                                                \
+    static void remap_##type(type *recs, size_t n, const uint32_t *ids, const array_counts *base) { \
+        (void)ids;                                                                                   \
+        (void)base;                                                                                  \
+        for (size_t i = 0; i < n; i++) {                                                             \
+            type *r = &recs[i];                                                                      \
+            (void)r;                                                                                 \
+            fields                                                                                   \
+        }                                                                                            \
+    }
+#include "trace_arrays.def"
+
+/* refs_valid_<type>(recs, n, n_strings, len): every string id below n_strings and every index
+ * below its array's length, or TC_NONE. */
+#define TC_STRING_ID(f) if (r->f != TC_NONE && r->f >= n_strings) return false;
+#define TC_INDEX(f, array) if (r->f != TC_NONE && r->f >= len->array) return false;
+#define TC_TRACE_RECORD(type, fields)                                                                \
+    static bool refs_valid_##type(const type *recs, size_t n, size_t n_strings, const array_counts *len) { \
+        (void)n_strings;                                                                             \
+        (void)len;                                                                                   \
+        for (size_t i = 0; i < n; i++) {                                                             \
+            const type *r = &recs[i];                                                                \
+            (void)r;                                                                                 \
+            fields                                                                                   \
+        }                                                                                            \
+        return true;                                                                                 \
+    }
+#include "trace_arrays.def"
+
 int tc_trace_init(tc_trace *t, const char *path) {
+    check_record_rows();
     memset(t, 0, sizeof *t);
     t->rank = -1;
     t->world_size = -1;
@@ -22,13 +92,8 @@ void tc_trace_free(tc_trace *t) {
     if (!t) return;
     free(t->path);
     tc_strtab_free(t->strings);
-    free(t->gpu);
-    free(t->cpu_steps);
-    free(t->gpu_steps);
-    free(t->launches);
-    free(t->colls);
-    free(t->ops);
-    free(t->devices);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) free(t->field);
+#include "trace_arrays.def"
     free(t->launch_slot);
     for (size_t i = 0; i < t->n_warnings; i++) free(t->warnings[i]);
     free(t->warnings);
@@ -39,9 +104,62 @@ void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
     size_t n = (size_t)(json_bytes / 512);
     if (n < 65536) return; /* small traces: growing is cheap */
     /* tc_grow asks for huge pages for blocks this big */
-    (void)tc_grow((void **)&t->gpu, &t->cap_gpu, n, sizeof *t->gpu);
-    (void)tc_grow((void **)&t->ops, &t->cap_ops, n, sizeof *t->ops);
-    (void)tc_grow((void **)&t->launches, &t->cap_launches, n, sizeof *t->launches);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
+    if (reserve) (void)tc_grow((void **)&t->field, &t->cap, n, sizeof(type));
+#include "trace_arrays.def"
+}
+
+/* Appends n records of elem bytes from src to the array *arr (count *len, capacity *cap). */
+static int append_records(void **arr, size_t *len, size_t *cap, const void *src, size_t n, size_t elem) {
+    if (tc_grow(arr, cap, *len + n, elem)) return -1;
+    tc_prefault((char *)*arr + *len * elem, n * elem);
+    memcpy((char *)*arr + *len * elem, src, n * elem);
+    *len += n;
+    return 0;
+}
+
+int tc_trace_append(tc_trace *dst, const tc_trace *src, uint32_t **scratch, size_t *scratch_cap) {
+    assert(dst != src);
+    size_t ns = tc_strtab_count(src->strings);
+    if (ns > *scratch_cap) {
+        uint32_t *r = realloc(*scratch, ns * sizeof *r);
+        if (!r) return -1;
+        *scratch = r;
+        *scratch_cap = ns;
+    }
+    /* interning in id order keeps first-appearance order */
+    uint32_t *ids = *scratch;
+    for (size_t i = 0; i < ns; i++) {
+        ids[i] = tc_strtab_intern(dst->strings, tc_strtab_get(src->strings, (uint32_t)i),
+                                  tc_strtab_len(src->strings, (uint32_t)i));
+        if (ids[i] == TC_NONE) return -1;
+    }
+    array_counts base = counts_of(dst);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
+    if (src->count) {                                                                                \
+        if (append_records((void **)&dst->field, &dst->count, &dst->cap, src->field, src->count,     \
+                           sizeof(type)))                                                            \
+            return -1;                                                                               \
+        remap_##type(dst->field + base.field, src->count, ids, &base);                              \
+    }
+#include "trace_arrays.def"
+    dst->events_total += src->events_total;
+    dst->events_skipped += src->events_skipped;
+    dst->ops_with_shapes += src->ops_with_shapes;
+    dst->ops_without_shapes += src->ops_without_shapes;
+    dst->warnings_dropped += src->warnings_dropped;
+    for (size_t i = 0; i < src->n_warnings; i++) tc_trace_warn(dst, "%s", src->warnings[i]);
+    return 0;
+}
+
+bool tc_trace_refs_valid(const tc_trace *t) {
+    size_t ns = tc_strtab_count(t->strings);
+    array_counts len = counts_of(t);
+    if (t->backend != TC_NONE && t->backend >= ns) return false;
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
+    if (!refs_valid_##type(t->field, t->count, ns, &len)) return false;
+#include "trace_arrays.def"
+    return true;
 }
 
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) {

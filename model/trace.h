@@ -1,7 +1,11 @@
 /* trace.h: the event model of one input (one rank): only what the analyses need, in compact
  * records, with names interned. Knows no JSON: the parser fills it through tc_trace_add_* calls.
  * Owns every array and string in it; tc_trace_free releases all. Times are integer nanoseconds on
- * the trace's own clock ("trace ns"); absolute ns = base_ns + trace ns when has_base. */
+ * the trace's own clock ("trace ns"); absolute ns = base_ns + trace ns when has_base.
+ * The event store (the record arrays) is declared by trace_arrays.def, which also lists every field
+ * of every record type and says which hold string ids and indexes; free, reserve, append and the
+ * MPI encoding walk that list. A field added to a record type here without its entry there fails
+ * to compile (trace.c checks that the listed fields fill the record; padding is explicit). */
 #ifndef TC_TRACE_H
 #define TC_TRACE_H
 #include <stdbool.h>
@@ -47,6 +51,7 @@ typedef struct {
     uint32_t pg_name;    /* strtab id of "Process Group Name"; TC_NONE unknown */
     uint32_t pg_desc;    /* strtab id of "Process Group Description"; TC_NONE unknown */
     uint32_t pg_ranks;   /* strtab id of "Process Group Ranks" text; TC_NONE unknown */
+    uint32_t pad;        /* explicit padding, 0 (trace_arrays.def) */
     int64_t in_nelems;   /* elements */
     int64_t out_nelems;  /* elements */
     int64_t group_size;  /* ranks in the group */
@@ -67,11 +72,13 @@ typedef struct {
     uint8_t counted;      /* 1 = its FLOPs count (innermost op with known FLOPs) */
     uint8_t covered;      /* 1 = another FLOP op runs inside it, or a counted op around it (an op with
                            * unknown FLOPs is reported as left out only when not covered) */
+    uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
 } tc_cpu_op;
 
 typedef struct {
     int64_t id;    /* device index */
     uint32_t name; /* strtab id */
+    uint32_t pad;  /* explicit padding, 0 (trace_arrays.def) */
 } tc_device;
 
 typedef struct {
@@ -89,14 +96,10 @@ typedef struct {
     uint32_t backend;        /* strtab id, TC_NONE unknown */
     bool record_shapes;      /* top-level record_shapes was true */
 
-    /* events */
-    tc_gpu_event *gpu; size_t n_gpu, cap_gpu;
-    tc_step_span *cpu_steps; size_t n_cpu_steps, cap_cpu_steps;
-    tc_step_span *gpu_steps; size_t n_gpu_steps, cap_gpu_steps;
-    tc_launch *launches; size_t n_launches, cap_launches;
-    tc_coll_args *colls; size_t n_colls, cap_colls;
-    tc_cpu_op *ops; size_t n_ops, cap_ops;
-    tc_device *devices; size_t n_devices, cap_devices;
+    /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
+     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices) */
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) type *field; size_t count, cap;
+#include "trace_arrays.def"
 
     /* accounting */
     uint64_t events_total;   /* trace events seen (any phase) */
@@ -122,6 +125,16 @@ void tc_trace_free(tc_trace *t);
  * we measured, every page a move relocates costs microseconds again at its next touch. Room is
  * address space until written; a trace that needs more grows as usual. Failure is ignored. */
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes);
+/* Appends src's events to dst: every array of the event store, string ids re-interned in dst's
+ * table (in src's id order, so appending the pieces of a parse in order gives the ids a sequential
+ * parse gives), indexes offset by the records dst already held; adds src's event counters and
+ * warnings. dst's identity and metadata stay. *scratch (*scratch_cap entries) is a buffer kept
+ * across calls, NULL/0 at first, freed with free(). 0, or -1 out of memory (dst then holds part of
+ * src). */
+int tc_trace_append(tc_trace *dst, const tc_trace *src, uint32_t **scratch, size_t *scratch_cap);
+/* True when every string id and index in the event store is TC_NONE or in range (a trace read
+ * from outside, e.g. an MPI message). */
+bool tc_trace_refs_valid(const tc_trace *t);
 /* Adds a warning, printf-style (tc_vformat, cut at 511 bytes), capped at 100 per input, the rest
  * counted; dropped out of memory. */
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);

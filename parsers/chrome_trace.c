@@ -402,6 +402,7 @@ static void finish_event(tc_ct_parser *p) {
             g.is_comm = ev->coll_name.set || tc_is_comm_kernel_name(tc_trace_str(t, g.name));
             if (ev->coll_name.set) {
                 tc_coll_args c;
+                memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
                 c.coll_name = tc_strtab_intern(t->strings, ev->coll_name.text, ev->coll_name.len);
                 c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
                 c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
@@ -592,7 +593,8 @@ static int cb_end_map(void *ctx) {
     if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; }
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
-        tc_device d = {p->dev_id, p->dev_name.set ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
+        tc_device d = {.id = p->dev_id,
+                       .name = p->dev_name.set ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
         if (TC_PUSH(t->devices, t->n_devices, t->cap_devices, d)) p->oom = true;
     }
     if (p->depth > 0) p->depth--;
