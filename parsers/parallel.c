@@ -174,65 +174,11 @@ static void parse_piece_run(void *pieces, size_t i, int worker) {
 
 /* ---- merging a piece's partial trace into the main one ------------------------------------- */
 
-static int append(void **dst, size_t *len, size_t *cap, const void *src, size_t n, size_t elem) {
-    if (n == 0) return 0;
-    if (tc_grow(dst, cap, *len + n, elem)) return -1;
-    tc_prefault((char *)*dst + *len * elem, n * elem);
-    memcpy((char *)*dst + *len * elem, src, n * elem);
-    *len += n;
-    return 0;
-}
-
-#define APPEND(dst, from)                                                                       \
-    append((void **)&t->dst, &t->n_##dst, &t->cap_##dst, src->from, src->n_##from, sizeof *t->dst)
-
-static uint32_t map_id(const uint32_t *remap, uint32_t id) { return id == TC_NONE ? TC_NONE : remap[id]; }
-
-/* Appends a piece's partial trace src (parsed by src_p) to t, re-interning its names in t's table. Interning in id order keeps
- * first-appearance order, so t's ids are those a sequential parse gives. */
+/* Appends a piece's partial trace src (parsed by src_p) to t (tc_trace_append: its ids are those a
+ * sequential parse gives) and hands src_p's parse state to p0. */
 static int merge_partial(tc_trace *t, tc_ct_parser *p0, const tc_trace *src, const tc_ct_parser *src_p,
                          uint32_t **remap, size_t *remap_cap) {
-    size_t ns = tc_strtab_count(src->strings);
-    if (ns > *remap_cap) {
-        uint32_t *r = realloc(*remap, ns * sizeof *r);
-        if (!r) return -1;
-        *remap = r;
-        *remap_cap = ns;
-    }
-    uint32_t *m = *remap;
-    for (size_t i = 0; i < ns; i++) {
-        m[i] = tc_strtab_intern(t->strings, tc_strtab_get(src->strings, (uint32_t)i),
-                                tc_strtab_len(src->strings, (uint32_t)i));
-        if (m[i] == TC_NONE) return -1;
-    }
-    size_t coll_base = t->n_colls, gpu_base = t->n_gpu, ops_base = t->n_ops;
-    if (APPEND(gpu, gpu) || APPEND(colls, colls) || APPEND(launches, launches) || APPEND(cpu_steps, cpu_steps) ||
-        APPEND(gpu_steps, gpu_steps) || APPEND(ops, ops) || APPEND(devices, devices))
-        return -1;
-    for (size_t i = gpu_base; i < t->n_gpu; i++) {
-        tc_gpu_event *g = &t->gpu[i];
-        g->name = map_id(m, g->name);
-        g->stream = map_id(m, g->stream);
-        if (g->coll != TC_NONE) g->coll += (uint32_t)coll_base;
-    }
-    for (size_t i = coll_base; i < t->n_colls; i++) {
-        tc_coll_args *a = &t->colls[i];
-        a->coll_name = map_id(m, a->coll_name);
-        a->dtype = map_id(m, a->dtype);
-        a->pg_name = map_id(m, a->pg_name);
-        a->pg_desc = map_id(m, a->pg_desc);
-        a->pg_ranks = map_id(m, a->pg_ranks);
-    }
-    for (size_t i = ops_base; i < t->n_ops; i++) {
-        t->ops[i].name = map_id(m, t->ops[i].name); /* dtype is a tc_dtype value, not a string id */
-    }
-    for (size_t i = t->n_devices - src->n_devices; i < t->n_devices; i++) t->devices[i].name = map_id(m, t->devices[i].name);
-    t->events_total += src->events_total;
-    t->events_skipped += src->events_skipped;
-    t->ops_with_shapes += src->ops_with_shapes;
-    t->ops_without_shapes += src->ops_without_shapes;
-    t->warnings_dropped += src->warnings_dropped;
-    for (size_t i = 0; i < src->n_warnings; i++) tc_trace_warn(t, "%s", src->warnings[i]);
+    if (tc_trace_append(t, src, remap, remap_cap)) return -1;
     tc_ct_parser_absorb(p0, src_p);
     return 0;
 }
