@@ -1,4 +1,5 @@
-/* mpi_pack.c: byte buffer and trace encoding for the MPI build (see mpi_pack.h). */
+/* mpi_pack.c: byte buffer and trace encoding for the MPI build (see mpi_pack.h). A trace's arrays
+ * and the string ids in its records are walked from model/trace_arrays.def. */
 #include "mpi_pack.h"
 #include "base/util.h"
 #include "model/gpu_catalog.h"
@@ -107,13 +108,8 @@ static void unpack_counts(tc_buf *b, tc_trace *t) {
 
 void tc_trace_pack(tc_buf *b, const tc_trace *t) {
     pack_header(b, t, t->strings, t->backend);
-    PUT_ARR(b, t->gpu, t->n_gpu);
-    PUT_ARR(b, t->cpu_steps, t->n_cpu_steps);
-    PUT_ARR(b, t->gpu_steps, t->n_gpu_steps);
-    PUT_ARR(b, t->launches, t->n_launches);
-    PUT_ARR(b, t->colls, t->n_colls);
-    PUT_ARR(b, t->ops, t->n_ops);
-    PUT_ARR(b, t->devices, t->n_devices);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) PUT_ARR(b, t->field, t->count);
+#include "model/trace_arrays.def"
     pack_counts(b, t);
 }
 
@@ -143,14 +139,10 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
 
 int tc_trace_unpack(tc_buf *b, tc_trace *t) {
     unpack_header(b, t);
-    GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
-    GET_ARR(b, t->cpu_steps, t->n_cpu_steps, t->cap_cpu_steps);
-    GET_ARR(b, t->gpu_steps, t->n_gpu_steps, t->cap_gpu_steps);
-    GET_ARR(b, t->launches, t->n_launches, t->cap_launches);
-    GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
-    GET_ARR(b, t->ops, t->n_ops, t->cap_ops);
-    GET_ARR(b, t->devices, t->n_devices, t->cap_devices);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve) GET_ARR(b, t->field, t->count, t->cap);
+#include "model/trace_arrays.def"
     unpack_counts(b, t);
+    if (!b->bad && !tc_trace_refs_valid(t)) b->bad = true;
     if (b->bad) { tc_trace_free(t); return -1; }
     return 0;
 }
@@ -186,6 +178,34 @@ static uint32_t remap(tc_strtab *st, const tc_trace *t, uint32_t id, bool *bad) 
     return r;
 }
 
+/* The skeleton carries gpu[] (comm kernels) and colls[], and renumbers gpu.coll itself: a new
+ * index field in either record type must be handled in tc_skeleton_pack first. */
+#define TC_INDEX(f, array) +1
+#define TC_TRACE_RECORD(type, fields) enum { skeleton_indexes_##type = 0 fields };
+#include "model/trace_arrays.def"
+_Static_assert(skeleton_indexes_tc_gpu_event == 1 && skeleton_indexes_tc_coll_args == 0,
+               "an index field the MPI skeleton does not renumber (tc_skeleton_pack)");
+
+/* The string ids of one record of t (of record type `kind`) renumbered into st, in field order. */
+typedef enum {
+#define TC_TRACE_RECORD(type, fields) RECORD_##type,
+#include "model/trace_arrays.def"
+} record_kind;
+
+static void restring(record_kind kind, void *record, tc_strtab *st, const tc_trace *t, bool *bad) {
+    switch (kind) {
+#define TC_STRING_ID(f) r->f = remap(st, t, r->f, bad);
+#define TC_TRACE_RECORD(type, fields)                                                                \
+    case RECORD_##type: {                                                                            \
+        type *r = record;                                                                            \
+        (void)r;                                                                                     \
+        fields                                                                                       \
+        break;                                                                                       \
+    }
+#include "model/trace_arrays.def"
+    }
+}
+
 void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
     tc_strtab *st = tc_strtab_new();
     size_t n_comm = 0, n_args = 0;
@@ -199,15 +219,10 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
         const tc_gpu_event *g = &t->gpu[e];
         if (!g->is_comm) continue;
         tc_gpu_event s = *g;
-        s.name = remap(st, t, g->name, &bad);
-        s.stream = remap(st, t, g->stream, &bad);
+        restring(RECORD_tc_gpu_event, &s, st, t, &bad);
         if (g->coll != TC_NONE) {
             tc_coll_args c = t->colls[g->coll];
-            c.coll_name = remap(st, t, c.coll_name, &bad);
-            c.dtype = remap(st, t, c.dtype, &bad);
-            c.pg_name = remap(st, t, c.pg_name, &bad);
-            c.pg_desc = remap(st, t, c.pg_desc, &bad);
-            c.pg_ranks = remap(st, t, c.pg_ranks, &bad);
+            restring(RECORD_tc_coll_args, &c, st, t, &bad);
             s.coll = (uint32_t)a;
             args[a++] = c;
         }
@@ -232,8 +247,7 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
     GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
     unpack_counts(b, t);
-    for (size_t e = 0; e < t->n_gpu && !b->bad; e++)
-        if (t->gpu[e].coll != TC_NONE && t->gpu[e].coll >= t->n_colls) b->bad = true;
+    if (!b->bad && !tc_trace_refs_valid(t)) b->bad = true;
     if (b->bad) { tc_trace_free(t); return -1; }
     return 0;
 }
