@@ -1,6 +1,8 @@
-/* test_mpi_pack.c: the encodings the MPI build ships between processes (analyzer/mpi_pack.h),
- * tested without MPI: a real trace survives pack/unpack unchanged, a cut message is refused, and
- * the size-balanced file assignment. */
+/* test_mpi_pack.c: the encodings the MPI build ships between processes (cli/mpi/mpi_pack.h),
+ * tested without MPI: a real trace survives pack/unpack unchanged (every array of
+ * model/trace_arrays.def), a cut message is refused, a skeleton keeps the comm kernels and their
+ * collective arguments with every string id naming the same text, and the size-balanced file
+ * assignment. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "cli/mpi/mpi_pack.h"
@@ -17,13 +19,10 @@ static void same_trace(const tc_trace *a, const tc_trace *b) {
     cr_assert_eq(tc_strtab_count(a->strings), tc_strtab_count(b->strings));
     for (size_t i = 0; i < tc_strtab_count(a->strings); i++)
         cr_assert_str_eq(tc_trace_str(a, (uint32_t)i), tc_trace_str(b, (uint32_t)i));
-    cr_assert_eq(a->n_gpu, b->n_gpu);
-    cr_assert(a->n_gpu == 0 || memcmp(a->gpu, b->gpu, a->n_gpu * sizeof *a->gpu) == 0);
-    cr_assert_eq(a->n_launches, b->n_launches);
-    cr_assert_eq(a->n_ops, b->n_ops);
-    cr_assert(a->n_ops == 0 || memcmp(a->ops, b->ops, a->n_ops * sizeof *a->ops) == 0);
-    cr_assert_eq(a->n_cpu_steps, b->n_cpu_steps);
-    cr_assert_eq(a->n_devices, b->n_devices);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                           \
+    cr_assert_eq(a->count, b->count, #field);                                                      \
+    cr_assert(a->count == 0 || memcmp(a->field, b->field, a->count * sizeof(type)) == 0, #field);
+#include "model/trace_arrays.def"
     cr_assert_eq(a->events_total, b->events_total);
     cr_assert_eq(a->n_warnings, b->n_warnings);
     for (size_t i = 0; i < a->n_warnings; i++) cr_assert_str_eq(a->warnings[i], b->warnings[i]);
@@ -56,6 +55,63 @@ Test(mpi_pack, trace_round_trip) {
     cr_assert(b.bad);
     tc_trace_free(&t);
     tc_trace_free(&u);
+    tc_buf_free(&b);
+}
+
+typedef enum {
+#define TC_TRACE_RECORD(type, fields) KIND_##type,
+#include "model/trace_arrays.def"
+} record_kind;
+
+/* Records x of a and y of b (both of type `kind`) are equal in every value field and their string
+ * ids name the same texts (trace_arrays.def); indexes are not compared. */
+static void same_record(record_kind kind, const tc_trace *a, const void *x, const tc_trace *b, const void *y) {
+    switch (kind) {
+#define TC_VALUE(f) cr_assert(memcmp(&p->f, &q->f, sizeof p->f) == 0, "%s", #f);
+#define TC_STRING_ID(f) cr_assert_str_eq(tc_trace_str(a, p->f), tc_trace_str(b, q->f), "%s", #f);
+#define TC_TRACE_RECORD(type, fields)                                                              \
+    case KIND_##type: {                                                                            \
+        const type *p = x, *q = y;                                                                 \
+        fields                                                                                     \
+        break;                                                                                     \
+    }
+#include "model/trace_arrays.def"
+    }
+}
+
+Test(mpi_pack, skeleton_keeps_comm_kernels_and_their_strings) {
+    tc_trace t, s;
+    char msg[600];
+    const char *path = "samples/rank0.pt.trace.json.gz";
+    cr_assert_eq(tc_trace_init(&t, path), 0);
+    cr_assert_eq(tc_load_trace(&t, path, NULL, NULL, msg, sizeof msg), TC_LOAD_OK, "%s", msg);
+    cr_assert_gt(t.n_colls, 0);
+    tc_buf b;
+    memset(&b, 0, sizeof b);
+    tc_skeleton_pack(&b, &t);
+    cr_assert(!b.bad);
+    cr_assert_eq(tc_skeleton_unpack(&b, &s), 0);
+    cr_assert_eq(b.off, b.n);
+    cr_assert_eq(s.n_gpu_parsed, t.n_gpu);
+    cr_assert_lt(tc_strtab_count(s.strings), tc_strtab_count(t.strings), "only the strings the skeleton uses");
+    cr_assert_str_eq(tc_trace_str(&s, s.backend), tc_trace_str(&t, t.backend));
+    size_t k = 0, with_args = 0;
+    for (size_t e = 0; e < t.n_gpu; e++) {
+        const tc_gpu_event *g = &t.gpu[e];
+        if (!g->is_comm) continue;
+        cr_assert_lt(k, s.n_gpu);
+        const tc_gpu_event *h = &s.gpu[k++];
+        same_record(KIND_tc_gpu_event, &t, g, &s, h);
+        cr_assert_eq(h->coll == TC_NONE, g->coll == TC_NONE);
+        if (g->coll == TC_NONE) continue;
+        same_record(KIND_tc_coll_args, &t, &t.colls[g->coll], &s, &s.colls[h->coll]);
+        with_args++;
+    }
+    cr_assert_eq(k, s.n_gpu);
+    cr_assert_eq(with_args, s.n_colls);
+    cr_assert_gt(with_args, 0);
+    tc_trace_free(&t);
+    tc_trace_free(&s);
     tc_buf_free(&b);
 }
 
