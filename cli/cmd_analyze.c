@@ -1,6 +1,5 @@
 /* cmd_analyze.c: `tracecost analyze`: load the job, analyze, write the reports. */
 #define _POSIX_C_SOURCE 200809L
-#include "cliopt.h"
 #include "cost_options.h"
 #include "commands.h"
 #include "exitcodes.h"
@@ -8,6 +7,7 @@
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
+#include "opts.h"
 #include "output.h"
 #include "reports/cost_report.h"
 #include "reports/html_report.h"
@@ -18,11 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const analyze_options[] = {
-    "--json", "--html", "--jobs", "-j", "--bound-threshold", "--quiet", "-q", "--help", "-h",
-    "--gpu", "--model-flops-per-step", "--params", "--tokens-per-step", NULL,
-};
-
 static void analyze_usage(FILE *f) {
     fprintf(f,
         "Usage: tracecost analyze [options] TRACE|FOLDER|- ...\n"
@@ -30,18 +25,9 @@ static void analyze_usage(FILE *f) {
         "Splits each GPU's time (every input is one rank of the job) into compute, exposed comm (wait vs\n"
         "transfer), memory and idle; names the bottleneck. Inputs: traces (plain or gzip), folders, - (stdin).\n"
         "\n"
-        "Options:\n"
-        "  --json FILE           write the results as JSON (tracecost/1) to FILE, or - for stdout\n"
-        "  --html FILE           write one HTML file (inline charts and tables) to FILE, or - for stdout\n"
-        "  -j, --jobs N          threads (default: number of cores); a few files go one at a time on all\n"
-        "                        of them, more files N at a time\n"
-        "  --bound-threshold X   share of GPU time a loss must reach to name the verdict (default 0.15)\n"
-        "  --gpu NAME            GPU for peak FLOP/s, overriding deviceProperties (tracecost gpus lists them)\n"
-        "  --model-flops-per-step F  model FLOPs per GPU per step for MFU, instead of the traced shapes\n"
-        "  --params N --tokens-per-step T  the same as 6*N*T / world size (training: forward + backward)\n"
-        "  -q, --quiet           print nothing but errors (the JSON is still written)\n"
-        "  -h, --help            this help\n"
-        "  cost options: those of 'tracecost cost --help' (prices default to the GPU's catalog entry)\n"
+        "Options:\n");
+    tc_opts_help(f, &tc_opts_analyze);
+    fprintf(f,
         "\n"
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
@@ -97,13 +83,6 @@ bool tc_use_color(FILE *f) {
     return isatty(fileno(f));
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "tracecost analyze: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\nTry 'tracecost analyze --help'.\n");
-    return TC_EXIT_USAGE;
-}
-
 /* The plain load-and-analyze step: expand the operands, load them on this machine, analyze. */
 static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
                               const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
@@ -143,67 +122,72 @@ typedef struct {
     char **operands; size_t n_operands; /* room for argc */
 } analyze_args;
 
+/* One option o->opt with its value into a. TC_EXIT_OK, -1 after --help (printed), or a usage exit
+ * code (the message printed). */
+static int set_option(const tc_opts *o, analyze_args *a) {
+    const char *name = o->word, *v = o->value;
+    const tc_opt_table *t = &tc_opts_analyze;
+    double x;
+    char err[1200];
+    switch (o->opt->id) {
+    case TC_OPT_HELP: analyze_usage(stdout); return -1;
+    case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_JSON: case TC_OPT_HTML:
+        if (!v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
+        if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
+        return TC_EXIT_OK;
+    case TC_OPT_JOBS:
+        if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
+            return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_BOUND_THRESHOLD:
+        if (!tc_parse_double(v, &a->aopt.bound_threshold) || a->aopt.bound_threshold <= 0 || a->aopt.bound_threshold >= 1)
+            return tc_opts_error(t, "%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_GPU:
+        if (!v || !tc_gpu_find_by_id(v))
+            return tc_opts_error(t, "%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, v ? v : "");
+        a->aopt.gpu = v;
+        tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
+        return TC_EXIT_OK;
+    case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
+        if (!tc_parse_double(v, &x) || !(x > 0))
+            return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
+        if (o->opt->id == TC_OPT_MODEL_FLOPS) a->aopt.model_flops_per_step = x;
+        else if (o->opt->id == TC_OPT_PARAMS) a->aopt.params = x;
+        else a->aopt.tokens_per_step = x;
+        return TC_EXIT_OK;
+    case TC_OPT_COST_FLAG:
+        if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0) {
+            fprintf(stderr, "tracecost analyze: %s\n", err);
+            return TC_EXIT_USAGE;
+        }
+        a->cost_flags = true;
+        return TC_EXIT_OK;
+    default: return TC_EXIT_OK; /* no other rows in the table */
+    }
+}
+
 /* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
  * --help (printed); or a usage exit code (the message printed). */
 static int parse_args(int argc, char **argv, analyze_args *a) {
+    const tc_opt_table *t = &tc_opts_analyze;
     tc_opts o;
-    tc_opts_init(&o, argc, argv, 1);
-    const char *operand;
-    int kind;
-    char err[1200];
-    while ((kind = tc_opts_next(&o, &operand)) >= 0) {
-        if (kind == 0) { a->operands[a->n_operands++] = (char *)operand; continue; }
-        const char *name = o.name;
-        if (!strcmp(name, "-h") || !strcmp(name, "--help")) { analyze_usage(stdout); return -1; }
-        else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) a->quiet = true;
-        else if (!strcmp(name, "--json")) {
-            a->json_path = tc_opts_value(&o);
-            if (!a->json_path) return usage_error("%s needs a file name (or - for stdout)%s", name, "");
-        } else if (!strcmp(name, "--html")) {
-            a->html_path = tc_opts_value(&o);
-            if (!a->html_path) return usage_error("%s needs a file name (or - for stdout)%s", name, "");
-        } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
-            const char *v = tc_opts_value(&o);
-            if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
-                return usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
-        } else if (!strncmp(name, "-j", 2) && tc_parse_long(name + 2, &a->jobs) && a->jobs >= 1 && a->jobs <= 1024) {
-            /* -j4 */
-        } else if (!strcmp(name, "--bound-threshold")) {
-            const char *v = tc_opts_value(&o);
-            if (!tc_parse_double(v, &a->aopt.bound_threshold) || a->aopt.bound_threshold <= 0 || a->aopt.bound_threshold >= 1)
-                return usage_error("%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
-        } else if (!strcmp(name, "--gpu")) {
-            a->aopt.gpu = tc_opts_value(&o);
-            if (!a->aopt.gpu || !tc_gpu_find_by_id(a->aopt.gpu)) {
-                return usage_error("%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, a->aopt.gpu ? a->aopt.gpu : "");
-            }
-            tc_cost_parse_option(&a->cost_in, "gpu", a->aopt.gpu, err, sizeof err); /* prices from the same entry */
-        } else if (!strcmp(name, "--model-flops-per-step") || !strcmp(name, "--params") || !strcmp(name, "--tokens-per-step")) {
-            const char *v = tc_opts_value(&o);
-            double x;
-            if (!tc_parse_double(v, &x) || !(x > 0))
-                return usage_error("%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
-            if (name[2] == 'm') a->aopt.model_flops_per_step = x;
-            else if (name[2] == 'p') a->aopt.params = x;
-            else a->aopt.tokens_per_step = x;
-        } else if (!strncmp(name, "--", 2) && tc_cost_parse_option(&a->cost_in, name + 2, o.inline_value ? o.inline_value : (o.i < o.argc ? o.argv[o.i] : NULL), err, sizeof err) != 1) {
-            /* a cost flag: it took the next argument unless given as --flag=value */
-            if (!o.inline_value) o.i++;
-            if (err[0]) { fprintf(stderr, "tracecost analyze: %s\n", err); return TC_EXIT_USAGE; }
-            a->cost_flags = true;
-        } else {
-            const char *close = tc_closest_option(name, analyze_options);
-            if (!close && !strncmp(name, "--", 2)) close = tc_cost_suggest_option(name + 2);
-            if (close) return usage_error("unknown option '%s' (did you mean %s?)", name, close);
-            return usage_error("unknown option '%s'%s", name, "");
-        }
+    tc_opts_init(&o, t, argc, argv, 1);
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
+        int rc = TC_EXIT_OK;
+        if (kind == TC_OPTS_OPERAND) a->operands[a->n_operands++] = (char *)o.operand;
+        else if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
+        else rc = set_option(&o, a);
+        if (rc != TC_EXIT_OK) return rc;
     }
     if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
-        return usage_error("%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
-                           a->aopt.params > 0 ? "--tokens-per-step" : "--params");
+        return tc_opts_error(t, "%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
+                             a->aopt.params > 0 ? "--tokens-per-step" : "--params");
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
-        return usage_error("give either --model-flops-per-step or --params with --tokens-per-step, not both%s%s", "", "");
-    if (a->n_operands == 0) return usage_error("no input given: name trace files, a folder, or - for stdin%s%s", "", "");
+        return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
+    if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
     return TC_EXIT_OK;
 }
 

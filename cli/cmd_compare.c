@@ -2,7 +2,6 @@
  * `analyze --json` result), runs each side's cost model with its own flags (B inherits A's unless
  * given as --b-FLAG), compares, and writes the terminal report, --json and --html. */
 #define _POSIX_C_SOURCE 200809L
-#include "cliopt.h"
 #include "commands.h"
 #include "analyzer/compare.h"
 #include "cost_options.h"
@@ -11,15 +10,12 @@
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
+#include "opts.h"
 #include "parsers/result_json.h"
 #include "reports/compare_report.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *const compare_options[] = {
-    "--json", "--html", "--work-steps-per-month", "--jobs", "-j", "--quiet", "-q", "--help", "-h", NULL,
-};
 
 static void compare_usage(FILE *f) {
     fprintf(f,
@@ -30,17 +26,9 @@ static void compare_usage(FILE *f) {
         "and cost per step and per effective GPU-hour with each side's prices. A and B are each a trace\n"
         "folder or file (analyzed here) or a saved 'tracecost analyze --json' result (tracecost/1).\n"
         "\n"
-        "Options:\n"
-        "  --json FILE                  write the comparison as JSON to FILE, or - for stdout only\n"
-        "  --html FILE                  write a self-contained HTML comparison report\n"
-        "  --work-steps-per-month W     work volume for the monthly difference (default: the steps A\n"
-        "                               runs in a month, 730 h x 3600 x utilization / A's step time)\n"
-        "  -j, --jobs N                 threads, as for analyze\n"
-        "  -q, --quiet                  print nothing but errors\n"
-        "  -h, --help                   this help\n"
-        "  cost flags (as for analyze: --price-per-gpu-hour P, --gpu NAME, --utilization U, ...) apply\n"
-        "  to A and, unless overridden, to B; --b-FLAG V sets FLAG for B only (--b-price-per-gpu-hour 2).\n"
-        "  A saved result keeps the cost inputs it was analyzed with; flags given here override them.\n"
+        "Options:\n");
+    tc_opts_help(f, &tc_opts_compare);
+    fprintf(f,
         "\n"
         "Examples:\n"
         "  tracecost compare runs/ib-50/ runs/ib-400/\n"
@@ -51,13 +39,6 @@ static void compare_usage(FILE *f) {
 }
 
 typedef struct { const char *name, *value; } kv;
-
-static int usage_error(const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "tracecost compare: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\nTry 'tracecost compare --help'.\n");
-    return TC_EXIT_USAGE;
-}
 
 /* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed.
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
@@ -116,32 +97,38 @@ typedef struct {
     bool quiet, help;
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
-    kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only; names owned */
+    kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
     size_t nfa, nfb;
 } compare_args;
 
-/* A cost flag, --FLAG V for both sides or --b-FLAG V for B. Returns TC_EXIT_OK, or an exit code
- * after the message. */
-static int cost_flag(compare_args *a, tc_opts *o, const char *name) {
-    bool for_b = !strncmp(name, "--b-", 4);
-    const char *opt = name + (for_b ? 4 : 2);
-    if (!tc_cost_is_option(opt)) {
-        const char *close = tc_closest_option(name, compare_options);
-        char sugg[96];
-        if (!close && tc_cost_suggest_option(opt)) {
-            snprintf(sugg, sizeof sugg, "%s%s", for_b ? "--b-" : "--", tc_cost_suggest_option(opt));
-            close = sugg;
-        }
-        if (close) return usage_error("unknown option '%s' (did you mean %s?)", name, close);
-        return usage_error("unknown option '%s'%s", name, "");
+/* One option o->opt with its value into a. Returns TC_EXIT_OK (a->help: --help was written), or an
+ * exit code after the message. */
+static int set_option(compare_args *a, const tc_opts *o) {
+    const char *name = o->word, *v = o->value;
+    const tc_opt_table *t = &tc_opts_compare;
+    switch (o->opt->id) {
+    case TC_OPT_HELP:
+        compare_usage(stdout);
+        a->help = true;
+        return TC_EXIT_OK;
+    case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_JSON: case TC_OPT_HTML:
+        if (!v) return tc_opts_error(t, "%s needs a file name%s", name, o->opt->id == TC_OPT_JSON ? " (or - for stdout)" : "");
+        if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
+        return TC_EXIT_OK;
+    case TC_OPT_WORK:
+        if (!tc_parse_double(v, &a->work) || a->work <= 0) return tc_opts_error(t, "%s needs a number of steps > 0, not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_JOBS:
+        if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_COST_FLAG: case TC_OPT_COST_FLAG_B: /* --FLAG V for both sides, --b-FLAG V for B */
+        if (!v) return tc_opts_error(t, "%s needs a value", name);
+        if (o->opt->id == TC_OPT_COST_FLAG) a->fa[a->nfa++] = (kv){o->opt->name + 2, v};
+        else a->fb[a->nfb++] = (kv){o->opt->name + 4, v};
+        return TC_EXIT_OK;
+    default: return TC_EXIT_OK; /* no other rows in the table */
     }
-    const char *v = tc_opts_value(o);
-    if (!v) return usage_error("%s needs a value%s", name, "");
-    /* o->name points into a buffer reused by the next option: keep a copy */
-    kv e = {strdup(opt), v};
-    if (!e.name) return TC_EXIT_NOTHING;
-    if (for_b) a->fb[a->nfb++] = e; else a->fa[a->nfa++] = e;
-    return TC_EXIT_OK;
 }
 
 /* Reads argv into a (zeroed first; a->fa and a->fb allocated, freed by args_free). Returns
@@ -151,39 +138,24 @@ static int parse_args(compare_args *a, int argc, char **argv) {
     a->fa = calloc((size_t)argc + 1, sizeof *a->fa);
     a->fb = calloc((size_t)argc + 1, sizeof *a->fb);
     if (!a->fa || !a->fb) return TC_EXIT_NOTHING;
+    const tc_opt_table *t = &tc_opts_compare;
     tc_opts o;
-    tc_opts_init(&o, argc, argv, 1);
-    const char *operand;
-    int kind, rc = TC_EXIT_OK;
-    while (rc == TC_EXIT_OK && (kind = tc_opts_next(&o, &operand)) >= 0) {
-        const char *name = o.name, *v;
-        if (kind == 0) {
-            if (a->n_ops == 2) return usage_error("too many operands: '%s' (compare takes A and B)%s", operand, "");
-            a->ops[a->n_ops++] = operand;
-        } else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-            compare_usage(stdout);
-            a->help = true;
-            return TC_EXIT_OK;
-        } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) a->quiet = true;
-        else if (!strcmp(name, "--json") || !strcmp(name, "--html")) {
-            if (!(v = tc_opts_value(&o))) return usage_error("%s needs a file name%s", name, !strcmp(name, "--json") ? " (or - for stdout)" : "");
-            if (!strcmp(name, "--json")) a->json_path = v; else a->html_path = v;
-        } else if (!strcmp(name, "--work-steps-per-month")) {
-            v = tc_opts_value(&o);
-            if (!tc_parse_double(v, &a->work) || a->work <= 0) return usage_error("%s needs a number of steps > 0, not '%s'", name, v ? v : "");
-        } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
-            v = tc_opts_value(&o);
-            if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return usage_error("%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
-        } else if (!strncmp(name, "--", 2)) rc = cost_flag(a, &o, name);
-        else return usage_error("unknown option '%s'%s", name, "");
+    tc_opts_init(&o, t, argc, argv, 1);
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
+        int rc = TC_EXIT_OK;
+        if (kind == TC_OPTS_OPERAND) {
+            if (a->n_ops == 2) return tc_opts_error(t, "too many operands: '%s' (compare takes A and B)", o.operand);
+            a->ops[a->n_ops++] = o.operand;
+        } else if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
+        else rc = set_option(a, &o);
+        if (rc != TC_EXIT_OK || a->help) return rc;
     }
-    if (rc == TC_EXIT_OK && a->n_ops != 2) return usage_error("need two runs to compare: A and B (trace folders or saved --json results)%s%s", "", "");
-    return rc;
+    if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
+    return TC_EXIT_OK;
 }
 
 static void args_free(compare_args *a) {
-    for (size_t i = 0; i < a->nfa; i++) free((char *)a->fa[i].name);
-    for (size_t i = 0; i < a->nfb; i++) free((char *)a->fb[i].name);
     free(a->fa);
     free(a->fb);
 }

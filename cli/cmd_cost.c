@@ -3,11 +3,11 @@
 #include "commands.h"
 #include "cost_options.h"
 #include "exitcodes.h"
+#include "opts.h"
 #include "output.h"
 #include "reports/cost_report.h"
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static void cost_help(FILE *out) {
     fputs("usage: tracecost cost [options]\n"
@@ -16,11 +16,8 @@ static void cost_help(FILE *out) {
           "Needs --network-efficiency, --gpus, and --price-per-gpu-hour or --gpu.\n\n"
           "options:\n",
           out);
-    tc_cost_options_help(out);
-    fputs("  --gpu NAME                 catalog GPU for default prices and power (tracecost gpus)\n"
-          "  --config FILE              'key = value' lines, same names; flags win over it\n"
-          "  --json FILE|-              also write JSON to FILE; '-' writes only JSON to stdout\n"
-          "  -h, --help                 this text\n\n"
+    tc_opts_help(out, &tc_opts_cost);
+    fputs("\n"
           "examples:\n"
           "  tracecost cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2\n"
           "  tracecost cost --gpu h100-sxm --gpus 64 --network-efficiency 70% --utilization 0.9 \\\n"
@@ -34,43 +31,35 @@ static void cost_help(FILE *out) {
  * TC_EXIT_OK, or TC_EXIT_USAGE with the message on stderr. */
 static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **json_path) {
     char msg[600];
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    tc_opts o;
+    tc_opts_init(&o, &tc_opts_cost, argc, argv, 1);
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
+        if (kind == TC_OPTS_OPERAND) {
+            fprintf(stderr, "tracecost cost: unexpected argument '%s' (the calculator takes only "
+                            "options; see tracecost cost --help)\n", o.operand);
+            return TC_EXIT_USAGE;
+        }
+        if (kind == TC_OPTS_UNKNOWN) {
+            const char *hint = tc_opts_suggest(&tc_opts_cost, o.word);
+            if (hint) fprintf(stderr, "tracecost cost: unknown option %s (did you mean %s?)\n", o.word, hint);
+            else fprintf(stderr, "tracecost cost: unknown option %s (tracecost cost --help lists them)\n", o.word);
+            return TC_EXIT_USAGE;
+        }
+        if (kind == TC_OPTS_NO_VALUE) {
+            fprintf(stderr, "tracecost cost: %s takes no value\n", o.word);
+            return TC_EXIT_USAGE;
+        }
+        if (o.opt->id == TC_OPT_HELP) {
             cost_help(stdout);
             return -1;
         }
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            fprintf(stderr, "tracecost cost: unexpected argument '%s' (the calculator takes only "
-                            "options; see tracecost cost --help)\n", arg);
+        if (!o.value) {
+            fprintf(stderr, "tracecost cost: %s needs a value\n", o.word);
             return TC_EXIT_USAGE;
         }
-        char name[64];
-        const char *eq = strchr(arg + 2, '=');
-        size_t nlen = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
-        if (nlen >= sizeof name) nlen = sizeof name - 1;
-        memcpy(name, arg + 2, nlen);
-        name[nlen] = '\0';
-        bool is_json = strcasecmp(name, "json") == 0;
-        if (!is_json && !tc_cost_is_option(name)) {
-            const char *hint = tc_cost_suggest_option(name);
-            if (hint)
-                fprintf(stderr, "tracecost cost: unknown option --%s (did you mean --%s?)\n", name, hint);
-            else
-                fprintf(stderr, "tracecost cost: unknown option --%s (tracecost cost --help lists "
-                                "them)\n", name);
-            return TC_EXIT_USAGE;
-        }
-        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!value) {
-            fprintf(stderr, "tracecost cost: --%s needs a value\n", name);
-            return TC_EXIT_USAGE;
-        }
-        if (is_json) {
-            *json_path = value;
-            continue;
-        }
-        if (tc_cost_parse_option(in, name, value, msg, sizeof msg) != 0) {
+        if (o.opt->id == TC_OPT_JSON) *json_path = o.value;
+        else if (tc_cost_parse_option(in, o.opt->name + 2, o.value, msg, sizeof msg) != 0) {
             fprintf(stderr, "tracecost cost: %s\n", msg);
             return TC_EXIT_USAGE;
         }

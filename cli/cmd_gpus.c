@@ -1,13 +1,11 @@
 /* cmd_gpus.c: `tracecost gpus`: lists the GPU catalog (model/gpus.def) as a table, or --json
  * (reports/catalog_report.h writes both). */
-#include "cliopt.h"
 #include "commands.h"
 #include "exitcodes.h"
+#include "opts.h"
 #include "output.h"
 #include "reports/catalog_report.h"
 #include <string.h>
-
-static const char *const gpus_options[] = {"--json", "--help", "-h", NULL};
 
 static void gpus_usage(FILE *f) {
     fprintf(f,
@@ -17,28 +15,20 @@ static void gpus_usage(FILE *f) {
         "patterns matched against a trace's deviceProperties, dense peak TFLOP/s per dtype (for MFU),\n"
         "memory bandwidth, TDP and dated default prices, each with its source.\n"
         "\n"
-        "Options:\n"
-        "  --json      write the catalog as JSON to stdout\n"
-        "  -h, --help  this help\n");
+        "Options:\n");
+    tc_opts_help(f, &tc_opts_gpus);
 }
 
 int tc_cmd_gpus(int argc, char **argv) {
     bool json = false;
     tc_opts o;
-    tc_opts_init(&o, argc, argv, 1);
-    const char *operand;
-    int kind;
-    while ((kind = tc_opts_next(&o, &operand)) >= 0) {
-        if (kind == 0) {
-            fprintf(stderr, "tracecost gpus: unexpected argument '%s'\nTry 'tracecost gpus --help'.\n", operand);
-            return TC_EXIT_USAGE;
-        }
-        if (!strcmp(o.name, "-h") || !strcmp(o.name, "--help")) { gpus_usage(stdout); return TC_EXIT_OK; }
-        if (!strcmp(o.name, "--json")) { json = true; continue; }
-        const char *close = tc_closest_option(o.name, gpus_options);
-        fprintf(stderr, "tracecost gpus: unknown option '%s'%s%s%s\nTry 'tracecost gpus --help'.\n", o.name,
-                close ? " (did you mean " : "", close ? close : "", close ? "?)" : "");
-        return TC_EXIT_USAGE;
+    tc_opts_init(&o, &tc_opts_gpus, argc, argv, 1);
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
+        if (kind == TC_OPTS_OPERAND) return tc_opts_error(&tc_opts_gpus, "unexpected argument '%s'", o.operand);
+        if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
+        if (o.opt->id == TC_OPT_HELP) { gpus_usage(stdout); return TC_EXIT_OK; }
+        if (o.opt->id == TC_OPT_JSON) json = true;
     }
     if (json) {
         jw w;

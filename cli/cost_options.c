@@ -2,12 +2,11 @@
  * model/cost_inputs.def; this file turns their text into numbers and hands them to the model's
  * setters (analyzer/cost.h), which check ranges and keep precedence. */
 #include "cost_options.h"
-#include "cliopt.h"
+#include "opts.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -126,32 +125,14 @@ int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value
 }
 
 const char *tc_cost_suggest_option(const char *unknown) {
-    static const char *const extra[] = {"json", "help"};
-    if (!unknown || !*unknown) return NULL;
+    if (!unknown) return NULL;
     while (*unknown == '-') unknown++;
-    size_t ulen = strcspn(unknown, "=");
-    char u[64];
-    if (ulen == 0 || ulen >= sizeof u) return NULL;
-    memcpy(u, unknown, ulen);
-    u[ulen] = '\0';
-    const char *best = NULL;
-    size_t best_d = SIZE_MAX;
-    const size_t n_all = sizeof option_names / sizeof option_names[0] - 1 + 2;
-    for (size_t i = 0; i < n_all; i++) {
-        const char *cand = i < n_all - 2 ? option_names[i] : extra[i - (n_all - 2)];
-        if (ulen >= 3 && strncasecmp(cand, u, strlen(u)) == 0) return cand; /* "--price" -> price-per-gpu-hour */
-        size_t d = tc_edit_distance(u, cand);
-        if (d < best_d) { best_d = d; best = cand; }
-    }
-    if (best_d <= 2 || best_d * 3 <= ulen) return best;
-    return NULL;
-}
-
-void tc_cost_options_help(FILE *out) {
-    for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
-        const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
-        fprintf(out, "  --%-24s %-11s %s\n", d->name, d->unit, d->help);
-    }
+    char word[64];
+    if (snprintf(word, sizeof word, "--%s", unknown) >= (int)sizeof word) return NULL;
+    const char *s = tc_opts_suggest(&tc_opts_cost, word);
+    if (!s) return NULL;
+    while (*s == '-') s++;
+    return s;
 }
 
 /* ------------------------------------------------------------------------------------------ */

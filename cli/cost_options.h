@@ -1,7 +1,8 @@
 /* cost_options.h: the cost model's inputs as the command line and config files spell them, shared
  * by `analyze`, `compare` and `cost`: one flag per row of model/cost_inputs.def plus --gpu and
- * --config, numbers as users type them ("$2.50", "960,000", "60%"), `key = value` config files,
- * "did you mean" for a misspelt flag, and the flags' --help lines. Values go into the model with
+ * --config, numbers as users type them ("$2.50", "960,000", "60%"), `key = value` config files and
+ * "did you mean" for a misspelt config key. The flags' rows in the option tables come from the same
+ * model/cost_inputs.def (cli/opt_tables.c). Values go into the model with
  * analyzer/cost.h's setters, which keep each value's rank and origin. */
 #ifndef TC_COST_OPTIONS_H
 #define TC_COST_OPTIONS_H
@@ -17,13 +18,10 @@ const char *const *tc_cost_option_names(void);
 /* True when name (no dashes, case-insensitive) is one of tc_cost_option_names(). */
 bool tc_cost_is_option(const char *name);
 
-/* The known option (cost options plus "json" and "help") closest to an unknown one, for "did you
- * mean --X?"; NULL when nothing is close. Leading dashes and an "=value" part are ignored. Static
- * string. */
+/* The option of `tracecost cost` (cost options plus "json" and "help") closest to an unknown one by
+ * tc_opts_suggest, without dashes, for "did you mean --X?" and config keys; NULL when nothing is
+ * close. Leading dashes and an "=value" part are ignored. Static string. */
 const char *tc_cost_suggest_option(const char *unknown);
-
-/* Writes one line per numeric cost flag (name, unit, help) for --help texts. */
-void tc_cost_options_help(FILE *out);
 
 /* Sets option `name` (no dashes, case-insensitive) from text as a command-line flag.
  * "gpu" picks a catalog entry (tc_cost_set_gpu); "config" loads that file (tc_cost_load_config).

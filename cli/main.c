@@ -1,9 +1,9 @@
 /* main.c: the tracecost command: dispatches subcommands and turns their results into the exit
  * status. The only place that exits. */
-#include "cliopt.h"
 #include "commands.h"
 #include "cupti/record.h"
 #include "exitcodes.h"
+#include "opts.h"
 #include "output.h"
 #include "base/version.h"
 #include "parsers/source.h"
@@ -17,23 +17,26 @@ static void usage(FILE *f) {
         "\n"
         "Usage: tracecost COMMAND [options] ...\n"
         "\n"
-        "Commands:\n"
-        "  analyze TRACES...   split GPU time (compute, exposed comm: wait vs transfer, memory, idle),\n"
-        "                      name the bottleneck; terminal summary and --json\n"
-        "  compare A B         two runs (trace folders or saved --json results) side by side, with\n"
-        "                      cost per step and which is cheaper per unit of work\n"
-        "  cost [flags]        the cost model without a trace: effective GPUs, money lost, buy vs rent\n"
-        "  gpus [--json]       the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources\n"
-        "  record -- CMD ...   run a CUDA program under the CUPTI tracer, writing Kineto traces\n"
-        "\n"
-        "Options: -h, --help; -V, --version (with the build's features).\n"
+        "Commands:\n",
+        TC_VERSION);
+    tc_opts_help(f, &tc_opts_top);
+    fputs("\nOptions: ", f);
+    const char *sep = "";
+    for (size_t i = 0; i < tc_opts_top.n_rows; i++) { /* -h, --help; -V, --version */
+        const tc_opt *r = &tc_opts_top.rows[i];
+        char label[64];
+        if (!r->short_name) continue;
+        tc_opt_label(r, label, sizeof label);
+        fprintf(f, "%s%s", sep, label);
+        sep = "; ";
+    }
+    fputs(" (with the build's features).\n"
         "'tracecost COMMAND --help' or 'tracecost help COMMAND' explains each command;\n"
         "'man tracecost' has the definitions, exit codes and environment variables.\n"
         "\n"
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
-        "  tracecost analyze --json out.json traces/\n",
-        TC_VERSION);
+        "  tracecost analyze --json out.json traces/\n", f);
 }
 
 /* TC_HAVE_CUPTI and TC_HAVE_MPI come from the Makefile (only for this file): whether the CUPTI
@@ -51,35 +54,34 @@ static void version(void) {
            TC_HAVE_MPI ? "yes" : "no");
 }
 
-/* The subcommands this build has; `help`, dispatch and suggestions all use this table. */
+/* The subcommands this build has, by their rows in tc_opts_top (help, dispatch and suggestions
+ * read that table). */
 typedef struct {
-    const char *name;
+    tc_opt_id id;
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } command;
 
 static int cmd_record(int argc, char **argv) { return tc_record_main(argc, argv, stderr); }
 
 static const command commands[] = {
-    {"analyze", tc_cmd_analyze},
-    {"compare", tc_cmd_compare},
-    {"cost", tc_cmd_cost},
-    {"gpus", tc_cmd_gpus},
-    {"record", cmd_record},
+    {TC_OPT_CMD_ANALYZE, tc_cmd_analyze},
+    {TC_OPT_CMD_COMPARE, tc_cmd_compare},
+    {TC_OPT_CMD_COST, tc_cmd_cost},
+    {TC_OPT_CMD_GPUS, tc_cmd_gpus},
+    {TC_OPT_CMD_RECORD, cmd_record},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
-static const command *find_command(const char *name) {
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(name, commands[i].name)) return &commands[i];
+/* The command of a row of tc_opts_top; NULL for an option, help, version or no row. */
+static const command *find_command(const tc_opt *row) {
+    for (size_t i = 0; row && i < N_COMMANDS; i++)
+        if (row->id == commands[i].id) return &commands[i];
     return NULL;
 }
 
 /* Unknown command or top-level option: name the closest known one when there is one. */
 static int unknown(const char *what) {
-    static const char *const known[] = {"analyze", "compare", "cost", "gpus", "record", "help", "version", "--help", "--version", NULL};
-    const char *close = tc_closest_option(what, known);
-    for (size_t i = 0; !close && strlen(what) >= 2 && known[i]; i++)
-        if (!strncmp(known[i], what, strlen(what))) close = known[i]; /* "an" -> analyze */
+    const char *close = tc_opts_suggest(&tc_opts_top, what);
     if (what[0] == '-') fprintf(stderr, "tracecost: unknown option '%s'", what);
     else fprintf(stderr, "tracecost: unknown command '%s'", what);
     if (close) fprintf(stderr, " (did you mean '%s'?)", close);
@@ -102,17 +104,17 @@ int main(int argc, char **argv) {
 
 static int dispatch(int argc, char **argv) {
     if (argc < 2) { usage(stderr); return TC_EXIT_USAGE; }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { usage(stdout); return TC_EXIT_OK; }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) { version(); return TC_EXIT_OK; }
-    if (!strcmp(cmd, "help")) {
+    const tc_opt *row = tc_opts_find(&tc_opts_top, argv[1]);
+    if (row && row->id == TC_OPT_HELP) { usage(stdout); return TC_EXIT_OK; }
+    if (row && row->id == TC_OPT_VERSION) { version(); return TC_EXIT_OK; }
+    if (row && row->id == TC_OPT_CMD_HELP) {
         if (argc < 3) { usage(stdout); return TC_EXIT_OK; }
-        const command *c = find_command(argv[2]);
+        const command *c = find_command(tc_opts_find(&tc_opts_top, argv[2]));
         if (!c) return unknown(argv[2]);
         char *help_argv[] = {argv[2], "--help", NULL};
         return c->run(2, help_argv);
     }
-    const command *c = find_command(cmd);
+    const command *c = find_command(row);
     if (c) return c->run(argc - 1, argv + 1);
-    return unknown(cmd);
+    return unknown(argv[1]);
 }

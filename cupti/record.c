@@ -21,19 +21,39 @@
 
 #define LIB_NAME "libtracecost_cupti.so"
 
+/* The options, TC_RECORD_OPTIONS as rows. */
+typedef enum {
+#define TC_RECORD_ID(id, shortn, longn, arg, help) OPT_##id,
+    TC_RECORD_OPTIONS(TC_RECORD_ID)
+#undef TC_RECORD_ID
+} opt_id;
+typedef struct {
+    opt_id id;
+    const char *short_name, *name, *arg, *help;
+} record_option;
+static const record_option options[] = {
+#define TC_RECORD_ROW(id, shortn, longn, arg, help) {OPT_##id, shortn, longn, arg, help},
+    TC_RECORD_OPTIONS(TC_RECORD_ROW)
+#undef TC_RECORD_ROW
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
 void tc_record_usage(FILE *out) {
     fputs("usage: tracecost record [-o DIR] [--gzip] [--delay S] [--duration S] -- CMD [ARGS...]\n"
           "\n"
           "Runs CMD with the CUPTI tracer injected into every CUDA process it starts (torchrun\n"
           "workers, mpirun ranks). Each process writes DIR/<host>_<pid>.rank<R>.pt.trace.json\n"
           "(Kineto format) when it exits or is stopped by SIGTERM/SIGINT.\n"
-          "\n"
-          "  -o, --output DIR  trace directory (default ./tracecost-traces)\n"
-          "  --gzip            compress traces (.pt.trace.json.gz)\n"
-          "  --delay S         start capturing S seconds after CUDA initialises\n"
-          "  --duration S      stop capturing S seconds after the start\n"
-          "  -h, --help        this text\n"
-          "\n"
+          "\n",
+          out);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const record_option *r = &options[i];
+        char label[64];
+        snprintf(label, sizeof label, "%s%s%s%s%s", r->short_name ? r->short_name : "",
+                 r->short_name ? ", " : "", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        fprintf(out, "  %-16s  %s\n", label, r->help);
+    }
+    fputs("\n"
           "Send SIGUSR2 to the traced CUDA processes to stop or restart capture (e.g.\n"
           "nvidia-smi --query-compute-apps=pid --format=csv,noheader | xargs kill -USR2);\n"
           "each new window is another file. TRACECOST_STEP_RANGE=NAME turns NVTX ranges named\n"
@@ -107,58 +127,71 @@ typedef struct record_opts {
     int cmd;              /* index in argv of the command */
 } record_opts;
 
-/* Option value: "--opt=V", "--opt V", "-oV", "-o V". Returns NULL when missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *arg, size_t namelen) {
-    if (arg[namelen] == '=') return arg + namelen + 1;
-    if (arg[namelen] != 0 && arg[1] != '-') return arg + namelen; /* -oDIR */
-    if (*i + 1 < argc) return argv[++*i];
+/* The row a names ("--delay", "--delay=2", "-o", "-oDIR"), with its inline value in *inline_value
+ * (NULL when none); NULL when a is no option, or a flag given a value. */
+static const record_option *find_option(const char *a, const char **inline_value) {
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const record_option *r = &options[i];
+        size_t n = strlen(r->name);
+        const char *rest = NULL;
+        if (strncmp(a, r->name, n) == 0 && (a[n] == 0 || a[n] == '=')) rest = a[n] ? a + n + 1 : NULL;
+        else if (r->short_name && strncmp(a, r->short_name, 2) == 0) rest = a[2] ? a + 2 : NULL;
+        else continue;
+        if (rest && !r->arg) return NULL;
+        *inline_value = rest;
+        return r;
+    }
     return NULL;
 }
 
-/* Parses options; returns -1 for usage errors (message printed), 0 ok, 1 for --help. */
+/* Sets one option with value v (NULL when missing) into o. Returns 0, or -1 after the usage error. */
+static int set_option(record_opts *o, const record_option *r, const char *a, const char *v, FILE *err,
+                      int *rc) {
+    uint64_t ns;
+    switch (r->id) {
+    case OPT_GZIP: o->gzip = 1; return 0;
+    case OPT_HELP: return 0;
+    case OPT_OUTPUT:
+        o->dir = v;
+        if (v && *v) return 0;
+        *rc = usage_error(err, "%s needs a directory", a);
+        return -1;
+    case OPT_DELAY:
+        o->delay = v;
+        if (v && tc_parse_seconds_ns(v, &ns) == 0) return 0;
+        *rc = usage_error(err, "--delay needs a number of seconds (got '%s')", v ? v : "");
+        return -1;
+    case OPT_DURATION:
+        o->duration = v;
+        if (v && tc_parse_seconds_ns(v, &ns) == 0 && ns > 0) return 0;
+        *rc = usage_error(err, "--duration needs a positive number of seconds (got '%s')", v ? v : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses options; returns -1 for usage errors (message printed), 0 ok, 1 for --help. The first
+ * argument that is not an option, or the one after "--", is the command. */
 static int parse(int argc, char **argv, record_opts *o, FILE *err, int *rc) {
     memset(o, 0, sizeof *o);
     o->dir = "tracecost-traces";
     o->cmd = -1;
     int i;
     for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t ns;
+        const char *a = argv[i], *v = NULL;
         if (strcmp(a, "--") == 0) {
             i++;
             break;
         }
         if (a[0] != '-' || a[1] == 0) break; /* the command */
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return 1;
-        if (strcmp(a, "--gzip") == 0) {
-            o->gzip = 1;
-        } else if (strncmp(a, "-o", 2) == 0 || strncmp(a, "--output", 8) == 0) {
-            size_t nl = a[1] == 'o' ? 2 : 8;
-            if (nl == 8 && a[8] != 0 && a[8] != '=') goto unknown;
-            o->dir = opt_value(argc, argv, &i, a, nl);
-            if (!o->dir || !*o->dir) {
-                *rc = usage_error(err, "%s needs a directory", a);
-                return -1;
-            }
-        } else if (strncmp(a, "--delay", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
-            o->delay = opt_value(argc, argv, &i, a, 7);
-            if (!o->delay || tc_parse_seconds_ns(o->delay, &ns) != 0) {
-                *rc = usage_error(err, "--delay needs a number of seconds (got '%s')",
-                                  o->delay ? o->delay : "");
-                return -1;
-            }
-        } else if (strncmp(a, "--duration", 10) == 0 && (a[10] == 0 || a[10] == '=')) {
-            o->duration = opt_value(argc, argv, &i, a, 10);
-            if (!o->duration || tc_parse_seconds_ns(o->duration, &ns) != 0 || ns == 0) {
-                *rc = usage_error(err, "--duration needs a positive number of seconds (got '%s')",
-                                  o->duration ? o->duration : "");
-                return -1;
-            }
-        } else {
-        unknown:
+        const record_option *r = find_option(a, &v);
+        if (!r) {
             *rc = usage_error(err, "unknown option '%s'", a);
             return -1;
         }
+        if (r->id == OPT_HELP) return 1;
+        if (r->arg && !v && i + 1 < argc) v = argv[++i];
+        if (set_option(o, r, a, v, err, rc) != 0) return -1;
     }
     if (i >= argc) {
         *rc = usage_error(err, "%s", "no command to run (usage: tracecost record -- CMD ...)");

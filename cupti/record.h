@@ -12,7 +12,17 @@ enum {
     TC_RECORD_EXIT_NOTFOUND = 127, /* the command was not found */
 };
 
-/* Runs `record`. argv[0] is the subcommand name ("record"); options follow:
+/* record's options, one X(ID, short, long, value, help) row each: the table tc_record_main parses
+ * and its usage lists, and the one cli/ reads (cli/opt_tables.c) for the docs and completion
+ * checks. Values come inline (--delay=2, -oDIR) or as the next argument. */
+#define TC_RECORD_OPTIONS(X)                                                                   \
+    X(OUTPUT, "-o", "--output", "DIR", "trace directory (default ./tracecost-traces)")         \
+    X(GZIP, NULL, "--gzip", NULL, "compress traces (.pt.trace.json.gz)")                       \
+    X(DELAY, NULL, "--delay", "S", "start capturing S seconds after CUDA initialises")         \
+    X(DURATION, NULL, "--duration", "S", "stop capturing S seconds after the start")           \
+    X(HELP, "-h", "--help", NULL, "this text")
+
+/* Runs `record`. argv[0] is the subcommand name ("record"); options (TC_RECORD_OPTIONS) follow:
  *   -o DIR | --output DIR   trace directory (default ./tracecost-traces; created)
  *   --gzip                  write .pt.trace.json.gz
  *   --delay S               start capturing S seconds after CUDA starts (decimal, e.g. 2.5)
