@@ -74,9 +74,10 @@ $(BUILD)/tracecost: $(MAIN_OBJS) $(BUILD)/libtracecost.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 tools: $(if $(wildcard bench/tracegen.c),$(BUILD)/tracegen)
-$(BUILD)/tracegen: bench/tracegen.c $(BUILD)/.deps-base
+TRACEGEN_SRCS := $(wildcard bench/*.c)
+$(BUILD)/tracegen: $(TRACEGEN_SRCS) $(wildcard bench/*.h) $(BUILD)/.deps-base
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O2 $(SAN) -o $@ bench/tracegen.c -lz -lm
+	$(CC) $(WARN) -O2 $(SAN) -o $@ $(TRACEGEN_SRCS) -lz -lm
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
