@@ -1,6 +1,7 @@
 # tracecost.bash: bash completion for tracecost (installed as
 # share/bash-completion/completions/tracecost): subcommands, each one's options, and trace files
-# (*.json, *.json.gz and folders) for analyze. Keep in step with docs/tracecost.1.
+# (*.json, *.json.gz and folders) for analyze. The options are those of cli/opt_tables.c:
+# tests/test_options.c fails when this file lists one the tables lack, or lacks one they have.
 
 _tracecost() {
     local cur prev words cword
@@ -21,7 +22,7 @@ _tracecost() {
     done
 
     if [ -z "$cmd" ]; then
-        COMPREPLY=($(compgen -W "$commands --help --version -h -V" -- "$cur"))
+        COMPREPLY=($(compgen -W "$commands version --help --version -h -V" -- "$cur"))
         return 0
     fi
 
@@ -80,10 +81,10 @@ _tracecost() {
             fi
         done
         case "$prev" in
-            -o) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            -o|--output) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --delay|--duration) COMPREPLY=(); return 0 ;;
         esac
-        COMPREPLY=($(compgen -W "-o --gzip --delay --duration -- --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o --output --gzip --delay --duration -- --help -h" -- "$cur"))
         ;;
     help)
         COMPREPLY=($(compgen -W "$commands" -- "$cur"))
