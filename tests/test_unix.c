@@ -188,7 +188,8 @@ Test(unix_tool, man_page_renders_without_warnings) {
     free(out);
 }
 
-/* Every option the built commands (analyze, cost, gpus, compare) print in --help is in the man page. */
+/* Every option the built commands (analyze, cost, gpus, compare) print in --help is in the man page
+ * (tests/test_options.c holds the man page to the option tables both ways). */
 Test(unix_tool, man_page_has_every_help_option) {
     char *c = fmt("MANPAGER=cat MANWIDTH=100 man -l docs/tracecost.1 2>/dev/null > /tmp/tc-man-$$.txt; "
                   "for o in $(for c in analyze cost gpus compare; do '%s' $c --help; done | grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u); do "
@@ -228,6 +229,8 @@ Test(unix_tool, bash_completion_loads_and_completes) {
         {"tracecost analyze --tok", "--tokens-per-step\n"},
         {"tracecost analyze --gpu h20", "h200\nh200-nvl\n"},
         {"tracecost help cos", "cost\n"},
+        {"tracecost record --out", "--output\n"},
+        {"tracecost vers", "version\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         out = complete_bash(cases[i][0], ".");
@@ -440,6 +443,10 @@ Test(unix_tool, suggestions_for_misspellings) {
     expect_usage_error("gpu", "(did you mean 'gpus'?)");
     expect_usage_error("gpus --jsno", "unknown option '--jsno' (did you mean --json?)");
     expect_usage_error("cost --price-per-gpu-hr 2", "did you mean --price-per-gpu-hour?");
+    /* one rule everywhere: a cost flag in analyze and compare, by its unique prefix */
+    expect_usage_error("analyze --price 2 x", "unknown option '--price' (did you mean --price-per-gpu-hour?)");
+    expect_usage_error("compare --b-pri 2 a b", "(did you mean --b-price-per-gpu-hour?)");
+    expect_usage_error("analyze --quiet=1 x", "--quiet takes no value");
 }
 
 /* ---- terminal summary ---- */
