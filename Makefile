@@ -87,7 +87,7 @@ $(BUILD)/test-tracecost: $(TEST_OBJS) $(BUILD)/libtracecost.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lcriterion $(LDLIBS)
 
 # Tests run from the repository root (they read samples/ and tests/data/ and run build/tracecost).
-test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti
+test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti check-layers check-functions
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
@@ -107,7 +107,7 @@ sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
-# ---- MPI: build/tracecost-mpi (README.md) ----
+# ---- MPI: build/tracecost-mpi (docs/mpi.md) ----
 # `make mpi` compiles the MPI entry point with mpicc (Open MPI: scripts/setup-deps.sh mpi) and links
 # it with the same library as build/tracecost; the plain build never sees mpi.h. `make test-mpi`
 # checks that mpirun -np 2 and -np 3 write the same reports as the single-process tool.
@@ -123,7 +123,7 @@ mpi: $(BUILD)/tracecost-mpi
 test-mpi: $(BUILD)/tracecost $(BUILD)/tracecost-mpi tools
 	TRACECOST=$(BUILD)/tracecost TRACECOST_MPI=$(BUILD)/tracecost-mpi TRACEGEN=$(BUILD)/tracegen tests/mpi_check.sh
 
-# ---- robustness: libFuzzer harness and valgrind (README.md) ----
+# ---- robustness: libFuzzer harness and valgrind (docs/damage.md) ----
 # `make fuzz` builds build-fuzz/fuzz_parse: every library source compiled by clang with coverage,
 # ASan and UBSan. `make fuzz-run` runs it over fuzz/corpus for FUZZ_TIME seconds (new inputs it
 # finds go to build-fuzz/corpus, not into the committed seed corpus).
