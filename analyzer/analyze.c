@@ -9,6 +9,7 @@
 #include "intervals.h"
 #include "model/job.h"
 #include "mfu.h"
+#include "nodes.h"
 #include "steps.h"
 #include "base/pool.h"
 #include "base/util.h"
@@ -28,6 +29,7 @@ void tc_job_free(tc_job *j) {
     for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
     free(j->colls);
     free(j->summary.mfu_note);
+    free(j->summary.partial_group);
     tc_findings_free(&j->findings);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
     free(j->top_kernels);
@@ -107,8 +109,17 @@ static int unmatched_exposed(const tc_trace *t, const int64_t *wait_ns, int64_t 
     return rc;
 }
 
+/* Traces without baseTimeNanoseconds hold epoch µs when their times are past 2000-01-01. */
+#define EPOCH_2000_NS INT64_C(946684800000000000)
+
 static int rank_analyze(tc_job *j, tc_rank_result *rr) {
     tc_trace *t = &j->traces[rr->input];
+    if (t->n_gpu) { /* events are sorted: the first starts first */
+        int64_t first = t->gpu[0].start_ns, base = t->has_base ? t->base_ns : 0;
+        bool fits = first >= 0 ? base <= INT64_MAX - first : base >= INT64_MIN - first;
+        rr->start_epoch_ns = fits ? base + first : 0;
+        rr->has_start_epoch = rr->start_epoch_ns >= EPOCH_2000_NS; /* else relative times */
+    }
     if (tc_breakdown_compute(t->gpu, NULL, t->n_gpu, rr->wait_ns, &rr->b)) return -1;
     rr->has_ratio = rr->b.compute_ns > 0;
     rr->comm_compute_ratio = rr->has_ratio ? (double)rr->b.comm_ns / (double)rr->b.compute_ns : 0;
@@ -286,6 +297,11 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
                         100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
         rr->last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
         rr->caused_wait_ns_per_step = rr->caused_wait_ns / (int64_t)(rr->steps_total ? rr->steps_total : 1);
+        rr->caused_wait_per_rank_ns_per_step = j->n_ranks > 1 ? rr->caused_wait_ns_per_step / (int64_t)(j->n_ranks - 1) : 0;
+        if (rr->has_start_epoch && (!sm->has_capture_time || rr->start_epoch_ns / 1000000000 < sm->capture_unix_s)) {
+            sm->has_capture_time = true;
+            sm->capture_unix_s = rr->start_epoch_ns / 1000000000;
+        }
         tc_breakdown_add(&sm->b, &rr->b);
         if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
     }
@@ -300,6 +316,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
+    if (tc_job_nodes(j, opt->gpus_per_node)) return -1;
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
     if (merge_kernel_aggs(j, x)) return -1;
     return tc_job_findings(j, opt);

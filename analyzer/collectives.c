@@ -424,9 +424,14 @@ static void report_matching(matcher *m) {
                     "among the ranks present only", (long long)world, nr);
     for (size_t g = 0; g < m->n_ginfo; g++) {
         const group_info *gi = &m->ginfo[g];
-        if (gi->group_size > 0 && (int64_t)gi->ranks_with < gi->group_size && gi->ranks_with >= 2)
-            tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "
-                        "(an upper bound), waits are lower bounds", gi->label, gi->ranks_with, (long long)gi->group_size);
+        if (!(gi->group_size > 0 && (int64_t)gi->ranks_with < gi->group_size && gi->ranks_with >= 2)) continue;
+        tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "
+                    "(an upper bound), waits are lower bounds", gi->label, gi->ranks_with, (long long)gi->group_size);
+        if (!j->summary.partial_groups++) { /* the basis of the findings names the first */
+            j->summary.partial_group = tc_strdup(gi->label);
+            j->summary.partial_group_present = gi->ranks_with;
+            j->summary.partial_group_size = gi->group_size;
+        }
     }
     for (size_t r = 0; r < nr; r++) {
         if (r == 0) { j->ranks[r].has_clock_offset = true; j->ranks[r].clock_offset_ns = 0; continue; }

@@ -72,14 +72,29 @@ static bool coll_rows(tc_run_summary *s, const tc_job *j) {
     return true;
 }
 
-tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, tc_error *e) {
+/* The basis, nodes and capture date, as the JSON's summary holds them. */
+static bool basis_figures(tc_run_summary *s, const tc_summary *sm, const char *basis_summary) {
+    s->partial = sm->partial;
+    s->transfer_upper_bound = sm->transfer_upper_bound;
+    s->nodes = sm->nodes >= 1 && sm->nodes <= 1000000000 ? (int)sm->nodes : 0;
+    s->nodes_assumed = sm->nodes_assumed;
+    s->gpus_per_node = sm->node_rule != TC_NODES_ASSUMED && sm->gpus_per_node >= 1 && sm->gpus_per_node <= 1000000000
+                           ? (int)sm->gpus_per_node : 0;
+    s->has_capture_time = sm->has_capture_time;
+    s->capture_unix_s = sm->capture_unix_s;
+    return !s->partial || (s->basis_summary = tc_json_text_dup(basis_summary ? basis_summary : "")) != NULL;
+}
+
+tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, const char *basis_summary,
+                                  tc_error *e) {
     memset(s, 0, sizeof *s);
     const char *verdict = tc_verdict_name(j->summary.verdict);
     s->label = tc_strdup(label);
     s->tool_version = tc_strdup(TC_VERSION);
     s->verdict = tc_json_text_dup(verdict ? verdict : "unknown");
     summary_figures(s, &j->summary);
-    if (!s->label || !s->tool_version || !s->verdict || !rank_figures(s, j) || !coll_rows(s, j)) {
+    if (!s->label || !s->tool_version || !s->verdict || !rank_figures(s, j) || !coll_rows(s, j) ||
+        !basis_figures(s, &j->summary, basis_summary)) {
         tc_run_summary_free(s);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     }
@@ -112,6 +127,14 @@ tc_status tc_run_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs 
     tc_cost_trace_facts f = tc_cost_facts_from_shares(
         s->world_size, s->split_known, s->share_exposed_transfer, s->share_exposed_wait, s->share_exposed_comm,
         s->share_idle, s->share_memory, s->has_step_time ? s->step_time_us : 0, s->has_busbw ? s->fabric_busbw_GBps : 0);
+    f.nodes = s->nodes;
+    f.gpus_per_node = s->gpus_per_node;
+    f.nodes_assumed = s->nodes_assumed;
+    f.partial = s->partial;
+    tc_format(f.partial_what, sizeof f.partial_what, "%s", s->basis_summary ? s->basis_summary : "");
+    f.transfer_upper_bound = s->transfer_upper_bound;
+    f.has_capture_time = s->has_capture_time;
+    f.capture_unix_s = s->capture_unix_s;
     out->cost = malloc(sizeof *out->cost);
     if (!out->cost) return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     if (tc_cost_compute(in, &f, out->cost, out->why_not, sizeof out->why_not) == 0) {
@@ -167,6 +190,16 @@ static void compare_figures(tc_comparison *c) {
     c->share_memory = pair(true, a->share_memory, true, b->share_memory);
     c->share_idle = pair(true, a->share_idle, true, b->share_idle);
     c->busbw_GBps = pair(a->has_busbw, a->fabric_busbw_GBps, b->has_busbw, b->fabric_busbw_GBps);
+    c->model_pflop_per_step = pair(a->has_flops, a->flops_per_step * a->world_size / 1e15, b->has_flops,
+                                   b->flops_per_step * b->world_size / 1e15);
+    c->tokens_per_step = pair(a->has_tokens, a->tokens_per_step, b->has_tokens, b->tokens_per_step);
+    c->samples_per_step = pair(a->has_samples, a->samples_per_step, b->has_samples, b->samples_per_step);
+}
+
+/* x / w per side where both are known and w > 0. */
+static tc_cmp_pair per_work(const tc_cmp_pair *x, const tc_cmp_pair *w, double scale) {
+    bool ha = x->has_a && w->has_a && w->a > 0, hb = x->has_b && w->has_b && w->b > 0;
+    return pair(ha, ha ? x->a / (w->a / scale) : 0, hb, hb ? x->b / (w->b / scale) : 0);
 }
 
 /* Prices, cost per step and per effective GPU-hour, and the monthly difference at volume W (the
@@ -183,6 +216,9 @@ static void compare_costs(tc_comparison *c, double work_steps_per_month) {
     c->cost_per_step = pair(ha && a->has_step_time, pa * na * sa / 3600, hb && b->has_step_time, pb * nb * sb / 3600);
     c->cost_per_effective_gpu_hour = pair(ha, ha ? ra->effective_price_per_gpu_hour : 0,
                                           hb, hb ? rb->effective_price_per_gpu_hour : 0);
+    c->cost_per_pflop = per_work(&c->cost_per_step, &c->model_pflop_per_step, 1);
+    c->cost_per_mtokens = per_work(&c->cost_per_step, &c->tokens_per_step, 1e6);
+    c->cost_per_ksamples = per_work(&c->cost_per_step, &c->samples_per_step, 1e3);
     if (work_steps_per_month > 0) {
         c->work_steps_per_month = work_steps_per_month;
         c->work_from_flag = true;
@@ -190,8 +226,27 @@ static void compare_costs(tc_comparison *c, double work_steps_per_month) {
         double u = ra ? ra->used.utilization.value : 1.0;
         c->work_steps_per_month = TC_COST_HOURS_PER_MONTH * 3600.0 * u / sa;
     }
-    c->has_monthly_diff = c->cost_per_step.has_diff && c->work_steps_per_month > 0;
-    c->monthly_diff = c->has_monthly_diff ? c->work_steps_per_month * c->cost_per_step.diff : 0;
+}
+
+/* The unit of work: tokens, then samples, when given for both; a step when the runs are the same
+ * workload; a PFLOP of model FLOPs when both know them; else none. Fills the per-unit pairs and
+ * the monthly difference (B doing the work A does in W steps). */
+static void choose_unit(tc_comparison *c) {
+    const tc_cmp_pair one = pair(true, 1, true, 1);
+    const tc_cmp_pair *w = NULL;
+    double scale = 1;
+    if (c->tokens_per_step.has_diff) { c->unit = TC_CMP_UNIT_MTOKENS; w = &c->tokens_per_step; scale = 1e6; }
+    else if (c->samples_per_step.has_diff) { c->unit = TC_CMP_UNIT_KSAMPLES; w = &c->samples_per_step; scale = 1e3; }
+    else if (c->same_workload) { c->unit = TC_CMP_UNIT_STEP; w = &one; }
+    else if (c->model_pflop_per_step.has_diff && c->model_pflop_per_step.a > 0 && c->model_pflop_per_step.b > 0) {
+        c->unit = TC_CMP_UNIT_PFLOP;
+        w = &c->model_pflop_per_step;
+    } else { c->unit = TC_CMP_UNIT_NONE; return; }
+    c->work_per_step = pair(true, w->a / scale, true, w->b / scale);
+    c->gpu_s_per_unit = per_work(&c->gpu_s_per_step, &c->work_per_step, 1);
+    c->cost_per_unit = per_work(&c->cost_per_step, &c->work_per_step, 1);
+    c->has_monthly_diff = c->cost_per_unit.has_diff && c->work_steps_per_month > 0;
+    c->monthly_diff = c->has_monthly_diff ? c->work_steps_per_month * c->work_per_step.a * c->cost_per_unit.diff : 0;
 }
 
 static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
@@ -254,13 +309,13 @@ static tc_status check_workload(tc_comparison *c) {
     return TC_OK;
 }
 
-/* The GPU-time category with the largest saving (GPU-seconds per step) on the cheaper side x
+/* The GPU-time category with the largest saving (GPU-seconds per unit of work) on the cheaper side x
  * ('A' or 'B'); -1 when none saves anything. cats: the categories' shares on A and B. */
 static int largest_saving(const tc_comparison *c, const double cats[][2], int n, char x) {
     double best = 0;
     int bi = -1;
     for (int k = 0; k < n; k++) {
-        double ta = cats[k][0] * c->gpu_s_per_step.a, tb = cats[k][1] * c->gpu_s_per_step.b;
+        double ta = cats[k][0] * c->gpu_s_per_unit.a, tb = cats[k][1] * c->gpu_s_per_unit.b;
         double saving = x == 'B' ? ta - tb : tb - ta;
         if (saving > best) { best = saving; bi = k; }
     }
@@ -274,7 +329,7 @@ static void find_reason(tc_comparison *c) {
     const tc_run_summary *a = c->a, *b = c->b, *cx = x == 'A' ? a : b, *cy = x == 'A' ? b : a;
     double pa = c->price_per_gpu_hour.a, pb = c->price_per_gpu_hour.b;
     double price_r = c->by_cost && pa > 0 && pb > 0 ? fabs(log(pb / pa)) : 0;
-    double time_r = fabs(log(c->gpu_s_per_step.b / c->gpu_s_per_step.a));
+    double time_r = fabs(log(c->gpu_s_per_unit.b / c->gpu_s_per_unit.a));
     if (price_r > time_r) {
         c->reason = TC_CMP_REASON_GPU_PRICE;
         c->reason_x = x == 'A' ? pa : pb;
@@ -294,14 +349,23 @@ static void find_reason(tc_comparison *c) {
     };
     int bi = largest_saving(c, cats, 5, x);
     double nx = cx->world_size, ny = cy->world_size;
-    if (nx != ny && fabs(log(nx / ny)) >= time_r * 0.5 && (bi < 0 || bi == 4)) {
+    double ux = x == 'A' ? c->gpu_s_per_unit.a : c->gpu_s_per_unit.b, uy = x == 'A' ? c->gpu_s_per_unit.b : c->gpu_s_per_unit.a;
+    if (c->unit == TC_CMP_UNIT_STEP && nx != ny && fabs(log(nx / ny)) >= time_r * 0.5 && (bi < 0 || bi == 4)) {
         c->reason = TC_CMP_REASON_GPU_COUNT;
         c->reason_x = nx;
         c->reason_y = ny;
-    } else if (bi == 4) {
+    } else if (bi == 4 && c->unit == TC_CMP_UNIT_STEP) {
         c->reason = TC_CMP_REASON_COMPUTE_TIME;
         c->reason_x = cx->share_compute * cx->step_time_us / 1e3;
         c->reason_y = cy->share_compute * cy->step_time_us / 1e3;
+    } else if (bi == 4 && c->unit == TC_CMP_UNIT_PFLOP) {
+        c->reason = TC_CMP_REASON_TFLOPS;
+        c->reason_x = x == 'A' ? c->tflops_per_gpu.a : c->tflops_per_gpu.b;
+        c->reason_y = x == 'A' ? c->tflops_per_gpu.b : c->tflops_per_gpu.a;
+    } else if (bi == 4) {
+        c->reason = TC_CMP_REASON_COMPUTE_PER_UNIT;
+        c->reason_x = cx->share_compute * ux;
+        c->reason_y = cy->share_compute * uy;
     } else if (bi >= 0) {
         c->reason = keys[bi];
         c->reason_x = cats[bi][x == 'A' ? 0 : 1];
@@ -313,16 +377,15 @@ static void find_reason(tc_comparison *c) {
     }
 }
 
-/* The cheaper side: by cost per step when both prices are known, else by GPU-seconds per step. */
+/* The cheaper side, per unit of work: by cost when both prices are known, else by GPU-seconds. */
 static void decide_cheaper(tc_comparison *c) {
     c->cheaper = '?';
     double xa = 0, xb = 0;
-    if (c->cost_per_step.has_diff) { c->by_cost = true; xa = c->cost_per_step.a; xb = c->cost_per_step.b; }
-    else if (c->gpu_s_per_step.has_diff) { xa = c->gpu_s_per_step.a; xb = c->gpu_s_per_step.b; }
-    if (xa <= 0 || xb <= 0) {
-        c->missing_step_time = !c->a->has_step_time || !c->b->has_step_time;
-        return;
-    }
+    c->missing_step_time = !c->a->has_step_time || !c->b->has_step_time;
+    if (c->unit == TC_CMP_UNIT_NONE) return;
+    if (c->cost_per_unit.has_diff) { c->by_cost = true; xa = c->cost_per_unit.a; xb = c->cost_per_unit.b; }
+    else if (c->gpu_s_per_unit.has_diff) { xa = c->gpu_s_per_unit.a; xb = c->gpu_s_per_unit.b; }
+    if (xa <= 0 || xb <= 0) return;
     double hi = fmax(xa, xb), lo = fmin(xa, xb);
     c->cheaper_pct = (hi - lo) / hi * 100;
     if (c->cheaper_pct < TC_CMP_SAME_COST_PCT) { c->cheaper = '='; return; }
@@ -340,6 +403,7 @@ tc_status tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_cmp_cos
     compare_figures(c);
     compare_costs(c, work_steps_per_month);
     if (check_workload(c)) return TC_ERR_NOMEM;
+    choose_unit(c);
     decide_cheaper(c);
     return TC_OK;
 }

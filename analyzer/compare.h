@@ -21,9 +21,11 @@
 /* Fills s from an analyzed job, holding exactly what the job's saved `analyze --json` result
  * would give parsers/result_json.h (numbers rounded as the JSON text holds them, strings as valid
  * UTF-8: base/jsontext.h), so a trace folder and its saved result compare alike. The world size
- * also takes the traces' distributedInfo. label is copied. Returns TC_OK, or TC_ERR_NOMEM (message
- * in e; s is then empty). */
-tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, tc_error *e);
+ * also takes the traces' distributedInfo. label and basis_summary (the words the JSON writes as
+ * summary.basis_summary: reports/findings_text.h tc_basis_summary_text; used when the job's basis
+ * is partial) are copied. Returns TC_OK, or TC_ERR_NOMEM (message in e; s is then empty). */
+tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, const char *basis_summary,
+                                  tc_error *e);
 
 /* The cost model's result for one run. */
 typedef struct tc_cmp_cost {
@@ -76,12 +78,25 @@ typedef struct tc_cmp_diff {
     const tc_cmp_coll *coll;    /* the collective of a COLL_ONLY_IN_* difference, else NULL */
 } tc_cmp_diff;
 
+/* The unit of work the sides are compared per (docs/compare.md): tokens or samples when given for
+ * both, else a step when the runs are the same workload, else a PFLOP of model FLOPs when both
+ * know their FLOPs; NONE: no common unit, so no cheaper side. */
+typedef enum {
+    TC_CMP_UNIT_NONE,
+    TC_CMP_UNIT_STEP,
+    TC_CMP_UNIT_PFLOP,          /* 10^15 model FLOPs: FLOPs per GPU per step x GPUs */
+    TC_CMP_UNIT_MTOKENS,        /* 10^6 tokens (--tokens-per-step) */
+    TC_CMP_UNIT_KSAMPLES        /* 10^3 samples (--samples-per-step) */
+} tc_cmp_unit;
+
 /* What makes the cheaper side (X) cheaper; figures in tc_comparison.reason_x/_y. */
 typedef enum {
     TC_CMP_REASON_NONE,             /* no cheaper side */
     TC_CMP_REASON_GPU_PRICE,        /* price per GPU-hour, $ */
     TC_CMP_REASON_GPU_COUNT,        /* GPUs the step runs on */
-    TC_CMP_REASON_COMPUTE_TIME,     /* compute time per step, ms */
+    TC_CMP_REASON_COMPUTE_TIME,     /* compute time per step, ms (unit STEP) */
+    TC_CMP_REASON_TFLOPS,           /* TFLOP/s per GPU (unit PFLOP: compute saves the most) */
+    TC_CMP_REASON_COMPUTE_PER_UNIT, /* compute GPU-seconds per unit (tokens, samples) */
     TC_CMP_REASON_EXPOSED_TRANSFER, /* shares 0..1 of GPU time (both sides split transfer/wait) */
     TC_CMP_REASON_EXPOSED_COMM,     /* shares 0..1 (exposed communication, not split) */
     TC_CMP_REASON_EXPOSED_WAIT,     /* shares 0..1 */
@@ -105,26 +120,36 @@ typedef struct tc_comparison {
     tc_cmp_pair price_per_gpu_hour;   /* P used on each side, $ */
     tc_cmp_pair cost_per_step;        /* $: P x N x step_s / 3600 */
     tc_cmp_pair cost_per_effective_gpu_hour; /* $: P / e, from the cost model */
+    tc_cmp_pair model_pflop_per_step; /* model FLOPs of a step of the job / 1e15: FLOPs per GPU x GPUs */
+    tc_cmp_pair tokens_per_step, samples_per_step; /* as given */
+    tc_cmp_pair cost_per_pflop;       /* $: cost per step / model PFLOP per step */
+    tc_cmp_pair cost_per_mtokens;     /* $: cost per step / (tokens per step / 1e6) */
+    tc_cmp_pair cost_per_ksamples;    /* $: cost per step / (samples per step / 1e3) */
+    tc_cmp_unit unit;                 /* what the cheaper side is decided per */
+    tc_cmp_pair work_per_step;        /* units of work in a step on each side (1 for STEP) */
+    tc_cmp_pair gpu_s_per_unit;       /* GPU-seconds per unit of work */
+    tc_cmp_pair cost_per_unit;        /* $ per unit of work */
     double work_steps_per_month;      /* W: steps per month (given, or A's month at its utilization) */
     bool work_from_flag;              /* W was given with --work-steps-per-month */
     bool has_monthly_diff;
-    double monthly_diff;              /* $ per month: W x (cost_per_step_B - cost_per_step_A) */
+    double monthly_diff;              /* $ per month: W x work_per_step_A x (cost_per_unit_B -
+                                         cost_per_unit_A): B doing A's month of work */
     tc_cmp_coll_row *colls; size_t n_colls;
     bool same_workload;
     tc_cmp_diff differences[TC_CMP_MAX_DIFFS]; size_t n_differences; /* why not the same workload */
     char cheaper;                     /* 'A', 'B', '=' (within TC_CMP_SAME_COST_PCT) or '?' (unknown) */
-    bool missing_step_time;           /* '?' because a step time is missing (else a cost per step,
-                                         or GPU-seconds per step, is zero on one side) */
-    bool by_cost;                     /* cheaper decided by cost per step (prices known), else by
-                                         GPU-seconds per step */
-    double cheaper_pct;               /* how much cheaper per step, % of the dearer side */
+    bool missing_step_time;           /* '?' because a step time is missing (else no common unit of
+                                         work, or a cost or GPU time per unit is zero on one side) */
+    bool by_cost;                     /* cheaper decided by cost per unit (prices known), else by
+                                         GPU-seconds per unit */
+    double cheaper_pct;               /* how much cheaper per unit, % of the dearer side */
     tc_cmp_reason reason;             /* why X (the cheaper side) is cheaper; NONE unless 'A'/'B' */
     double reason_x, reason_y;        /* the reason's figure on X and on the other side, in the
                                          unit tc_cmp_reason gives */
 } tc_comparison;
 
 /* Computes the comparison of a against b, with each side's cost. work_steps_per_month <= 0: the
- * default. Returns TC_OK, or TC_ERR_NOMEM. The result points into its arguments, which must
+ * default. The work units per step (tokens, samples) are read from a and b. Returns TC_OK, or TC_ERR_NOMEM. The result points into its arguments, which must
  * outlive it. */
 tc_status tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_cmp_cost *cost_a,
                      const tc_run_summary *b, const tc_cmp_cost *cost_b, double work_steps_per_month);

@@ -5,6 +5,7 @@
  * comes from model/cost_inputs.def; parsing text and writing results are the cli's and reports'. */
 #include "cost.h"
 #include "base/status.h"
+#include "base/util.h"
 #include <math.h>
 #include <string.h>
 
@@ -35,6 +36,10 @@ const char *tc_cost_source_str(tc_cost_source src) {
     case TC_COST_SRC_UNSET: break;
     }
     return "unset";
+}
+
+const char *tc_cost_bound_str(tc_cost_bound b) {
+    return b == TC_COST_LOWER ? "lower bound" : b == TC_COST_UPPER ? "upper bound" : "exact";
 }
 
 /* Sets v to x with rank src and an origin, unless something of higher rank already set it. */
@@ -138,11 +143,15 @@ tc_cost_trace_facts tc_cost_facts_from_shares(int world_size, bool split_known, 
 /* ------------------------------------------------------------------------------------------ */
 /* The model, step by step                                                                      */
 
-/* What a trace adds beyond the inputs: shares no flag sets. */
+/* What a trace adds beyond the inputs: shares no flag sets, and the job's nodes. */
 typedef struct measured {
     double step_us;    /* mean step time, µs; 0 = unknown */
     double idle_share; /* share 0..1 idle plus exposed host memory copies */
     double wait_share; /* share 0..1 waiting for other ranks inside collectives */
+    int world;         /* GPUs of the traced job; 0 = no trace */
+    int nodes;         /* nodes they span; 0 = unknown */
+    double gpus_per_node; /* GPUs per node for another N; 0 = TC_COST_GPUS_PER_NODE */
+    bool nodes_assumed;   /* the node count assumed 8 GPUs per node */
 } measured;
 
 static void add_note(tc_cost_result *r, const char *text) {
@@ -192,6 +201,15 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
     }
     m->idle_share = facts->idle_share;
     r->has_idle_loss = true;
+    m->world = facts->world_size > 0 ? facts->world_size : 0;
+    m->nodes = facts->nodes > 0 ? facts->nodes : 0;
+    m->gpus_per_node = facts->gpus_per_node > 0 && isfinite(facts->gpus_per_node) ? facts->gpus_per_node : 0;
+    m->nodes_assumed = facts->nodes_assumed;
+    r->partial = facts->partial;
+    if (facts->partial) tc_format(r->partial_what, sizeof r->partial_what, "%s", facts->partial_what);
+    if (facts->transfer_upper_bound && u->network_efficiency.source == TC_COST_SRC_TRACE)
+        r->efficiency_bound = TC_COST_LOWER;
+    if (facts->transfer_upper_bound && r->has_straggler_loss) r->straggler_loss_bound = TC_COST_LOWER;
     if (facts->fabric_busbw_GBps > 0 && isfinite(facts->fabric_busbw_GBps))
         put_value(&u->fabric_GBps, facts->fabric_busbw_GBps, TC_COST_SRC_TRACE,
                   "trace (measured bus bandwidth)");
@@ -237,13 +255,75 @@ static int check_required(const tc_cost_inputs *u, char *err, size_t errlen) {
     return 0;
 }
 
-/* Step 4: defaults derived from other values (e_r = e; F from the node count). */
-static void derive_defaults(tc_cost_inputs *u) {
+/* Step 4: defaults derived from other values (e_r = e; F from the nodes the N GPUs span: the traced
+ * job's nodes when N is its world size, else N / GPUs per node rounded up; no fabric on one node). */
+static void derive_defaults(tc_cost_result *r, const measured *m) {
+    tc_cost_inputs *u = &r->used;
     put_value(&u->rent_network_efficiency, u->network_efficiency.value, TC_COST_SRC_DEFAULT,
               "default (= network-efficiency)");
-    put_value(&u->fabric_cost,
-              ceil(u->gpus.value / TC_COST_GPUS_PER_NODE) * TC_COST_FABRIC_PER_NODE,
-              TC_COST_SRC_DEFAULT, "default ($15,000 per 8-GPU node)");
+    double N = u->gpus.value, gpn = m->gpus_per_node > 0 ? m->gpus_per_node : TC_COST_GPUS_PER_NODE;
+    bool traced = m->nodes > 0 && N == m->world;
+    int nodes = traced ? m->nodes : (int)ceil(N / gpn);
+    r->fabric_nodes = nodes;
+    char origin[TC_COST_ORIGIN_LEN];
+    if (nodes <= 1) tc_format(origin, sizeof origin, "default (one node: no fabric)");
+    else tc_format(origin, sizeof origin, "default ($15,000 x %d nodes)", nodes);
+    put_value(&u->fabric_cost, nodes > 1 ? nodes * TC_COST_FABRIC_PER_NODE : 0, TC_COST_SRC_DEFAULT, origin);
+    if (u->fabric_cost.source != TC_COST_SRC_DEFAULT || !u->purchase_per_gpu.set) return; /* F not used */
+    bool assumed = traced ? m->nodes_assumed : m->gpus_per_node <= 0;
+    if (!assumed) return;
+    char note[200];
+    tc_format(note, sizeof note, "fabric: %d GPUs per node assumed, so %.0f GPUs span %d node%s%s; %s",
+              TC_COST_GPUS_PER_NODE, N, nodes, nodes == 1 ? "" : "s", nodes <= 1 ? " and need no fabric" : "",
+              m->world ? "pass --gpus-per-node G or --fabric-cost" : "pass --fabric-cost");
+    add_note(r, note);
+}
+
+/* Months since year 0 of a "YYYY-MM" date; -1 when it is not one. */
+static int64_t month_index(const char *ym) {
+    if (!ym || strlen(ym) != 7 || ym[4] != '-') return -1;
+    int64_t y = 0, mo = 0;
+    for (int i = 0; i < 7; i++) {
+        if (i == 4) continue;
+        if (ym[i] < '0' || ym[i] > '9') return -1;
+        if (i < 4) y = y * 10 + (ym[i] - '0'); else mo = mo * 10 + (ym[i] - '0');
+    }
+    if (mo < 1 || mo > 12) return -1;
+    return y * 12 + mo - 1;
+}
+
+/* A note for a catalog price older than TC_COST_PRICE_AGE_MONTHS at the as-of date (asof: its
+ * month index, day: its "YYYY-MM-DD"). */
+static void price_age_note(tc_cost_result *r, const char *what, const tc_cost_value *v, const char *date, int64_t asof,
+                           const char *day) {
+    int64_t when = month_index(date);
+    if (v->source != TC_COST_SRC_CATALOG || when < 0 || asof - when <= TC_COST_PRICE_AGE_MONTHS) return;
+    char note[200];
+    tc_format(note, sizeof note, "the catalog %s of %s is dated %s: %lld months (%.1f years) before %s (%s); "
+              "pass your own quote", what, r->used.gpu->id, date, (long long)(asof - when),
+              (double)(asof - when) / 12.0, day, r->price_as_of_source);
+    add_note(r, note);
+}
+
+/* Step 4b: the age of the catalog prices used, against the trace's capture date, else today. */
+static void age_prices(tc_cost_result *r, const tc_cost_trace_facts *facts) {
+    const tc_cost_inputs *u = &r->used;
+    if (facts && facts->has_capture_time) {
+        r->price_as_of_unix_s = facts->capture_unix_s;
+        r->price_as_of_source = "trace capture date";
+    } else if (u->has_today) {
+        r->price_as_of_unix_s = u->today_unix_s;
+        r->price_as_of_source = u->today_from_env ? "SOURCE_DATE_EPOCH" : "today";
+    } else return;
+    r->has_price_as_of = true;
+    if (!u->gpu) return;
+    int64_t t = r->price_as_of_unix_s, y;
+    int mo, d;
+    tc_civil_from_days(t / 86400 - (t % 86400 < 0), &y, &mo, &d);
+    char day[32];
+    tc_format(day, sizeof day, "%04lld-%02d-%02d", (long long)y, mo, d);
+    price_age_note(r, "rent", &u->price_per_gpu_hour, u->gpu->rent_date, y * 12 + mo - 1, day);
+    price_age_note(r, "purchase price", &u->purchase_per_gpu, u->gpu->purchase_date, y * 12 + mo - 1, day);
 }
 
 /* Step 5: what the network costs and the rent side. */
@@ -357,13 +437,15 @@ int tc_cost_compute(const tc_cost_inputs *in, const tc_cost_trace_facts *facts, 
                     char *err, size_t errlen) {
     memset(r, 0, sizeof *r);
     r->used = *in;
-    measured m = {0, 0, 0};
+    measured m;
+    memset(&m, 0, sizeof m);
     if ((facts && apply_facts(r, facts, &m, err, errlen) != 0) ||
         check_ranges(&r->used, err, errlen) != 0 || check_required(&r->used, err, errlen) != 0) {
         memset(r, 0, sizeof *r);
         return -1;
     }
-    derive_defaults(&r->used);
+    derive_defaults(r, &m);
+    age_prices(r, facts);
     compute_rent(r, &m);
     compute_own(r);
     compute_what_if(r, facts, &m);

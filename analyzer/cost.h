@@ -17,11 +17,13 @@
 #define TC_COST_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "model/cost_inputs.h"
 #include "model/gpu_catalog.h"
 
 #define TC_COST_HOURS_PER_MONTH 730.0  /* H: hours in a month (8,760 / 12, rounded) */
-#define TC_COST_MAX_NOTES 8            /* notes a result can carry */
+#define TC_COST_MAX_NOTES 12           /* notes a result can carry */
+#define TC_COST_PRICE_AGE_MONTHS 18    /* a catalog price older than this many months gets a note */
 #define TC_COST_ORIGIN_LEN 96          /* bytes of an origin string, NUL included */
 
 /* Defaults (docs/cost-model.md gives their sources). */
@@ -32,8 +34,9 @@
 #define TC_COST_DEFAULT_ELECTRICITY 0.10    /* $ per kWh */
 #define TC_COST_DEFAULT_PUE 1.3             /* facility power / IT power */
 #define TC_COST_DEFAULT_OPS 0.0             /* $ per month: not counted unless given */
-#define TC_COST_FABRIC_PER_NODE 15000.0     /* $ of switches and cables per 8-GPU node */
-#define TC_COST_GPUS_PER_NODE 8
+#define TC_COST_FABRIC_PER_NODE 15000.0     /* $ of switches and cables per node, counted only when
+                                               the job spans more than one node */
+#define TC_COST_GPUS_PER_NODE 8             /* GPUs per node when nothing says (analyzer/nodes.h) */
 
 /* Where a value came from, in increasing precedence. */
 typedef enum {
@@ -79,6 +82,10 @@ typedef struct tc_cost_inputs {
     const tc_gpu_spec *gpu;                /* catalog GPU (--gpu or detected); NULL = none */
     tc_cost_source gpu_source;             /* rank of whoever chose gpu */
     char gpu_origin[TC_COST_ORIGIN_LEN];   /* provenance of gpu, as for the values */
+    bool has_today;                        /* today_unix_s is set (the command line sets it) */
+    int64_t today_unix_s;                  /* "today", s since 1970-01-01 UTC: what catalog prices
+                                              are aged against when the trace has no date */
+    bool today_from_env;                   /* today_unix_s is SOURCE_DATE_EPOCH */
 } tc_cost_inputs;
 
 /* What the analyzer measured, for tc_cost_compute. Shares are of the step (or window) time. */
@@ -91,12 +98,25 @@ typedef struct tc_cost_trace_facts {
     double fabric_busbw_GBps;       /* measured bus bandwidth, GB/s; <= 0 = unknown */
     bool transfer_split_known;      /* false (one rank): transfer and wait cannot be separated;
                                        then e = 1 - (transfer + wait) and no straggler loss */
+    int nodes;                      /* nodes the world_size GPUs span (analyzer/nodes.h); <= 0 =
+                                       unknown: N / gpus_per_node rounded up */
+    double gpus_per_node;           /* GPUs per node, for an N other than world_size; <= 0 = 8 */
+    bool nodes_assumed;             /* the node count rests on 8 GPUs per node assumed (a note) */
+    bool partial;                   /* the shares rest on partial data (tc_summary.partial) */
+    char partial_what[160];         /* in a few words ("2 of 128 ranks"), for the headline */
+    bool transfer_upper_bound;      /* exposed transfer is an upper bound and wait a lower bound:
+                                       e, the effective GPUs and the straggler loss are lower
+                                       bounds, the network loss an upper bound */
+    bool has_capture_time;          /* capture_unix_s is known */
+    int64_t capture_unix_s;         /* when the trace was taken, s since 1970-01-01 UTC: catalog
+                                       prices are aged against it */
 } tc_cost_trace_facts;
 
 /* The facts from a job's measured shares of GPU time (0..1), with the one policy every caller
  * uses: with one rank (split unknown) all exposed communication counts as transfer and the wait
  * share is unknown (0); the idle share is idle + exposed memory (the host's part). step_time_us and
- * fabric_busbw_GBps <= 0 mean unknown. */
+ * fabric_busbw_GBps <= 0 mean unknown. The node, basis and date fields are left unknown (zero) for
+ * the caller to set. */
 tc_cost_trace_facts tc_cost_facts_from_shares(int world_size, bool split_known, double exposed_transfer,
                                               double exposed_wait, double exposed_comm, double idle,
                                               double memory_exposed, double step_time_us,
@@ -124,9 +144,31 @@ typedef struct tc_cost_what_if {
     double payback_months;                   /* months: X / monthly_value_recovered */
 } tc_cost_what_if;
 
+/* How far a figure can be trusted on partial data. */
+typedef enum {
+    TC_COST_EXACT = 0,  /* as measured */
+    TC_COST_LOWER,      /* a lower bound: the true figure may be higher */
+    TC_COST_UPPER       /* an upper bound: the true figure may be lower */
+} tc_cost_bound;
+
+/* "exact", "lower bound", "upper bound". */
+const char *tc_cost_bound_str(tc_cost_bound b);
+
 typedef struct tc_cost_result {
     tc_cost_inputs used;                     /* every input as resolved (trace facts and derived
                                                 defaults applied): what the JSON "inputs" echo */
+    bool partial;                            /* from a trace on partial data (facts->partial) */
+    char partial_what[160];                  /* its words, for the headline ("" when complete) */
+    tc_cost_bound efficiency_bound;          /* e: LOWER when it came from a trace whose transfer
+                                                is an upper bound; then effective GPUs are LOWER,
+                                                the network loss and the prices per effective
+                                                GPU-hour UPPER */
+    tc_cost_bound straggler_loss_bound;      /* LOWER when the wait share is a lower bound */
+    bool has_price_as_of;                    /* a catalog price was aged: price_as_of_unix_s */
+    int64_t price_as_of_unix_s;              /* the date catalog prices were aged against, s */
+    const char *price_as_of_source;          /* "trace (capture date)", "SOURCE_DATE_EPOCH" or
+                                                "today" (static) */
+    int fabric_nodes;                        /* nodes the N GPUs span for the fabric default */
     double effective_gpus;                   /* GPUs: N·e */
     double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e */
     double network_loss_per_month;           /* $ per month: N·P·H·u·(1 - e) */

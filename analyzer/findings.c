@@ -15,8 +15,9 @@ void tc_findings_free(tc_findings *f) {
 
 /* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
  * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
- * share is 1/n) and that wait is at least 1% of its window per step. Returns its index in
- * j->ranks, SIZE_MAX when none stands out; *oom when the median could not be computed. */
+ * share is 1/n) and that wait, summed over the other ranks, is at least 1% of its window per step
+ * (the rule reports/findings_text.c words: tc_straggler_rule_text). Returns its index in j->ranks,
+ * SIZE_MAX when none stands out; *oom when the median could not be computed. */
 static size_t decide_straggler(tc_job *j, bool *oom) {
     tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
@@ -28,15 +29,15 @@ static size_t decide_straggler(tc_job *j, bool *oom) {
         if (j->ranks[r].caused_wait_ns > best) { best = j->ranks[r].caused_wait_ns; who = r; }
     }
     if (who == SIZE_MAX || total <= 0) return SIZE_MAX;
-    double need = 2.0 / (double)n;
-    if (need < 0.5) need = 0.5;
-    if (need > 0.75) need = 0.75;
+    double need = TC_STRAGGLER_SHARE_PER_RANKS / (double)n;
+    if (need < TC_STRAGGLER_SHARE_MIN) need = TC_STRAGGLER_SHARE_MIN;
+    if (need > TC_STRAGGLER_SHARE_MAX) need = TC_STRAGGLER_SHARE_MAX;
     tc_rank_result *rr = &j->ranks[who];
     uint64_t steps = rr->steps_total ? rr->steps_total : 1;
     int64_t caused_per_step = rr->caused_wait_ns_per_step;
     int64_t window_per_step = rr->b.window_ns / (int64_t)steps;
     double caused_share = (double)best / (double)total;
-    if (caused_share < need || caused_per_step * 100 < window_per_step) return SIZE_MAX;
+    if (caused_share < need || caused_per_step * TC_STRAGGLER_WAIT_PER_WINDOW < window_per_step) return SIZE_MAX;
     double *comp = malloc(n * sizeof *comp);
     if (!comp) { *oom = true; return SIZE_MAX; }
     for (size_t r = 0; r < n; r++) {
@@ -48,6 +49,8 @@ static size_t decide_straggler(tc_job *j, bool *oom) {
     sm->straggler.caused_wait_share = caused_share;
     sm->straggler.last_arrival_share = rr->last_arrival_share;
     sm->straggler.caused_wait_ns_per_step = caused_per_step;
+    sm->straggler.waiting_ranks = n - 1;
+    sm->straggler.wait_per_rank_ns_per_step = rr->caused_wait_per_rank_ns_per_step;
     sm->straggler.median_compute_ns_per_step = (int64_t)tc_median(comp, n);
     sm->straggler.compute_ns_per_step = rr->b.compute_ns / (int64_t)steps;
     free(comp);
@@ -59,8 +62,41 @@ static void add_reason(tc_findings *f, tc_reason r) {
     f->reasons[f->n_reasons++] = r;
 }
 
-/* The verdict is the largest loss (network: exposed transfer; stragglers: exposed wait; host: idle
- * + exposed memory) when it reaches the threshold share, else compute-bound. */
+static double share_of(int64_t part, int64_t whole) { return whole > 0 ? (double)part / (double)whole : 0; }
+
+/* A rank's share of its own window lost to a class. */
+static double rank_class_share(const tc_rank_result *rr, tc_loss_class c) {
+    const tc_breakdown *b = &rr->b;
+    return c == TC_LOSS_COMM ? share_of(b->exposed_comm_ns, b->window_ns)
+                             : share_of(b->idle_ns + b->memory_exposed_ns, b->window_ns);
+}
+
+/* The rank whose share of a loss class is furthest above the job's, when by more than the
+ * threshold: a WORST_RANK reason (both classes looked at; the larger difference kept). */
+static void worst_rank(tc_job *j, const tc_reason *base) {
+    tc_reason best = *base;
+    double gap = base->threshold;
+    bool found = false;
+    for (int c = TC_LOSS_COMM; c <= TC_LOSS_HOST; c++) {
+        double mean = c == TC_LOSS_COMM ? base->comm : base->host;
+        for (size_t r = 0; r < j->n_ranks; r++) {
+            double s = rank_class_share(&j->ranks[r], (tc_loss_class)c);
+            if (s - mean <= gap) continue;
+            gap = s - mean;
+            found = true;
+            best.code = TC_REASON_WORST_RANK;
+            best.loss = (tc_loss_class)c;
+            best.rank = j->ranks[r].rank;
+            best.rank_share = s;
+        }
+    }
+    if (found) add_reason(&j->findings, best);
+}
+
+/* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
+ * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
+ * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
+ * one rank: not split), straggler-bound when wait is larger. */
 static void decide_verdict(tc_job *j, double threshold) {
     tc_summary *sm = &j->summary;
     tc_findings *f = &j->findings;
@@ -68,24 +104,33 @@ static void decide_verdict(tc_job *j, double threshold) {
     memset(&base, 0, sizeof base);
     base.threshold = threshold;
     base.split_known = sm->split_known;
-    base.network = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
-    base.straggler = sm->split_known ? sm->share_exposed_wait : 0;
+    base.compute = sm->share_compute;
+    base.comm = sm->share_exposed_comm;
+    base.transfer = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
+    base.wait = sm->split_known ? sm->share_exposed_wait : 0;
     base.idle = sm->share_idle;
     base.memory = sm->share_memory_exposed;
     base.host = sm->share_idle + sm->share_memory_exposed;
-    double top = base.network;
-    sm->verdict = TC_VERDICT_NETWORK;
-    if (base.straggler > top) { top = base.straggler; sm->verdict = TC_VERDICT_STRAGGLER; }
-    if (base.host > top) { top = base.host; sm->verdict = TC_VERDICT_HOST; }
-    if (top < threshold) sm->verdict = TC_VERDICT_COMPUTE;
-    base.speedup = top < 1 ? 1.0 / (1.0 - top) : 0;
+    double named;
+    if (base.comm < threshold && base.host < threshold) { sm->verdict = TC_VERDICT_COMPUTE; named = 0; }
+    else if (base.host > base.comm) { sm->verdict = TC_VERDICT_HOST; named = base.host; }
+    else if (base.transfer >= base.wait) { sm->verdict = TC_VERDICT_NETWORK; named = base.transfer; }
+    else { sm->verdict = TC_VERDICT_STRAGGLER; named = base.wait; }
     tc_reason r = base;
     r.code = sm->verdict == TC_VERDICT_NETWORK ? TC_REASON_NETWORK
              : sm->verdict == TC_VERDICT_STRAGGLER ? TC_REASON_STRAGGLER
              : sm->verdict == TC_VERDICT_HOST ? TC_REASON_HOST : TC_REASON_COMPUTE;
     add_reason(f, r);
-    if (sm->verdict != TC_VERDICT_COMPUTE && base.speedup > 0) { r = base; r.code = TC_REASON_SPEEDUP; add_reason(f, r); }
-    if (sm->verdict != TC_VERDICT_COMPUTE) { r = base; r.code = TC_REASON_OTHER_LOSSES; add_reason(f, r); }
+    if (sm->verdict != TC_VERDICT_COMPUTE && named < 1) {
+        r = base;
+        r.code = TC_REASON_SPEEDUP;
+        r.speedup = 1.0 / (1.0 - named);
+        r.has_speedup_class = sm->split_known && sm->verdict != TC_VERDICT_HOST && base.comm < 1;
+        r.speedup_class = r.has_speedup_class ? 1.0 / (1.0 - base.comm) : 0;
+        add_reason(f, r);
+    }
+    if (sm->ranks) { r = base; r.code = TC_REASON_SHARES; add_reason(f, r); }
+    worst_rank(j, &base);
     if (sm->has_straggler) {
         r = base;
         r.code = TC_REASON_STRAGGLER_RANK;
@@ -93,8 +138,67 @@ static void decide_verdict(tc_job *j, double threshold) {
         r.caused_wait_share = sm->straggler.caused_wait_share;
         r.last_arrival_share = sm->straggler.last_arrival_share;
         r.wait_ns_per_step = sm->straggler.caused_wait_ns_per_step;
+        r.waiting_ranks = sm->straggler.waiting_ranks;
+        r.wait_per_rank_ns_per_step = sm->straggler.wait_per_rank_ns_per_step;
         add_reason(f, r);
     }
+}
+
+static void add_basis(tc_summary *sm, tc_basis_reason b) {
+    assert(sm->n_basis_reasons < TC_MAX_BASIS);
+    sm->basis_reasons[sm->n_basis_reasons++] = b;
+}
+
+/* Whether the conclusions rest on partial data, and why: ranks of the job missing from the inputs
+ * (its world size, else a process group's size), unmatched collectives above 5% of exposed comm
+ * (counted as transfer), inputs cut short, one rank with exposed comm (not split). Each of these
+ * but a cut input makes transfer an upper bound and wait a lower bound. */
+static void decide_basis(tc_job *j) {
+    tc_summary *sm = &j->summary;
+    sm->n_basis_reasons = 0;
+    tc_basis_reason b;
+    if (sm->world_size > (int64_t)j->n_ranks) {
+        memset(&b, 0, sizeof b);
+        b.code = TC_BASIS_WORLD_SIZE;
+        b.count = (int64_t)j->n_ranks;
+        b.of = sm->world_size;
+        add_basis(sm, b);
+    } else if (sm->partial_groups) {
+        memset(&b, 0, sizeof b);
+        b.code = TC_BASIS_GROUP_RANKS;
+        b.count = (int64_t)sm->partial_groups;
+        b.present = sm->partial_group_present;
+        b.size = sm->partial_group_size;
+        b.group = sm->partial_group;
+        add_basis(sm, b);
+    }
+    int64_t unmatched = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) unmatched += j->ranks[r].unmatched_exposed_ns;
+    double um = share_of(unmatched, sm->b.exposed_comm_ns);
+    if (sm->split_known && um > TC_BASIS_UNMATCHED_SHARE) {
+        memset(&b, 0, sizeof b);
+        b.code = TC_BASIS_UNMATCHED;
+        b.share = um;
+        add_basis(sm, b);
+    }
+    bool bounds = sm->n_basis_reasons > 0;
+    int64_t cut = 0;
+    for (size_t i = 0; i < j->n_traces; i++) cut += j->traces[i].truncated;
+    if (cut) {
+        memset(&b, 0, sizeof b);
+        b.code = TC_BASIS_SALVAGED;
+        b.count = cut;
+        b.of = (int64_t)j->n_traces;
+        add_basis(sm, b);
+    }
+    if (j->n_ranks == 1 && sm->b.exposed_comm_ns > 0) {
+        memset(&b, 0, sizeof b);
+        b.code = TC_BASIS_ONE_RANK;
+        add_basis(sm, b);
+        bounds = true;
+    }
+    sm->partial = sm->n_basis_reasons > 0;
+    sm->transfer_upper_bound = bounds;
 }
 
 static void add_action(tc_findings *f, tc_action_code code, double value) {
@@ -216,6 +320,7 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     bool oom = false;
     size_t straggler = decide_straggler(j, &oom);
     if (oom) return -1;
+    decide_basis(j);
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     decide_actions(j, straggler);
     f->network_efficiency = 1.0 - (sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm);

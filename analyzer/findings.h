@@ -1,11 +1,19 @@
 /* findings.h: what the analysis concludes, decided once here from the job's results (no GPU event
- * is read): the straggler (tc_summary.straggler), the verdict and its reasons, the actions it
- * suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
+ * is read): the straggler (tc_summary.straggler), the basis (complete or partial data, and why),
+ * the verdict and its reasons, the actions it suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
  * representative step), all as codes and numbers in tc_job.findings (model/job.h). The reports
  * only word them (reports/findings_text.h) and draw them. */
 #ifndef TC_FINDINGS_H
 #define TC_FINDINGS_H
 #include "model/job.h"
+
+/* The straggler rule (decide_straggler; worded once by reports/findings_text.h): it caused at least
+ * clamp(TC_STRAGGLER_SHARE_PER_RANKS / n, MIN, MAX) of all charged wait, and that wait, summed over
+ * the other ranks, is at least 1 / TC_STRAGGLER_WAIT_PER_WINDOW of its window per step. */
+#define TC_STRAGGLER_SHARE_PER_RANKS 2.0
+#define TC_STRAGGLER_SHARE_MIN 0.5
+#define TC_STRAGGLER_SHARE_MAX 0.75
+#define TC_STRAGGLER_WAIT_PER_WINDOW 100 /* 1% */
 
 /* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or

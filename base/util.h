@@ -42,4 +42,9 @@ void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 
 /* Median of n doubles (sorts a copy); 0 when n == 0. */
 double tc_median(const double *v, size_t n);
+
+/* Calendar dates (proleptic Gregorian, UTC) to and from days since 1970-01-01: the one conversion
+ * used for capture dates and the age of catalog prices (no time zone, no libc time functions). */
+int64_t tc_days_from_civil(int64_t y, int m, int d);
+void tc_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 #endif

@@ -10,6 +10,7 @@
 #include "opts.h"
 #include "output.h"
 #include "reports/cost_report.h"
+#include "reports/findings_text.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/termtext.h"
@@ -41,6 +42,7 @@ static void analyze_usage(FILE *f) {
 
 typedef struct {
     bool computed;            /* r is valid */
+    bool left_out;            /* --no-cost: no cost section at all */
     tc_cost_result r;
     char note[600];           /* why there is no cost section, when not computed */
 } cost_ctx;
@@ -62,12 +64,18 @@ static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_
     for (size_t r = 0; r < j->n_ranks && !device; r++) device = j->ranks[r].device;
     tc_cost_apply_catalog(in, device ? tc_gpu_find_by_device_name(device) : NULL);
     const tc_summary *sm = &j->summary;
-    int64_t world = (int64_t)j->n_ranks;
-    for (size_t i = 0; i < j->n_traces; i++) if (j->traces[i].world_size > world) world = j->traces[i].world_size;
     tc_cost_trace_facts f = tc_cost_facts_from_shares(
-        (int)world, sm->split_known, sm->share_exposed_transfer, sm->share_exposed_wait, sm->share_exposed_comm,
-        sm->share_idle, sm->share_memory_exposed, sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0,
-        sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
+        sm->world_size <= INT32_MAX ? (int)sm->world_size : 0, sm->split_known, sm->share_exposed_transfer,
+        sm->share_exposed_wait, sm->share_exposed_comm, sm->share_idle, sm->share_memory_exposed,
+        sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0, sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
+    f.nodes = sm->nodes <= INT32_MAX ? (int)sm->nodes : 0;
+    f.gpus_per_node = sm->node_rule == TC_NODES_ASSUMED ? 0 : (double)sm->gpus_per_node;
+    f.nodes_assumed = sm->nodes_assumed;
+    f.partial = sm->partial;
+    tc_basis_summary_text(f.partial_what, sizeof f.partial_what, sm);
+    f.transfer_upper_bound = sm->transfer_upper_bound;
+    f.has_capture_time = sm->has_capture_time;
+    f.capture_unix_s = sm->capture_unix_s;
     char err[400];
     if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
     if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }
@@ -119,6 +127,7 @@ typedef struct {
     tc_analyze_options aopt;
     tc_cost_inputs cost_in;
     bool cost_flags;          /* cost options were given */
+    bool no_cost;             /* --no-cost */
     char **operands; size_t n_operands; /* room for argc */
 } analyze_args;
 
@@ -150,6 +159,14 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         a->aopt.gpu = v;
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
+    case TC_OPT_NO_COST: a->no_cost = true; return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE: {
+        long g;
+        if (!tc_parse_long(v, &g) || g < 1 || g > 1000000)
+            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
+        a->aopt.gpus_per_node = g;
+        return TC_EXIT_OK;
+    }
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_double(v, &x) || !(x > 0))
             return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
@@ -200,7 +217,7 @@ static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a,
         tc_text_report_write(stdout, j, tc_use_color(stdout));
         printf("\n");
         if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
-        else {
+        else if (!cost->left_out) {
             char line[1200];
             snprintf(line, sizeof line, "Cost: %s", cost->note);
             tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
@@ -221,6 +238,7 @@ static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a,
             memset(&hx, 0, sizeof hx);
             hx.cost = cost->computed ? &cost->r : NULL;
             hx.cost_missing = cost->computed ? NULL : cost->note;
+            hx.no_cost = cost->left_out;
             w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, j, &hx));
         }
         if (w != TC_EXIT_OK) rc = w;
@@ -233,6 +251,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     memset(&a, 0, sizeof a);
     a.aopt.bound_threshold = 0.15;
     tc_cost_inputs_defaults(&a.cost_in);
+    tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
     if (!a.operands) return TC_EXIT_NOTHING;
     int rc = parse_args(argc, argv, &a);
@@ -249,7 +268,11 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     bool report = false;
     rc = hooks->load_analyze(hooks->ctx, a.operands, a.n_operands, &lopt, &a.aopt, a.html_path != NULL, &j, &report);
     if (report) {
-        if (job_cost(&j, &a.cost_in, a.cost_flags, &cost)) rc = TC_EXIT_USAGE;
+        if (a.no_cost) {
+            cost.left_out = true;
+            snprintf(cost.note, sizeof cost.note, "no cost section: --no-cost was given");
+            rc = write_reports(&j, &cost, &a, rc);
+        } else if (job_cost(&j, &a.cost_in, a.cost_flags, &cost)) rc = TC_EXIT_USAGE;
         else rc = write_reports(&j, &cost, &a, rc);
     }
     tc_job_free(&j);

@@ -13,6 +13,7 @@
 #include "opts.h"
 #include "parsers/result_json.h"
 #include "reports/compare_report.h"
+#include "reports/findings_text.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,9 +41,10 @@ static void compare_usage(FILE *f) {
 
 typedef struct { const char *name, *value; } kv;
 
-/* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed.
+/* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
+ * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary *s) {
+static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_node, tc_run_summary *s) {
     char err[1200];
     tc_error e;
     tc_error_clear(&e);
@@ -50,6 +52,11 @@ static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary 
         if (tc_result_json_read(s, operand, &e) != TC_OK) {
             fprintf(stderr, "tracecost compare: %s\n", e.msg);
             return TC_EXIT_NOTHING;
+        }
+        if (gpus_per_node > 0) { /* the node rule of analyzer/nodes.h with the flag: rank / G */
+            s->gpus_per_node = (int)gpus_per_node;
+            s->nodes = (int)((s->world_size + gpus_per_node - 1) / gpus_per_node);
+            s->nodes_assumed = false;
         }
         return TC_EXIT_OK;
     }
@@ -62,10 +69,12 @@ static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary 
     tc_job j;
     tc_job_init(&j);
     tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
-    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs};
+    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, &e) != TC_OK) {
+        char basis[TC_FINDING_TEXT];
+        if (tc_job_analyze(&j, &aopt) ||
+            tc_run_summary_from_job(s, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e) != TC_OK) {
             fprintf(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
@@ -97,6 +106,8 @@ typedef struct {
     bool quiet, help;
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
+    long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
+    double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
     size_t nfa, nfb;
 } compare_args;
@@ -122,6 +133,18 @@ static int set_option(compare_args *a, const tc_opts *o) {
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE:
+        if (!tc_parse_long(v, &a->gpus_per_node) || a->gpus_per_node < 1 || a->gpus_per_node > 1000000)
+            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_TOKENS: case TC_OPT_TOKENS_B: case TC_OPT_SAMPLES: case TC_OPT_SAMPLES_B: {
+        double x;
+        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e18)
+            return tc_opts_error(t, "%s needs a positive number, not '%s'", name, v ? v : "");
+        bool b = o->opt->id == TC_OPT_TOKENS_B || o->opt->id == TC_OPT_SAMPLES_B;
+        if (o->opt->id == TC_OPT_TOKENS || o->opt->id == TC_OPT_TOKENS_B) a->tokens[b] = x; else a->samples[b] = x;
+        return TC_EXIT_OK;
+    }
     case TC_OPT_COST_FLAG: case TC_OPT_COST_FLAG_B: /* --FLAG V for both sides, --b-FLAG V for B */
         if (!v) return tc_opts_error(t, "%s needs a value", name);
         if (o->opt->id == TC_OPT_COST_FLAG) a->fa[a->nfa++] = (kv){o->opt->name + 2, v};
@@ -160,6 +183,20 @@ static void args_free(compare_args *a) {
     free(a->fb);
 }
 
+/* The work of a step on each side: --tokens-per-step / --samples-per-step for A and, unless the
+ * --b- form is given, for B. */
+static void set_work(tc_run_summary *sa, tc_run_summary *sb, const compare_args *a) {
+    double tb = a->tokens[1] > 0 ? a->tokens[1] : a->tokens[0], sbv = a->samples[1] > 0 ? a->samples[1] : a->samples[0];
+    sa->has_tokens = a->tokens[0] > 0;
+    sa->tokens_per_step = a->tokens[0];
+    sb->has_tokens = tb > 0;
+    sb->tokens_per_step = tb;
+    sa->has_samples = a->samples[0] > 0;
+    sa->samples_per_step = a->samples[0];
+    sb->has_samples = sbv > 0;
+    sb->samples_per_step = sbv;
+}
+
 /* The cost of one side (tc_run_cost). Returns TC_EXIT_OK, or an exit code after the message. */
 static int side_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given) {
     tc_error e;
@@ -196,6 +233,8 @@ int tc_cmd_compare(int argc, char **argv) {
     tc_cost_inputs in_a, in_b;
     tc_cost_inputs_defaults(&in_a);
     tc_cost_inputs_defaults(&in_b);
+    tc_cost_set_today(&in_a);
+    tc_cost_set_today(&in_b);
     if (apply_flags(&in_a, a.fa, a.nfa, "A") || apply_flags(&in_b, a.fa, a.nfa, "B") || apply_flags(&in_b, a.fb, a.nfb, "B")) {
         args_free(&a);
         return TC_EXIT_USAGE;
@@ -206,13 +245,16 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.gpus_per_node, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
-    else if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&
-             (rc = side_cost(&cb, &sb, &in_b, a.nfa + a.nfb > 0)) == TC_EXIT_OK) {
-        rc = compare_and_write(&a, &sa, &ca, &sb, &cb);
-        if (rc == TC_EXIT_OK && (ra == TC_EXIT_DAMAGED || rb == TC_EXIT_DAMAGED)) rc = TC_EXIT_DAMAGED;
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.gpus_per_node, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
+    else {
+        set_work(&sa, &sb, &a);
+        if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&
+            (rc = side_cost(&cb, &sb, &in_b, a.nfa + a.nfb > 0)) == TC_EXIT_OK) {
+            rc = compare_and_write(&a, &sa, &ca, &sb, &cb);
+            if (rc == TC_EXIT_OK && (ra == TC_EXIT_DAMAGED || rb == TC_EXIT_DAMAGED)) rc = TC_EXIT_DAMAGED;
+        }
     }
     tc_cmp_cost_free(&ca);
     tc_cmp_cost_free(&cb);

@@ -83,6 +83,7 @@ static int write_outputs(const tc_cost_result *r, const char *json_path) {
 int tc_cmd_cost(int argc, char **argv) {
     tc_cost_inputs in;
     tc_cost_inputs_defaults(&in);
+    tc_cost_set_today(&in);
     const char *json_path = NULL;
     int rc = parse_args(argc, argv, &in, &json_path);
     if (rc < 0) return tc_output_close("cost", "-", stdout, 0); /* --help */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Names of tc_cost_option_names(): the inputs' rows, then gpu and config, then NULL. */
 static const char *const option_names[] = {
@@ -209,4 +210,14 @@ int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t 
     }
     fclose(f);
     return rc;
+}
+
+void tc_cost_set_today(tc_cost_inputs *in) {
+    const char *env = getenv("SOURCE_DATE_EPOCH");
+    char *end = NULL;
+    errno = 0;
+    long long v = env && *env ? strtoll(env, &end, 10) : 0;
+    in->has_today = true;
+    in->today_from_env = env && *env && end && !*end && errno == 0 && v >= 0;
+    in->today_unix_s = in->today_from_env ? (int64_t)v : (int64_t)time(NULL);
 }

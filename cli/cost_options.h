@@ -37,6 +37,11 @@ int tc_cost_parse_option(tc_cost_inputs *in, const char *name, const char *value
 int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
                        tc_cost_source src, const char *origin, char *err, size_t errlen);
 
+/* Sets in's "today" (tc_cost_inputs.today_unix_s, what catalog prices are aged against when a
+ * trace has no date): SOURCE_DATE_EPOCH when it holds a whole number of seconds (so outputs can be
+ * reproduced), else the clock. */
+void tc_cost_set_today(tc_cost_inputs *in);
+
 /* Reads `key = value` lines from path: keys as the flags without dashes (a leading "--" is
  * accepted), '#' starts a comment, blank lines are skipped, a value may be double-quoted. Values
  * get rank "config" and origin "config:PATH:LINE", so flags win over them whatever the order.

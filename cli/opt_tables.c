@@ -51,6 +51,10 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_PARAMS, NULL, "--params", "N", NULL, 0},
     {TC_OPT_TOKENS, NULL, "--tokens-per-step", "T",
      "the same as 6*N*T / world size (training: forward + backward)", 0},
+    {TC_OPT_GPUS_PER_NODE, NULL, "--gpus-per-node", "G",
+     "rank r runs on node r / G (default: the hosts in tensorboard_trace_handler\n"
+     "file names, else 8 GPUs per node assumed); fabric cost counts nodes", 0},
+    {TC_OPT_NO_COST, NULL, "--no-cost", NULL, "leave the cost section out (terminal, JSON cost: null, HTML)", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors (the JSON is still written)", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,
@@ -70,6 +74,15 @@ static const tc_opt compare_rows[] = {
     {TC_OPT_WORK, NULL, "--work-steps-per-month", "W",
      "work volume for the monthly difference (default: the steps A\n"
      "runs in a month, 730 h x 3600 x utilization / A's step time)", 0},
+    {TC_OPT_TOKENS, NULL, "--tokens-per-step", "T",
+     "tokens one step of the job processes, for A and (unless --b-tokens-per-step)\n"
+     "for B: compare cost per million tokens", 0},
+    {TC_OPT_TOKENS_B, NULL, "--b-tokens-per-step", "T", "tokens per step of B", 0},
+    {TC_OPT_SAMPLES, NULL, "--samples-per-step", "S",
+     "samples one step of the job processes, for A and (unless --b-samples-per-step)\n"
+     "for B: compare cost per 1,000 samples", 0},
+    {TC_OPT_SAMPLES_B, NULL, "--b-samples-per-step", "S", "samples per step of B", 0},
+    {TC_OPT_GPUS_PER_NODE, NULL, "--gpus-per-node", "G", "GPUs per node of both runs, as for analyze", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},

@@ -31,6 +31,11 @@ typedef enum {
     TC_OPT_PARAMS,
     TC_OPT_TOKENS,
     TC_OPT_WORK,           /* compare --work-steps-per-month */
+    TC_OPT_GPUS_PER_NODE,  /* analyze/compare --gpus-per-node: node of a rank (analyzer/nodes.h) */
+    TC_OPT_NO_COST,        /* analyze --no-cost: no cost section */
+    TC_OPT_SAMPLES,        /* compare --samples-per-step (and --b-): the work of a step */
+    TC_OPT_TOKENS_B,       /* compare --b-tokens-per-step */
+    TC_OPT_SAMPLES_B,      /* compare --b-samples-per-step */
     TC_OPT_COST_FLAG,      /* a cost option (cost_options.h): name without "--" is its key */
     TC_OPT_COST_FLAG_B,    /* compare's --b-FLAG: the cost option FLAG for run B only */
     TC_OPT_RECORD          /* a `record` option (cupti/record.c parses them) */

@@ -32,12 +32,12 @@ _tracecost() {
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step) COMPREPLY=(); return 0 ;;
+            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node) COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
-                --gpu --config --model-flops-per-step --params --tokens-per-step" -- "$cur"))
+                --gpu --config --model-flops-per-step --params --tokens-per-step --gpus-per-node --no-cost" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
@@ -47,13 +47,15 @@ _tracecost() {
         case "$prev" in
             --json|--html|--config|--b-config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu|--b-gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            -j|--jobs|--work-steps-per-month) COMPREPLY=(); return 0 ;;
+            -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node)
+                COMPREPLY=(); return 0 ;;
         esac
         local b_opts="" o
         for o in $cost_value_opts --gpu --config; do b_opts="$b_opts --b-${o#--}"; done
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --jobs -j --quiet -q --help -h
+            COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
+                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --quiet -q --help -h
                 $cost_value_opts --gpu --config $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results

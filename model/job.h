@@ -45,10 +45,16 @@ typedef struct {
     double last_arrival_credit;   /* instances it arrived last (ties share the credit) */
     double last_arrival_share;    /* last_arrival_credit / matched_instances, 0 when none matched */
     int64_t caused_wait_ns;       /* others' waits in instances it alone arrived last */
-    int64_t caused_wait_ns_per_step; /* caused_wait_ns / steps_total (the whole when no steps) */
+    int64_t caused_wait_ns_per_step; /* caused_wait_ns / steps_total (the whole when no steps),
+                                  * summed over the ranks that waited (GPU-ns) */
+    int64_t caused_wait_per_rank_ns_per_step; /* caused_wait_ns_per_step / (ranks - 1): what each
+                                  * other rank waits for it per step on average, ns; 0 with one rank */
     uint64_t unmatched_comm;      /* comm kernels that could not be matched */
     int64_t unmatched_exposed_ns; /* their exposed time, counted as transfer */
     uint64_t steps_total;         /* steps seen (for per-step figures) */
+    int64_t node;                 /* index of its node, 0.. (analyzer/nodes.h: tc_job_nodes) */
+    bool has_start_epoch;         /* the trace has absolute times (baseTimeNanoseconds, or epoch ts) */
+    int64_t start_epoch_ns;       /* its first GPU event's start, ns since 1970-01-01 UTC */
     /* MFU (mfu.c; see docs/mfu.md) */
     const tc_gpu_spec *gpu;       /* catalog entry giving the peaks (--gpu or detected); NULL unknown */
     bool has_peak;
@@ -99,9 +105,41 @@ typedef struct {
     int64_t rank;             /* the straggler */
     double last_arrival_share;/* share of matched instances it arrived last */
     double caused_wait_share; /* its share of all the wait in matched instances */
-    int64_t caused_wait_ns_per_step; /* others' wait in instances it arrived last, per step */
+    int64_t caused_wait_ns_per_step; /* others' wait in instances it arrived last, per step, summed
+                                      * over the other ranks (GPU-ns: ns of each waiting GPU added) */
+    size_t waiting_ranks;     /* the other ranks: ranks - 1 */
+    int64_t wait_per_rank_ns_per_step; /* caused_wait_ns_per_step / waiting_ranks: what each other
+                                        * rank waits for it per step, on average, ns */
     int64_t compute_ns_per_step, median_compute_ns_per_step;
 } tc_straggler;
+
+/* How the ranks were put on nodes (analyzer/nodes.h). */
+typedef enum {
+    TC_NODES_ASSUMED = 0, /* rank / 8: nothing said (the note) */
+    TC_NODES_FLAG,        /* rank / --gpus-per-node */
+    TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
+} tc_node_rule;
+
+/* Why a conclusion rests on partial data (tc_summary.basis_reasons, decided in findings.c). */
+typedef enum {
+    TC_BASIS_WORLD_SIZE,  /* the traces' world size (of) is larger than the ranks given (count) */
+    TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
+    TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
+    TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
+    TC_BASIS_ONE_RANK     /* one rank with communication: wait and transfer cannot be split */
+} tc_basis_code;
+
+#define TC_MAX_BASIS 5
+#define TC_BASIS_UNMATCHED_SHARE 0.05 /* unmatched exposed time above this share of exposed comm */
+
+typedef struct {
+    tc_basis_code code;
+    int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
+                               * SALVAGED: inputs cut short, inputs */
+    int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
+    const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group) */
+    double share;             /* UNMATCHED: unmatched exposed time / exposed comm */
+} tc_basis_reason;
 
 typedef struct {
     size_t ranks;
@@ -116,6 +154,24 @@ typedef struct {
     bool has_step_time;
     int64_t step_time_ns;     /* mean over ranks */
     tc_verdict verdict;       /* why: tc_findings.reasons */
+    bool partial;             /* the conclusions rest on partial data: basis_reasons say why */
+    tc_basis_reason basis_reasons[TC_MAX_BASIS]; size_t n_basis_reasons;
+    bool transfer_upper_bound;/* exposed transfer may be too high and exposed wait too low (one
+                               * rank, ranks missing, unmatched collectives): transfer is an upper
+                               * bound and wait a lower bound */
+    /* filled by tc_collectives_match: process groups whose size exceeds their ranks among the inputs */
+    size_t partial_groups;    /* how many */
+    char *partial_group;      /* the first one's label (owned), NULL when none */
+    int64_t partial_group_present, partial_group_size; /* its ranks among the inputs, its size */
+    bool has_capture_time;    /* some rank has absolute times */
+    int64_t capture_unix_s;   /* the earliest rank's first GPU event, s since 1970-01-01 UTC: when
+                               * the trace was taken (the date catalog prices are aged against) */
+    /* nodes (analyzer/nodes.h) */
+    int64_t world_size;       /* GPUs of the job: max(ranks, the traces' distributedInfo.world_size) */
+    tc_node_rule node_rule;   /* how ranks were put on nodes */
+    int64_t gpus_per_node;    /* FLAG: --gpus-per-node; ASSUMED: 8; HOSTS: the most ranks on a host */
+    int64_t nodes;            /* nodes of the whole job (world_size ranks) */
+    bool nodes_assumed;       /* 8 GPUs per node were assumed for some ranks (the note) */
     bool has_straggler;
     tc_straggler straggler;
     bool has_fabric_busbw;
@@ -133,30 +189,42 @@ typedef struct {
 /* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers
  * behind them; reports/findings_text.c is the one place that words them. */
 
-/* Why the verdict is what it is: the verdict's own reason first, then the speed-up and the other
- * losses (named verdicts only), then the straggler when there is one. */
+/* Why the verdict is what it is: the verdict's own reason first, then (named verdicts) the speed-up,
+ * every share, the rank that stands out, then the straggler when there is one. */
 typedef enum {
-    TC_REASON_NETWORK,        /* exposed transfer (exposed comm when not split) reaches the threshold */
-    TC_REASON_STRAGGLER,      /* exposed wait for slower ranks reaches the threshold */
-    TC_REASON_HOST,           /* idle + exposed memory reaches the threshold */
-    TC_REASON_COMPUTE,        /* no loss reaches the threshold */
-    TC_REASON_SPEEDUP,        /* removing the verdict's loss would make the job `speedup` times faster */
-    TC_REASON_OTHER_LOSSES,   /* every loss's share, after a named verdict */
+    TC_REASON_NETWORK,        /* exposed comm reaches the threshold and is mostly transfer (or not split) */
+    TC_REASON_STRAGGLER,      /* exposed comm reaches the threshold and is mostly wait */
+    TC_REASON_HOST,           /* idle + exposed memory reaches the threshold and exceeds exposed comm */
+    TC_REASON_COMPUTE,        /* neither loss class reaches the threshold */
+    TC_REASON_SPEEDUP,        /* removing the verdict's loss: speedup; all exposed comm: speedup_class */
+    TC_REASON_SHARES,         /* every share of GPU time */
+    TC_REASON_WORST_RANK,     /* a rank's loss share (class) is over the job's by more than the threshold */
     TC_REASON_STRAGGLER_RANK  /* the straggler: how much of the waiting it causes */
 } tc_reason_code;
 
-#define TC_MAX_REASONS 4
+#define TC_MAX_REASONS 6
+
+/* The two loss classes of the verdict. */
+typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;
 
 typedef struct {
     tc_reason_code code;
     double threshold;         /* the verdict threshold share */
     bool split_known;         /* wait and transfer are split (two or more ranks) */
-    double network, straggler, host; /* loss shares of the summed windows (straggler 0 when not split) */
-    double idle, memory;      /* host's two parts: idle and exposed memory shares */
-    double speedup;           /* SPEEDUP: 1 / (1 - the verdict's loss share) */
-    int64_t rank;             /* STRAGGLER_RANK: the straggler */
+    double compute, comm, transfer, wait, host, idle, memory; /* shares of the summed windows: comm =
+                               * transfer + wait (transfer = comm, wait 0 when not split); host =
+                               * idle + memory */
+    double speedup;           /* SPEEDUP: 1 / (1 - the verdict's loss share): transfer (network),
+                               * wait (straggler), exposed comm (network, one rank), host */
+    bool has_speedup_class;   /* SPEEDUP: the verdict's loss is a part of exposed comm */
+    double speedup_class;     /* SPEEDUP: 1 / (1 - exposed comm share) */
+    tc_loss_class loss;       /* WORST_RANK: the class */
+    double rank_share;        /* WORST_RANK: the rank's share of its own window */
+    int64_t rank;             /* WORST_RANK: that rank; STRAGGLER_RANK: the straggler */
     double caused_wait_share, last_arrival_share; /* STRAGGLER_RANK (tc_straggler) */
-    int64_t wait_ns_per_step; /* STRAGGLER_RANK: the others' wait for it per step */
+    int64_t wait_ns_per_step; /* STRAGGLER_RANK: the others' wait for it per step, summed (GPU-ns) */
+    size_t waiting_ranks;     /* STRAGGLER_RANK: the other ranks */
+    int64_t wait_per_rank_ns_per_step; /* STRAGGLER_RANK: what each of them waits per step, ns */
 } tc_reason;
 
 /* What the verdict suggests doing, two or three for each named verdict. */
@@ -216,6 +284,7 @@ typedef struct {
     double params;            /* --params N (with tokens_per_step: 6·N·T / world size), 0 = unset */
     double tokens_per_step;   /* --tokens-per-step T, tokens per step over the whole job, 0 = unset */
     size_t timeline_ranks;    /* ranks the HTML timeline draws (tc_findings), 0 = TC_TIMELINE_RANKS */
+    int64_t gpus_per_node;    /* --gpus-per-node G: rank r is on node r / G (nodes.h); 0 = unset */
 } tc_analyze_options;
 
 typedef struct {

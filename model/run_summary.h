@@ -51,6 +51,18 @@ typedef struct tc_run_summary {
     bool has_straggler;
     long long straggler_rank;
     char *verdict;              /* "network-bound", ...; owned */
+    /* the basis and nodes of the analysis (tracecost/1 summary keys; unknown in older results) */
+    bool partial;               /* summary.basis "partial" */
+    char *basis_summary;        /* summary.basis_summary ("2 of 128 ranks"), owned; NULL when complete */
+    bool transfer_upper_bound;  /* summary.transfer_upper_bound */
+    int nodes;                  /* summary.nodes: nodes the world_size GPUs span; 0 unknown */
+    int gpus_per_node;          /* summary.gpus_per_node when not assumed; 0 unknown or assumed */
+    bool nodes_assumed;         /* summary.nodes_note is set: 8 GPUs per node were assumed */
+    bool has_capture_time;
+    long long capture_unix_s;   /* summary.captured_at, s since 1970-01-01 UTC */
+    /* the work of one step of the job, given to compare (--tokens-per-step, --samples-per-step) */
+    bool has_tokens, has_samples;
+    double tokens_per_step, samples_per_step;
     tc_cmp_coll *colls; size_t n_colls;
     /* cost inputs carried over from a saved result (what the user set at analyze time);
        tc_run_cost re-applies them with rank "config" so compare's own flags override them */

@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include "base/version.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
@@ -70,6 +71,30 @@ static bool take_str(char **dst, yajl_val v, const char *fallback) {
 
 /* ---- the parts of a result --------------------------------------------------------------- */
 
+/* "YYYY-MM-DDTHH:MM:SSZ" as s since 1970-01-01 UTC; false when it is not one. */
+static bool utc_time(const char *t, long long *out) {
+    int y, mo, d, h, mi, se, n = 0;
+    if (!t || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || t[n] || mo < 1 ||
+        mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+        return false;
+    *out = (long long)tc_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    return true;
+}
+
+/* The summary's basis, nodes and capture date (absent in results of older versions: unknown). */
+static void read_basis(tc_run_summary *s, yajl_val sm) {
+    double d;
+    const char *basis = str(get(sm, "basis")), *rule = str(get(sm, "node_rule"));
+    s->partial = basis && !strcmp(basis, "partial");
+    yajl_val ub = get(sm, "transfer_upper_bound");
+    s->transfer_upper_bound = ub && YAJL_IS_TRUE(ub);
+    s->nodes = whole(get(sm, "nodes"), &d) && d >= 1 && d <= 1e9 ? (int)d : 0;
+    s->nodes_assumed = str(get(sm, "nodes_note")) != NULL;
+    s->gpus_per_node = rule && strcmp(rule, "assumed") && whole(get(sm, "gpus_per_node"), &d) && d >= 1 && d <= 1e9
+                           ? (int)d : 0;
+    s->has_capture_time = utc_time(str(get(sm, "captured_at")), &s->capture_unix_s);
+}
+
 /* "summary": world size, step time, shares, MFU, fabric bandwidth, straggler, verdict. */
 static bool read_summary(tc_run_summary *s, yajl_val sm) {
     double d;
@@ -87,7 +112,10 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
     s->has_busbw = num(get(sm, "fabric_busbw_GBps"), &s->fabric_busbw_GBps);
     s->has_straggler = whole(get(sm, "straggler_rank"), &d);
     s->straggler_rank = s->has_straggler ? (long long)d : -1;
-    return take_str(&s->verdict, get(sm, "verdict"), "unknown");
+    if (whole(get(sm, "world_size"), &d) && d > s->world_size && d <= 1e9) s->world_size = (int)d;
+    read_basis(s, sm);
+    return take_str(&s->verdict, get(sm, "verdict"), "unknown") &&
+           (!s->partial || take_str(&s->basis_summary, get(sm, "basis_summary"), NULL));
 }
 
 /* "ranks[]": the first rank's device, and the mean FLOPs per step over the ranks that have them. */

@@ -50,6 +50,8 @@ static const char *reason_key(tc_cmp_reason r) {
     case TC_CMP_REASON_GPU_PRICE: return "gpu_price";
     case TC_CMP_REASON_GPU_COUNT: return "gpu_count";
     case TC_CMP_REASON_COMPUTE_TIME: return "compute_time";
+    case TC_CMP_REASON_TFLOPS: return "tflops_per_gpu";
+    case TC_CMP_REASON_COMPUTE_PER_UNIT: return "compute_per_unit";
     case TC_CMP_REASON_EXPOSED_TRANSFER: return "exposed_transfer";
     case TC_CMP_REASON_EXPOSED_COMM: return "exposed_comm";
     case TC_CMP_REASON_EXPOSED_WAIT: return "exposed_wait";
@@ -69,6 +71,32 @@ static const char *reason_label(tc_cmp_reason r) {
     case TC_CMP_REASON_IDLE: return "idle";
     default: return NULL;
     }
+}
+
+/* The unit of work in words after "cheaper" ("per PFLOP of model FLOPs"), its short form after a
+ * price ("per PFLOP") and its JSON name. */
+static const char *unit_words(tc_cmp_unit u) {
+    switch (u) {
+    case TC_CMP_UNIT_STEP: return "per step";
+    case TC_CMP_UNIT_PFLOP: return "per PFLOP of model FLOPs";
+    case TC_CMP_UNIT_MTOKENS: return "per million tokens";
+    case TC_CMP_UNIT_KSAMPLES: return "per 1,000 samples";
+    case TC_CMP_UNIT_NONE: break;
+    }
+    return "per unit of work";
+}
+
+static const char *unit_short(tc_cmp_unit u) { return u == TC_CMP_UNIT_PFLOP ? "per PFLOP" : unit_words(u); }
+
+static const char *unit_key(tc_cmp_unit u) {
+    switch (u) {
+    case TC_CMP_UNIT_STEP: return "step";
+    case TC_CMP_UNIT_PFLOP: return "pflop";
+    case TC_CMP_UNIT_MTOKENS: return "million_tokens";
+    case TC_CMP_UNIT_KSAMPLES: return "1000_samples";
+    case TC_CMP_UNIT_NONE: break;
+    }
+    return NULL;
 }
 
 /* One workload difference in words (DIFF_TEXT bytes at most). Returns buf. */
@@ -108,6 +136,12 @@ static void reason_text(char *buf, size_t n, const tc_comparison *c) {
     case TC_CMP_REASON_COMPUTE_TIME:
         snprintf(buf, n, "its compute takes %.3f ms per step against %.3f ms", x, y);
         break;
+    case TC_CMP_REASON_TFLOPS:
+        snprintf(buf, n, "its GPUs deliver %.1f TFLOP/s each against %.1f", x, y);
+        break;
+    case TC_CMP_REASON_COMPUTE_PER_UNIT:
+        snprintf(buf, n, "its compute takes %.4g GPU-seconds %s against %.4g", x, unit_words(c->unit), y);
+        break;
     case TC_CMP_REASON_STEP_TIME:
         snprintf(buf, n, "its step takes %.3f ms against %.3f ms", x, y);
         break;
@@ -119,50 +153,82 @@ static void reason_text(char *buf, size_t n, const tc_comparison *c) {
 }
 
 /* " ($X against $Y per step; $M a month at W steps a month)" after a conclusion by cost, at p + w
- * of n bytes. Returns the new w (as snprintf counts, so it may pass n when cut). */
+ * of n bytes (other units: "per PFLOP", "for the work A does in W steps a month"). Returns the new
+ * w (as snprintf counts, so it may pass n when cut). */
 static size_t cost_figures(char *p, size_t n, size_t w, const tc_comparison *c) {
     char X = c->cheaper;
-    double cpx = X == 'A' ? c->cost_per_step.a : c->cost_per_step.b;
-    double cpy = X == 'A' ? c->cost_per_step.b : c->cost_per_step.a;
+    double cpx = X == 'A' ? c->cost_per_unit.a : c->cost_per_unit.b;
+    double cpy = X == 'A' ? c->cost_per_unit.b : c->cost_per_unit.a;
     char mx[48], my[48], mm[48], ww[48];
-    w += (size_t)snprintf(p + w, n - w, " (%s against %s per step", cmp_money(mx, sizeof mx, cpx),
-                          cmp_money(my, sizeof my, cpy));
+    w += (size_t)snprintf(p + w, n - w, " (%s against %s %s", cmp_money(mx, sizeof mx, cpx),
+                          cmp_money(my, sizeof my, cpy), unit_short(c->unit));
     if (w < n && c->has_monthly_diff) {
         cmp_money(mm, sizeof mm, fabs(c->monthly_diff));
         tc_fmt_grouped(ww, sizeof ww, c->work_steps_per_month, 0);
-        w += (size_t)snprintf(p + w, n - w, "; %s a month at %s steps a month", mm, ww);
+        w += (size_t)snprintf(p + w, n - w, c->unit == TC_CMP_UNIT_STEP ? "; %s a month at %s steps a month"
+                                                                        : "; %s a month for the work A does in %s steps",
+                              mm, ww);
     }
     if (w < n) w += (size_t)snprintf(p + w, n - w, ")");
     return w;
 }
 
-/* The conclusion: which side is cheaper per step, by how much and why, with a caution when the
- * runs are not the same workload (CONCLUSION_TEXT bytes at most). Returns p. */
+/* Which input would settle a comparison without a common unit of work. */
+static const char *settle_text(const tc_comparison *c) {
+    bool fa = c->model_pflop_per_step.has_a, fb = c->model_pflop_per_step.has_b;
+    if (fa != fb)
+        return fb ? "model FLOPs are known for B only: pass --tokens-per-step (or --samples-per-step) for both runs, "
+                    "or give A as traces recorded with record_shapes=True"
+                  : "model FLOPs are known for A only: pass --tokens-per-step (or --samples-per-step) for both runs, "
+                    "or give B as traces recorded with record_shapes=True";
+    return "pass --tokens-per-step (or --samples-per-step) for both runs, or give both as traces recorded with "
+           "record_shapes=True so their model FLOPs are known";
+}
+
+/* The conclusion: which side is cheaper per unit of work, by how much and why, or why no side can
+ * be named (CONCLUSION_TEXT bytes at most). Returns p. */
 static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
+    char d[DIFF_TEXT];
     if (c->cheaper == '?') {
-        snprintf(p, n, "No conclusion: %s.", c->missing_step_time
-                 ? "a step time is missing (no ProfilerStep spans), so work per step cannot be compared"
-                 : "the cost per step is zero on one side");
+        if (c->unit == TC_CMP_UNIT_NONE)
+            snprintf(p, n, "No cheaper side: the runs do different work per step (%s) and no unit of work is known "
+                     "for both, so their costs cannot be compared; %s.",
+                     c->n_differences ? diff_text(d, sizeof d, c, &c->differences[0]) : "?", settle_text(c));
+        else
+            snprintf(p, n, "No conclusion: %s.", c->missing_step_time
+                     ? "a step time is missing (no ProfilerStep spans), so work per step cannot be compared"
+                     : "the cost per unit of work is zero on one side");
         return p;
     }
     if (c->cheaper == '=') {
-        snprintf(p, n, "A and B cost the same per step (within %g%%: %s).", TC_CMP_SAME_COST_PCT,
-                 c->by_cost ? "cost per step" : "GPU-seconds per step");
+        snprintf(p, n, "A and B cost the same %s (within %g%%: %s).", unit_words(c->unit), TC_CMP_SAME_COST_PCT,
+                 c->by_cost ? "cost" : "GPU-seconds");
     } else {
         char reason[REASON_TEXT];
         reason_text(reason, sizeof reason, c);
-        size_t w = (size_t)snprintf(p, n, "%c is %.1f%% %s: %s", c->cheaper, c->cheaper_pct,
-                                    c->by_cost ? "cheaper per step" : "cheaper per step in GPU time", reason);
+        size_t w = (size_t)snprintf(p, n, "%c is %.1f%% cheaper %s%s: %s", c->cheaper, c->cheaper_pct,
+                                    unit_words(c->unit), c->by_cost ? "" : " in GPU time", reason);
         if (w < n && c->by_cost) w = cost_figures(p, n, w, c);
         if (w < n) snprintf(p + w, n - w, ".");
     }
-    if (!c->same_workload) {
-        char d[DIFF_TEXT];
+    if (!c->same_workload) { /* then the unit is not a step */
         size_t w = strlen(p);
-        if (w < n) snprintf(p + w, n - w, " Caution: the runs are not the same workload (%s), so per-step figures compare different work.",
-                            diff_text(d, sizeof d, c, &c->differences[0]));
+        if (w < n)
+            snprintf(p + w, n - w, " The runs are not the same workload (%s), so they are compared %s, not per step.",
+                     diff_text(d, sizeof d, c, &c->differences[0]), unit_words(c->unit));
     }
     return p;
+}
+
+/* The workload warning's title line after "NOT THE SAME WORKLOAD:", agreeing with the conclusion. */
+static const char *mismatch_title(char *buf, size_t n, const tc_comparison *c) {
+    if (c->unit == TC_CMP_UNIT_NONE)
+        snprintf(buf, n, "per-step figures compare different work, and no common unit of work is known, so no "
+                 "side is named cheaper");
+    else
+        snprintf(buf, n, "per-step figures compare different work; the conclusion compares them %s",
+                 unit_words(c->unit));
+    return buf;
 }
 
 /* Why side s has no cost, in words (COST_NOTE_TEXT bytes at most). Returns buf. */
@@ -201,6 +267,12 @@ static const metric metrics[] = {
     M("price_per_gpu_hour", "price per GPU-hour", F_MONEY, price_per_gpu_hour, "P used by each side's cost model"),
     M("cost_per_step", "cost per step", F_MONEY, cost_per_step, "P x N x step s / 3600"),
     M("cost_per_effective_gpu_hour", "cost per effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
+    M("model_pflop_per_step", "model PFLOP per step", F_RATE, model_pflop_per_step, "FLOPs per GPU per step x GPUs / 1e15"),
+    M("tokens_per_step", "tokens per step", F_NUM, tokens_per_step, "--tokens-per-step"),
+    M("samples_per_step", "samples per step", F_NUM, samples_per_step, "--samples-per-step"),
+    M("cost_per_pflop", "cost per PFLOP", F_MONEY, cost_per_pflop, "cost per step / model PFLOP per step"),
+    M("cost_per_million_tokens", "cost per million tokens", F_MONEY, cost_per_mtokens, "cost per step / (tokens per step / 1e6)"),
+    M("cost_per_1000_samples", "cost per 1,000 samples", F_MONEY, cost_per_ksamples, "cost per step / (samples per step / 1e3)"),
 };
 #undef M
 #define N_METRICS (sizeof metrics / sizeof metrics[0])
@@ -286,7 +358,9 @@ static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
 static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1) {
     char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     if (!c->same_workload) {
-        fprintf(out, "%sNOT THE SAME WORKLOAD:%s per-step figures compare different work\n", B0, B1);
+        char title[DIFF_TEXT];
+        fprintf(out, "%sNOT THE SAME WORKLOAD:%s ", B0, B1);
+        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, TC_TERM_WIDTH);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("  - ", out);
             tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, TC_TERM_WIDTH);
@@ -340,20 +414,30 @@ static void text_colls(FILE *out, const tc_comparison *c) {
     }
 }
 
+/* The monthly difference in words ("at 1,000 steps a month (...), B costs $X a month less than A"),
+ * the same in text and HTML. Returns buf. */
+static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
+    char w[48], m[48];
+    tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
+    if (c->has_monthly_diff)
+        snprintf(buf, n, "%s %s steps a month (%s), B costs %s a month %s than A",
+                 c->unit == TC_CMP_UNIT_STEP ? "at" : "for the work A does in", w,
+                 c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
+                 cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
+    else
+        snprintf(buf, n, "monthly difference: n/a (%s)", c->unit == TC_CMP_UNIT_NONE ? "no common unit of work"
+                                                                                     : "cost per step unknown on a side");
+    return buf;
+}
+
 /* Cost per unit of work: why a side has no cost, and the monthly difference. */
 static void text_cost(FILE *out, const tc_comparison *c) {
     char note[COST_NOTE_TEXT];
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
     if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, TC_TERM_WIDTH); }
     if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, TC_TERM_WIDTH); }
-    char w[48], m[48], line[512];
-    tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
-    if (c->has_monthly_diff) {
-        snprintf(line, sizeof line, "at %s steps a month (%s), B costs %s a month %s than A", w,
-                 c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
-                 cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
-        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
-    } else fprintf(out, "  monthly difference: n/a (cost per step unknown on a side)\n");
+    char line[512];
+    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, TC_TERM_WIDTH);
 }
 
 void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
@@ -388,6 +472,9 @@ static void json_side(jw *w, const tc_run_summary *s, const tc_cmp_cost *cost) {
     jw_key(w, "verdict"); jw_string(w, s->verdict);
     jw_key(w, "straggler_rank"); if (s->has_straggler) jw_int(w, s->straggler_rank); else jw_null(w);
     jw_key(w, "flops_per_step"); if (s->has_flops) jw_double(w, s->flops_per_step); else jw_null(w);
+    jw_key(w, "tokens_per_step"); if (s->has_tokens) jw_double(w, s->tokens_per_step); else jw_null(w);
+    jw_key(w, "samples_per_step"); if (s->has_samples) jw_double(w, s->samples_per_step); else jw_null(w);
+    jw_key(w, "basis"); jw_string(w, s->partial ? "partial" : "complete");
     jw_key(w, "cost");
     if (cost->has_cost) tc_cost_result_json(w, cost->cost); else jw_null(w);
     jw_key(w, "cost_note"); jw_string(w, cost->has_cost ? NULL : cost_note(note, sizeof note, cost));
@@ -447,7 +534,10 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     jw_key(&w, "conclusion"); jw_string(&w, conclusion_text(concl, sizeof concl, c));
     jw_key(&w, "cheaper");
     jw_string(&w, c->cheaper == 'A' ? "A" : c->cheaper == 'B' ? "B" : c->cheaper == '=' ? "same" : NULL);
-    jw_key(&w, "cheaper_by"); jw_string(&w, c->cheaper == '?' ? NULL : c->by_cost ? "cost_per_step" : "gpu_seconds_per_step");
+    char by[64];
+    snprintf(by, sizeof by, "%s_per_%s", c->by_cost ? "cost" : "gpu_seconds", unit_key(c->unit) ? unit_key(c->unit) : "");
+    jw_key(&w, "cheaper_by"); jw_string(&w, c->cheaper == '?' ? NULL : by);
+    jw_key(&w, "work_unit"); jw_string(&w, unit_key(c->unit));
     jw_key(&w, "cheaper_pct"); if (c->cheaper == '?') jw_null(&w); else jw_double(&w, c->cheaper_pct);
     jw_key(&w, "reason"); jw_string(&w, reason_key(c->reason));
     jw_key(&w, "a"); json_side(&w, c->a, c->cost_a);
@@ -483,7 +573,10 @@ static void html_head(FILE *out, const tc_comparison *c) {
           ".better{color:#2e7d32}.worse{color:#c0392b}.muted{color:#777;font-size:.9em}\n"
           "</style></head><body>\n<h1>tracecost compare</h1>\n", out);
     if (!c->same_workload) {
-        fputs("<div class=\"warn\">NOT THE SAME WORKLOAD: per-step figures compare different work<ul>", out);
+        char title[DIFF_TEXT];
+        fputs("<div class=\"warn\" id=\"mismatch\">NOT THE SAME WORKLOAD: ", out);
+        html_esc(out, mismatch_title(title, sizeof title, c));
+        fputs("<ul>", out);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("<li>", out);
             html_esc(out, diff_text(d, sizeof d, c, &c->differences[i]));
@@ -491,7 +584,7 @@ static void html_head(FILE *out, const tc_comparison *c) {
         }
         fputs("</ul></div>\n", out);
     }
-    fputs("<p class=\"concl\">", out);
+    fputs("<p class=\"concl\" id=\"conclusion\">", out);
     html_esc(out, conclusion_text(concl, sizeof concl, c));
     fputs("</p>\n<p>A: <b>", out);
     html_esc(out, c->a->label);
@@ -567,13 +660,10 @@ static void html_cost(FILE *out, const tc_comparison *c) {
     fputs("<h2>Cost per unit of work</h2>\n<p>", out);
     if (!c->cost_a->has_cost) { fputs("A: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_a)); fputs("<br>", out); }
     if (!c->cost_b->has_cost) { fputs("B: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_b)); fputs("<br>", out); }
-    char w[48], m[48];
-    tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
-    if (c->has_monthly_diff) {
-        fprintf(out, "At %s steps a month (%s), B costs %s a month %s than A: W &times; (cost per step B &minus; cost per step A).",
-                w, c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
-                cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
-    } else fputs("Monthly difference: n/a (cost per step unknown on a side).", out);
+    char line[512];
+    html_esc(out, monthly_text(line, sizeof line, c));
+    if (c->has_monthly_diff) fputs(": W &times; work of A&#39;s step &times; (cost per unit B &minus; cost per unit A).", out);
+    else fputs(".", out);
     fprintf(out, "</p>\n<p class=\"muted\">tracecost %s. Cost per step = P &times; N &times; step time / 3600 s; "
             "cost per effective GPU-hour = P / e with e = 1 &minus; exposed transfer share. Shares are of the "
             "summed GPU windows.</p>\n</body></html>\n", TC_VERSION);

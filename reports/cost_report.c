@@ -46,7 +46,8 @@ static void input_json(jw *w, const char *key, const char *value, const char *so
     jw_object_end(w);
 }
 
-static void inputs_json(jw *w, const tc_cost_inputs *u) {
+static void inputs_json(jw *w, const tc_cost_result *r) {
+    const tc_cost_inputs *u = &r->used;
     jw_key(w, "inputs");
     jw_object_begin(w);
     for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
@@ -59,6 +60,9 @@ static void inputs_json(jw *w, const tc_cost_inputs *u) {
         jw_object_end(w);
     }
     input_json(w, "gpu", u->gpu ? u->gpu->id : NULL, u->gpu ? u->gpu_origin : "unset");
+    char day[32];
+    input_json(w, "price_as_of", r->has_price_as_of ? tc_date_text(day, sizeof day, r->price_as_of_unix_s) : NULL,
+               r->has_price_as_of ? r->price_as_of_source : "unset");
     jw_key(w, "hours_per_month");
     jw_object_begin(w);
     jw_key(w, "value");
@@ -84,6 +88,12 @@ void tc_cost_result_json(jw *w, const tc_cost_result *r) {
     json_maybe(w, "tco_rent", true, r->tco_rent);
     json_maybe(w, "own_cost_per_effective_gpu_hour", r->has_own, r->own_cost_per_effective_gpu_hour);
     json_maybe(w, "rent_cost_per_effective_gpu_hour", true, r->rent_cost_per_effective_gpu_hour);
+    jw_key(w, "fabric_nodes"); jw_int(w, r->fabric_nodes);
+    jw_key(w, "basis"); jw_string(w, r->partial ? "partial" : "complete");
+    jw_key(w, "basis_summary"); jw_string(w, r->partial ? r->partial_what : NULL);
+    jw_key(w, "network_efficiency_bound"); jw_string(w, tc_cost_bound_str(r->efficiency_bound));
+    jw_key(w, "straggler_loss_bound");
+    jw_string(w, r->has_straggler_loss ? tc_cost_bound_str(r->straggler_loss_bound) : NULL);
     jw_key(w, "timeline");
     jw_array_begin(w);
     for (size_t i = 0; i < r->timeline_len; i++) {
@@ -96,7 +106,7 @@ void tc_cost_result_json(jw *w, const tc_cost_result *r) {
     }
     jw_array_end(w);
     what_if_json(w, r);
-    inputs_json(w, &r->used);
+    inputs_json(w, r);
     jw_object_end(w);
 }
 
@@ -172,18 +182,30 @@ static void headline_what_if(sbuf *b, const tc_cost_what_if *w) {
     }
 }
 
+/* "at least " / "at most " before a bounded figure, "" for an exact one. */
+static const char *bound_words(tc_cost_bound b) {
+    return b == TC_COST_LOWER ? "at least " : b == TC_COST_UPPER ? "at most " : "";
+}
+
 size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
     sbuf b = {buf, n, 0};
     if (n > 0) buf[0] = '\0';
     const tc_cost_inputs *u = &r->used;
+    bool lower = r->efficiency_bound == TC_COST_LOWER;
     char a[64], c[64];
     double N = u->gpus.value;
+    if (r->partial) sb_printf(&b, "on partial data: %s; ", r->partial_what);
     fmt_num(a, sizeof a, N, 0);
     fmt_num(c, sizeof c, r->effective_gpus, 1);
-    sb_printf(&b, "your %s GPU%s %s the work of %s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do", c);
+    sb_printf(&b, "your %s GPU%s %s the work of %s%s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do",
+              bound_words(lower ? TC_COST_LOWER : TC_COST_EXACT), c);
     money2(a, sizeof a, u->price_per_gpu_hour.value);
     money0(c, sizeof c, r->network_loss_per_month);
-    sb_printf(&b, "; at %s/GPU-hour the network costs you %s a month", a, c);
+    sb_printf(&b, "; at %s/GPU-hour, if %s ran ", a, r->has_idle_loss ? "this job" : "they");
+    if (u->utilization.value >= 1) sb_printf(&b, "all month");
+    else sb_printf(&b, "%.0f%% of the month", 100 * u->utilization.value);
+    sb_printf(&b, " at this efficiency, the network would cost you %s%s a month%s",
+              bound_words(lower ? TC_COST_UPPER : TC_COST_EXACT), c, lower ? " (an upper bound)" : "");
     if (r->has_own) {
         if (r->has_breakeven)
             sb_printf(&b, "; owning pays back in %.1f months against renting", r->breakeven_months);
@@ -230,21 +252,32 @@ static void fmt_input(char *buf, size_t n, tc_cost_kind kind, const tc_cost_valu
     }
 }
 
+/* A figure with "<= " or ">= " in front when it is a bound. Returns buf. */
+static const char *bounded(char *buf, size_t n, const char *v, tc_cost_bound b) {
+    snprintf(buf, n, "%s%s", b == TC_COST_LOWER ? ">= " : b == TC_COST_UPPER ? "<= " : "", v);
+    return buf;
+}
+
 static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
-    char v[112];
-    section(out, st, "what the network costs");
+    char v[112], w[120];
+    bool lower = r->efficiency_bound == TC_COST_LOWER;
+    tc_cost_bound up = lower ? TC_COST_UPPER : TC_COST_EXACT;
+    section(out, st, "what the network costs, a month at this efficiency");
     fmt_num(v, sizeof v, r->effective_gpus, 2);
-    row(out, st, "effective GPUs", v, "N x e");
+    row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound), "N x e");
     money2(v, sizeof v, r->effective_price_per_gpu_hour);
-    row(out, st, "effective price per GPU-hour", v, "P / e");
+    row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, up), "P / e");
     money0(v, sizeof v, r->network_loss_per_month);
-    row(out, st, "network loss per month", v, "N x P x H x u x (1 - e)");
+    row(out, st, "network loss per month", bounded(w, sizeof w, v, up), "N x P x H x u x (1 - e)");
     if (r->has_idle_loss) money0(v, sizeof v, r->idle_loss_per_month);
     row(out, st, "idle loss per month", r->has_idle_loss ? v : "-",
         r->has_idle_loss ? "N x P x H x u x idle share" : "needs a trace");
     if (r->has_straggler_loss) money0(v, sizeof v, r->straggler_loss_per_month);
-    row(out, st, "straggler loss per month", r->has_straggler_loss ? v : "-",
+    row(out, st, "straggler loss per month", r->has_straggler_loss ? bounded(w, sizeof w, v, r->straggler_loss_bound) : "-",
         r->has_straggler_loss ? "N x P x H x u x wait share" : "needs a trace of 2+ ranks");
+    if (lower)
+        fprintf(out, "  %s%s%s\n", st->dim, "<= upper bound, >= lower bound: exposed transfer is an upper bound on "
+                                         "this data", st->off);
 }
 
 static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) {

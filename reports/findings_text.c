@@ -1,44 +1,176 @@
 /* findings_text.c: the sentences of the verdict reasons and actions (see findings_text.h). */
 #include "findings_text.h"
 #include "termtext.h"
+#include "analyzer/nodes.h"
 #include "base/status.h"
 #include <string.h>
+
+/* "12.3 ms" with 3 decimals below 10 s: ns as ms. */
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static const char *class_words(tc_loss_class c) {
+    return c == TC_LOSS_COMM ? "exposed communication" : "idle and exposed memory copies";
+}
 
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
     switch (r->code) {
     case TC_REASON_NETWORK:
-        tc_format(buf, n, "exposed %s is %.1f%% of GPU time (threshold %.0f%%)",
-                  r->split_known ? "transfer (collectives moving bytes, not hidden by compute)"
-                                 : "communication (not split into wait and transfer: one rank)",
-                  100 * r->network, 100 * r->threshold);
+        if (r->split_known)
+            tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%), mostly moving bytes "
+                      "(not hidden by compute): transfer %.1f%%, wait %.1f%%", 100 * r->comm, 100 * r->threshold,
+                      100 * r->transfer, 100 * r->wait);
+        else
+            tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%; not split into wait "
+                      "and transfer: one rank)", 100 * r->comm, 100 * r->threshold);
         break;
     case TC_REASON_STRAGGLER:
-        tc_format(buf, n, "exposed wait for slower ranks is %.1f%% of GPU time (threshold %.0f%%)", 100 * r->straggler,
-                  100 * r->threshold);
+        tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%), mostly waiting for slower "
+                  "ranks: wait %.1f%%, transfer %.1f%%", 100 * r->comm, 100 * r->threshold, 100 * r->wait,
+                  100 * r->transfer);
         break;
     case TC_REASON_HOST:
         tc_format(buf, n, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; "
                   "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
-        tc_format(buf, n, "no loss reaches %.0f%% of GPU time: network %.1f%%, stragglers %.1f%%, host %.1f%%",
-                  100 * r->threshold, 100 * r->network, 100 * r->straggler, 100 * r->host);
+        tc_format(buf, n, "no loss reaches %.0f%% of GPU time: exposed communication %.1f%%, idle + exposed memory "
+                  "%.1f%%", 100 * r->threshold, 100 * r->comm, 100 * r->host);
         break;
     case TC_REASON_SPEEDUP:
-        tc_format(buf, n, "removing that time would make the job %.2fx faster", r->speedup);
+        if (r->has_speedup_class)
+            tc_format(buf, n, "removing the %s would make the job %.2fx faster, all exposed communication %.2fx",
+                      r->wait > r->transfer ? "waiting" : "exposed transfer", r->speedup, r->speedup_class);
+        else tc_format(buf, n, "removing that time would make the job %.2fx faster", r->speedup);
         break;
-    case TC_REASON_OTHER_LOSSES:
-        tc_format(buf, n, "other losses: network %.1f%%, stragglers %.1f%%%s, host %.1f%%", 100 * r->network,
-                  100 * r->straggler, r->split_known ? "" : " (unknown with one rank)", 100 * r->host);
+    case TC_REASON_SHARES:
+        if (r->split_known)
+            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
+                      "exposed memory %.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->transfer, 100 * r->wait,
+                      100 * r->memory, 100 * r->idle);
+        else
+            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed communication %.1f%% (wait and transfer "
+                      "unknown with one rank), exposed memory %.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->comm,
+                      100 * r->memory, 100 * r->idle);
+        break;
+    case TC_REASON_WORST_RANK:
+        tc_format(buf, n, "rank %lld loses %.1f%% of its GPU time to %s, against %.1f%% over all ranks",
+                  (long long)r->rank, 100 * r->rank_share, class_words(r->loss),
+                  100 * (r->loss == TC_LOSS_COMM ? r->comm : r->host));
         break;
     case TC_REASON_STRAGGLER_RANK:
-        tc_format(buf, n, "rank %lld causes %.0f%% of the waiting (it arrives last at %.0f%% of collectives): the others "
-                  "wait %.3f ms per step for it", (long long)r->rank, 100 * r->caused_wait_share,
-                  100 * r->last_arrival_share, (double)r->wait_ns_per_step / 1e6);
+    {
+        char wait[TC_FINDING_TEXT];
+        tc_straggler_wait_text(wait, sizeof wait, r->waiting_ranks, r->wait_per_rank_ns_per_step, r->wait_ns_per_step);
+        tc_format(buf, n, "rank %lld causes %.0f%% of the waiting (it arrives last at %.0f%% of collectives): %s",
+                  (long long)r->rank, 100 * r->caused_wait_share, 100 * r->last_arrival_share, wait);
+        break;
+    }
+    default:
+        tc_format(buf, n, "?");
+    }
+    return buf;
+}
+
+const char *tc_straggler_wait_text(char *buf, size_t n, size_t waiting_ranks, int64_t per_rank_ns, int64_t total_ns) {
+    if (waiting_ranks == 1)
+        tc_format(buf, n, "the other rank waits %.3f ms per step for it", ms(per_rank_ns));
+    else
+        tc_format(buf, n, "each of the other %zu ranks waits %.3f ms per step for it (%.3f GPU-ms in total)",
+                  waiting_ranks, ms(per_rank_ns), ms(total_ns));
+    return buf;
+}
+
+const char *tc_straggler_rule_text(void) {
+    return "At each matched collective where one rank alone arrives last, the waits of the other ranks are "
+           "charged to it. The straggler is the rank charged the most, named when it is charged at least "
+           "clamp(2/n, 0.5, 0.75) of all charged wait (n ranks; a fair share is 1/n) and the wait it causes, "
+           "summed over the other ranks, is at least 1% of its own window per step.";
+}
+
+/* ---- the basis ---------------------------------------------------------------------------- */
+
+const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) {
+    switch (b->code) {
+    case TC_BASIS_WORLD_SIZE:
+        tc_format(buf, n, "%lld of the job's %lld ranks were given (its world size is from the traces): waits, "
+                  "transfer and the straggler are judged among those ranks, so transfer is an upper bound and waits "
+                  "are lower bounds, and the cost prices all %lld GPUs as if the others ran alike",
+                  (long long)b->count, (long long)b->of, (long long)b->of);
+        break;
+    case TC_BASIS_GROUP_RANKS:
+        tc_format(buf, n, "process group %s has %lld of its %lld ranks among the inputs%s: transfer is an upper "
+                  "bound and waits are lower bounds", b->group ? b->group : "?", (long long)b->present,
+                  (long long)b->size, b->count > 1 ? " (and other groups miss ranks too)" : "");
+        break;
+    case TC_BASIS_UNMATCHED:
+        tc_format(buf, n, "collectives that could not be matched across ranks are %.1f%% of exposed communication "
+                  "(over %.0f%%): they count as transfer, so transfer is an upper bound and wait a lower bound",
+                  100 * b->share, 100 * TC_BASIS_UNMATCHED_SHARE);
+        break;
+    case TC_BASIS_SALVAGED:
+        tc_format(buf, n, "%lld of %lld inputs %s cut short or damaged: %s figures cover the part that was read",
+                  (long long)b->count, (long long)b->of, b->count == 1 ? "was" : "were", b->count == 1 ? "its" : "their");
+        break;
+    case TC_BASIS_ONE_RANK:
+        tc_format(buf, n, "one rank: its exposed communication cannot be split into waiting for other ranks and "
+                  "transfer, so it all counts as transfer (an upper bound)");
         break;
     default:
         tc_format(buf, n, "?");
     }
+    return buf;
+}
+
+const char *tc_basis_reason_code(const tc_basis_reason *b) {
+    switch (b->code) {
+    case TC_BASIS_WORLD_SIZE: return "world_size";
+    case TC_BASIS_GROUP_RANKS: return "group_ranks";
+    case TC_BASIS_UNMATCHED: return "unmatched_collectives";
+    case TC_BASIS_SALVAGED: return "salvaged_inputs";
+    case TC_BASIS_ONE_RANK: return "one_rank";
+    }
+    return "?";
+}
+
+const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm) {
+    size_t len = 0;
+    if (n) buf[0] = '\0';
+    for (size_t i = 0; i < sm->n_basis_reasons && len < n; i++) {
+        const tc_basis_reason *b = &sm->basis_reasons[i];
+        const char *sep = i ? "; " : "";
+        switch (b->code) {
+        case TC_BASIS_WORLD_SIZE:
+            len += tc_format(buf + len, n - len, "%s%lld of %lld ranks", sep, (long long)b->count, (long long)b->of);
+            break;
+        case TC_BASIS_GROUP_RANKS:
+            len += tc_format(buf + len, n - len, "%s%lld of %lld ranks of a process group", sep, (long long)b->present,
+                             (long long)b->size);
+            break;
+        case TC_BASIS_UNMATCHED:
+            len += tc_format(buf + len, n - len, "%s%.0f%% of exposed communication unmatched", sep, 100 * b->share);
+            break;
+        case TC_BASIS_SALVAGED:
+            len += tc_format(buf + len, n - len, "%s%lld of %lld inputs cut short", sep, (long long)b->count,
+                             (long long)b->of);
+            break;
+        case TC_BASIS_ONE_RANK:
+            len += tc_format(buf + len, n - len, "%sone rank, wait and transfer not split", sep);
+            break;
+        }
+    }
+    return buf;
+}
+
+const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm) {
+    if (!sm->nodes_assumed) { if (n) buf[0] = '\0'; return buf; }
+    if (sm->node_rule == TC_NODES_HOSTS)
+        tc_format(buf, n, "%lld GPUs per node assumed for the ranks not among the inputs (the file names give the "
+                  "hosts of the others): %lld nodes; pass --gpus-per-node G to say", (long long)TC_NODES_ASSUMED_GPUS,
+                  (long long)sm->nodes);
+    else
+        tc_format(buf, n, "%lld GPUs per node assumed (no --gpus-per-node, and the file names are not "
+                  "HOST_PID.<digits>.pt.trace.json): %lld node%s; pass --gpus-per-node G to say",
+                  (long long)TC_NODES_ASSUMED_GPUS, (long long)sm->nodes, sm->nodes == 1 ? "" : "s");
     return buf;
 }
 

@@ -5,6 +5,7 @@
 #ifndef TC_FINDINGS_TEXT_H
 #define TC_FINDINGS_TEXT_H
 #include <stddef.h>
+#include <stdint.h>
 #include "model/job.h"
 
 #define TC_FINDING_TEXT 1024 /* bytes a finding's sentence needs at most (longer ones are cut) */
@@ -12,6 +13,26 @@
 /* The reason's sentence, without a closing period ("exposed wait for slower ranks is 31.2% of GPU
  * time (threshold 15%)"). Returns buf (always NUL-terminated when n > 0). */
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r);
+
+/* What the straggler makes the others wait: "each of the other 7 ranks waits 12.047 ms per step for
+ * it (84.331 GPU-ms in total)" ("the other rank waits ..." when one). Returns buf. */
+const char *tc_straggler_wait_text(char *buf, size_t n, size_t waiting_ranks, int64_t per_rank_ns, int64_t total_ns);
+
+/* The straggler rule (analyzer/findings.c decide_straggler) in words: the one wording, which the HTML
+ * report prints and docs/definitions.md and the man page hold verbatim (tests/test_findings.c). */
+const char *tc_straggler_rule_text(void);
+
+/* A basis reason (tc_summary.basis_reasons) as a sentence, and its JSON code ("world_size",
+ * "group_ranks", "unmatched_collectives", "salvaged_inputs", "one_rank"). */
+const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b);
+const char *tc_basis_reason_code(const tc_basis_reason *b);
+
+/* The basis reasons in a few words for the verdict line and the cost headline ("2 of 128 ranks;
+ * 1 of 4 inputs cut short"); "" when the basis is complete. Returns buf. */
+const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm);
+
+/* The note when 8 GPUs per node were assumed (tc_summary.nodes_assumed); "" otherwise. Returns buf. */
+const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm);
 
 /* The action's sentence, ending in a period. j gives the straggler's trace file (its base name,
  * control characters replaced). Returns buf. */

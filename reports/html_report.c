@@ -272,6 +272,12 @@ static void section_verdict(hr *h) {
        tc_verdict_name(sm->verdict));
     put(h, "<p class=\"kicker\">Verdict</p>\n<h1 id=\"verdict-title\">");
     put(h, verdict_title(sm->verdict));
+    if (sm->partial) {
+        char basis[TC_FINDING_TEXT];
+        put(h, " <span id=\"verdict-basis\" class=\"warn\">(on partial data: ");
+        esc(h, tc_basis_summary_text(basis, sizeof basis, sm));
+        put(h, ")</span>");
+    }
     put(h, "</h1>\n<p class=\"why\">");
     if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0])); put(h, "."); }
     else if (sm->ranks == 0) put(h, "No rank had GPU activity to analyze.");
@@ -291,6 +297,15 @@ static void section_verdict(hr *h) {
         for (size_t i = 1; i < f->n_reasons; i++) {
             put(h, "<li>");
             esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i]));
+            put(h, "</li>\n");
+        }
+        put(h, "</ul>\n");
+    }
+    if (sm->n_basis_reasons) {
+        put(h, "<ul id=\"basis\" class=\"warn\">\n");
+        for (size_t i = 0; i < sm->n_basis_reasons; i++) {
+            put(h, "<li>partial data: ");
+            esc(h, tc_basis_reason_text(reason, sizeof reason, &sm->basis_reasons[i]));
             put(h, "</li>\n");
         }
         put(h, "</ul>\n");
@@ -462,7 +477,7 @@ static void rank_table(hr *h) {
            "<th class=\"n\">exp.<br>transfer</th><th class=\"n\">exp.<br>wait</th><th class=\"n\">exp.<br>comm</th>"
            "<th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th class=\"n\">comm/<br>compute</th>"
            "<th class=\"n\">step<br>ms</th><th class=\"n\">clock offset<br>&micro;s</th><th class=\"n\">last<br>arrival</th>"
-           "<th class=\"n\">caused wait<br>ms/step</th></tr></thead>\n<tbody>\n");
+           "<th class=\"n\">makes each other<br>rank wait ms/step</th></tr></thead>\n<tbody>\n");
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         const tc_breakdown *bd = &rr->b;
@@ -493,8 +508,9 @@ static void rank_table(hr *h) {
             double s = rr->last_arrival_share;
             pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%.1f%%</td>", s,
                rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * s);
-            int64_t cw = rr->caused_wait_ns_per_step;
-            pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)cw, ms_exact(a, sizeof a, cw));
+            int64_t cw = rr->caused_wait_per_rank_ns_per_step;
+            pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s GPU-ms per step in total over the other ranks\">%s</td>",
+               (long long)cw, ms_exact(b, sizeof b, rr->caused_wait_ns_per_step), ms_exact(a, sizeof a, cw));
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }
@@ -914,15 +930,19 @@ static void section_straggler(hr *h) {
     }
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
-        pf(h, "<p id=\"straggler-finding\"><b>Rank %lld is the straggler.</b> It arrives last at %.1f%% of the "
-              "collectives it takes part in (a fair share is %.1f%%), and the others wait %s ms per step for it. Its "
-              "compute is %s ms per step against a median of %s ms over all ranks.</p>\n",
-           (long long)s->rank, 100 * s->last_arrival_share, 100.0 / (double)n,
-           ms_exact(a, sizeof a, s->caused_wait_ns_per_step), ms_exact(b, sizeof b, s->compute_ns_per_step),
-           ms_exact(c, sizeof c, s->median_compute_ns_per_step));
+        char wait[TC_FINDING_TEXT];
+        pf(h, "<p id=\"straggler-finding\"><b>Rank %lld is the straggler.</b> It causes %.1f%% of the charged wait and "
+              "arrives last at %.1f%% of the collectives it takes part in (a fair share is %.1f%%); ",
+           (long long)s->rank, 100 * s->caused_wait_share, 100 * s->last_arrival_share, 100.0 / (double)n);
+        esc(h, tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
+                                      s->caused_wait_ns_per_step));
+        pf(h, ". Its compute is %s ms per step against a median of %s ms over all ranks.</p>\n",
+           ms_exact(b, sizeof b, s->compute_ns_per_step), ms_exact(c, sizeof c, s->median_compute_ns_per_step));
     } else
-        put(h, "<p id=\"straggler-finding\">No rank stands out: none arrives last at collectives far more often than a "
-               "fair share while making the others wait at least 1% of a step.</p>\n");
+        put(h, "<p id=\"straggler-finding\">No rank stands out as the straggler.</p>\n");
+    put(h, "<p class=\"note\" id=\"straggler-rule\">");
+    esc(h, tc_straggler_rule_text());
+    put(h, "</p>\n");
     put(h, "<p class=\"note\">Share of matched collectives each rank arrived at last (ties share the credit). The dashed "
            "line is a fair share, 1 / ranks.</p>\n");
     int bh = n <= 16 ? 16 : n <= 64 ? 9 : n <= 256 ? 4 : 2, gap = bh >= 9 ? 3 : 1;
@@ -938,9 +958,9 @@ static void section_straggler(hr *h) {
         double s = rr->last_arrival_share;
         int y = top + (int)r * (bh + gap);
         bool is = sm->has_straggler && rr->rank == sm->straggler.rank;
-        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); others waited %s ms/step for it%s",
-                 (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * s,
-                 ms_exact(a, sizeof a, rr->caused_wait_ns_per_step), is ? " - the straggler" : "");
+        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); each other rank waited %s ms/step "
+                 "for it%s", (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances,
+                 100 * s, ms_exact(a, sizeof a, rr->caused_wait_per_rank_ns_per_step), is ? " - the straggler" : "");
         pf(h, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", L, y, s * PW, bh,
            is ? "c-transfer" : "c-compute", tip);
         if (r % (size_t)label_every == 0 || is)
@@ -1178,17 +1198,19 @@ static void section_definitions(hr *h) {
            "order.</dd>\n"
            "<dt>Exposed memory</dt><dd>memcpy/memset time not overlapped by compute or collectives.</dd>\n"
            "<dt>Idle</dt><dd>Window minus the union of all GPU activity: the GPU waited for the host.</dd>\n"
-           "<dt>Verdict</dt><dd>The largest of network (exposed transfer), stragglers (exposed wait) and host (idle + "
-           "exposed memory), named when it reaches the threshold share of GPU time; below it the job is compute-bound. "
-           "The speed-up is 1 / (1 - that share).</dd>\n"
+           "<dt>Verdict</dt><dd>Two loss classes: communication (exposed transfer + exposed wait) and host (idle + "
+           "exposed memory). When both are below the threshold share of GPU time the job is compute-bound; otherwise "
+           "the larger names it: host-bound, or network-bound when transfer is at least the wait, else straggler-bound. "
+           "The speed-up is 1 / (1 - the named loss's share). Partial data (ranks missing, unmatched collectives, inputs "
+           "cut short, one rank) is said in the verdict line.</dd>\n"
            "<dt>Comm/compute ratio</dt><dd>Union of collective kernels over union of compute kernels.</dd>\n"
            "<dt>MFU</dt><dd>Model FLOPs (from GEMM shapes recorded with record_shapes) per second of step time, over the "
            "GPU's dense peak for the dtype.</dd>\n"
            "<dt>Bus bandwidth</dt><dd>As nccl-tests: algbw = bytes / time, busbw = algbw x 2(n-1)/n for allreduce, "
            "(n-1)/n for allgather, reduce-scatter and all-to-all, 1 otherwise. GB = 10<sup>9</sup> bytes.</dd>\n"
-           "<dt>Straggler</dt><dd>The rank that arrives last at collectives far more often than a fair 1/ranks (at "
-           "least half, three times fair, at most three quarters of the time) while making the others wait at least 1% "
-           "of a step.</dd>\n"
+           "<dt>Straggler</dt><dd>");
+    esc(h, tc_straggler_rule_text());
+    put(h, "</dd>\n"
            "<dt>Clock alignment</dt><dd>Each rank's clock offset against the reference rank is the median, over matched "
            "collectives, of the difference of their end times (collectives end together on every rank).</dd>\n"
            "<dt>Effective GPUs, money</dt><dd>Network efficiency e = 1 - exposed transfer share; N GPUs do the work "
@@ -1265,7 +1287,7 @@ int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     section_collectives(&h);
     section_straggler(&h);
     section_kernels(&h);
-    section_cost(&h);
+    if (!(x && x->no_cost)) section_cost(&h);
     section_definitions(&h);
     section_inputs(&h);
     pf(&h, "<footer>Written by tracecost %s. This file is self-contained: it loads nothing from the network and opens "

@@ -18,6 +18,7 @@ typedef struct tc_html_extras {
     const tc_cost_result *cost; /* cost model result (analyzer/cost.h), or NULL */
     const char *cost_missing;   /* why there is no cost result (shown as text), or NULL for the
                                    default "no cost inputs: pass --price-per-gpu-hour ..." */
+    bool no_cost;               /* --no-cost: the cost section is left out */
 } tc_html_extras;
 
 /* Writes the report to out (x may be NULL). Returns 0, or -1 on a write error or out of memory

@@ -2,6 +2,7 @@
 #include "json_report.h"
 #include "findings_text.h"
 #include "mfu_report.h"
+#include "textfmt.h"
 #include "base/version.h"
 #include <string.h>
 
@@ -80,6 +81,7 @@ static void ranks(jw *w, const tc_job *j) {
         tc_mfu_json_rank(w, rr);
         jw_key(w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(w, rr->step_time_ns); else jw_null(w);
         jw_key(w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(w, rr->clock_offset_ns); else jw_null(w);
+        jw_key(w, "node"); jw_int(w, rr->node);
         jw_key(w, "steps");
         jw_array_begin(w);
         for (size_t s = 0; s < rr->n_steps; s++) step(w, &rr->steps[s]);
@@ -98,9 +100,43 @@ static void straggler(jw *w, const tc_summary *sm) {
     jw_key(w, "last_arrival_share"); jw_double(w, sm->straggler.last_arrival_share);
     jw_key(w, "caused_wait_share"); jw_double(w, sm->straggler.caused_wait_share);
     jw_key(w, "caused_wait_us_per_step"); jw_ns_as_us(w, sm->straggler.caused_wait_ns_per_step);
+    jw_key(w, "caused_wait_gpu_us_per_step"); jw_ns_as_us(w, sm->straggler.caused_wait_ns_per_step);
+    jw_key(w, "waiting_ranks"); jw_uint(w, sm->straggler.waiting_ranks);
+    jw_key(w, "wait_per_rank_us_per_step"); jw_ns_as_us(w, sm->straggler.wait_per_rank_ns_per_step);
     jw_key(w, "compute_us_per_step"); jw_ns_as_us(w, sm->straggler.compute_ns_per_step);
     jw_key(w, "median_compute_us_per_step"); jw_ns_as_us(w, sm->straggler.median_compute_ns_per_step);
     jw_object_end(w);
+}
+
+/* Keys basis, basis_summary, basis_reasons: whether the conclusions rest on partial data, and why. */
+static void basis(jw *w, const tc_summary *sm) {
+    char text[TC_FINDING_TEXT];
+    jw_key(w, "basis"); jw_string(w, sm->partial ? "partial" : "complete");
+    jw_key(w, "basis_summary"); jw_string(w, sm->partial ? tc_basis_summary_text(text, sizeof text, sm) : NULL);
+    jw_key(w, "transfer_upper_bound"); jw_bool(w, sm->transfer_upper_bound);
+    jw_key(w, "basis_reasons");
+    jw_array_begin(w);
+    for (size_t i = 0; i < sm->n_basis_reasons; i++) {
+        jw_object_begin(w);
+        jw_key(w, "code"); jw_string(w, tc_basis_reason_code(&sm->basis_reasons[i]));
+        jw_key(w, "text"); jw_string(w, tc_basis_reason_text(text, sizeof text, &sm->basis_reasons[i]));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* Keys world_size, nodes, node_rule, gpus_per_node, nodes_note, captured_at. */
+static void nodes(jw *w, const tc_summary *sm) {
+    static const char *const rules[] = {"assumed", "--gpus-per-node", "file names"};
+    char text[TC_FINDING_TEXT];
+    jw_key(w, "world_size"); jw_int(w, sm->world_size);
+    jw_key(w, "nodes"); jw_int(w, sm->nodes);
+    jw_key(w, "node_rule"); jw_string(w, rules[sm->node_rule]);
+    jw_key(w, "gpus_per_node"); jw_int(w, sm->gpus_per_node);
+    jw_key(w, "nodes_note"); jw_string(w, sm->nodes_assumed ? tc_nodes_note_text(text, sizeof text, sm) : NULL);
+    jw_key(w, "captured_at");
+    if (sm->has_capture_time) jw_string(w, tc_utc_text(text, sizeof text, sm->capture_unix_s));
+    else jw_null(w);
 }
 
 /* Key summary: the job's sums, shares, figures, verdict with its reasons (findings_text.h) and
@@ -135,6 +171,8 @@ static void summary(jw *w, const tc_job *j) {
     jw_key(w, "straggler_rank"); if (sm->has_straggler) jw_int(w, sm->straggler.rank); else jw_null(w);
     straggler(w, sm);
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
+    basis(w, sm);
+    nodes(w, sm);
     jw_object_end(w);
 }
 

@@ -70,10 +70,18 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     size_t steps = 0;
     for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
     const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
-    fprintf(out, "%sVerdict: %s%s\n", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
+    char basis[TC_FINDING_TEXT];
+    fprintf(out, "%sVerdict: %s%s", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
+    if (sm->partial) fprintf(out, " (on partial data: %s)", tc_basis_summary_text(basis, sizeof basis, sm));
+    fprintf(out, "\n");
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];
         snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
+        tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+    }
+    for (size_t i = 0; i < sm->n_basis_reasons; i++) {
+        char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 24];
+        snprintf(item, sizeof item, "- partial data: %s", tc_basis_reason_text(reason, sizeof reason, &sm->basis_reasons[i]));
         tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
     }
     fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,
@@ -110,12 +118,15 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     }
 
     if (sm->has_straggler) {
-        fprintf(out, "\n%sStraggler: rank %lld%s\n", c_on(&t, BOLD), (long long)sm->straggler.rank, c_off(&t));
-        fprintf(out, "  causes %.0f%% of the waiting, arrives last at %.0f%% of collectives, makes the others wait\n"
-                "  %.3f ms per step; its compute %.3f ms per step vs the median rank's %.3f ms\n",
-                100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share,
-                ms(sm->straggler.caused_wait_ns_per_step), ms(sm->straggler.compute_ns_per_step),
-                ms(sm->straggler.median_compute_ns_per_step));
+        const tc_straggler *s = &sm->straggler;
+        char wait[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 200];
+        fprintf(out, "\n%sStraggler: rank %lld%s\n", c_on(&t, BOLD), (long long)s->rank, c_off(&t));
+        snprintf(line, sizeof line, "causes %.0f%% of the waiting, arrives last at %.0f%% of collectives; %s; its compute "
+                 "%.3f ms per step vs the median rank's %.3f ms", 100 * s->caused_wait_share, 100 * s->last_arrival_share,
+                 tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
+                                        s->caused_wait_ns_per_step),
+                 ms(s->compute_ns_per_step), ms(s->median_compute_ns_per_step));
+        tc_term_wrap(out, line, 2, 2, TC_TERM_WIDTH);
     }
 
     if (j->n_colls) {

@@ -1,6 +1,7 @@
 /* textfmt.c: money and number formatting with thousands separators, and word wrapping (see
  * textfmt.h). No locale is consulted: output is the same everywhere. */
 #include "textfmt.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -61,3 +62,28 @@ size_t tc_fmt_width(const char *s) {
     return w;
 }
 
+
+/* Days and the second of the day of a time, floored (times before 1970 too). */
+static int64_t split_day(int64_t unix_s, int64_t *sec) {
+    int64_t days = unix_s / 86400, rem = unix_s % 86400;
+    if (rem < 0) { rem += 86400; days--; }
+    *sec = rem;
+    return days;
+}
+
+const char *tc_utc_text(char *buf, size_t n, int64_t unix_s) {
+    int64_t sec, y;
+    int m, d;
+    tc_civil_from_days(split_day(unix_s, &sec), &y, &m, &d);
+    snprintf(buf, n, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)y, m, d, (int)(sec / 3600), (int)(sec / 60 % 60),
+             (int)(sec % 60));
+    return buf;
+}
+
+const char *tc_date_text(char *buf, size_t n, int64_t unix_s) {
+    int64_t sec, y;
+    int m, d;
+    tc_civil_from_days(split_day(unix_s, &sec), &y, &m, &d);
+    snprintf(buf, n, "%04lld-%02d-%02d", (long long)y, m, d);
+    return buf;
+}

@@ -4,6 +4,7 @@
 #ifndef TC_TEXTFMT_H
 #define TC_TEXTFMT_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes v dollars into buf (always NUL-terminated when n > 0) with `decimals` digits after the
@@ -13,6 +14,11 @@ size_t tc_fmt_money(char *buf, size_t n, double v, int decimals);
 
 /* Writes a plain number with `decimals` digits and thousands separators: 4672 -> "4,672". */
 size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals);
+
+/* A time in s since 1970-01-01 UTC as "2026-05-01T12:00:00Z" (tc_utc_text) or "2026-05-01"
+ * (tc_date_text). Returns buf. */
+const char *tc_utc_text(char *buf, size_t n, int64_t unix_s);
+const char *tc_date_text(char *buf, size_t n, int64_t unix_s);
 
 /* Display width of a UTF-8 string: the number of code points (all treated as one column). */
 size_t tc_fmt_width(const char *s);

@@ -12,6 +12,7 @@
 #include "cli/inputs.h"
 #include "cli/load_job.h"
 #include "parsers/result_json.h"
+#include "reports/findings_text.h"
 #include "reports/json_report.h"
 #include "reports/termtext.h"
 #include <math.h>
@@ -265,8 +266,9 @@ Test(compare, text_fits_100_columns_on_the_samples, .timeout = 120) {
     cr_expect(strstr(out, "\nncclKernel_SendRe\xe2\x80\xa6 stream 84: \xe2\x80\xa6"), "%s", out);
     cr_expect(strstr(out, "ncclWork*) of\n    unknown size (stream 84:"), "%s", out);
     cr_expect(!strstr(out, "-1"), "an unknown size printed as -1:\n%s", out);
-    /* the conclusion's first line continues after the label and still fits */
-    cr_expect(strstr(out, "\nConclusion: A is "), "%s", out);
+    /* the conclusion's first line continues after the label and still fits: 4 GPUs against 128 with
+     * no FLOPs on B, so no common unit of work and no cheaper side */
+    cr_expect(strstr(out, "\nConclusion: No cheaper side: "), "%s", out);
     /* the sizes stay null in JSON */
     char *dir = tu_tmpdir();
     yajl_val c = compare(dir, "c.json", "samples/ samples/hta-pair");
@@ -279,7 +281,7 @@ Test(compare, text_fits_100_columns_on_the_samples, .timeout = 120) {
     /* coloured on a terminal (bold labels): the same widths */
     cr_assert_eq(tu_sh(&out, "SHELL=/bin/sh script -qec \"%s compare samples/ samples/hta-pair 2>/dev/null\" /dev/null </dev/null",
                        tu_bin()), 0);
-    cr_expect(strstr(out, "\033[1mConclusion:\033[0m A is "), "no colour under a pty:\n%s", out);
+    cr_expect(strstr(out, "\033[1mConclusion:\033[0m No cheaper side"), "no colour under a pty:\n%s", out);
     tu_expect_width(out, 100);
     free(out);
     tu_sh(NULL, "rm -rf %s", dir);
@@ -429,6 +431,10 @@ static void expect_same_run(const char *what, const tc_run_summary *x, const tc_
     cr_expect(same_text(x->tool_version, y->tool_version), "%s: tool_version", what);
     cr_expect(same_text(x->device, y->device), "%s: device '%s' against '%s'", what, x->device, y->device);
     cr_expect(same_text(x->verdict, y->verdict), "%s: verdict", what);
+    EXPECT_SAME(partial); EXPECT_SAME(transfer_upper_bound); EXPECT_SAME(nodes); EXPECT_SAME(gpus_per_node);
+    EXPECT_SAME(nodes_assumed); EXPECT_SAME(has_capture_time); EXPECT_SAME(capture_unix_s);
+    cr_expect(same_text(x->basis_summary, y->basis_summary), "%s: basis_summary '%s' against '%s'", what,
+              x->basis_summary, y->basis_summary);
     EXPECT_SAME(n_colls);
     for (size_t i = 0; i < x->n_colls && i < y->n_colls; i++) {
         const tc_cmp_coll *cx = &x->colls[i], *cy = &y->colls[i];
@@ -449,7 +455,9 @@ static void expect_round_trip(const char *operand, const char *dir) {
     tc_run_summary from_job, rendered, saved;
     tc_error e;
     tc_error_clear(&e);
-    cr_assert_eq(tc_run_summary_from_job(&from_job, &j, operand, &e), TC_OK, "%s", e.msg);
+    char basis[TC_FINDING_TEXT];
+    cr_assert_eq(tc_run_summary_from_job(&from_job, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e),
+                 TC_OK, "%s", e.msg);
     cr_expect(!from_job.from_json && !strcmp(from_job.label, operand));
     char *text = NULL;
     size_t len = 0;

@@ -102,8 +102,8 @@ Test(cost, eight_gpus_at_sixty_percent) {
     cr_expect_eq(r.timeline_len, 37);
     char head[512];
     tc_cost_headline(head, sizeof head, &r);
-    cr_expect_str_eq(head, "your 8 GPUs do the work of 4.8; at $2.00/GPU-hour the network costs "
-                           "you $4,672 a month.");
+    cr_expect_str_eq(head, "your 8 GPUs do the work of 4.8; at $2.00/GPU-hour, if they ran all month at this "
+                           "efficiency, the network would cost you $4,672 a month.");
 }
 
 /* Buy vs rent, every formula by hand. N=64, P=2.5, C=30000, F=960000, W=1.25, E=0.12, pue=1.3,
@@ -158,9 +158,10 @@ Test(cost, buy_versus_rent_every_formula) {
     NEAR(r.timeline[10].own, 2880000.0 + 10 * 28199.36, 1e-4);
     char head[600];
     tc_cost_headline(head, sizeof head, &r);
-    cr_expect(strstr(head, "your 64 GPUs do the work of 44.8; at $2.50/GPU-hour the network costs "
-                           "you $31,536 a month; owning pays back in 37.4 months against renting; "
-                           "over 36 months owning costs $3,895,177 and renting $3,784,320.") != NULL,
+    cr_expect(strstr(head, "your 64 GPUs do the work of 44.8; at $2.50/GPU-hour, if they ran 90% of the month "
+                           "at this efficiency, the network would cost you $31,536 a month; owning pays back "
+                           "in 37.4 months against renting; over 36 months owning costs $3,895,177 and "
+                           "renting $3,784,320.") != NULL,
               "%s", head);
 }
 
@@ -639,8 +640,8 @@ Test(cost_main, json_output_parses_and_has_every_key) {
         "effective_gpus", "effective_price_per_gpu_hour", "network_loss_per_month",
         "idle_loss_per_month", "straggler_loss_per_month", "rent_monthly", "own_capex",
         "own_opex_monthly", "breakeven_months", "tco_own", "tco_rent",
-        "own_cost_per_effective_gpu_hour", "rent_cost_per_effective_gpu_hour", "timeline",
-        "what_if", "inputs"};
+        "own_cost_per_effective_gpu_hour", "rent_cost_per_effective_gpu_hour", "fabric_nodes", "basis",
+        "basis_summary", "network_efficiency_bound", "straggler_loss_bound", "timeline", "what_if", "inputs"};
     cr_expect_eq(cost->u.object.len, sizeof keys / sizeof keys[0], "cost has %zu keys",
                  cost->u.object.len);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -681,7 +682,7 @@ Test(cost_main, json_output_parses_and_has_every_key) {
         "gpus", "price_per_gpu_hour", "purchase_per_gpu", "fabric_cost", "power_kw_per_gpu",
         "electricity_per_kwh", "pue", "ops_per_month", "months", "utilization",
         "network_efficiency", "rent_network_efficiency", "fabric_GBps", "fabric_target_GBps",
-        "fabric_upgrade_cost", "gpu", "hours_per_month"};
+        "fabric_upgrade_cost", "gpu", "price_as_of", "hours_per_month"};
     cr_expect_eq(inputs->u.object.len, sizeof ikeys / sizeof ikeys[0]);
     for (size_t i = 0; i < sizeof ikeys / sizeof ikeys[0]; i++) {
         yajl_val in = obj_get(inputs, ikeys[i]);

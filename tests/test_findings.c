@@ -1,7 +1,8 @@
 /* test_findings.c: the analyzer's findings (analyzer/findings.h), decided from results alone: the
  * straggler and the 5% rule of its action, the verdict's reasons with their numbers, the actions
  * of each verdict, the timeline's ranks (how many: tc_analyze_options.timeline_ranks) and the
- * representative step; and their words (reports/findings_text.h). */
+ * representative step; the basis (partial data and why); and their words (reports/findings_text.h),
+ * the straggler rule's among them, which the docs and the man page must hold verbatim. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) 
         rr->last_arrival_credit = r == slow ? 10 : 0;
         rr->last_arrival_share = r == slow ? 1 : 0;
         rr->caused_wait_ns = rr->caused_wait_ns_per_step = r == slow ? 9 * MS : 0;
+        rr->caused_wait_per_rank_ns_per_step = n > 1 ? rr->caused_wait_ns_per_step / (int64_t)(n - 1) : 0;
     }
     tc_summary *sm = &j->summary;
     sm->ranks = n;
@@ -68,20 +70,32 @@ Test(findings, straggler_reasons_and_actions_as_codes_and_numbers) {
 
     cr_assert_eq(f->n_reasons, 4);
     cr_assert_eq(f->reasons[0].code, TC_REASON_STRAGGLER);
-    cr_assert_float_eq(f->reasons[0].straggler, 0.3, 1e-12);
+    cr_assert_float_eq(f->reasons[0].wait, 0.3, 1e-12);
+    cr_assert_float_eq(f->reasons[0].comm, 0.35, 1e-12);
     cr_assert_float_eq(f->reasons[0].threshold, 0.15, 1e-12);
     cr_assert_eq(f->reasons[1].code, TC_REASON_SPEEDUP);
     cr_assert_float_eq(f->reasons[1].speedup, 1 / 0.7, 1e-12);
-    cr_assert_eq(f->reasons[2].code, TC_REASON_OTHER_LOSSES);
+    cr_assert(f->reasons[1].has_speedup_class);
+    cr_assert_float_eq(f->reasons[1].speedup_class, 1 / 0.65, 1e-12);
+    cr_assert_eq(f->reasons[2].code, TC_REASON_SHARES);
     cr_assert_eq(f->reasons[3].code, TC_REASON_STRAGGLER_RANK);
     cr_assert_eq(f->reasons[3].rank, 2);
     cr_assert_eq(f->reasons[3].wait_ns_per_step, 9 * MS);
+    cr_assert_eq(f->reasons[3].waiting_ranks, 3);
+    cr_assert_eq(f->reasons[3].wait_per_rank_ns_per_step, 3 * MS);
+    cr_assert_eq(j.summary.straggler.waiting_ranks, 3);
+    cr_assert_eq(j.summary.straggler.wait_per_rank_ns_per_step, 3 * MS);
+    cr_assert_eq(j.summary.straggler.caused_wait_ns_per_step, 9 * MS, "the sum keeps its value");
     char buf[TC_FINDING_TEXT];
-    cr_assert_str_eq(reason(&j, 0, buf), "exposed wait for slower ranks is 30.0% of GPU time (threshold 15%)");
-    cr_assert_str_eq(reason(&j, 1, buf), "removing that time would make the job 1.43x faster");
-    cr_assert_str_eq(reason(&j, 2, buf), "other losses: network 5.0%, stragglers 30.0%, host 3.0%");
+    cr_assert_str_eq(reason(&j, 0, buf), "exposed communication is 35.0% of GPU time (threshold 15%), mostly waiting "
+                                         "for slower ranks: wait 30.0%, transfer 5.0%");
+    cr_assert_str_eq(reason(&j, 1, buf), "removing the waiting would make the job 1.43x faster, all exposed "
+                                         "communication 1.54x");
+    cr_assert_str_eq(reason(&j, 2, buf), "shares of GPU time: compute 60.0%, exposed transfer 5.0%, exposed wait "
+                                         "30.0%, exposed memory 1.0%, idle 2.0%");
     cr_assert_str_eq(reason(&j, 3, buf), "rank 2 causes 100% of the waiting (it arrives last at 100% of collectives): "
-                                         "the others wait 9.000 ms per step for it");
+                                         "each of the other 3 ranks waits 3.000 ms per step for it (9.000 GPU-ms in "
+                                         "total)");
 
     cr_assert_eq(f->n_actions, 3);
     cr_assert_eq(f->actions[0].code, TC_ACTION_LOOK_AT_STRAGGLER);
@@ -135,12 +149,16 @@ Test(findings, each_verdict_has_its_actions_and_efficiency) {
 
     make_job(&j, 2, 2, 0);
     j.summary.share_exposed_wait = j.summary.share_exposed_transfer = 0.01;
+    j.summary.share_exposed_comm = 0.02;
     j.summary.has_mfu = true;
     j.summary.mfu = 0.412;
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert_eq(j.summary.verdict, TC_VERDICT_COMPUTE);
-    cr_assert_eq(j.findings.n_reasons, 1);
+    cr_assert_eq(j.findings.n_reasons, 2);
     cr_assert_eq(j.findings.reasons[0].code, TC_REASON_COMPUTE);
+    cr_assert_eq(j.findings.reasons[1].code, TC_REASON_SHARES);
+    cr_assert_str_eq(reason(&j, 0, buf), "no loss reaches 15% of GPU time: exposed communication 2.0%, idle + exposed "
+                                         "memory 3.0%");
     cr_assert_eq(j.findings.n_actions, 2);
     cr_assert_eq(j.findings.actions[1].code, TC_ACTION_MFU_GAP);
     cr_assert_str_eq(action(&j, 1, buf), "MFU is 41.2% of the GPU's peak: the gap to peak is what kernel work can win.");
@@ -148,6 +166,7 @@ Test(findings, each_verdict_has_its_actions_and_efficiency) {
 
     make_job(&j, 2, 2, 0);
     j.summary.share_exposed_wait = j.summary.share_exposed_transfer = 0.01;
+    j.summary.share_exposed_comm = 0.02;
     j.summary.share_idle = 0.4;
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert_eq(j.summary.verdict, TC_VERDICT_HOST);
@@ -207,4 +226,162 @@ Test(findings, representative_step_is_the_median_step_of_the_first_drawn_rank_wi
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert_not(j.findings.has_step);
     tc_job_free(&j);
+}
+
+/* Issue 18's job: 4 ranks, a straggler, a slow fabric. Exposed comm 25.8% (transfer 12.0%, wait
+ * 13.8%) is a quarter of GPU time though neither part reaches 15%: the communication class names
+ * the verdict, and wait > transfer makes it straggler-bound. */
+Test(findings, verdict_by_loss_class_then_transfer_against_wait) {
+    tc_job j;
+    make_job(&j, 4, 2, 6 * MS);
+    tc_summary *sm = &j.summary;
+    sm->share_compute = 0.672;
+    sm->share_exposed_comm = 0.258;
+    sm->share_exposed_transfer = 0.120;
+    sm->share_exposed_wait = 0.138;
+    sm->share_memory_exposed = 0.009;
+    sm->share_idle = 0.061;
+    tc_analyze_options opt = {.bound_threshold = 0.15};
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(sm->verdict, TC_VERDICT_STRAGGLER);
+    /* transfer >= wait: network-bound, with the speed-ups of transfer and of all exposed comm */
+    sm->share_exposed_transfer = 0.138;
+    sm->share_exposed_wait = 0.120;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(sm->verdict, TC_VERDICT_NETWORK);
+    char buf[TC_FINDING_TEXT];
+    cr_assert_str_eq(reason(&j, 1, buf), "removing the exposed transfer would make the job 1.16x faster, all exposed "
+                                         "communication 1.35x");
+    /* the host class larger than communication: host-bound */
+    sm->share_idle = 0.30;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(sm->verdict, TC_VERDICT_HOST);
+    /* both classes under the threshold: compute-bound */
+    opt.bound_threshold = 0.35;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(sm->verdict, TC_VERDICT_COMPUTE);
+    tc_job_free(&j);
+
+    /* one rank: exposed comm is not split, so it is network-bound */
+    make_job(&j, 1, 1, 0);
+    j.summary.split_known = false;
+    j.summary.share_exposed_transfer = j.summary.share_exposed_wait = 0;
+    opt.bound_threshold = 0.15;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(j.summary.verdict, TC_VERDICT_NETWORK);
+    cr_assert_str_eq(reason(&j, 0, buf), "exposed communication is 35.0% of GPU time (threshold 15%; not split into "
+                                         "wait and transfer: one rank)");
+    cr_assert_str_eq(reason(&j, 1, buf), "removing that time would make the job 1.54x faster");
+    tc_job_free(&j);
+}
+
+/* A rank whose loss share is over the job's by more than the threshold is named, even when the
+ * job as a whole is compute-bound. */
+Test(findings, worst_rank_named_when_it_differs_by_more_than_the_threshold) {
+    tc_job j;
+    make_job(&j, 4, 4, 0);
+    tc_summary *sm = &j.summary;
+    sm->share_exposed_comm = 0.10;
+    sm->share_exposed_transfer = 0.08;
+    sm->share_exposed_wait = 0.02;
+    for (size_t r = 0; r < 4; r++) {
+        j.ranks[r].caused_wait_ns = j.ranks[r].caused_wait_ns_per_step = 0;
+        j.ranks[r].b.exposed_comm_ns = r == 1 ? 4 * MS : MS / 2; /* rank 1: 40% of its 10 ms window */
+    }
+    tc_analyze_options opt = {.bound_threshold = 0.15};
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(sm->verdict, TC_VERDICT_COMPUTE);
+    const tc_findings *f = &j.findings;
+    cr_assert_eq(f->n_reasons, 3);
+    cr_assert_eq(f->reasons[2].code, TC_REASON_WORST_RANK);
+    cr_assert_eq(f->reasons[2].rank, 1);
+    char buf[TC_FINDING_TEXT];
+    cr_assert_str_eq(reason(&j, 2, buf), "rank 1 loses 40.0% of its GPU time to exposed communication, against 10.0% "
+                                         "over all ranks");
+    /* within the threshold of the job's share: not named */
+    j.ranks[1].b.exposed_comm_ns = 2 * MS;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_eq(j.findings.n_reasons, 2);
+    tc_job_free(&j);
+}
+
+/* The basis: each reason for partial data, and which ones make transfer an upper bound. */
+Test(findings, basis_partial_reasons_and_bounds) {
+    tc_job j;
+    make_job(&j, 4, 2, 6 * MS);
+    tc_analyze_options opt = {.bound_threshold = 0.15};
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert_not(j.summary.partial);
+    cr_assert_not(j.summary.transfer_upper_bound);
+    cr_assert_eq(j.summary.n_basis_reasons, 0);
+
+    j.summary.world_size = 128; /* 4 of 128 ranks */
+    j.summary.b.exposed_comm_ns = 10 * MS;
+    j.ranks[0].unmatched_exposed_ns = MS; /* 10% of exposed comm unmatched */
+    j.traces[3].truncated = true;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    const tc_summary *sm = &j.summary;
+    cr_assert(sm->partial);
+    cr_assert(sm->transfer_upper_bound);
+    cr_assert_eq(sm->n_basis_reasons, 3);
+    cr_assert_eq(sm->basis_reasons[0].code, TC_BASIS_WORLD_SIZE);
+    cr_assert_eq(sm->basis_reasons[1].code, TC_BASIS_UNMATCHED);
+    cr_assert_float_eq(sm->basis_reasons[1].share, 0.1, 1e-12);
+    cr_assert_eq(sm->basis_reasons[2].code, TC_BASIS_SALVAGED);
+    char buf[TC_FINDING_TEXT];
+    cr_assert_str_eq(tc_basis_summary_text(buf, sizeof buf, sm),
+                     "4 of 128 ranks; 10% of exposed communication unmatched; 1 of 4 inputs cut short");
+    cr_assert_str_eq(tc_basis_reason_code(&sm->basis_reasons[2]), "salvaged_inputs");
+
+    /* a cut input alone: partial, but transfer is no bound */
+    j.summary.world_size = 4;
+    j.ranks[0].unmatched_exposed_ns = MS / 100;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert(sm->partial);
+    cr_assert_not(sm->transfer_upper_bound);
+    cr_assert_eq(sm->n_basis_reasons, 1);
+    tc_job_free(&j);
+
+    /* one rank with exposed communication: not split */
+    make_job(&j, 1, 1, 0);
+    j.summary.split_known = false;
+    j.summary.b.exposed_comm_ns = MS;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert(j.summary.partial);
+    cr_assert(j.summary.transfer_upper_bound);
+    cr_assert_eq(j.summary.basis_reasons[0].code, TC_BASIS_ONE_RANK);
+    tc_job_free(&j);
+}
+
+/* Every run of blanks and newlines becomes one space (the documents wrap the sentence). */
+static void squeeze_spaces(char *s) {
+    char *o = s;
+    bool sp = false;
+    for (char *p = s; *p; p++) {
+        bool w = *p == ' ' || *p == '\n' || *p == '\t';
+        if (w && sp) continue;
+        *o++ = w ? ' ' : *p;
+        sp = w;
+    }
+    *o = '\0';
+}
+
+/* The straggler rule is worded once (tc_straggler_rule_text, which the HTML prints), and
+ * docs/definitions.md and the man page hold that very sentence. */
+Test(findings, straggler_rule_worded_once_in_docs_man_page_and_html) {
+    char *want = strdup(tc_straggler_rule_text());
+    squeeze_spaces(want);
+    const char *files[] = {"docs/definitions.md", "docs/tracecost.1"};
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "rb");
+        cr_assert_not_null(f, "%s", files[i]);
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        squeeze_spaces(text);
+        cr_expect_not_null(strstr(text, want), "%s does not hold the straggler rule as the code words it:\n%s",
+                           files[i], want);
+    }
+    free(want);
 }

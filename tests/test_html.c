@@ -106,8 +106,14 @@ Test(html, analyze_html_structure_and_hostile_name) {
     cr_assert_not_null(strstr(html, "</html>\n"), "document not complete");
     /* the verdict as a headline, with why and the figures */
     cr_assert_not_null(strstr(html, "<h1 id=\"verdict-title\">Straggler-bound</h1>"));
-    cr_assert_not_null(strstr(html, "exposed wait for slower ranks is"));
+    cr_assert_not_null(strstr(html, "mostly waiting for slower ranks"));
     cr_assert_not_null(strstr(html, "rank 2 causes"));
+    /* the straggler's wait per waiting rank, the sum in GPU-ms, and the rule as the code words it */
+    cr_assert_not_null(strstr(html, "each of the other 3 ranks waits "));
+    cr_assert_not_null(strstr(html, " GPU-ms in total)"));
+    cr_assert_not_null(strstr(html, "<p class=\"note\" id=\"straggler-rule\">At each matched collective where one "
+                                    "rank alone arrives last"));
+    cr_assert_null(strstr(html, "id=\"verdict-basis\""), "a complete job says nothing of partial data");
     /* key numbers */
     const char *cards[] = {"kn-step", "kn-mfu", "kn-ratio", "kn-effective", "kn-money"};
     for (size_t i = 0; i < 5; i++) {
@@ -282,9 +288,10 @@ static void cost_for(const tc_job *j, tc_cost_result *res) {
                              {"fabric-target-GBps", "400"}, {"fabric-upgrade-cost", "200000"}};
     for (size_t i = 0; i < 5; i++) cr_assert_eq(tc_cost_parse_option(&in, opts[i][0], opts[i][1], err, sizeof err), 0, "%s", err);
     tc_cost_apply_catalog(&in, tc_gpu_find_by_device_name(j->ranks[0].device));
-    tc_cost_trace_facts f = {(int)sm->ranks, sm->share_exposed_transfer, sm->share_exposed_wait,
-                             sm->share_idle + sm->share_memory_exposed, (double)sm->step_time_ns / 1e3,
-                             sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0, sm->split_known};
+    tc_cost_trace_facts f = tc_cost_facts_from_shares((int)sm->ranks, sm->split_known, sm->share_exposed_transfer,
+                                                      sm->share_exposed_wait, sm->share_exposed_comm, sm->share_idle,
+                                                      sm->share_memory_exposed, (double)sm->step_time_ns / 1e3,
+                                                      sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
     cr_assert_eq(tc_cost_compute(&in, &f, res, err, sizeof err), 0, "%s", err);
 }
 
@@ -296,7 +303,7 @@ Test(html, cost_section) {
     cr_assert(res);
     cost_for(&j, res);
     cr_assert(res->has_breakeven && res->breakeven_months < 36, "planted inputs break even inside the horizon");
-    tc_html_extras x = {res, NULL};
+    tc_html_extras x = {res, NULL, false};
     size_t len;
     char *html = render(&j, &x, &len);
     cr_assert_not_null(strstr(html, "<svg id=\"cost-chart\""));
@@ -325,7 +332,7 @@ Test(html, cost_section) {
     }
     free(html);
     /* a reason instead of a result */
-    tc_html_extras y = {NULL, "cost not computed: --gpus 0 is not a whole number >= 1"};
+    tc_html_extras y = {NULL, "cost not computed: --gpus 0 is not a whole number >= 1", false};
     html = render(&j, &y, &len);
     cr_assert_not_null(strstr(html, "cost not computed: --gpus 0 is not a whole number &gt;= 1"));
     cr_assert_null(strstr(html, "<svg id=\"cost-chart\""));
