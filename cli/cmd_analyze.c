@@ -215,7 +215,7 @@ static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a,
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
     if (!a->quiet && !json_to_stdout && !html_to_stdout) {
         tc_text_report_write(stdout, j, tc_use_color(stdout));
-        printf("\n");
+        if (!cost->left_out) printf("\n");
         if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
         else if (!cost->left_out) {
             char line[1200];

@@ -75,12 +75,12 @@ static const tc_opt compare_rows[] = {
      "work volume for the monthly difference (default: the steps A\n"
      "runs in a month, 730 h x 3600 x utilization / A's step time)", 0},
     {TC_OPT_TOKENS, NULL, "--tokens-per-step", "T",
-     "tokens one step of the job processes, for A and (unless --b-tokens-per-step)\n"
-     "for B: compare cost per million tokens", 0},
+     "tokens a step of the job processes, for A and (unless given\n"
+     "with --b-tokens-per-step) B: compare cost per million tokens", 0},
     {TC_OPT_TOKENS_B, NULL, "--b-tokens-per-step", "T", "tokens per step of B", 0},
     {TC_OPT_SAMPLES, NULL, "--samples-per-step", "S",
-     "samples one step of the job processes, for A and (unless --b-samples-per-step)\n"
-     "for B: compare cost per 1,000 samples", 0},
+     "samples a step of the job processes, for A and (unless given\n"
+     "with --b-samples-per-step) B: compare cost per 1,000 samples", 0},
     {TC_OPT_SAMPLES_B, NULL, "--b-samples-per-step", "S", "samples per step of B", 0},
     {TC_OPT_GPUS_PER_NODE, NULL, "--gpus-per-node", "G", "GPUs per node of both runs, as for analyze", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},

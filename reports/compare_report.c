@@ -104,7 +104,7 @@ static const char *diff_text(char *buf, size_t n, const tc_comparison *c, const 
     const tc_cmp_coll *x = d->coll;
     switch (d->kind) {
     case TC_CMP_DIFF_GPUS:
-        snprintf(buf, n, "different job sizes: A runs on %d GPUs, B on %d (figures compare per GPU and per step)",
+        snprintf(buf, n, "different job sizes: A runs on %d GPUs, B on %d",
                  c->a->world_size, c->b->world_size);
         break;
     case TC_CMP_DIFF_FLOPS:

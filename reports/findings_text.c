@@ -48,9 +48,9 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
                       "exposed memory %.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->transfer, 100 * r->wait,
                       100 * r->memory, 100 * r->idle);
         else
-            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed communication %.1f%% (wait and transfer "
-                      "unknown with one rank), exposed memory %.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->comm,
-                      100 * r->memory, 100 * r->idle);
+            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
+                      "%.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->comm,
+                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", 100 * r->memory, 100 * r->idle);
         break;
     case TC_REASON_WORST_RANK:
         tc_format(buf, n, "rank %lld loses %.1f%% of its GPU time to %s, against %.1f%% over all ranks",
@@ -92,10 +92,11 @@ const char *tc_straggler_rule_text(void) {
 const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) {
     switch (b->code) {
     case TC_BASIS_WORLD_SIZE:
-        tc_format(buf, n, "%lld of the job's %lld ranks were given (its world size is from the traces): waits, "
-                  "transfer and the straggler are judged among those ranks, so transfer is an upper bound and waits "
-                  "are lower bounds, and the cost prices all %lld GPUs as if the others ran alike",
-                  (long long)b->count, (long long)b->of, (long long)b->of);
+        tc_format(buf, n, "%lld of the job's %lld ranks %s given (its world size is from the traces): waits, "
+                  "transfer and the straggler are judged among %s, so transfer is an upper bound and waits are lower "
+                  "bounds, and the cost prices all %lld GPUs as if the others ran alike", (long long)b->count,
+                  (long long)b->of, b->count == 1 ? "was" : "were", b->count == 1 ? "that rank" : "those ranks",
+                  (long long)b->of);
         break;
     case TC_BASIS_GROUP_RANKS:
         tc_format(buf, n, "process group %s has %lld of its %lld ranks among the inputs%s: transfer is an upper "

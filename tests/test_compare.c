@@ -560,3 +560,89 @@ Test(compare, saved_result_reader_refuses_what_is_not_one) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+/* Issue 18: a 4-GPU job against an 8-GPU job doing 4x the FLOPs per step. Per step A is cheaper
+ * (half the GPUs), but per PFLOP of model FLOPs B is: the conclusion says B, per PFLOP, and the
+ * HTML's mismatch box says the conclusion compares per PFLOP. */
+Test(compare, different_work_is_compared_per_pflop, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    gen(dir, "four", "--ranks 4");
+    gen(dir, "eight", "--ranks 8 --gemm 4096,4096,8192");
+    char args[1024];
+    snprintf(args, sizeof args, "--html %s/c.html %s/four %s/eight", dir, dir, dir);
+    yajl_val c = compare(dir, "c.json", args);
+    cr_assert(YAJL_IS_FALSE(tu_get(c, "same_workload", NULL)));
+    double fa = num_at(c, "metrics", "model_pflop_per_step", "a"), fb = num_at(c, "metrics", "model_pflop_per_step", "b");
+    cr_assert(fabs(fb / fa - 4) < 0.01, "B does 4x the FLOPs per step: %.4g / %.4g", fb, fa);
+    double sa = num_at(c, "metrics", "cost_per_step", "a"), sb = num_at(c, "metrics", "cost_per_step", "b");
+    cr_assert(sa < sb, "per step A is cheaper: %g vs %g", sa, sb);
+    cr_assert_str_eq(jstr(tu_get(c, "work_unit", NULL)), "pflop");
+    cr_assert_str_eq(jstr(tu_get(c, "cheaper", NULL)), "B");
+    cr_assert_str_eq(jstr(tu_get(c, "cheaper_by", NULL)), "cost_per_pflop");
+    cr_assert_str_eq(jstr(tu_get(c, "reason", NULL)), "tflops_per_gpu");
+    double pa = num_at(c, "metrics", "cost_per_pflop", "a"), pb = num_at(c, "metrics", "cost_per_pflop", "b");
+    cr_assert(fabs(pa - sa / fa) < 1e-12 && fabs(pb - sb / fb) < 1e-12, "cost per PFLOP = cost per step / PFLOP");
+    cr_assert(fabs(num_at(c, "cheaper_pct", NULL, NULL) - (pa - pb) / pa * 100) < 1e-6);
+    const char *concl = jstr(tu_get(c, "conclusion", NULL));
+    cr_assert(!strncmp(concl, "B is ", 5) && strstr(concl, "% cheaper per PFLOP of model FLOPs: its GPUs deliver "), "%s", concl);
+    cr_assert(strstr(concl, "so they are compared per PFLOP of model FLOPs, not per step."), "%s", concl);
+    char p[600];
+    snprintf(p, sizeof p, "%s/c.html", dir);
+    char *html = tu_read_file(p, NULL);
+    cr_assert(strstr(html, "NOT THE SAME WORKLOAD: per-step figures compare different work; the conclusion compares them "
+                           "per PFLOP of model FLOPs<ul>"), "the mismatch box agrees with the conclusion");
+    cr_assert(strstr(html, "<p class=\"concl\" id=\"conclusion\">B is "));
+    free(html);
+    yajl_tree_free(c);
+    /* tokens per step given for both (B inherits A's): per million tokens; B's own with --b- */
+    snprintf(args, sizeof args, "--tokens-per-step 1e6 --b-tokens-per-step 4e6 %s/four %s/eight", dir, dir);
+    c = compare(dir, "t.json", args);
+    cr_assert_str_eq(jstr(tu_get(c, "work_unit", NULL)), "million_tokens");
+    cr_assert_str_eq(jstr(tu_get(c, "cheaper", NULL)), "B");
+    cr_assert(fabs(num_at(c, "metrics", "cost_per_million_tokens", "b") - num_at(c, "metrics", "cost_per_step", "b") / 4) < 1e-12);
+    cr_assert_eq(num_at(c, "a", "tokens_per_step", NULL), 1e6);
+    yajl_tree_free(c);
+    /* the same samples per step on both: per 1,000 samples, which is per step here, so A */
+    snprintf(args, sizeof args, "--samples-per-step 512 %s/four %s/eight", dir, dir);
+    c = compare(dir, "s.json", args);
+    cr_assert_str_eq(jstr(tu_get(c, "work_unit", NULL)), "1000_samples");
+    cr_assert_str_eq(jstr(tu_get(c, "cheaper", NULL)), "A");
+    yajl_tree_free(c);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* Different work and no unit known for both: no side is named, and the conclusion says which input
+ * would settle it; the terminal's mismatch title agrees. */
+Test(compare, no_common_unit_of_work_names_no_side, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    gen(dir, "shapes", "--ranks 4");
+    gen(dir, "noshapes", "--ranks 8 --no-shapes");
+    char args[1024];
+    snprintf(args, sizeof args, "%s/shapes %s/noshapes", dir, dir);
+    yajl_val c = compare(dir, "c.json", args);
+    cr_assert(YAJL_IS_NULL(tu_get(c, "cheaper", NULL)));
+    cr_assert(YAJL_IS_NULL(tu_get(c, "work_unit", NULL)));
+    cr_assert(YAJL_IS_NULL(tu_get(c, "cheaper_by", NULL)));
+    cr_assert(YAJL_IS_NULL(tu_get(c, "monthly_difference", NULL)));
+    const char *concl = jstr(tu_get(c, "conclusion", NULL));
+    const char *head = "No cheaper side: the runs do different work per step (different job sizes";
+    cr_assert(!strncmp(concl, head, strlen(head)), "%s", concl);
+    cr_assert(strstr(concl, "model FLOPs are known for A only: pass --tokens-per-step (or --samples-per-step) for both "
+                            "runs, or give B as traces recorded with record_shapes=True."), "%s", concl);
+    char *out = NULL;
+    cr_assert_eq(tu_sh(&out, "%s compare %s 2>/dev/null", tu_bin(), args), 0);
+    head = "NOT THE SAME WORKLOAD: per-step figures compare different work, and no common unit of work is known,";
+    cr_assert(!strncmp(out, head, strlen(head)), "%.200s", out);
+    cr_assert(strstr(out, "monthly difference: n/a (no common unit of work)"), "%s", out);
+    free(out);
+    /* tokens per step settle it */
+    snprintf(args, sizeof args, "--tokens-per-step 65536 %s/shapes %s/noshapes", dir, dir);
+    yajl_val t = compare(dir, "t.json", args);
+    cr_assert_str_eq(jstr(tu_get(t, "work_unit", NULL)), "million_tokens");
+    cr_assert_str_eq(jstr(tu_get(t, "cheaper", NULL)), "A");
+    yajl_tree_free(t);
+    yajl_tree_free(c);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
