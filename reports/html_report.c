@@ -346,15 +346,16 @@ static void section_key_numbers(hr *h) {
         snprintf(t, sizeof t, "comm/compute %.6f", sm->comm_compute_ratio);
         card(h, "kn-ratio", "Comm / compute", v, "time in collectives / time in compute kernels (unions)", t);
     } else card(h, "kn-ratio", "Comm / compute", "n/a", "no compute kernels", NULL);
+    bool lower = c && c->efficiency_bound == TC_COST_LOWER; /* partial data: e is a lower bound */
     if (c) {
-        snprintf(v, sizeof v, "%.2f of %.0f", c->effective_gpus, c->used.gpus.value);
+        snprintf(v, sizeof v, "%s%.2f of %.0f", lower ? "at least " : "", c->effective_gpus, c->used.gpus.value);
         snprintf(d, sizeof d, "GPUs' worth of work done: N x network efficiency (%.1f%%)",
                  100 * c->used.network_efficiency.value);
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else if (sm->ranks) {
         const tc_findings *f = &h->j->findings; /* network efficiency e and ranks x e */
-        snprintf(v, sizeof v, "%.2f of %zu", f->effective_gpus, sm->ranks);
+        snprintf(v, sizeof v, "%s%.2f of %zu", sm->transfer_upper_bound ? "at least " : "", f->effective_gpus, sm->ranks);
         snprintf(d, sizeof d, "ranks x (1 - exposed %s share %.1f%%)", sm->split_known ? "transfer" : "comm",
                  100 * (1 - f->network_efficiency));
         snprintf(t, sizeof t, "effective GPUs %.6f", f->effective_gpus);
@@ -364,8 +365,10 @@ static void section_key_numbers(hr *h) {
         double total = c->network_loss_per_month + (c->has_straggler_loss ? c->straggler_loss_per_month : 0) +
                        (c->has_idle_loss ? c->idle_loss_per_month : 0);
         char m1[48], m2[48], m3[48], m4[48];
-        money(v, sizeof v, c->network_loss_per_month);
-        snprintf(d, sizeof d, "network, per month; plus stragglers %s and idle %s",
+        money(m4, sizeof m4, c->network_loss_per_month);
+        snprintf(v, sizeof v, "%s%s", lower ? "at most " : "", m4);
+        snprintf(d, sizeof d, "network, per month; plus stragglers %s%s and idle %s",
+                 c->straggler_loss_bound == TC_COST_LOWER ? "at least " : "",
                  c->has_straggler_loss ? money(m1, sizeof m1, c->straggler_loss_per_month) : "n/a",
                  c->has_idle_loss ? money(m2, sizeof m2, c->idle_loss_per_month) : "n/a");
         snprintf(t, sizeof t, "network %s + stragglers %s + idle %s = %s per month", money(m3, sizeof m3, c->network_loss_per_month),
@@ -1119,10 +1122,16 @@ static void section_cost(hr *h) {
     cost_chart(h, c);
 
     put(h, "<h3>Results</h3>\n<table id=\"cost-table\"><thead><tr><th>figure</th><th class=\"n\">value</th><th>how</th></tr></thead><tbody>\n");
-    cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs", "N x network efficiency e");
-    cost_row(h, "effective price", true, c->effective_price_per_gpu_hour, true, "per GPU-hour", "P / e");
-    cost_row(h, "network loss", true, c->network_loss_per_month, true, "per month", "N x P x 730 h x u x (1 - e)");
-    cost_row(h, "straggler loss", c->has_straggler_loss, c->straggler_loss_per_month, true, "per month", "N x P x 730 h x u x exposed wait share");
+    bool lower = c->efficiency_bound == TC_COST_LOWER, slower = c->straggler_loss_bound == TC_COST_LOWER;
+    cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs",
+             lower ? "N x network efficiency e; a lower bound on this data" : "N x network efficiency e");
+    cost_row(h, "effective price", true, c->effective_price_per_gpu_hour, true, "per GPU-hour",
+             lower ? "P / e; an upper bound on this data" : "P / e");
+    cost_row(h, "network loss", true, c->network_loss_per_month, true, "per month",
+             lower ? "N x P x 730 h x u x (1 - e); an upper bound on this data" : "N x P x 730 h x u x (1 - e)");
+    cost_row(h, "straggler loss", c->has_straggler_loss, c->straggler_loss_per_month, true, "per month",
+             slower ? "N x P x 730 h x u x exposed wait share; a lower bound on this data"
+                    : "N x P x 730 h x u x exposed wait share");
     cost_row(h, "idle loss", c->has_idle_loss, c->idle_loss_per_month, true, "per month", "N x P x 730 h x u x (idle + exposed memory share)");
     cost_row(h, "rent per month", true, c->rent_monthly, true, NULL, "N x P x 730 h x u");
     cost_row(h, "rent, total", true, c->tco_rent, true, NULL, "months x rent per month");
