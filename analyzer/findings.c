@@ -151,8 +151,9 @@ static void add_basis(tc_summary *sm, tc_basis_reason b) {
 
 /* Whether the conclusions rest on partial data, and why: ranks of the job missing from the inputs
  * (its world size, else a process group's size), unmatched collectives above 5% of exposed comm
- * (counted as transfer), inputs cut short, one rank with exposed comm (not split). Each of these
- * but a cut input makes transfer an upper bound and wait a lower bound. */
+ * (counted as transfer), inputs cut short, exposed comm not split into wait and transfer (one rank,
+ * or collectives not matched). Each of these but a cut input makes transfer an upper bound and wait
+ * a lower bound. */
 static void decide_basis(tc_job *j) {
     tc_summary *sm = &j->summary;
     sm->n_basis_reasons = 0;
@@ -191,9 +192,10 @@ static void decide_basis(tc_job *j) {
         b.of = (int64_t)j->n_traces;
         add_basis(sm, b);
     }
-    if (j->n_ranks == 1 && sm->b.exposed_comm_ns > 0) {
+    if (!sm->split_known && sm->b.exposed_comm_ns > 0) {
         memset(&b, 0, sizeof b);
-        b.code = TC_BASIS_ONE_RANK;
+        b.code = TC_BASIS_NOT_SPLIT;
+        b.count = (int64_t)j->n_ranks;
         add_basis(sm, b);
         bounds = true;
     }

@@ -126,7 +126,8 @@ typedef enum {
     TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
     TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
     TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
-    TC_BASIS_ONE_RANK     /* one rank with communication: wait and transfer cannot be split */
+    TC_BASIS_NOT_SPLIT    /* exposed comm but no wait/transfer split: one rank, or (count) ranks whose
+                           * collectives were not matched */
 } tc_basis_code;
 
 #define TC_MAX_BASIS 5
@@ -135,7 +136,7 @@ typedef enum {
 typedef struct {
     tc_basis_code code;
     int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
-                               * SALVAGED: inputs cut short, inputs */
+                               * SALVAGED: inputs cut short, inputs; NOT_SPLIT: ranks */
     int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
     const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group) */
     double share;             /* UNMATCHED: unmatched exposed time / exposed comm */

@@ -112,9 +112,14 @@ const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) 
         tc_format(buf, n, "%lld of %lld inputs %s cut short or damaged: %s figures cover the part that was read",
                   (long long)b->count, (long long)b->of, b->count == 1 ? "was" : "were", b->count == 1 ? "its" : "their");
         break;
-    case TC_BASIS_ONE_RANK:
-        tc_format(buf, n, "one rank: its exposed communication cannot be split into waiting for other ranks and "
-                  "transfer, so it all counts as transfer (an upper bound)");
+    case TC_BASIS_NOT_SPLIT:
+        if (b->count <= 1)
+            tc_format(buf, n, "one rank: its exposed communication cannot be split into waiting for other ranks and "
+                      "transfer, so it all counts as transfer (an upper bound)");
+        else
+            tc_format(buf, n, "the collectives of the %lld ranks could not be matched, so exposed communication is not "
+                      "split into waiting for other ranks and transfer: it all counts as transfer (an upper bound)",
+                      (long long)b->count);
         break;
     default:
         tc_format(buf, n, "?");
@@ -128,7 +133,7 @@ const char *tc_basis_reason_code(const tc_basis_reason *b) {
     case TC_BASIS_GROUP_RANKS: return "group_ranks";
     case TC_BASIS_UNMATCHED: return "unmatched_collectives";
     case TC_BASIS_SALVAGED: return "salvaged_inputs";
-    case TC_BASIS_ONE_RANK: return "one_rank";
+    case TC_BASIS_NOT_SPLIT: return b->count <= 1 ? "one_rank" : "not_split";
     }
     return "?";
 }
@@ -154,8 +159,9 @@ const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm) {
             len += tc_format(buf + len, n - len, "%s%lld of %lld inputs cut short", sep, (long long)b->count,
                              (long long)b->of);
             break;
-        case TC_BASIS_ONE_RANK:
-            len += tc_format(buf + len, n - len, "%sone rank, wait and transfer not split", sep);
+        case TC_BASIS_NOT_SPLIT:
+            len += tc_format(buf + len, n - len, "%s%s, wait and transfer not split", sep,
+                             b->count <= 1 ? "one rank" : "collectives unmatched");
             break;
         }
     }

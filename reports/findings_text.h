@@ -23,7 +23,7 @@ const char *tc_straggler_wait_text(char *buf, size_t n, size_t waiting_ranks, in
 const char *tc_straggler_rule_text(void);
 
 /* A basis reason (tc_summary.basis_reasons) as a sentence, and its JSON code ("world_size",
- * "group_ranks", "unmatched_collectives", "salvaged_inputs", "one_rank"). */
+ * "group_ranks", "unmatched_collectives", "salvaged_inputs", "one_rank", "not_split"). */
 const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b);
 const char *tc_basis_reason_code(const tc_basis_reason *b);
 

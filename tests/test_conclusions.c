@@ -194,7 +194,7 @@ Test(conclusions, handler_file_names_give_the_nodes, .timeout = 60) {
     cr_assert_eq(tu_num(tu_get(sm, "gpus_per_node", NULL)), 2);
     cr_assert(YAJL_IS_NULL(tu_get(sm, "nodes_note", NULL)));
     for (int r = 0; r < 4; r++) {
-        char idx[8];
+        char idx[16];
         snprintf(idx, sizeof idx, "#%d", r);
         cr_assert_eq(tu_num(tu_get(doc, "ranks", idx, "node", NULL)), r / 2, "rank %d", r);
     }

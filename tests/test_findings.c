@@ -349,7 +349,19 @@ Test(findings, basis_partial_reasons_and_bounds) {
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert(j.summary.partial);
     cr_assert(j.summary.transfer_upper_bound);
-    cr_assert_eq(j.summary.basis_reasons[0].code, TC_BASIS_ONE_RANK);
+    cr_assert_eq(j.summary.basis_reasons[0].code, TC_BASIS_NOT_SPLIT);
+    cr_assert_str_eq(tc_basis_reason_code(&j.summary.basis_reasons[0]), "one_rank");
+    cr_assert_str_eq(tc_basis_summary_text(buf, sizeof buf, &j.summary), "one rank, wait and transfer not split");
+    tc_job_free(&j);
+
+    /* two ranks whose collectives were not matched: not split either */
+    make_job(&j, 2, 2, 0);
+    j.summary.split_known = false;
+    j.summary.b.exposed_comm_ns = MS;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert(j.summary.transfer_upper_bound);
+    cr_assert_str_eq(tc_basis_reason_code(&j.summary.basis_reasons[0]), "not_split");
+    cr_assert_str_eq(tc_basis_summary_text(buf, sizeof buf, &j.summary), "collectives unmatched, wait and transfer not split");
     tc_job_free(&j);
 }
 
