@@ -329,8 +329,9 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
  * trace string, so both go through the cleaner. */
 static void text_side(FILE *out, char which, const tc_run_summary *s) {
     char line[2048];
-    snprintf(line, sizeof line, "%c: %s (%s)%s%s", which, s->label ? s->label : "?", side_kind(s),
-             s->device ? ", " : "", s->device ? s->device : "");
+    snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", side_kind(s),
+             s->device ? ", " : "", s->device ? s->device : "", s->partial ? "; on partial data: " : "",
+             s->partial && s->basis_summary ? s->basis_summary : "");
     tc_term_wrap(out, line, 0, 3, TC_TERM_WIDTH);
 }
 
@@ -586,14 +587,19 @@ static void html_head(FILE *out, const tc_comparison *c) {
     }
     fputs("<p class=\"concl\" id=\"conclusion\">", out);
     html_esc(out, conclusion_text(concl, sizeof concl, c));
-    fputs("</p>\n<p>A: <b>", out);
-    html_esc(out, c->a->label);
-    fprintf(out, "</b> (%s) ", side_kind(c->a));
-    html_esc(out, c->a->device);
-    fputs("<br>B: <b>", out);
-    html_esc(out, c->b->label);
-    fprintf(out, "</b> (%s) ", side_kind(c->b));
-    html_esc(out, c->b->device);
+    fputs("</p>\n<p>", out);
+    for (int k = 0; k < 2; k++) {
+        const tc_run_summary *s = k ? c->b : c->a;
+        fprintf(out, "%s%c: <b>", k ? "<br>" : "", k ? 'B' : 'A');
+        html_esc(out, s->label);
+        fprintf(out, "</b> (%s) ", side_kind(s));
+        html_esc(out, s->device);
+        if (s->partial) {
+            fputs(" <span class=\"worse\">on partial data: ", out);
+            html_esc(out, s->basis_summary);
+            fputs("</span>", out);
+        }
+    }
     fputs("</p>\n", out);
 }
 

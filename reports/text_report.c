@@ -70,10 +70,13 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     size_t steps = 0;
     for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
     const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
-    char basis[TC_FINDING_TEXT];
+    char basis[TC_FINDING_TEXT], said[TC_FINDING_TEXT + 24];
     fprintf(out, "%sVerdict: %s%s", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
-    if (sm->partial) fprintf(out, " (on partial data: %s)", tc_basis_summary_text(basis, sizeof basis, sm));
-    fprintf(out, "\n");
+    if (sm->partial) { /* on the verdict's line, wrapped after it */
+        snprintf(said, sizeof said, "(on partial data: %s)", tc_basis_summary_text(basis, sizeof basis, sm));
+        fputc(' ', out);
+        tc_term_wrap_from(out, said, (int)strlen(tc_verdict_name(sm->verdict)) + 10, 2, TC_TERM_WIDTH);
+    } else fprintf(out, "\n");
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];
         snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
