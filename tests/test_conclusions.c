@@ -5,6 +5,7 @@
  * extrapolation), --no-cost, and the node of each rank (--gpus-per-node, handler file names, the
  * 8-per-node note). Compare per unit of work is in test_compare.c. */
 #include "testutil.h"
+#include "analyzer/nodes.h"
 #include <math.h>
 
 static const char *jstr(yajl_val v) {
@@ -247,4 +248,29 @@ Test(conclusions, old_catalog_prices_say_their_age) {
     rc = tu_sh(&out, "SOURCE_DATE_EPOCH=1764547200 %s cost --gpu h100-sxm --gpus 64 --network-efficiency 0.8", tu_bin());
     cr_assert(strstr(out, "default ($15,000 x 8 nodes)"), "%s", out);
     free(out);
+}
+
+/* The HOST of a tensorboard_trace_handler name, HOST_PID.<digits>.pt.trace.json[.gz], and what is
+ * not one. */
+Test(conclusions, handler_file_host) {
+    static const struct { const char *path, *host; } cases[] = {
+        {"run/node0_11956.1717171717074.pt.trace.json", "node0"},
+        {"node1.cluster_1234.1700000000000.pt.trace.json.gz", "node1.cluster"},
+        {"a/b/my_host_77.1.pt.trace.json", "my_host"},
+        {"_1234.17.pt.trace.json", NULL},           /* no host */
+        {"host_12a.17.pt.trace.json", NULL},        /* pid not decimal */
+        {"host_12.pt.trace.json", NULL},            /* no <digits> */
+        {"host_12.17x.pt.trace.json", NULL},
+        {"host_12.17.pt.trace.json.bz2", NULL},
+        {"rank3.pt.trace.json", NULL},
+        {"host_123.rank0.pt.trace.json", NULL},     /* tracecost record's names */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t off = 0, len = 0;
+        bool ok = tc_handler_file_host(cases[i].path, &off, &len);
+        cr_expect_eq(ok, cases[i].host != NULL, "%s", cases[i].path);
+        if (ok && cases[i].host)
+            cr_expect(len == strlen(cases[i].host) && !strncmp(cases[i].path + off, cases[i].host, len), "%s: host %.*s",
+                      cases[i].path, (int)len, cases[i].path + off);
+    }
 }
