@@ -178,6 +178,17 @@ static num_state parse_scaled(const char *s, size_t len, int scale, int64_t *out
     return NUM_OK;
 }
 
+/* A signed time ("ts"): as parse_scaled, and a leading '-' is kept: relative times before
+ * baseTimeNanoseconds are negative (Chrome-trace allows it: a GPU event recorded just before the
+ * profiler's base). Only a negative "dur" is unusable. */
+static num_state parse_scaled_signed(const char *s, size_t len, int scale, int64_t *out) {
+    bool neg = len > 0 && s[0] == '-';
+    num_state st = parse_scaled(neg ? s + 1 : s, neg ? len - 1 : len, scale, out);
+    if (neg && st == NUM_NEGATIVE) return NUM_NOT_NUMERIC; /* "--5" */
+    if (neg && st == NUM_OK) *out = -*out;
+    return st;
+}
+
 /* Signed integer from text (fractions rounded); false when unusable. */
 static bool parse_int(const char *s, size_t len, int64_t *out) {
     bool neg = len > 0 && s[0] == '-';
@@ -221,6 +232,7 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
     case F_TOP:
         if (KEY_IS("traceEvents")) return K_TRACE_EVENTS;
         if (KEY_IS("deviceProperties")) return K_DEVICE_PROPERTIES;
+        if (KEY_IS("computeProperties")) return K_DEVICE_PROPERTIES; /* its name in 2021 Kineto */
         if (KEY_IS("distributedInfo")) return K_DISTRIBUTED_INFO;
         if (KEY_IS("baseTimeNanoseconds")) return K_BASE_TIME;
         if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
@@ -481,7 +493,7 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
             ev->pid_numeric = parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
             break;
         case K_TID: small_set(&ev->tid, s, len); break;
-        case K_TS: ev->ts_state = parse_scaled(c, len, 3, &ev->ts_ns); break;
+        case K_TS: ev->ts_state = parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
         case K_DUR: ev->dur_state = parse_scaled(c, len, 3, &ev->dur_ns); break;
         default: break;
         }
@@ -594,7 +606,8 @@ static int cb_end_map(void *ctx) {
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
         tc_device d = {.id = p->dev_id,
-                       .name = p->dev_name.set ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
+                       .name = p->dev_name.set && p->dev_name.len > 0 /* "" is no name */
+                                   ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
         if (TC_PUSH(t->devices, t->n_devices, t->cap_devices, d)) p->oom = true;
     }
     if (p->depth > 0) p->depth--;
@@ -897,7 +910,7 @@ static bool event_only_counts(const char *b, const span *ph, const span *cat, co
     /* a complete event whose times are unusable is counted as skipped, with its reason: yajl's */
     int64_t t0, d;
     if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return false;
-    if (parse_scaled(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
+    if (parse_scaled_signed(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
         return false;
     return t0 <= INT64_MAX - d;
 }
@@ -1099,8 +1112,9 @@ static void summarize_skips(tc_ct_parser *p) {
     if (p->skip_missing_ts) tc_trace_warn(t, "skipped %llu complete events without \"ts\"", (unsigned long long)p->skip_missing_ts);
     if (p->skip_missing_dur) tc_trace_warn(t, "skipped %llu complete events without \"dur\"", (unsigned long long)p->skip_missing_dur);
     for (int s = NUM_NOT_NUMERIC; s <= NUM_OVERFLOW; s++)
-        if (p->skip_bad_number[s])
-            tc_trace_warn(t, "skipped %llu events with %s \"ts\" or \"dur\"", (unsigned long long)p->skip_bad_number[s], why[s]);
+        if (p->skip_bad_number[s]) /* a negative "ts" is kept: only "dur" can be negative here */
+            tc_trace_warn(t, "skipped %llu events with %s %s", (unsigned long long)p->skip_bad_number[s], why[s],
+                          s == NUM_NEGATIVE ? "\"dur\"" : "\"ts\" or \"dur\"");
     if (p->long_strings)
         tc_trace_warn(t, "cut %llu strings longer than %u bytes (%llu bytes not read)", (unsigned long long)p->long_strings,
                       STR_CAP, (unsigned long long)p->dropped_bytes);

@@ -193,14 +193,14 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
         "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(12): step\", \"ts\": 5, \"dur\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"forward\", \"ts\": 5, \"dur\": 9},\n  "
         /* not skipped: an escape, a last "ph" of "X" on a kernel, "ph" not first, a FLOP op, a step,
-         * a complete event without a usable "ts", a GPU annotation, a string "dur" */
+         * a complete event without a usable "dur" (negative), a GPU annotation, a string "dur" */
         "{\"ph\": \"s\", \"name\": \"a\\\"b\", \"ts\": 1},\n  "
         "{\"ph\": \"s\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"},\n  "
         "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 6, \"dur\": 1,\n"
         "    \"args\": {\"External id\": 10, \"Input Dims\": [[2, 3], [3, 4]], \"Input type\": [\"float\", \"float\"]}},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100},\n  "
-        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": -5, \"dur\": 1},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": 5, \"dur\": -1},\n  "
         "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"nccl\", \"ts\": 5, \"dur\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": 5, \"dur\": \"1\"},\n  "
         FLOW("f", "2") "\n]}";
@@ -212,7 +212,7 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
     cr_assert_eq(fast1, 0);
     cr_assert_eq(whole.events_total, 19);
     cr_assert_eq(bytewise.events_total, 19);
-    cr_assert_eq(whole.events_skipped, 1, "the negative ts");
+    cr_assert_eq(whole.events_skipped, 1, "the negative dur");
     cr_assert_eq(bytewise.events_skipped, 1);
     cr_assert_eq(whole.n_gpu, 2, "the event whose last \"ph\" is \"X\" is a kernel");
     cr_assert_eq(bytewise.n_gpu, 2);
