@@ -177,7 +177,10 @@ const char *tc_trace_str(const tc_trace *t, uint32_t id) { return tc_strtab_get(
 
 const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
     for (size_t i = 0; i < t->n_devices; i++)
-        if (t->devices[i].id == device) return tc_trace_str(t, t->devices[i].name);
+        if (t->devices[i].id == device) {
+            const char *name = tc_trace_str(t, t->devices[i].name);
+            return *name ? name : NULL;
+        }
     return NULL;
 }
 

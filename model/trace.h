@@ -141,7 +141,8 @@ void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
-/* Device name for a device index, NULL when deviceProperties did not list it. */
+/* Device name for a device index, NULL when deviceProperties did not list it or gave no name
+ * (an absent or empty "name"). */
 const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 
 /* Sorts launches by (correlation, ts) and indexes them so tc_trace_find_launch can find them; a
