@@ -279,9 +279,25 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     return 0;
 }
 
+/* The comm kernels of every rank counted by library (the ranks' traces keep every comm kernel, MPI
+ * skeletons too). */
+static void count_comm_libraries(tc_job *j) {
+    tc_summary *sm = &j->summary;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        for (size_t e = 0; e < t->n_gpu; e++) {
+            uint8_t lib = t->gpu[e].is_comm;
+            if (!lib || lib >= TC_COMM_LIB_COUNT) continue;
+            sm->comm_kernels[lib]++;
+            sm->comm_kernel_ns[lib] += t->gpu[e].dur_ns;
+        }
+    }
+}
+
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;
+    count_comm_libraries(j);
     int64_t step_sum = 0;
     size_t step_ranks = 0;
     for (size_t r = 0; r < j->n_ranks; r++) {

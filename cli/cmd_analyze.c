@@ -119,6 +119,7 @@ typedef struct {
     tc_analyze_options aopt;
     tc_cost_inputs cost_in;
     bool cost_flags;          /* cost options were given */
+    tc_comm_patterns *comm;   /* --comm-kernel patterns and the config's comm-kernel keys */
     char **operands; size_t n_operands; /* room for argc */
 } analyze_args;
 
@@ -158,11 +159,16 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         else a->aopt.tokens_per_step = x;
         return TC_EXIT_OK;
     case TC_OPT_COST_FLAG:
-        if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0) {
+        if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0 ||
+            (!strcmp(o->opt->name, "--config") && tc_config_comm_kernels(a->comm, v, err, sizeof err) != 0)) {
             fprintf(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
         a->cost_flags = true;
+        return TC_EXIT_OK;
+    case TC_OPT_COMM_KERNEL:
+        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
+        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
@@ -234,17 +240,19 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     a.aopt.bound_threshold = 0.15;
     tc_cost_inputs_defaults(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
-    if (!a.operands) return TC_EXIT_NOTHING;
+    a.comm = tc_comm_patterns_new();
+    if (!a.operands || !a.comm) { free(a.operands); tc_comm_patterns_free(a.comm); return TC_EXIT_NOTHING; }
     int rc = parse_args(argc, argv, &a);
     if (rc != TC_EXIT_OK) {
         free(a.operands);
+        tc_comm_patterns_free(a.comm);
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
     cost_ctx cost;
     memset(&cost, 0, sizeof cost);
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)a.jobs, !a.quiet && isatty(fileno(stderr)), stderr, NULL};
+    tc_load_options lopt = {(int)a.jobs, !a.quiet && isatty(fileno(stderr)), stderr, NULL, a.comm};
     a.aopt.jobs = (int)a.jobs;
     bool report = false;
     rc = hooks->load_analyze(hooks->ctx, a.operands, a.n_operands, &lopt, &a.aopt, a.html_path != NULL, &j, &report);
@@ -254,5 +262,6 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     }
     tc_job_free(&j);
     free(a.operands);
+    tc_comm_patterns_free(a.comm);
     return rc;
 }

@@ -20,6 +20,7 @@ typedef struct {
     tc_trace *traces;
     tc_load_status *status;
     char (*msg)[600];
+    const tc_comm_patterns *comm; /* user comm-kernel patterns, NULL none */
     /* progress */
     bool progress;
     FILE *err;
@@ -73,6 +74,10 @@ static void load_one(void *arg, size_t i, int worker) {
     if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; return; }
     c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
                                     sizeof c->msg[i]);
+    if ((c->status[i] == TC_LOAD_OK || c->status[i] == TC_LOAD_DAMAGED) && tc_trace_mark_user_comm(&c->traces[i], c->comm) < 0) {
+        c->status[i] = TC_LOAD_NO_MEMORY;
+        snprintf(c->msg[i], sizeof c->msg[i], "%s: out of memory", c->paths[i]);
+    }
     pthread_mutex_lock(&c->lock);
     c->done++;
     pthread_mutex_unlock(&c->lock);
@@ -95,6 +100,7 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     c.status = calloc(n ? n : 1, sizeof *c.status);
     c.msg = calloc(n ? n : 1, sizeof *c.msg);
     c.raw = calloc(n ? n : 1, sizeof *c.raw);
+    c.comm = opt->comm;
     c.progress = opt->progress;
     c.err = err;
     c.start = c.last_print = now_s();

@@ -5,6 +5,7 @@
 #define TC_LOAD_JOB_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "model/comm_kernels.h"
 #include "model/job.h"
 #include "parsers/load.h"
 
@@ -14,6 +15,8 @@ typedef struct {
     FILE *err;        /* where messages go */
     const bool *from_folder; /* per path (may be NULL): found by scanning a folder, so a JSON file
                                 that is not a trace (no events at all) is skipped with a note */
+    const tc_comm_patterns *comm; /* --comm-kernel patterns marking more kernels as communication
+                                     (model/comm_kernels.h); NULL: the built-in catalog only */
 } tc_load_options;
 
 /* Loads paths into j->traces and assigns ranks. Returns TC_EXIT_OK, TC_EXIT_DAMAGED (some input was

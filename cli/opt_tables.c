@@ -51,6 +51,9 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_PARAMS, NULL, "--params", "N", NULL, 0},
     {TC_OPT_TOKENS, NULL, "--tokens-per-step", "T",
      "the same as 6*N*T / world size (training: forward + backward)", 0},
+    {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
+     "also count kernels whose name matches REGEX (POSIX extended) as\n"
+     "communication; repeatable (the catalog: docs/definitions.md)", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors (the JSON is still written)", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,
@@ -71,6 +74,8 @@ static const tc_opt compare_rows[] = {
      "work volume for the monthly difference (default: the steps A\n"
      "runs in a month, 730 h x 3600 x utilization / A's step time)", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
+    {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
+     "also count kernels matching REGEX as communication, on both runs\n(repeatable, as for analyze)", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "base/status.h"
 #include "breakdown.h"
+#include "comm_kernels.h"
 #include "gpu_catalog.h"
 #include "trace.h"
 
@@ -128,6 +129,10 @@ typedef struct {
     bool has_hfu;
     double hfu;               /* Σ ranks' flops/peak over Σ ranks' windows */
     char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
+    /* comm kernels over all ranks by what made them comm (tc_comm_lib: a library of
+     * comm_kernels.def, collective args, a --comm-kernel pattern) */
+    uint64_t comm_kernels[TC_COMM_LIB_COUNT];   /* launches */
+    int64_t comm_kernel_ns[TC_COMM_LIB_COUNT];  /* summed durations, ns (a sum, not a union) */
 } tc_summary;
 
 /* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers

@@ -184,11 +184,6 @@ const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
     return NULL;
 }
 
-bool tc_is_comm_kernel_name(const char *name) {
-    if (strncmp(name, "nccl", 4) == 0 || strncmp(name, "rccl", 4) == 0) return true;
-    return strstr(name, "ncclKernel") != NULL || strstr(name, "ncclDevKernel") != NULL;
-}
-
 static int cmp_launch(const void *a, const void *b) {
     const tc_launch *x = a, *y = b;
     if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;

@@ -26,7 +26,8 @@ typedef struct {
     uint32_t coll;        /* index into tc_trace.colls, TC_NONE when not a collective with args */
     int32_t device;       /* pid as device index, -1 when not numeric */
     uint8_t kind;         /* tc_gpu_kind */
-    uint8_t is_comm;      /* 1 = communication kernel (see tc_is_comm_kernel_name) */
+    uint8_t is_comm;      /* its tc_comm_lib (comm_kernels.h): 0 = not communication, else what made
+                           * it communication (a library of comm_kernels.def, its args, a user pattern) */
     uint16_t reserved;
 } tc_gpu_event;
 
@@ -150,7 +151,4 @@ const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 void tc_trace_sort_launches(tc_trace *t);
 /* The first launch with this correlation id (launches sorted), NULL when none. */
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t correlation);
-
-/* True when a kernel name is an NCCL/RCCL communication kernel (every generation: docs/definitions.md). */
-bool tc_is_comm_kernel_name(const char *name);
 #endif

@@ -8,6 +8,7 @@
  * never holds more than one event. */
 #include "chrome_trace.h"
 #include "base/util.h"
+#include "model/comm_kernels.h"
 #include "model/ops.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -121,6 +122,9 @@ struct tc_ct_parser {
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
     uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
+    /* the comm-kernel catalog's verdict per kernel-name string id (tc_comm_kernel_lib + 1; 0 =
+     * not looked up yet): each distinct name is matched once */
+    uint8_t *comm_of; size_t comm_of_cap;
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -373,6 +377,18 @@ static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
         p->oom = true;
 }
 
+/* The comm-kernel catalog's library for a kernel name (comm_kernels.h), looked up once per name. */
+static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
+    tc_trace *t = p->t;
+    size_t old = p->comm_of_cap;
+    if (name_id >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, (size_t)name_id + 1, 1) == 0)
+        memset(p->comm_of + old, 0, p->comm_of_cap - old);
+    if (name_id < p->comm_of_cap && p->comm_of[name_id]) return (uint8_t)(p->comm_of[name_id] - 1);
+    uint8_t lib = tc_comm_kernel_lib(tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id));
+    if (name_id < p->comm_of_cap) p->comm_of[name_id] = (uint8_t)(lib + 1);
+    return lib;
+}
+
 static void finish_event(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
     tc_trace *t = p->t;
@@ -411,7 +427,8 @@ static void finish_event(tc_ct_parser *p) {
         g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
         g.coll = TC_NONE;
         if (g.kind == TC_GPU_KERNEL) {
-            g.is_comm = ev->coll_name.set || tc_is_comm_kernel_name(tc_trace_str(t, g.name));
+            g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name);
+            if (!g.is_comm && ev->coll_name.set) g.is_comm = TC_COMM_ARGS;
             if (ev->coll_name.set) {
                 tc_coll_args c;
                 memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
@@ -688,6 +705,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
+    free(p->comm_of);
     free(p);
 }
 

@@ -135,6 +135,17 @@ static void summary(jw *w, const tc_job *j) {
     jw_key(w, "straggler_rank"); if (sm->has_straggler) jw_int(w, sm->straggler.rank); else jw_null(w);
     straggler(w, sm);
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
+    jw_key(w, "comm_libraries");
+    jw_array_begin(w);
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++) {
+        if (!sm->comm_kernels[lib]) continue;
+        jw_object_begin(w);
+        jw_key(w, "library"); jw_string(w, tc_comm_lib_name(lib));
+        jw_key(w, "kernels"); jw_uint(w, sm->comm_kernels[lib]);
+        jw_key(w, "time_us"); jw_ns_as_us(w, sm->comm_kernel_ns[lib]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
     jw_object_end(w);
 }
 

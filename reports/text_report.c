@@ -64,6 +64,27 @@ static void actions(const tw *t, const tc_job *j) {
     }
 }
 
+/* A note naming where the communication came from, when some of it is not NCCL's or RCCL's (those
+ * kernels were compute before the catalog knew them: docs/definitions.md). */
+static void comm_libraries_note(const tw *t, const tc_summary *sm) {
+    bool other = false;
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++)
+        other |= sm->comm_kernels[lib] && lib != TC_COMM_NCCL && lib != TC_COMM_RCCL && lib != TC_COMM_ARGS;
+    if (!other) return;
+    char line[1200];
+    size_t n = (size_t)snprintf(line, sizeof line, "note: communication kernels by library:");
+    const char *sep = " ";
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT && n < sizeof line; lib++) {
+        if (!sm->comm_kernels[lib]) continue;
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %llu (%.3f ms)", sep, tc_comm_lib_name(lib),
+                              (unsigned long long)sm->comm_kernels[lib], ms(sm->comm_kernel_ns[lib]));
+        sep = ", ";
+    }
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, line, 2, 8, TC_TERM_WIDTH);
+    fputs(c_off(t), t->out);
+}
+
 void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     tw t = {out, color};
     const tc_summary *sm = &j->summary;
@@ -91,6 +112,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     if (sm->has_fabric_busbw) fprintf(out, " | fabric busbw %.1f GB/s", sm->fabric_busbw_GBps);
     fprintf(out, "\n");
     tc_mfu_text_summary(out, j, c_on(&t, DIM), c_off(&t));
+    comm_libraries_note(&t, sm);
     if (!sm->split_known && sm->ranks < 2)
         fprintf(out, "  %snote: wait and transfer need two or more ranks of the job to be split%s\n", c_on(&t, DIM), c_off(&t));
 
