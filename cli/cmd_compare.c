@@ -61,9 +61,13 @@ static int load_side(const char *operand, long jobs, bool quiet, const tc_comm_p
     }
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder, comm};
+    tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
+                            .from_folder = inputs.from_folder, .comm = comm, .window = 0};
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
+    if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
+        fprintf(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
+                operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, &e) != TC_OK) {
             fprintf(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);

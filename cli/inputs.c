@@ -117,18 +117,85 @@ int64_t tc_rank_from_name(const char *path) {
     return found;
 }
 
-int tc_inputs_assign_ranks(tc_trace *traces, size_t n, char *err, size_t errlen) {
+void tc_inputs_assign_ranks(tc_trace *traces, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (traces[i].rank >= 0) continue;
         int64_t r = tc_rank_from_name(traces[i].path);
         traces[i].rank = r >= 0 ? r : (int64_t)i;
     }
+}
+
+int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errlen) {
     for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++)
-            if (traces[i].rank == traces[k].rank) {
-                snprintf(err, errlen, "%s and %s are both rank %lld: the inputs of one analyze call must be the ranks "
-                         "of one job (analyze them separately)", traces[i].path, traces[k].path, (long long)traces[i].rank);
+        for (size_t k = i + 1; k < n; k++) {
+            const tc_trace *a = &traces[i], *b = &traces[k];
+            if (a->world_size > 0 && b->world_size > 0 && a->world_size != b->world_size) {
+                snprintf(err, errlen, "%s says world_size %lld, %s says %lld: they are not the ranks of one job (analyze "
+                         "each job separately)", a->path, (long long)a->world_size, b->path, (long long)b->world_size);
                 return -1;
             }
+            for (size_t p = 0; p < a->n_pgs; p++)
+                for (size_t q = 0; q < b->n_pgs; q++) {
+                    const tc_pg_config *x = &a->pgs[p], *y = &b->pgs[q];
+                    if (x->name == TC_NONE || y->name == TC_NONE || x->ranks == TC_NONE || y->ranks == TC_NONE) continue;
+                    const char *name = tc_trace_str(a, x->name), *rx = tc_trace_str(a, x->ranks), *ry = tc_trace_str(b, y->ranks);
+                    if (strcmp(name, tc_trace_str(b, y->name)) != 0 || strcmp(rx, ry) == 0) continue;
+                    snprintf(err, errlen, "%s and %s disagree on process group \"%.100s\": ranks [%.200s] vs [%.200s]: they "
+                             "are not the ranks of one job (analyze each job separately)", a->path, b->path, name, rx, ry);
+                    return -1;
+                }
+        }
     return 0;
+}
+
+/* Inputs in the order windows are built: by epoch start, those without one after, by input. */
+typedef struct { const tc_trace *t; size_t input; bool has; int64_t start, end; } timed_input;
+
+static int cmp_timed(const void *x, const void *y) {
+    const timed_input *a = x, *b = y;
+    if (a->has != b->has) return a->has ? -1 : 1;
+    if (a->has && a->start != b->start) return a->start < b->start ? -1 : 1;
+    return (a->input > b->input) - (a->input < b->input);
+}
+
+/* Has window w (inputs by[0, m) assigned so far in window_of) a member of this rank? */
+static const timed_input *rank_in_window(const timed_input *by, size_t m, const size_t *window_of, size_t w, int64_t rank) {
+    for (size_t q = 0; q < m; q++)
+        if (window_of[by[q].input] == w && by[q].t->rank == rank) return &by[q];
+    return NULL;
+}
+
+long tc_inputs_windows(const tc_trace *traces, size_t n, size_t *window_of, char *err, size_t errlen) {
+    bool repeated = false;
+    for (size_t i = 0; i < n; i++) {
+        window_of[i] = 0;
+        for (size_t k = i + 1; k < n; k++) repeated |= traces[i].rank == traces[k].rank;
+    }
+    if (!repeated) return n ? 1 : 0;
+    timed_input *by = calloc(n, sizeof *by);
+    if (!by) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        by[i] = (timed_input){&traces[i], i, false, 0, 0};
+        by[i].has = tc_trace_epoch_span(&traces[i], &by[i].start, &by[i].end);
+    }
+    tc_sort(by, n, sizeof *by, cmp_timed);
+    long windows = 0;
+    int64_t earliest_end = 0;
+    for (size_t q = 0; q < n; q++) {
+        const timed_input *same = windows ? rank_in_window(by, q, window_of, (size_t)windows - 1, by[q].t->rank) : NULL;
+        bool after = windows && by[q].has && by[q].start >= earliest_end;
+        if (same && (!same->has || !by[q].has || by[q].start < same->end)) {
+            snprintf(err, errlen, "%s and %s are both rank %lld%s: the inputs of one analyze call must be the ranks of one "
+                     "job, one file per rank and profiler window (analyze them separately)", same->t->path, by[q].t->path,
+                     (long long)by[q].t->rank, same->has && by[q].has ? " at the same time" : ", and without absolute times "
+                     "to tell profiler windows apart");
+            free(by);
+            return -1;
+        }
+        if (!windows || same || after) { windows++; earliest_end = by[q].has ? by[q].end : INT64_MAX; }
+        else if (by[q].has && by[q].end < earliest_end) earliest_end = by[q].end;
+        window_of[by[q].input] = (size_t)windows - 1;
+    }
+    free(by);
+    return windows;
 }

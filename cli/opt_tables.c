@@ -54,6 +54,9 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
      "also count kernels whose name matches REGEX (POSIX extended) as\n"
      "communication; repeatable (the catalog: docs/definitions.md)", 0},
+    {TC_OPT_WINDOW, NULL, "--window", "K|all",
+     "the profiler window to analyze when a rank has several files\n"
+     "(1 = the oldest; default: the most recent), or all of them in order", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors (the JSON is still written)", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,

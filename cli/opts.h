@@ -32,6 +32,7 @@ typedef enum {
     TC_OPT_TOKENS,
     TC_OPT_WORK,           /* compare --work-steps-per-month */
     TC_OPT_COMM_KERNEL,    /* --comm-kernel REGEX: more communication kernels (model/comm_kernels.h) */
+    TC_OPT_WINDOW,         /* analyze --window K|all: the profiler window (cli/inputs.h) */
     TC_OPT_COST_FLAG,      /* a cost option (cost_options.h): name without "--" is its key */
     TC_OPT_COST_FLAG_B,    /* compare's --b-FLAG: the cost option FLAG for run B only */
     TC_OPT_RECORD          /* a `record` option (cupti/record.c parses them) */

@@ -33,12 +33,13 @@ _tracecost() {
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
+            --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
             -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--comm-kernel) COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
-                --gpu --config --model-flops-per-step --params --tokens-per-step --comm-kernel" -- "$cur"))
+                --gpu --config --model-flops-per-step --params --tokens-per-step --comm-kernel --window" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))

@@ -216,4 +216,24 @@ const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
     return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
 }
 
+void tc_trace_note_gpu_span(tc_trace *t) {
+    t->has_gpu_span = t->n_gpu > 0;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        int64_t s = t->gpu[e].start_ns, end = s + t->gpu[e].dur_ns;
+        if (e == 0 || s < t->gpu_first_ns) t->gpu_first_ns = s;
+        if (e == 0 || end > t->gpu_last_ns) t->gpu_last_ns = end;
+    }
+}
+
+#define EPOCH_2001_NS INT64_C(978307200000000000) /* times from here on read as epoch */
+
+bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end) {
+    if (!t->has_gpu_span) return false;
+    int64_t base = t->has_base ? t->base_ns : 0;
+    if (!t->has_base && t->gpu_first_ns < EPOCH_2001_NS) return false;
+    *start = base + t->gpu_first_ns;
+    *end = base + t->gpu_last_ns;
+    return true;
+}
+
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

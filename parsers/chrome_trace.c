@@ -32,8 +32,9 @@
 /* Frames before F_DIMS are objects or arrays whose scalars only matter under a known key
  * (on_scalar_text relies on the order). */
 typedef enum {
-    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO,
-    F_DIMS, F_DIM, F_TYPES, F_CONCRETE /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
+    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO, F_PGCONFS, F_PGCONF,
+    F_DIMS, F_DIM, F_TYPES, F_CONCRETE, /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
+    F_PGRANKS /* a pg_config entry's "ranks" list */
 } frame_kind;
 
 typedef enum {
@@ -46,7 +47,9 @@ typedef enum {
     K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
     K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
     /* deviceProperties entry / distributedInfo */
-    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND
+    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND, K_PG_CONFIG,
+    /* distributedInfo.pg_config entry */
+    K_PGC_NAME, K_PGC_SIZE, K_PGC_RANKS
 } key_kind;
 
 typedef enum {
@@ -101,6 +104,11 @@ struct tc_ct_parser {
     /* device entry being read */
     int64_t dev_id; bool dev_has_id;
     small_str dev_name;
+    /* pg_config entry being read: its ranks as "0,1,2" in pgc_ranks (pgc_len bytes) */
+    small_str pgc_name;
+    int64_t pgc_size;
+    char *pgc_ranks; size_t pgc_len, pgc_cap;
+    bool pgc_has_ranks, pgc_bad_ranks;
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
@@ -282,6 +290,12 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("rank")) return K_RANK;
         if (KEY_IS("world_size")) return K_WORLD_SIZE;
         if (KEY_IS("backend")) return K_BACKEND;
+        if (KEY_IS("pg_config")) return K_PG_CONFIG;
+        return K_OTHER;
+    case F_PGCONF:
+        if (KEY_IS("pg_name")) return K_PGC_NAME;
+        if (KEY_IS("pg_size")) return K_PGC_SIZE;
+        if (KEY_IS("ranks")) return K_PGC_RANKS;
         return K_OTHER;
     default:
         return K_OTHER;
@@ -471,6 +485,41 @@ static void finish_event(tc_ct_parser *p) {
     }
 }
 
+/* ---- distributedInfo.pg_config -------------------------------------------------------------- */
+
+/* Appends rank v to the entry's "0,1,2" text. */
+static void pgc_add_rank(tc_ct_parser *p, int64_t v) {
+    char num[24];
+    int n = snprintf(num, sizeof num, "%s%lld", p->pgc_len ? "," : "", (long long)v);
+    if (n < 0 || tc_grow((void **)&p->pgc_ranks, &p->pgc_cap, p->pgc_len + (size_t)n + 1, 1)) { p->oom = true; return; }
+    memcpy(p->pgc_ranks + p->pgc_len, num, (size_t)n + 1);
+    p->pgc_len += (size_t)n;
+}
+
+/* "ranks" written as a string ("[0, 1]", on-demand traces): its numbers; anything else in it (a
+ * cut "...") leaves the ranks unknown. */
+static void pgc_ranks_text(tc_ct_parser *p, const char *s, size_t len) {
+    p->pgc_has_ranks = true;
+    p->pgc_len = 0;
+    for (size_t i = 0; i < len && !p->pgc_bad_ranks;) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            int64_t v = 0;
+            while (i < len && s[i] >= '0' && s[i] <= '9' && v < 100000000) v = v * 10 + (s[i++] - '0');
+            pgc_add_rank(p, v);
+        } else if (s[i] == ' ' || s[i] == ',' || s[i] == '[' || s[i] == ']') i++;
+        else p->pgc_bad_ranks = true;
+    }
+}
+
+/* The pg_config entry read: one tc_pg_config record. */
+static void pgc_finish(tc_ct_parser *p) {
+    tc_trace *t = p->t;
+    tc_pg_config g = {TC_NONE, TC_NONE, p->pgc_size};
+    if (p->pgc_name.set) g.name = tc_strtab_intern(t->strings, p->pgc_name.text, p->pgc_name.len);
+    if (p->pgc_has_ranks && !p->pgc_bad_ranks) g.ranks = tc_strtab_intern(t->strings, p->pgc_len ? p->pgc_ranks : "", p->pgc_len);
+    if (TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g)) p->oom = true;
+}
+
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
@@ -566,6 +615,16 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         if (k == K_ID) p->dev_has_id = parse_int(c, len, &p->dev_id);
         else if (k == K_NAME) small_set(&p->dev_name, s, len);
         break;
+    case F_PGCONF:
+        if (k == K_PGC_NAME) small_set(&p->pgc_name, s, len);
+        else if (k == K_PGC_SIZE) { if (!parse_int(c, len, &p->pgc_size)) p->pgc_size = -1; }
+        else if (k == K_PGC_RANKS && is_string) pgc_ranks_text(p, c, len);
+        break;
+    case F_PGRANKS: {
+        int64_t v;
+        if (!is_string && parse_int(c, len, &v) && v >= 0) pgc_add_rank(p, v); else p->pgc_bad_ranks = true;
+        break;
+    }
     case F_DISTINFO:
         if (k == K_RANK) { int64_t v; if (parse_int(c, len, &v) && v >= 0) t->rank = v; }
         else if (k == K_WORLD_SIZE) { int64_t v; if (parse_int(c, len, &v) && v > 0) t->world_size = v; }
@@ -612,6 +671,11 @@ static int cb_start_map(void *ctx) {
         p->dev_has_id = false;
         p->dev_name.set = false;
         push(p, F_DEVPROP);
+    } else if (fk == F_PGCONFS) {
+        p->pgc_name.set = p->pgc_has_ranks = p->pgc_bad_ranks = false;
+        p->pgc_size = -1;
+        p->pgc_len = 0;
+        push(p, F_PGCONF);
     } else push(p, F_SKIP);
     return 1;
 }
@@ -620,6 +684,7 @@ static int cb_end_map(void *ctx) {
     tc_ct_parser *p = ctx;
     frame_kind fk = top_kind(p);
     if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; }
+    else if (fk == F_PGCONF) pgc_finish(p);
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
         tc_device d = {.id = p->dev_id,
@@ -642,6 +707,8 @@ static int cb_start_array(void *ctx) {
     key_kind k = top_key(p);
     if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
+    else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFS);
+    else if (fk == F_PGCONF && k == K_PGC_RANKS) { p->pgc_has_ranks = true; p->pgc_len = 0; push(p, F_PGRANKS); }
     else if (fk == F_ARGS && k == K_INPUT_DIMS) {
         p->shapes.n_inputs = 0;
         p->has_dims = true;
@@ -706,6 +773,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
     free(p->comm_of);
+    free(p->pgc_ranks);
     free(p);
 }
 

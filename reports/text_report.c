@@ -85,6 +85,26 @@ static void comm_libraries_note(const tw *t, const tc_summary *sm) {
     fputs(c_off(t), t->out);
 }
 
+/* The profiler windows the inputs hold, when more than one, and which this summary is. */
+static void windows_line(const tw *t, const tc_job *j) {
+    if (j->n_windows < 2) return;
+    char line[1600];
+    size_t n = (size_t)snprintf(line, sizeof line, "profiler windows: %zu in the inputs, oldest first:", j->n_windows);
+    for (size_t w = 0; w < j->n_windows && n < sizeof line; w++) {
+        const tc_window_info *wi = &j->windows[w];
+        if (wi->has_steps)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s %zu (steps %lld-%lld, %zu files)", w ? ";" : "", w + 1,
+                                  (long long)wi->first_step, (long long)wi->last_step, wi->files);
+        else n += (size_t)snprintf(line + n, sizeof line - n, "%s %zu (%zu files)", w ? ";" : "", w + 1, wi->files);
+    }
+    if (n < sizeof line)
+        snprintf(line + n, sizeof line - n, ". This is window %zu%s", j->window,
+                 j->window == j->n_windows ? " (the most recent; --window K or --window all for the others)" : "");
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, line, 2, 4, TC_TERM_WIDTH);
+    fputs(c_off(t), t->out);
+}
+
 void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     tw t = {out, color};
     const tc_summary *sm = &j->summary;
@@ -99,6 +119,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     }
     fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,
             sm->ranks, sm->ranks == 1 ? "" : "s", steps, steps == 1 ? "" : "s", ms(sm->b.window_ns), c_off(&t));
+    windows_line(&t, j);
     fprintf(out, "  compute %.1f%% | exposed comm %.1f%%", 100 * sm->share_compute, 100 * sm->share_exposed_comm);
     if (sm->split_known)
         fprintf(out, " (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
