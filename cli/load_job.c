@@ -75,7 +75,7 @@ static void load_one(void *arg, size_t i, int worker) {
     c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
                                     sizeof c->msg[i]);
     if (c->status[i] == TC_LOAD_OK || c->status[i] == TC_LOAD_DAMAGED) {
-        tc_trace_note_gpu_span(&c->traces[i]); /* for grouping profiler windows (inputs.h) */
+        tc_trace_note_spans(&c->traces[i]); /* for grouping and describing profiler windows (inputs.h) */
         if (tc_trace_mark_user_comm(&c->traces[i], c->comm) < 0) {
             c->status[i] = TC_LOAD_NO_MEMORY;
             snprintf(c->msg[i], sizeof c->msg[i], "%s: out of memory", c->paths[i]);
@@ -200,11 +200,9 @@ static void describe_windows(grouped_inputs *g) {
         for (size_t k = 0; k < i; k++) new_rank &= !(g->window_of[k] == g->window_of[i] && g->traces[k].rank == t->rank);
         w->files++;
         w->ranks += new_rank;
-        for (size_t s = 0; s < t->n_cpu_steps + t->n_gpu_steps; s++) {
-            int64_t num = s < t->n_cpu_steps ? t->cpu_steps[s].number : t->gpu_steps[s - t->n_cpu_steps].number;
-            if (num < 0) continue;
-            if (!w->has_steps || num < w->first_step) w->first_step = num;
-            if (!w->has_steps || num > w->last_step) w->last_step = num;
+        if (t->has_steps) {
+            if (!w->has_steps || t->first_step < w->first_step) w->first_step = t->first_step;
+            if (!w->has_steps || t->last_step > w->last_step) w->last_step = t->last_step;
             w->has_steps = true;
         }
         int64_t start, end;

@@ -216,12 +216,20 @@ const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
     return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
 }
 
-void tc_trace_note_gpu_span(tc_trace *t) {
+void tc_trace_note_spans(tc_trace *t) {
     t->has_gpu_span = t->n_gpu > 0;
     for (size_t e = 0; e < t->n_gpu; e++) {
         int64_t s = t->gpu[e].start_ns, end = s + t->gpu[e].dur_ns;
         if (e == 0 || s < t->gpu_first_ns) t->gpu_first_ns = s;
         if (e == 0 || end > t->gpu_last_ns) t->gpu_last_ns = end;
+    }
+    t->has_steps = false;
+    for (size_t s = 0; s < t->n_cpu_steps + t->n_gpu_steps; s++) {
+        int64_t num = s < t->n_cpu_steps ? t->cpu_steps[s].number : t->gpu_steps[s - t->n_cpu_steps].number;
+        if (num < 0) continue;
+        if (!t->has_steps || num < t->first_step) t->first_step = num;
+        if (!t->has_steps || num > t->last_step) t->last_step = num;
+        t->has_steps = true;
     }
 }
 

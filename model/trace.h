@@ -104,9 +104,11 @@ typedef struct {
     int64_t world_size;      /* distributedInfo.world_size, -1 unknown */
     uint32_t backend;        /* strtab id, TC_NONE unknown */
     bool record_shapes;      /* top-level record_shapes was true */
-    bool has_gpu_span;       /* gpu_first_ns/gpu_last_ns set (tc_trace_note_gpu_span: at load, so an MPI
-                              * skeleton keeps the span of every GPU event, not just its comm kernels) */
+    /* noted at load (tc_trace_note_spans), so an MPI skeleton keeps them for all its events */
+    bool has_gpu_span;       /* gpu_first_ns/gpu_last_ns set */
     int64_t gpu_first_ns, gpu_last_ns; /* trace ns: first GPU start, last GPU end */
+    bool has_steps;          /* first_step/last_step set */
+    int64_t first_step, last_step; /* lowest and highest N of its ProfilerStep#N spans (CPU or GPU) */
 
     /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
      * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs) */
@@ -151,8 +153,9 @@ bool tc_trace_refs_valid(const tc_trace *t);
  * counted; dropped out of memory. */
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
-/* Sets the GPU span fields from gpu[] (none when it is empty). */
-void tc_trace_note_gpu_span(tc_trace *t);
+/* Sets the span fields: the GPU span from gpu[] (none when empty) and the step numbers of the
+ * ProfilerStep spans (none without a numbered one). */
+void tc_trace_note_spans(tc_trace *t);
 /* The GPU span on the epoch clock (ns since 1970): base + span when the trace has a base time,
  * else the span itself when it reads as epoch time (after 2001, as PyTorch <= 2.3 writes); false
  * when the trace has no span or no absolute time. */

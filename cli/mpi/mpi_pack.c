@@ -85,6 +85,9 @@ static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, 
     tc_buf_u64(b, t->has_gpu_span);
     tc_buf_i64(b, t->gpu_first_ns);
     tc_buf_i64(b, t->gpu_last_ns);
+    tc_buf_u64(b, t->has_steps);
+    tc_buf_i64(b, t->first_step);
+    tc_buf_i64(b, t->last_step);
 }
 
 static void put_warnings(tc_buf *b, const tc_trace *t);
@@ -141,6 +144,9 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
     t->has_gpu_span = tc_buf_get_u64(b) != 0;
     t->gpu_first_ns = tc_buf_get_i64(b);
     t->gpu_last_ns = tc_buf_get_i64(b);
+    t->has_steps = tc_buf_get_u64(b) != 0;
+    t->first_step = tc_buf_get_i64(b);
+    t->last_step = tc_buf_get_i64(b);
 }
 
 int tc_trace_unpack(tc_buf *b, tc_trace *t) {
