@@ -83,10 +83,10 @@ bool tc_use_color(FILE *f) {
     return isatty(fileno(f));
 }
 
-/* The plain load-and-analyze step: expand the operands, load them on this machine, analyze. */
-static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
-                              const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
-    (void)ctx; (void)need_events;
+/* The plain load-and-analyze step: expand the operands, load them on this machine and analyze
+ * them: into one (the profiler window lbase->window), or every window into *all (*n_all). */
+static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_options *lbase,
+                             const tc_analyze_options *aopt, tc_job *one, tc_job **all, size_t *n_all, bool *report) {
     char err[1200];
     tc_input_list inputs;
     if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
@@ -95,34 +95,13 @@ static int load_analyze_local(void *ctx, char **operands, size_t n_operands, con
     }
     tc_load_options lopt = *lbase;
     lopt.from_folder = inputs.from_folder;
-    int rc = tc_job_load(j, inputs.paths, inputs.n, &lopt);
-    if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(j, aopt)) {
-            fprintf(stderr, "tracecost: out of memory during analysis\n");
-            rc = TC_EXIT_NOTHING;
-        } else *report = true;
-    }
-    tc_input_list_free(&inputs);
-    return rc;
-}
-
-/* The same for every profiler window (--window all). */
-static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
-                                  const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report) {
-    (void)ctx;
-    char err[1200];
-    tc_input_list inputs;
-    if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost: %s\n", err);
-        return TC_EXIT_NOTHING;
-    }
-    tc_load_options lopt = *lbase;
-    lopt.from_folder = inputs.from_folder;
-    int rc = tc_job_load_all(jobs, n_jobs, inputs.paths, inputs.n, &lopt);
+    int rc = one ? tc_job_load(one, inputs.paths, inputs.n, &lopt) : tc_job_load_all(all, n_all, inputs.paths, inputs.n, &lopt);
+    tc_job *jobs = one ? one : *all;
+    size_t n = one ? 1 : *n_all;
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         *report = true;
-        for (size_t k = 0; k < *n_jobs && *report; k++)
-            if (tc_job_analyze(&(*jobs)[k], aopt)) {
+        for (size_t k = 0; k < n && *report; k++)
+            if (tc_job_analyze(&jobs[k], aopt)) {
                 fprintf(stderr, "tracecost: out of memory during analysis\n");
                 rc = TC_EXIT_NOTHING;
                 *report = false;
@@ -130,6 +109,18 @@ static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands,
     }
     tc_input_list_free(&inputs);
     return rc;
+}
+
+static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                              const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
+    (void)ctx; (void)need_events;
+    return load_analyze_jobs(operands, n_operands, lbase, aopt, j, NULL, NULL, report);
+}
+
+static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                                  const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report) {
+    (void)ctx;
+    return load_analyze_jobs(operands, n_operands, lbase, aopt, NULL, jobs, n_jobs, report);
 }
 
 int tc_cmd_analyze(int argc, char **argv) {
