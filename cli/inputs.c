@@ -126,26 +126,45 @@ void tc_inputs_assign_ranks(tc_trace *traces, size_t n) {
 }
 
 int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errlen) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++) {
-            const tc_trace *a = &traces[i], *b = &traces[k];
-            if (a->world_size > 0 && b->world_size > 0 && a->world_size != b->world_size) {
-                snprintf(err, errlen, "%s says world_size %lld, %s says %lld: they are not the ranks of one job (analyze "
-                         "each job separately)", a->path, (long long)a->world_size, b->path, (long long)b->world_size);
-                return -1;
-            }
-            for (size_t p = 0; p < a->n_pgs; p++)
-                for (size_t q = 0; q < b->n_pgs; q++) {
-                    const tc_pg_config *x = &a->pgs[p], *y = &b->pgs[q];
-                    if (x->name == TC_NONE || y->name == TC_NONE || x->ranks == TC_NONE || y->ranks == TC_NONE) continue;
-                    const char *name = tc_trace_str(a, x->name), *rx = tc_trace_str(a, x->ranks), *ry = tc_trace_str(b, y->ranks);
-                    if (strcmp(name, tc_trace_str(b, y->name)) != 0 || strcmp(rx, ry) == 0) continue;
-                    snprintf(err, errlen, "%s and %s disagree on process group \"%.100s\": ranks [%.200s] vs [%.200s]: they "
-                             "are not the ranks of one job (analyze each job separately)", a->path, b->path, name, rx, ry);
-                    return -1;
-                }
+    const tc_trace *sized = NULL; /* the first input that gives a world size */
+    for (size_t i = 0; i < n; i++) {
+        const tc_trace *b = &traces[i];
+        if (b->world_size <= 0) continue;
+        if (!sized) { sized = b; continue; }
+        if (b->world_size != sized->world_size) {
+            snprintf(err, errlen, "%s says world_size %lld, %s says %lld: they are not the ranks of one job (analyze "
+                     "each job separately)", sized->path, (long long)sized->world_size, b->path, (long long)b->world_size);
+            return -1;
         }
-    return 0;
+    }
+    /* each process group's members as the first input naming it lists them: by name, in one table */
+    tc_strtab *names = tc_strtab_new();
+    const tc_trace **first = NULL;
+    const char **members = NULL;
+    size_t cap_first = 0, cap_members = 0;
+    int rc = names ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const tc_trace *b = &traces[i];
+        for (size_t q = 0; rc == 0 && q < b->n_pgs; q++) {
+            const tc_pg_config *y = &b->pgs[q];
+            if (y->name == TC_NONE || y->ranks == TC_NONE) continue;
+            const char *name = tc_trace_str(b, y->name), *ry = tc_trace_str(b, y->ranks);
+            size_t known = tc_strtab_count(names);
+            uint32_t id = tc_strtab_intern(names, name, tc_strtab_len(b->strings, y->name));
+            if (id == TC_NONE || tc_grow((void **)&first, &cap_first, (size_t)id + 1, sizeof *first) ||
+                tc_grow((void **)&members, &cap_members, (size_t)id + 1, sizeof *members)) { rc = -1; break; }
+            if (id >= known) { first[id] = b; members[id] = ry; continue; }
+            if (strcmp(members[id], ry) == 0) continue;
+            snprintf(err, errlen, "%s and %s disagree on process group \"%.100s\": ranks [%.200s] vs [%.200s]: they are "
+                     "not the ranks of one job (analyze each job separately)", first[id]->path, b->path, name, members[id], ry);
+            rc = 1;
+        }
+    }
+    if (rc < 0) snprintf(err, errlen, "out of memory");
+    tc_strtab_free(names);
+    free(first);
+    free(members);
+    return rc ? -1 : 0;
 }
 
 /* Inputs in the order windows are built: by epoch start, those without one after, by input. */
