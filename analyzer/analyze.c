@@ -37,6 +37,7 @@ void tc_job_free(tc_job *j) {
     free(j->kernel_aggs);
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
+    free(j->windows);
     memset(j, 0, sizeof *j);
 }
 
@@ -74,17 +75,24 @@ static int cmp_rank(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Name of the device with the most GPU events. */
+/* The rank's device name (docs/definitions.md, "device"): the named listed device with the most
+ * GPU events; when no GPU event's device is a listed id (ROCm traces give the HSA agent id, e.g.
+ * 2 or 9, while deviceProperties lists id 0), the name every named listed device shares (one
+ * listed device is the device). NULL when neither holds. */
 static const char *main_device(const tc_trace *t) {
-    int64_t best = -1;
+    const char *best = NULL, *shared = NULL;
     size_t best_n = 0;
+    bool one_name = true;
     for (size_t d = 0; d < t->n_devices; d++) {
+        const char *name = tc_trace_str(t, t->devices[d].name);
+        if (!*name) continue; /* no name, or "" (vLLM writes empty names) */
+        if (!shared) shared = name;
+        else if (strcmp(shared, name) != 0) one_name = false;
         size_t n = 0;
         for (size_t e = 0; e < t->n_gpu; e++) n += t->gpu[e].device == t->devices[d].id;
-        if (n > best_n) { best_n = n; best = t->devices[d].id; }
+        if (n > best_n) { best_n = n; best = name; }
     }
-    if (best < 0) return NULL;
-    return tc_trace_device_name(t, best);
+    return best ? best : one_name ? shared : NULL;
 }
 
 static double share(int64_t part, int64_t whole) { return whole > 0 ? (double)part / (double)whole : 0; }
@@ -283,9 +291,25 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     return 0;
 }
 
+/* The comm kernels of every rank counted by library (the ranks' traces keep every comm kernel, MPI
+ * skeletons too). */
+static void count_comm_libraries(tc_job *j) {
+    tc_summary *sm = &j->summary;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        for (size_t e = 0; e < t->n_gpu; e++) {
+            uint8_t lib = t->gpu[e].is_comm;
+            if (!lib || lib >= TC_COMM_LIB_COUNT) continue;
+            sm->comm_kernels[lib]++;
+            sm->comm_kernel_ns[lib] += t->gpu[e].dur_ns;
+        }
+    }
+}
+
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;
+    count_comm_libraries(j);
     int64_t step_sum = 0;
     size_t step_ranks = 0;
     for (size_t r = 0; r < j->n_ranks; r++) {

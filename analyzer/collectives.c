@@ -2,9 +2,9 @@
  *
  * Method. Every comm kernel gets a key: (process group, Seq) when the trace has them; otherwise
  * (process group, its ordinal among that group's kernels on the rank); otherwise (stream, name,
- * ordinal). Ordinal keys of a rank are aligned to the reference rank by the shift (|s| <= 4) under
- * which matched message sizes agree and the end-time differences are most constant (true end times
- * coincide, so a right alignment shows one constant clock offset). An instance is matched when
+ * ordinal). When ranks hold different numbers of an ordinal group's kernels, each rank's are aligned
+ * to the reference rank's by their end times (stage 2 below: true end times coincide, so a right
+ * alignment shows one clock offset). An instance is matched when
  * every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SHIFT 4
 #define ONE_MIB (1024 * 1024)
 
 typedef struct {
@@ -103,37 +102,6 @@ static int64_t median_i64(int64_t *v, size_t n) {
 
 static int64_t abs_end(const tc_trace *t, const tc_gpu_event *e) {
     return (t->has_base ? t->base_ns : 0) + e->start_ns + e->dur_ns;
-}
-
-/* Shift s so that ordinal i of the reference pairs with ordinal i+s of the rank: most agreeing
- * message sizes first, then the most constant end-time difference (smallest median deviation). */
-static int best_shift(const tc_trace *tr, const uint32_t *ref, size_t nref, const tc_trace *tk,
-                      const uint32_t *other, size_t nother, int64_t *scratch) {
-    int best = 0;
-    long best_agree = -1;
-    int64_t best_mad = INT64_MAX;
-    for (int s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
-        size_t m = 0;
-        long agree = 0;
-        for (size_t i = 0; i < nref; i++) {
-            long k = (long)i + s;
-            if (k < 0 || (size_t)k >= nother) continue;
-            const tc_gpu_event *a = &tr->gpu[ref[i]], *b = &tk->gpu[other[k]];
-            scratch[m++] = abs_end(tk, b) - abs_end(tr, a);
-            if (a->coll != TC_NONE && b->coll != TC_NONE &&
-                tr->colls[a->coll].in_nelems == tk->colls[b->coll].in_nelems)
-                agree++;
-        }
-        if (m == 0) continue;
-        int64_t med = median_i64(scratch, m);
-        for (size_t i = 0; i < m; i++) scratch[i] = scratch[i] > med ? scratch[i] - med : med - scratch[i];
-        int64_t mad = median_i64(scratch, m);
-        /* ties go to the smaller shift */
-        if (agree > best_agree || (agree == best_agree && (mad < best_mad || (mad == best_mad && abs(s) < abs(best))))) {
-            best = s; best_agree = agree; best_mad = mad;
-        }
-    }
-    return best;
 }
 
 typedef struct {
@@ -256,35 +224,264 @@ static void number_repeats(matcher *m) {
     tc_sort(m->recs, m->n_recs, sizeof *m->recs, cmp_rec);
 }
 
-/* Stage 2, one ordinal group recs[a, b) whose ranks have different counts: each rank's keys are
- * shifted to pair with the reference rank `ref` (best_shift), with a warning per rank. */
+/* ---- Stage 2: aligning the ordinals of one group across ranks -------------------------------------
+ * When a rank lacks kernels of an ordinal group that others have (a kernel lost by the profiler, a
+ * rank whose trace stops early or starts late), order alone pairs the wrong kernels from the first
+ * difference on. True end times of one instance coincide on every rank (everyone leaves a
+ * collective together), so on their absolute clocks a rank's ends are the reference rank's plus one
+ * clock offset. Each rank's kernels are aligned to the reference rank's:
+ *  1. candidate offsets: where the end-time differences of kernels a few places apart in order bunch
+ *     most, and each shift's median difference (offset_candidates);
+ *  2. under each, both lists are walked pairing each kernel with the other rank's kernel whose end
+ *     is nearest (a kernel nearer to another partner has none), following the offset as clocks
+ *     drift (walk_pairs); a pair agrees when the ends are within a quarter of the gap to the
+ *     neighbouring kernels and the message sizes, when both are known, are equal;
+ *  3. the true pairs' residual is the smallest median residual among the candidates that pair at
+ *     least half as many as the best; the candidate with most pairs within 8 times that (or 1 µs)
+ *     wins, the smaller offset among equals (align_by_ends). A whole step's misalignment can pair as
+ *     many kernels as the truth, but never as closely; the hosts of one job keep their clocks close.
+ * The alignment is used only with real agreement: two pairs or more, and half of the shorter list.
+ * Otherwise (a single kernel, ends that do not coincide, as point-to-point kernels whose peers are
+ * not among the inputs) the kernels are paired in order, unshifted. A warning says what was done
+ * and which kernels have no partner; kernels without one stay unmatched. */
+
+typedef struct {
+    const tc_trace *t;
+    const uint32_t *ev;       /* GPU event indices of the group's kernels, in ordinal order */
+    size_t n;
+} kernel_list;
+
+static int64_t list_end(const kernel_list *l, size_t i) { return abs_end(l->t, &l->t->gpu[l->ev[i]]); }
+
+/* Distance from kernel i's end to its nearest neighbour's in the list (INT64_MAX alone). */
+static int64_t end_gap(const kernel_list *l, size_t i) {
+    int64_t g = INT64_MAX, e = list_end(l, i);
+    if (i > 0) g = llabs(e - list_end(l, i - 1));
+    if (i + 1 < l->n && llabs(list_end(l, i + 1) - e) < g) g = llabs(list_end(l, i + 1) - e);
+    return g;
+}
+
+/* Does pair (i, k) agree under offset o: sizes equal when both are known, and ends within a quarter
+ * of the smaller gap to a neighbour; with tol >= 0 also within tol (align_by_ends). *res: the
+ * residual, |end_b - o - end_a|. */
+static bool pair_agrees(const kernel_list *a, size_t i, const kernel_list *b, size_t k, int64_t o, int64_t tol,
+                        int64_t *res) {
+    const tc_gpu_event *x = &a->t->gpu[a->ev[i]], *y = &b->t->gpu[b->ev[k]];
+    *res = llabs(list_end(b, k) - o - list_end(a, i));
+    if (x->coll != TC_NONE && y->coll != TC_NONE && a->t->colls[x->coll].in_nelems != b->t->colls[y->coll].in_nelems)
+        return false;
+    int64_t gap = end_gap(a, i), gb = end_gap(b, k);
+    if (gb < gap) gap = gb;
+    if (gap == INT64_MAX) return *res == 0;
+    return *res <= gap / 4 && (tol < 0 || *res <= tol);
+}
+
+/* Walks both lists under offset o (followed as agreeing pairs come: clocks drift), pairing kernels
+ * with the nearest end; pair[k] = the reference ordinal of b's k-th kernel, or -1. With tol >= 0
+ * (pair_agrees) a pair that does not agree is left unpaired. The agreeing pairs' residuals go to
+ * res (b->n entries) when it is not NULL. Returns the number of agreeing pairs. */
+static size_t walk_pairs(const kernel_list *a, const kernel_list *b, int64_t o, long *pair, int64_t tol, int64_t *res) {
+    size_t i = 0, k = 0, agree = 0;
+    for (size_t q = 0; q < b->n; q++) pair[q] = -1;
+    while (i < a->n && k < b->n) {
+        int64_t x = list_end(b, k) - o, ai = list_end(a, i), r;
+        if (x >= ai && i + 1 < a->n && list_end(a, i + 1) - x < x - ai) { i++; continue; } /* a's i has no partner */
+        if (x < ai && k + 1 < b->n && list_end(b, k + 1) - o - ai < ai - x) { k++; continue; } /* b's k has none */
+        if (pair_agrees(a, i, b, k, o, tol, &r)) {
+            if (res) res[agree] = r;
+            agree++;
+            o = list_end(b, k) - list_end(a, i);
+            pair[k] = (long)i;
+        } else if (tol < 0) pair[k] = (long)i;
+        i++;
+        k++;
+    }
+    return agree;
+}
+
+#define DENSE_CANDIDATES 8 /* clock offsets tried from where end-time differences bunch */
+
+/* Adds o to the candidate offsets cand[0, *n) (at most max), unless one within w is there. */
+static void add_candidate(int64_t *cand, size_t *n, size_t max, int64_t o, int64_t w) {
+    for (size_t i = 0; i < *n; i++) if (llabs(cand[i] - o) <= w) return;
+    if (*n < max) cand[(*n)++] = o;
+}
+
+/* Clock offsets worth trying for b against a, into cand (room for DENSE_CANDIDATES + 2 span + 1):
+ * where the end-time differences of kernel pairs up to `span` apart in order bunch most (under the
+ * right offset every true pair gives the same difference, wherever kernels are missing), most
+ * bunched first, then the median of each shift's differences. Returns how many; 0 out of memory. */
+static size_t offset_candidates(const kernel_list *a, const kernel_list *b, long span, int64_t *cand) {
+    size_t m = 0, n = 0, max = DENSE_CANDIDATES + 2 * (size_t)span + 1;
+    int64_t *d = malloc((a->n * (2 * (size_t)span + 1) + 1) * sizeof *d);
+    int64_t *gaps = malloc((a->n + 1) * sizeof *gaps);
+    if (!d || !gaps) { free(d); free(gaps); return 0; }
+    for (size_t i = 0; i < a->n; i++) {
+        gaps[i] = end_gap(a, i) == INT64_MAX ? 0 : end_gap(a, i);
+        for (long sh = -span; sh <= span; sh++) {
+            long k = (long)i + sh;
+            if (k >= 0 && (size_t)k < b->n) d[m++] = list_end(b, (size_t)k) - list_end(a, i);
+        }
+    }
+    int64_t w = median_i64(gaps, a->n) / 8; /* "the same difference": within an eighth of a typical gap */
+    tc_sort(d, m, sizeof *d, cmp_i64);
+    size_t top_count[DENSE_CANDIDATES] = {0};
+    int64_t top[DENSE_CANDIDATES];
+    for (size_t i = 0, j = 0; i < m; i++) { /* windows [i, j) of differences within w */
+        while (j < m && d[j] - d[i] <= w) j++;
+        size_t c = j - i, slot = DENSE_CANDIDATES;
+        int64_t mid = d[i + (j - i - 1) / 2];
+        for (size_t q = 0; q < DENSE_CANDIDATES; q++)
+            if (top_count[q] && llabs(top[q] - mid) <= w) { slot = c > top_count[q] ? q : DENSE_CANDIDATES + 1; break; }
+        if (slot == DENSE_CANDIDATES) /* a new place: replaces the least bunched when it is more */
+            for (size_t q = 0; q < DENSE_CANDIDATES; q++)
+                if (c > top_count[q] && (slot == DENSE_CANDIDATES || top_count[q] < top_count[slot])) slot = q;
+        if (slot < DENSE_CANDIDATES) { top_count[slot] = c; top[slot] = mid; }
+    }
+    for (size_t round = 0; round < DENSE_CANDIDATES; round++) { /* most bunched first */
+        size_t bq = DENSE_CANDIDATES;
+        for (size_t q = 0; q < DENSE_CANDIDATES; q++)
+            if (top_count[q] && (bq == DENSE_CANDIDATES || top_count[q] > top_count[bq])) bq = q;
+        if (bq == DENSE_CANDIDATES) break;
+        add_candidate(cand, &n, max, top[bq], 0);
+        top_count[bq] = 0;
+    }
+    for (long sh = -span; sh <= span; sh++) {
+        size_t q = 0;
+        for (size_t i = 0; i < a->n; i++) {
+            long k = (long)i + sh;
+            if (k >= 0 && (size_t)k < b->n) d[q++] = list_end(b, (size_t)k) - list_end(a, i);
+        }
+        if (q) add_candidate(cand, &n, max, median_i64(d, q), 0);
+    }
+    free(d);
+    free(gaps);
+    return n;
+}
+
+#define END_RESOLUTION_NS 1000 /* ends closer than this are the same: Kineto's µs before PyTorch 2.4 */
+
+/* The best alignment of b to a into pair[] (b->n entries); *offset its clock offset. Every candidate
+ * offset is walked loosely (pair_agrees without tol); the residual of true pairs is the smallest
+ * median residual among the candidates pairing at least half as many as the best, and tol = 8
+ * times that (at least the timestamps' resolution): a whole step's misalignment can pair as many
+ * kernels, but never that closely. The candidate under which most pairs agree within tol wins
+ * (the smaller offset among equals: the hosts of one job keep their clocks close). Returns its
+ * agreeing pairs, or 0 when none had real agreement (pair[] is then order). */
+static size_t align_by_ends(const kernel_list *a, const kernel_list *b, long *pair, long *scratch, int64_t *offset) {
+    size_t diff = a->n > b->n ? a->n - b->n : b->n - a->n;
+    long span = (long)(diff + 4 < 32 ? diff + 4 : 32);
+    int64_t cand[DENSE_CANDIDATES + 2 * 32 + 1], med[DENSE_CANDIDATES + 2 * 32 + 1];
+    size_t n_cand = offset_candidates(a, b, span, cand), loose[DENSE_CANDIDATES + 2 * 32 + 1], most = 0, best = 0;
+    int64_t *res = malloc((b->n + 1) * sizeof *res), typical = INT64_MAX;
+    for (size_t c = 0; res && c < n_cand; c++) {
+        loose[c] = walk_pairs(a, b, cand[c], scratch, -1, res);
+        med[c] = loose[c] ? median_i64(res, loose[c]) : INT64_MAX;
+        if (loose[c] > most) most = loose[c];
+    }
+    for (size_t c = 0; c < n_cand; c++)
+        if (res && loose[c] && 2 * loose[c] >= most && med[c] < typical) typical = med[c];
+    int64_t tol = typical == INT64_MAX ? 0 : typical > END_RESOLUTION_NS / 8 ? 8 * typical : END_RESOLUTION_NS;
+    for (size_t c = 0; res && c < n_cand; c++) {
+        if (!loose[c]) continue;
+        size_t agree = walk_pairs(a, b, cand[c], scratch, tol, NULL);
+        if (agree > best || (agree == best && agree > 0 && llabs(cand[c]) < llabs(*offset))) {
+            best = agree;
+            *offset = cand[c];
+            memcpy(pair, scratch, b->n * sizeof *pair);
+        }
+    }
+    free(res);
+    size_t shorter = a->n < b->n ? a->n : b->n;
+    /* real agreement: two pairs or more (one pair always agrees with the offset it gives) and half
+     * the shorter list */
+    if (best >= 2 && 2 * best >= shorter) return best;
+    for (size_t k = 0; k < b->n; k++) pair[k] = k < a->n ? (long)k : -1; /* no real agreement: in order */
+    return 0;
+}
+
+/* Appends "#3, #7-#9" (1-based ordinals of the sorted list v) to buf, at most 6 runs. */
+static void ordinal_runs(char *buf, size_t size, const long *v, size_t n) {
+    size_t len = strlen(buf), runs = 0, i = 0;
+    while (i < n && len < size) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
+        if (runs == 6) { tc_format(buf + len, size - len, " and %zu more", n - i); return; }
+        if (j == i) tc_format(buf + len, size - len, "%s#%ld", runs ? ", " : "", v[i] + 1);
+        else tc_format(buf + len, size - len, "%s#%ld-#%ld", runs ? ", " : "", v[i] + 1, v[j] + 1);
+        len = strlen(buf);
+        runs++;
+        i = j + 1;
+    }
+}
+
+/* The warning for one rank's alignment: what was done, and which kernels of either rank have no
+ * partner. Silent when the rank's kernels simply pair in order with as many of the reference's. */
+static void warn_alignment(matcher *m, const char *label, size_t r, size_t ref, const kernel_list *a, const kernel_list *b,
+                           const long *pair, size_t agree, int64_t offset) {
+    bool in_order = a->n == b->n;
+    size_t nb_un = 0, na_un = 0;
+    long *un_b = malloc((b->n + 1) * sizeof *un_b), *un_a = malloc((a->n + 1) * sizeof *un_a);
+    bool *paired = calloc(a->n + 1, sizeof *paired);
+    if (!un_b || !un_a || !paired) { free(un_b); free(un_a); free(paired); return; }
+    for (size_t k = 0; k < b->n; k++) {
+        if (pair[k] != (long)k) in_order = false;
+        if (pair[k] < 0) un_b[nb_un++] = (long)k; else paired[pair[k]] = true;
+    }
+    for (size_t i = 0; i < a->n; i++) if (!paired[i]) un_a[na_un++] = (long)i;
+    long long rr = (long long)m->j->ranks[r].rank, rf = (long long)m->j->ranks[ref].rank;
+    char msg[900];
+    if (agree)
+        tc_format(msg, sizeof msg, "%s: rank %lld has %zu collective kernels, rank %lld has %zu: aligned by end times "
+                  "(clock offset %+.3f ms), %zu pairs agree", label, rr, b->n, rf, a->n, (double)offset / 1e6, agree);
+    else
+        tc_format(msg, sizeof msg, "%s: rank %lld has %zu collective kernels, rank %lld has %zu: their end times agree "
+                  "under no clock offset, so they were paired in order, unshifted", label, rr, b->n, rf, a->n);
+    if (in_order && !na_un && !nb_un) { free(un_b); free(un_a); free(paired); return; }
+    if (na_un) {
+        tc_format(msg + strlen(msg), sizeof msg - strlen(msg), "; rank %lld's ", rf);
+        ordinal_runs(msg, sizeof msg, un_a, na_un);
+        tc_format(msg + strlen(msg), sizeof msg - strlen(msg), " %s no partner on rank %lld", na_un == 1 ? "has" : "have", rr);
+    }
+    if (nb_un) {
+        tc_format(msg + strlen(msg), sizeof msg - strlen(msg), "; rank %lld's ", rr);
+        ordinal_runs(msg, sizeof msg, un_b, nb_un);
+        tc_format(msg + strlen(msg), sizeof msg - strlen(msg), " %s none on rank %lld", nb_un == 1 ? "has" : "have", rf);
+    }
+    tc_job_warn(m->j, "%s", msg);
+    free(un_b); free(un_a); free(paired);
+}
+
+/* Stage 2, one ordinal group recs[a, b): each rank's kernels are aligned to the reference rank `ref`
+ * (align_by_ends) and keyed by their partner's ordinal; kernels without one get keys no other rank
+ * has (unmatched). */
 static int align_ordinals(matcher *m, size_t a, size_t b, const bool *has, const size_t *cnt, size_t ref) {
-    size_t nr = m->nr;
+    size_t nr = m->nr, biggest = 0;
+    for (size_t r = 0; r < nr; r++) if (has[r] && cnt[r] > biggest) biggest = cnt[r];
     uint32_t **lists = calloc(nr, sizeof *lists); /* per rank: its events of the group, in key order */
     size_t *fill = calloc(nr, sizeof *fill);
-    int64_t *scratch = malloc((b - a) * sizeof *scratch + 1);
-    bool ok = lists && fill && scratch;
+    long *pair = malloc((biggest + 1) * sizeof *pair), *scratch = malloc((biggest + 1) * sizeof *scratch);
+    bool ok = lists && fill && pair && scratch;
     for (size_t r = 0; ok && r < nr; r++)
-        if (has[r]) {
-            lists[r] = malloc(cnt[r] * sizeof **lists);
-            ok = lists[r] != NULL;
-        }
+        if (has[r]) ok = (lists[r] = malloc(cnt[r] * sizeof **lists)) != NULL;
     if (ok) {
         /* records of one rank are ordered by key (= ordinal) within the group block */
         for (size_t i = a; i < b; i++) lists[m->recs[i].rank][fill[m->recs[i].rank]++] = m->recs[i].event;
         const group_info *gi = &m->ginfo[m->recs[a].group];
+        kernel_list la = {rank_trace(m, ref), lists[ref], cnt[ref]};
+        int64_t spare = (int64_t)cnt[ref]; /* keys from here on belong to no reference kernel */
         for (size_t r = 0; r < nr; r++) {
             if (!has[r] || r == ref) continue;
-            int s = best_shift(rank_trace(m, ref), lists[ref], cnt[ref], rank_trace(m, r), lists[r], cnt[r], scratch);
-            if (s != 0)
-                for (size_t i = a; i < b; i++) if (m->recs[i].rank == r) m->recs[i].key -= s;
-            tc_job_warn(m->j, "%s: rank %lld has %zu collective kernels, rank %lld has %zu; matched by order with a "
-                        "shift of %d", gi->label, (long long)m->j->ranks[r].rank, cnt[r], (long long)m->j->ranks[ref].rank,
-                        cnt[ref], s);
+            kernel_list lb = {rank_trace(m, r), lists[r], cnt[r]};
+            int64_t offset = 0;
+            size_t agree = align_by_ends(&la, &lb, pair, scratch, &offset);
+            for (size_t i = a, k = 0; i < b; i++)
+                if (m->recs[i].rank == r) { m->recs[i].key = pair[k] >= 0 ? pair[k] : spare++; k++; }
+            warn_alignment(m, gi->label, r, ref, &la, &lb, pair, agree, offset);
         }
     }
     for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
-    free(lists); free(fill); free(scratch);
+    free(lists); free(fill); free(pair); free(scratch);
     return ok ? 0 : -1;
 }
 
@@ -305,10 +502,10 @@ static int align_groups(matcher *m) {
             has[m->recs[i].rank] = true;
             cnt[m->recs[i].rank]++;
         }
-        bool uneven = false;
         size_t ref = nr;
-        for (size_t r = 0; r < nr; r++) if (has[r]) { if (ref == nr) ref = r; else if (cnt[r] != cnt[ref]) uneven = true; }
-        if (!gi->by_seq && uneven && ref < nr) rc = align_ordinals(m, a, b, has, cnt, ref);
+        for (size_t r = 0; r < nr && ref == nr; r++) if (has[r]) ref = r;
+        /* every ordinal group, even counts too: one rank may lack the first kernel, another the last */
+        if (!gi->by_seq && gi->ranks_with >= 2 && ref < nr) rc = align_ordinals(m, a, b, has, cnt, ref);
     }
     free(has);
     free(cnt);

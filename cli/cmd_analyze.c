@@ -91,10 +91,10 @@ bool tc_use_color(FILE *f) {
     return isatty(fileno(f));
 }
 
-/* The plain load-and-analyze step: expand the operands, load them on this machine, analyze. */
-static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
-                              const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
-    (void)ctx; (void)need_events;
+/* The plain load-and-analyze step: expand the operands, load them on this machine and analyze
+ * them: into one (the profiler window lbase->window), or every window into *all (*n_all). */
+static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_options *lbase,
+                             const tc_analyze_options *aopt, tc_job *one, tc_job **all, size_t *n_all, bool *report) {
     char err[1200];
     tc_input_list inputs;
     if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
@@ -103,19 +103,36 @@ static int load_analyze_local(void *ctx, char **operands, size_t n_operands, con
     }
     tc_load_options lopt = *lbase;
     lopt.from_folder = inputs.from_folder;
-    int rc = tc_job_load(j, inputs.paths, inputs.n, &lopt);
+    int rc = one ? tc_job_load(one, inputs.paths, inputs.n, &lopt) : tc_job_load_all(all, n_all, inputs.paths, inputs.n, &lopt);
+    tc_job *jobs = one ? one : *all;
+    size_t n = one ? 1 : *n_all;
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(j, aopt)) {
-            fprintf(stderr, "tracecost: out of memory during analysis\n");
-            rc = TC_EXIT_NOTHING;
-        } else *report = true;
+        *report = true;
+        for (size_t k = 0; k < n && *report; k++)
+            if (tc_job_analyze(&jobs[k], aopt)) {
+                fprintf(stderr, "tracecost: out of memory during analysis\n");
+                rc = TC_EXIT_NOTHING;
+                *report = false;
+            }
     }
     tc_input_list_free(&inputs);
     return rc;
 }
 
+static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                              const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
+    (void)ctx; (void)need_events;
+    return load_analyze_jobs(operands, n_operands, lbase, aopt, j, NULL, NULL, report);
+}
+
+static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+                                  const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report) {
+    (void)ctx;
+    return load_analyze_jobs(operands, n_operands, lbase, aopt, NULL, jobs, n_jobs, report);
+}
+
 int tc_cmd_analyze(int argc, char **argv) {
-    tc_analyze_hooks h = {load_analyze_local, NULL};
+    tc_analyze_hooks h = {load_analyze_local, load_analyze_all_local, NULL};
     return tc_cmd_analyze_hooked(argc, argv, &h);
 }
 
@@ -128,6 +145,8 @@ typedef struct {
     tc_cost_inputs cost_in;
     bool cost_flags;          /* cost options were given */
     bool no_cost;             /* --no-cost */
+    tc_comm_patterns *comm;   /* --comm-kernel patterns and the config's comm-kernel keys */
+    long window;              /* --window: 0 the most recent, K, or TC_WINDOW_ALL */
     char **operands; size_t n_operands; /* room for argc */
 } analyze_args;
 
@@ -175,11 +194,21 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         else a->aopt.tokens_per_step = x;
         return TC_EXIT_OK;
     case TC_OPT_COST_FLAG:
-        if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0) {
+        if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0 ||
+            (!strcmp(o->opt->name, "--config") && tc_config_comm_kernels(a->comm, v, err, sizeof err) != 0)) {
             fprintf(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
         a->cost_flags = true;
+        return TC_EXIT_OK;
+    case TC_OPT_WINDOW:
+        if (v && !strcmp(v, "all")) a->window = TC_WINDOW_ALL;
+        else if (!tc_parse_long(v, &a->window) || a->window < 1)
+            return tc_opts_error(t, "%s needs a window number (1 = the oldest) or 'all', not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_COMM_KERNEL:
+        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
+        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
@@ -205,32 +234,53 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
+    if (a->window == TC_WINDOW_ALL && a->html_path)
+        return tc_opts_error(t, "--html shows one profiler window: pick one with --window K (--window all writes the "
+                             "terminal summary and --json)");
     return TC_EXIT_OK;
 }
 
-/* The reports of an analyzed job: the terminal summary (unless quiet or a report goes to stdout),
- * then --json and --html. Returns rc, or the output exit code when one could not be written. */
-static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a, int rc) {
+/* The terminal summary of one analyzed job, its cost and actions. */
+static void write_text(const tc_job *j, const cost_ctx *cost) {
+    tc_text_report_write(stdout, j, tc_use_color(stdout));
+    if (!cost->left_out) printf("\n");
+    if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
+    else if (!cost->left_out) {
+        char line[1200];
+        snprintf(line, sizeof line, "Cost: %s", cost->note);
+        tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
+    }
+    tc_text_report_actions(stdout, j, tc_use_color(stdout)); /* the summary ends with them */
+}
+
+/* --json for the n analyzed jobs: one tracecost/1 document, or with several (--window all) a JSON
+ * array of them, oldest window first. 0, or -1 when a write failed. */
+static int write_json(FILE *f, const tc_job *jobs, cost_ctx *cost, size_t n) {
+    int bad = n > 1 && fputs("[\n", f) < 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k && fputs(",\n", f) < 0) bad = 1;
+        if (tc_json_report_write(f, &jobs[k], write_cost_json, &cost[k])) bad = 1;
+    }
+    if (n > 1 && fputs("]\n", f) < 0) bad = 1;
+    return bad ? -1 : 0;
+}
+
+/* The reports of the analyzed jobs (one, or one per profiler window): the terminal summary of each
+ * (unless quiet or a report goes to stdout), then --json and --html. Returns rc, or the output exit
+ * code when one could not be written. */
+static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const analyze_args *a, int rc) {
     bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
-    if (!a->quiet && !json_to_stdout && !html_to_stdout) {
-        tc_text_report_write(stdout, j, tc_use_color(stdout));
-        if (!cost->left_out) printf("\n");
-        if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
-        else if (!cost->left_out) {
-            char line[1200];
-            snprintf(line, sizeof line, "Cost: %s", cost->note);
-            tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
-        }
-        tc_text_report_actions(stdout, j, tc_use_color(stdout)); /* the summary ends with them */
+    for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
+        if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
+        write_text(&jobs[k], &cost[k]);
     }
     if (a->json_path) {
         FILE *f = tc_output_open("analyze", a->json_path);
-        int w = f ? tc_output_close("analyze", a->json_path, f, tc_json_report_write(f, j, write_cost_json, cost))
-                  : TC_EXIT_OUTPUT;
+        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n)) : TC_EXIT_OUTPUT;
         if (w != TC_EXIT_OK) rc = w;
     }
-    if (a->html_path) { /* --html: the self-contained report (reports/html_report.h) */
+    if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */
         FILE *f = tc_output_open("analyze", a->html_path);
         int w = TC_EXIT_OUTPUT;
         if (f) {
@@ -239,10 +289,50 @@ static int write_reports(const tc_job *j, cost_ctx *cost, const analyze_args *a,
             hx.cost = cost->computed ? &cost->r : NULL;
             hx.cost_missing = cost->computed ? NULL : cost->note;
             hx.no_cost = cost->left_out;
-            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, j, &hx));
+            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx));
         }
         if (w != TC_EXIT_OK) rc = w;
     }
+    return rc;
+}
+
+/* Loads and analyzes what a asks for (hooks), one job or one per window (*jobs, *n), and writes
+ * the reports. Returns the exit code. */
+static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hooks, tc_load_options *lopt) {
+    tc_job *jobs = NULL;
+    size_t n = 0;
+    bool report = false;
+    int rc;
+    if (a->window == TC_WINDOW_ALL) {
+        if (!hooks->load_analyze_all) {
+            fprintf(stderr, "tracecost analyze: --window all is not available in this build: analyze one window at a "
+                    "time (--window K)\n");
+            return TC_EXIT_USAGE;
+        }
+        rc = hooks->load_analyze_all(hooks->ctx, a->operands, a->n_operands, lopt, &a->aopt, &jobs, &n, &report);
+    } else {
+        jobs = calloc(1, sizeof *jobs);
+        if (!jobs) return TC_EXIT_NOTHING;
+        tc_job_init(jobs);
+        n = 1;
+        rc = hooks->load_analyze(hooks->ctx, a->operands, a->n_operands, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
+    }
+    cost_ctx *cost = calloc(n ? n : 1, sizeof *cost);
+    if (!cost) report = false;
+    for (size_t k = 0; report && k < n; k++) {
+        tc_cost_inputs in = a->cost_in; /* each window priced from its own figures */
+        if (a->no_cost) {
+            cost[k].left_out = true;
+            snprintf(cost[k].note, sizeof cost[k].note, "no cost section: --no-cost was given");
+        } else if (job_cost(&jobs[k], &in, a->cost_flags, &cost[k])) {
+            rc = TC_EXIT_USAGE;
+            report = false;
+        }
+    }
+    if (report) rc = write_reports(jobs, cost, n, a, rc);
+    for (size_t k = 0; k < n; k++) tc_job_free(&jobs[k]);
+    free(jobs);
+    free(cost);
     return rc;
 }
 
@@ -253,29 +343,19 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_cost_inputs_defaults(&a.cost_in);
     tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
-    if (!a.operands) return TC_EXIT_NOTHING;
+    a.comm = tc_comm_patterns_new();
+    if (!a.operands || !a.comm) { free(a.operands); tc_comm_patterns_free(a.comm); return TC_EXIT_NOTHING; }
     int rc = parse_args(argc, argv, &a);
     if (rc != TC_EXIT_OK) {
         free(a.operands);
+        tc_comm_patterns_free(a.comm);
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
-    cost_ctx cost;
-    memset(&cost, 0, sizeof cost);
-    tc_job j;
-    tc_job_init(&j);
-    tc_load_options lopt = {(int)a.jobs, !a.quiet && isatty(fileno(stderr)), stderr, NULL};
+    tc_load_options lopt = {.jobs = (int)a.jobs, .progress = !a.quiet && isatty(fileno(stderr)), .err = stderr,
+                            .comm = a.comm, .window = a.window};
     a.aopt.jobs = (int)a.jobs;
-    bool report = false;
-    rc = hooks->load_analyze(hooks->ctx, a.operands, a.n_operands, &lopt, &a.aopt, a.html_path != NULL, &j, &report);
-    if (report) {
-        if (a.no_cost) {
-            cost.left_out = true;
-            snprintf(cost.note, sizeof cost.note, "no cost section: --no-cost was given");
-            rc = write_reports(&j, &cost, &a, rc);
-        } else if (job_cost(&j, &a.cost_in, a.cost_flags, &cost)) rc = TC_EXIT_USAGE;
-        else rc = write_reports(&j, &cost, &a, rc);
-    }
-    tc_job_free(&j);
+    rc = analyze_and_report(&a, hooks, &lopt);
     free(a.operands);
+    tc_comm_patterns_free(a.comm);
     return rc;
 }

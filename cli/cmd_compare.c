@@ -44,7 +44,8 @@ typedef struct { const char *name, *value; } kv;
 /* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
  * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_node, tc_run_summary *s) {
+static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_node, const tc_comm_patterns *comm,
+                     tc_run_summary *s) {
     char err[1200];
     tc_error e;
     tc_error_clear(&e);
@@ -68,9 +69,13 @@ static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_n
     }
     tc_job j;
     tc_job_init(&j);
-    tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
+    tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
+                            .from_folder = inputs.from_folder, .comm = comm, .window = 0};
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
+    if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
+        fprintf(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
+                operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         char basis[TC_FINDING_TEXT];
         if (tc_job_analyze(&j, &aopt) ||
@@ -110,6 +115,7 @@ typedef struct {
     double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
     size_t nfa, nfb;
+    tc_comm_patterns *comm; /* --comm-kernel and the configs' comm-kernel keys: both runs */
 } compare_args;
 
 /* One option o->opt with its value into a. Returns TC_EXIT_OK (a->help: --help was written), or an
@@ -145,8 +151,21 @@ static int set_option(compare_args *a, const tc_opts *o) {
         if (o->opt->id == TC_OPT_TOKENS || o->opt->id == TC_OPT_TOKENS_B) a->tokens[b] = x; else a->samples[b] = x;
         return TC_EXIT_OK;
     }
+    case TC_OPT_COMM_KERNEL: {
+        char err[700];
+        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
+        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
+        return TC_EXIT_OK;
+    }
     case TC_OPT_COST_FLAG: case TC_OPT_COST_FLAG_B: /* --FLAG V for both sides, --b-FLAG V for B */
         if (!v) return tc_opts_error(t, "%s needs a value", name);
+        if (!strcmp(o->opt->name, "--config") || !strcmp(o->opt->name, "--b-config")) { /* patterns: both runs */
+            char err[1400];
+            if (tc_config_comm_kernels(a->comm, v, err, sizeof err) != 0) {
+                fprintf(stderr, "tracecost compare: %s\n", err);
+                return TC_EXIT_USAGE;
+            }
+        }
         if (o->opt->id == TC_OPT_COST_FLAG) a->fa[a->nfa++] = (kv){o->opt->name + 2, v};
         else a->fb[a->nfb++] = (kv){o->opt->name + 4, v};
         return TC_EXIT_OK;
@@ -160,7 +179,8 @@ static int parse_args(compare_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->fa = calloc((size_t)argc + 1, sizeof *a->fa);
     a->fb = calloc((size_t)argc + 1, sizeof *a->fb);
-    if (!a->fa || !a->fb) return TC_EXIT_NOTHING;
+    a->comm = tc_comm_patterns_new();
+    if (!a->fa || !a->fb || !a->comm) return TC_EXIT_NOTHING;
     const tc_opt_table *t = &tc_opts_compare;
     tc_opts o;
     tc_opts_init(&o, t, argc, argv, 1);
@@ -181,6 +201,7 @@ static int parse_args(compare_args *a, int argc, char **argv) {
 static void args_free(compare_args *a) {
     free(a->fa);
     free(a->fb);
+    tc_comm_patterns_free(a->comm);
 }
 
 /* The work of a step on each side: --tokens-per-step / --samples-per-step for A and, unless the
@@ -245,9 +266,9 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.gpus_per_node, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.gpus_per_node, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
     else {
         set_work(&sa, &sb, &a);
         if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&

@@ -10,11 +10,15 @@ int tc_cmd_analyze(int argc, char **argv);
 
 /* `analyze` with its load-and-analyze step replaced (the MPI build parses on many processes):
  * after the options are parsed, load_analyze expands the operands, loads and analyzes the job
- * into j and returns the exit code so far; *report says whether j is an analyzed job this
- * process writes the reports of. need_events: the HTML report is asked for (it reads events). */
+ * (the profiler window lopt->window) into j and returns the exit code so far; *report says whether
+ * j is an analyzed job this process writes the reports of. need_events: the HTML report is asked
+ * for (it reads events). load_analyze_all does the same for every profiler window (--window all):
+ * *jobs (malloc'd, *n_jobs) oldest first; NULL when the build cannot. */
 typedef struct {
     int (*load_analyze)(void *ctx, char **operands, size_t n_operands, const tc_load_options *lopt,
                         const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report);
+    int (*load_analyze_all)(void *ctx, char **operands, size_t n_operands, const tc_load_options *lopt,
+                            const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report);
     void *ctx;
 } tc_analyze_hooks;
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);

@@ -146,9 +146,14 @@ static char *trim(char *s) {
     return s;
 }
 
-/* One config line (comment already cut, not blank): "key = value" set at rank config. Returns 0,
- * or -1 with the message (without "PATH:LINE: ") in err. */
-static int config_line(tc_cost_inputs *in, char *s, const char *path, int lineno, char *err,
+/* What a config file's reader does with one "key = value" (origin "config:PATH:LINE"): 0 taken
+ * or skipped, -1 with the message in err. */
+typedef int (*config_key_fn)(void *ctx, const char *key, const char *value, const char *origin, char *err,
+                             size_t errlen);
+
+/* One config line (comment already cut, not blank): split into key and value and handed to fn.
+ * Returns 0, or -1 with the message (without "PATH:LINE: ") in err. */
+static int config_line(char *s, const char *path, int lineno, config_key_fn fn, void *ctx, char *err,
                        size_t errlen) {
     char *eq = strchr(s, '=');
     if (!eq) {
@@ -169,16 +174,12 @@ static int config_line(tc_cost_inputs *in, char *s, const char *path, int lineno
     }
     char origin[TC_COST_ORIGIN_LEN];
     snprintf(origin, sizeof origin, "config:%s:%d", path, lineno);
-    int r = tc_cost_set_option(in, key, value, TC_COST_SRC_CONFIG, origin, err, errlen);
-    if (r == 1) {
-        const char *hint = tc_cost_suggest_option(key);
-        set_err(err, errlen, "unknown key '%s'%s%s%s", key, hint ? " (did you mean '" : "",
-                hint ? hint : "", hint ? "'?)" : "");
-    }
-    return r == 0 ? 0 : -1;
+    return fn(ctx, key, value, origin, err, errlen);
 }
 
-int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen) {
+/* Reads path's lines through config_line; stops at the first bad one. 0, or -1 with
+ * "PATH:LINE: message" (or why the file cannot be read) in err. */
+static int read_config(const char *path, config_key_fn fn, void *ctx, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
         set_err(err, errlen, "cannot read config '%s': %s", path, strerror(errno));
@@ -199,7 +200,7 @@ int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t 
         if (hash) *hash = '\0';
         char *s = trim(line);
         if (!*s) continue;
-        if (config_line(in, s, path, lineno, sub, sizeof sub) != 0) {
+        if (config_line(s, path, lineno, fn, ctx, sub, sizeof sub) != 0) {
             set_err(err, errlen, "%s:%d: %s", path, lineno, sub);
             rc = -1;
         }
@@ -220,4 +221,33 @@ void tc_cost_set_today(tc_cost_inputs *in) {
     in->has_today = true;
     in->today_from_env = env && *env && end && !*end && errno == 0 && v >= 0;
     in->today_unix_s = in->today_from_env ? (int64_t)v : (int64_t)time(NULL);
+}
+
+/* A cost key set at rank config; comm-kernel is left to tc_config_comm_kernels. */
+static int cost_key(void *ctx, const char *key, const char *value, const char *origin, char *err, size_t errlen) {
+    if (strcasecmp(key, TC_CONFIG_COMM_KERNEL) == 0) return 0;
+    int r = tc_cost_set_option(ctx, key, value, TC_COST_SRC_CONFIG, origin, err, errlen);
+    if (r == 1) {
+        const char *hint = tc_cost_suggest_option(key);
+        set_err(err, errlen, "unknown key '%s'%s%s%s", key, hint ? " (did you mean '" : "",
+                hint ? hint : "", hint ? "'?)" : "");
+    }
+    return r == 0 ? 0 : -1;
+}
+
+int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen) {
+    return read_config(path, cost_key, in, err, errlen);
+}
+
+/* A comm-kernel key added to the patterns; every other key is the cost model's. */
+static int comm_key(void *ctx, const char *key, const char *value, const char *origin, char *err, size_t errlen) {
+    if (strcasecmp(key, TC_CONFIG_COMM_KERNEL) != 0) return 0;
+    char why[600];
+    if (tc_comm_patterns_add(ctx, value, why, sizeof why) == 0) return 0;
+    set_err(err, errlen, "%s (%s)", why, origin);
+    return -1;
+}
+
+int tc_config_comm_kernels(tc_comm_patterns *p, const char *path, char *err, size_t errlen) {
+    return read_config(path, comm_key, p, err, errlen);
 }

@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "analyzer/cost.h"
+#include "model/comm_kernels.h"
+
+/* The config-file key that is not a cost input: a --comm-kernel pattern (analyze and compare read
+ * it with tc_config_comm_kernels; the cost model's reader skips it). Repeatable. */
+#define TC_CONFIG_COMM_KERNEL "comm-kernel"
 
 /* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu"
  * and "config". Every one takes a value. */
@@ -45,7 +50,12 @@ void tc_cost_set_today(tc_cost_inputs *in);
 /* Reads `key = value` lines from path: keys as the flags without dashes (a leading "--" is
  * accepted), '#' starts a comment, blank lines are skipped, a value may be double-quoted. Values
  * get rank "config" and origin "config:PATH:LINE", so flags win over them whatever the order.
- * Returns 0, or -1 with "PATH:LINE: message" (or why the file cannot be read) in err; values
- * from lines before the bad one stay set. */
+ * comm-kernel keys are skipped (tc_config_comm_kernels reads them). Returns 0, or -1 with
+ * "PATH:LINE: message" (or why the file cannot be read) in err; values from lines before the bad
+ * one stay set. */
 int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen);
+
+/* The comm-kernel keys of the same config file, each added to p as a --comm-kernel pattern; other
+ * keys are skipped. 0, or -1 with "PATH:LINE: message" in err. */
+int tc_config_comm_kernels(tc_comm_patterns *p, const char *path, char *err, size_t errlen);
 #endif

@@ -1,5 +1,6 @@
 /* inputs.h: turns command-line operands (files, folders, glob patterns, "-") into the list of
- * trace paths of one job, and gives each loaded trace its rank. Owns the path list it returns. */
+ * trace paths of one job, gives each loaded trace its rank, checks that the traces can be one job,
+ * and groups them into profiler windows. Owns the path list it returns. */
 #ifndef TC_INPUTS_H
 #define TC_INPUTS_H
 #include <stdbool.h>
@@ -22,6 +23,21 @@ void tc_input_list_free(tc_input_list *l);
 int64_t tc_rank_from_name(const char *path);
 
 /* Assigns ranks to traces lacking distributedInfo.rank: the file name's rank, else the input
- * position. Returns 0, or -1 when two inputs end with the same rank (message names both). */
-int tc_inputs_assign_ranks(tc_trace *traces, size_t n, char *err, size_t errlen);
+ * position. Two inputs may end with the same rank: tc_inputs_windows decides what that means. */
+void tc_inputs_assign_ranks(tc_trace *traces, size_t n);
+
+/* Whether the traces can be the ranks of one job: every distributedInfo.world_size given is the
+ * same, and a process group (pg_config) listed by several inputs has the same members in each.
+ * Returns 0, or -1 with a message naming two files that disagree and their values. */
+int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errlen);
+
+/* Groups ranked traces into profiler windows (a file per rank per window, as
+ * tensorboard_trace_handler writes with schedule(repeat=N)): when no rank has two inputs, all are
+ * one window; else inputs are taken by their first GPU start on the epoch clock (input order when
+ * a trace has none) and an input joins the window being built unless its rank is in it already or
+ * it starts after that window's earliest end; then a new window begins. window_of[i] = the 0-based
+ * window of input i, oldest first. Returns the number of windows, or -1 with a message naming both
+ * files when two inputs of one rank overlap in time (the same rank given twice) or one of them has
+ * no epoch time to order them by. */
+long tc_inputs_windows(const tc_trace *traces, size_t n, size_t *window_of, char *err, size_t errlen);
 #endif

@@ -20,6 +20,7 @@ typedef struct {
     tc_trace *traces;
     tc_load_status *status;
     char (*msg)[600];
+    const tc_comm_patterns *comm; /* user comm-kernel patterns, NULL none */
     /* progress */
     bool progress;
     FILE *err;
@@ -73,6 +74,13 @@ static void load_one(void *arg, size_t i, int worker) {
     if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; return; }
     c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
                                     sizeof c->msg[i]);
+    if (c->status[i] == TC_LOAD_OK || c->status[i] == TC_LOAD_DAMAGED) {
+        tc_trace_note_spans(&c->traces[i]); /* for grouping and describing profiler windows (inputs.h) */
+        if (tc_trace_mark_user_comm(&c->traces[i], c->comm) < 0) {
+            c->status[i] = TC_LOAD_NO_MEMORY;
+            snprintf(c->msg[i], sizeof c->msg[i], "%s: out of memory", c->paths[i]);
+        }
+    }
     pthread_mutex_lock(&c->lock);
     c->done++;
     pthread_mutex_unlock(&c->lock);
@@ -95,6 +103,7 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     c.status = calloc(n ? n : 1, sizeof *c.status);
     c.msg = calloc(n ? n : 1, sizeof *c.msg);
     c.raw = calloc(n ? n : 1, sizeof *c.raw);
+    c.comm = opt->comm;
     c.progress = opt->progress;
     c.err = err;
     c.start = c.last_print = now_s();
@@ -121,13 +130,15 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     return 0;
 }
 
-int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt) {
+/* The usable inputs of lf (input order), every input's problem reported: traces move to *kept
+ * (lf's arrays freed). Returns TC_EXIT_OK, TC_EXIT_DAMAGED or TC_EXIT_NOTHING. */
+static int keep_usable(char *const *paths, tc_loaded_files *lf, const tc_load_options *opt, tc_trace **kept,
+                       size_t *n_kept) {
     FILE *err = opt->err ? opt->err : stderr;
     size_t n = lf->n;
-    /* report in input order, keep the usable traces */
     int rc = TC_EXIT_OK;
-    size_t kept = 0;
-    j->traces = calloc(n ? n : 1, sizeof *j->traces);
+    *n_kept = 0;
+    *kept = calloc(n ? n : 1, sizeof **kept);
     for (size_t i = 0; i < n; i++) {
         tc_trace *t = &lf->traces[i];
         bool keep = false;
@@ -154,21 +165,148 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
             keep = false;
             rc = TC_EXIT_DAMAGED;
         }
-        if (keep && j->traces) j->traces[kept++] = *t;
+        if (keep && *kept) (*kept)[(*n_kept)++] = *t;
         else tc_trace_free(t);
     }
-    j->n_traces = kept;
     free(lf->traces); free(lf->status); free(lf->msg);
     memset(lf, 0, sizeof *lf);
-    if (kept == 0) {
+    if (*n_kept == 0) {
         if (n > 1) fprintf(err, "tracecost: nothing to analyze: none of the %zu inputs holds usable GPU activity\n", n);
         return TC_EXIT_NOTHING;
     }
+    return rc;
+}
+
+/* The usable inputs, checked to be one job, ranked, grouped into profiler windows (inputs.h) and
+ * described (info: one per window). */
+typedef struct {
+    tc_trace *traces; size_t n;
+    size_t *window_of;            /* per trace: its window, 0-based, oldest first */
+    size_t n_windows;
+    tc_window_info *info;         /* per window */
+} grouped_inputs;
+
+static void grouped_free(grouped_inputs *g) {
+    for (size_t i = 0; g->traces && i < g->n; i++) tc_trace_free(&g->traces[i]);
+    free(g->traces); free(g->window_of); free(g->info);
+    memset(g, 0, sizeof *g);
+}
+
+static void describe_windows(grouped_inputs *g) {
+    for (size_t i = 0; i < g->n; i++) {
+        const tc_trace *t = &g->traces[i];
+        tc_window_info *w = &g->info[g->window_of[i]];
+        bool new_rank = true;
+        for (size_t k = 0; k < i; k++) new_rank &= !(g->window_of[k] == g->window_of[i] && g->traces[k].rank == t->rank);
+        w->files++;
+        w->ranks += new_rank;
+        if (t->has_steps) {
+            if (!w->has_steps || t->first_step < w->first_step) w->first_step = t->first_step;
+            if (!w->has_steps || t->last_step > w->last_step) w->last_step = t->last_step;
+            w->has_steps = true;
+        }
+        int64_t start, end;
+        if (tc_trace_epoch_span(t, &start, &end) && (!w->has_start || start < w->start_ns)) {
+            w->start_ns = start;
+            w->has_start = true;
+        }
+    }
+}
+
+static int group_inputs(char *const *paths, tc_loaded_files *lf, const tc_load_options *opt, grouped_inputs *g) {
+    FILE *err = opt->err ? opt->err : stderr;
+    memset(g, 0, sizeof *g);
+    int rc = keep_usable(paths, lf, opt, &g->traces, &g->n);
+    if (rc == TC_EXIT_NOTHING) return rc;
     char msg[1200];
-    if (tc_inputs_assign_ranks(j->traces, j->n_traces, msg, sizeof msg)) {
+    if (tc_inputs_check_job(g->traces, g->n, msg, sizeof msg)) {
         fprintf(err, "tracecost: %s\n", msg);
         return TC_EXIT_USAGE;
     }
+    tc_inputs_assign_ranks(g->traces, g->n);
+    g->window_of = calloc(g->n, sizeof *g->window_of);
+    long nw = g->window_of ? tc_inputs_windows(g->traces, g->n, g->window_of, msg, sizeof msg) : -1;
+    if (nw < 0) {
+        fprintf(err, "tracecost: %s\n", g->window_of ? msg : "out of memory");
+        return g->window_of ? TC_EXIT_USAGE : TC_EXIT_NOTHING;
+    }
+    g->n_windows = (size_t)nw;
+    g->info = calloc(g->n_windows, sizeof *g->info);
+    if (!g->info) { fprintf(err, "tracecost: out of memory\n"); return TC_EXIT_NOTHING; }
+    describe_windows(g);
+    return rc;
+}
+
+#define HOURS_APART_NS (INT64_C(3600) * 1000000000) /* inputs an hour apart or more get a warning */
+
+/* Window w of g into j: its traces move there (input order), the windows' description is copied,
+ * and a warning when its inputs start an hour or more apart on the epoch clock. 0, or -1 out of
+ * memory. */
+static int window_job(tc_job *j, grouped_inputs *g, size_t w) {
+    j->traces = calloc(g->n ? g->n : 1, sizeof *j->traces);
+    if (!j->traces) return -1;
+    const tc_trace *first = NULL, *last = NULL;
+    int64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->window_of[i] != w) continue;
+        tc_trace *t = &j->traces[j->n_traces++];
+        *t = g->traces[i];
+        memset(&g->traces[i], 0, sizeof g->traces[i]); /* moved */
+        int64_t start, end;
+        if (!tc_trace_epoch_span(t, &start, &end)) continue;
+        if (!first || start < lo) { first = t; lo = start; }
+        if (!last || start > hi) { last = t; hi = start; }
+    }
+    if (g->n_windows > 1) {
+        j->windows = malloc(g->n_windows * sizeof *j->windows);
+        if (!j->windows) return -1;
+        memcpy(j->windows, g->info, g->n_windows * sizeof *j->windows);
+        j->n_windows = g->n_windows;
+        j->window = w + 1;
+    }
+    if (first && hi - lo >= HOURS_APART_NS)
+        tc_job_warn(j, "%s (rank %lld) and %s (rank %lld) start %.1f hours apart: are they one run of one job? The waits, "
+                    "clock offsets and the straggler assume so", first->path, (long long)first->rank, last->path,
+                    (long long)last->rank, (double)(hi - lo) / 3.6e12);
+    return 0;
+}
+
+int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt) {
+    FILE *err = opt->err ? opt->err : stderr;
+    grouped_inputs g;
+    int rc = group_inputs(paths, lf, opt, &g);
+    if (rc != TC_EXIT_OK && rc != TC_EXIT_DAMAGED) { grouped_free(&g); return rc; }
+    size_t w = g.n_windows - 1; /* the most recent, unless --window K */
+    if (opt->window > 0 && (size_t)opt->window > g.n_windows) {
+        fprintf(err, "tracecost: --window %ld: the inputs hold %zu profiler window%s\n", opt->window, g.n_windows,
+                g.n_windows == 1 ? "" : "s");
+        grouped_free(&g);
+        return TC_EXIT_USAGE;
+    }
+    if (opt->window > 0) w = (size_t)opt->window - 1;
+    if (window_job(j, &g, w)) { fprintf(err, "tracecost: out of memory\n"); rc = TC_EXIT_NOTHING; }
+    grouped_free(&g);
+    return rc;
+}
+
+int tc_job_load_collect_all(tc_job **jobs, size_t *n_jobs, char *const *paths, tc_loaded_files *lf,
+                            const tc_load_options *opt) {
+    grouped_inputs g;
+    *jobs = NULL;
+    *n_jobs = 0;
+    int rc = group_inputs(paths, lf, opt, &g);
+    if (rc != TC_EXIT_OK && rc != TC_EXIT_DAMAGED) { grouped_free(&g); return rc; }
+    *jobs = calloc(g.n_windows, sizeof **jobs);
+    for (size_t w = 0; *jobs && w < g.n_windows; w++) {
+        tc_job_init(&(*jobs)[w]);
+        (*n_jobs)++;
+        if (window_job(&(*jobs)[w], &g, w)) break;
+    }
+    if (!*jobs || *n_jobs < g.n_windows || (*jobs)[g.n_windows - 1].n_traces == 0) {
+        fprintf(opt->err ? opt->err : stderr, "tracecost: out of memory\n");
+        rc = TC_EXIT_NOTHING;
+    }
+    grouped_free(&g);
     return rc;
 }
 
@@ -176,4 +314,12 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
     tc_loaded_files lf;
     if (tc_job_parse_files(paths, n, opt, &lf)) return TC_EXIT_NOTHING;
     return tc_job_load_collect(j, paths, &lf, opt);
+}
+
+int tc_job_load_all(tc_job **jobs, size_t *n_jobs, char *const *paths, size_t n, const tc_load_options *opt) {
+    tc_loaded_files lf;
+    *jobs = NULL;
+    *n_jobs = 0;
+    if (tc_job_parse_files(paths, n, opt, &lf)) return TC_EXIT_NOTHING;
+    return tc_job_load_collect_all(jobs, n_jobs, paths, &lf, opt);
 }

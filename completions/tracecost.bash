@@ -9,7 +9,8 @@ _tracecost() {
     prev=""
     [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
     local commands="analyze compare cost gpus record help"
-    local gpus="a100-pcie a100-sxm b200 h100-pcie h100-sxm h200 h200-nvl l40s mi250x mi300x v100-sxm2"
+    local gpus="a100-pcie a100-sxm a800-pcie a800-sxm b200 b300 gb300 h100-pcie h100-sxm h20 h200 h200-nvl h800 l40s
+        mi210 mi250x mi300x mi325x mi355x v100-sxm2"
     local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
         --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
         --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
@@ -32,12 +33,13 @@ _tracecost() {
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node) COMPREPLY=(); return 0 ;;
+            --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
+            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node|--comm-kernel) COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
-                --gpu --config --model-flops-per-step --params --tokens-per-step --gpus-per-node --no-cost" -- "$cur"))
+                --gpu --config --model-flops-per-step --params --tokens-per-step --gpus-per-node --no-cost --comm-kernel --window" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
@@ -47,7 +49,7 @@ _tracecost() {
         case "$prev" in
             --json|--html|--config|--b-config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu|--b-gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node)
+            -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node|--comm-kernel)
                 COMPREPLY=(); return 0 ;;
         esac
         local b_opts="" o
@@ -55,7 +57,7 @@ _tracecost() {
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
-                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --quiet -q --help -h
+                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --comm-kernel --quiet -q --help -h
                 $cost_value_opts --gpu --config $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results

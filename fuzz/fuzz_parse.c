@@ -120,7 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     j.n_traces = kept;
     char msg[1200];
-    if (kept > 0 && tc_inputs_assign_ranks(j.traces, j.n_traces, msg, sizeof msg) == 0) {
+    size_t window_of[2];
+    for (size_t i = 0; i < kept; i++) tc_trace_note_spans(&j.traces[i]);
+    if (kept > 0) tc_inputs_assign_ranks(j.traces, j.n_traces);
+    /* as tc_job_load does: the inputs must be one job, and two of one rank are only analyzed apart */
+    if (kept > 0 && tc_inputs_check_job(j.traces, j.n_traces, msg, sizeof msg) == 0 &&
+        tc_inputs_windows(j.traces, j.n_traces, window_of, msg, sizeof msg) == 1) {
         tc_analyze_options opt = {.bound_threshold = 0.15, .jobs = 1};
         if (tc_job_analyze(&j, &opt) == 0) {
             char *buf = NULL;

@@ -25,6 +25,7 @@ const tc_gpu_spec *tc_gpu_at(size_t i) { return i < CATALOG_LEN ? &catalog[i] : 
  * everything else one character, case-insensitively. */
 static bool glob_prefix(const char *pat, const char *pat_end, const char *text) {
     while (pat < pat_end) {
+        if (*pat == '$' && pat + 1 == pat_end) return *text == 0; /* a final '$': the name ends here */
         if (*pat == '*') {
             pat++;
             if (pat == pat_end) return true;
@@ -93,6 +94,16 @@ const tc_gpu_spec *tc_gpu_find_by_id(const char *id_or_name) {
     return tc_gpu_find_by_device_name(id_or_name);
 }
 
+#define UNSOURCED_NOTE "the catalog has no sourced peak FLOP/s of this GPU for this data type: unknown"
+
+/* The peak of dtype `to` standing in for a format the GPU lacks (note: why); unknown when that
+ * figure is unsourced. */
+static double fallback_peak(const tc_gpu_spec *gpu, tc_dtype to, const char *why, const char **note) {
+    double tf = gpu->peak_tflops[to];
+    if (note) *note = tf < 0 ? UNSOURCED_NOTE : why;
+    return tf > 0 ? tf * 1e12 : 0;
+}
+
 double tc_gpu_peak_flops(const tc_gpu_spec *gpu, tc_dtype dtype, const char **note) {
     if (note) *note = NULL;
     if (!gpu) {
@@ -105,25 +116,23 @@ double tc_gpu_peak_flops(const tc_gpu_spec *gpu, tc_dtype dtype, const char **no
     }
     double tf = gpu->peak_tflops[dtype];
     if (tf > 0) return tf * 1e12;
+    if (tf < 0) { /* TC_GPU_UNSOURCED: no vendor figure found, so no peak rather than a guess */
+        if (note) *note = UNSOURCED_NOTE;
+        return 0;
+    }
     switch (dtype) {
     case TC_DTYPE_TF32:
-        if (note) *note = "this GPU has no TF32 tensor cores: using its FP32 peak";
-        return gpu->peak_tflops[TC_DTYPE_FP32] * 1e12;
+        return fallback_peak(gpu, TC_DTYPE_FP32, "this GPU has no TF32 tensor cores: using its FP32 peak", note);
     case TC_DTYPE_BF16:
-        if (note) *note = "this GPU has no BF16 tensor cores: using its FP32 peak";
-        return gpu->peak_tflops[TC_DTYPE_FP32] * 1e12;
+        return fallback_peak(gpu, TC_DTYPE_FP32, "this GPU has no BF16 tensor cores: using its FP32 peak", note);
     case TC_DTYPE_FP16:
-        if (note) *note = "this GPU has no FP16 tensor cores: using its FP32 peak";
-        return gpu->peak_tflops[TC_DTYPE_FP32] * 1e12;
+        return fallback_peak(gpu, TC_DTYPE_FP32, "this GPU has no FP16 tensor cores: using its FP32 peak", note);
     case TC_DTYPE_FP8:
-        if (gpu->peak_tflops[TC_DTYPE_FP16] > 0) {
-            if (note) *note = "this GPU has no FP8 tensor cores: using its FP16 peak";
-            return gpu->peak_tflops[TC_DTYPE_FP16] * 1e12;
-        }
-        if (note) *note = "this GPU has no FP8 or FP16 tensor cores: using its FP32 peak";
-        return gpu->peak_tflops[TC_DTYPE_FP32] * 1e12;
+        if (gpu->peak_tflops[TC_DTYPE_FP16] != 0)
+            return fallback_peak(gpu, TC_DTYPE_FP16, "this GPU has no FP8 tensor cores: using its FP16 peak", note);
+        return fallback_peak(gpu, TC_DTYPE_FP32, "this GPU has no FP8 or FP16 tensor cores: using its FP32 peak", note);
     default:
-        /* FP32 is required for every entry (test_gpu_catalog checks it). */
+        /* FP32 is required for every entry, sourced or marked unsourced (test_gpu_catalog checks it). */
         if (note) *note = "the catalog has no FP32 peak for this GPU";
         return 0;
     }

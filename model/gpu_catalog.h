@@ -19,11 +19,16 @@ typedef enum {
     TC_DTYPE_COUNT
 } tc_dtype;
 
+/* A peak in gpus.def that no vendor figure could be found for: unknown, so MFU against it is
+ * unknown too (never a guess). tc_gpu_peak_flops gives 0 with a note for it. */
+#define TC_GPU_UNSOURCED (-1.0)
+
 typedef struct tc_gpu_spec {
     const char *id;                 /* short name for --gpu, e.g. "h100-sxm" */
     const char *name;               /* display name, e.g. "NVIDIA H100 SXM 80GB" */
     const char *patterns;           /* '|'-separated device-name patterns (see gpus.def) */
-    double peak_tflops[TC_DTYPE_COUNT]; /* dense peak per dtype, TFLOP/s (1e12 FLOP/s); 0 = unsupported */
+    double peak_tflops[TC_DTYPE_COUNT]; /* dense peak per dtype, TFLOP/s (1e12 FLOP/s); 0 = unsupported,
+                                     * TC_GPU_UNSOURCED = unknown */
     double mem_bandwidth_GBps;      /* memory bandwidth, GB/s (1e9 bytes/s) */
     double tdp_W;                   /* board power limit, W */
     const char *flops_source;       /* origin of peak_tflops */
@@ -49,7 +54,8 @@ const tc_gpu_spec *tc_gpu_find_by_device_name(const char *device_name);
  * else a device name as a trace writes it (tc_gpu_find_by_device_name). NULL when unknown. */
 const tc_gpu_spec *tc_gpu_find_by_id(const char *id_or_name);
 
-/* Peak FLOP/s (not TFLOP/s) of gpu for dtype. When the GPU lacks hardware support for dtype, the
+/* Peak FLOP/s (not TFLOP/s) of gpu for dtype. When the figure is TC_GPU_UNSOURCED (or the
+ * fallback below would use one), 0 with a note saying it is unknown. When the GPU lacks hardware support for dtype, the
  * peak it falls back to is returned and *note (if note is non-NULL) is set to a static sentence
  * saying so: TF32, BF16 and FP16 fall back to the FP32 peak (no tensor cores for that format: the
  * work runs on the FP32 units or is converted); FP8 falls back to the FP16 peak (FP8 tensors are

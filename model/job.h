@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "base/status.h"
 #include "breakdown.h"
+#include "comm_kernels.h"
 #include "gpu_catalog.h"
 #include "trace.h"
 
@@ -185,6 +186,10 @@ typedef struct {
     bool has_hfu;
     double hfu;               /* Σ ranks' flops/peak over Σ ranks' windows */
     char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
+    /* comm kernels over all ranks by what made them comm (tc_comm_lib: a library of
+     * comm_kernels.def, collective args, a --comm-kernel pattern) */
+    uint64_t comm_kernels[TC_COMM_LIB_COUNT];   /* launches */
+    int64_t comm_kernel_ns[TC_COMM_LIB_COUNT];  /* summed durations, ns (a sum, not a union) */
 } tc_summary;
 
 /* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers
@@ -288,6 +293,17 @@ typedef struct {
     int64_t gpus_per_node;    /* --gpus-per-node G: rank r is on node r / G (nodes.h); 0 = unset */
 } tc_analyze_options;
 
+/* One profiler window of the inputs (tensorboard_trace_handler writes a file per rank per window:
+ * cli/inputs.h groups them). */
+typedef struct {
+    size_t files;             /* inputs in the window */
+    size_t ranks;             /* distinct ranks among them */
+    bool has_steps;
+    int64_t first_step, last_step; /* lowest and highest ProfilerStep#N of its inputs */
+    bool has_start;
+    int64_t start_ns;         /* its earliest GPU start, ns on the epoch clock (tc_trace_epoch_span) */
+} tc_window_info;
+
 typedef struct {
     tc_trace *traces; size_t n_traces;      /* by input order */
     tc_rank_result *ranks; size_t n_ranks;  /* sorted by rank */
@@ -298,6 +314,9 @@ typedef struct {
     tc_kernel_agg *kernel_aggs; size_t n_kernel_aggs; /* every GPU event name and kind, by summed time
                                                        * (kernel_aggs.h), for the HTML report */
     char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
+    tc_window_info *windows; size_t n_windows; /* the inputs' profiler windows, oldest first; 0 when
+                                                * they hold one (set by whoever loads the job) */
+    size_t window;            /* the window this job is, 1-based; 0 when the inputs hold one */
 } tc_job;
 
 void tc_job_init(tc_job *j);

@@ -177,13 +177,11 @@ const char *tc_trace_str(const tc_trace *t, uint32_t id) { return tc_strtab_get(
 
 const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
     for (size_t i = 0; i < t->n_devices; i++)
-        if (t->devices[i].id == device) return tc_trace_str(t, t->devices[i].name);
+        if (t->devices[i].id == device) {
+            const char *name = tc_trace_str(t, t->devices[i].name);
+            return *name ? name : NULL;
+        }
     return NULL;
-}
-
-bool tc_is_comm_kernel_name(const char *name) {
-    if (strncmp(name, "nccl", 4) == 0 || strncmp(name, "rccl", 4) == 0) return true;
-    return strstr(name, "ncclKernel") != NULL || strstr(name, "ncclDevKernel") != NULL;
 }
 
 static int cmp_launch(const void *a, const void *b) {
@@ -216,6 +214,34 @@ const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
         if (t->launches[mid].correlation < corr) lo = mid + 1; else hi = mid;
     }
     return (lo < t->n_launches && t->launches[lo].correlation == corr) ? &t->launches[lo] : NULL;
+}
+
+void tc_trace_note_spans(tc_trace *t) {
+    t->has_gpu_span = t->n_gpu > 0;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        int64_t s = t->gpu[e].start_ns, end = s + t->gpu[e].dur_ns;
+        if (e == 0 || s < t->gpu_first_ns) t->gpu_first_ns = s;
+        if (e == 0 || end > t->gpu_last_ns) t->gpu_last_ns = end;
+    }
+    t->has_steps = false;
+    for (size_t s = 0; s < t->n_cpu_steps + t->n_gpu_steps; s++) {
+        int64_t num = s < t->n_cpu_steps ? t->cpu_steps[s].number : t->gpu_steps[s - t->n_cpu_steps].number;
+        if (num < 0) continue;
+        if (!t->has_steps || num < t->first_step) t->first_step = num;
+        if (!t->has_steps || num > t->last_step) t->last_step = num;
+        t->has_steps = true;
+    }
+}
+
+#define EPOCH_2001_NS INT64_C(978307200000000000) /* times from here on read as epoch */
+
+bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end) {
+    if (!t->has_gpu_span) return false;
+    int64_t base = t->has_base ? t->base_ns : 0;
+    if (!t->has_base && t->gpu_first_ns < EPOCH_2001_NS) return false;
+    *start = base + t->gpu_first_ns;
+    *end = base + t->gpu_last_ns;
+    return true;
 }
 
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

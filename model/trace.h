@@ -26,7 +26,8 @@ typedef struct {
     uint32_t coll;        /* index into tc_trace.colls, TC_NONE when not a collective with args */
     int32_t device;       /* pid as device index, -1 when not numeric */
     uint8_t kind;         /* tc_gpu_kind */
-    uint8_t is_comm;      /* 1 = communication kernel (see tc_is_comm_kernel_name) */
+    uint8_t is_comm;      /* its tc_comm_lib (comm_kernels.h): 0 = not communication, else what made
+                           * it communication (a library of comm_kernels.def, its args, a user pattern) */
     uint16_t reserved;
 } tc_gpu_event;
 
@@ -75,6 +76,14 @@ typedef struct {
     uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
 } tc_cpu_op;
 
+/* A process group of distributedInfo.pg_config: who is in it, to check that inputs are one job. */
+typedef struct {
+    uint32_t name;  /* strtab id of pg_name; TC_NONE unknown */
+    uint32_t ranks; /* strtab id of its ranks as "0,1,2,3" (from a list or a "[0, 1]" string); TC_NONE
+                     * unknown (absent, or a string that is not a plain list) */
+    int64_t size;   /* pg_size, ranks; -1 unknown */
+} tc_pg_config;
+
 typedef struct {
     int64_t id;    /* device index */
     uint32_t name; /* strtab id */
@@ -95,9 +104,14 @@ typedef struct {
     int64_t world_size;      /* distributedInfo.world_size, -1 unknown */
     uint32_t backend;        /* strtab id, TC_NONE unknown */
     bool record_shapes;      /* top-level record_shapes was true */
+    /* noted at load (tc_trace_note_spans), so an MPI skeleton keeps them for all its events */
+    bool has_gpu_span;       /* gpu_first_ns/gpu_last_ns set */
+    int64_t gpu_first_ns, gpu_last_ns; /* trace ns: first GPU start, last GPU end */
+    bool has_steps;          /* first_step/last_step set */
+    int64_t first_step, last_step; /* lowest and highest N of its ProfilerStep#N spans (CPU or GPU) */
 
     /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
-     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices) */
+     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs) */
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve) type *field; size_t count, cap;
 #include "trace_arrays.def"
 
@@ -139,9 +153,17 @@ bool tc_trace_refs_valid(const tc_trace *t);
  * counted; dropped out of memory. */
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
+/* Sets the span fields: the GPU span from gpu[] (none when empty) and the step numbers of the
+ * ProfilerStep spans (none without a numbered one). */
+void tc_trace_note_spans(tc_trace *t);
+/* The GPU span on the epoch clock (ns since 1970): base + span when the trace has a base time,
+ * else the span itself when it reads as epoch time (after 2001, as PyTorch <= 2.3 writes); false
+ * when the trace has no span or no absolute time. */
+bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
-/* Device name for a device index, NULL when deviceProperties did not list it. */
+/* Device name for a device index, NULL when deviceProperties did not list it or gave no name
+ * (an absent or empty "name"). */
 const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 
 /* Sorts launches by (correlation, ts) and indexes them so tc_trace_find_launch can find them; a
@@ -149,7 +171,4 @@ const char *tc_trace_device_name(const tc_trace *t, int64_t device);
 void tc_trace_sort_launches(tc_trace *t);
 /* The first launch with this correlation id (launches sorted), NULL when none. */
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t correlation);
-
-/* True when a kernel name is an NCCL/RCCL communication kernel (every generation: docs/definitions.md). */
-bool tc_is_comm_kernel_name(const char *name);
 #endif

@@ -8,6 +8,7 @@
  * never holds more than one event. */
 #include "chrome_trace.h"
 #include "base/util.h"
+#include "model/comm_kernels.h"
 #include "model/ops.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,8 +32,9 @@
 /* Frames before F_DIMS are objects or arrays whose scalars only matter under a known key
  * (on_scalar_text relies on the order). */
 typedef enum {
-    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO,
-    F_DIMS, F_DIM, F_TYPES, F_CONCRETE /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
+    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO, F_PGCONFS, F_PGCONF,
+    F_DIMS, F_DIM, F_TYPES, F_CONCRETE, /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
+    F_PGRANKS /* a pg_config entry's "ranks" list */
 } frame_kind;
 
 typedef enum {
@@ -45,7 +47,9 @@ typedef enum {
     K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
     K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
     /* deviceProperties entry / distributedInfo */
-    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND
+    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND, K_PG_CONFIG,
+    /* distributedInfo.pg_config entry */
+    K_PGC_NAME, K_PGC_SIZE, K_PGC_RANKS
 } key_kind;
 
 typedef enum {
@@ -100,6 +104,11 @@ struct tc_ct_parser {
     /* device entry being read */
     int64_t dev_id; bool dev_has_id;
     small_str dev_name;
+    /* pg_config entry being read: its ranks as "0,1,2" in pgc_ranks (pgc_len bytes) */
+    small_str pgc_name;
+    int64_t pgc_size;
+    char *pgc_ranks; size_t pgc_len, pgc_cap;
+    bool pgc_has_ranks, pgc_bad_ranks;
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
@@ -121,6 +130,9 @@ struct tc_ct_parser {
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
     uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
+    /* the comm-kernel catalog's verdict per kernel-name string id (tc_comm_kernel_lib + 1; 0 =
+     * not looked up yet): each distinct name is matched once */
+    uint8_t *comm_of; size_t comm_of_cap;
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -178,6 +190,17 @@ static num_state parse_scaled(const char *s, size_t len, int scale, int64_t *out
     return NUM_OK;
 }
 
+/* A signed time ("ts"): as parse_scaled, and a leading '-' is kept: relative times before
+ * baseTimeNanoseconds are negative (Chrome-trace allows it: a GPU event recorded just before the
+ * profiler's base). Only a negative "dur" is unusable. */
+static num_state parse_scaled_signed(const char *s, size_t len, int scale, int64_t *out) {
+    bool neg = len > 0 && s[0] == '-';
+    num_state st = parse_scaled(neg ? s + 1 : s, neg ? len - 1 : len, scale, out);
+    if (neg && st == NUM_NEGATIVE) return NUM_NOT_NUMERIC; /* "--5" */
+    if (neg && st == NUM_OK) *out = -*out;
+    return st;
+}
+
 /* Signed integer from text (fractions rounded); false when unusable. */
 static bool parse_int(const char *s, size_t len, int64_t *out) {
     bool neg = len > 0 && s[0] == '-';
@@ -221,6 +244,7 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
     case F_TOP:
         if (KEY_IS("traceEvents")) return K_TRACE_EVENTS;
         if (KEY_IS("deviceProperties")) return K_DEVICE_PROPERTIES;
+        if (KEY_IS("computeProperties")) return K_DEVICE_PROPERTIES; /* its name in 2021 Kineto */
         if (KEY_IS("distributedInfo")) return K_DISTRIBUTED_INFO;
         if (KEY_IS("baseTimeNanoseconds")) return K_BASE_TIME;
         if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
@@ -266,6 +290,12 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("rank")) return K_RANK;
         if (KEY_IS("world_size")) return K_WORLD_SIZE;
         if (KEY_IS("backend")) return K_BACKEND;
+        if (KEY_IS("pg_config")) return K_PG_CONFIG;
+        return K_OTHER;
+    case F_PGCONF:
+        if (KEY_IS("pg_name")) return K_PGC_NAME;
+        if (KEY_IS("pg_size")) return K_PGC_SIZE;
+        if (KEY_IS("ranks")) return K_PGC_RANKS;
         return K_OTHER;
     default:
         return K_OTHER;
@@ -361,6 +391,18 @@ static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
         p->oom = true;
 }
 
+/* The comm-kernel catalog's library for a kernel name (comm_kernels.h), looked up once per name. */
+static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
+    tc_trace *t = p->t;
+    size_t old = p->comm_of_cap;
+    if (name_id >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, (size_t)name_id + 1, 1) == 0)
+        memset(p->comm_of + old, 0, p->comm_of_cap - old);
+    if (name_id < p->comm_of_cap && p->comm_of[name_id]) return (uint8_t)(p->comm_of[name_id] - 1);
+    uint8_t lib = tc_comm_kernel_lib(tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id));
+    if (name_id < p->comm_of_cap) p->comm_of[name_id] = (uint8_t)(lib + 1);
+    return lib;
+}
+
 static void finish_event(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
     tc_trace *t = p->t;
@@ -399,7 +441,8 @@ static void finish_event(tc_ct_parser *p) {
         g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
         g.coll = TC_NONE;
         if (g.kind == TC_GPU_KERNEL) {
-            g.is_comm = ev->coll_name.set || tc_is_comm_kernel_name(tc_trace_str(t, g.name));
+            g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name);
+            if (!g.is_comm && ev->coll_name.set) g.is_comm = TC_COMM_ARGS;
             if (ev->coll_name.set) {
                 tc_coll_args c;
                 memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
@@ -442,6 +485,41 @@ static void finish_event(tc_ct_parser *p) {
     }
 }
 
+/* ---- distributedInfo.pg_config -------------------------------------------------------------- */
+
+/* Appends rank v to the entry's "0,1,2" text. */
+static void pgc_add_rank(tc_ct_parser *p, int64_t v) {
+    char num[24];
+    int n = snprintf(num, sizeof num, "%s%lld", p->pgc_len ? "," : "", (long long)v);
+    if (n < 0 || tc_grow((void **)&p->pgc_ranks, &p->pgc_cap, p->pgc_len + (size_t)n + 1, 1)) { p->oom = true; return; }
+    memcpy(p->pgc_ranks + p->pgc_len, num, (size_t)n + 1);
+    p->pgc_len += (size_t)n;
+}
+
+/* "ranks" written as a string ("[0, 1]", on-demand traces): its numbers; anything else in it (a
+ * cut "...") leaves the ranks unknown. */
+static void pgc_ranks_text(tc_ct_parser *p, const char *s, size_t len) {
+    p->pgc_has_ranks = true;
+    p->pgc_len = 0;
+    for (size_t i = 0; i < len && !p->pgc_bad_ranks;) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            int64_t v = 0;
+            while (i < len && s[i] >= '0' && s[i] <= '9' && v < 100000000) v = v * 10 + (s[i++] - '0');
+            pgc_add_rank(p, v);
+        } else if (s[i] == ' ' || s[i] == ',' || s[i] == '[' || s[i] == ']') i++;
+        else p->pgc_bad_ranks = true;
+    }
+}
+
+/* The pg_config entry read: one tc_pg_config record. */
+static void pgc_finish(tc_ct_parser *p) {
+    tc_trace *t = p->t;
+    tc_pg_config g = {TC_NONE, TC_NONE, p->pgc_size};
+    if (p->pgc_name.set) g.name = tc_strtab_intern(t->strings, p->pgc_name.text, p->pgc_name.len);
+    if (p->pgc_has_ranks && !p->pgc_bad_ranks) g.ranks = tc_strtab_intern(t->strings, p->pgc_len ? p->pgc_ranks : "", p->pgc_len);
+    if (TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g)) p->oom = true;
+}
+
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
@@ -481,7 +559,7 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
             ev->pid_numeric = parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
             break;
         case K_TID: small_set(&ev->tid, s, len); break;
-        case K_TS: ev->ts_state = parse_scaled(c, len, 3, &ev->ts_ns); break;
+        case K_TS: ev->ts_state = parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
         case K_DUR: ev->dur_state = parse_scaled(c, len, 3, &ev->dur_ns); break;
         default: break;
         }
@@ -537,6 +615,16 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         if (k == K_ID) p->dev_has_id = parse_int(c, len, &p->dev_id);
         else if (k == K_NAME) small_set(&p->dev_name, s, len);
         break;
+    case F_PGCONF:
+        if (k == K_PGC_NAME) small_set(&p->pgc_name, s, len);
+        else if (k == K_PGC_SIZE) { if (!parse_int(c, len, &p->pgc_size)) p->pgc_size = -1; }
+        else if (k == K_PGC_RANKS && is_string) pgc_ranks_text(p, c, len);
+        break;
+    case F_PGRANKS: {
+        int64_t v;
+        if (!is_string && parse_int(c, len, &v) && v >= 0) pgc_add_rank(p, v); else p->pgc_bad_ranks = true;
+        break;
+    }
     case F_DISTINFO:
         if (k == K_RANK) { int64_t v; if (parse_int(c, len, &v) && v >= 0) t->rank = v; }
         else if (k == K_WORLD_SIZE) { int64_t v; if (parse_int(c, len, &v) && v > 0) t->world_size = v; }
@@ -583,6 +671,11 @@ static int cb_start_map(void *ctx) {
         p->dev_has_id = false;
         p->dev_name.set = false;
         push(p, F_DEVPROP);
+    } else if (fk == F_PGCONFS) {
+        p->pgc_name.set = p->pgc_has_ranks = p->pgc_bad_ranks = false;
+        p->pgc_size = -1;
+        p->pgc_len = 0;
+        push(p, F_PGCONF);
     } else push(p, F_SKIP);
     return 1;
 }
@@ -591,10 +684,12 @@ static int cb_end_map(void *ctx) {
     tc_ct_parser *p = ctx;
     frame_kind fk = top_kind(p);
     if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; }
+    else if (fk == F_PGCONF) pgc_finish(p);
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
         tc_device d = {.id = p->dev_id,
-                       .name = p->dev_name.set ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
+                       .name = p->dev_name.set && p->dev_name.len > 0 /* "" is no name */
+                                   ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
         if (TC_PUSH(t->devices, t->n_devices, t->cap_devices, d)) p->oom = true;
     }
     if (p->depth > 0) p->depth--;
@@ -612,6 +707,8 @@ static int cb_start_array(void *ctx) {
     key_kind k = top_key(p);
     if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
+    else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFS);
+    else if (fk == F_PGCONF && k == K_PGC_RANKS) { p->pgc_has_ranks = true; p->pgc_len = 0; push(p, F_PGRANKS); }
     else if (fk == F_ARGS && k == K_INPUT_DIMS) {
         p->shapes.n_inputs = 0;
         p->has_dims = true;
@@ -675,6 +772,8 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
+    free(p->comm_of);
+    free(p->pgc_ranks);
     free(p);
 }
 
@@ -897,7 +996,7 @@ static bool event_only_counts(const char *b, const span *ph, const span *cat, co
     /* a complete event whose times are unusable is counted as skipped, with its reason: yajl's */
     int64_t t0, d;
     if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return false;
-    if (parse_scaled(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
+    if (parse_scaled_signed(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
         return false;
     return t0 <= INT64_MAX - d;
 }
@@ -1099,8 +1198,9 @@ static void summarize_skips(tc_ct_parser *p) {
     if (p->skip_missing_ts) tc_trace_warn(t, "skipped %llu complete events without \"ts\"", (unsigned long long)p->skip_missing_ts);
     if (p->skip_missing_dur) tc_trace_warn(t, "skipped %llu complete events without \"dur\"", (unsigned long long)p->skip_missing_dur);
     for (int s = NUM_NOT_NUMERIC; s <= NUM_OVERFLOW; s++)
-        if (p->skip_bad_number[s])
-            tc_trace_warn(t, "skipped %llu events with %s \"ts\" or \"dur\"", (unsigned long long)p->skip_bad_number[s], why[s]);
+        if (p->skip_bad_number[s]) /* a negative "ts" is kept: only "dur" can be negative here */
+            tc_trace_warn(t, "skipped %llu events with %s %s", (unsigned long long)p->skip_bad_number[s], why[s],
+                          s == NUM_NEGATIVE ? "\"dur\"" : "\"ts\" or \"dur\"");
     if (p->long_strings)
         tc_trace_warn(t, "cut %llu strings longer than %u bytes (%llu bytes not read)", (unsigned long long)p->long_strings,
                       STR_CAP, (unsigned long long)p->dropped_bytes);

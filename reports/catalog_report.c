@@ -5,9 +5,10 @@
 #include "textfmt.h"
 #include <string.h>
 
-/* Writes a TFLOP/s cell: "-" for unsupported, otherwise up to one decimal. */
+/* Writes a TFLOP/s cell: "-" for unsupported, "?" for unsourced, otherwise up to one decimal. */
 static void print_tflops(FILE *out, double v) {
-    if (v <= 0) fprintf(out, " %6s", "-");
+    if (v < 0) fprintf(out, " %6s", "?");
+    else if (v == 0) fprintf(out, " %6s", "-");
     else if (v >= 10000) fprintf(out, " %6.0f", v);
     else fprintf(out, " %6.1f", v);
 }
@@ -30,7 +31,8 @@ void tc_gpu_catalog_print(FILE *out) {
     fputc('\n', out);
     tc_term_wrap(out,
                 "Dense (non-sparse) peaks. '-' = no hardware support: TF32, BF16 and FP16 then "
-                "count against the FP32 peak, FP8 against the FP16 peak. Prices are dated defaults; "
+                "count against the FP32 peak, FP8 against the FP16 peak. '?' = no vendor figure "
+                "found: unknown, so no MFU against it. Prices are dated defaults; "
                 "override them with --price-per-gpu-hour and --purchase-per-gpu. [REF] marks "
                 "figures from the vendors' datasheets and from published 2024-2026 price sources; "
                 "each entry below names its source. Pick a GPU with --gpu ID.",

@@ -862,11 +862,32 @@ static void section_timeline(hr *h) {
 }
 
 /* ------------------------------------------------------------------ collectives */
+/* Where the communication came from, when some of it is not NCCL's or RCCL's (as the terminal). */
+static void comm_libraries(hr *h) {
+    const tc_summary *sm = &h->j->summary;
+    bool other = false;
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++)
+        other |= sm->comm_kernels[lib] && lib != TC_COMM_NCCL && lib != TC_COMM_RCCL && lib != TC_COMM_ARGS;
+    if (!other) return;
+    put(h, "<p class=\"note\" id=\"comm-libraries\">Communication kernels by library (docs/definitions.md lists the "
+           "kernels recognised):");
+    const char *sep = " ";
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++) {
+        if (!sm->comm_kernels[lib]) continue;
+        put(h, sep);
+        esc(h, tc_comm_lib_name(lib));
+        pf(h, " %llu (%.3f ms)", (unsigned long long)sm->comm_kernels[lib], (double)sm->comm_kernel_ns[lib] / 1e6);
+        sep = ", ";
+    }
+    put(h, ".</p>\n");
+}
+
 static void section_collectives(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
     char a[40], b[40];
     put(h, "<section id=\"collectives\">\n<h2>Collectives and bus bandwidth</h2>\n");
+    comm_libraries(h);
     if (!j->n_colls) {
         put(h, "<p class=\"note\">No collective was matched across ranks");
         if (j->n_ranks < 2) put(h, " (matching needs two or more ranks of the job)");

@@ -173,6 +173,44 @@ static void summary(jw *w, const tc_job *j) {
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
     basis(w, sm);
     nodes(w, sm);
+    jw_key(w, "comm_libraries");
+    jw_array_begin(w);
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++) {
+        if (!sm->comm_kernels[lib]) continue;
+        jw_object_begin(w);
+        jw_key(w, "library"); jw_string(w, tc_comm_lib_name(lib));
+        jw_key(w, "kernels"); jw_uint(w, sm->comm_kernels[lib]);
+        jw_key(w, "time_us"); jw_ns_as_us(w, sm->comm_kernel_ns[lib]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
+/* Key profiler_windows: null when the inputs hold one window; else which one this is and every
+ * window's files, ranks, steps and start (from the oldest's). */
+static void profiler_windows(jw *w, const tc_job *j) {
+    jw_key(w, "profiler_windows");
+    if (j->n_windows < 2) { jw_null(w); return; }
+    jw_object_begin(w);
+    jw_key(w, "analyzed"); jw_uint(w, j->window);
+    jw_key(w, "count"); jw_uint(w, j->n_windows);
+    jw_key(w, "list");
+    jw_array_begin(w);
+    for (size_t k = 0; k < j->n_windows; k++) {
+        const tc_window_info *wi = &j->windows[k];
+        jw_object_begin(w);
+        jw_key(w, "index"); jw_uint(w, k + 1);
+        jw_key(w, "files"); jw_uint(w, wi->files);
+        jw_key(w, "ranks"); jw_uint(w, wi->ranks);
+        jw_key(w, "first_step"); if (wi->has_steps) jw_int(w, wi->first_step); else jw_null(w);
+        jw_key(w, "last_step"); if (wi->has_steps) jw_int(w, wi->last_step); else jw_null(w);
+        jw_key(w, "start_offset_us");
+        if (wi->has_start && j->windows[0].has_start) jw_ns_as_us(w, wi->start_ns - j->windows[0].start_ns);
+        else jw_null(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
     jw_object_end(w);
 }
 
@@ -204,6 +242,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
     jw_object_begin(&w);
     jw_key(&w, "schema"); jw_string(&w, TC_SCHEMA);
     jw_key(&w, "tool_version"); jw_string(&w, TC_VERSION);
+    profiler_windows(&w, j);
     inputs(&w, j);
     ranks(&w, j);
     summary(&w, j);

@@ -64,6 +64,47 @@ static void actions(const tw *t, const tc_job *j) {
     }
 }
 
+/* A note naming where the communication came from, when some of it is not NCCL's or RCCL's (those
+ * kernels were compute before the catalog knew them: docs/definitions.md). */
+static void comm_libraries_note(const tw *t, const tc_summary *sm) {
+    bool other = false;
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++)
+        other |= sm->comm_kernels[lib] && lib != TC_COMM_NCCL && lib != TC_COMM_RCCL && lib != TC_COMM_ARGS;
+    if (!other) return;
+    char line[1200];
+    size_t n = (size_t)snprintf(line, sizeof line, "note: communication kernels by library:");
+    const char *sep = " ";
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT && n < sizeof line; lib++) {
+        if (!sm->comm_kernels[lib]) continue;
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %llu (%.3f ms)", sep, tc_comm_lib_name(lib),
+                              (unsigned long long)sm->comm_kernels[lib], ms(sm->comm_kernel_ns[lib]));
+        sep = ", ";
+    }
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, line, 2, 8, TC_TERM_WIDTH);
+    fputs(c_off(t), t->out);
+}
+
+/* The profiler windows the inputs hold, when more than one, and which this summary is. */
+static void windows_line(const tw *t, const tc_job *j) {
+    if (j->n_windows < 2) return;
+    char line[1600];
+    size_t n = (size_t)snprintf(line, sizeof line, "profiler windows: %zu in the inputs, oldest first:", j->n_windows);
+    for (size_t w = 0; w < j->n_windows && n < sizeof line; w++) {
+        const tc_window_info *wi = &j->windows[w];
+        if (wi->has_steps)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s %zu (steps %lld-%lld, %zu files)", w ? ";" : "", w + 1,
+                                  (long long)wi->first_step, (long long)wi->last_step, wi->files);
+        else n += (size_t)snprintf(line + n, sizeof line - n, "%s %zu (%zu files)", w ? ";" : "", w + 1, wi->files);
+    }
+    if (n < sizeof line)
+        snprintf(line + n, sizeof line - n, ". This is window %zu%s", j->window,
+                 j->window == j->n_windows ? " (the most recent; --window K or --window all for the others)" : "");
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, line, 2, 4, TC_TERM_WIDTH);
+    fputs(c_off(t), t->out);
+}
+
 void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     tw t = {out, color};
     const tc_summary *sm = &j->summary;
@@ -89,6 +130,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     }
     fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,
             sm->ranks, sm->ranks == 1 ? "" : "s", steps, steps == 1 ? "" : "s", ms(sm->b.window_ns), c_off(&t));
+    windows_line(&t, j);
     fprintf(out, "  compute %.1f%% | exposed comm %.1f%%", 100 * sm->share_compute, 100 * sm->share_exposed_comm);
     if (sm->split_known)
         fprintf(out, " (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
@@ -102,6 +144,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     if (sm->has_fabric_busbw) fprintf(out, " | fabric busbw %.1f GB/s", sm->fabric_busbw_GBps);
     fprintf(out, "\n");
     tc_mfu_text_summary(out, j, c_on(&t, DIM), c_off(&t));
+    comm_libraries_note(&t, sm);
     if (!sm->split_known && sm->ranks < 2)
         fprintf(out, "  %snote: wait and transfer need two or more ranks of the job to be split%s\n", c_on(&t, DIM), c_off(&t));
 

@@ -2,7 +2,8 @@
 # tests/mpi_check.sh (make test-mpi): build/tracecost-mpi under mpirun --oversubscribe -np 2 and
 # -np 3 must write exactly what the single-process build/tracecost writes (JSON, terminal text,
 # HTML, messages and exit code) on generated jobs: 8 ranks (straggler, clock offsets, shapes), 2
-# ranks (3 processes > 2 files: one parses nothing), and a job with a damaged file (exit code 3).
+# ranks (3 processes > 2 files: one parses nothing), a job with a damaged file (exit code 3), and
+# a job with three profiler windows (--window K).
 # With --html process 0 holds whole traces of the timeline's 4 ranks only (docs/mpi.md), so the
 # 8-rank HTML check at np=2/3 covers the kernels table from merged aggregates and the fetch.
 set -u
@@ -64,6 +65,16 @@ for job in job8 damaged; do
     $MPIRUN -np 3 "$TRACECOST_MPI" analyze --json "$tmp/$job-nh3.json" -j 1 "$tmp/$job" >"$tmp/$job-nh3.out" 2>/dev/null
     same "$job np=3 no-html .json" "$tmp/$job-nh0.json" "$tmp/$job-nh3.json"
     same "$job np=3 no-html .out" "$tmp/$job-nh0.out" "$tmp/$job-nh3.out"
+done
+# profiler windows: process 0 groups the skeletons as the plain tool groups the traces (issue 17)
+"$TRACEGEN" -o "$tmp/windows" --ranks 4 --windows 3 --steps 2 --seed 11 >/dev/null || exit 1
+rm -f "$tmp/windows/expected.json"
+for win in 1 2; do
+    "$TRACECOST" analyze --window $win --json "$tmp/win$win-0.json" -j 1 "$tmp/windows" >"$tmp/win$win-0.out" 2>/dev/null
+    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --window $win --json "$tmp/win$win-3.json" -j 1 "$tmp/windows" \
+        >"$tmp/win$win-3.out" 2>/dev/null
+    same "window $win np=3 .json" "$tmp/win$win-0.json" "$tmp/win$win-3.json"
+    same "window $win np=3 .out" "$tmp/win$win-0.out" "$tmp/win$win-3.out"
 done
 # the checks must be able to fail: the jobs differ, the damaged job exits 3 and names its files
 checks=$((checks + 1))

@@ -32,6 +32,17 @@ static const struct { const char *device; const char *id; } device_cases[] = {
     {"AMD Instinct MI250X", "mi250x"},
     {"AMD Instinct MI250X/MI250", "mi250x"},
     {"nvidia h100 80gb hbm3", "h100-sxm"},
+    /* issue 17: names from real traces and vendors' tools */
+    {"NVIDIA H800", "h800"},                 /* DeepSeek's profile-data */
+    {"NVIDIA H20", "h20"},
+    {"NVIDIA A800-SXM4-80GB", "a800-sxm"},
+    {"NVIDIA A800 80GB PCIe", "a800-pcie"},
+    {"NVIDIA PG509-210", "a100-sxm"},
+    {"NVIDIA B300 SXM6 AC", "b300"},
+    {"NVIDIA GB300", "gb300"},
+    {"AMD Instinct MI210", "mi210"},
+    {"AMD Instinct MI325X", "mi325x"},
+    {"AMD Instinct MI355X", "mi355x"},
     /* Ambiguous or absent from the catalog: no guess. */
     {"AMD Radeon Graphics", NULL},
     {"NVIDIA GH200 480GB", NULL},
@@ -40,6 +51,7 @@ static const struct { const char *device; const char *id; } device_cases[] = {
     {"NVIDIA L40", NULL},
     {"Tesla V100S-PCIE-32GB", NULL},
     {"NVIDIA GeForce RTX 4090", NULL},
+    {"NVIDIA H800 PCIe", NULL},               /* not the SXM part: its figures are not sourced */
     {"", NULL},
 };
 
@@ -70,7 +82,7 @@ Test(gpu_catalog, no_entry_is_shadowed_by_an_earlier_one) {
             size_t o = strlen(name);
             for (; *p && *p != '|' && o + 4 < sizeof name; p++) {
                 if (*p == '*') { memcpy(name + o, " X ", 3); o += 3; }
-                else name[o++] = *p;
+                else if (*p != '$') name[o++] = *p; /* '$': the name ends there */
             }
             name[o] = '\0';
             const tc_gpu_spec *found = tc_gpu_find_by_device_name(name);
@@ -158,6 +170,14 @@ Test(gpu_catalog, peak_flops_with_fallback_notes) {
     cr_expect_float_eq(tc_gpu_peak_flops(mi250, TC_DTYPE_TF32, &note), 47.85e12, 1e6);
     cr_expect_not_null(note);
 
+    /* an unsourced figure is unknown, and so is a fallback onto one (never a guess) */
+    const tc_gpu_spec *mi355 = tc_gpu_find_by_id("mi355x");
+    cr_assert(mi355);
+    cr_expect_eq(tc_gpu_peak_flops(mi355, TC_DTYPE_BF16, &note), 0);
+    cr_expect(note && strstr(note, "no sourced peak"));
+    cr_expect_eq(tc_gpu_peak_flops(mi355, TC_DTYPE_FP8, &note), 0);
+    cr_expect(note && strstr(note, "no sourced peak"));
+
     cr_expect_eq(tc_gpu_peak_flops(NULL, TC_DTYPE_BF16, &note), 0);
     cr_expect(note && strstr(note, "--gpu"));
     cr_expect_eq(tc_gpu_peak_flops(h100, TC_DTYPE_UNKNOWN, &note), 0);
@@ -196,7 +216,9 @@ static bool is_yyyy_mm(const char *s) {
 Test(gpu_catalog, every_entry_is_complete_and_sourced) {
     static const char *const required[] = {"h100-sxm", "h100-pcie", "h200", "a100-sxm",
                                            "a100-pcie", "b200", "l40s", "v100-sxm2",
-                                           "mi300x", "mi250x"};
+                                           "mi300x", "mi250x", /* issue 17: */ "h800", "h20",
+                                           "a800-sxm", "a800-pcie", "b300", "gb300", "mi210",
+                                           "mi325x", "mi355x"};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         cr_expect_not_null(tc_gpu_find_by_id(required[i]), "%s missing", required[i]);
     cr_expect_null(tc_gpu_at(tc_gpu_count()));
@@ -205,10 +227,15 @@ Test(gpu_catalog, every_entry_is_complete_and_sourced) {
         cr_expect(g->id && *g->id && g->name && *g->name && g->patterns && *g->patterns);
         cr_expect(strlen(g->name) <= 22, "%s: display name longer than its column", g->id);
         for (size_t j = 0; j < i; j++) cr_expect_str_neq(g->id, tc_gpu_at(j)->id);
-        cr_expect(g->peak_tflops[TC_DTYPE_FP32] > 0, "%s: no FP32 peak", g->id);
-        cr_expect(g->peak_tflops[TC_DTYPE_FP16] > 0, "%s: no FP16 peak", g->id);
+        /* FP32 and FP16 are given, or marked unsourced (unknown): never left as "unsupported" */
+        cr_expect(g->peak_tflops[TC_DTYPE_FP32] != 0, "%s: no FP32 peak", g->id);
+        cr_expect(g->peak_tflops[TC_DTYPE_FP16] != 0, "%s: no FP16 peak", g->id);
         for (int d = 0; d < TC_DTYPE_COUNT; d++)
-            cr_expect(g->peak_tflops[d] >= 0 && g->peak_tflops[d] < 100000, "%s: peak %d", g->id, d);
+            cr_expect((g->peak_tflops[d] >= 0 || g->peak_tflops[d] == TC_GPU_UNSOURCED) && g->peak_tflops[d] < 100000,
+                      "%s: peak %d", g->id, d);
+        bool unsourced = false;
+        for (int d = 0; d < TC_DTYPE_COUNT; d++) unsourced |= g->peak_tflops[d] == TC_GPU_UNSOURCED;
+        if (unsourced) cr_expect(strstr(g->flops_source, "unsourced") != NULL, "%s: say which figures are unsourced", g->id);
         cr_expect(g->mem_bandwidth_GBps > 0 && g->tdp_W > 0, "%s: bandwidth/TDP", g->id);
         cr_expect(g->rent_usd_per_hour > 0 && g->purchase_usd > 0, "%s: prices", g->id);
         cr_expect(g->flops_source && strlen(g->flops_source) > 5, "%s: flops source", g->id);

@@ -2,6 +2,7 @@
  * formats, metadata order, bare arrays, string pid/tid, old categories, huge numbers, every
  * NCCL/RCCL kernel-name generation, gzip detection by magic bytes, chunk boundaries. */
 #include "testutil.h"
+#include "model/comm_kernels.h"
 #include "model/trace.h"
 #include "parsers/chrome_trace.h"
 #include "parsers/load.h"
@@ -126,7 +127,7 @@ Test(parser, collective_args_on_kernels) {
                            "\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":6637568,\"Out msg nelems\":6637568,"
                            "\"Group size\":2,\"dtype\":\"Float\",\"Process Group Name\":\"0\",\"Process Group Description\":"
                            "\"default_pg\",\"Seq\":17}}]", &t, 0), 0);
-    cr_assert_eq(t.gpu[0].is_comm, 1, "a Collective name arg makes a comm kernel whatever its name");
+    cr_assert_eq(t.gpu[0].is_comm, TC_COMM_ARGS, "a Collective name arg makes a comm kernel whatever its name");
     cr_assert_neq(t.gpu[0].coll, TC_NONE);
     tc_coll_args *c = &t.colls[t.gpu[0].coll];
     cr_assert_str_eq(tc_trace_str(&t, c->coll_name), "allreduce");
@@ -193,14 +194,14 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
         "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(12): step\", \"ts\": 5, \"dur\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"forward\", \"ts\": 5, \"dur\": 9},\n  "
         /* not skipped: an escape, a last "ph" of "X" on a kernel, "ph" not first, a FLOP op, a step,
-         * a complete event without a usable "ts", a GPU annotation, a string "dur" */
+         * a complete event without a usable "dur" (negative), a GPU annotation, a string "dur" */
         "{\"ph\": \"s\", \"name\": \"a\\\"b\", \"ts\": 1},\n  "
         "{\"ph\": \"s\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"},\n  "
         "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 6, \"dur\": 1,\n"
         "    \"args\": {\"External id\": 10, \"Input Dims\": [[2, 3], [3, 4]], \"Input type\": [\"float\", \"float\"]}},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100},\n  "
-        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": -5, \"dur\": 1},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": 5, \"dur\": -1},\n  "
         "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"nccl\", \"ts\": 5, \"dur\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"ts\": 5, \"dur\": \"1\"},\n  "
         FLOW("f", "2") "\n]}";
@@ -212,7 +213,7 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
     cr_assert_eq(fast1, 0);
     cr_assert_eq(whole.events_total, 19);
     cr_assert_eq(bytewise.events_total, 19);
-    cr_assert_eq(whole.events_skipped, 1, "the negative ts");
+    cr_assert_eq(whole.events_skipped, 1, "the negative dur");
     cr_assert_eq(bytewise.events_skipped, 1);
     cr_assert_eq(whole.n_gpu, 2, "the event whose last \"ph\" is \"X\" is a kernel");
     cr_assert_eq(bytewise.n_gpu, 2);
@@ -242,32 +243,6 @@ Test(parser, broken_event_that_looks_skippable_is_reported_like_any_other) {
     cr_assert_eq(whole.events_total, bytewise.events_total);
     tc_trace_free(&whole);
     tc_trace_free(&bytewise);
-}
-
-Test(parser, nccl_and_rccl_names_of_every_generation) {
-    const char *comm[] = {
-        "ncclAllReduceRingLLKernel_sum_f32(ncclColl)",
-        "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-        "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-        "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
-        "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-        "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
-        "ncclSymDevKernel_AllReduce_AGxLL_R_bf16(ncclSymDevArgs)",
-        "ncclSymkDevKernel_AllGather_LL(ncclSymkDevWorkArgs4K)",
-        "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)",
-        "ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)",
-        "rcclGenericKernel<1>(ncclDevComm*)",
-        "void ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)",
-        "void ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-    };
-    const char *compute[] = {
-        "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>",
-        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
-        "Memcpy HtoD (Pageable -> Device)",
-        "NCCL_helper_like_but_not_nccl_prefix",
-    };
-    for (size_t i = 0; i < sizeof comm / sizeof *comm; i++) cr_assert(tc_is_comm_kernel_name(comm[i]), "%s", comm[i]);
-    for (size_t i = 0; i < sizeof compute / sizeof *compute; i++) cr_assert_not(tc_is_comm_kernel_name(compute[i]), "%s", compute[i]);
 }
 
 static void write_file(const char *path, const char *text, bool gzip) {

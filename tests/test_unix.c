@@ -227,7 +227,7 @@ Test(unix_tool, bash_completion_loads_and_completes) {
         {"tracecost co", "compare\ncost\n"},
         {"tracecost compare --b-pri", "--b-price-per-gpu-hour\n"},
         {"tracecost analyze --tok", "--tokens-per-step\n"},
-        {"tracecost analyze --gpu h20", "h200\nh200-nvl\n"},
+        {"tracecost analyze --gpu h20", "h20\nh200\nh200-nvl\n"},
         {"tracecost help cos", "cost\n"},
         {"tracecost record --out", "--output\n"},
         {"tracecost vers", "version\n"},

@@ -454,7 +454,8 @@ static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lb
     for (size_t i = 0; fine && i < n; i++) pathp[i] = all.traces[i].path;
     int rc = TC_EXIT_NOTHING;
     if (fine) {
-        rc = tc_job_load_collect(j, m->paths, &all, &(tc_load_options){lbase->jobs, false, lbase->err, m->from_folder});
+        rc = tc_job_load_collect(j, m->paths, &all, &(tc_load_options){.jobs = lbase->jobs, .progress = false, .err = lbase->err,
+                                                                       .from_folder = m->from_folder, .window = lbase->window});
         if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
             *go = index_job(m, j, pathp);
             if (!*go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }

@@ -82,6 +82,12 @@ static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, 
     tc_buf_i64(b, t->world_size);
     tc_buf_u64(b, backend);
     tc_buf_u64(b, t->record_shapes);
+    tc_buf_u64(b, t->has_gpu_span);
+    tc_buf_i64(b, t->gpu_first_ns);
+    tc_buf_i64(b, t->gpu_last_ns);
+    tc_buf_u64(b, t->has_steps);
+    tc_buf_i64(b, t->first_step);
+    tc_buf_i64(b, t->last_step);
 }
 
 static void put_warnings(tc_buf *b, const tc_trace *t);
@@ -135,6 +141,12 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
     t->world_size = tc_buf_get_i64(b);
     t->backend = (uint32_t)tc_buf_get_u64(b);
     t->record_shapes = tc_buf_get_u64(b) != 0;
+    t->has_gpu_span = tc_buf_get_u64(b) != 0;
+    t->gpu_first_ns = tc_buf_get_i64(b);
+    t->gpu_last_ns = tc_buf_get_i64(b);
+    t->has_steps = tc_buf_get_u64(b) != 0;
+    t->first_step = tc_buf_get_i64(b);
+    t->last_step = tc_buf_get_i64(b);
 }
 
 int tc_trace_unpack(tc_buf *b, tc_trace *t) {
@@ -178,12 +190,14 @@ static uint32_t remap(tc_strtab *st, const tc_trace *t, uint32_t id, bool *bad) 
     return r;
 }
 
-/* The skeleton carries gpu[] (comm kernels) and colls[], and renumbers gpu.coll itself: a new
- * index field in either record type must be handled in tc_skeleton_pack first. */
+/* The skeleton carries gpu[] (comm kernels), colls[] and pgs[] (process 0 checks that the inputs
+ * are one job), and renumbers gpu.coll itself: a new index field in these record types must be
+ * handled in tc_skeleton_pack first. */
 #define TC_INDEX(f, array) +1
 #define TC_TRACE_RECORD(type, fields) enum { skeleton_indexes_##type = 0 fields };
 #include "model/trace_arrays.def"
-_Static_assert(skeleton_indexes_tc_gpu_event == 1 && skeleton_indexes_tc_coll_args == 0,
+_Static_assert(skeleton_indexes_tc_gpu_event == 1 && skeleton_indexes_tc_coll_args == 0 &&
+               skeleton_indexes_tc_pg_config == 0,
                "an index field the MPI skeleton does not renumber (tc_skeleton_pack)");
 
 /* The string ids of one record of t (of record type `kind`) renumbered into st, in field order. */
@@ -213,7 +227,8 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
         if (t->gpu[e].is_comm) { n_comm++; n_args += t->gpu[e].coll != TC_NONE; }
     tc_gpu_event *ev = malloc((n_comm ? n_comm : 1) * sizeof *ev);
     tc_coll_args *args = malloc((n_args ? n_args : 1) * sizeof *args);
-    bool bad = !st || !ev || !args;
+    tc_pg_config *pgs = malloc((t->n_pgs ? t->n_pgs : 1) * sizeof *pgs);
+    bool bad = !st || !ev || !args || !pgs;
     size_t k = 0, a = 0;
     for (size_t e = 0; e < t->n_gpu && !bad; e++) {
         const tc_gpu_event *g = &t->gpu[e];
@@ -228,16 +243,22 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
         }
         ev[k++] = s;
     }
+    for (size_t i = 0; i < t->n_pgs && !bad; i++) {
+        pgs[i] = t->pgs[i];
+        restring(RECORD_tc_pg_config, &pgs[i], st, t, &bad);
+    }
     uint32_t backend = bad ? TC_NONE : remap(st, t, t->backend, &bad);
     if (bad) { b->bad = true; goto out; }
     pack_header(b, t, st, backend);
     tc_buf_u64(b, t->n_gpu);
     PUT_ARR(b, ev, k);
     PUT_ARR(b, args, a);
+    PUT_ARR(b, pgs, t->n_pgs);
     pack_counts(b, t);
 out:
     free(ev);
     free(args);
+    free(pgs);
     tc_strtab_free(st);
 }
 
@@ -246,6 +267,7 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     t->n_gpu_parsed = tc_buf_get_u64(b);
     GET_ARR(b, t->gpu, t->n_gpu, t->cap_gpu);
     GET_ARR(b, t->colls, t->n_colls, t->cap_colls);
+    GET_ARR(b, t->pgs, t->n_pgs, t->cap_pgs);
     unpack_counts(b, t);
     if (!b->bad && !tc_trace_refs_valid(t)) b->bad = true;
     if (b->bad) { tc_trace_free(t); return -1; }

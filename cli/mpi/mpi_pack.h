@@ -33,9 +33,9 @@ char *tc_buf_get_str(tc_buf *b); /* malloc'd copy, NULL when it was NULL (or on 
 void tc_trace_pack(tc_buf *b, const tc_trace *t);
 int tc_trace_unpack(tc_buf *b, tc_trace *t);
 
-/* The skeleton of a trace whose events are sorted (tc_job_prepare): metadata, accounting and
- * warnings, and only its comm kernels (in sorted order) with the collective arguments and strings
- * they reference (string ids renumbered). Unpacked, gpu[] holds those kernels and n_gpu_parsed
+/* The skeleton of a trace whose events are sorted (tc_job_prepare): metadata (its GPU span too),
+ * accounting and warnings, its process groups, and only its comm kernels (in sorted order) with
+ * the collective arguments and strings they reference (string ids renumbered). Unpacked, gpu[] holds those kernels and n_gpu_parsed
  * the input's GPU event count. Sizes: docs/mpi.md. 0, or -1 damaged/out of memory (t freed). */
 void tc_skeleton_pack(tc_buf *b, const tc_trace *t);
 int tc_skeleton_unpack(tc_buf *b, tc_trace *t);

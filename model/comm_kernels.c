@@ -1,0 +1,129 @@
+/* comm_kernels.c: the communication-kernel catalog compiled from comm_kernels.def, and user
+ * patterns (see comm_kernels.h). */
+#include "comm_kernels.h"
+#include "base/status.h"
+#include "base/util.h"
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PREFIX = 1, CONTAINS = 0 };
+#define TC_COMM_NOT_COMM TC_COMM_NO /* an exclusion's "library" */
+
+typedef struct {
+    const char *text;
+    size_t len;
+    bool prefix;
+    uint8_t lib;
+    const char *why;
+} rule;
+
+static const rule rules[] = {
+#define TC_COMM_KERNEL(how, text, ID, why) {text, sizeof text - 1, how == PREFIX, TC_COMM_##ID, why},
+#include "comm_kernels.def"
+};
+#define N_RULES (sizeof rules / sizeof rules[0])
+
+static const char *const lib_names[TC_COMM_LIB_COUNT] = {
+    "",
+#define TC_COMM_LIBRARY(ID, name, source) name,
+#include "comm_kernels.def"
+    "collective args", "--comm-kernel",
+};
+
+/* memmem without relying on _GNU_SOURCE: the first byte by memchr, then memcmp. */
+static bool contains(const char *s, size_t n, const char *t, size_t m) {
+    if (m == 0) return true;
+    for (const char *p = s, *end = s + n; (size_t)(end - p) >= m;) {
+        const char *c = memchr(p, t[0], (size_t)(end - p) - m + 1);
+        if (!c) return false;
+        if (memcmp(c, t, m) == 0) return true;
+        p = c + 1;
+    }
+    return false;
+}
+
+uint8_t tc_comm_kernel_lib(const char *name, size_t len) {
+    for (size_t i = 0; i < N_RULES; i++) {
+        const rule *r = &rules[i];
+        bool hit = r->prefix ? len >= r->len && memcmp(name, r->text, r->len) == 0 : contains(name, len, r->text, r->len);
+        if (hit) return r->lib;
+    }
+    return TC_COMM_NO;
+}
+
+const char *tc_comm_lib_name(uint8_t lib) { return lib < TC_COMM_LIB_COUNT ? lib_names[lib] : ""; }
+
+size_t tc_comm_rule_count(void) { return N_RULES; }
+
+bool tc_comm_rule_at(size_t i, const char **text, bool *prefix, uint8_t *lib, const char **why) {
+    if (i >= N_RULES) return false;
+    *text = rules[i].text;
+    *prefix = rules[i].prefix;
+    *lib = rules[i].lib;
+    *why = rules[i].why;
+    return true;
+}
+
+/* ---- user patterns ------------------------------------------------------------------------- */
+
+struct tc_comm_patterns {
+    regex_t *re; char **text; size_t n, cap, cap_text;
+};
+
+tc_comm_patterns *tc_comm_patterns_new(void) { return calloc(1, sizeof(tc_comm_patterns)); }
+
+void tc_comm_patterns_free(tc_comm_patterns *p) {
+    if (!p) return;
+    for (size_t i = 0; i < p->n; i++) { regfree(&p->re[i]); free(p->text[i]); }
+    free(p->re);
+    free(p->text);
+    free(p);
+}
+
+int tc_comm_patterns_add(tc_comm_patterns *p, const char *regex, char *err, size_t errlen) {
+    if (tc_grow((void **)&p->re, &p->cap, p->n + 1, sizeof *p->re) ||
+        tc_grow((void **)&p->text, &p->cap_text, p->n + 1, sizeof *p->text)) {
+        tc_format(err, errlen, "out of memory");
+        return -1;
+    }
+    char *copy = tc_strdup(regex);
+    if (!copy) { tc_format(err, errlen, "out of memory"); return -1; }
+    int rc = regcomp(&p->re[p->n], regex, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &p->re[p->n], why, sizeof why);
+        regfree(&p->re[p->n]);
+        free(copy);
+        tc_format(err, errlen, "'%s' is not a valid regular expression: %s", regex, why);
+        return -1;
+    }
+    p->text[p->n++] = copy;
+    return 0;
+}
+
+size_t tc_comm_patterns_count(const tc_comm_patterns *p) { return p ? p->n : 0; }
+
+const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i) { return p && i < p->n ? p->text[i] : NULL; }
+
+int64_t tc_trace_mark_user_comm(tc_trace *t, const tc_comm_patterns *p) {
+    if (!p || p->n == 0) return 0;
+    size_t n_names = tc_strtab_count(t->strings);
+    /* per string id: 0 untested, 1 matches, 2 does not */
+    uint8_t *seen = calloc(n_names ? n_names : 1, 1);
+    if (!seen) return -1;
+    int64_t marked = 0;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        tc_gpu_event *g = &t->gpu[e];
+        if (g->kind != TC_GPU_KERNEL || g->is_comm || g->name >= n_names) continue;
+        if (!seen[g->name]) {
+            const char *name = tc_trace_str(t, g->name);
+            seen[g->name] = 2;
+            for (size_t i = 0; i < p->n; i++)
+                if (regexec(&p->re[i], name, 0, NULL, 0) == 0) { seen[g->name] = 1; break; }
+        }
+        if (seen[g->name] == 1) { g->is_comm = TC_COMM_USER; marked++; }
+    }
+    free(seen);
+    return marked;
+}

@@ -1,0 +1,52 @@
+/* comm_kernels.h: which GPU kernels are communication. The built-in catalog (comm_kernels.def:
+ * NCCL, RCCL, PyTorch symmetric memory, DeepEP, MSCCL++, NVSHMEM, custom all-reduces, ...) names
+ * each kernel's library; a kernel with a "Collective name" arg is communication whatever its name;
+ * user patterns (`--comm-kernel REGEX`, POSIX extended regular expressions) add more. A GPU
+ * event's is_comm holds its tc_comm_lib (0: compute). No I/O; the catalog is static data. */
+#ifndef TC_COMM_KERNELS_H
+#define TC_COMM_KERNELS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+/* What made a kernel communication: its library (comm_kernels.def), its collective args, or a
+ * user pattern. Stored in tc_gpu_event.is_comm (a byte). */
+typedef enum {
+    TC_COMM_NO = 0,            /* compute (or not a kernel) */
+#define TC_COMM_LIBRARY(ID, name, source) TC_COMM_##ID,
+#include "comm_kernels.def"
+    TC_COMM_ARGS,              /* carries a "Collective name" arg, name not in the catalog */
+    TC_COMM_USER,              /* matched a --comm-kernel pattern */
+    TC_COMM_LIB_COUNT
+} tc_comm_lib;
+
+/* The library of a kernel name by the built-in catalog; TC_COMM_NO when it is not communication.
+ * name holds len bytes (need not be NUL-terminated). */
+uint8_t tc_comm_kernel_lib(const char *name, size_t len);
+
+/* A library's name as reports show it ("NCCL", "DeepEP", "collective args", "--comm-kernel");
+ * "" for TC_COMM_NO or an unknown value. */
+const char *tc_comm_lib_name(uint8_t lib);
+
+/* One rule of the built-in catalog, for docs and tests: its text, whether it is a prefix, and its
+ * library (TC_COMM_NO for an exclusion). i >= tc_comm_rule_count(): returns false. */
+size_t tc_comm_rule_count(void);
+bool tc_comm_rule_at(size_t i, const char **text, bool *prefix, uint8_t *lib, const char **why);
+
+/* User patterns: compiled once, read by any number of threads (regexec is thread-safe). */
+typedef struct tc_comm_patterns tc_comm_patterns;
+
+tc_comm_patterns *tc_comm_patterns_new(void); /* NULL when out of memory */
+void tc_comm_patterns_free(tc_comm_patterns *p); /* NULL is a no-op */
+/* Adds a POSIX extended regular expression, matched anywhere in a kernel name (anchor it with ^
+ * and $). 0, or -1 with regcomp's message (naming the pattern) in err. */
+int tc_comm_patterns_add(tc_comm_patterns *p, const char *regex, char *err, size_t errlen);
+size_t tc_comm_patterns_count(const tc_comm_patterns *p); /* 0 for NULL */
+const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i);
+
+/* Marks every kernel of t whose name matches one of p's patterns, and is not communication
+ * already, as TC_COMM_USER (each distinct name is tested once). A no-op for NULL or empty p.
+ * Returns the number of kernels marked, or -1 out of memory (t unchanged). */
+int64_t tc_trace_mark_user_comm(tc_trace *t, const tc_comm_patterns *p);
+#endif

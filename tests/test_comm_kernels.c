@@ -1,0 +1,140 @@
+/* test_comm_kernels.c: which kernels are communication (model/comm_kernels.h): every NCCL/RCCL name
+ * generation and every other library of the catalog by real kernel names, the local compute kernels
+ * it carves out, names that stay compute, the docs' list held to comm_kernels.def, user patterns
+ * (--comm-kernel), and what the parser makes of a kernel by its name or its args. */
+#include "testutil.h"
+#include "model/comm_kernels.h"
+#include "model/trace.h"
+#include "parsers/chrome_trace.h"
+
+typedef struct { const char *name; uint8_t lib; } named;
+
+/* Real names (from traces, or the kernels' sources as Kineto spells them) and their library. */
+static const named comm[] = {
+    {"ncclAllReduceRingLLKernel_sum_f32(ncclColl)", TC_COMM_NCCL},
+    {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", TC_COMM_NCCL},
+    {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", TC_COMM_NCCL},
+    {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", TC_COMM_NCCL},
+    {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", TC_COMM_NCCL},
+    {"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", TC_COMM_NCCL},
+    {"ncclSymDevKernel_AllReduce_AGxLL_R_bf16(ncclSymDevArgs)", TC_COMM_NCCL},
+    {"ncclSymkDevKernel_AllGather_LL(ncclSymkDevWorkArgs4K)", TC_COMM_NCCL},
+    {"void ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)", TC_COMM_NCCL},
+    {"void ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", TC_COMM_NCCL},
+    {"ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", TC_COMM_RCCL},
+    {"ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)", TC_COMM_RCCL},
+    {"rcclGenericKernel<1>(ncclDevComm*)", TC_COMM_RCCL},
+    {"mscclKernel_Sum_bf16_LL128(ncclDevComm*, mscclAlgo*, mscclWork*)", TC_COMM_RCCL},
+    /* the B200 trace in tests/data/ref */
+    {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)", TC_COMM_SYMM_MEM},
+    {"void (anonymous namespace)::one_shot_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16**, c10::BFloat16*, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)", TC_COMM_SYMM_MEM},
+    {"void (anonymous namespace)::multimem_all_gather_kernel<16>(char*, char*, unsigned long, unsigned int**, unsigned long, unsigned long)", TC_COMM_SYMM_MEM},
+    {"void c10d::intra_node_comm::oneShotAllReduceKernel<8u, true>(c10::BFloat16*, unsigned long, unsigned long, c10d::intra_node_comm::P2pState**, c10::BFloat16**, unsigned long)", TC_COMM_INTRA_NODE_COMM},
+    /* open-source DeepEP, and DeepSeek's own build (its V3 training profile) */
+    {"void deep_ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*, float*)", TC_COMM_DEEPEP},
+    {"void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*)", TC_COMM_DEEPEP},
+    {"void deep_ep::internode_ll::dispatch<true, 3, 7168>(void*, float*, int*, long*)", TC_COMM_DEEPEP},
+    {"void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*, float*, bool const*)", TC_COMM_DEEPEP},
+    {"void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int const*)", TC_COMM_DEEPEP},
+    {"void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int, int const*)", TC_COMM_DEEPEP},
+    {"void allreduce8<__nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*, mscclpp::DeviceHandle<mscclpp::MemoryChannel>*, unsigned long)", TC_COMM_MSCCLPP},
+    {"void fcollect_on_stream_kernel<int>(nvshmem_team_t, int*, int const*, unsigned long)", TC_COMM_NVSHMEM},
+    {"void rocshmem::rocshmem_reduce_on_stream_kernel<float, (rocshmem::ROCSHMEM_OP)0>(int, float*)", TC_COMM_ROCSHMEM},
+    {"void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)", TC_COMM_VLLM},
+    {"void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16, quickreduce::CodecQ4<__hip_bfloat16, 8>, true>>(__hip_bfloat16 const*, __hip_bfloat16*, unsigned int, int, int, unsigned char**, unsigned int, unsigned int)", TC_COMM_VLLM},
+    {"void sglang::cross_device_reduce_1stage<__nv_bfloat16, 8>(sglang::RankData*, sglang::RankSignals, sglang::Signal*, __nv_bfloat16*, int, int)", TC_COMM_SGLANG},
+    {"void aiter::cross_device_reduce_1stage<__hip_bfloat16, 8>(aiter::RankData*, aiter::RankSignals, aiter::Signal*, __hip_bfloat16*, int, int)", TC_COMM_AITER},
+    {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8, false, false>(tensorrt_llm::kernels::AllReduceParams)", TC_COMM_TRTLLM},
+    {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, (flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<__nv_bfloat16>)", TC_COMM_TRTLLM},
+    {"void cross_device_reduce_1stage<half, 4>(RankData*, RankSignals, Signal*, half*, int, int)", TC_COMM_CUSTOM_AR},
+};
+
+static const char *const compute[] = {
+    "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
+    "Memcpy HtoD (Pageable -> Device)",
+    "NCCL_helper_like_but_not_nccl_prefix",
+    "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x64_cga1x1x1_16dp256b_TN_transOut_schedS",
+    /* layout kernels of expert-parallel libraries: local compute (DeepSeek's, DeepEP's, an old DeepEP's) */
+    "void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+    "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+    "void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+    "void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel::Params)",
+    "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1",
+};
+
+Test(comm_kernels, every_library_by_real_names) {
+    for (size_t i = 0; i < sizeof comm / sizeof *comm; i++) {
+        uint8_t lib = tc_comm_kernel_lib(comm[i].name, strlen(comm[i].name));
+        cr_expect_eq(lib, comm[i].lib, "%s: %s, expected %s", comm[i].name, tc_comm_lib_name(lib), tc_comm_lib_name(comm[i].lib));
+    }
+    for (size_t i = 0; i < sizeof compute / sizeof *compute; i++)
+        cr_expect_eq(tc_comm_kernel_lib(compute[i], strlen(compute[i])), TC_COMM_NO, "%s is compute", compute[i]);
+    /* a name's bytes, not its C string: a NUL inside does not end it */
+    cr_expect_eq(tc_comm_kernel_lib("x\0ncclKernel_x", 14), TC_COMM_NCCL);
+    cr_expect_str_eq(tc_comm_lib_name(TC_COMM_ARGS), "collective args");
+    cr_expect_str_eq(tc_comm_lib_name(TC_COMM_USER), "--comm-kernel");
+    cr_expect_str_eq(tc_comm_lib_name(TC_COMM_NO), "");
+    cr_expect_str_eq(tc_comm_lib_name(200), "");
+}
+
+/* docs/definitions.md lists every rule of comm_kernels.def (its text, in backquotes, on a row that
+ * names the library) and every library. */
+Test(comm_kernels, definitions_md_lists_the_catalog) {
+    char *doc = tu_read_file("docs/definitions.md", NULL);
+    char *sect = strstr(doc, "## Communication kernels");
+    cr_assert(sect, "docs/definitions.md has no \"## Communication kernels\" section");
+    char *end = strstr(sect + 3, "\n## ");
+    if (end) *end = 0;
+    for (size_t i = 0; i < tc_comm_rule_count(); i++) {
+        const char *text, *why;
+        bool prefix;
+        uint8_t lib;
+        cr_assert(tc_comm_rule_at(i, &text, &prefix, &lib, &why));
+        char want[200];
+        snprintf(want, sizeof want, "`%s`", text);
+        char *row = strstr(sect, want);
+        cr_expect(row, "the docs do not list %s", want);
+        if (!row) continue;
+        char *eol = strchr(row, '\n'), *bol = row;
+        while (bol > sect && bol[-1] != '\n') bol--;
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)((eol ? eol : row + strlen(row)) - bol), bol);
+        const char *libname = lib ? tc_comm_lib_name(lib) : "not communication";
+        cr_expect(strstr(line, libname), "the docs' row of %s does not name %s: %s", want, libname, line);
+        cr_expect(strstr(line, prefix ? "starts with" : "contains"), "the docs' row of %s does not say how it matches", want);
+    }
+    for (uint8_t lib = 1; lib < TC_COMM_LIB_COUNT; lib++)
+        cr_expect(strstr(sect, tc_comm_lib_name(lib)), "the docs do not name %s", tc_comm_lib_name(lib));
+    free(doc);
+}
+
+Test(comm_kernels, user_patterns_are_checked_and_mark_kernels_once_per_name) {
+    tc_comm_patterns *p = tc_comm_patterns_new();
+    char err[400];
+    cr_assert_eq(tc_comm_patterns_add(p, "([unclosed", err, sizeof err), -1);
+    cr_expect(strstr(err, "'([unclosed' is not a valid regular expression"), "%s", err);
+    cr_assert_eq(tc_comm_patterns_add(p, "^my_allreduce", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tc_comm_patterns_add(p, "alltoall_v[0-9]+", err, sizeof err), 0, "%s", err);
+    cr_expect_eq(tc_comm_patterns_count(p), 2);
+    cr_expect_str_eq(tc_comm_patterns_at(p, 1), "alltoall_v[0-9]+");
+    tc_trace t;
+    cr_assert_eq(tc_trace_init(&t, "x"), 0);
+    tc_ct_parser *ps = tc_ct_parser_new(&t);
+    const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_allreduce_bf16\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2},"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_my_allreduce\",\"pid\":0,\"tid\":7,\"ts\":3,\"dur\":2},"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void ep::alltoall_v2<8>(int)\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":2},"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_allreduce_bf16\",\"pid\":0,\"tid\":7,\"ts\":7,\"dur\":2},"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_SendRecv()\",\"pid\":0,\"tid\":7,\"ts\":9,\"dur\":2},"
+                      "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"my_allreduce\",\"pid\":0,\"tid\":7,\"ts\":11,\"dur\":2}]";
+    cr_assert_eq(tc_ct_parser_feed(ps, doc, strlen(doc)), 0);
+    cr_assert_eq(tc_ct_parser_finish(ps), 0);
+    tc_ct_parser_free(ps);
+    cr_assert_eq(t.n_gpu, 6);
+    cr_expect_eq(tc_trace_mark_user_comm(&t, p), 3, "two names match, one of them twice; NCCL is already comm; a copy is no kernel");
+    uint8_t want[] = {TC_COMM_USER, TC_COMM_NO, TC_COMM_USER, TC_COMM_USER, TC_COMM_NCCL, TC_COMM_NO};
+    for (size_t i = 0; i < 6; i++) cr_expect_eq(t.gpu[i].is_comm, want[i], "event %zu", i);
+    cr_expect_eq(tc_trace_mark_user_comm(&t, NULL), 0);
+    tc_trace_free(&t);
+    tc_comm_patterns_free(p);
+}
