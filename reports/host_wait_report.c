@@ -1,0 +1,224 @@
+/* host_wait_report.c: the idle causes, host ops, launch statistics and per-step view in JSON,
+ * terminal and HTML (see host_wait_report.h). */
+#include "host_wait_report.h"
+#include "findings_text.h"
+#include "html_report.h"
+#include "termtext.h"
+#include <string.h>
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
+    jw_key(w, key);
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
+        jw_key(w, name);
+        jw_ns_as_us(w, k->ns[c]);
+    }
+    jw_object_end(w);
+    jw_key(w, "idle_after_sync_us");
+    jw_ns_as_us(w, k->after_sync_ns);
+}
+
+void tc_host_wait_json_step(jw *w, const tc_step_result *st) { causes_object(w, "idle_causes", &st->idle); }
+
+/* Key launch_stats; per_rank adds the delay percentiles. */
+static void launch_object(jw *w, const tc_launch_stats *l, bool per_rank) {
+    jw_key(w, "launch_stats");
+    jw_object_begin(w);
+    jw_key(w, "kernels"); jw_uint(w, l->kernels);
+    jw_key(w, "launched"); jw_uint(w, l->launched);
+    jw_key(w, "short_kernels"); jw_uint(w, l->short_kernels);
+    jw_key(w, "short_kernel_share");
+    if (l->kernels) jw_double(w, (double)l->short_kernels / (double)l->kernels); else jw_null(w);
+    if (per_rank) {
+        jw_key(w, "delay_kernels"); jw_uint(w, l->delay_kernels);
+        jw_key(w, "delay_median_us"); if (l->delay_kernels) jw_ns_as_us(w, l->delay_median_ns); else jw_null(w);
+        jw_key(w, "delay_p95_us"); if (l->delay_kernels) jw_ns_as_us(w, l->delay_p95_ns); else jw_null(w);
+    }
+    jw_key(w, "launch_calls"); jw_uint(w, l->launch_calls);
+    jw_key(w, "launch_cpu_us"); jw_ns_as_us(w, l->launch_cpu_ns);
+    jw_key(w, "gpu_busy_us"); jw_ns_as_us(w, l->gpu_busy_ns);
+    jw_key(w, "launch_bound"); if (l->launch_calls) jw_bool(w, l->launch_bound); else jw_null(w);
+    jw_key(w, "graph_launches"); jw_uint(w, l->graph_launches);
+    jw_key(w, "graph_kernels"); jw_uint(w, l->graph_kernels);
+    jw_object_end(w);
+}
+
+static void opt_us(jw *w, const char *key, bool has, int64_t ns) {
+    jw_key(w, key);
+    if (has) jw_ns_as_us(w, ns); else jw_null(w);
+}
+
+void tc_host_wait_json_rank(jw *w, const tc_rank_result *rr) {
+    causes_object(w, "idle_causes", &rr->idle);
+    jw_key(w, "idle_host_ops");
+    jw_array_begin(w);
+    for (size_t i = 0; i < rr->n_host_ops; i++) {
+        const tc_host_op *h = &rr->host_ops[i];
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, h->name);
+        jw_key(w, "cause"); jw_string(w, tc_idle_cause_key(h->cause));
+        jw_key(w, "us"); jw_ns_as_us(w, h->ns);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    launch_object(w, &rr->launch, true);
+    const tc_step_stats *ss = &rr->step_stats;
+    opt_us(w, "step_time_min_us", rr->n_steps > 0, ss->min_ns);
+    opt_us(w, "step_time_median_us", rr->n_steps > 0, ss->median_ns);
+    opt_us(w, "step_time_max_us", rr->n_steps > 0, ss->max_ns);
+    jw_key(w, "slowest_steps");
+    jw_array_begin(w);
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        jw_object_begin(w);
+        jw_key(w, "step_number"); jw_int(w, s->number);
+        jw_key(w, "step_time_us"); jw_ns_as_us(w, s->step_time_ns);
+        jw_key(w, "over_median_us"); jw_ns_as_us(w, s->over_median_ns);
+        jw_key(w, "grew"); jw_string(w, tc_step_class_key(s->grew));
+        opt_us(w, "grew_us", s->grew != TC_STEP_NONE, s->grew_ns);
+        bool cause = s->idle_cause < TC_IDLE_CAUSES;
+        jw_key(w, "idle_cause"); if (cause) jw_string(w, tc_idle_cause_key(s->idle_cause)); else jw_null(w);
+        opt_us(w, "idle_cause_grew_us", cause, s->idle_cause_grew_ns);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
+    causes_object(w, "idle_causes", &sm->idle);
+    jw_key(w, "idle_cause_shares");
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        jw_key(w, tc_idle_cause_key(c));
+        jw_double(w, sm->idle_cause_share[c]);
+    }
+    jw_object_end(w);
+    launch_object(w, &sm->launch, false);
+}
+
+/* ---- terminal -------------------------------------------------------------------------------- */
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
+
+/* The causes with time, largest first, as "sync 24.0% | launch overhead 3.1%" of `whole`. */
+static void causes_line(char *buf, size_t n, const tc_idle_causes *k, int64_t whole) {
+    bool done[TC_IDLE_CAUSES] = {false};
+    size_t len = 0;
+    buf[0] = 0;
+    for (;;) {
+        int best = -1;
+        for (int c = 0; c < TC_IDLE_CAUSES; c++)
+            if (!done[c] && k->ns[c] > 0 && (best < 0 || k->ns[c] > k->ns[best])) best = c;
+        if (best < 0 || len + 48 >= n) break;
+        done[best] = true;
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %.1f%%", len ? " | " : "", tc_idle_cause_label(best),
+                                pct(k->ns[best], whole));
+    }
+}
+
+/* Where the host was and the launch figures of the view rank. */
+static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, const char *dim_on, const char *dim_off) {
+    char line[1200], name[256], who[48] = "";
+    if (j->n_ranks > 1) snprintf(who, sizeof who, " (rank %lld)", (long long)rr->rank);
+    if (rr->n_host_ops) {
+        size_t len = (size_t)snprintf(line, sizeof line, "where the host was%s: ", who);
+        for (size_t i = 0; i < rr->n_host_ops && i < 3 && len < sizeof line - 400; i++) {
+            const tc_host_op *h = &rr->host_ops[i];
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s) %.3f ms", i ? ", " : "",
+                                    h->name ? tc_term_clean(name, sizeof name, h->name, 48) : "(no CPU op)",
+                                    tc_idle_cause_label(h->cause), ms(h->ns));
+        }
+        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    }
+    const tc_launch_stats *l = &rr->launch;
+    if (!l->kernels) return;
+    int len = snprintf(line, sizeof line, "launches%s: %llu kernels, %.0f%% under 10 us", who, (unsigned long long)l->kernels,
+                       pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    if (l->delay_kernels)
+        len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f us, p95 %.1f us",
+                        (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
+    if (l->launch_calls)
+        len += snprintf(line + len, sizeof line - (size_t)len, "; launch calls %.3f ms of CPU vs GPU busy %.3f ms%s",
+                        ms(l->launch_cpu_ns), ms(l->gpu_busy_ns), l->launch_bound ? " (launch-bound)" : "");
+    if (l->graph_launches)
+        snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels",
+                 (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels);
+    tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    if (!rr->has_host_events)
+        fprintf(out, "  %snote: the trace holds no runtime calls: every idle gap is unattributed%s\n", dim_on, dim_off);
+}
+
+static void step_row(FILE *out, const tc_step_result *st) {
+    const tc_breakdown *b = &st->b;
+    int top = -1;
+    for (int c = 0; c < TC_IDLE_CAUSES; c++)
+        if (st->idle.ns[c] > 0 && (top < 0 || st->idle.ns[c] > st->idle.ns[top])) top = c;
+    char cause[64] = "-", t[24];
+    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+    tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
+    fprintf(out, "%-12lld %10s %8.1f%% %8.1f%% %8.1f%% %8.1f%%  %s\n", (long long)st->number, t, pct(b->compute_ns, b->window_ns),
+            pct(b->exposed_comm_ns, b->window_ns), pct(b->memory_exposed_ns, b->window_ns), pct(b->idle_ns, b->window_ns),
+            cause);
+}
+
+#define STEP_ROWS 12 /* more steps than this are folded: the first and last STEP_ROWS / 2 shown */
+
+static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_on, const char *bold_off) {
+    const tc_step_stats *ss = &rr->step_stats;
+    fprintf(out, "\n%sSteps%s (rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms)\n", bold_on, bold_off,
+            (long long)rr->rank, rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    fprintf(out, "%-12s %10s %9s %9s %9s %9s  %s\n", "step", "time ms", "compute", "exp comm", "memory", "idle",
+            "top idle cause");
+    size_t n = rr->n_steps, half = STEP_ROWS / 2;
+    for (size_t s = 0; s < n; s++) {
+        if (n > STEP_ROWS && s == half) fprintf(out, "  ... %zu steps folded (every step in --json)\n", n - 2 * half);
+        if (n > STEP_ROWS && s >= half && s < n - half) continue;
+        step_row(out, &rr->steps[s]);
+    }
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        char line[400];
+        int len = snprintf(line, sizeof line, "slow: step %lld, %.3f ms (+%.3f ms over the median)", (long long)s->number,
+                           ms(s->step_time_ns), ms(s->over_median_ns));
+        if (s->grew != TC_STEP_NONE)
+            len += snprintf(line + len, sizeof line - (size_t)len, ": %s grew %.3f ms", tc_step_class_label(s->grew),
+                            ms(s->grew_ns));
+        if (s->idle_cause < TC_IDLE_CAUSES)
+            snprintf(line + len, sizeof line - (size_t)len, " (%s +%.3f ms)", tc_idle_cause_label(s->idle_cause),
+                     ms(s->idle_cause_grew_ns));
+        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    }
+}
+
+void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, const char *dim_on,
+                       const char *dim_off) {
+    const tc_summary *sm = &j->summary;
+    if (!j->n_ranks) return;
+    const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
+    if (sm->b.idle_ns > 0 || rr->launch.kernels) {
+        char line[1024];
+        fprintf(out, "\n%sWhy the GPU waits%s (idle %.1f%% of GPU time; causes as shares of the summed windows)\n", bold_on,
+                bold_off, 100 * sm->share_idle);
+        if (sm->b.idle_ns > 0) {
+            causes_line(line, sizeof line, &sm->idle, sm->b.window_ns);
+            tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+            if (sm->idle.after_sync_ns > 0)
+                fprintf(out, "  %.1f%% of GPU time is gaps that began while the host waited in a sync call\n",
+                        pct(sm->idle.after_sync_ns, sm->b.window_ns));
+        }
+        host_lines(out, j, rr, dim_on, dim_off);
+    }
+    if (rr->n_steps) steps_section(out, rr, bold_on, bold_off);
+}
+
+/* ---- HTML ------------------------------------------------------------------------------------ */
+
+void tc_host_wait_html(FILE *out, const tc_job *j) {
+    (void)out;
+    (void)j;
+}
