@@ -218,7 +218,189 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
 
 /* ---- HTML ------------------------------------------------------------------------------------ */
 
+#define HTML_STEPS 500 /* steps drawn and listed; the rest are in the JSON */
+
+/* Chart classes: the breakdown's busy classes, then each idle cause (styles in html_report.c's css:
+ * c-compute, c-comm, c-memory, c-i0 ... c-i7). */
+enum { BAR_COMPUTE, BAR_COMM, BAR_MEMORY, BAR_IDLE0, BAR_N = BAR_IDLE0 + TC_IDLE_CAUSES };
+
+static void esc(FILE *out, const char *s) { if (s) tc_html_escape(out, s, strlen(s), 0); }
+
+static const char *bar_class(int k, char *buf, size_t n) {
+    static const char *const busy[] = {"c-compute", "c-comm", "c-memory"};
+    if (k < BAR_IDLE0) return busy[k];
+    snprintf(buf, n, "c-i%d", k - BAR_IDLE0);
+    return buf;
+}
+
+static const char *bar_label(int k) {
+    static const char *const busy[] = {"compute", "exposed comm", "exposed memory"};
+    return k < BAR_IDLE0 ? busy[k] : tc_idle_cause_label(k - BAR_IDLE0);
+}
+
+static int64_t bar_ns(const tc_step_result *st, int k) {
+    switch (k) {
+    case BAR_COMPUTE: return st->b.compute_ns;
+    case BAR_COMM: return st->b.exposed_comm_ns;
+    case BAR_MEMORY: return st->b.memory_exposed_ns;
+    default: return st->idle.ns[k - BAR_IDLE0];
+    }
+}
+
+/* The job's idle causes: a table of every cause. */
+static void html_causes(FILE *out, const tc_summary *sm) {
+    char cls[16];
+    fprintf(out, "<table id=\"idle-cause-table\">\n<thead><tr><th>idle cause</th><th class=\"n\">ms</th>"
+                 "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        int64_t ns = sm->idle.ns[c];
+        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\">%.6f</td>"
+                     "<td class=\"n\">%.2f%%</td><td class=\"n\">%.2f%%</td></tr>\n",
+                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns),
+                pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
+    }
+    fprintf(out, "</tbody></table>\n");
+    if (sm->idle.after_sync_ns > 0)
+        fprintf(out, "<p class=\"note\">%.2f%% of GPU time is gaps that began while the host waited in a synchronizing "
+                     "call.</p>\n", pct(sm->idle.after_sync_ns, sm->b.window_ns));
+}
+
+/* Where the host was and the launch figures of the view rank. */
+static void html_host(FILE *out, const tc_rank_result *rr) {
+    if (rr->n_host_ops) {
+        fprintf(out, "<h3>Where the host was (rank %lld)</h3>\n<p class=\"note\">For each idle gap whose host side "
+                     "the launching thread spent on the CPU: the outermost CPU op or annotation covering most of it, "
+                     "with the gap's host time by cause.</p>\n<table id=\"host-op-table\">\n<thead><tr><th>CPU op or annotation</th>"
+                     "<th>cause</th><th class=\"n\">ms</th></tr></thead>\n<tbody>\n", (long long)rr->rank);
+        for (size_t i = 0; i < rr->n_host_ops; i++) {
+            const tc_host_op *h = &rr->host_ops[i];
+            fprintf(out, "<tr><td class=\"name\">");
+            if (h->name) esc(out, h->name); else fputs("(inside no CPU op)", out);
+            fprintf(out, "</td><td>%s</td><td class=\"n\">%.6f</td></tr>\n", tc_idle_cause_label(h->cause), ms(h->ns));
+        }
+        fprintf(out, "</tbody></table>\n");
+    }
+    const tc_launch_stats *l = &rr->launch;
+    fprintf(out, "<p id=\"launch-stats\">Launches (rank %lld): %llu kernels, %llu with their launch call in the trace, "
+                 "%.1f%% shorter than 10 &micro;s", (long long)rr->rank, (unsigned long long)l->kernels,
+            (unsigned long long)l->launched, pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    if (l->delay_kernels)
+        fprintf(out, "; launch delay (GPU start &minus; launch call start) median %.3f &micro;s, p95 %.3f &micro;s",
+                (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
+    if (l->launch_calls)
+        fprintf(out, "; %llu launch calls took %.6f ms of CPU against %.6f ms of GPU busy time%s",
+                (unsigned long long)l->launch_calls, ms(l->launch_cpu_ns), ms(l->gpu_busy_ns),
+                l->launch_bound ? " (<b>launch-bound</b>)" : "");
+    if (l->graph_launches)
+        fprintf(out, "; %llu CUDA-graph launches ran %llu kernels", (unsigned long long)l->graph_launches,
+                (unsigned long long)l->graph_kernels);
+    fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
+}
+
+/* One stacked bar per step (its GPU window split into the busy classes and the idle causes). */
+static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+    size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
+    int64_t top = 1;
+    for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
+    const int W = 1000, L = 70, R = 10, T = 8, H = 220, B = 24;
+    double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
+    char cls[16], a[40];
+    fputs("<ul class=\"legend\">", out);
+    for (int k = 0; k < BAR_N; k++)
+        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
+    fputs("</ul>\n", out);
+    fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                 "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
+            W, T + H + B, W, T + H + B);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
+                 "0</text>\n", L - 6, T + 10, ms(top), L - 6, T + H);
+    for (size_t s = 0; s < n; s++) {
+        const tc_step_result *st = &rr->steps[s];
+        double x = L + (double)s * bw, y = T + H;
+        for (int k = 0; k < BAR_N; k++) {
+            int64_t ns = bar_ns(st, k);
+            if (ns <= 0) continue;
+            double h = (double)H * (double)ns / (double)top;
+            y -= h;
+            snprintf(a, sizeof a, "%.6f", ms(ns));
+            fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" class=\"%s\" data-tip=\"step %lld - "
+                         "%s: %s ms = %.2f%% of its window\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
+                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->b.window_ns));
+        }
+        fputs("\n", out);
+    }
+    fprintf(out, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", L, T + H, W - R, T + H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\">ProfilerStep#%lld", L, T + H + 16, (long long)rr->steps[0].number);
+    if (n > 1) fprintf(out, " to #%lld, left to right", (long long)rr->steps[n - 1].number);
+    fputs("</text>\n</svg>\n", out);
+}
+
+static void html_step_table(FILE *out, const tc_rank_result *rr) {
+    size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
+    fputs("<div class=\"scroll\"><table id=\"step-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">step</th>"
+          "<th class=\"n\">step<br>ms</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
+          "exp.<br>comm</th><th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th>top idle cause</th>"
+          "</tr></thead>\n<tbody>\n", out);
+    for (size_t s = 0; s < n; s++) {
+        const tc_step_result *st = &rr->steps[s];
+        const tc_breakdown *b = &st->b;
+        int top = -1;
+        for (int c = 0; c < TC_IDLE_CAUSES; c++)
+            if (st->idle.ns[c] > 0 && (top < 0 || st->idle.ns[c] > st->idle.ns[top])) top = c;
+        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">%.6f</td>"
+                     "<td class=\"n\" data-v=\"%lld\">%.6f</td>", (long long)st->number, (long long)st->number,
+                (long long)st->step_time_ns, ms(st->step_time_ns), (long long)b->window_ns, ms(b->window_ns));
+        int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
+        for (int k = 0; k < 4; k++)
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\">%.2f%%</td>", pct(parts[k], b->window_ns) / 100,
+                    pct(parts[k], b->window_ns));
+        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+        else fputs("<td>-</td></tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n", out);
+    if (rr->n_steps > n)
+        fprintf(out, "<p class=\"note\">The first %zu of %zu steps are drawn and listed; every step is in the JSON.</p>\n",
+                n, rr->n_steps);
+}
+
+static void html_slowest(FILE *out, const tc_rank_result *rr) {
+    const tc_step_stats *ss = &rr->step_stats;
+    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min %.6f ms, median %.6f ms, max %.6f ms.</p>\n",
+            rr->n_steps, ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    if (!ss->n_slowest) return;
+    fputs("<ul id=\"slowest-steps\">\n", out);
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        fprintf(out, "<li>ProfilerStep#%lld: %.6f ms, %.6f ms over the median", (long long)s->number, ms(s->step_time_ns),
+                ms(s->over_median_ns));
+        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.6f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
+        if (s->idle_cause < TC_IDLE_CAUSES)
+            fprintf(out, " (%s +%.6f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
 void tc_host_wait_html(FILE *out, const tc_job *j) {
-    (void)out;
-    (void)j;
+    fputs("<section id=\"steps\">\n<h2>Why the GPU waits, step by step</h2>\n", out);
+    if (!j->n_ranks) { fputs("<p class=\"note\">No rank had GPU activity.</p>\n</section>\n", out); return; }
+    const tc_summary *sm = &j->summary;
+    const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
+    fprintf(out, "<p class=\"note\">Each idle gap (no kernel, copy or set on any stream) goes to what the CPU thread "
+                 "that launched the work ending the gap was doing, instant by instant: a DataLoader op (data loading), "
+                 "a synchronizing call (sync), an allocator call (memory management), a launch call of 1 ms or more "
+                 "(module load), a launch call or the op that launched the work (launch overhead), anything else "
+                 "(CPU other); GPU side when the work was already handed over, unattributed when the trace holds no "
+                 "launch for it. Idle is %.2f%% of the summed GPU time.</p>\n", 100 * sm->share_idle);
+    html_causes(out, sm);
+    html_host(out, rr);
+    if (rr->n_steps) {
+        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its GPU window (first to last "
+                     "of its GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
+                     "segment for its exact value.</p>\n", (long long)rr->rank);
+        html_slowest(out, rr);
+        html_step_chart(out, rr);
+        html_step_table(out, rr);
+    } else fputs("<p class=\"note\">No ProfilerStep spans in the traces: no per-step view.</p>\n", out);
+    fputs("</section>\n", out);
 }
