@@ -129,6 +129,11 @@ static void host_cause_reason(tc_job *j) {
     r.cause = top;
     r.cause_share = sm->idle_cause_share[top];
     cause_evidence(&sm->evidence, top, &r.name, &r.where);
+    if (sm->b.window_ns > 0 && sm->idle.after_sync_ns * 10 >= sm->b.idle_ns) {
+        r.after_sync_share = (double)sm->idle.after_sync_ns / (double)sm->b.window_ns;
+        r.drain_call = sm->evidence.drain_call;
+        r.drain_op = sm->evidence.drain_op;
+    }
     assert(f->n_reasons < TC_MAX_REASONS);
     memmove(&f->reasons[2], &f->reasons[1], (f->n_reasons - 1) * sizeof *f->reasons);
     f->reasons[1] = r;
@@ -161,19 +166,25 @@ static void host_actions(tc_job *j) {
         return;
     }
     bool used[TC_IDLE_CAUSES + 1] = {false}; /* the causes, then exposed memory */
+    double after_sync = sm->b.window_ns > 0 ? (double)sm->idle.after_sync_ns / (double)sm->b.window_ns : 0;
     while (f->n_actions < TC_MAX_ACTIONS) {
         int best = -1;
         double best_share = 0;
-        for (int k = 0; k <= TC_IDLE_CAUSES; k++) {
+        for (int k = 0; k <= TC_IDLE_CAUSES; k++) { /* syncs rank by their time or the gaps begun in them */
             double sh = k < TC_IDLE_CAUSES ? sm->idle_cause_share[k] : sm->share_memory_exposed;
+            if (k == TC_IDLE_SYNC && after_sync > sh) sh = after_sync;
             if (!used[k] && sh > best_share) { best = k; best_share = sh; }
         }
         if (best < 0 || (f->n_actions > 0 && best_share < 0.01)) break;
         used[best] = true;
         add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : TC_ACTION_OVERLAP_COPIES, 0);
         tc_action *a = &f->actions[f->n_actions - 1];
-        a->share = best_share;
+        a->share = best < TC_IDLE_CAUSES ? sm->idle_cause_share[best] : best_share;
         if (best < TC_IDLE_CAUSES) cause_evidence(&sm->evidence, best, &a->name, &a->where);
+        if (best == TC_IDLE_SYNC) {
+            a->after_sync_share = after_sync;
+            if (after_sync > a->share) { a->name = sm->evidence.drain_call; a->where = sm->evidence.drain_op; }
+        }
         if (best == TC_IDLE_LAUNCH_OVERHEAD) a->launch = sm->launch;
     }
 }

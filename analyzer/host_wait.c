@@ -185,6 +185,7 @@ typedef struct {
     edge *e; size_t ne, cap_e;
     sum_map host_ops;             /* (cause << 32 | name) -> ns */
     sum_map sync_sites;           /* (call << 32 | op) -> ns */
+    sum_map drain_sites;          /* (call << 32 | op) -> ns of after-sync gaps begun in it */
     sum_map data_ops, memory_calls; /* name -> ns */
     bool oom;
 } hw_ctx;
@@ -365,17 +366,21 @@ static const item *holder(hw_ctx *c, const gap_ctx *g, int64_t x, unsigned f) {
     return NULL;
 }
 
+/* The outermost cpu_op of the query around item h, TC_NONE none. */
+static uint32_t op_around(hw_ctx *c, const item *h) {
+    for (size_t i = 0; i < c->nq; i++) {
+        const item *o = &c->it[c->q[i]];
+        if (REF_KIND(o->ref) == IT_CPU_OP && o->start <= h->start && o->end >= h->end) return item_name(c, o);
+    }
+    return TC_NONE;
+}
+
 /* The evidence of one piece [x, x + len) of a gap's host part with cause k (rank level only). */
 static void note_piece(hw_ctx *c, const gap_ctx *g, uint32_t host_op, tc_idle_cause k, int64_t x, int64_t len) {
     bool bad = map_add(&c->host_ops, (uint64_t)k << 32 | host_op, len) != 0;
     const item *h = NULL;
     if (k == TC_IDLE_SYNC && (h = holder(c, g, x, F_SYNC))) {
-        uint32_t op = TC_NONE; /* the outermost cpu_op around the sync call */
-        for (size_t i = 0; i < c->nq && op == TC_NONE; i++) {
-            const item *o = &c->it[c->q[i]];
-            if (REF_KIND(o->ref) == IT_CPU_OP && o->start <= h->start && o->end >= h->end) op = item_name(c, o);
-        }
-        bad |= map_add(&c->sync_sites, (uint64_t)item_name(c, h) << 32 | op, len) != 0;
+        bad |= map_add(&c->sync_sites, (uint64_t)item_name(c, h) << 32 | op_around(c, h), len) != 0;
     } else if (k == TC_IDLE_DATA_LOADING && (h = holder(c, g, x, F_DATA))) {
         bad |= map_add(&c->data_ops, item_name(c, h), len) != 0;
     } else if (k == TC_IDLE_MEMORY_MANAGEMENT && (h = holder(c, g, x, F_MEMORY))) {
@@ -427,9 +432,11 @@ static void attribute_gap(hw_ctx *c, int64_t a, int64_t b, const tc_gpu_event *E
         g.p_ref = innermost_op(c, r, R);
         overlapping(c, r, a, g.Le);
     } else c->nq = 0;
-    for (size_t i = 0; i < c->nq; i++) { /* began while the thread was in another sync call */
-        const item *it = &c->it[c->q[i]];
-        if (it->start <= a && a < it->end && (item_flags(c, it, &g) & F_SYNC)) { out->after_sync_ns += b - a; break; }
+    const item *drain = holder(c, &g, a, F_SYNC); /* began while the thread was in another sync call */
+    if (drain) {
+        out->after_sync_ns += b - a;
+        if (detail && map_add(&c->drain_sites, (uint64_t)item_name(c, drain) << 32 | op_around(c, drain), b - a))
+            c->oom = true;
     }
     split_host_part(c, &g, detail, out);
     if (g.Le < b) out->ns[TC_IDLE_GPU_SIDE] += b - g.Le;
@@ -549,6 +556,12 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
         ev->sync_ns = v[0].ns;
         free(v);
     }
+    if ((v = map_sorted(&c->drain_sites, &c->oom))) {
+        ev->drain_call = str_or_null(t, (uint32_t)(v[0].key >> 32));
+        ev->drain_op = str_or_null(t, (uint32_t)v[0].key);
+        ev->drain_ns = v[0].ns;
+        free(v);
+    }
     if ((v = map_sorted(&c->data_ops, &c->oom))) { ev->data_op = str_or_null(t, (uint32_t)v[0].key); ev->data_ns = v[0].ns; free(v); }
     if ((v = map_sorted(&c->memory_calls, &c->oom))) {
         ev->memory_call = str_or_null(t, (uint32_t)v[0].key);
@@ -559,7 +572,7 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
 
 static void ctx_free(hw_ctx *c) {
     free(c->it); free(c->prev_longer); free(c->thr); free(c->call_cls); free(c->dl); free(c->q); free(c->e);
-    free(c->host_ops.v); free(c->sync_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
+    free(c->host_ops.v); free(c->sync_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
 }
 
 /* The invariant: the gaps add up to the breakdown's idle time, and the causes to the gaps. */
@@ -614,6 +627,7 @@ void tc_host_wait_job(tc_job *j) {
         if (e->data_ns > s->data_ns) { s->data_op = e->data_op; s->data_ns = e->data_ns; }
         if (e->memory_ns > s->memory_ns) { s->memory_call = e->memory_call; s->memory_ns = e->memory_ns; }
         if (e->other_ns > s->other_ns) { s->other_op = e->other_op; s->other_ns = e->other_ns; }
+        if (e->drain_ns > s->drain_ns) { s->drain_call = e->drain_call; s->drain_op = e->drain_op; s->drain_ns = e->drain_ns; }
         const tc_launch_stats *l = &rr->launch;
         tc_launch_stats *sl = &sm->launch;
         sl->kernels += l->kernels;

@@ -56,6 +56,9 @@ typedef struct {
     int64_t memory_ns;           /* its memory_management idle, ns */
     const char *other_op;        /* the host op with the most cpu_other idle (where the host was) */
     int64_t other_ns;            /* its cpu_other idle, ns */
+    const char *drain_call;      /* the synchronizing call the most idle_after_sync time began in */
+    const char *drain_op;        /* the outermost CPU op around it, NULL when none */
+    int64_t drain_ns;            /* the after-sync gap time that began in that call and op, ns */
 } tc_idle_evidence;
 
 /* Kernel launches of a rank (or summed over ranks: no delay percentiles then). */
@@ -264,6 +267,10 @@ typedef struct {
     const char *name;         /* HOST_CAUSE: the evidence behind it (the sync call, the DataLoader op,
                                * the memory call, the host op; a trace's string), NULL none */
     const char *where;        /* HOST_CAUSE, sync: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* HOST_CAUSE: the gaps that began in a sync call, as a share of the summed
+                               * windows, when they are 10% of idle or more; else 0 */
+    const char *drain_call, *drain_op; /* HOST_CAUSE with after_sync_share: the call they began in most
+                               * and the outermost CPU op around it (NULL none) */
 } tc_reason;
 
 /* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
@@ -307,6 +314,9 @@ typedef struct {
     const char *name;         /* AVOID_SYNCS: the sync call; FEED_GPUS: the DataLoader op; ALLOCATOR: the
                                * memory call; HOST_WORK: the host op (a trace's string), NULL none */
     const char *where;        /* AVOID_SYNCS: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* AVOID_SYNCS: the gaps that began in a sync call (share of the summed
+                               * windows); name/where are then the call they began in most when this
+                               * exceeds share */
     tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
 } tc_action;
 

@@ -48,7 +48,14 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
     default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
     }
-    tc_format(buf, n, "idle is %.1f%% of GPU time, %.1f points of it %s", 100 * r->idle, 100 * r->cause_share, what);
+    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of GPU time, %.1f points of it %s", 100 * r->idle,
+                                   100 * r->cause_share, what);
+    if (r->after_sync_share <= 0 || len >= n) return;
+    const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
+    if (r->drain_call && r->drain_op)
+        tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s (called in %s)",
+                  100 * r->after_sync_share, dc, tc_finding_name(where, sizeof where, r->drain_op));
+    else tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s", 100 * r->after_sync_share, dc);
 }
 
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
@@ -148,13 +155,18 @@ static bool host_action_text(char *buf, size_t n, const tc_action *a) {
     const char *nm = a->name ? tc_finding_name(name, sizeof name, a->name) : NULL;
     double pct = 100 * a->share;
     switch (a->code) {
-    case TC_ACTION_AVOID_SYNCS:
+    case TC_ACTION_AVOID_SYNCS: {
         if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
         else where[0] = 0;
-        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %.1f%% of the time. Avoid "
-                  ".item(), .cpu(), printing tensors and torch.cuda.synchronize() inside the step, or issue the next work "
-                  "first (non_blocking copies, CUDA events).", nm ? nm : "synchronizing calls", where, pct);
+        char drained[200] = "";
+        if (a->after_sync_share > 0)
+            tc_format(drained, sizeof drained, "; idle gaps worth %.1f%% of the time began while the host waited in a sync",
+                      100 * a->after_sync_share);
+        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %.1f%% of the time%s. "
+                  "Avoid .item(), .cpu(), printing tensors and torch.cuda.synchronize() inside the step, or issue the "
+                  "next work first (non_blocking copies, CUDA events).", nm ? nm : "synchronizing calls", where, pct, drained);
         return true;
+    }
     case TC_ACTION_FEED_GPUS:
         tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %.1f%% of the time. More DataLoader "
                   "workers (num_workers), pin_memory=True, prefetch_factor, persistent_workers=True.", nm ? " (" : "",
@@ -192,7 +204,7 @@ static bool host_action_text(char *buf, size_t n, const tc_action *a) {
 }
 
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
-    if (a->share > 0 && host_action_text(buf, n, a)) return buf;
+    if ((a->share > 0 || a->after_sync_share > 0) && host_action_text(buf, n, a)) return buf;
     const char *fixed = action_fixed(a->code);
     if (fixed) { tc_format(buf, n, "%s", fixed); return buf; }
     switch (a->code) {

@@ -252,7 +252,7 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     return 0;
 }
 
-#define RR_STRINGS (TC_HOST_OPS + 5)
+#define RR_STRINGS (TC_HOST_OPS + 7)
 
 /* The strings of a rank result that point into its trace's string table (host ops, evidence), in
  * the one order pack and unpack use. */
@@ -264,6 +264,8 @@ static void rr_strings(tc_rank_result *rr, const char **out[RR_STRINGS]) {
     out[n++] = &rr->evidence.data_op;
     out[n++] = &rr->evidence.memory_call;
     out[n++] = &rr->evidence.other_op;
+    out[n++] = &rr->evidence.drain_call;
+    out[n++] = &rr->evidence.drain_op;
 }
 
 static void put_rr_strings(tc_buf *b, const tc_rank_result *rr) {
