@@ -22,7 +22,12 @@ static const char *const class_labels[TC_STEP_NONE] = {"compute", "exposed comm"
 const char *tc_step_class_key(int cls) { return cls >= 0 && cls < TC_STEP_NONE ? class_keys[cls] : NULL; }
 const char *tc_step_class_label(int cls) { return cls >= 0 && cls < TC_STEP_NONE ? class_labels[cls] : "none"; }
 
-const char *tc_finding_name(char *buf, size_t n, const char *name) { return tc_term_clean(buf, n, name, 60); }
+const char *tc_finding_name(char *buf, size_t n, const char *name) {
+    tc_term_cell(buf, n, name, -60); /* cut with an ellipsis, padded: the padding goes */
+    size_t len = strlen(buf);
+    while (len > 0 && buf[len - 1] == ' ') buf[--len] = 0;
+    return buf;
+}
 
 /* The host cause reason: "idle is 31.0% of GPU time, 24.0 points of it waiting on X (in Y)". */
 static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
@@ -140,10 +145,10 @@ static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
     const tc_launch_stats *l = &a->launch;
     char figures[400] = "";
     if (l->kernels && l->launch_calls)
-        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 us; each launch call takes %.1f us of "
-                  "CPU against %.1f us of GPU work per kernel%s", (unsigned long long)l->kernels,
-                  100.0 * (double)l->short_kernels / (double)l->kernels,
-                  (double)l->launch_cpu_ns / 1e3 / (double)l->launch_calls, (double)l->gpu_busy_ns / 1e3 / (double)l->kernels,
+        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 us; %llu launch calls take %.3f ms of "
+                  "CPU against %.3f ms of GPU busy time%s", (unsigned long long)l->kernels,
+                  100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
+                  (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,
                   l->launch_bound ? " (launch-bound: the calls take more CPU time than the GPU is busy)" : "");
     tc_format(buf, n, "Cut launch overhead, %.1f%% of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
               "fused kernels, a larger batch per step.", 100 * a->share, figures);

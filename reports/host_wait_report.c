@@ -105,10 +105,11 @@ void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
 
-/* The causes with time, largest first, as "sync 24.0% | launch overhead 3.1%" of `whole`. */
+/* The causes of at least 0.05% of `whole`, largest first, as "sync 24.0% | launch overhead 3.1%",
+ * then how many smaller ones have time. */
 static void causes_line(char *buf, size_t n, const tc_idle_causes *k, int64_t whole) {
     bool done[TC_IDLE_CAUSES] = {false};
-    size_t len = 0;
+    size_t len = 0, small = 0;
     buf[0] = 0;
     for (;;) {
         int best = -1;
@@ -116,9 +117,11 @@ static void causes_line(char *buf, size_t n, const tc_idle_causes *k, int64_t wh
             if (!done[c] && k->ns[c] > 0 && (best < 0 || k->ns[c] > k->ns[best])) best = c;
         if (best < 0 || len + 48 >= n) break;
         done[best] = true;
+        if (pct(k->ns[best], whole) < 0.05) { small++; continue; }
         len += (size_t)snprintf(buf + len, n - len, "%s%s %.1f%%", len ? " | " : "", tc_idle_cause_label(best),
                                 pct(k->ns[best], whole));
     }
+    if (small && len + 48 < n) snprintf(buf + len, n - len, "%s%zu more under 0.1%%", len ? " | " : "", small);
 }
 
 /* Where the host was and the launch figures of the view rank. */
@@ -127,10 +130,12 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
     if (j->n_ranks > 1) snprintf(who, sizeof who, " (rank %lld)", (long long)rr->rank);
     if (rr->n_host_ops) {
         size_t len = (size_t)snprintf(line, sizeof line, "where the host was%s: ", who);
+        /* up to three, those of at least a tenth of the first */
         for (size_t i = 0; i < rr->n_host_ops && i < 3 && len < sizeof line - 400; i++) {
             const tc_host_op *h = &rr->host_ops[i];
+            if (i && h->ns * 10 < rr->host_ops[0].ns) break;
             len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s) %.3f ms", i ? ", " : "",
-                                    h->name ? tc_term_clean(name, sizeof name, h->name, 48) : "(no CPU op)",
+                                    h->name ? tc_term_clean(name, sizeof name, h->name, 64) : "(no CPU op)",
                                     tc_idle_cause_label(h->cause), ms(h->ns));
         }
         tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
