@@ -180,6 +180,7 @@ typedef struct {
     thread_range *thr; size_t n_thr; /* by thread id */
     uint8_t *call_cls;            /* per string id: 0 not known yet, else tc_call_class + 1 */
     uint8_t *dl;                  /* per string id: 0 not known yet, 1 no, 2 the name holds DataLoader */
+    uint8_t *used;                /* per call (t->launches): 1 when it launched a GPU event */
     size_t n_strings;
     size_t *q; size_t nq, cap_q;  /* items of the last query, ascending */
     edge *e; size_t ne, cap_e;
@@ -218,13 +219,35 @@ static bool is_data_loader(hw_ctx *c, uint32_t name) {
     return c->dl[name] == 2;
 }
 
-/* Builds the items, their order, prev_longer and the thread ranges. 0, or -1 out of memory. */
+static bool sorted_run(const item *v, size_t n) {
+    for (size_t i = 1; i < n; i++) if (cmp_item(&v[i - 1], &v[i]) > 0) return false;
+    return true;
+}
+
+/* Sorts v[0, n) made of two runs, v[0, k) and v[k, n): each is sorted unless it already is (the
+ * spans and the calls mostly come in time order: no n log n pass then), then they are merged from
+ * the back with a copy of the second. 0, or -1 out of memory. */
+static int sort_two_runs(item *v, size_t k, size_t n) {
+    if (!sorted_run(v, k)) tc_sort(v, k, sizeof *v, cmp_item);
+    if (!sorted_run(v + k, n - k)) tc_sort(v + k, n - k, sizeof *v, cmp_item);
+    if (k == 0 || k == n || cmp_item(&v[k - 1], &v[k]) <= 0) return 0;
+    item *second = malloc((n - k) * sizeof *second);
+    if (!second) return -1;
+    memcpy(second, v + k, (n - k) * sizeof *second);
+    size_t a = k, b = n - k, out = n;
+    while (b > 0) { /* ties: the first run's item stays first */
+        if (a > 0 && cmp_item(&v[a - 1], &second[b - 1]) > 0) v[--out] = v[--a];
+        else v[--out] = second[--b];
+    }
+    free(second);
+    return 0;
+}
+
+/* Builds the items (every host span; the calls of a class, or that launched GPU work: no other
+ * call can change a cause), their order, prev_longer and the thread ranges. 0, or -1 out of memory. */
 static int build_items(hw_ctx *c) {
     const tc_trace *t = c->t;
-    c->n_strings = tc_strtab_count(t->strings);
-    c->call_cls = calloc(c->n_strings ? c->n_strings : 1, 1);
-    c->dl = calloc(c->n_strings ? c->n_strings : 1, 1);
-    if (!c->call_cls || !c->dl || t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
+    if (t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
     c->n = t->n_host + t->n_launches;
     c->it = tc_big_alloc(c->n ? c->n : 1, sizeof *c->it, false);
     c->prev_longer = tc_big_alloc(c->n ? c->n : 1, sizeof *c->prev_longer, false);
@@ -237,9 +260,11 @@ static int build_items(hw_ctx *c) {
     }
     for (size_t i = 0; i < t->n_launches; i++) {
         const tc_launch *l = &t->launches[i];
+        if (!c->used[i] && call_class(c, l->name) == TC_CALL_OTHER) continue;
         c->it[k++] = (item){l->ts_ns, l->ts_ns + l->dur_ns, l->thread, (uint32_t)IT_CALL << 30 | (uint32_t)i};
     }
-    tc_sort(c->it, c->n, sizeof *c->it, cmp_item);
+    c->n = k;
+    if (sort_two_runs(c->it, t->n_host, c->n)) return -1;
     uint32_t *stack = malloc((c->n ? c->n : 1) * sizeof *stack);
     size_t cap_thr = 0;
     if (!stack) return -1;
@@ -497,12 +522,13 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The launch statistics; marks c->used. */
 static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     const tc_trace *t = c->t;
     memset(ls, 0, sizeof *ls);
-    uint8_t *used = calloc(t->n_launches ? t->n_launches : 1, 1); /* launched GPU work */
+    uint8_t *used = c->used;
     int64_t *delay = tc_big_alloc(t->n_gpu ? t->n_gpu : 1, sizeof *delay, false);
-    if (!used || !delay) { free(used); free(delay); return -1; }
+    if (!delay) return -1;
     for (size_t i = 0; i < t->n_gpu; i++) {
         const tc_gpu_event *e = &t->gpu[i];
         const tc_launch *R = e->correlation != TC_NONE ? tc_trace_find_launch(t, e->correlation) : NULL;
@@ -529,7 +555,6 @@ static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     }
     ls->gpu_busy_ns = b->window_ns - b->idle_ns;
     ls->launch_bound = ls->launch_cpu_ns > ls->gpu_busy_ns;
-    free(used);
     free(delay);
     return 0;
 }
@@ -571,7 +596,7 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
 }
 
 static void ctx_free(hw_ctx *c) {
-    free(c->it); free(c->prev_longer); free(c->thr); free(c->call_cls); free(c->dl); free(c->q); free(c->e);
+    free(c->it); free(c->prev_longer); free(c->thr); free(c->call_cls); free(c->dl); free(c->used); free(c->q); free(c->e);
     free(c->host_ops.v); free(c->sync_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
 }
 
@@ -587,7 +612,11 @@ int tc_host_wait_rank(const tc_trace *t, tc_rank_result *rr, const tc_step_map *
     memset(&c, 0, sizeof c);
     c.t = t;
     int rc = -1;
-    if (build_items(&c)) goto done;
+    c.n_strings = tc_strtab_count(t->strings);
+    c.call_cls = calloc(c.n_strings ? c.n_strings : 1, 1);
+    c.dl = calloc(c.n_strings ? c.n_strings : 1, 1);
+    c.used = calloc(t->n_launches ? t->n_launches : 1, 1);
+    if (!c.call_cls || !c.dl || !c.used || launch_stats(&c, &rr->b, &rr->launch) || build_items(&c)) goto done;
     rr->has_host_events = t->n_launches > 0;
     event_list all = {t->gpu, NULL, t->n_gpu};
     int64_t gaps = window_causes(&c, &all, true, &rr->idle);
@@ -601,7 +630,7 @@ int tc_host_wait_rank(const tc_trace *t, tc_rank_result *rr, const tc_step_map *
     }
     (void)adds_up;
     (void)gaps;
-    if (c.oom || launch_stats(&c, &rr->b, &rr->launch)) goto done;
+    if (c.oom) goto done;
     rc = 0;
 done:
     ctx_free(&c);
