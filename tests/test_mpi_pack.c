@@ -178,9 +178,18 @@ Test(mpi_pack, rank_result_keeps_idle_causes_host_ops_and_evidence) {
     cr_assert_eq(back.launch.kernels, 5);
     cr_assert_eq(back.n_steps, 1);
     cr_assert_eq(back.steps[0].idle.ns[TC_IDLE_GPU_SIDE], 4);
+    /* a full trace replacing the skeleton takes the names over (the skeleton is then freed) */
+    tc_trace v;
+    cr_assert_eq(tc_trace_init(&v, "c"), 0);
+    cr_assert_eq(tc_rank_result_rehome(&back, &v), 0);
+    tc_trace_free(&u);
+    cr_assert_str_eq(back.host_ops[0].name, "aten::item");
+    cr_assert_str_eq(back.evidence.drain_call, "cudaStreamSynchronize");
+    cr_assert_null(back.host_ops[1].name);
+    cr_assert_neq(tc_strtab_find(v.strings, "cudaStreamSynchronize", 21), TC_NONE);
     free(back.steps);
     tc_buf_free(&b);
     tc_rank_extra_free(&y);
     tc_trace_free(&t);
-    tc_trace_free(&u);
+    tc_trace_free(&v);
 }

@@ -289,6 +289,20 @@ static void get_rr_strings(tc_buf *b, tc_rank_result *rr, tc_trace *t) {
     }
 }
 
+int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) {
+    const char **strs[RR_STRINGS + 1];
+    rr_strings(rr, strs);
+    strs[RR_STRINGS] = &rr->device;
+    int rc = 0;
+    for (size_t i = 0; i <= RR_STRINGS; i++) {
+        if (!*strs[i]) continue;
+        uint32_t id = tc_strtab_intern(t->strings, *strs[i], strlen(*strs[i]));
+        if (id == TC_NONE) rc = -1;
+        *strs[i] = id == TC_NONE ? NULL : tc_strtab_get(t->strings, id);
+    }
+    return rc;
+}
+
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t) {
     tc_buf_put(b, rr, sizeof *rr); /* pointers fixed on unpack */
     PUT_ARR(b, rr->steps, rr->n_steps);
