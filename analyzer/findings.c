@@ -2,6 +2,7 @@
  * timeline's ranks and step (see findings.h). Every rule that turns figures into a conclusion
  * lives here; the words for each code are in reports/findings_text.c. */
 #include "findings.h"
+#include "host_wait.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdint.h>
@@ -97,15 +98,6 @@ static void decide_verdict(tc_job *j, double threshold) {
     }
 }
 
-/* The idle cause with the most time (ties: the first in tc_idle_cause order); -1 when no idle
- * time has a cause (the causes were not measured). */
-static int top_idle_cause(const tc_summary *sm) {
-    int top = -1;
-    for (int k = 0; k < TC_IDLE_CAUSES; k++)
-        if (sm->idle.ns[k] > 0 && (top < 0 || sm->idle.ns[k] > sm->idle.ns[top])) top = k;
-    return top;
-}
-
 /* The evidence behind a cause: its call or op names. */
 static void cause_evidence(const tc_idle_evidence *e, int cause, const char **name, const char **where) {
     *name = *where = NULL;
@@ -122,7 +114,7 @@ static void cause_evidence(const tc_idle_evidence *e, int cause, const char **na
 static void host_cause_reason(tc_job *j) {
     tc_findings *f = &j->findings;
     const tc_summary *sm = &j->summary;
-    int top = top_idle_cause(sm);
+    int top = tc_idle_top_cause(&sm->idle); /* -1: the causes were not measured */
     if (sm->verdict != TC_VERDICT_HOST || top < 0 || f->n_reasons == 0) return;
     tc_reason r = f->reasons[0];
     r.code = TC_REASON_HOST_CAUSE;
@@ -159,7 +151,7 @@ static void host_actions(tc_job *j) {
         [TC_IDLE_DATA_LOADING] = TC_ACTION_FEED_GPUS, [TC_IDLE_MEMORY_MANAGEMENT] = TC_ACTION_ALLOCATOR,
         [TC_IDLE_MODULE_LOAD] = TC_ACTION_WARM_UP, [TC_IDLE_LAUNCH_OVERHEAD] = TC_ACTION_CUT_LAUNCHES,
         [TC_IDLE_CPU_OTHER] = TC_ACTION_HOST_WORK, [TC_IDLE_UNATTRIBUTED] = TC_ACTION_TRACE_LAUNCHES};
-    if (top_idle_cause(sm) < 0) {
+    if (tc_idle_top_cause(&sm->idle) < 0) {
         add_action(f, TC_ACTION_FEED_GPUS, 0);
         add_action(f, TC_ACTION_CUT_LAUNCHES, 0);
         add_action(f, TC_ACTION_AVOID_SYNCS, 0);

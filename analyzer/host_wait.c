@@ -219,17 +219,12 @@ static bool is_data_loader(hw_ctx *c, uint32_t name) {
     return c->dl[name] == 2;
 }
 
-static bool sorted_run(const item *v, size_t n) {
-    for (size_t i = 1; i < n; i++) if (cmp_item(&v[i - 1], &v[i]) > 0) return false;
-    return true;
-}
-
-/* Sorts v[0, n) made of two runs, v[0, k) and v[k, n): each is sorted unless it already is (the
- * spans and the calls mostly come in time order: no n log n pass then), then they are merged from
- * the back with a copy of the second. 0, or -1 out of memory. */
+/* Sorts v[0, n) made of two runs, v[0, k) and v[k, n): each is sorted on its own (tc_sort leaves a
+ * sorted run as it is, and the spans and the calls mostly come in time order: no n log n pass then),
+ * then they are merged from the back with a copy of the second. 0, or -1 out of memory. */
 static int sort_two_runs(item *v, size_t k, size_t n) {
-    if (!sorted_run(v, k)) tc_sort(v, k, sizeof *v, cmp_item);
-    if (!sorted_run(v + k, n - k)) tc_sort(v + k, n - k, sizeof *v, cmp_item);
+    tc_sort(v, k, sizeof *v, cmp_item);
+    tc_sort(v + k, n - k, sizeof *v, cmp_item);
     if (k == 0 || k == n || cmp_item(&v[k - 1], &v[k]) <= 0) return 0;
     item *second = malloc((n - k) * sizeof *second);
     if (!second) return -1;
@@ -517,11 +512,6 @@ static int64_t window_causes(hw_ctx *c, const event_list *l, bool detail, tc_idl
 
 /* ---- launch statistics ----------------------------------------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The launch statistics; marks c->used. */
 static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     const tc_trace *t = c->t;
@@ -549,7 +539,7 @@ static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
         ls->launch_cpu_ns += t->launches[i].dur_ns;
     }
     if (ls->delay_kernels) {
-        tc_sort(delay, ls->delay_kernels, sizeof *delay, cmp_i64);
+        tc_sort_i64(delay, ls->delay_kernels);
         ls->delay_median_ns = delay[(ls->delay_kernels - 1) / 2];
         ls->delay_p95_ns = delay[(95 * ls->delay_kernels + 99) / 100 - 1];
     }
@@ -638,6 +628,13 @@ done:
 }
 
 /* ---- the job --------------------------------------------------------------------------------- */
+
+int tc_idle_top_cause(const tc_idle_causes *k) {
+    int top = -1;
+    for (int c = 0; c < TC_IDLE_CAUSES; c++)
+        if (k->ns[c] > 0 && (top < 0 || k->ns[c] > k->ns[top])) top = c;
+    return top;
+}
 
 void tc_host_wait_job(tc_job *j) {
     tc_summary *sm = &j->summary;

@@ -20,6 +20,10 @@ int tc_host_wait_rank(const tc_trace *t, tc_rank_result *rr, const tc_step_map *
  * ranks' results. */
 void tc_host_wait_job(tc_job *j);
 
+/* The cause with the most time (ties: the first in tc_idle_cause order), -1 when no cause has any:
+ * what the per-step views show and a host-bound verdict names. */
+int tc_idle_top_cause(const tc_idle_causes *k);
+
 /* The class of a runtime or driver call by its name (the lists of docs/definitions.md, hip
  * spellings included; a version suffix _vN and a per-thread suffix _ptsz/_ptds are ignored). */
 typedef enum { TC_CALL_OTHER, TC_CALL_SYNC, TC_CALL_MEMORY, TC_CALL_LAUNCH, TC_CALL_GRAPH_LAUNCH } tc_call_class;

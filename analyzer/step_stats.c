@@ -8,11 +8,6 @@
 #define CLASSES (TC_STEP_NONE)    /* tc_step_class values that are classes of time */
 #define SERIES (CLASSES + TC_IDLE_CAUSES)
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Series k of step s: the tc_step_class values, then the idle causes. */
 static int64_t series(const tc_step_result *st, int k) {
     switch (k) {
@@ -28,7 +23,7 @@ static int64_t series(const tc_step_result *st, int k) {
 /* The lower median of series k over the steps (v: scratch of n). */
 static int64_t series_median(const tc_rank_result *rr, int k, int64_t *v) {
     for (size_t s = 0; s < rr->n_steps; s++) v[s] = k < 0 ? rr->steps[s].step_time_ns : series(&rr->steps[s], k);
-    tc_sort(v, rr->n_steps, sizeof *v, cmp_i64);
+    tc_sort_i64(v, rr->n_steps);
     return v[(rr->n_steps - 1) / 2];
 }
 

@@ -4,6 +4,7 @@
 #include "findings_text.h"
 #include "html_report.h"
 #include "termtext.h"
+#include "analyzer/host_wait.h"
 #include <string.h>
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -160,9 +161,7 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
 
 static void step_row(FILE *out, const tc_step_result *st) {
     const tc_breakdown *b = &st->b;
-    int top = -1;
-    for (int c = 0; c < TC_IDLE_CAUSES; c++)
-        if (st->idle.ns[c] > 0 && (top < 0 || st->idle.ns[c] > st->idle.ns[top])) top = c;
+    int top = tc_idle_top_cause(&st->idle);
     char cause[64] = "-", t[24];
     if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
     tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
@@ -349,9 +348,7 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
         const tc_breakdown *b = &st->b;
-        int top = -1;
-        for (int c = 0; c < TC_IDLE_CAUSES; c++)
-            if (st->idle.ns[c] > 0 && (top < 0 || st->idle.ns[c] > st->idle.ns[top])) top = c;
+        int top = tc_idle_top_cause(&st->idle);
         fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">%.6f</td>"
                      "<td class=\"n\" data-v=\"%lld\">%.6f</td>", (long long)st->number, (long long)st->number,
                 (long long)st->step_time_ns, ms(st->step_time_ns), (long long)b->window_ns, ms(b->window_ns));
