@@ -141,10 +141,12 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
         }
         tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
     }
+    if (!rr->has_host_events)
+        fprintf(out, "  %snote: the trace holds no runtime calls: every idle gap is unattributed%s\n", dim_on, dim_off);
     const tc_launch_stats *l = &rr->launch;
     if (!l->kernels) return;
-    int len = snprintf(line, sizeof line, "launches%s: %llu kernels, %.0f%% under 10 us", who, (unsigned long long)l->kernels,
-                       pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %.0f%% under 10 us", who, (unsigned long long)l->kernels,
+                       l->kernels == 1 ? "" : "s", pct((int64_t)l->short_kernels, (int64_t)l->kernels));
     if (l->delay_kernels)
         len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f us, p95 %.1f us",
                         (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
@@ -155,8 +157,6 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
         snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels",
                  (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels);
     tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
-    if (!rr->has_host_events)
-        fprintf(out, "  %snote: the trace holds no runtime calls: every idle gap is unattributed%s\n", dim_on, dim_off);
 }
 
 static void step_row(FILE *out, const tc_step_result *st) {
