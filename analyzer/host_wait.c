@@ -1,11 +1,12 @@
 /* host_wait.c: idle causes, where the host was, the actions' evidence and launch statistics (see
  * host_wait.h; the definition is docs/definitions.md "Idle causes").
  *
- * Per rank, the runtime calls and host spans become one array of items sorted by (thread, start,
- * end descending). An idle gap [a, b) ends at a GPU event E whose launch call R is found by
- * correlation; the items of R's thread that overlap [a, Le) are found by walking back from the last
- * item starting before Le, jumping over items that end too early (prev_longer: the nearest earlier
- * item of the thread that ends later), so a query costs the items reported plus the nesting depth.
+ * Per rank, the host spans (sorted in place) and the runtime calls that can change a cause (through
+ * an index) are two sequences in (thread, start, end descending) order. An idle gap [a, b) ends at a
+ * GPU event E whose launch call R is found by correlation; the spans and calls of R's thread that
+ * overlap [a, Le) are found by walking back from the last one starting before Le, jumping over those
+ * that end too early (prev_longer: the nearest earlier entry of the thread that ends later), so a
+ * query costs the entries reported plus the nesting depth.
  * The host part [a, min(Le, b)) is cut at those items' boundaries and each piece takes the first
  * cause that holds for it. Invariant: the causes of every window add up to its idle time
  * (asserted). */
@@ -153,10 +154,11 @@ enum { IT_CPU_OP = 0, IT_ANNOTATION = 1, IT_CALL = 2 };
 #define REF_KIND(ref) ((ref) >> 30)
 #define MAX_ITEMS 0x3fffffffu
 
+/* A span or call as the queries see it. */
 typedef struct {
     int64_t start, end; /* trace ns */
     uint32_t thread;    /* strtab id */
-    uint32_t ref;       /* IT_* << 30 | index into t->host (spans) or t->launches (calls) */
+    uint32_t ref;       /* IT_* << 30 | index into t->host (spans, once sorted) or t->launches (calls) */
 } item;
 
 /* What an instant inside an item counts as (cause flags, in the order the causes are tried). */
@@ -170,19 +172,27 @@ typedef struct {
 
 typedef struct {
     uint32_t thread;
-    size_t lo, hi;      /* its items: it[lo, hi) */
+    size_t lo, hi;      /* its entries in the sequence: [lo, hi) */
 } thread_range;
 
+/* The host events of one source in (thread, start, end descending) order: the spans (t->host,
+ * sorted in place) or the calls that can change a cause (an index into t->launches). */
 typedef struct {
-    const tc_trace *t;
-    item *it; size_t n;
-    uint32_t *prev_longer;        /* per item: the nearest earlier item of its thread that ends later */
+    bool calls;
+    uint32_t *idx;                /* calls: indices into t->launches, in order; spans: NULL */
+    size_t n;
+    uint32_t *prev_longer;        /* per entry: the nearest earlier entry of its thread that ends later */
     thread_range *thr; size_t n_thr; /* by thread id */
+} sequence;
+
+typedef struct {
+    tc_trace *t;
+    sequence seq[2];              /* the spans, the calls */
     uint8_t *call_cls;            /* per string id: 0 not known yet, else tc_call_class + 1 */
     uint8_t *dl;                  /* per string id: 0 not known yet, 1 no, 2 the name holds DataLoader */
     uint8_t *used;                /* per call (t->launches): 1 when it launched a GPU event */
     size_t n_strings;
-    size_t *q; size_t nq, cap_q;  /* items of the last query, ascending */
+    item *q; size_t nq, cap_q;    /* the items of the last query, ascending (cmp_item) */
     edge *e; size_t ne, cap_e;
     sum_map host_ops;             /* (cause << 32 | name) -> ns */
     sum_map sync_sites;           /* (call << 32 | op) -> ns */
@@ -197,6 +207,17 @@ static int cmp_item(const void *a, const void *b) {
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     if (x->end != y->end) return x->end > y->end ? -1 : 1;
     return (x->ref > y->ref) - (x->ref < y->ref);
+}
+
+/* Entry i of a sequence as an item. */
+static item entry(const hw_ctx *c, const sequence *s, size_t i) {
+    if (s->calls) {
+        const tc_launch *l = &c->t->launches[s->idx[i]];
+        return (item){l->ts_ns, l->ts_ns + l->dur_ns, l->thread, (uint32_t)IT_CALL << 30 | s->idx[i]};
+    }
+    const tc_host_span *h = &c->t->host[i];
+    uint32_t kind = h->kind == TC_HOST_ANNOTATION ? IT_ANNOTATION : IT_CPU_OP;
+    return (item){h->ts_ns, h->ts_ns + h->dur_ns, h->thread, kind << 30 | (uint32_t)i};
 }
 
 static uint32_t item_name(const hw_ctx *c, const item *it) {
@@ -219,94 +240,122 @@ static bool is_data_loader(hw_ctx *c, uint32_t name) {
     return c->dl[name] == 2;
 }
 
-/* Sorts v[0, n) made of two runs, v[0, k) and v[k, n): each is sorted on its own (tc_sort leaves a
- * sorted run as it is, and the spans and the calls mostly come in time order: no n log n pass then),
- * then they are merged from the back with a copy of the second. 0, or -1 out of memory. */
-static int sort_two_runs(item *v, size_t k, size_t n) {
-    tc_sort(v, k, sizeof *v, cmp_item);
-    tc_sort(v + k, n - k, sizeof *v, cmp_item);
-    if (k == 0 || k == n || cmp_item(&v[k - 1], &v[k]) <= 0) return 0;
-    item *second = malloc((n - k) * sizeof *second);
-    if (!second) return -1;
-    memcpy(second, v + k, (n - k) * sizeof *second);
-    size_t a = k, b = n - k, out = n;
-    while (b > 0) { /* ties: the first run's item stays first */
-        if (a > 0 && cmp_item(&v[a - 1], &second[b - 1]) > 0) v[--out] = v[--a];
-        else v[--out] = second[--b];
+/* The spans' order, all fields compared (so the sort's result does not depend on the input order). */
+static int cmp_span(const void *a, const void *b) {
+    const tc_host_span *x = a, *y = b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->ts_ns != y->ts_ns) return x->ts_ns < y->ts_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns) return x->dur_ns > y->dur_ns ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+static int cmp_call(const hw_ctx *c, uint32_t a, uint32_t b) {
+    const tc_launch *p = &c->t->launches[a], *q = &c->t->launches[b];
+    item x = {p->ts_ns, p->ts_ns + p->dur_ns, p->thread, a}, y = {q->ts_ns, q->ts_ns + q->dur_ns, q->thread, b};
+    return cmp_item(&x, &y);
+}
+
+/* Sorts the call indices v[0, n) by cmp_call: nothing to do when they are in order already (the
+ * usual case), else a bottom-up merge sort. 0, or -1 out of memory. */
+static int sort_calls(const hw_ctx *c, uint32_t *v, size_t n) {
+    size_t i = 1;
+    while (i < n && cmp_call(c, v[i - 1], v[i]) <= 0) i++;
+    if (i >= n) return 0;
+    uint32_t *tmp = malloc(n * sizeof *tmp), *src = v, *dst = tmp;
+    if (!tmp) return -1;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) dst[k++] = cmp_call(c, src[a], src[b]) <= 0 ? src[a++] : src[b++];
+            while (a < mid) dst[k++] = src[a++];
+            while (b < hi) dst[k++] = src[b++];
+        }
+        uint32_t *sw = src; src = dst; dst = sw;
     }
-    free(second);
+    if (src != v) memcpy(v, src, n * sizeof *v);
+    free(tmp);
     return 0;
 }
 
-/* Builds the items (every host span; the calls of a class, or that launched GPU work: no other
- * call can change a cause), their order, prev_longer and the thread ranges. 0, or -1 out of memory. */
-static int build_items(hw_ctx *c) {
-    const tc_trace *t = c->t;
-    if (t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
-    c->n = t->n_host + t->n_launches;
-    c->it = tc_big_alloc(c->n ? c->n : 1, sizeof *c->it, false);
-    c->prev_longer = tc_big_alloc(c->n ? c->n : 1, sizeof *c->prev_longer, false);
-    if (!c->it || !c->prev_longer) return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < t->n_host; i++) {
-        const tc_host_span *h = &t->host[i];
-        uint32_t kind = h->kind == TC_HOST_ANNOTATION ? IT_ANNOTATION : IT_CPU_OP;
-        c->it[k++] = (item){h->ts_ns, h->ts_ns + h->dur_ns, h->thread, kind << 30 | (uint32_t)i};
-    }
-    for (size_t i = 0; i < t->n_launches; i++) {
-        const tc_launch *l = &t->launches[i];
-        if (!c->used[i] && call_class(c, l->name) == TC_CALL_OTHER) continue;
-        c->it[k++] = (item){l->ts_ns, l->ts_ns + l->dur_ns, l->thread, (uint32_t)IT_CALL << 30 | (uint32_t)i};
-    }
-    c->n = k;
-    if (sort_two_runs(c->it, t->n_host, c->n)) return -1;
-    uint32_t *stack = malloc((c->n ? c->n : 1) * sizeof *stack);
+/* A sorted sequence's thread ranges and prev_longer. 0, or -1 out of memory. */
+static int index_sequence(hw_ctx *c, sequence *s) {
+    s->prev_longer = tc_big_alloc(s->n ? s->n : 1, sizeof *s->prev_longer, false);
+    uint32_t *stack = malloc((s->n ? s->n : 1) * sizeof *stack);
     size_t cap_thr = 0;
-    if (!stack) return -1;
-    for (size_t lo = 0; lo < c->n;) {
+    int rc = s->prev_longer && stack ? 0 : -1;
+    for (size_t lo = 0; lo < s->n && !rc;) {
         size_t hi = lo, top = 0;
-        while (hi < c->n && c->it[hi].thread == c->it[lo].thread) hi++;
-        for (size_t i = lo; i < hi; i++) { /* the previous item of the thread that ends later */
-            while (top && c->it[stack[top - 1]].end <= c->it[i].end) top--;
-            c->prev_longer[i] = top ? stack[top - 1] : TC_NONE;
+        uint32_t thread = entry(c, s, lo).thread;
+        while (hi < s->n && entry(c, s, hi).thread == thread) hi++;
+        for (size_t i = lo; i < hi; i++) { /* the previous entry of the thread that ends later */
+            int64_t end = entry(c, s, i).end;
+            while (top && entry(c, s, stack[top - 1]).end <= end) top--;
+            s->prev_longer[i] = top ? stack[top - 1] : TC_NONE;
             stack[top++] = (uint32_t)i;
         }
-        thread_range r = {c->it[lo].thread, lo, hi};
-        if (TC_PUSH(c->thr, c->n_thr, cap_thr, r)) { free(stack); return -1; }
+        thread_range r = {thread, lo, hi};
+        rc = TC_PUSH(s->thr, s->n_thr, cap_thr, r);
         lo = hi;
     }
     free(stack);
-    return 0;
+    return rc;
 }
 
-static const thread_range *find_thread(const hw_ctx *c, uint32_t thread) {
-    size_t lo = 0, hi = c->n_thr;
+/* Builds the two sequences: every host span (t->host sorted in place) and the calls of a class or
+ * that launched GPU work (no other call can change a cause). 0, or -1 out of memory. */
+static int build_items(hw_ctx *c) {
+    tc_trace *t = c->t;
+    if (t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
+    tc_sort(t->host, t->n_host, sizeof *t->host, cmp_span);
+    sequence *spans = &c->seq[0], *calls = &c->seq[1];
+    spans->n = t->n_host;
+    calls->calls = true;
+    calls->idx = malloc((t->n_launches ? t->n_launches : 1) * sizeof *calls->idx);
+    if (!calls->idx) return -1;
+    for (size_t i = 0; i < t->n_launches; i++)
+        if (c->used[i] || call_class(c, t->launches[i].name) != TC_CALL_OTHER) calls->idx[calls->n++] = (uint32_t)i;
+    if (sort_calls(c, calls->idx, calls->n)) return -1;
+    return index_sequence(c, spans) || index_sequence(c, calls) ? -1 : 0;
+}
+
+static const thread_range *find_thread(const sequence *s, uint32_t thread) {
+    size_t lo = 0, hi = s->n_thr;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->thr[mid].thread < thread) lo = mid + 1; else hi = mid;
+        if (s->thr[mid].thread < thread) lo = mid + 1; else hi = mid;
     }
-    return lo < c->n_thr && c->thr[lo].thread == thread ? &c->thr[lo] : NULL;
+    return lo < s->n_thr && s->thr[lo].thread == thread ? &s->thr[lo] : NULL;
 }
 
-/* c->q = the items of range r with start < y and end > x, ascending. */
-static void overlapping(hw_ctx *c, const thread_range *r, int64_t x, int64_t y) {
+/* Appends to c->q the entries of s on `thread` with start < y and end > x. */
+static void collect(hw_ctx *c, const sequence *s, uint32_t thread, int64_t x, int64_t y) {
+    const thread_range *r = find_thread(s, thread);
+    if (!r) return;
     size_t lo = r->lo, hi = r->hi;
-    while (lo < hi) { /* the first item starting at or after y */
+    while (lo < hi) { /* the first entry starting at or after y */
         size_t mid = lo + (hi - lo) / 2;
-        if (c->it[mid].start < y) lo = mid + 1; else hi = mid;
+        if (entry(c, s, mid).start < y) lo = mid + 1; else hi = mid;
     }
-    c->nq = 0;
     for (size_t i = lo; i > r->lo;) {
         size_t k = i - 1;
-        if (c->it[k].end > x) {
-            if (TC_PUSH(c->q, c->nq, c->cap_q, k)) { c->oom = true; return; }
+        item it = entry(c, s, k);
+        if (it.end > x) {
+            if (TC_PUSH(c->q, c->nq, c->cap_q, it)) { c->oom = true; return; }
             i = k;
         } else {
-            uint32_t p = c->prev_longer[k]; /* every item between p and k ends by it[k].end <= x */
+            uint32_t p = s->prev_longer[k]; /* every entry between p and k ends by it.end <= x */
             i = p == TC_NONE ? r->lo : (size_t)p + 1;
         }
     }
-    for (size_t a = 0, b = c->nq; a + 1 < b; a++, b--) { size_t s = c->q[a]; c->q[a] = c->q[b - 1]; c->q[b - 1] = s; }
+}
+
+/* c->q = the spans and calls of thread with start < y and end > x, ascending (cmp_item). */
+static void overlapping(hw_ctx *c, uint32_t thread, int64_t x, int64_t y) {
+    c->nq = 0;
+    collect(c, &c->seq[0], thread, x, y);
+    collect(c, &c->seq[1], thread, x, y);
+    tc_sort(c->q, c->nq, sizeof *c->q, cmp_item);
 }
 
 /* ---- one gap --------------------------------------------------------------------------------- */
@@ -347,13 +396,13 @@ static int cmp_edge(const void *a, const void *b) {
 }
 
 /* The innermost cpu_op of R's thread enclosing R (starts at or before Ls, ends at or after Le). */
-static uint32_t innermost_op(hw_ctx *c, const thread_range *r, const tc_launch *R) {
+static uint32_t innermost_op(hw_ctx *c, const tc_launch *R) {
     int64_t ls = R->ts_ns, le = R->ts_ns + R->dur_ns;
-    overlapping(c, r, le - 1, ls + 1); /* start <= Ls, end >= Le */
+    overlapping(c, R->thread, le - 1, ls + 1); /* start <= Ls, end >= Le */
     uint32_t best = TC_NONE;
     int64_t best_start = INT64_MIN;
     for (size_t i = 0; i < c->nq; i++) {
-        const item *it = &c->it[c->q[i]];
+        const item *it = &c->q[i];
         if (REF_KIND(it->ref) != IT_CPU_OP || it->end < le) continue;
         if (it->start >= best_start) { best_start = it->start; best = it->ref; }
     }
@@ -366,7 +415,7 @@ static uint32_t gap_host_op(hw_ctx *c, const gap_ctx *g) {
     int64_t max_end = INT64_MIN, best = 0;
     uint32_t name = TC_NONE;
     for (size_t i = 0; i < c->nq; i++) {
-        const item *it = &c->it[c->q[i]];
+        const item *it = &c->q[i];
         if (REF_KIND(it->ref) == IT_CALL) continue;
         bool outermost = it->end > max_end; /* an earlier span ending as late encloses it */
         if (it->end > max_end) max_end = it->end;
@@ -380,7 +429,7 @@ static uint32_t gap_host_op(hw_ctx *c, const gap_ctx *g) {
 /* The first (outermost) item of the query containing instant x with flag f. */
 static const item *holder(hw_ctx *c, const gap_ctx *g, int64_t x, unsigned f) {
     for (size_t i = 0; i < c->nq; i++) {
-        const item *it = &c->it[c->q[i]];
+        const item *it = &c->q[i];
         if (it->start <= x && x < it->end && (item_flags(c, it, g) & f)) return it;
     }
     return NULL;
@@ -389,7 +438,7 @@ static const item *holder(hw_ctx *c, const gap_ctx *g, int64_t x, unsigned f) {
 /* The outermost cpu_op of the query around item h, TC_NONE none. */
 static uint32_t op_around(hw_ctx *c, const item *h) {
     for (size_t i = 0; i < c->nq; i++) {
-        const item *o = &c->it[c->q[i]];
+        const item *o = &c->q[i];
         if (REF_KIND(o->ref) == IT_CPU_OP && o->start <= h->start && o->end >= h->end) return item_name(c, o);
     }
     return TC_NONE;
@@ -413,7 +462,7 @@ static void note_piece(hw_ctx *c, const gap_ctx *g, uint32_t host_op, tc_idle_ca
 static void split_host_part(hw_ctx *c, const gap_ctx *g, bool detail, tc_idle_causes *out) {
     c->ne = 0;
     for (size_t i = 0; i < c->nq && !c->oom; i++) {
-        const item *it = &c->it[c->q[i]];
+        const item *it = &c->q[i];
         int64_t s = it->start > g->a ? it->start : g->a, e = it->end < g->hend ? it->end : g->hend;
         unsigned f = s < e ? item_flags(c, it, g) : 0;
         if (!f) continue;
@@ -447,11 +496,8 @@ static void attribute_gap(hw_ctx *c, int64_t a, int64_t b, const tc_gpu_event *E
     gap_ctx g = {R, (uint32_t)IT_CALL << 30 | (uint32_t)(R - t->launches), TC_NONE, a, 0, R->ts_ns + R->dur_ns};
     if (g.Le <= a) { out->ns[TC_IDLE_GPU_SIDE] += b - a; return; }
     g.hend = g.Le < b ? g.Le : b;
-    const thread_range *r = find_thread(c, R->thread);
-    if (r) {
-        g.p_ref = innermost_op(c, r, R);
-        overlapping(c, r, a, g.Le);
-    } else c->nq = 0;
+    g.p_ref = innermost_op(c, R);
+    overlapping(c, R->thread, a, g.Le);
     const item *drain = holder(c, &g, a, F_SYNC); /* began while the thread was in another sync call */
     if (drain) {
         out->after_sync_ns += b - a;
@@ -586,7 +632,8 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
 }
 
 static void ctx_free(hw_ctx *c) {
-    free(c->it); free(c->prev_longer); free(c->thr); free(c->call_cls); free(c->dl); free(c->used); free(c->q); free(c->e);
+    for (int k = 0; k < 2; k++) { free(c->seq[k].idx); free(c->seq[k].prev_longer); free(c->seq[k].thr); }
+    free(c->call_cls); free(c->dl); free(c->used); free(c->q); free(c->e);
     free(c->host_ops.v); free(c->sync_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
 }
 
@@ -597,7 +644,7 @@ static bool adds_up(const tc_idle_causes *k, int64_t gaps, int64_t idle) {
     return gaps == idle && s == idle;
 }
 
-int tc_host_wait_rank(const tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
+int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     hw_ctx c;
     memset(&c, 0, sizeof c);
     c.t = t;

@@ -12,9 +12,9 @@
 /* Fills rr->idle, rr->host_ops, rr->evidence, rr->launch, rr->has_host_events and each
  * rr->steps[s].idle (m: the step map rr->steps was built from, in the same order). t's GPU events
  * are sorted (tc_job_prepare) and its launches sorted (tc_trace_sort_launches); rr->b and the
- * steps' breakdowns are computed. The causes add up to each idle time exactly (asserted). 0, or -1
- * out of memory. */
-int tc_host_wait_rank(const tc_trace *t, tc_rank_result *rr, const tc_step_map *m);
+ * steps' breakdowns are computed. Sorts t->host (by thread, start, end descending; nothing else
+ * reads it). The causes add up to each idle time exactly (asserted). 0, or -1 out of memory. */
+int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m);
 
 /* The job's sums (j->summary.idle, idle_cause_share, evidence, launch, host_event_ranks) from the
  * ranks' results. */
