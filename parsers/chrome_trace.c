@@ -101,6 +101,8 @@ struct tc_ct_parser {
     int64_t dev_id; bool dev_has_id;
     small_str dev_name;
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
+    uint64_t elem_end;      /* input offset just past the events array's '[' or its last element that
+                             * yajl read (UINT64_MAX unknown): where the next element may follow a ',' */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
     uint64_t fed_before;    /* bytes fed before the current chunk */
@@ -491,6 +493,12 @@ static void finish_event(tc_ct_parser *p) {
 }
 
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
+/* Input offset just past the token yajl is handling (in a callback), UINT64_MAX outside a feed. */
+static uint64_t yajl_offset(tc_ct_parser *p) {
+    if (!p->parsing_from || !p->chunk) return UINT64_MAX;
+    return p->fed_before + (uint64_t)(p->parsing_from - (uintptr_t)p->chunk) + yajl_get_bytes_consumed(p->yh);
+}
+
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
     frame_kind fk = top_kind(p);
@@ -638,7 +646,7 @@ static int cb_start_map(void *ctx) {
 static int cb_end_map(void *ctx) {
     tc_ct_parser *p = ctx;
     frame_kind fk = top_kind(p);
-    if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; }
+    if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; p->elem_end = yajl_offset(p); }
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
         tc_device d = {.id = p->dev_id,
@@ -654,11 +662,12 @@ static int cb_start_array(void *ctx) {
     if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
         if (!p->events_mode) p->documents++;
         push(p, F_EVENTS);
+        p->elem_end = yajl_offset(p);
         return 1;
     }
     frame_kind fk = top_kind(p);
     key_kind k = top_key(p);
-    if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
+    if (fk == F_TOP && k == K_TRACE_EVENTS) { push(p, F_EVENTS); p->elem_end = yajl_offset(p); }
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
     else if (fk == F_ARGS && k == K_INPUT_DIMS) {
         p->shapes.n_inputs = 0;
@@ -695,6 +704,7 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     if (!p) return NULL;
     p->t = dst;
     p->last_thread = TC_NONE;
+    p->elem_end = UINT64_MAX;
     p->ev.name = malloc(NAME_CAP);
     p->yh = yajl_alloc(&callbacks, NULL, p);
     if (!p->ev.name || !p->yh) { tc_ct_parser_free(p); return NULL; }
@@ -1032,15 +1042,22 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
 }
 
 /* True when the parser stands where an element of the events array may begin: inside it, and
- * the last byte before `at` that is not whitespace is its '[' or a ',' (in buf[from, at)), or
- * `at` follows an event skipped here (resume). */
+ * `at` follows an event skipped here (resume), or (whitespace aside, in buf[from, at)) the array's
+ * '[' or a ',' right after the last element yajl read (elem_end). Only yajl's own positions are
+ * trusted: a '[' or ',' inside a string yajl is still reading (a broken document) must not start
+ * an element. */
 static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
     if (top_kind(p) != F_EVENTS) return false;
     size_t i = at;
     while (i > from && is_json_ws(buf[i - 1])) i--;
     if (i == resume) return true;
-    return i > from && (buf[i - 1] == ',' || buf[i - 1] == '[');
+    if (i <= from) return false;
+    if (buf[i - 1] == '[') return p->fed_before + i == p->elem_end;
+    if (buf[i - 1] != ',') return false;
+    for (i--; i > from && is_json_ws(buf[i - 1]);) i--;
+    return p->fed_before + i == p->elem_end;
 }
+
 
 /* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
  * close for a memchr call each. */

@@ -344,3 +344,21 @@ Test(parser, gzip_is_detected_by_magic_not_by_name) {
     }
     free(dir);
 }
+
+Test(parser, event_look_alike_inside_a_string_is_not_an_element) {
+    /* found by the fuzzer: after an event, a string that runs past "..., {" makes the next bytes
+     * look like an element after a comma; yajl is still inside the string (and reports the string
+     * where a ',' belongs). Whole and byte at a time must fail at the same byte with the same count. */
+    const char *doc = "{\"traceEvents\": [\n  " KERNEL("10", "2") "\"junk, {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                      "\"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 1},\n  " KERNEL("20", "2") "]}";
+    tc_trace whole, bytewise;
+    uint64_t fast = 0, fast1 = 0, at = 0, at1 = 0;
+    cr_assert_neq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
+    cr_assert_neq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at1), 0);
+    cr_assert_eq(fast, 0, "nothing is handled before yajl");
+    cr_assert_eq(at, at1, "error at %llu whole, %llu byte at a time", (unsigned long long)at, (unsigned long long)at1);
+    cr_assert_eq(whole.events_total, bytewise.events_total);
+    cr_assert_eq(whole.n_host, bytewise.n_host);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
+}
