@@ -840,7 +840,9 @@ static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
  * and its span recorded by the same add_host_span, when all of this holds, so this changes nothing
  * but the time taken:
  *  - the parser stands between two elements of the events array (top frame F_EVENTS, and the last
- *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',');
+ *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',' right after the
+ *    element yajl read last, by yajl's own byte count: not a '[' or ',' inside a string), or right
+ *    after an event handled here;
  *  - the event is an object that is valid JSON by the grammar yajl applies (strings without
  *    escapes or control bytes, numbers, literals, nesting up to SKIP_MAX_DEPTH), wholly inside the
  *    bytes at hand, whose first key is "ph";
