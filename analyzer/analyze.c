@@ -6,10 +6,12 @@
 #include "collectives.h"
 #include "findings.h"
 #include "flops.h"
+#include "host_wait.h"
 #include "intervals.h"
 #include "model/job.h"
 #include "mfu.h"
 #include "nodes.h"
+#include "step_stats.h"
 #include "steps.h"
 #include "base/pool.h"
 #include "base/util.h"
@@ -157,8 +159,9 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             tc_trace_warn(t, "%llu GPU events fall in no ProfilerStep (outside the profiled steps); they count in the "
                           "rank's totals but in no step", (unsigned long long)m.unassigned);
     }
+    int rc = tc_host_wait_rank(t, rr, &m) || tc_step_stats_rank(rr) ? -1 : 0;
     tc_step_map_free(&m);
-    return 0;
+    return rc;
 }
 
 void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); tc_kernel_aggs_free(&x->gpu_kernels); }
@@ -343,6 +346,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (tc_job_nodes(j, opt->gpus_per_node)) return -1;
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
     if (merge_kernel_aggs(j, x)) return -1;
+    tc_host_wait_job(j);
     return tc_job_findings(j, opt);
 }
 

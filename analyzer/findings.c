@@ -2,6 +2,7 @@
  * timeline's ranks and step (see findings.h). Every rule that turns figures into a conclusion
  * lives here; the words for each code are in reports/findings_text.c. */
 #include "findings.h"
+#include "host_wait.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdint.h>
@@ -203,12 +204,87 @@ static void decide_basis(tc_job *j) {
     sm->transfer_upper_bound = bounds;
 }
 
+/* The evidence behind a cause: its call or op names. */
+static void cause_evidence(const tc_idle_evidence *e, int cause, const char **name, const char **where) {
+    *name = *where = NULL;
+    switch (cause) {
+    case TC_IDLE_SYNC: *name = e->sync_call; *where = e->sync_op; break;
+    case TC_IDLE_DATA_LOADING: *name = e->data_op; break;
+    case TC_IDLE_MEMORY_MANAGEMENT: *name = e->memory_call; break;
+    case TC_IDLE_CPU_OTHER: *name = e->other_op; break;
+    default: break;
+    }
+}
+
+/* A host-bound verdict names its dominant idle cause: a reason right after the verdict's own. */
+static void host_cause_reason(tc_job *j) {
+    tc_findings *f = &j->findings;
+    const tc_summary *sm = &j->summary;
+    int top = tc_idle_top_cause(&sm->idle); /* -1: the causes were not measured */
+    if (sm->verdict != TC_VERDICT_HOST || top < 0 || f->n_reasons == 0) return;
+    tc_reason r = f->reasons[0];
+    r.code = TC_REASON_HOST_CAUSE;
+    r.cause = top;
+    r.cause_share = sm->idle_cause_share[top];
+    cause_evidence(&sm->evidence, top, &r.name, &r.where);
+    if (sm->b.window_ns > 0 && sm->idle.after_sync_ns * 10 >= sm->b.idle_ns) {
+        r.after_sync_share = (double)sm->idle.after_sync_ns / (double)sm->b.window_ns;
+        r.drain_call = sm->evidence.drain_call;
+        r.drain_op = sm->evidence.drain_op;
+    }
+    assert(f->n_reasons < TC_MAX_REASONS);
+    memmove(&f->reasons[2], &f->reasons[1], (f->n_reasons - 1) * sizeof *f->reasons);
+    f->reasons[1] = r;
+    f->n_reasons++;
+}
+
 static void add_action(tc_findings *f, tc_action_code code, double value) {
     assert(f->n_actions < TC_MAX_ACTIONS);
     tc_action *a = &f->actions[f->n_actions++];
     memset(a, 0, sizeof *a);
     a->code = code;
     a->value = value;
+}
+
+/* What a host-bound job should do, from the evidence: one action per idle cause (and for exposed
+ * memory copies), in order of their share of the summed windows, those of at least 1% (the first
+ * always), at most three; the generic three when no idle time has a measured cause. */
+static void host_actions(tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    static const tc_action_code for_cause[TC_IDLE_CAUSES] = {
+        [TC_IDLE_GPU_SIDE] = TC_ACTION_GPU_SIDE, [TC_IDLE_SYNC] = TC_ACTION_AVOID_SYNCS,
+        [TC_IDLE_DATA_LOADING] = TC_ACTION_FEED_GPUS, [TC_IDLE_MEMORY_MANAGEMENT] = TC_ACTION_ALLOCATOR,
+        [TC_IDLE_MODULE_LOAD] = TC_ACTION_WARM_UP, [TC_IDLE_LAUNCH_OVERHEAD] = TC_ACTION_CUT_LAUNCHES,
+        [TC_IDLE_CPU_OTHER] = TC_ACTION_HOST_WORK, [TC_IDLE_UNATTRIBUTED] = TC_ACTION_TRACE_LAUNCHES};
+    if (tc_idle_top_cause(&sm->idle) < 0) {
+        add_action(f, TC_ACTION_FEED_GPUS, 0);
+        add_action(f, TC_ACTION_CUT_LAUNCHES, 0);
+        add_action(f, TC_ACTION_AVOID_SYNCS, 0);
+        return;
+    }
+    bool used[TC_IDLE_CAUSES + 1] = {false}; /* the causes, then exposed memory */
+    double after_sync = sm->b.window_ns > 0 ? (double)sm->idle.after_sync_ns / (double)sm->b.window_ns : 0;
+    while (f->n_actions < TC_MAX_ACTIONS) {
+        int best = -1;
+        double best_share = 0;
+        for (int k = 0; k <= TC_IDLE_CAUSES; k++) { /* syncs rank by their time or the gaps begun in them */
+            double sh = k < TC_IDLE_CAUSES ? sm->idle_cause_share[k] : sm->share_memory_exposed;
+            if (k == TC_IDLE_SYNC && after_sync > sh) sh = after_sync;
+            if (!used[k] && sh > best_share) { best = k; best_share = sh; }
+        }
+        if (best < 0 || (f->n_actions > 0 && best_share < 0.01)) break;
+        used[best] = true;
+        add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : TC_ACTION_OVERLAP_COPIES, 0);
+        tc_action *a = &f->actions[f->n_actions - 1];
+        a->share = best < TC_IDLE_CAUSES ? sm->idle_cause_share[best] : best_share;
+        if (best < TC_IDLE_CAUSES) cause_evidence(&sm->evidence, best, &a->name, &a->where);
+        if (best == TC_IDLE_SYNC) {
+            a->after_sync_share = after_sync;
+            if (after_sync > a->share) { a->name = sm->evidence.drain_call; a->where = sm->evidence.drain_op; }
+        }
+        if (best == TC_IDLE_LAUNCH_OVERHEAD) a->launch = sm->launch;
+    }
 }
 
 /* Two or three things the verdict suggests doing. A straggler whose compute per step is more
@@ -238,9 +314,7 @@ static void decide_actions(tc_job *j, size_t straggler) {
         add_action(f, TC_ACTION_COMPARE_RANKS, 0);
         break;
     case TC_VERDICT_HOST:
-        add_action(f, TC_ACTION_FEED_GPUS, 0);
-        add_action(f, TC_ACTION_CUT_LAUNCHES, 0);
-        add_action(f, TC_ACTION_AVOID_SYNCS, 0);
+        host_actions(j);
         break;
     case TC_VERDICT_COMPUTE:
         add_action(f, TC_ACTION_KERNEL_WORK, 0);
@@ -324,9 +398,15 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     if (oom) return -1;
     decide_basis(j);
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
+    host_cause_reason(j);
     decide_actions(j, straggler);
     f->network_efficiency = 1.0 - (sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm);
     f->effective_gpus = (double)sm->ranks * f->network_efficiency;
     if (timeline_ranks(j, opt->timeline_ranks ? opt->timeline_ranks : TC_TIMELINE_RANKS)) return -1;
-    return representative_step(j);
+    if (representative_step(j)) return -1;
+    f->view_rank = 0;
+    if (f->has_step) f->view_rank = f->step_rank;
+    else
+        for (size_t r = j->n_ranks; r-- > 0;) if (j->ranks[r].n_steps) f->view_rank = r;
+    return 0;
 }

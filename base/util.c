@@ -38,6 +38,13 @@ void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
     if (i < n) qsort(base, n, size, cmp);
 }
 
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void tc_sort_i64(int64_t *v, size_t n) { tc_sort(v, n, sizeof *v, cmp_i64); }
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

@@ -14,6 +14,96 @@
 
 typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
 
+/* ---- why the GPU waits on the host (analyzer/host_wait.c; docs/definitions.md "Idle causes") */
+
+/* The cause of each instant of an idle gap, in the order of the JSON keys. */
+typedef enum {
+    TC_IDLE_GPU_SIDE,          /* the work was handed over before the GPU ran dry */
+    TC_IDLE_SYNC,              /* the launching thread was in a synchronizing call */
+    TC_IDLE_DATA_LOADING,      /* ... in a CPU op or annotation whose name holds "DataLoader" */
+    TC_IDLE_MEMORY_MANAGEMENT, /* ... in cudaMalloc, cudaFree and the like */
+    TC_IDLE_MODULE_LOAD,       /* ... in a launch call of 1 ms or more (lazy module loading) */
+    TC_IDLE_LAUNCH_OVERHEAD,   /* ... in a launch call, or in the CPU op that launched the work */
+    TC_IDLE_CPU_OTHER,         /* ... elsewhere (Python between ops, CPU optimizer, logging) */
+    TC_IDLE_UNATTRIBUTED,      /* the work that ended the gap has no launch call in the trace */
+    TC_IDLE_CAUSES
+} tc_idle_cause;
+
+/* The idle gaps of a window split by cause; ns[] adds up to the window's idle time exactly. */
+typedef struct {
+    int64_t ns[TC_IDLE_CAUSES];  /* ns per tc_idle_cause */
+    int64_t after_sync_ns;       /* the gaps split by time that began while the launching thread was
+                                  * in a synchronizing call (evidence, not a cause) */
+} tc_idle_causes;
+
+#define TC_HOST_OPS 10           /* entries of tc_rank_result.host_ops */
+
+/* Where the host was during the host side of idle gaps: the outermost CPU op or annotation of the
+ * launching thread that covers most of a gap's host part, with the time of one cause. */
+typedef struct {
+    const char *name;            /* the op's name (the trace's string), NULL: inside no op */
+    uint8_t cause;               /* tc_idle_cause */
+    int64_t ns;                  /* idle of that cause in the gaps it covered, ns */
+} tc_host_op;
+
+/* The evidence the host actions name (the trace's strings; NULL when there is none). */
+typedef struct {
+    const char *sync_call;       /* the synchronizing call the GPU waited on most (cudaStreamSynchronize) */
+    const char *sync_op;         /* the outermost CPU op around it (aten::item), NULL when none */
+    int64_t sync_ns;             /* sync idle inside that call and op, ns */
+    const char *data_op;         /* the DataLoader op or annotation with the most data_loading idle */
+    int64_t data_ns;             /* its data_loading idle, ns */
+    const char *memory_call;     /* the memory-management call with the most idle */
+    int64_t memory_ns;           /* its memory_management idle, ns */
+    const char *other_op;        /* the host op with the most cpu_other idle (where the host was) */
+    int64_t other_ns;            /* its cpu_other idle, ns */
+    const char *drain_call;      /* the synchronizing call the most idle_after_sync time began in */
+    const char *drain_op;        /* the outermost CPU op around it, NULL when none */
+    int64_t drain_ns;            /* the after-sync gap time that began in that call and op, ns */
+} tc_idle_evidence;
+
+/* Kernel launches of a rank (or summed over ranks: no delay percentiles then). */
+typedef struct {
+    uint64_t kernels;            /* kernel events */
+    uint64_t launched;           /* of them, with their launch call in the trace */
+    uint64_t short_kernels;      /* kernels shorter than 10 µs */
+    uint64_t delay_kernels;      /* kernels the delay is measured on: launched by a call that is not a
+                                  * graph launch */
+    int64_t delay_median_ns;     /* GPU start − launch call start, lower median; valid if delay_kernels */
+    int64_t delay_p95_ns;        /* its 95th percentile (nearest rank); valid if delay_kernels */
+    uint64_t launch_calls;       /* launch calls (the launch list) and calls that launched GPU work */
+    int64_t launch_cpu_ns;       /* their summed duration (CPU time), ns */
+    int64_t gpu_busy_ns;         /* |∪ GPU activity| (window − idle): the GPU's busy time, ns */
+    bool launch_bound;           /* launch_cpu_ns > gpu_busy_ns */
+    uint64_t graph_launches;     /* cudaGraphLaunch calls */
+    uint64_t graph_kernels;      /* kernels they launched */
+} tc_launch_stats;
+
+/* The class of a step's time that grew most over its median (tc_slow_step). */
+typedef enum {
+    TC_STEP_COMPUTE, TC_STEP_EXPOSED_COMM, TC_STEP_MEMORY, TC_STEP_IDLE,
+    TC_STEP_OUTSIDE,             /* step time outside its GPU window (step time − window) */
+    TC_STEP_NONE                 /* no class grew */
+} tc_step_class;
+
+typedef struct {
+    int64_t number;              /* N of ProfilerStep#N */
+    int64_t step_time_ns;        /* its step time */
+    int64_t over_median_ns;      /* step time − the median step time (> 0) */
+    uint8_t grew;                /* tc_step_class */
+    int64_t grew_ns;             /* that class's time − its median over the steps */
+    uint8_t idle_cause;          /* grew == TC_STEP_IDLE: the tc_idle_cause that grew most */
+    int64_t idle_cause_grew_ns;  /* its time − its median over the steps */
+} tc_slow_step;
+
+#define TC_SLOW_STEPS 3
+
+/* Step times of a rank (analyzer/step_stats.c); valid when the rank has steps. */
+typedef struct {
+    int64_t min_ns, median_ns, max_ns; /* step times; median: the lower median */
+    tc_slow_step slowest[TC_SLOW_STEPS]; size_t n_slowest; /* slowest steps above the median, slowest first */
+} tc_step_stats;
+
 typedef struct {
     int64_t number;         /* N of ProfilerStep#N */
     tc_breakdown b;         /* over the GPU events assigned to the step */
@@ -23,6 +113,7 @@ typedef struct {
     double flops;           /* FLOPs of the step's ops (shapes or user); valid if has_mfu */
     double mfu;             /* valid if has_mfu */
     bool has_mfu;
+    tc_idle_causes idle;    /* its idle gaps by cause (gaps of its own events, inside its window) */
 } tc_step_result;
 
 typedef struct {
@@ -66,6 +157,13 @@ typedef struct {
     double hfu;                   /* hardware FLOPs utilization: Σ over all counted ops of
                                    * flops / peak(dtype), divided by the rank's GPU window */
     double shape_flops;           /* FLOPs of all counted shaped ops of the trace */
+    /* why the GPU waits (host_wait.c) */
+    tc_idle_causes idle;          /* the rank's idle gaps by cause */
+    tc_host_op host_ops[TC_HOST_OPS]; size_t n_host_ops; /* by time, most first */
+    tc_idle_evidence evidence;
+    tc_launch_stats launch;
+    bool has_host_events;         /* the trace holds runtime calls (else every gap is unattributed) */
+    tc_step_stats step_stats;     /* valid if n_steps */
 } tc_rank_result;
 
 /* One row of the top-kernels table (mfu.c): compute kernels by summed time over all ranks. */
@@ -190,6 +288,12 @@ typedef struct {
      * comm_kernels.def, collective args, a --comm-kernel pattern) */
     uint64_t comm_kernels[TC_COMM_LIB_COUNT];   /* launches */
     int64_t comm_kernel_ns[TC_COMM_LIB_COUNT];  /* summed durations, ns (a sum, not a union) */
+    /* why the GPU waits (host_wait.c): sums over ranks */
+    tc_idle_causes idle;      /* idle causes summed */
+    double idle_cause_share[TC_IDLE_CAUSES]; /* of the summed windows */
+    tc_idle_evidence evidence;/* the ranks' evidence with the most time (names from a rank's trace) */
+    tc_launch_stats launch;   /* summed; delay figures not kept (delay_kernels 0) */
+    size_t host_event_ranks;  /* ranks whose trace holds runtime calls */
 } tc_summary;
 
 /* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers
@@ -205,10 +309,11 @@ typedef enum {
     TC_REASON_SPEEDUP,        /* removing the verdict's loss: speedup; all exposed comm: speedup_class */
     TC_REASON_SHARES,         /* every share of GPU time */
     TC_REASON_WORST_RANK,     /* a rank's loss share (class) is over the job's by more than the threshold */
-    TC_REASON_STRAGGLER_RANK  /* the straggler: how much of the waiting it causes */
+    TC_REASON_STRAGGLER_RANK, /* the straggler: how much of the waiting it causes */
+    TC_REASON_HOST_CAUSE      /* host-bound: the idle cause with the most time (host_wait.h) */
 } tc_reason_code;
 
-#define TC_MAX_REASONS 6
+#define TC_MAX_REASONS 7
 
 /* The two loss classes of the verdict. */
 typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;
@@ -231,9 +336,19 @@ typedef struct {
     int64_t wait_ns_per_step; /* STRAGGLER_RANK: the others' wait for it per step, summed (GPU-ns) */
     size_t waiting_ranks;     /* STRAGGLER_RANK: the other ranks */
     int64_t wait_per_rank_ns_per_step; /* STRAGGLER_RANK: what each of them waits per step, ns */
+    int cause;                /* HOST_CAUSE: the tc_idle_cause with the most time */
+    double cause_share;       /* HOST_CAUSE: its share of the summed windows */
+    const char *name;         /* HOST_CAUSE: the evidence behind it (the sync call, the DataLoader op,
+                               * the memory call, the host op; a trace's string), NULL none */
+    const char *where;        /* HOST_CAUSE, sync: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* HOST_CAUSE: the gaps that began in a sync call, as a share of the summed
+                               * windows, when they are 10% of idle or more; else 0 */
+    const char *drain_call, *drain_op; /* HOST_CAUSE with after_sync_share: the call they began in most
+                               * and the outermost CPU op around it (NULL none) */
 } tc_reason;
 
-/* What the verdict suggests doing, two or three for each named verdict. */
+/* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
+ * from the idle causes). */
 typedef enum {
     TC_ACTION_HIDE_COMM,           /* network: bigger buckets, accumulation, overlap */
     TC_ACTION_FABRIC_BUSBW,        /* network: compare the measured bus bandwidth (value, GB/s) with the links */
@@ -249,7 +364,15 @@ typedef enum {
     TC_ACTION_AVOID_SYNCS,         /* host: host-device syncs */
     TC_ACTION_KERNEL_WORK,         /* compute: kernel-level work */
     TC_ACTION_MFU_GAP,             /* compute, MFU known (value, a share) */
-    TC_ACTION_MEASURE_MFU          /* compute, MFU unknown */
+    TC_ACTION_MEASURE_MFU,         /* compute, MFU unknown */
+    /* host, from the idle causes (host_wait.h) in order of their time; FEED_GPUS (data_loading),
+     * CUT_LAUNCHES (launch_overhead) and AVOID_SYNCS (sync) carry their evidence too */
+    TC_ACTION_ALLOCATOR,           /* memory_management: the caching allocator, name = the call */
+    TC_ACTION_WARM_UP,             /* module_load: lazy module loading on first launches */
+    TC_ACTION_HOST_WORK,           /* cpu_other: host work between ops, name = where the host was */
+    TC_ACTION_GPU_SIDE,            /* gpu_side: work queued but waiting on the GPU side */
+    TC_ACTION_TRACE_LAUNCHES,      /* unattributed: launches the trace does not hold */
+    TC_ACTION_OVERLAP_COPIES       /* exposed memory copies */
 } tc_action_code;
 
 #define TC_MAX_ACTIONS 3
@@ -260,6 +383,15 @@ typedef struct {
     int64_t rank;             /* straggler actions: the straggler */
     size_t input;             /* LOOK_AT_STRAGGLER: its trace, an index into tc_job.traces */
     int64_t compute_ns_per_step, median_compute_ns_per_step; /* STRAGGLER_MORE_WORK / _HOST_SIDE */
+    /* host actions (from the idle causes): share 0 and name NULL give the generic advice */
+    double share;             /* the share of the summed windows the action answers */
+    const char *name;         /* AVOID_SYNCS: the sync call; FEED_GPUS: the DataLoader op; ALLOCATOR: the
+                               * memory call; HOST_WORK: the host op (a trace's string), NULL none */
+    const char *where;        /* AVOID_SYNCS: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* AVOID_SYNCS: the gaps that began in a sync call (share of the summed
+                               * windows); name/where are then the call they began in most when this
+                               * exceeds share */
+    tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
 } tc_action;
 
 typedef struct {
@@ -278,6 +410,10 @@ typedef struct {
     int64_t step_number;      /* N of ProfilerStep#N */
     int64_t step_time_ns;     /* its duration, the rank's median */
     size_t step_rank;         /* index into tc_job.ranks of the rank it was taken from */
+    /* The rank whose steps, host ops and launch figures the terminal and HTML show (index into
+     * tc_job.ranks; n_ranks > 0): the representative step's rank, else the first with steps, else
+     * the first. */
+    size_t view_rank;
 } tc_findings;
 
 #define TC_TIMELINE_RANKS 4   /* ranks the timeline draws by default */

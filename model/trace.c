@@ -175,6 +175,16 @@ void tc_trace_warn(tc_trace *t, const char *fmt, ...) {
 
 const char *tc_trace_str(const tc_trace *t, uint32_t id) { return tc_strtab_get(t->strings, id); }
 
+uint32_t tc_trace_intern_thread(tc_trace *t, const char *pid, size_t pid_len, const char *tid, size_t tid_len) {
+    char buf[2 * 255 + 1];
+    if (pid_len > 255) pid_len = 255;
+    if (tid_len > 255) tid_len = 255;
+    memcpy(buf, pid, pid_len);
+    buf[pid_len] = 0x1f;
+    memcpy(buf + pid_len + 1, tid, tid_len);
+    return tc_strtab_intern(t->strings, buf, pid_len + 1 + tid_len);
+}
+
 const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
     for (size_t i = 0; i < t->n_devices; i++)
         if (t->devices[i].id == device) {

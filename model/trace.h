@@ -38,12 +38,32 @@ typedef struct {
     int64_t number;   /* N of ProfilerStep#N */
 } tc_step_span;
 
-/* A runtime/driver call that launched GPU work, for step assignment by correlation. */
+/* A runtime or driver call (cuda_runtime, cuda_driver, old Runtime) that carried a correlation id:
+ * the launch of the GPU work with that id (step assignment, launch statistics), or a call that
+ * launched nothing (a sync, an allocation: idle causes, docs/definitions.md). */
 typedef struct {
     uint32_t correlation;
     uint32_t external_id; /* External id of the launching op, TC_NONE when absent */
-    int64_t ts_ns; /* trace ns of the call's start */
+    int64_t ts_ns;        /* trace ns of the call's start (CPU clock) */
+    int64_t dur_ns;       /* ns */
+    uint32_t name;        /* strtab id of the call's name (cudaLaunchKernel, ...) */
+    uint32_t thread;      /* strtab id of its CPU thread (tc_trace_intern_thread) */
 } tc_launch;
+
+typedef enum { TC_HOST_CPU_OP = 0, TC_HOST_ANNOTATION = 1 } tc_host_kind;
+
+/* A CPU op (cpu_op, old Operator) or user annotation span on a CPU thread, ProfilerStep spans
+ * excepted (they are cpu_steps): what the host was inside when the GPU ran dry (idle causes). */
+typedef struct {
+    int64_t ts_ns;        /* trace ns (CPU clock) */
+    int64_t dur_ns;       /* ns */
+    uint32_t name;        /* strtab id of the op or annotation name */
+    uint32_t thread;      /* strtab id of its CPU thread (tc_trace_intern_thread) */
+    uint8_t kind;         /* tc_host_kind */
+    uint8_t pad8;         /* explicit padding, 0 (trace_arrays.def) */
+    uint16_t pad16;       /* explicit padding, 0 */
+    uint32_t pad32;       /* explicit padding, 0 */
+} tc_host_span;
 
 /* Collective arguments (PyTorch saveNcclMeta) carried by a kernel. Unknown ints are -1. */
 typedef struct {
@@ -111,7 +131,7 @@ typedef struct {
     int64_t first_step, last_step; /* lowest and highest N of its ProfilerStep#N spans (CPU or GPU) */
 
     /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
-     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs) */
+     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs; host) */
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve) type *field; size_t count, cap;
 #include "trace_arrays.def"
 
@@ -160,6 +180,9 @@ void tc_trace_note_spans(tc_trace *t);
  * else the span itself when it reads as epoch time (after 2001, as PyTorch <= 2.3 writes); false
  * when the trace has no span or no absolute time. */
 bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end);
+/* The string id of a CPU thread: its event's pid text and tid text (each cut at 255 bytes) joined
+ * by a 0x1f byte, interned in t's table; TC_NONE out of memory. Events of one thread get one id. */
+uint32_t tc_trace_intern_thread(tc_trace *t, const char *pid, size_t pid_len, const char *tid, size_t tid_len);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it or gave no name

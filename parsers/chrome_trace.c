@@ -110,6 +110,8 @@ struct tc_ct_parser {
     char *pgc_ranks; size_t pgc_len, pgc_cap;
     bool pgc_has_ranks, pgc_bad_ranks;
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
+    uint64_t elem_end;      /* input offset just past the events array's '[' or its last element that
+                             * yajl read (UINT64_MAX unknown): where the next element may follow a ',' */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
     uint64_t fed_before;    /* bytes fed before the current chunk */
@@ -129,10 +131,15 @@ struct tc_ct_parser {
     bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
-    uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
     /* the comm-kernel catalog's verdict per kernel-name string id (tc_comm_kernel_lib + 1; 0 =
      * not looked up yet): each distinct name is matched once */
     uint8_t *comm_of; size_t comm_of_cap;
+    uint64_t events_skipped_early; /* events kept from yajl (pass_on): counted, and a host span recorded
+                                    * when it is one, never parsed by yajl */
+    /* the CPU thread of the last host event (thread_id): its pid and tid text and string id */
+    char last_pid[SMALL], last_tid[SMALL];
+    uint16_t last_pid_len, last_tid_len;
+    uint32_t last_thread;   /* TC_NONE: none yet */
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -379,6 +386,39 @@ static uint64_t thread_key(const event_scratch *ev) {
     return h;
 }
 
+/* The string id of the CPU thread with this pid and tid text (each cut at SMALL - 1 bytes, as
+ * small_set cuts them), through a one-entry cache: a thread's events come in runs. */
+static uint32_t thread_id(tc_ct_parser *p, const char *pid, size_t pid_len, const char *tid, size_t tid_len) {
+    if (pid_len > SMALL - 1) pid_len = SMALL - 1;
+    if (tid_len > SMALL - 1) tid_len = SMALL - 1;
+    if (p->last_thread != TC_NONE && p->last_pid_len == pid_len && p->last_tid_len == tid_len &&
+        memcmp(p->last_pid, pid, pid_len) == 0 && memcmp(p->last_tid, tid, tid_len) == 0)
+        return p->last_thread;
+    uint32_t id = tc_trace_intern_thread(p->t, pid, pid_len, tid, tid_len);
+    memcpy(p->last_pid, pid, pid_len);
+    memcpy(p->last_tid, tid, tid_len);
+    p->last_pid_len = (uint16_t)pid_len;
+    p->last_tid_len = (uint16_t)tid_len;
+    p->last_thread = id;
+    return id;
+}
+
+/* A CPU op or user annotation that is not a ProfilerStep: one tc_host_span. yajl's path
+ * (finish_event) and the check before yajl (pass_on) both come here, so both make the same record
+ * and intern the same strings in the same order (the name, then the thread). */
+static void add_host_span(tc_ct_parser *p, tc_host_kind kind, const char *name, size_t name_len, int64_t ts_ns,
+                          int64_t dur_ns, const char *pid, size_t pid_len, const char *tid, size_t tid_len) {
+    tc_trace *t = p->t;
+    tc_host_span h;
+    memset(&h, 0, sizeof h); /* the explicit padding too (model/trace_arrays.def) */
+    h.ts_ns = ts_ns;
+    h.dur_ns = dur_ns;
+    h.kind = (uint8_t)kind;
+    h.name = tc_strtab_intern(t->strings, name, name_len);
+    h.thread = thread_id(p, pid, pid_len, tid, tid_len);
+    if (h.name == TC_NONE || h.thread == TC_NONE || TC_PUSH(t->host, t->n_host, t->cap_host, h)) p->oom = true;
+}
+
 /* A cpu_op that is a FLOP op (flops.h): kept with its shapes; without shapes only counted. */
 static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
     tc_flop_op op = tc_flop_op_from_name(name, name_len);
@@ -425,7 +465,12 @@ static void finish_event(tc_ct_parser *p) {
     size_t name_len = ev->has_name ? ev->name_len : 0;
     bool is_step = name_len > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
 
-    if (ev->cat == CAT_CPU_OP && !is_step) { add_flop_op(p, name, name_len); return; }
+    if ((ev->cat == CAT_CPU_OP || ev->cat == CAT_USER_ANNOTATION) && !is_step) {
+        add_host_span(p, ev->cat == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION, name, name_len, ev->ts_ns,
+                      ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+        if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
+        return;
+    }
     switch (ev->cat) {
     case CAT_KERNEL:
     case CAT_MEMCPY:
@@ -464,10 +509,15 @@ static void finish_event(tc_ct_parser *p) {
     }
     case CAT_RUNTIME:
         if (ev->has_correlation && ev->correlation < TC_NONE) {
-            tc_launch l = {(uint32_t)ev->correlation,
-                           (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE,
-                           ev->ts_ns};
-            if (TC_PUSH(t->launches, t->n_launches, t->cap_launches, l)) p->oom = true;
+            tc_launch l;
+            l.correlation = (uint32_t)ev->correlation;
+            l.external_id = (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE;
+            l.ts_ns = ev->ts_ns;
+            l.dur_ns = ev->dur_ns;
+            l.name = tc_strtab_intern(t->strings, name, name_len);
+            l.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+            if (l.name == TC_NONE || l.thread == TC_NONE || TC_PUSH(t->launches, t->n_launches, t->cap_launches, l))
+                p->oom = true;
         }
         return;
     case CAT_GPU_USER_ANNOTATION:
@@ -521,6 +571,12 @@ static void pgc_finish(tc_ct_parser *p) {
 }
 
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
+/* Input offset just past the token yajl is handling (in a callback), UINT64_MAX outside a feed. */
+static uint64_t yajl_offset(tc_ct_parser *p) {
+    if (!p->parsing_from || !p->chunk) return UINT64_MAX;
+    return p->fed_before + (uint64_t)(p->parsing_from - (uintptr_t)p->chunk) + yajl_get_bytes_consumed(p->yh);
+}
+
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
     frame_kind fk = top_kind(p);
@@ -683,7 +739,7 @@ static int cb_start_map(void *ctx) {
 static int cb_end_map(void *ctx) {
     tc_ct_parser *p = ctx;
     frame_kind fk = top_kind(p);
-    if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; }
+    if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; p->elem_end = yajl_offset(p); }
     else if (fk == F_PGCONF) pgc_finish(p);
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
@@ -701,11 +757,12 @@ static int cb_start_array(void *ctx) {
     if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
         if (!p->events_mode) p->documents++;
         push(p, F_EVENTS);
+        p->elem_end = yajl_offset(p);
         return 1;
     }
     frame_kind fk = top_kind(p);
     key_kind k = top_key(p);
-    if (fk == F_TOP && k == K_TRACE_EVENTS) push(p, F_EVENTS);
+    if (fk == F_TOP && k == K_TRACE_EVENTS) { push(p, F_EVENTS); p->elem_end = yajl_offset(p); }
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
     else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFS);
     else if (fk == F_PGCONF && k == K_PGC_RANKS) { p->pgc_has_ranks = true; p->pgc_len = 0; push(p, F_PGRANKS); }
@@ -743,6 +800,8 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     tc_ct_parser *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->t = dst;
+    p->last_thread = TC_NONE;
+    p->elem_end = UINT64_MAX;
     p->ev.name = malloc(NAME_CAP);
     p->yh = yajl_alloc(&callbacks, NULL, p);
     if (!p->ev.name || !p->yh) { tc_ct_parser_free(p); return NULL; }
@@ -872,18 +931,23 @@ static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     return -1;
 }
 
-/* ---- events that cannot matter, skipped before yajl ------------------------------------------
- * Most of a Kineto trace's bytes are events whose only effect is to add to events_total: flows,
- * instants and counters (finish_event reads only phase "X"), and complete events of CPU ops that
- * are not FLOP ops, Python functions and annotations that are not a ProfilerStep. An event is
- * skipped without yajl when all of this holds, so skipping changes nothing but the time taken:
+/* ---- events handled before yajl ---------------------------------------------------------------
+ * Most of a Kineto trace's bytes are events whose only effect is to add to events_total (flows,
+ * instants and counters: finish_event reads only phase "X"; Python functions), or to add one host
+ * span, whose fields are all in the event's top-level keys (CPU ops that are not FLOP ops,
+ * annotations that are not a ProfilerStep). Such an event is handled here without yajl, counted
+ * and its span recorded by the same add_host_span, when all of this holds, so this changes nothing
+ * but the time taken:
  *  - the parser stands between two elements of the events array (top frame F_EVENTS, and the last
- *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',');
+ *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',' right after the
+ *    element yajl read last, by yajl's own byte count: not a '[' or ',' inside a string), or right
+ *    after an event handled here;
  *  - the event is an object that is valid JSON by the grammar yajl applies (strings without
  *    escapes or control bytes, numbers, literals, nesting up to SKIP_MAX_DEPTH), wholly inside the
  *    bytes at hand, whose first key is "ph";
- *  - by the last value of each of its keys, finish_event would do nothing but count it
- *    (event_only_counts), and in particular a complete event's "ts" and "dur" are valid numbers;
+ *  - by the last value of each of its keys, finish_event would do nothing but count it or add a
+ *    host span (event_fate), and in particular a complete event's "ts" and "dur" are valid numbers
+ *    and its "pid" and "tid", when present, a string or a number;
  *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
  *    value next.
  * Anything else (an escape, a string "ts", another layout) goes to yajl as before. */
@@ -972,11 +1036,20 @@ static size_t value_end(const char *b, size_t i, size_t end) {
 
 typedef struct { size_t at, len; bool is_string; bool seen; } span;
 
-/* Would finish_event do nothing but count an event with these last values of its keys? */
-static bool event_only_counts(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
-                              const span *dur);
+/* What finish_event would do with an event, judged before yajl: hand it to yajl (it may matter, or
+ * its fields are not plain), only count it, or count it and add a host span. */
+typedef enum { FATE_YAJL, FATE_COUNT, FATE_HOST } event_fate_kind;
+
+/* The host span an event handled before yajl makes (FATE_HOST). */
+typedef struct {
+    event_fate_kind fate;
+    tc_host_kind kind;
+    span name, pid, tid;
+    int64_t ts_ns, dur_ns;
+} fast_event;
+
 /* For a complete ("X") event: do the category and name read so far already make it one that
- * finish_event keeps (a kernel, a launch, a FLOP op, a ProfilerStep)? */
+ * yajl must read (a kernel, a launch, a copy, a FLOP op, a ProfilerStep)? */
 static bool complete_event_matters(const char *b, const span *ph, const span *cat, const span *name) {
     if (!ph->seen || !ph->is_string || !(ph->len == 1 && b[ph->at] == 'X')) return false;
     if ((cat->seen && !cat->is_string) || (name->seen && !name->is_string)) return true; /* left to yajl */
@@ -988,24 +1061,34 @@ static bool complete_event_matters(const char *b, const span *ph, const span *ca
     return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
 }
 
-static bool event_only_counts(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
-                              const span *dur) {
-    if (!ph->seen || !ph->is_string) return false;
-    if (!(ph->len == 1 && b[ph->at] == 'X')) return true; /* every other phase is only counted */
-    if (complete_event_matters(b, ph, cat, name)) return false;
+/* The fate of an event by the last values of its keys (see above); for FATE_HOST fills ev's kind
+ * and times. */
+static event_fate_kind event_fate(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
+                                  const span *dur, fast_event *ev) {
+    if (!ph->seen || !ph->is_string) return FATE_YAJL;
+    if (!(ph->len == 1 && b[ph->at] == 'X')) return FATE_COUNT; /* every other phase is only counted */
+    if (complete_event_matters(b, ph, cat, name)) return FATE_YAJL;
     /* a complete event whose times are unusable is counted as skipped, with its reason: yajl's */
     int64_t t0, d;
-    if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return false;
+    if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return FATE_YAJL;
     if (parse_scaled_signed(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
-        return false;
-    return t0 <= INT64_MAX - d;
+        return FATE_YAJL;
+    if (t0 > INT64_MAX - d) return FATE_YAJL;
+    cat_kind k = cat->seen ? classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
+    if (k != CAT_CPU_OP && k != CAT_USER_ANNOTATION) return FATE_COUNT;
+    ev->kind = k == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION;
+    ev->ts_ns = t0;
+    ev->dur_ns = d;
+    return FATE_HOST;
 }
 
-/* When the '{' at b[i] opens an event that only counts (see above) and a ',' follows it
- * (whitespace aside), the offset just past that comma; else 0. Leaves as soon as a key's value
- * shows the event matters (a kernel, a FLOP op): most events are judged on their first keys. */
-static size_t skippable_event_end(const char *b, size_t i, size_t end) {
-    span ph = {0}, cat = {0}, name = {0}, ts = {0}, dur = {0};
+/* When the '{' at b[i] opens an event that is handled here (see above) and a ',' follows it
+ * (whitespace aside), the offset just past that comma, with *ev saying what it makes; else 0.
+ * Leaves as soon as a key's value shows the event matters (a kernel, a FLOP op): most events are
+ * judged on their first keys. */
+static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev) {
+    span ph = {0}, cat = {0}, ts = {0}, dur = {0};
+    memset(ev, 0, sizeof *ev);
     bool first = true;
     i = skip_json_ws(b, i + 1, end);
     if (end - i < 64 || memcmp(b + i, "\"ph\"", 4) != 0) return 0; /* "ph" first: the layout we look for */
@@ -1030,7 +1113,9 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end) {
         else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &ts;
         else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &cat;
         else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &dur;
-        else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &name;
+        else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
+        else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
+        else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
         first = false;
         i = skip_json_ws(b, k, end);
         if (i >= end || b[i] != ':') return 0;
@@ -1039,9 +1124,11 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end) {
         if (!v) return 0;
         if (slot) {
             bool str = b[i] == '"';
+            /* a pid or tid that is not a string or a number: yajl's path keeps other text */
+            if ((slot == &ev->pid || slot == &ev->tid) && !str && b[i] != '-' && !(b[i] >= '0' && b[i] <= '9')) return 0;
             *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
             /* judged early: a kernel, a launch or a FLOP op goes to yajl without reading on */
-            if ((slot == &cat || slot == &name) && complete_event_matters(b, &ph, &cat, &name)) return 0;
+            if ((slot == &cat || slot == &ev->name) && complete_event_matters(b, &ph, &cat, &ev->name)) return 0;
         }
         i = skip_json_ws(b, v, end);
         if (i >= end) return 0;
@@ -1049,21 +1136,29 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end) {
         if (b[i] != ',') return 0;
         i = skip_json_ws(b, i + 1, end);
     }
-    if (!event_only_counts(b, &ph, &cat, &name, &ts, &dur)) return 0;
+    ev->fate = event_fate(b, &ph, &cat, &ev->name, &ts, &dur, ev);
+    if (ev->fate == FATE_YAJL) return 0;
     i = skip_json_ws(b, i + 1, end);
     return i < end && b[i] == ',' ? i + 1 : 0;
 }
 
 /* True when the parser stands where an element of the events array may begin: inside it, and
- * the last byte before `at` that is not whitespace is its '[' or a ',' (in buf[from, at)), or
- * `at` follows an event skipped here (resume). */
+ * `at` follows an event skipped here (resume), or (whitespace aside, in buf[from, at)) the array's
+ * '[' or a ',' right after the last element yajl read (elem_end). Only yajl's own positions are
+ * trusted: a '[' or ',' inside a string yajl is still reading (a broken document) must not start
+ * an element. */
 static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
     if (top_kind(p) != F_EVENTS) return false;
     size_t i = at;
     while (i > from && is_json_ws(buf[i - 1])) i--;
     if (i == resume) return true;
-    return i > from && (buf[i - 1] == ',' || buf[i - 1] == '[');
+    if (i <= from) return false;
+    if (buf[i - 1] == '[') return p->fed_before + i == p->elem_end;
+    if (buf[i - 1] != ',') return false;
+    for (i--; i > from && is_json_ws(buf[i - 1]);) i--;
+    return p->fed_before + i == p->elem_end;
 }
+
 
 /* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
  * close for a memchr call each. */
@@ -1079,21 +1174,28 @@ static size_t next_brace(const char *b, size_t i, size_t end) {
     return i;
 }
 
-/* Passes bytes [from, to) of the current chunk to yajl, leaving out the events that cannot matter
- * (see above). 0 ok, -1 error described. */
+/* Passes bytes [from, to) of the current chunk to yajl, but for the events handled here (see
+ * above): counted, their host spans recorded. 0 ok, -1 error described. */
 static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     size_t seg = from, i = from, resume = SIZE_MAX;
     while (i < to) {
         size_t at = next_brace(buf, i, to);
         if (at >= to) break;
         i = at + 1;
-        size_t end = skippable_event_end(buf, at, to);
+        fast_event ev;
+        size_t end = skippable_event_end(buf, at, to, &ev);
         if (!end) continue;
         if (yajl_feed(p, buf, seg, at)) return -1;
         seg = at;
         if (!at_element_start(p, buf, from, at, resume)) continue;
         p->t->events_total++;
         p->events_skipped_early++;
+        if (ev.fate == FATE_HOST) {
+            size_t nl = ev.name.len > NAME_CAP - 1 ? NAME_CAP - 1 : ev.name.len; /* as on_scalar_text cuts */
+            add_host_span(p, ev.kind, buf + ev.name.at, nl, ev.ts_ns, ev.dur_ns, buf + ev.pid.at, ev.pid.len,
+                          buf + ev.tid.at, ev.tid.len);
+            if (p->oom) { describe_error(p, at, "out of memory"); return -1; }
+        }
         seg = i = resume = end;
     }
     return yajl_feed(p, buf, seg, to);

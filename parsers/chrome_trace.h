@@ -27,9 +27,9 @@ int tc_ct_parser_finish(tc_ct_parser *p);
 const char *tc_ct_parser_error(const tc_ct_parser *p);
 /* Byte offset of the error (or of the end, for an incomplete document). */
 uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p);
-/* Events left out before yajl because they cannot matter (valid, and finish_event would only
- * count them: flows, instants, ops that are not FLOP ops...; see chrome_trace.c): counted in
- * events_total, nothing else. For tests and benchmarks. */
+/* Events handled before yajl (valid, and finish_event would only count them or add a host span:
+ * flows, instants, ops that are not FLOP ops, annotations that are not steps...; see
+ * chrome_trace.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p);
 /* True when the document ended inside the traceEvents array (the usual truncation). */
 int tc_ct_parser_in_events(const tc_ct_parser *p);

@@ -12,6 +12,65 @@ static const char *class_words(tc_loss_class c) {
     return c == TC_LOSS_COMM ? "exposed communication" : "idle and exposed memory copies";
 }
 
+static const char *const cause_keys[TC_IDLE_CAUSES] = {
+    "gpu_side", "sync", "data_loading", "memory_management", "module_load", "launch_overhead", "cpu_other",
+    "unattributed"};
+static const char *const cause_labels[TC_IDLE_CAUSES] = {
+    "GPU side", "sync", "data loading", "memory management", "module load", "launch overhead", "CPU other",
+    "unattributed"};
+
+const char *tc_idle_cause_key(int cause) { return cause >= 0 && cause < TC_IDLE_CAUSES ? cause_keys[cause] : "?"; }
+const char *tc_idle_cause_label(int cause) { return cause >= 0 && cause < TC_IDLE_CAUSES ? cause_labels[cause] : "?"; }
+
+static const char *const class_keys[TC_STEP_NONE] = {"compute", "exposed_comm", "memory_exposed", "idle",
+                                                     "outside_gpu_window"};
+static const char *const class_labels[TC_STEP_NONE] = {"compute", "exposed comm", "exposed memory", "idle",
+                                                       "time outside the GPU window"};
+
+const char *tc_step_class_key(int cls) { return cls >= 0 && cls < TC_STEP_NONE ? class_keys[cls] : NULL; }
+const char *tc_step_class_label(int cls) { return cls >= 0 && cls < TC_STEP_NONE ? class_labels[cls] : "none"; }
+
+const char *tc_finding_name(char *buf, size_t n, const char *name) {
+    tc_term_cell(buf, n, name, -60); /* cut with an ellipsis, padded: the padding goes */
+    size_t len = strlen(buf);
+    while (len > 0 && buf[len - 1] == ' ') buf[--len] = 0;
+    return buf;
+}
+
+/* The host cause reason: "idle is 31.0% of GPU time, 24.0 points of it waiting on X (in Y)". */
+static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
+    char name[256], where[256], what[600];
+    const char *nm = r->name ? tc_finding_name(name, sizeof name, r->name) : NULL;
+    switch (r->cause) {
+    case TC_IDLE_SYNC:
+        if (nm && r->where)
+            tc_format(what, sizeof what, "waiting on %s (called in %s)", nm, tc_finding_name(where, sizeof where, r->where));
+        else tc_format(what, sizeof what, "waiting on %s", nm ? nm : "synchronizing calls");
+        break;
+    case TC_IDLE_DATA_LOADING:
+        tc_format(what, sizeof what, "waiting for the data loader%s%s%s", nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+        break;
+    case TC_IDLE_MEMORY_MANAGEMENT:
+        tc_format(what, sizeof what, "waiting on the allocator%s%s%s", nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+        break;
+    case TC_IDLE_MODULE_LOAD: tc_format(what, sizeof what, "loading kernel modules on first launches"); break;
+    case TC_IDLE_LAUNCH_OVERHEAD: tc_format(what, sizeof what, "waiting for the host to launch the next kernel"); break;
+    case TC_IDLE_CPU_OTHER:
+        tc_format(what, sizeof what, "waiting on other host work%s%s%s", nm ? " (most in " : "", nm ? nm : "", nm ? ")" : "");
+        break;
+    case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
+    default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
+    }
+    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of GPU time, %.1f points of it %s", 100 * r->idle,
+                                   100 * r->cause_share, what);
+    if (r->after_sync_share <= 0 || len >= n) return;
+    const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
+    if (r->drain_call && r->drain_op)
+        tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s (called in %s)",
+                  100 * r->after_sync_share, dc, tc_finding_name(where, sizeof where, r->drain_op));
+    else tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s", 100 * r->after_sync_share, dc);
+}
+
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
     switch (r->code) {
     case TC_REASON_NETWORK:
@@ -65,6 +124,9 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
                   (long long)r->rank, 100 * r->caused_wait_share, 100 * r->last_arrival_share, wait);
         break;
     }
+    case TC_REASON_HOST_CAUSE:
+        host_cause_text(buf, n, r);
+        break;
     default:
         tc_format(buf, n, "?");
     }
@@ -217,7 +279,76 @@ static const char *action_fixed(tc_action_code code) {
     }
 }
 
+/* CUT_LAUNCHES with its launch figures. */
+static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
+    const tc_launch_stats *l = &a->launch;
+    char figures[400] = "";
+    if (l->kernels && l->launch_calls)
+        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 us; %llu launch calls take %.3f ms of "
+                  "CPU against %.3f ms of GPU busy time%s", (unsigned long long)l->kernels,
+                  100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
+                  (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,
+                  l->launch_bound ? " (launch-bound: the calls take more CPU time than the GPU is busy)" : "");
+    tc_format(buf, n, "Cut launch overhead, %.1f%% of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
+              "fused kernels, a larger batch per step.", 100 * a->share, figures);
+}
+
+/* The host actions that answer an idle cause with its share and evidence (a->share > 0). */
+static bool host_action_text(char *buf, size_t n, const tc_action *a) {
+    char name[256], op[256], where[300];
+    const char *nm = a->name ? tc_finding_name(name, sizeof name, a->name) : NULL;
+    double pct = 100 * a->share;
+    switch (a->code) {
+    case TC_ACTION_AVOID_SYNCS: {
+        if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
+        else where[0] = 0;
+        char drained[200] = "";
+        if (a->after_sync_share > 0)
+            tc_format(drained, sizeof drained, "; idle gaps worth %.1f%% of the time began while the host waited in a sync",
+                      100 * a->after_sync_share);
+        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %.1f%% of the time%s. "
+                  "Avoid .item(), .cpu(), printing tensors and torch.cuda.synchronize() inside the step, or issue the "
+                  "next work first (non_blocking copies, CUDA events).", nm ? nm : "synchronizing calls", where, pct, drained);
+        return true;
+    }
+    case TC_ACTION_FEED_GPUS:
+        tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %.1f%% of the time. More DataLoader "
+                  "workers (num_workers), pin_memory=True, prefetch_factor, persistent_workers=True.", nm ? " (" : "",
+                  nm ? nm : "", nm ? ")" : "", pct);
+        return true;
+    case TC_ACTION_CUT_LAUNCHES: launch_rate_text(buf, n, a); return true;
+    case TC_ACTION_ALLOCATOR:
+        tc_format(buf, n, "Keep allocator calls out of the step: %s leaves the GPU idle %.1f%% of the time. Warm the caching "
+                  "allocator up before profiling, avoid torch.cuda.empty_cache(), try "
+                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", nm ? nm : "cudaMalloc/cudaFree", pct);
+        return true;
+    case TC_ACTION_WARM_UP:
+        tc_format(buf, n, "Lazy module loading on first launches leaves the GPU idle %.1f%% of the time: profile after "
+                  "warm-up steps (schedule(wait=1, warmup=1, ...)) or load modules eagerly (CUDA_MODULE_LOADING=EAGER).", pct);
+        return true;
+    case TC_ACTION_HOST_WORK:
+        tc_format(buf, n, "Take host work off the step's critical path: the GPU waits on other host work %.1f%% of the "
+                  "time%s%s. A fused or foreach optimizer, less Python and logging per step, torch.compile.", pct,
+                  nm ? ", most in " : "", nm ? nm : "");
+        return true;
+    case TC_ACTION_GPU_SIDE:
+        tc_format(buf, n, "The next work was already queued for %.1f%% of the time the GPU sat idle: it waited on its own "
+                  "dependencies (cross-stream event waits, another process on the GPU); look at the stream waits.", pct);
+        return true;
+    case TC_ACTION_TRACE_LAUNCHES:
+        tc_format(buf, n, "The trace holds no launch call for work that ends %.1f%% of idle time: record CPU activity on "
+                  "every thread (torch.profiler activities=[CPU, CUDA]) to see what the host was doing.", pct);
+        return true;
+    case TC_ACTION_OVERLAP_COPIES:
+        tc_format(buf, n, "Overlap memory copies with compute: exposed copies take %.1f%% of the time. pin_memory=True with "
+                  "non_blocking=True, prefetch the next batch on a side stream.", pct);
+        return true;
+    default: return false;
+    }
+}
+
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
+    if ((a->share > 0 || a->after_sync_share > 0) && host_action_text(buf, n, a)) return buf;
     const char *fixed = action_fixed(a->code);
     if (fixed) { tc_format(buf, n, "%s", fixed); return buf; }
     switch (a->code) {

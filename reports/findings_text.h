@@ -37,4 +37,17 @@ const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm);
 /* The action's sentence, ending in a period. j gives the straggler's trace file (its base name,
  * control characters replaced). Returns buf. */
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j);
+
+/* An idle cause (tc_idle_cause) by its JSON name ("gpu_side", "sync", "data_loading",
+ * "memory_management", "module_load", "launch_overhead", "cpu_other", "unattributed"), and in
+ * words for tables ("GPU side", "sync", "data loading", ...). "?" out of range. */
+const char *tc_idle_cause_key(int cause);
+const char *tc_idle_cause_label(int cause);
+/* A tc_step_class by its JSON name ("compute", "exposed_comm", "memory_exposed", "idle",
+ * "outside_gpu_window"), NULL for TC_STEP_NONE, and in words ("exposed comm", ...). */
+const char *tc_step_class_key(int cls);
+const char *tc_step_class_label(int cls);
+
+/* A name from a trace for a sentence: control characters replaced, cut at 60 columns. */
+const char *tc_finding_name(char *buf, size_t n, const char *name);
 #endif

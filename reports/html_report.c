@@ -7,6 +7,7 @@
 #include "html_report.h"
 #include "cost_report.h"
 #include "findings_text.h"
+#include "host_wait_report.h"
 #include "base/utf8.h"
 #include "base/version.h"
 #include "base/util.h"
@@ -188,6 +189,11 @@ static const char css[] =
     ".c-wait{fill:#E69F00;background:#E69F00}.c-comm{fill:#CC79A7;background:#CC79A7}"
     ".c-memory{fill:#009E73;background:#009E73}.c-idle{fill:#DDDDDD;background:#DDDDDD}"
     ".c-lane{fill:#fafafa;stroke:#cfcfcf;stroke-width:.5}"
+    /* idle causes (host_wait_report.c): gpu_side, sync, data_loading, memory_management, module_load,
+     * launch_overhead, cpu_other, unattributed */
+    ".c-i0{fill:#BBBBBB;background:#BBBBBB}.c-i1{fill:#F0E442;background:#F0E442}.c-i2{fill:#56B4E9;background:#56B4E9}"
+    ".c-i3{fill:#882255;background:#882255}.c-i4{fill:#AA4499;background:#AA4499}.c-i5{fill:#44AA99;background:#44AA99}"
+    ".c-i6{fill:#999933;background:#999933}.c-i7{fill:#EEEEEE;background:#EEEEEE}"
     ".c-own{stroke:#0072B2;background:#0072B2}.c-rent{stroke:#D55E00;background:#D55E00}"
     "svg{display:block;max-width:100%;height:auto;font-size:11px}svg text{fill:#222}"
     "svg .ax{stroke:#888;stroke-width:1}svg .grid{stroke:#e4e4e4;stroke-width:1}"
@@ -1228,6 +1234,10 @@ static void section_definitions(hr *h) {
            "order.</dd>\n"
            "<dt>Exposed memory</dt><dd>memcpy/memset time not overlapped by compute or collectives.</dd>\n"
            "<dt>Idle</dt><dd>Window minus the union of all GPU activity: the GPU waited for the host.</dd>\n"
+           "<dt>Idle causes</dt><dd>Each idle gap goes, instant by instant, to what the CPU thread that launched the "
+           "work ending the gap was doing (data loading, sync, memory management, module load, launch overhead, CPU "
+           "other), or to GPU side (the work was handed over before the GPU ran dry) or unattributed (no launch call "
+           "in the trace). They add up to idle exactly.</dd>\n"
            "<dt>Verdict</dt><dd>Two loss classes: communication (exposed transfer + exposed wait) and host (idle + "
            "exposed memory). When both are below the threshold share of GPU time the job is compute-bound; otherwise "
            "the larger names it: host-bound, or network-bound when transfer is at least the wait, else straggler-bound. "
@@ -1313,6 +1323,7 @@ int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     section_verdict(&h);
     section_key_numbers(&h);
     section_ranks(&h);
+    tc_host_wait_html(out, j);
     section_timeline(&h);
     section_collectives(&h);
     section_straggler(&h);

@@ -1,6 +1,7 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
 #include "json_report.h"
 #include "findings_text.h"
+#include "host_wait_report.h"
 #include "mfu_report.h"
 #include "textfmt.h"
 #include "base/version.h"
@@ -63,6 +64,7 @@ static void step(jw *w, const tc_step_result *st) {
     tc_mfu_json_step(w, st);
     jw_key(w, "step_time_us"); jw_ns_as_us(w, st->step_time_ns);
     jw_key(w, "gpu_events"); jw_uint(w, st->b.gpu_events);
+    tc_host_wait_json_step(w, st);
     jw_object_end(w);
 }
 
@@ -82,6 +84,7 @@ static void ranks(jw *w, const tc_job *j) {
         jw_key(w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(w, rr->step_time_ns); else jw_null(w);
         jw_key(w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(w, rr->clock_offset_ns); else jw_null(w);
         jw_key(w, "node"); jw_int(w, rr->node);
+        tc_host_wait_json_rank(w, rr);
         jw_key(w, "steps");
         jw_array_begin(w);
         for (size_t s = 0; s < rr->n_steps; s++) step(w, &rr->steps[s]);
@@ -184,6 +187,7 @@ static void summary(jw *w, const tc_job *j) {
         jw_object_end(w);
     }
     jw_array_end(w);
+    tc_host_wait_json_summary(w, sm);
     jw_object_end(w);
 }
 

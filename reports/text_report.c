@@ -1,6 +1,7 @@
 /* text_report.c: terminal summary (see text_report.h). */
 #include "text_report.h"
 #include "findings_text.h"
+#include "host_wait_report.h"
 #include "mfu_report.h"
 #include "base/version.h"
 #include "termtext.h"
@@ -162,6 +163,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
         b.split_known = sm->split_known;
         row(&t, "all", "", &b, sm->has_ratio, sm->comm_compute_ratio, sm->has_step_time, sm->step_time_ns);
     }
+    tc_host_wait_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t));
 
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;

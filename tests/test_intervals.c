@@ -129,10 +129,10 @@ Test(lookup, launches_by_correlation_with_and_without_a_table) {
     tc_trace t;
     cr_assert_eq(tc_trace_init(&t, "x"), 0);
     for (uint32_t i = 0; i < 1000; i++) { /* out of order, one id twice (the earlier ts wins) */
-        tc_launch l = {2000 - 2 * i, TC_NONE, (int64_t)i};
+        tc_launch l = {2000 - 2 * i, TC_NONE, (int64_t)i, 0, TC_NONE, TC_NONE};
         cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, l), 0);
     }
-    tc_launch dup = {1000, 5, -1};
+    tc_launch dup = {1000, 5, -1, 0, TC_NONE, TC_NONE};
     cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, dup), 0);
     tc_trace_sort_launches(&t);
     cr_assert_not_null(t.launch_slot, "dense ids get a table");
@@ -142,7 +142,7 @@ Test(lookup, launches_by_correlation_with_and_without_a_table) {
     cr_assert_null(tc_trace_find_launch(&t, 5000));
     cr_assert_null(tc_trace_find_launch(&t, 0));
     /* a launch added later: the stale table is not used, the search is */
-    tc_launch late = {7, TC_NONE, 42};
+    tc_launch late = {7, TC_NONE, 42, 0, TC_NONE, TC_NONE};
     cr_assert_eq(TC_PUSH(t.launches, t.n_launches, t.cap_launches, late), 0);
     tc_trace_sort_launches(&t);
     cr_assert_eq(tc_trace_find_launch(&t, 7)->ts_ns, 42);

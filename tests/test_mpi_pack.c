@@ -134,3 +134,62 @@ Test(mpi_pack, assign_balances_by_size) {
     cr_assert_eq(own3[1], 0);
     cr_assert_eq(own3[0], 1);
 }
+
+Test(mpi_pack, rank_result_keeps_idle_causes_host_ops_and_evidence) {
+    tc_trace t, u;
+    cr_assert_eq(tc_trace_init(&t, "a"), 0);
+    cr_assert_eq(tc_trace_init(&u, "b"), 0);
+    uint32_t item = tc_strtab_intern(t.strings, "aten::item", 10), sync = tc_strtab_intern(t.strings, "cudaStreamSynchronize", 21);
+    tc_rank_result rr, back;
+    memset(&rr, 0, sizeof rr);
+    memset(&back, 0, sizeof back);
+    rr.idle.ns[TC_IDLE_SYNC] = 7;
+    rr.idle.after_sync_ns = 9;
+    rr.host_ops[0] = (tc_host_op){tc_trace_str(&t, item), TC_IDLE_CPU_OTHER, 11};
+    rr.host_ops[1] = (tc_host_op){NULL, TC_IDLE_LAUNCH_OVERHEAD, 3};
+    rr.n_host_ops = 2;
+    rr.evidence.drain_call = tc_trace_str(&t, sync);
+    rr.evidence.drain_op = tc_trace_str(&t, item);
+    rr.evidence.drain_ns = 9;
+    rr.launch.kernels = 5;
+    tc_step_result st;
+    memset(&st, 0, sizeof st);
+    st.idle.ns[TC_IDLE_GPU_SIDE] = 4;
+    rr.steps = &st;
+    rr.n_steps = 1;
+    tc_rank_extra x, y;
+    memset(&x, 0, sizeof x);
+    tc_buf b;
+    memset(&b, 0, sizeof b);
+    tc_rank_result_pack(&b, &rr, &x, &t);
+    cr_assert(!b.bad);
+    cr_assert_eq(tc_rank_result_unpack(&b, &back, &y, &u), 0);
+    cr_assert_eq(back.idle.ns[TC_IDLE_SYNC], 7);
+    cr_assert_eq(back.idle.after_sync_ns, 9);
+    cr_assert_eq(back.n_host_ops, 2);
+    cr_assert_str_eq(back.host_ops[0].name, "aten::item");
+    cr_assert_null(back.host_ops[1].name);
+    cr_assert_eq(back.host_ops[0].cause, TC_IDLE_CPU_OTHER);
+    cr_assert_str_eq(back.evidence.drain_call, "cudaStreamSynchronize");
+    cr_assert_str_eq(back.evidence.drain_op, "aten::item");
+    cr_assert_null(back.evidence.sync_call);
+    /* the names now live in the receiving trace's strings */
+    cr_assert_neq(tc_strtab_find(u.strings, "aten::item", 10), TC_NONE);
+    cr_assert_eq(back.launch.kernels, 5);
+    cr_assert_eq(back.n_steps, 1);
+    cr_assert_eq(back.steps[0].idle.ns[TC_IDLE_GPU_SIDE], 4);
+    /* a full trace replacing the skeleton takes the names over (the skeleton is then freed) */
+    tc_trace v;
+    cr_assert_eq(tc_trace_init(&v, "c"), 0);
+    cr_assert_eq(tc_rank_result_rehome(&back, &v), 0);
+    tc_trace_free(&u);
+    cr_assert_str_eq(back.host_ops[0].name, "aten::item");
+    cr_assert_str_eq(back.evidence.drain_call, "cudaStreamSynchronize");
+    cr_assert_null(back.host_ops[1].name);
+    cr_assert_neq(tc_strtab_find(v.strings, "cudaStreamSynchronize", 21), TC_NONE);
+    free(back.steps);
+    tc_buf_free(&b);
+    tc_rank_extra_free(&y);
+    tc_trace_free(&t);
+    tc_trace_free(&v);
+}

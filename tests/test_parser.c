@@ -225,8 +225,49 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
     cr_assert_eq(whole.n_cpu_steps, 1, "the step");
     cr_assert_eq(bytewise.n_cpu_steps, 1);
     cr_assert_eq(whole.n_gpu_steps, 0);
+    /* host spans: aten::add_, forward, aten::mm and the aten::add_ with a string "dur" (a usable
+     * number), the same records (and string ids) both ways */
+    cr_assert_eq(whole.n_host, 4, "%zu", whole.n_host);
+    cr_assert_eq(bytewise.n_host, 4);
+    for (size_t i = 0; i < whole.n_host; i++)
+        cr_assert_eq(memcmp(&whole.host[i], &bytewise.host[i], sizeof whole.host[i]), 0, "host[%zu]", i);
+    cr_assert_str_eq(tc_trace_str(&whole, whole.host[1].name), "forward");
+    cr_assert_eq(whole.host[1].kind, TC_HOST_ANNOTATION);
+    cr_assert_eq(whole.host[0].kind, TC_HOST_CPU_OP);
+    cr_assert_eq(whole.host[0].ts_ns, 5500);
+    cr_assert_eq(whole.host[0].dur_ns, 1000);
+    cr_assert_neq(whole.host[0].thread, whole.host[1].thread, "no pid/tid vs 1/1");
     tc_trace_free(&whole);
     tc_trace_free(&bytewise);
+}
+
+Test(parser, runtime_calls_and_host_spans_keep_name_duration_and_thread) {
+    const char *doc =
+        "{\"traceEvents\": [\n  "
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::item\", \"pid\": 7, \"tid\": \"7\", \"ts\": 10, \"dur\": 30},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 7, \"tid\": 7, "
+        "\"ts\": 12, \"dur\": 25.5, \"args\": {\"correlation\": 41, \"External id\": 3}},\n  "
+        "{\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": \"cuLaunchKernel\", \"pid\": 7, \"tid\": 8, "
+        "\"ts\": 50, \"dur\": 4, \"args\": {\"correlation\": 42}},\n  "
+        "{\"ph\": \"X\", \"cat\": \"Operator\", \"name\": \"aten::add\", \"pid\": 7, \"tid\": 8, \"ts\": 49, \"dur\": 6},\n  "
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f\", \"pid\": 7, \"tid\": 8, \"ts\": 40, \"dur\": 60}\n]}";
+    for (size_t chunk = 0; chunk < 3; chunk++) {
+        tc_trace t;
+        cr_assert_eq(parse_doc(doc, &t, chunk), 0);
+        cr_assert_eq(t.n_launches, 2);
+        cr_assert_str_eq(tc_trace_str(&t, t.launches[0].name), "cudaStreamSynchronize");
+        cr_assert_eq(t.launches[0].ts_ns, 12000);
+        cr_assert_eq(t.launches[0].dur_ns, 25500);
+        cr_assert_eq(t.launches[0].external_id, 3);
+        cr_assert_str_eq(tc_trace_str(&t, t.launches[1].name), "cuLaunchKernel");
+        cr_assert_eq(t.n_host, 2, "the op and the old Operator; no Python function");
+        /* one thread: pid 7 tid 7, whether the tid is a number or a string */
+        cr_assert_eq(t.host[0].thread, t.launches[0].thread);
+        cr_assert_eq(t.host[1].thread, t.launches[1].thread);
+        cr_assert_neq(t.host[0].thread, t.host[1].thread);
+        cr_assert_str_eq(tc_trace_str(&t, t.host[1].name), "aten::add");
+        tc_trace_free(&t);
+    }
 }
 
 Test(parser, broken_event_that_looks_skippable_is_reported_like_any_other) {
@@ -277,4 +318,22 @@ Test(parser, gzip_is_detected_by_magic_not_by_name) {
         tc_trace_free(&t);
     }
     free(dir);
+}
+
+Test(parser, event_look_alike_inside_a_string_is_not_an_element) {
+    /* found by the fuzzer: after an event, a string that runs past "..., {" makes the next bytes
+     * look like an element after a comma; yajl is still inside the string (and reports the string
+     * where a ',' belongs). Whole and byte at a time must fail at the same byte with the same count. */
+    const char *doc = "{\"traceEvents\": [\n  " KERNEL("10", "2") "\"junk, {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                      "\"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 1},\n  " KERNEL("20", "2") "]}";
+    tc_trace whole, bytewise;
+    uint64_t fast = 0, fast1 = 0, at = 0, at1 = 0;
+    cr_assert_neq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
+    cr_assert_neq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at1), 0);
+    cr_assert_eq(fast, 0, "nothing is handled before yajl");
+    cr_assert_eq(at, at1, "error at %llu whole, %llu byte at a time", (unsigned long long)at, (unsigned long long)at1);
+    cr_assert_eq(whole.events_total, bytewise.events_total);
+    cr_assert_eq(whole.n_host, bytewise.n_host);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
 }

@@ -239,20 +239,13 @@ static int serve_request(const tc_job *lj, const size_t *lfile, tc_buf *in, tc_b
 /* Replaces the skeleton j->traces[k] of ranks[r] with full (taken over) and its waits (taken). 0, or -1. */
 static int attach_one(tc_job *j, size_t k, size_t r, tc_trace *full, int64_t *wait) {
     tc_rank_result *rr = &j->ranks[r];
-    char *dev = rr->device ? tc_strdup(rr->device) : NULL;
+    int rc = tc_rank_result_rehome(rr, full); /* its names move to full's strings before the skeleton goes */
     tc_trace_free(&j->traces[k]);
     j->traces[k] = *full;
     memset(full, 0, sizeof *full);
-    rr->device = NULL;
     free(rr->wait_ns);
     rr->wait_ns = wait;
-    if (dev) {
-        uint32_t id = tc_strtab_intern(j->traces[k].strings, dev, strlen(dev));
-        free(dev);
-        if (id == TC_NONE) return -1;
-        rr->device = tc_strtab_get(j->traces[k].strings, id);
-    }
-    return 0;
+    return rc;
 }
 
 /* Process 0's own share (--html): frees its traces the timeline does not draw and moves the drawn

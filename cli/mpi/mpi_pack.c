@@ -274,6 +274,57 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     return 0;
 }
 
+#define RR_STRINGS (TC_HOST_OPS + 7)
+
+/* The strings of a rank result that point into its trace's string table (host ops, evidence), in
+ * the one order pack and unpack use. */
+static void rr_strings(tc_rank_result *rr, const char **out[RR_STRINGS]) {
+    size_t n = 0;
+    for (size_t i = 0; i < TC_HOST_OPS; i++) out[n++] = &rr->host_ops[i].name;
+    out[n++] = &rr->evidence.sync_call;
+    out[n++] = &rr->evidence.sync_op;
+    out[n++] = &rr->evidence.data_op;
+    out[n++] = &rr->evidence.memory_call;
+    out[n++] = &rr->evidence.other_op;
+    out[n++] = &rr->evidence.drain_call;
+    out[n++] = &rr->evidence.drain_op;
+}
+
+static void put_rr_strings(tc_buf *b, const tc_rank_result *rr) {
+    tc_rank_result copy = *rr;
+    const char **strs[RR_STRINGS];
+    rr_strings(&copy, strs);
+    for (size_t i = 0; i < RR_STRINGS; i++) tc_buf_str(b, *strs[i]);
+}
+
+/* Reads them back, interned into t's strings (NULL stays NULL). */
+static void get_rr_strings(tc_buf *b, tc_rank_result *rr, tc_trace *t) {
+    const char **strs[RR_STRINGS];
+    rr_strings(rr, strs);
+    for (size_t i = 0; i < RR_STRINGS; i++) {
+        *strs[i] = NULL;
+        char *s = b->bad ? NULL : tc_buf_get_str(b);
+        if (!s) continue;
+        uint32_t id = tc_strtab_intern(t->strings, s, strlen(s));
+        if (id == TC_NONE) b->bad = true; else *strs[i] = tc_strtab_get(t->strings, id);
+        free(s);
+    }
+}
+
+int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) {
+    const char **strs[RR_STRINGS + 1];
+    rr_strings(rr, strs);
+    strs[RR_STRINGS] = &rr->device;
+    int rc = 0;
+    for (size_t i = 0; i <= RR_STRINGS; i++) {
+        if (!*strs[i]) continue;
+        uint32_t id = tc_strtab_intern(t->strings, *strs[i], strlen(*strs[i]));
+        if (id == TC_NONE) rc = -1;
+        *strs[i] = id == TC_NONE ? NULL : tc_strtab_get(t->strings, id);
+    }
+    return rc;
+}
+
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t) {
     tc_buf_put(b, rr, sizeof *rr); /* pointers fixed on unpack */
     PUT_ARR(b, rr->steps, rr->n_steps);
@@ -282,6 +333,7 @@ void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extr
     for (size_t i = 0; rr->gpu && i < tc_gpu_count(); i++) if (tc_gpu_at(i) == rr->gpu) gi = i;
     tc_buf_u64(b, gi);
     tc_buf_u64(b, !rr->flops_source ? 0 : strcmp(rr->flops_source, "user") == 0 ? 1 : 2);
+    put_rr_strings(b, rr);
     tc_buf_put(b, &x->mfu, sizeof x->mfu);
     tc_buf_u64(b, x->kernels.n);
     tc_buf_i64(b, x->kernels.total_ns);
@@ -328,6 +380,8 @@ int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_tr
     if (gi != UINT64_MAX) { if (gi < tc_gpu_count()) rr->gpu = tc_gpu_at(gi); else b->bad = true; }
     uint64_t fs = tc_buf_get_u64(b);
     rr->flops_source = fs == 1 ? "user" : fs == 2 ? "shapes" : NULL;
+    get_rr_strings(b, rr, t);
+    if (rr->n_host_ops > TC_HOST_OPS) b->bad = true;
     memset(x, 0, sizeof *x);
     tc_buf_get(b, &x->mfu, sizeof x->mfu);
     uint64_t nk = tc_buf_get_u64(b);

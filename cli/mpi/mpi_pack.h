@@ -40,12 +40,17 @@ int tc_trace_unpack(tc_buf *b, tc_trace *t);
 void tc_skeleton_pack(tc_buf *b, const tc_trace *t);
 int tc_skeleton_unpack(tc_buf *b, tc_trace *t);
 
-/* A rank's per-rank-phase results: rr (steps, device name, catalog entry; not wait_ns), x (MFU
+/* A rank's per-rank-phase results: rr (steps, device name, catalog entry, the host ops' and the
+ * idle evidence's names; not wait_ns), x (MFU
  * facts, top-kernel partial rows, GPU kernel aggregates), and
- * its trace's warnings. Unpack fills rr (device interned into t's strings, wait_ns untouched,
+ * its trace's warnings. Unpack fills rr (device and names interned into t's strings, wait_ns untouched,
  * input kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t);
 int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t);
+/* Points rr's names (device, host ops, idle evidence) into t's strings, interning them there: for
+ * a trace that replaces the one they pointed into (still alive during the call). 0, or -1 out of
+ * memory (the names not moved are then NULL). */
+int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t);
 
 /* Which process parses each of n files of the given sizes (bytes): largest first to the least-
  * loaded process (ties: lower file index, lower process), stdin (is_stdin[i], may be NULL) always

@@ -1,0 +1,408 @@
+/* host_wait_report.c: the idle causes, host ops, launch statistics and per-step view in JSON,
+ * terminal and HTML (see host_wait_report.h). */
+#include "host_wait_report.h"
+#include "findings_text.h"
+#include "html_report.h"
+#include "termtext.h"
+#include "analyzer/host_wait.h"
+#include <string.h>
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
+    jw_key(w, key);
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
+        jw_key(w, name);
+        jw_ns_as_us(w, k->ns[c]);
+    }
+    jw_object_end(w);
+    jw_key(w, "idle_after_sync_us");
+    jw_ns_as_us(w, k->after_sync_ns);
+}
+
+void tc_host_wait_json_step(jw *w, const tc_step_result *st) { causes_object(w, "idle_causes", &st->idle); }
+
+/* Key launch_stats; per_rank adds the delay percentiles. */
+static void launch_object(jw *w, const tc_launch_stats *l, bool per_rank) {
+    jw_key(w, "launch_stats");
+    jw_object_begin(w);
+    jw_key(w, "kernels"); jw_uint(w, l->kernels);
+    jw_key(w, "launched"); jw_uint(w, l->launched);
+    jw_key(w, "short_kernels"); jw_uint(w, l->short_kernels);
+    jw_key(w, "short_kernel_share");
+    if (l->kernels) jw_double(w, (double)l->short_kernels / (double)l->kernels); else jw_null(w);
+    if (per_rank) {
+        jw_key(w, "delay_kernels"); jw_uint(w, l->delay_kernels);
+        jw_key(w, "delay_median_us"); if (l->delay_kernels) jw_ns_as_us(w, l->delay_median_ns); else jw_null(w);
+        jw_key(w, "delay_p95_us"); if (l->delay_kernels) jw_ns_as_us(w, l->delay_p95_ns); else jw_null(w);
+    }
+    jw_key(w, "launch_calls"); jw_uint(w, l->launch_calls);
+    jw_key(w, "launch_cpu_us"); jw_ns_as_us(w, l->launch_cpu_ns);
+    jw_key(w, "gpu_busy_us"); jw_ns_as_us(w, l->gpu_busy_ns);
+    jw_key(w, "launch_bound"); if (l->launch_calls) jw_bool(w, l->launch_bound); else jw_null(w);
+    jw_key(w, "graph_launches"); jw_uint(w, l->graph_launches);
+    jw_key(w, "graph_kernels"); jw_uint(w, l->graph_kernels);
+    jw_object_end(w);
+}
+
+static void opt_us(jw *w, const char *key, bool has, int64_t ns) {
+    jw_key(w, key);
+    if (has) jw_ns_as_us(w, ns); else jw_null(w);
+}
+
+void tc_host_wait_json_rank(jw *w, const tc_rank_result *rr) {
+    causes_object(w, "idle_causes", &rr->idle);
+    jw_key(w, "idle_host_ops");
+    jw_array_begin(w);
+    for (size_t i = 0; i < rr->n_host_ops; i++) {
+        const tc_host_op *h = &rr->host_ops[i];
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, h->name);
+        jw_key(w, "cause"); jw_string(w, tc_idle_cause_key(h->cause));
+        jw_key(w, "us"); jw_ns_as_us(w, h->ns);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    launch_object(w, &rr->launch, true);
+    const tc_step_stats *ss = &rr->step_stats;
+    opt_us(w, "step_time_min_us", rr->n_steps > 0, ss->min_ns);
+    opt_us(w, "step_time_median_us", rr->n_steps > 0, ss->median_ns);
+    opt_us(w, "step_time_max_us", rr->n_steps > 0, ss->max_ns);
+    jw_key(w, "slowest_steps");
+    jw_array_begin(w);
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        jw_object_begin(w);
+        jw_key(w, "step_number"); jw_int(w, s->number);
+        jw_key(w, "step_time_us"); jw_ns_as_us(w, s->step_time_ns);
+        jw_key(w, "over_median_us"); jw_ns_as_us(w, s->over_median_ns);
+        jw_key(w, "grew"); jw_string(w, tc_step_class_key(s->grew));
+        opt_us(w, "grew_us", s->grew != TC_STEP_NONE, s->grew_ns);
+        bool cause = s->idle_cause < TC_IDLE_CAUSES;
+        jw_key(w, "idle_cause"); if (cause) jw_string(w, tc_idle_cause_key(s->idle_cause)); else jw_null(w);
+        opt_us(w, "idle_cause_grew_us", cause, s->idle_cause_grew_ns);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
+    causes_object(w, "idle_causes", &sm->idle);
+    jw_key(w, "idle_cause_shares");
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        jw_key(w, tc_idle_cause_key(c));
+        jw_double(w, sm->idle_cause_share[c]);
+    }
+    jw_object_end(w);
+    launch_object(w, &sm->launch, false);
+}
+
+/* ---- terminal -------------------------------------------------------------------------------- */
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
+
+/* The causes of at least 0.05% of `whole`, largest first, as "sync 24.0% | launch overhead 3.1%",
+ * then how many smaller ones have time. */
+static void causes_line(char *buf, size_t n, const tc_idle_causes *k, int64_t whole) {
+    bool done[TC_IDLE_CAUSES] = {false};
+    size_t len = 0, small = 0;
+    buf[0] = 0;
+    for (;;) {
+        int best = -1;
+        for (int c = 0; c < TC_IDLE_CAUSES; c++)
+            if (!done[c] && k->ns[c] > 0 && (best < 0 || k->ns[c] > k->ns[best])) best = c;
+        if (best < 0 || len + 48 >= n) break;
+        done[best] = true;
+        if (pct(k->ns[best], whole) < 0.05) { small++; continue; }
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %.1f%%", len ? " | " : "", tc_idle_cause_label(best),
+                                pct(k->ns[best], whole));
+    }
+    if (small && len + 48 < n) snprintf(buf + len, n - len, "%s%zu more under 0.1%%", len ? " | " : "", small);
+}
+
+/* Where the host was and the launch figures of the view rank. */
+static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, const char *dim_on, const char *dim_off) {
+    char line[1200], name[256], who[48] = "";
+    if (j->n_ranks > 1) snprintf(who, sizeof who, " (rank %lld)", (long long)rr->rank);
+    if (rr->n_host_ops) {
+        size_t len = (size_t)snprintf(line, sizeof line, "where the host was%s: ", who);
+        /* up to three, those of at least a tenth of the first */
+        for (size_t i = 0; i < rr->n_host_ops && i < 3 && len < sizeof line - 400; i++) {
+            const tc_host_op *h = &rr->host_ops[i];
+            if (i && h->ns * 10 < rr->host_ops[0].ns) break;
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s) %.3f ms", i ? ", " : "",
+                                    h->name ? tc_term_clean(name, sizeof name, h->name, 64) : "(no CPU op)",
+                                    tc_idle_cause_label(h->cause), ms(h->ns));
+        }
+        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    }
+    if (!rr->has_host_events)
+        fprintf(out, "  %snote: the trace holds no runtime calls: every idle gap is unattributed%s\n", dim_on, dim_off);
+    const tc_launch_stats *l = &rr->launch;
+    if (!l->kernels) return;
+    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %.0f%% under 10 us", who, (unsigned long long)l->kernels,
+                       l->kernels == 1 ? "" : "s", pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    if (l->delay_kernels)
+        len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f us, p95 %.1f us",
+                        (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
+    if (l->launch_calls)
+        len += snprintf(line + len, sizeof line - (size_t)len, "; launch calls %.3f ms of CPU vs GPU busy %.3f ms%s",
+                        ms(l->launch_cpu_ns), ms(l->gpu_busy_ns), l->launch_bound ? " (launch-bound)" : "");
+    if (l->graph_launches)
+        snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels",
+                 (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels);
+    tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+}
+
+static void step_row(FILE *out, const tc_step_result *st) {
+    const tc_breakdown *b = &st->b;
+    int top = tc_idle_top_cause(&st->idle);
+    char cause[64] = "-", t[24];
+    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+    tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
+    fprintf(out, "%-12lld %10s %8.1f%% %8.1f%% %8.1f%% %8.1f%%  %s\n", (long long)st->number, t, pct(b->compute_ns, b->window_ns),
+            pct(b->exposed_comm_ns, b->window_ns), pct(b->memory_exposed_ns, b->window_ns), pct(b->idle_ns, b->window_ns),
+            cause);
+}
+
+#define STEP_ROWS 12 /* more steps than this are folded: the first and last STEP_ROWS / 2 shown */
+
+static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_on, const char *bold_off) {
+    const tc_step_stats *ss = &rr->step_stats;
+    fprintf(out, "\n%sSteps%s (rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms)\n", bold_on, bold_off,
+            (long long)rr->rank, rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    fprintf(out, "%-12s %10s %9s %9s %9s %9s  %s\n", "step", "time ms", "compute", "exp comm", "memory", "idle",
+            "top idle cause");
+    size_t n = rr->n_steps, half = STEP_ROWS / 2;
+    for (size_t s = 0; s < n; s++) {
+        if (n > STEP_ROWS && s == half) fprintf(out, "  ... %zu steps folded (every step in --json)\n", n - 2 * half);
+        if (n > STEP_ROWS && s >= half && s < n - half) continue;
+        step_row(out, &rr->steps[s]);
+    }
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        char line[400];
+        int len = snprintf(line, sizeof line, "slow: step %lld, %.3f ms (+%.3f ms over the median)", (long long)s->number,
+                           ms(s->step_time_ns), ms(s->over_median_ns));
+        if (s->grew != TC_STEP_NONE)
+            len += snprintf(line + len, sizeof line - (size_t)len, ": %s grew %.3f ms", tc_step_class_label(s->grew),
+                            ms(s->grew_ns));
+        if (s->idle_cause < TC_IDLE_CAUSES)
+            snprintf(line + len, sizeof line - (size_t)len, " (%s +%.3f ms)", tc_idle_cause_label(s->idle_cause),
+                     ms(s->idle_cause_grew_ns));
+        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    }
+}
+
+void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, const char *dim_on,
+                       const char *dim_off) {
+    const tc_summary *sm = &j->summary;
+    if (!j->n_ranks) return;
+    const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
+    if (sm->b.idle_ns > 0 || rr->launch.kernels) {
+        char line[1024];
+        fprintf(out, "\n%sWhy the GPU waits%s (idle %.1f%% of GPU time; causes as shares of the summed windows)\n", bold_on,
+                bold_off, 100 * sm->share_idle);
+        if (sm->b.idle_ns > 0) {
+            causes_line(line, sizeof line, &sm->idle, sm->b.window_ns);
+            tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+            if (sm->idle.after_sync_ns > 0)
+                fprintf(out, "  %.1f%% of GPU time is gaps that began while the host waited in a sync call\n",
+                        pct(sm->idle.after_sync_ns, sm->b.window_ns));
+        }
+        host_lines(out, j, rr, dim_on, dim_off);
+    }
+    if (rr->n_steps) steps_section(out, rr, bold_on, bold_off);
+}
+
+/* ---- HTML ------------------------------------------------------------------------------------ */
+
+#define HTML_STEPS 500 /* steps drawn and listed; the rest are in the JSON */
+
+/* Chart classes: the breakdown's busy classes, then each idle cause (styles in html_report.c's css:
+ * c-compute, c-comm, c-memory, c-i0 ... c-i7). */
+enum { BAR_COMPUTE, BAR_COMM, BAR_MEMORY, BAR_IDLE0, BAR_N = BAR_IDLE0 + TC_IDLE_CAUSES };
+
+static void esc(FILE *out, const char *s) { if (s) tc_html_escape(out, s, strlen(s), 0); }
+
+static const char *bar_class(int k, char *buf, size_t n) {
+    static const char *const busy[] = {"c-compute", "c-comm", "c-memory"};
+    if (k < BAR_IDLE0) return busy[k];
+    snprintf(buf, n, "c-i%d", k - BAR_IDLE0);
+    return buf;
+}
+
+static const char *bar_label(int k) {
+    static const char *const busy[] = {"compute", "exposed comm", "exposed memory"};
+    return k < BAR_IDLE0 ? busy[k] : tc_idle_cause_label(k - BAR_IDLE0);
+}
+
+static int64_t bar_ns(const tc_step_result *st, int k) {
+    switch (k) {
+    case BAR_COMPUTE: return st->b.compute_ns;
+    case BAR_COMM: return st->b.exposed_comm_ns;
+    case BAR_MEMORY: return st->b.memory_exposed_ns;
+    default: return st->idle.ns[k - BAR_IDLE0];
+    }
+}
+
+/* The job's idle causes: a table of every cause. */
+static void html_causes(FILE *out, const tc_summary *sm) {
+    char cls[16];
+    fprintf(out, "<table id=\"idle-cause-table\">\n<thead><tr><th>idle cause</th><th class=\"n\">ms</th>"
+                 "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        int64_t ns = sm->idle.ns[c];
+        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\">%.6f</td>"
+                     "<td class=\"n\">%.2f%%</td><td class=\"n\">%.2f%%</td></tr>\n",
+                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns),
+                pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
+    }
+    fprintf(out, "</tbody></table>\n");
+    if (sm->idle.after_sync_ns > 0)
+        fprintf(out, "<p class=\"note\">%.2f%% of GPU time is gaps that began while the host waited in a synchronizing "
+                     "call.</p>\n", pct(sm->idle.after_sync_ns, sm->b.window_ns));
+}
+
+/* Where the host was and the launch figures of the view rank. */
+static void html_host(FILE *out, const tc_rank_result *rr) {
+    if (rr->n_host_ops) {
+        fprintf(out, "<h3>Where the host was (rank %lld)</h3>\n<p class=\"note\">For each idle gap whose host side "
+                     "the launching thread spent on the CPU: the outermost CPU op or annotation covering most of it, "
+                     "with the gap's host time by cause.</p>\n<table id=\"host-op-table\">\n<thead><tr><th>CPU op or annotation</th>"
+                     "<th>cause</th><th class=\"n\">ms</th></tr></thead>\n<tbody>\n", (long long)rr->rank);
+        for (size_t i = 0; i < rr->n_host_ops; i++) {
+            const tc_host_op *h = &rr->host_ops[i];
+            fprintf(out, "<tr><td class=\"name\">");
+            if (h->name) esc(out, h->name); else fputs("(inside no CPU op)", out);
+            fprintf(out, "</td><td>%s</td><td class=\"n\">%.6f</td></tr>\n", tc_idle_cause_label(h->cause), ms(h->ns));
+        }
+        fprintf(out, "</tbody></table>\n");
+    }
+    const tc_launch_stats *l = &rr->launch;
+    fprintf(out, "<p id=\"launch-stats\">Launches (rank %lld): %llu kernels, %llu with their launch call in the trace, "
+                 "%.1f%% shorter than 10 &micro;s", (long long)rr->rank, (unsigned long long)l->kernels,
+            (unsigned long long)l->launched, pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    if (l->delay_kernels)
+        fprintf(out, "; launch delay (GPU start &minus; launch call start) median %.3f &micro;s, p95 %.3f &micro;s",
+                (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
+    if (l->launch_calls)
+        fprintf(out, "; %llu launch calls took %.6f ms of CPU against %.6f ms of GPU busy time%s",
+                (unsigned long long)l->launch_calls, ms(l->launch_cpu_ns), ms(l->gpu_busy_ns),
+                l->launch_bound ? " (<b>launch-bound</b>)" : "");
+    if (l->graph_launches)
+        fprintf(out, "; %llu CUDA-graph launches ran %llu kernels", (unsigned long long)l->graph_launches,
+                (unsigned long long)l->graph_kernels);
+    fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
+}
+
+/* One stacked bar per step (its GPU window split into the busy classes and the idle causes). */
+static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+    size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
+    int64_t top = 1;
+    for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
+    const int W = 1000, L = 70, R = 10, T = 8, H = 220, B = 24;
+    double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
+    char cls[16], a[40];
+    fputs("<ul class=\"legend\">", out);
+    for (int k = 0; k < BAR_N; k++)
+        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
+    fputs("</ul>\n", out);
+    fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                 "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
+            W, T + H + B, W, T + H + B);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
+                 "0</text>\n", L - 6, T + 10, ms(top), L - 6, T + H);
+    for (size_t s = 0; s < n; s++) {
+        const tc_step_result *st = &rr->steps[s];
+        double x = L + (double)s * bw, y = T + H;
+        for (int k = 0; k < BAR_N; k++) {
+            int64_t ns = bar_ns(st, k);
+            if (ns <= 0) continue;
+            double h = (double)H * (double)ns / (double)top;
+            y -= h;
+            snprintf(a, sizeof a, "%.6f", ms(ns));
+            fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" class=\"%s\" data-tip=\"step %lld - "
+                         "%s: %s ms = %.2f%% of its window\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
+                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->b.window_ns));
+        }
+        fputs("\n", out);
+    }
+    fprintf(out, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", L, T + H, W - R, T + H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\">ProfilerStep#%lld", L, T + H + 16, (long long)rr->steps[0].number);
+    if (n > 1) fprintf(out, " to #%lld, left to right", (long long)rr->steps[n - 1].number);
+    fputs("</text>\n</svg>\n", out);
+}
+
+static void html_step_table(FILE *out, const tc_rank_result *rr) {
+    size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
+    fputs("<div class=\"scroll\"><table id=\"step-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">step</th>"
+          "<th class=\"n\">step<br>ms</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
+          "exp.<br>comm</th><th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th>top idle cause</th>"
+          "</tr></thead>\n<tbody>\n", out);
+    for (size_t s = 0; s < n; s++) {
+        const tc_step_result *st = &rr->steps[s];
+        const tc_breakdown *b = &st->b;
+        int top = tc_idle_top_cause(&st->idle);
+        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">%.6f</td>"
+                     "<td class=\"n\" data-v=\"%lld\">%.6f</td>", (long long)st->number, (long long)st->number,
+                (long long)st->step_time_ns, ms(st->step_time_ns), (long long)b->window_ns, ms(b->window_ns));
+        int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
+        for (int k = 0; k < 4; k++)
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\">%.2f%%</td>", pct(parts[k], b->window_ns) / 100,
+                    pct(parts[k], b->window_ns));
+        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+        else fputs("<td>-</td></tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n", out);
+    if (rr->n_steps > n)
+        fprintf(out, "<p class=\"note\">The first %zu of %zu steps are drawn and listed; every step is in the JSON.</p>\n",
+                n, rr->n_steps);
+}
+
+static void html_slowest(FILE *out, const tc_rank_result *rr) {
+    const tc_step_stats *ss = &rr->step_stats;
+    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min %.6f ms, median %.6f ms, max %.6f ms.</p>\n",
+            rr->n_steps, ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    if (!ss->n_slowest) return;
+    fputs("<ul id=\"slowest-steps\">\n", out);
+    for (size_t i = 0; i < ss->n_slowest; i++) {
+        const tc_slow_step *s = &ss->slowest[i];
+        fprintf(out, "<li>ProfilerStep#%lld: %.6f ms, %.6f ms over the median", (long long)s->number, ms(s->step_time_ns),
+                ms(s->over_median_ns));
+        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.6f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
+        if (s->idle_cause < TC_IDLE_CAUSES)
+            fprintf(out, " (%s +%.6f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
+void tc_host_wait_html(FILE *out, const tc_job *j) {
+    fputs("<section id=\"steps\">\n<h2>Why the GPU waits, step by step</h2>\n", out);
+    if (!j->n_ranks) { fputs("<p class=\"note\">No rank had GPU activity.</p>\n</section>\n", out); return; }
+    const tc_summary *sm = &j->summary;
+    const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
+    fprintf(out, "<p class=\"note\">Each idle gap (no kernel, copy or set on any stream) goes to what the CPU thread "
+                 "that launched the work ending the gap was doing, instant by instant: a DataLoader op (data loading), "
+                 "a synchronizing call (sync), an allocator call (memory management), a launch call of 1 ms or more "
+                 "(module load), a launch call or the op that launched the work (launch overhead), anything else "
+                 "(CPU other); GPU side when the work was already handed over, unattributed when the trace holds no "
+                 "launch for it. Idle is %.2f%% of the summed GPU time.</p>\n", 100 * sm->share_idle);
+    html_causes(out, sm);
+    html_host(out, rr);
+    if (rr->n_steps) {
+        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its GPU window (first to last "
+                     "of its GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
+                     "segment for its exact value.</p>\n", (long long)rr->rank);
+        html_slowest(out, rr);
+        html_step_chart(out, rr);
+        html_step_table(out, rr);
+    } else fputs("<p class=\"note\">No ProfilerStep spans in the traces: no per-step view.</p>\n", out);
+    fputs("</section>\n", out);
+}
