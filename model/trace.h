@@ -81,6 +81,16 @@ typedef struct {
     uint32_t pad;  /* explicit padding, 0 (trace_arrays.def) */
 } tc_device;
 
+/* A process group as distributedInfo.pg_config lists it (PyTorch lists only the rank's own groups). */
+typedef struct {
+    int64_t size;         /* pg_size, ranks; -1 unknown */
+    uint32_t name;        /* strtab id of pg_name */
+    uint32_t desc;        /* strtab id of pg_desc; TC_NONE absent */
+    uint32_t ranks;       /* strtab id of its global ranks as text, "[0, 1, 2]" (an array written so, or
+                           * the string as given); TC_NONE absent */
+    uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
+} tc_pg_info;
+
 typedef struct {
     /* identity */
     char *path;              /* input path as given ("-" for stdin) */
@@ -97,7 +107,7 @@ typedef struct {
     bool record_shapes;      /* top-level record_shapes was true */
 
     /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
-     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices) */
+     * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs) */
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve) type *field; size_t count, cap;
 #include "trace_arrays.def"
 

@@ -279,7 +279,7 @@ static void section_verdict(hr *h) {
         put(h, ")</span>");
     }
     put(h, "</h1>\n<p class=\"why\">");
-    if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0])); put(h, "."); }
+    if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0], h->j)); put(h, "."); }
     else if (sm->ranks == 0) put(h, "No rank had GPU activity to analyze.");
     put(h, "</p>\n");
     if (sm->ranks) {
@@ -296,7 +296,7 @@ static void section_verdict(hr *h) {
         put(h, "<ul>\n");
         for (size_t i = 1; i < f->n_reasons; i++) {
             put(h, "<li>");
-            esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i]));
+            esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i], h->j));
             put(h, "</li>\n");
         }
         put(h, "</ul>\n");
@@ -861,6 +861,78 @@ static void section_timeline(hr *h) {
     put(h, "</section>\n");
 }
 
+/* ------------------------------------------------------------------ process groups */
+/* A cell with a bar of busbw against the rated figure of its link (the bar's full width), or why
+ * there is none. */
+static void rated_bar_cell(hr *h, const tc_group_figures *f) {
+    if (!f->has_share) {
+        pf(h, "<td data-v=\"NaN\">%s</td>", !f->has_busbw ? "n/a" : "n/a: link unknown");
+        return;
+    }
+    double w = f->share_of_rated >= 1 ? 100 : 100 * f->share_of_rated;
+    pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
+          "%.0f%% of rated</td>", f->share_of_rated, w, 100 * f->share_of_rated);
+}
+
+/* The names of row k's groups, "1, 2" (at most 8, then how many in all). */
+static void row_names(hr *h, size_t k) {
+    const tc_job *j = h->j;
+    size_t shown = 0;
+    for (size_t i = j->group_rows[k].first; i < j->n_groups; i++) {
+        if (j->groups[i].row != k) continue;
+        if (shown == 8) { pf(h, ", &hellip; (%zu in all)", j->group_rows[k].groups); break; }
+        if (shown++) put(h, ", ");
+        esc_max(h, j->groups[i].name, 64);
+    }
+}
+
+static void section_groups(hr *h) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n");
+    if (!j->n_group_rows) {
+        put(h, "<p class=\"note\">No collective kernel names a process group (the traces carry no Process Group "
+               "Name), so the links cannot be told apart.</p>\n</section>\n");
+        return;
+    }
+    put(h, "<p class=\"note\">One row per description, scope and link (groups folded, their figures summed over the "
+           "groups and their ranks among the inputs). Exposed shares are of the GPU time summed over all ranks; groups "
+           "whose kernels run at the same time each count that time. busbw = bytes x the nccl-tests factor / transfer "
+           "over the groups' matched collectives of 1 MiB or more; the bar is that against the link's rated bandwidth "
+           "per GPU in one direction (intra-node: the GPU's own link from the catalog; inter-node: --fabric or "
+           "--nic-gbps, one NIC per GPU). GB = 1e9 bytes.");
+    if (sm->groups_without_comm) pf(h, " %zu more process groups have no collective kernel in these traces.", sm->groups_without_comm);
+    put(h, "</p>\n<div class=\"scroll\"><table id=\"group-table\" class=\"sortable\">\n<thead><tr><th>description"
+           "</th><th>groups</th><th>scope</th><th>link</th><th class=\"n\">exposed transfer</th><th class=\"n\">"
+           "exposed wait</th><th class=\"n\">exposed comm</th><th class=\"n\">busbw GB/s</th><th class=\"n\">rated "
+           "GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        const tc_group_row *row = &j->group_rows[k];
+        const tc_group_figures *f = &row->f;
+        const tc_process_group *g = &j->groups[row->first];
+        put(h, "<tr><td class=\"name\">");
+        esc_max(h, g->desc ? g->desc : "(none)", 96);
+        put(h, "</td><td>");
+        row_names(h, k);
+        pf(h, "</td><td>%s</td><td>", tc_scope_text(f->scope));
+        esc(h, f->link.id ? f->link.name : "unknown");
+        int64_t w = sm->b.window_ns;
+        if (f->split_known)
+            pf(h, "</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td>",
+               row->exposed_transfer_share, 100 * row->exposed_transfer_share, share(f->sums.exposed_wait_ns, w),
+               100 * share(f->sums.exposed_wait_ns, w));
+        else put(h, "</td><td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
+        pf(h, "<td class=\"n\" data-v=\"%.9g\">%.2f%%</td>", row->exposed_comm_share, 100 * row->exposed_comm_share);
+        if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td>", f->busbw_GBps, f->busbw_GBps);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.4g</td>", f->link.rated_GBps, f->link.rated_GBps);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        rated_bar_cell(h, f);
+        put(h, "</tr>\n");
+    }
+    put(h, "</tbody></table></div>\n</section>\n");
+}
+
 /* ------------------------------------------------------------------ collectives */
 static void section_collectives(hr *h) {
     const tc_job *j = h->j;
@@ -873,21 +945,19 @@ static void section_collectives(hr *h) {
         put(h, ".</p>\n</section>\n");
         return;
     }
-    double fabric = sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0;
-    double maxbw = fabric;
-    for (size_t i = 0; i < j->n_colls; i++) if (j->colls[i].has_bw && j->colls[i].busbw_GBps > maxbw) maxbw = j->colls[i].busbw_GBps;
     put(h, "<p class=\"note\">One row per (process group, collective, message size). Transfer = the median over "
            "instances of the fastest rank's kernel (the others waited for it); wait = summed over ranks and "
            "instances. algbw = bytes / transfer; busbw = algbw x the nccl-tests factor (allreduce 2(n-1)/n, "
-           "allgather and reduce-scatter (n-1)/n, others 1); GB = 1e9 bytes. ");
+           "allgather and reduce-scatter (n-1)/n, others 1); GB = 1e9 bytes. The bar shows each row's busbw against "
+           "the rated bandwidth of its process group's link (the table above). ");
     if (sm->has_fabric_busbw)
-        pf(h, "The fabric's bus bandwidth measured over the job is <b>%.1f GB/s</b> (bytes-weighted over "
-              "collectives of 1 MiB or more); the bar shows each row against it.", fabric);
-    else put(h, "The fabric's bus bandwidth is unknown (no collective of 1 MiB or more with sizes).");
+        pf(h, "Over every process group together the collectives of 1 MiB or more reach %.1f GB/s (bytes-weighted; a "
+              "blend of the links).", sm->fabric_busbw_GBps);
+    else put(h, "No collective of 1 MiB or more with sizes was matched.");
     put(h, "</p>\n<div class=\"scroll\"><table id=\"coll-table\" class=\"sortable\">\n<thead><tr><th>collective</th>"
            "<th>group</th><th>dtype</th><th class=\"n\">ranks</th><th class=\"n\">count</th><th class=\"n\">bytes</th>"
            "<th class=\"n\">transfer &micro;s</th><th class=\"n\">wait &micro;s</th><th class=\"n\">algbw GB/s</th>"
-           "<th class=\"n\">busbw GB/s</th><th>busbw vs fabric</th></tr></thead>\n<tbody>\n");
+           "<th class=\"n\">busbw GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < j->n_colls; i++) {
         const tc_collective_result *c = &j->colls[i];
         put(h, "<tr><td class=\"name\">"); esc(h, c->name);
@@ -903,11 +973,12 @@ static void section_collectives(hr *h) {
         if (c->has_bw) {
             pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td><td class=\"n\" data-v=\"%.9g\">%.3f</td>", c->algbw_GBps,
                c->algbw_GBps, c->busbw_GBps, c->busbw_GBps);
-            double w = maxbw > 0 ? 100 * c->busbw_GBps / maxbw : 0;
-            if (fabric > 0)
+            const tc_group_link *l = c->group < j->n_groups ? &j->groups[c->group].f.link : NULL;
+            if (l && l->id && l->rated_GBps > 0) {
+                double s = c->busbw_GBps / l->rated_GBps;
                 pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-                      "%.0f%% of fabric</td>", c->busbw_GBps / fabric, w, 100 * c->busbw_GBps / fabric);
-            else pf(h, "<td data-v=\"NaN\">n/a</td>");
+                      "%.0f%% of rated</td>", s, s >= 1 ? 100 : 100 * s, 100 * s);
+            } else put(h, "<td data-v=\"NaN\">n/a: link unknown</td>");
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td><td data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }
@@ -1293,6 +1364,7 @@ int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     section_key_numbers(&h);
     section_ranks(&h);
     section_timeline(&h);
+    section_groups(&h);
     section_collectives(&h);
     section_straggler(&h);
     section_kernels(&h);

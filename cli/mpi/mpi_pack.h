@@ -34,16 +34,17 @@ void tc_trace_pack(tc_buf *b, const tc_trace *t);
 int tc_trace_unpack(tc_buf *b, tc_trace *t);
 
 /* The skeleton of a trace whose events are sorted (tc_job_prepare): metadata, accounting and
- * warnings, and only its comm kernels (in sorted order) with the collective arguments and strings
- * they reference (string ids renumbered). Unpacked, gpu[] holds those kernels and n_gpu_parsed
+ * warnings, its pg_config entries, and only its comm kernels (in sorted order) with the collective
+ * arguments and strings they reference (string ids renumbered). Unpacked, gpu[] holds those kernels and n_gpu_parsed
  * the input's GPU event count. Sizes: docs/mpi.md. 0, or -1 damaged/out of memory (t freed). */
 void tc_skeleton_pack(tc_buf *b, const tc_trace *t);
 int tc_skeleton_unpack(tc_buf *b, tc_trace *t);
 
-/* A rank's per-rank-phase results: rr (steps, device name, catalog entry; not wait_ns), x (MFU
+/* A rank's per-rank-phase results: rr (steps, per-group figures, device name, catalog entry; not
+ * wait_ns), x (MFU
  * facts, top-kernel partial rows, GPU kernel aggregates), and
  * its trace's warnings. Unpack fills rr (device interned into t's strings, wait_ns untouched,
- * input kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
+ * input and node kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t);
 int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t);
 
