@@ -398,6 +398,7 @@ static int fold_rows(tc_job *j) {
             memset(&row->f.sums, 0, sizeof row->f.sums);
         }
         row->groups++;
+        row->f.partial |= g->f.partial;
         tc_group_sums *s = &row->f.sums;
         s->comm_ns += g->f.sums.comm_ns;
         s->exposed_comm_ns += g->f.sums.exposed_comm_ns;
@@ -442,6 +443,7 @@ int tc_groups_finish(tc_job *j, const tc_analyze_options *opt) {
     for (size_t i = 0; i < j->n_groups; i++) {
         tc_process_group *g = &j->groups[i];
         g->f.split_known = sm->split_known;
+        g->f.partial = g->size <= 0 || g->ranks_present < g->size;
         if (g->f.scope == TC_SCOPE_INTRA) intra_link(j, g, &g->f.link);
         else if (g->f.scope == TC_SCOPE_INTER && sm->has_fabric) g->f.link = sm->fabric;
         else memset(&g->f.link, 0, sizeof g->f.link);

@@ -56,6 +56,9 @@ typedef struct {
     tc_group_scope scope;
     tc_group_link link;       /* intra-node: the GPU's own link; inter-node: --fabric / --nic-gbps */
     bool split_known;         /* wait and transfer are split (two or more ranks in the job) */
+    bool partial;             /* ranks of the group (of a group of the row) are missing from the inputs, or
+                               * its size is unknown: exposed transfer an upper bound, wait and busbw
+                               * lower bounds */
     tc_group_sums sums;
     bool has_busbw;
     double busbw_GBps;        /* bus_bytes / bus_ns (bytes/ns = GB/s); valid if has_busbw */

@@ -65,6 +65,11 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
               tc_group_row_label(label, sizeof label, j, row), scope_link(where, sizeof where, &row->f),
               many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", 100 * r->row_share,
               fabric_bw_text(bw, sizeof bw, &row->f, many, r->saturated));
+    if (row->f.partial && row->f.has_busbw) {
+        size_t len = strlen(buf);
+        tc_format(buf + len, n > len ? n - len : 0, " (ranks of %s are missing from the inputs: the bus bandwidth is "
+                  "a lower bound)", many ? "these groups" : "this group");
+    }
     return buf;
 }
 

@@ -912,6 +912,7 @@ static void section_groups(hr *h) {
         const tc_process_group *g = &j->groups[row->first];
         put(h, "<tr><td class=\"name\">");
         esc_max(h, g->desc ? g->desc : "(none)", 96);
+        if (f->partial) put(h, " <span class=\"note\">(ranks missing: transfer an upper bound, busbw a lower bound)</span>");
         put(h, "</td><td>");
         row_names(h, k);
         pf(h, "</td><td>%s</td><td>", tc_scope_text(f->scope));

@@ -229,6 +229,7 @@ static void process_groups(jw *w, const tc_job *j) {
         }
         jw_key(w, "size"); if (g->size > 0) jw_int(w, g->size); else jw_null(w);
         jw_key(w, "ranks_present"); jw_int(w, g->ranks_present);
+        jw_key(w, "partial"); jw_bool(w, g->f.partial);
         jw_key(w, "nodes"); if (g->has_nodes) jw_int(w, g->nodes); else jw_null(w);
         jw_key(w, "scope"); jw_string(w, scopes[f->scope]);
         jw_key(w, "comm_us"); jw_ns_as_us(w, f->sums.comm_ns);

@@ -61,16 +61,16 @@ static void group_table(const tw *t, const tc_job *j) {
             "figure)\n", c_on(t, BOLD), c_off(t));
     fprintf(t->out, "%-18s %3s %-10s %-18s %8s %7s %7s %8s\n", "group", "n", "scope", "link",
             sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "of rated");
+    bool partial = false;
     for (size_t k = 0; k < j->n_group_rows; k++) {
         const tc_group_row *row = &j->group_rows[k];
         const tc_group_figures *f = &row->f;
         const tc_process_group *g = &j->groups[row->first];
         char label[80], group[96], link[96], bus[24], rated[24], share[16], bar[16];
-        if (g->desc) tc_term_cell(group, sizeof group, g->desc, -18);
-        else {
-            snprintf(label, sizeof label, "pg %.60s", g->name);
-            tc_term_cell(group, sizeof group, label, -18);
-        }
+        snprintf(label, sizeof label, "%s%.60s%s", g->desc ? "" : "pg ", g->desc ? g->desc : g->name,
+                 f->partial ? " *" : "");
+        tc_term_cell(group, sizeof group, label, -18);
+        partial |= f->partial;
         tc_term_cell(link, sizeof link, f->link.id ? f->link.name : "?", -18);
         if (f->has_busbw) tc_term_fit(bus, sizeof bus, f->busbw_GBps, 1, 7); else snprintf(bus, sizeof bus, "-");
         if (f->link.id) tc_term_fit(rated, sizeof rated, f->link.rated_GBps, 1, 7); else snprintf(rated, sizeof rated, "-");
@@ -86,6 +86,9 @@ static void group_table(const tw *t, const tc_job *j) {
                 100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
     }
+    if (partial)
+        fprintf(t->out, "  %s* ranks missing from the inputs: exposed transfer an upper bound, busbw a lower bound%s\n",
+                c_on(t, DIM), c_off(t));
     if (sm->groups_without_comm)
         fprintf(t->out, "  %s(%zu more process group%s without collective kernels in these traces)%s\n", c_on(t, DIM),
                 sm->groups_without_comm, sm->groups_without_comm == 1 ? "" : "s", c_off(t));
