@@ -1289,6 +1289,11 @@ static void section_definitions(hr *h) {
            "GPU's dense peak for the dtype.</dd>\n"
            "<dt>Bus bandwidth</dt><dd>As nccl-tests: algbw = bytes / time, busbw = algbw x 2(n-1)/n for allreduce, "
            "(n-1)/n for allgather, reduce-scatter and all-to-all, 1 otherwise. GB = 10<sup>9</sup> bytes.</dd>\n"
+           "<dt>Process groups</dt><dd>Each group of the job, joined from every input's pg_config and the collectives' "
+           "process-group arguments: intra-node when its ranks are on one node, else inter-node. Its exposed figures are "
+           "unions over its own kernels summed over its ranks; its link is the GPU's own (NVLink, Infinity Fabric, PCIe) "
+           "inside a node and --fabric or --nic-gbps between nodes, rated per GPU in one direction. A network-bound "
+           "verdict calls the groups with the most exposed transfer saturated from 70% of their link's rating on.</dd>\n"
            "<dt>Straggler</dt><dd>");
     esc(h, tc_straggler_rule_text());
     put(h, "</dd>\n"
