@@ -891,8 +891,10 @@ static void section_groups(hr *h) {
     const tc_summary *sm = &j->summary;
     put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n");
     if (!j->n_group_rows) {
-        put(h, "<p class=\"note\">No collective kernel names a process group (the traces carry no Process Group "
-               "Name), so the links cannot be told apart.</p>\n</section>\n");
+        if (sm->b.comm_ns > 0)
+            put(h, "<p class=\"note\">No collective kernel names a process group (the traces carry no Process Group "
+                   "Name), so the links cannot be told apart.</p>\n</section>\n");
+        else put(h, "<p class=\"note\">The traces hold no collective kernel.</p>\n</section>\n");
         return;
     }
     put(h, "<p class=\"note\">One row per description, scope and link (groups folded, their figures summed over the "
