@@ -117,6 +117,7 @@ static void decide_fabric(tc_job *j, const tc_reason *base) {
     r.row = k;
     r.row_share = row->f.split_known ? row->exposed_transfer_share : row->exposed_comm_share;
     r.saturated = row->f.has_share && row->f.share_of_rated >= TC_FABRIC_SATURATED_SHARE;
+    r.above_rated = row->f.has_share && row->f.share_of_rated > TC_FABRIC_ABOVE_RATED_SHARE;
     add_reason(&j->findings, r);
 }
 

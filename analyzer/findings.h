@@ -19,6 +19,9 @@
  * bandwidth reaches this share of its link's rated figure is "saturated" (a faster link is what would
  * shorten its transfers); below it, NCCL and NIC settings come before buying. */
 #define TC_FABRIC_SATURATED_SHARE 0.70
+/* Above this share of the rated figure the link is faster than the catalog says (several NICs per GPU,
+ * in-network reduction, another fabric than --fabric names): the reason says so. */
+#define TC_FABRIC_ABOVE_RATED_SHARE 1.10
 
 /* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or

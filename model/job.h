@@ -318,6 +318,7 @@ typedef struct {
     size_t row;               /* FABRIC: index into tc_job.group_rows */
     double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
     bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
+    bool above_rated;         /* FABRIC: busbw is over TC_FABRIC_ABOVE_RATED_SHARE of it */
 } tc_reason;
 
 /* What the verdict suggests doing, two or three for each named verdict. */

@@ -37,14 +37,16 @@ static const char *scope_link(char *buf, size_t n, const tc_group_figures *f) {
 }
 
 /* What the fabric reason says of the row's bus bandwidth. */
-static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f, bool many, bool saturated) {
+static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f, bool many, const tc_reason *r) {
     const char *they = many ? "they reach" : "it reaches";
     if (!f->has_busbw)
         tc_format(buf, n, "%s bus bandwidth is not measured (no matched collective of 1 MiB or more)", many ? "their" : "its");
     else if (f->has_share)
         tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %.0f%% of the link's rated %.4g GB/s: %s", they, f->busbw_GBps,
                   100 * f->share_of_rated, f->link.rated_GBps,
-                  saturated ? "saturated" : "look at NCCL and NIC settings before buying");
+                  r->above_rated ? "saturated, and more than the link is rated for (several NICs per GPU, in-network "
+                                   "reduction, or another link than the one named?)"
+                  : r->saturated ? "saturated" : "look at NCCL and NIC settings before buying");
     else if (f->scope == TC_SCOPE_INTER)
         tc_format(buf, n, "%s %.1f GB/s bus bandwidth; what the fabric between nodes is rated for is unknown (pass "
                   "--fabric ID or --nic-gbps X)", they, f->busbw_GBps);
@@ -64,7 +66,7 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
     tc_format(buf, n, "%s, %s, %s the most exposed %s, %.1f%% of GPU time; %s",
               tc_group_row_label(label, sizeof label, j, row), scope_link(where, sizeof where, &row->f),
               many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", 100 * r->row_share,
-              fabric_bw_text(bw, sizeof bw, &row->f, many, r->saturated));
+              fabric_bw_text(bw, sizeof bw, &row->f, many, r));
     if (row->f.partial && row->f.has_busbw) {
         size_t len = strlen(buf);
         tc_format(buf + len, n > len ? n - len : 0, " (ranks of %s are missing from the inputs: the bus bandwidth is "

@@ -220,6 +220,11 @@ Test(groups, saturated_or_tune_or_unknown, .timeout = 120) {
     cr_expect_str_eq(jstr(tu_get(group(doc, "3"), "link", NULL)), "nic");
     yajl_tree_free(doc);
     free(text);
+    doc = analyze(dir, "job", "--gpus-per-node 4 --fabric eth-25g", &text);
+    cr_expect_not_null(strstr(text, "400% of the link's rated 3.125 GB/s: saturated, and more than the link is rated for"),
+                       "%s", text);
+    yajl_tree_free(doc);
+    free(text);
     doc = analyze(dir, "job", "--gpus-per-node 4", &text);
     cr_expect_not_null(strstr(text, "inter-node, link unknown, carry the most exposed transfer"), "%s", text);
     cr_expect_not_null(strstr(text, "what the fabric between nodes is rated for is unknown (pass --fabric ID or "
