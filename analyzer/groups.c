@@ -455,6 +455,12 @@ int tc_groups_finish(tc_job *j, const tc_analyze_options *opt) {
         bus_bytes += g->f.sums.bus_bytes;
         bus_ns += g->f.sums.bus_ns;
     }
+    for (size_t i = 0; i < j->n_colls; i++) { /* each collective row against its group's link */
+        tc_collective_result *c = &j->colls[i];
+        const tc_group_link *l = c->group < j->n_groups ? &j->groups[c->group].f.link : NULL;
+        c->has_share = c->has_bw && l && l->id && l->rated_GBps > 0;
+        c->share_of_rated = c->has_share ? c->busbw_GBps / l->rated_GBps : 0;
+    }
     sm->has_inter_busbw = bus_ns > 0;
     sm->inter_busbw_GBps = bus_ns > 0 ? bus_bytes / bus_ns : 0;
     free(j->group_rows);

@@ -32,8 +32,8 @@ int tc_groups_rank(const tc_job *j, tc_rank_result *rr);
 
 /* Sums the ranks' figures into j->groups, picks each group's link (intra-node: the link of its
  * first present rank's catalog GPU; inter-node: opt->fabric or opt->nic_gbps), derives bus
- * bandwidth and share of rated, folds j->group_rows and fills the summary's fabric fields. 0, or -1
- * out of memory. */
+ * bandwidth and share of rated (of each group and each collective row), folds j->group_rows and
+ * fills the summary's fabric fields. 0, or -1 out of memory. */
 int tc_groups_finish(tc_job *j, const tc_analyze_options *opt);
 
 /* Frees j->groups and j->group_rows (tc_job_free frees each rank's rr->groups). */

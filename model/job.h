@@ -176,6 +176,8 @@ typedef struct {
     double algbw_GBps, busbw_GBps; /* valid if has_bw */
     bool has_bw;
     size_t group;           /* index into tc_job.groups of its process group; SIZE_MAX none */
+    bool has_share;
+    double share_of_rated;  /* busbw / the rated figure of its group's link (groups.h); valid if has_share */
 } tc_collective_result;
 
 typedef struct {

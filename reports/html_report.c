@@ -863,15 +863,15 @@ static void section_timeline(hr *h) {
 
 /* ------------------------------------------------------------------ process groups */
 /* A cell with a bar of busbw against the rated figure of its link (the bar's full width), or why
- * there is none. */
-static void rated_bar_cell(hr *h, const tc_group_figures *f) {
-    if (!f->has_share) {
-        pf(h, "<td data-v=\"NaN\">%s</td>", !f->has_busbw ? "n/a" : "n/a: link unknown");
+ * there is none (no busbw, or the link unknown). */
+static void rated_bar_cell(hr *h, bool has_busbw, bool has_share, double share_of_rated) {
+    if (!has_share) {
+        pf(h, "<td data-v=\"NaN\">%s</td>", !has_busbw ? "n/a" : "n/a: link unknown");
         return;
     }
-    double w = f->share_of_rated >= 1 ? 100 : 100 * f->share_of_rated;
+    double w = share_of_rated >= 1 ? 100 : 100 * share_of_rated;
     pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-          "%.0f%% of rated</td>", f->share_of_rated, w, 100 * f->share_of_rated);
+          "%.0f%% of rated</td>", share_of_rated, w, 100 * share_of_rated);
 }
 
 /* The names of row k's groups, "1, 2" (at most 8, then how many in all). */
@@ -930,7 +930,7 @@ static void section_groups(hr *h) {
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.4g</td>", f->link.rated_GBps, f->link.rated_GBps);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
-        rated_bar_cell(h, f);
+        rated_bar_cell(h, f->has_busbw, f->has_share, f->share_of_rated);
         put(h, "</tr>\n");
     }
     put(h, "</tbody></table></div>\n</section>\n");
@@ -976,12 +976,7 @@ static void section_collectives(hr *h) {
         if (c->has_bw) {
             pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td><td class=\"n\" data-v=\"%.9g\">%.3f</td>", c->algbw_GBps,
                c->algbw_GBps, c->busbw_GBps, c->busbw_GBps);
-            const tc_group_link *l = c->group < j->n_groups ? &j->groups[c->group].f.link : NULL;
-            if (l && l->id && l->rated_GBps > 0) {
-                double s = c->busbw_GBps / l->rated_GBps;
-                pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-                      "%.0f%% of rated</td>", s, s >= 1 ? 100 : 100 * s, 100 * s);
-            } else put(h, "<td data-v=\"NaN\">n/a: link unknown</td>");
+            rated_bar_cell(h, true, c->has_share, c->share_of_rated);
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td><td data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }

@@ -9,32 +9,7 @@
 #include "analyzer/groups.h"
 #include <math.h>
 
-static const char *jstr(yajl_val v) {
-    cr_assert(v && YAJL_IS_STRING(v), "expected a string");
-    return v->u.string;
-}
-
 static double field(yajl_val obj, const char *key) { return tu_num(tu_get(obj, key, NULL)); }
-
-/* The text with every line break and the indentation after it turned into one space. In place. */
-static char *unwrap(char *s) {
-    char *o = s;
-    for (char *p = s; *p; p++) {
-        if (*p == '\n') {
-            while (p[1] == ' ') p++;
-            *o++ = ' ';
-        } else *o++ = *p;
-    }
-    *o = '\0';
-    return s;
-}
-
-static void gen(const char *dir, const char *name, const char *flags) {
-    char *out = NULL;
-    int rc = tu_sh(&out, "%s -o %s/%s %s", tu_gen(), dir, name, flags);
-    cr_assert_eq(rc, 0, "tracegen %s: %s", flags, out);
-    free(out);
-}
 
 /* analyze ARGS DIR/NAME/ with --json DIR/NAME.json; the terminal text in *text, unwrapped unless
  * args start with "raw:" (which is not passed on). */
@@ -47,7 +22,7 @@ static yajl_val analyze(const char *dir, const char *name, const char *args, cha
     int rc = tu_sh(&out, "SOURCE_DATE_EPOCH=1764547200 %s analyze --json %s %s %s/%s/ 2>/dev/null", tu_bin(), json, args,
                    dir, name);
     cr_assert_eq(rc, 0, "analyze %s: exit %d\n%s", args, rc, out);
-    if (text) *text = raw ? out : unwrap(out); else free(out);
+    if (text) *text = raw ? out : tu_unwrap(out); else free(out);
     return tu_json_file(json);
 }
 
@@ -64,11 +39,11 @@ static void assert_groups_match(yajl_val doc, yajl_val exp, const char *what) {
     static const char *const times[] = {"comm_us", "exposed_comm_us", "exposed_transfer_us", "exposed_wait_us"};
     for (size_t i = 0; i < want->u.array.len; i++) {
         yajl_val g = got->u.array.values[i], w = want->u.array.values[i];
-        const char *name = jstr(tu_get(w, "name", NULL));
+        const char *name = tu_str(tu_get(w, "name", NULL));
         for (size_t k = 0; k < 3; k++) {
             yajl_val a = tu_get(g, strs[k], NULL), b = tu_get(w, strs[k], NULL);
             if (YAJL_IS_NULL(b)) cr_expect(YAJL_IS_NULL(a), "%s group %s: %s", what, name, strs[k]);
-            else cr_expect_str_eq(jstr(a), jstr(b), "%s group %s: %s", what, name, strs[k]);
+            else cr_expect_str_eq(tu_str(a), tu_str(b), "%s group %s: %s", what, name, strs[k]);
         }
         for (size_t k = 0; k < 3; k++)
             cr_expect_eq(field(g, ints[k]), field(w, ints[k]), "%s group %s: %s", what, name, ints[k]);
@@ -107,7 +82,7 @@ static const planted jobs[] = {
 Test(groups, planted_groups_are_recovered, .timeout = 240) {
     for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
         char *dir = tu_tmpdir();
-        gen(dir, "job", jobs[i].gen);
+        tu_gen_job(dir, "job", jobs[i].gen);
         yajl_val doc = analyze(dir, "job", jobs[i].args, NULL);
         char exp[600];
         snprintf(exp, sizeof exp, "%s/job/expected.json", dir);
@@ -124,7 +99,7 @@ Test(groups, planted_groups_are_recovered, .timeout = 240) {
 static yajl_val group(yajl_val doc, const char *name) {
     yajl_val gs = tu_get(doc, "process_groups", NULL);
     for (size_t i = 0; gs && i < gs->u.array.len; i++)
-        if (!strcmp(jstr(tu_get(gs->u.array.values[i], "name", NULL)), name)) return gs->u.array.values[i];
+        if (!strcmp(tu_str(tu_get(gs->u.array.values[i], "name", NULL)), name)) return gs->u.array.values[i];
     cr_assert_fail("no process group %s", name);
     return NULL;
 }
@@ -132,7 +107,7 @@ static yajl_val group(yajl_val doc, const char *name) {
 /* Issue 19's "Done when": a 2-node x 4-GPU TP+DP job. */
 Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
     char *dir = tu_tmpdir(), *text = NULL;
-    gen(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
+    tu_gen_job(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
     yajl_val doc = analyze(dir, "job", "--gpus-per-node 4 --fabric eth-100g --fabric-target ib-ndr", &text);
     char exp[600];
     snprintf(exp, sizeof exp, "%s/job/expected.json", dir);
@@ -144,9 +119,9 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
     double dp_transfer = 0;
     for (size_t k = 0; k < 4; k++) {
         yajl_val g = group(doc, dp[k]);
-        cr_expect_str_eq(jstr(tu_get(g, "desc", NULL)), "DP");
-        cr_expect_str_eq(jstr(tu_get(g, "scope", NULL)), "inter-node");
-        cr_expect_str_eq(jstr(tu_get(g, "link", NULL)), "eth-100g");
+        cr_expect_str_eq(tu_str(tu_get(g, "desc", NULL)), "DP");
+        cr_expect_str_eq(tu_str(tu_get(g, "scope", NULL)), "inter-node");
+        cr_expect_str_eq(tu_str(tu_get(g, "link", NULL)), "eth-100g");
         cr_expect_eq(field(g, "rated_busbw_GBps"), 12.5);
         cr_expect(fabs(field(g, "busbw_share_of_rated") - field(g, "busbw_GBps") / 12.5) < 1e-12);
         cr_expect(fabs(field(g, "busbw_share_of_rated") - 1) < 1e-6, "the planted 12.5 GB/s is the whole rated figure");
@@ -154,14 +129,14 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
     }
     for (size_t k = 0; k < 2; k++) {
         yajl_val g = group(doc, tp[k]);
-        cr_expect_str_eq(jstr(tu_get(g, "scope", NULL)), "intra-node");
-        cr_expect_str_eq(jstr(tu_get(g, "link", NULL)), "nvlink4");
-        cr_expect_str_eq(jstr(tu_get(g, "link_name", NULL)), "NVLink 4");
+        cr_expect_str_eq(tu_str(tu_get(g, "scope", NULL)), "intra-node");
+        cr_expect_str_eq(tu_str(tu_get(g, "link", NULL)), "nvlink4");
+        cr_expect_str_eq(tu_str(tu_get(g, "link_name", NULL)), "NVLink 4");
         cr_expect_eq(field(g, "rated_busbw_GBps"), 450);
         cr_expect(fabs(field(g, "busbw_share_of_rated") - 360.0 / 450) < 1e-6);
     }
     /* named in the verdict, against 12.5 GB/s */
-    cr_expect_str_eq(jstr(tu_get(doc, "summary", "verdict", NULL)), "network-bound");
+    cr_expect_str_eq(tu_str(tu_get(doc, "summary", "verdict", NULL)), "network-bound");
     cr_expect_not_null(strstr(text, "the 4 DP process groups, inter-node over Ethernet 100 Gb/s, carry the most exposed "
                                     "transfer"), "%s", text);
     cr_expect_not_null(strstr(text, "they reach 12.5 GB/s bus bandwidth, 100% of the link's rated 12.5 GB/s: saturated"),
@@ -170,7 +145,7 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
                        "%s", text);
     yajl_val reasons = tu_get(doc, "summary", "verdict_reasons", NULL);
     bool named = false;
-    for (size_t i = 0; i < reasons->u.array.len; i++) named |= strstr(jstr(reasons->u.array.values[i]), "DP process groups") != NULL;
+    for (size_t i = 0; i < reasons->u.array.len; i++) named |= strstr(tu_str(reasons->u.array.values[i]), "DP process groups") != NULL;
     cr_expect(named, "the JSON's verdict_reasons name the DP groups");
     /* the what-if moves only the inter-node groups' time: the DP groups and the world all-reduce of one
      * float (inter-node too, 12 us a step); the TP groups' transfer, 14% of GPU time, stays */
@@ -193,7 +168,7 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
     double s = field(tu_get(doc, "summary", "shares", NULL), "exposed_transfer");
     cr_expect(s - t > 0.1, "TP transfer (%.3f of GPU time, less where it overlaps DP's) is not scaled", s - t);
     cr_expect(fabs(field(tu_get(doc, "summary", NULL), "inter_node_busbw_GBps") - 12.5) < 1e-9);
-    cr_expect_str_eq(jstr(tu_get(doc, "summary", "fabric_link", NULL)), "eth-100g");
+    cr_expect_str_eq(tu_str(tu_get(doc, "summary", "fabric_link", NULL)), "eth-100g");
     /* summary.fabric_busbw_GBps keeps its meaning: the blend over every group */
     cr_expect(field(tu_get(doc, "summary", NULL), "fabric_busbw_GBps") > 50);
     /* --fabric-target-GBps 50 is the same what-if */
@@ -211,13 +186,13 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
  * fabric named it says what to pass; on one node the what-if has nothing to change. */
 Test(groups, saturated_or_tune_or_unknown, .timeout = 120) {
     char *dir = tu_tmpdir(), *text = NULL;
-    gen(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
+    tu_gen_job(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
     yajl_val doc = analyze(dir, "job", "--gpus-per-node 4 --nic-gbps 400", &text);
     cr_expect_not_null(strstr(text, "25% of the link's rated 50 GB/s: look at NCCL and NIC settings before buying"), "%s",
                        text);
     cr_expect_not_null(strstr(text, "Tune before buying: the 4 DP process groups reach 25% of what their NIC 400 Gb/s is "
                                     "rated for"), "%s", text);
-    cr_expect_str_eq(jstr(tu_get(group(doc, "3"), "link", NULL)), "nic");
+    cr_expect_str_eq(tu_str(tu_get(group(doc, "3"), "link", NULL)), "nic");
     yajl_tree_free(doc);
     free(text);
     doc = analyze(dir, "job", "--gpus-per-node 4 --fabric eth-25g", &text);
@@ -236,7 +211,7 @@ Test(groups, saturated_or_tune_or_unknown, .timeout = 120) {
     free(text);
     /* one node of 8: every group is intra-node and a faster fabric between nodes changes nothing */
     doc = analyze(dir, "job", "--gpus-per-node 8 --fabric-target ib-xdr", &text);
-    cr_expect_str_eq(jstr(tu_get(group(doc, "3"), "scope", NULL)), "intra-node");
+    cr_expect_str_eq(tu_str(tu_get(group(doc, "3"), "scope", NULL)), "intra-node");
     cr_expect(YAJL_IS_NULL(tu_get(doc, "cost", "what_if", NULL)));
     cr_expect_not_null(strstr(text, "what-if skipped: every process group of the trace runs within one node"), "%s", text);
     yajl_tree_free(doc);
@@ -249,7 +224,7 @@ Test(groups, saturated_or_tune_or_unknown, .timeout = 120) {
  * figure (not against the job's blend). */
 Test(groups, tables_fold_rows_and_bar_against_rated, .timeout = 120) {
     char *dir = tu_tmpdir(), *text = NULL;
-    gen(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
+    tu_gen_job(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
     char html[600];
     snprintf(html, sizeof html, "raw:--gpus-per-node 4 --fabric ib-ndr --html %s/job.html", dir);
     yajl_val doc = analyze(dir, "job", html, &text);
@@ -313,15 +288,15 @@ Test(groups, joined_from_every_input) {
     yajl_val doc = tu_json_file(path);
     yajl_val g0 = group(doc, "0"), g7 = group(doc, "7"), g8 = group(doc, "8"), g9 = group(doc, "9");
     cr_expect_eq(tu_get(g0, "ranks", NULL)->u.array.len, 4, "a group as large as the world holds every rank");
-    cr_expect_str_eq(jstr(tu_get(g0, "scope", NULL)), "inter-node");
+    cr_expect_str_eq(tu_str(tu_get(g0, "scope", NULL)), "inter-node");
     cr_expect_eq(field(g0, "nodes"), 2);
     cr_expect_eq(field(g7, "ranks_present"), 2);
-    cr_expect_str_eq(jstr(tu_get(g7, "scope", NULL)), "inter-node");
+    cr_expect_str_eq(tu_str(tu_get(g7, "scope", NULL)), "inter-node");
     cr_expect_eq(field(g7, "comm_us"), 50 + 70, "ranks 0 and 2's kernels");
     cr_expect_eq(field(g7, "exposed_transfer_us"), 100, "transfer = the fastest kernel, on both ranks");
     cr_expect_eq(field(g7, "exposed_wait_us"), 20);
     cr_expect(YAJL_IS_NUMBER(tu_get(g7, "busbw_GBps", NULL)), "4 MiB allreduce: busbw measured");
-    cr_expect_str_eq(jstr(tu_get(g8, "desc", NULL)), "DP", "the description from rank 1's kernel");
+    cr_expect_str_eq(tu_str(tu_get(g8, "desc", NULL)), "DP", "the description from rank 1's kernel");
     cr_expect_eq(tu_num(tu_get(g8, "ranks", "#1", NULL)), 3, "the ranks from rank 1's pg_config string");
     cr_expect(YAJL_IS_NULL(tu_get(g9, "ranks", NULL)), "\"[3, 1, ...]\" is truncated: no ranks");
     cr_expect(YAJL_IS_NULL(tu_get(g9, "scope", NULL)));
@@ -377,7 +352,7 @@ Test(groups, fabric_options) {
     cr_assert_not_null(v, "%s: %s", err, out);
     cr_expect_eq(field(tu_get(v, "cost", "what_if", NULL), "target_GBps"), 50);
     cr_expect(YAJL_IS_FALSE(tu_get(v, "cost", "what_if", "inter_node_only", NULL)), "no trace: all exposed transfer");
-    cr_expect_str_eq(jstr(tu_get(v, "cost", "inputs", "fabric_target_GBps", "source", NULL)),
+    cr_expect_str_eq(tu_str(tu_get(v, "cost", "inputs", "fabric_target_GBps", "source", NULL)),
                      "flag (--fabric-target eth-400g, rated)");
     yajl_tree_free(v);
     free(out);
