@@ -1215,9 +1215,16 @@ static void section_cost(hr *h) {
     put(h, "<h3>What if the fabric were faster</h3>\n");
     if (c->has_what_if) {
         const tc_cost_what_if *w = &c->what_if;
-        pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed transfer "
-              "time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps, w->fabric_GBps,
-           w->target_GBps, 100 * w->projected_exposed_transfer_share);
+        if (w->inter_node_only)
+            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
+                  "only the inter-node process groups' exposed transfer time shrinks (%.2f%% of GPU time, scaled by %.1f / "
+                  "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %.2f%%", w->target_GBps,
+               w->fabric_GBps, 100 * w->scaled_transfer_share, w->fabric_GBps, w->target_GBps,
+               100 * w->projected_exposed_transfer_share);
+        else
+            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
+                  "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps,
+               w->fabric_GBps, w->target_GBps, 100 * w->projected_exposed_transfer_share);
         if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
         pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
            money(a, sizeof a, w->monthly_value_recovered));
