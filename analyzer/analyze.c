@@ -6,6 +6,7 @@
 #include "collectives.h"
 #include "findings.h"
 #include "flops.h"
+#include "groups.h"
 #include "host_wait.h"
 #include "intervals.h"
 #include "model/job.h"
@@ -26,12 +27,13 @@ void tc_job_init(tc_job *j) { memset(j, 0, sizeof *j); }
 void tc_job_free(tc_job *j) {
     for (size_t i = 0; i < j->n_traces; i++) tc_trace_free(&j->traces[i]);
     free(j->traces);
-    for (size_t i = 0; i < j->n_ranks; i++) { free(j->ranks[i].steps); free(j->ranks[i].wait_ns); }
+    for (size_t i = 0; i < j->n_ranks; i++) { free(j->ranks[i].steps); free(j->ranks[i].wait_ns); free(j->ranks[i].groups); }
     free(j->ranks);
     for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
     free(j->colls);
     free(j->summary.mfu_note);
     free(j->summary.partial_group);
+    tc_job_groups_free(j);
     tc_findings_free(&j->findings);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
     free(j->top_kernels);
@@ -207,6 +209,7 @@ static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double 
         if (sync) step_done(sync, r, STEP_LAUNCHES_SORTED);
         int rc = rank_analyze(j, rr);
         if (!rc && rr->wait_ns && rr->unmatched_comm) rc = unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns);
+        if (!rc) rc = tc_groups_rank(j, rr);
         if (sync) step_wait(sync, r, STEP_NESTING_RESOLVED);
         return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
     }
@@ -343,15 +346,15 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
-    if (tc_job_nodes(j, opt->gpus_per_node)) return -1;
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
+    if (tc_groups_finish(j, opt)) return -1;
     if (merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
     return tc_job_findings(j, opt);
 }
 
 int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
-    if (tc_job_prepare(j, true) || tc_collectives_match(j)) return -1;
+    if (tc_job_prepare(j, true) || tc_job_groups(j, opt) || tc_collectives_match(j)) return -1;
     tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
     if (!x) return -1;
     double user = tc_job_user_flops(j, opt);

@@ -1,9 +1,11 @@
 /* analyze_phases.h: tc_job_analyze split into the phases it runs in order, so that an MPI run can
  * do each where its data lives (docs/mpi.md): prepare (sort events, rank results, sort ranks),
- * tc_collectives_match (comm kernels only), the per-rank phase (breakdowns, steps, MFU parts, top-
- * kernel partial rows and GPU kernel aggregates of its trace; runs where the trace was parsed) and
- * finish (job sums, shares, job MFU, top kernels and kernel aggregates merged in input order,
- * then the findings: straggler, verdict, actions, the timeline's ranks and step; findings.h). */
+ * tc_job_groups (the nodes of the ranks and the process-group table: groups.h; metadata and
+ * collective arguments only), tc_collectives_match (comm kernels only), the per-rank phase
+ * (breakdowns, steps, per-group figures, MFU parts, top-kernel partial rows and GPU kernel
+ * aggregates of its trace; runs where the trace was parsed) and finish (job sums, shares, job MFU,
+ * process-group sums and rows, top kernels and kernel aggregates merged in input order, then the
+ * findings: straggler, verdict, actions, the timeline's ranks and step; findings.h). */
 #ifndef TC_ANALYZE_PHASES_H
 #define TC_ANALYZE_PHASES_H
 #include "model/job.h"
@@ -49,11 +51,13 @@ void tc_rank_extra_free(tc_rank_extra *x);
 int tc_job_prepare(tc_job *j, bool sort_events);
 /* FLOPs per GPU per step from the user's options for this job (world = max(ranks, world_size)). */
 double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt);
-/* The per-rank phase of ranks[r] (after matching: rr->wait_ns and the matching stats are set):
- * breakdowns, steps, unmatched-exposed time, MFU parts, x (zeroed by the caller). 0, or -1. */
+/* The per-rank phase of ranks[r] (after matching: rr->wait_ns and the matching stats are set; the
+ * names and scopes of j->groups known): breakdowns, steps, unmatched-exposed time, per-group
+ * figures, MFU parts, x (zeroed by the caller). 0, or -1. */
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x);
-/* Job-level: unmatched warnings, sums and shares, job MFU and note, top kernels (x indexed by
- * rank index r, merged in input order), then tc_job_findings. Reads results only (no GPU event).
+/* Job-level: unmatched warnings, sums and shares, job MFU and note, process-group sums, links and
+ * rows (tc_groups_finish), top kernels (x indexed by rank index r, merged in input order), then
+ * tc_job_findings. Reads results only (no GPU event).
  * 0, or -1 out of memory. */
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x);
 #endif

@@ -8,6 +8,7 @@
  * every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
+#include "groups.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <assert.h>
@@ -29,6 +30,7 @@ typedef struct {
     bool by_seq;
     uint32_t ranks_with;   /* ranks that have this group */
     int64_t group_size;    /* from args, -1 unknown */
+    size_t pg;             /* its process group in tc_job.groups (groups.h), SIZE_MAX none */
 } group_info;
 
 int tc_dtype_bytes(const char *d) {
@@ -106,12 +108,13 @@ static int64_t abs_end(const tc_trace *t, const tc_gpu_event *e) {
 
 typedef struct {
     char *name, *group, *dtype;
+    size_t pg;              /* index into tc_job.groups, SIZE_MAX none */
     int64_t group_size, bytes;
     int64_t *transfers; size_t n_transfers, cap_transfers;
     int64_t wait_total;
 } row_acc;
 
-static row_acc *find_row(row_acc **rows, size_t *n, size_t *cap, const char *name, const char *group,
+static row_acc *find_row(row_acc **rows, size_t *n, size_t *cap, const char *name, const char *group, size_t pg,
                          const char *dtype, int64_t group_size, int64_t bytes) {
     for (size_t i = 0; i < *n; i++) {
         row_acc *r = &(*rows)[i];
@@ -124,6 +127,7 @@ static row_acc *find_row(row_acc **rows, size_t *n, size_t *cap, const char *nam
     nr.name = tc_strdup(name);
     nr.group = tc_strdup(group);
     nr.dtype = tc_strdup(dtype);
+    nr.pg = pg;
     nr.group_size = group_size;
     nr.bytes = bytes;
     if (!nr.name || !nr.group || TC_PUSH(*rows, *n, *cap, nr)) { free(nr.name); free(nr.group); free(nr.dtype); return NULL; }
@@ -195,7 +199,8 @@ static int rank_keys(matcher *m, size_t r) {
         uint32_t gid = tc_strtab_intern(m->groups, label, strlen(label));
         if (gid == TC_NONE) return -1;
         if (gid >= m->n_ginfo) {
-            group_info gi = {tc_strdup(label), by_seq, 0, -1};
+            size_t pg = c && c->pg_name != TC_NONE ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
+            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg};
             if (!gi.label || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) { free(gi.label); return -1; }
         }
         assert(gid < m->n_ginfo); /* ids are handed out in order */
@@ -561,7 +566,8 @@ static int split_instance(matcher *m, size_t a, size_t b, int64_t *transfer_out,
 }
 
 /* Stage 5, one matched instance: its transfer and waits go to the row of its collective (name,
- * group, dtype, size, bytes); big transfers count toward the fabric's bus bandwidth. */
+ * group, dtype, size, bytes); big transfers count toward the fabric's bus bandwidth and their
+ * process group's. */
 static int add_to_row(matcher *m, size_t a, size_t b, int64_t transfer, int64_t wait_sum) {
     const group_info *gi = &m->ginfo[m->recs[a].group];
     const tc_trace *t0 = rank_trace(m, m->recs[a].rank);
@@ -571,13 +577,17 @@ static int add_to_row(matcher *m, size_t a, size_t b, int64_t transfer, int64_t 
     const char *dtype = (c && c->dtype != TC_NONE) ? tc_trace_str(t0, c->dtype) : NULL;
     int64_t gsize = (c && c->group_size > 0) ? c->group_size : gi->group_size > 0 ? gi->group_size : (int64_t)(b - a);
     int64_t bytes = c ? tc_collective_bytes(cname, dtype, c->in_nelems, c->out_nelems) : -1;
-    row_acc *row = find_row(&m->rows, &m->n_rows, &m->cap_rows, cname, gi->label, dtype, gsize, bytes);
+    row_acc *row = find_row(&m->rows, &m->n_rows, &m->cap_rows, cname, gi->label, gi->pg, dtype, gsize, bytes);
     if (!row || TC_PUSH(row->transfers, row->n_transfers, row->cap_transfers, transfer)) return -1;
     row->wait_total += wait_sum;
     double factor = tc_busbw_factor(cname, gsize);
     if (bytes >= ONE_MIB && factor > 0 && transfer > 0) {
         m->fabric_bytes += (double)bytes * factor;
         m->fabric_ns += (double)transfer;
+        if (gi->pg != SIZE_MAX) {
+            m->j->groups[gi->pg].f.sums.bus_bytes += (double)bytes * factor;
+            m->j->groups[gi->pg].f.sums.bus_ns += (double)transfer;
+        }
     }
     return 0;
 }
@@ -649,6 +659,7 @@ static int emit_rows(matcher *m) {
         cr.name = ra->name; cr.process_group = ra->group; cr.dtype = ra->dtype;
         ra->name = ra->group = ra->dtype = NULL;
         cr.group_size = ra->group_size;
+        cr.group = ra->pg;
         cr.count = ra->n_transfers;
         cr.bytes = ra->bytes;
         cr.transfer_ns_median = median_i64(ra->transfers, ra->n_transfers);

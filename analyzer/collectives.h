@@ -7,7 +7,8 @@
 #include "model/job.h"
 
 /* Fills ranks[].wait_ns (when two or more ranks share collectives), ranks[].clock_offset_ns,
- * j->colls, summary fabric bandwidth and straggler evidence, and job warnings. 0, or -1 OOM. */
+ * j->colls, summary fabric bandwidth and straggler evidence, each process group's bytes and transfer
+ * (j->groups from tc_job_groups, which runs first), and job warnings. 0, or -1 OOM. */
 int tc_collectives_match(tc_job *j);
 
 /* nccl-tests bus-bandwidth factor for a collective name and group size n (docs/definitions.md). */

@@ -210,7 +210,11 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
     if (facts->transfer_upper_bound && u->network_efficiency.source == TC_COST_SRC_TRACE)
         r->efficiency_bound = TC_COST_LOWER;
     if (facts->transfer_upper_bound && r->has_straggler_loss) r->straggler_loss_bound = TC_COST_LOWER;
-    if (facts->fabric_busbw_GBps > 0 && isfinite(facts->fabric_busbw_GBps))
+    if (facts->groups_scoped) { /* the fabric between nodes: what the inter-node groups measured */
+        if (facts->inter_busbw_GBps > 0 && isfinite(facts->inter_busbw_GBps))
+            put_value(&u->fabric_GBps, facts->inter_busbw_GBps, TC_COST_SRC_TRACE,
+                      "trace (inter-node groups' bus bandwidth)");
+    } else if (facts->fabric_busbw_GBps > 0 && isfinite(facts->fabric_busbw_GBps))
         put_value(&u->fabric_GBps, facts->fabric_busbw_GBps, TC_COST_SRC_TRACE,
                   "trace (measured bus bandwidth)");
     if (facts->step_time_us > 0 && isfinite(facts->step_time_us)) m->step_us = facts->step_time_us;
@@ -375,13 +379,22 @@ static void compute_own(tc_cost_result *r) {
     }
 }
 
-/* Step 7: the fabric what-if: only exposed transfer time changes, scaled by B / B'. */
+/* Step 7: the fabric what-if: only exposed transfer time changes, scaled by B / B'; from a trace
+ * whose process groups have known scopes, only the inter-node groups' (none: nothing to scale). */
 static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts, const measured *m) {
     const tc_cost_inputs *u = &r->used;
+    bool inter_only = facts && facts->groups_scoped;
+    if (inter_only && facts->inter_groups <= 0 && u->fabric_target_GBps.set) {
+        add_note(r, "what-if skipped: every process group of the trace runs within one node, so a faster "
+                    "fabric between nodes changes no time");
+        return;
+    }
     if (!(u->fabric_GBps.set && u->fabric_target_GBps.set)) {
         if (u->fabric_target_GBps.set)
-            add_note(r, "what-if skipped: it needs the measured fabric bandwidth (from a trace, or "
-                        "--fabric-GBps)");
+            add_note(r, inter_only ? "what-if skipped: it needs the inter-node groups' measured bus bandwidth "
+                                     "(a matched collective of 1 MiB or more), or --fabric-GBps"
+                                   : "what-if skipped: it needs the measured fabric bandwidth (from a trace, or "
+                                     "--fabric-GBps)");
         else if (u->fabric_upgrade_cost.set)
             add_note(r, "what-if skipped: --fabric-upgrade-cost needs --fabric-target-GBps");
         return;
@@ -390,13 +403,17 @@ static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts,
     const double e = u->network_efficiency.value;
     const double B = u->fabric_GBps.value, Bt = u->fabric_target_GBps.value;
     const double s = 1 - e;                  /* exposed transfer share of the measured step */
-    const double s_new = s * B / Bt;         /* the same time at B', as a share of the old step */
-    const double step_ratio = 1 - s + s_new; /* > 0 since 1 - s = e > 0 */
+    double x = s;                            /* the part that scales: all of it, or the inter-node groups' */
+    if (inter_only) x = facts->inter_transfer_share < s ? facts->inter_transfer_share : s;
+    const double x_new = x * B / Bt;         /* that time at B', as a share of the old step */
+    const double step_ratio = 1 - x + x_new; /* > 0 since 1 - x >= 1 - s = e > 0 */
     const double e_new = (1 - s) / step_ratio;
     r->has_what_if = true;
     w->fabric_GBps = B;
     w->target_GBps = Bt;
-    w->projected_exposed_transfer_share = s_new / step_ratio;
+    w->inter_node_only = inter_only;
+    w->scaled_transfer_share = x;
+    w->projected_exposed_transfer_share = (s - x + x_new) / step_ratio;
     if (m->step_us > 0) {
         w->has_step_time = true;
         w->projected_step_time_us = m->step_us * step_ratio;

@@ -110,6 +110,12 @@ typedef struct tc_cost_trace_facts {
     bool has_capture_time;          /* capture_unix_s is known */
     int64_t capture_unix_s;         /* when the trace was taken, s since 1970-01-01 UTC: catalog
                                        prices are aged against it */
+    bool groups_scoped;             /* the trace's process groups have known scopes: the what-if
+                                       changes only the inter-node groups (analyzer/groups.h) */
+    int inter_groups;               /* inter-node process groups with collectives */
+    double inter_transfer_share;    /* share 0..1: their exposed transfer (Σ ranks |∪ their
+                                       transfer tails − ∪ compute|) of the summed windows */
+    double inter_busbw_GBps;        /* their bus bandwidth, GB/s; <= 0 = unknown */
 } tc_cost_trace_facts;
 
 /* The facts from a job's measured shares of GPU time (0..1), with the one policy every caller
@@ -129,10 +135,13 @@ typedef struct tc_cost_month {
     double rent;                    /* cumulative cost of renting, $ (month x rent_monthly) */
 } tc_cost_month;
 
-/* The fabric-upgrade what-if: only exposed transfer time changes, scaled by B / B'. */
+/* The fabric-upgrade what-if: only exposed transfer time changes, scaled by B / B': from a trace
+ * with process groups of known scope, only the inter-node groups' exposed transfer. */
 typedef struct tc_cost_what_if {
     double fabric_GBps;                      /* B: measured bus bandwidth, GB/s */
     double target_GBps;                      /* B': target bus bandwidth, GB/s */
+    bool inter_node_only;                    /* only the inter-node groups' transfer was scaled */
+    double scaled_transfer_share;            /* the share 0..1 of the measured step scaled by B/B' */
     double projected_exposed_transfer_share; /* share 0..1 of the projected step time */
     bool has_step_time;                      /* projected_step_time_us is known (from a trace) */
     double projected_step_time_us;           /* µs */

@@ -94,6 +94,34 @@ static void worst_rank(tc_job *j, const tc_reason *base) {
     if (found) add_reason(&j->findings, best);
 }
 
+/* The row of process groups (tc_job.group_rows) with the most exposed transfer (exposed comm when
+ * wait and transfer are not split), SIZE_MAX when no row has any. */
+static size_t fabric_row(const tc_job *j) {
+    size_t best = SIZE_MAX;
+    int64_t most = 0;
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        const tc_group_figures *f = &j->group_rows[k].f;
+        int64_t v = f->split_known ? f->sums.exposed_transfer_ns : f->sums.exposed_comm_ns;
+        if (v > most) { most = v; best = k; }
+    }
+    return best;
+}
+
+/* Network-bound: a FABRIC reason naming the row with the most exposed transfer, its share of GPU
+ * time, and whether its bus bandwidth saturates its link (TC_FABRIC_SATURATED_SHARE). */
+static void decide_fabric(tc_job *j, const tc_reason *base) {
+    size_t k = fabric_row(j);
+    if (j->summary.verdict != TC_VERDICT_NETWORK || k == SIZE_MAX) return;
+    const tc_group_row *row = &j->group_rows[k];
+    tc_reason r = *base;
+    r.code = TC_REASON_FABRIC;
+    r.row = k;
+    r.row_share = row->f.split_known ? row->exposed_transfer_share : row->exposed_comm_share;
+    r.saturated = row->f.has_share && row->f.share_of_rated >= TC_FABRIC_SATURATED_SHARE;
+    r.above_rated = row->f.has_share && row->f.share_of_rated > TC_FABRIC_ABOVE_RATED_SHARE;
+    add_reason(&j->findings, r);
+}
+
 /* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
  * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
  * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
@@ -130,6 +158,7 @@ static void decide_verdict(tc_job *j, double threshold) {
         r.speedup_class = r.has_speedup_class ? 1.0 / (1.0 - base.comm) : 0;
         add_reason(f, r);
     }
+    decide_fabric(j, &base);
     if (sm->ranks) { r = base; r.code = TC_REASON_SHARES; add_reason(f, r); }
     worst_rank(j, &base);
     if (sm->has_straggler) {
@@ -244,6 +273,23 @@ static void add_action(tc_findings *f, tc_action_code code, double value) {
     memset(a, 0, sizeof *a);
     a->code = code;
     a->value = value;
+    a->row = SIZE_MAX;
+}
+
+/* Network-bound: what to check about the links. The fabric reason's row, when it has one: saturated
+ * or below what its link is rated for (then tune first), or its bus bandwidth with the link unknown;
+ * else the job's bus bandwidth, or measure it. */
+static void fabric_action(tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    const tc_reason *fr = NULL;
+    for (size_t i = 0; i < f->n_reasons; i++) if (f->reasons[i].code == TC_REASON_FABRIC) fr = &f->reasons[i];
+    const tc_group_figures *g = fr ? &j->group_rows[fr->row].f : NULL;
+    if (g && g->has_share) add_action(f, fr->saturated ? TC_ACTION_FABRIC_SATURATED : TC_ACTION_FABRIC_TUNE, g->share_of_rated);
+    else if (g && g->has_busbw) add_action(f, TC_ACTION_FABRIC_BUSBW, g->busbw_GBps);
+    else if (sm->has_fabric_busbw) { add_action(f, TC_ACTION_FABRIC_BUSBW, sm->fabric_busbw_GBps); return; }
+    else { add_action(f, TC_ACTION_MEASURE_FABRIC, 0); return; }
+    f->actions[f->n_actions - 1].row = fr->row;
 }
 
 /* What a host-bound job should do, from the evidence: one action per idle cause (and for exposed
@@ -296,8 +342,7 @@ static void decide_actions(tc_job *j, size_t straggler) {
     switch (sm->verdict) {
     case TC_VERDICT_NETWORK:
         add_action(f, TC_ACTION_HIDE_COMM, 0);
-        if (sm->has_fabric_busbw) add_action(f, TC_ACTION_FABRIC_BUSBW, sm->fabric_busbw_GBps);
-        else add_action(f, TC_ACTION_MEASURE_FABRIC, 0);
+        fabric_action(j);
         add_action(f, TC_ACTION_FEWER_BYTES, 0);
         break;
     case TC_VERDICT_STRAGGLER:

@@ -1,6 +1,6 @@
 /* findings.h: what the analysis concludes, decided once here from the job's results (no GPU event
  * is read): the straggler (tc_summary.straggler), the basis (complete or partial data, and why),
- * the verdict and its reasons, the actions it suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
+ * the verdict and its reasons (the process groups whose transfer shows most, against their link), the actions it suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
  * representative step), all as codes and numbers in tc_job.findings (model/job.h). The reports
  * only word them (reports/findings_text.h) and draw them. */
 #ifndef TC_FINDINGS_H
@@ -14,6 +14,14 @@
 #define TC_STRAGGLER_SHARE_MIN 0.5
 #define TC_STRAGGLER_SHARE_MAX 0.75
 #define TC_STRAGGLER_WAIT_PER_WINDOW 100 /* 1% */
+
+/* The fabric reason (decide_fabric; docs/definitions.md "Verdict"): a row of process groups whose bus
+ * bandwidth reaches this share of its link's rated figure is "saturated" (a faster link is what would
+ * shorten its transfers); below it, NCCL and NIC settings come before buying. */
+#define TC_FABRIC_SATURATED_SHARE 0.70
+/* Above this share of the rated figure the link is faster than the catalog says (several NICs per GPU,
+ * in-network reduction, another fabric than --fabric names): the reason says so. */
+#define TC_FABRIC_ABOVE_RATED_SHARE 1.10
 
 /* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or

@@ -105,3 +105,19 @@ int tc_job_nodes(tc_job *j, int64_t gpus_per_node) {
     if (top > sm->nodes) sm->nodes = top;
     return 0;
 }
+
+bool tc_node_of_rank(const tc_job *j, int64_t rank, int64_t *node) {
+    if (rank < 0) return false;
+    if (j->summary.node_rule != TC_NODES_HOSTS) {
+        *node = rank / j->summary.gpus_per_node;
+        return true;
+    }
+    size_t lo = 0, hi = j->n_ranks; /* ranks are sorted */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (j->ranks[mid].rank < rank) lo = mid + 1; else hi = mid;
+    }
+    if (lo == j->n_ranks || j->ranks[lo].rank != rank) return false;
+    *node = j->ranks[lo].node;
+    return true;
+}

@@ -22,4 +22,9 @@ bool tc_handler_file_host(const char *path, size_t *off, size_t *len);
  * and fills j->summary's world_size, node_rule, gpus_per_node, nodes and nodes_assumed. Ranks must
  * be sorted (tc_job_prepare). 0, or -1 out of memory. */
 int tc_job_nodes(tc_job *j, int64_t gpus_per_node);
+
+/* The node of global rank `rank` by the same rule, after tc_job_nodes: rank / G under
+ * --gpus-per-node and when 8 GPUs per node are assumed, any rank; by file names, only a rank among
+ * the inputs (its file's host). False when unknown. */
+bool tc_node_of_rank(const tc_job *j, int64_t rank, int64_t *node);
 #endif

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
+#include "model/link_catalog.h"
 #include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
@@ -32,8 +33,7 @@ static void analyze_usage(FILE *f) {
         "\n"
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
-        "  tracecost analyze --json out.json traces/\n"
-        "  tracecost analyze --price-per-gpu-hour 2 --html report.html traces/\n"
+        "  tracecost analyze --price-per-gpu-hour 2 --json out.json --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input,\n"
@@ -76,6 +76,10 @@ static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_
     f.transfer_upper_bound = sm->transfer_upper_bound;
     f.has_capture_time = sm->has_capture_time;
     f.capture_unix_s = sm->capture_unix_s;
+    f.groups_scoped = sm->has_scoped_groups;
+    f.inter_groups = sm->inter_groups <= INT32_MAX ? (int)sm->inter_groups : INT32_MAX;
+    f.inter_transfer_share = sm->b.window_ns > 0 ? (double)sm->inter_exposed_transfer_ns / (double)sm->b.window_ns : 0;
+    f.inter_busbw_GBps = sm->has_inter_busbw ? sm->inter_busbw_GBps : 0;
     char err[400];
     if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
     if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }
@@ -186,6 +190,23 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         a->aopt.gpus_per_node = g;
         return TC_EXIT_OK;
     }
+    case TC_OPT_FABRIC: {
+        const tc_link_spec *l = tc_link_find(v);
+        if (!l || l->scope != TC_LINK_INTER) {
+            char ids[256];
+            return tc_opts_error(t, "%s: '%s' is %s; it names the fabric between nodes: %s (tracecost gpus --links)",
+                                 name, v ? v : "", l ? "a link inside a node (taken from the GPU catalog)"
+                                                     : "not a fabric of the catalog",
+                                 tc_link_ids(ids, sizeof ids, TC_LINK_INTER));
+        }
+        a->aopt.fabric = l;
+        return TC_EXIT_OK;
+    }
+    case TC_OPT_NIC_GBPS:
+        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e6)
+            return tc_opts_error(t, "%s needs a line rate in Gb/s above 0 (e.g. 400), not '%s'", name, v ? v : "");
+        a->aopt.nic_gbps = x;
+        return TC_EXIT_OK;
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_double(v, &x) || !(x > 0))
             return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
@@ -231,6 +252,8 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
         return tc_opts_error(t, "%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
                              a->aopt.params > 0 ? "--tokens-per-step" : "--params");
+    if (a->aopt.fabric && a->aopt.nic_gbps > 0)
+        return tc_opts_error(t, "give either --fabric or --nic-gbps, not both");
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");

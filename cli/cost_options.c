@@ -3,6 +3,7 @@
  * setters (analyzer/cost.h), which check ranges and keep precedence. */
 #include "cost_options.h"
 #include "opts.h"
+#include "model/link_catalog.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,7 +18,7 @@ static const char *const option_names[] = {
 #define TC_COST_INPUT(field, name, kind, unit, help) name,
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
-    "gpu", "config", NULL,
+    "gpu", "config", "fabric-target", NULL,
 };
 
 const char *const *tc_cost_option_names(void) { return option_names; }
@@ -89,11 +90,29 @@ static const char *parse_number(const char *text, bool allow_percent, double *ou
     return NULL;
 }
 
+/* --fabric-target ID: the what-if's bus bandwidth B' is the rated figure of that fabric between
+ * nodes (model/links.def), as --fabric-target-GBps with its origin naming the link. */
+static int set_fabric_target(tc_cost_inputs *in, const char *value, tc_cost_source src, const char *origin,
+                             char *err, size_t errlen) {
+    const tc_link_spec *l = tc_link_find(value);
+    if (!l || l->scope != TC_LINK_INTER) {
+        char ids[256];
+        tc_link_ids(ids, sizeof ids, TC_LINK_INTER);
+        set_err(err, errlen, "--fabric-target: '%s' is %s; fabrics between nodes: %s (tracecost gpus --links)",
+                value ? value : "", l ? "a link inside a node" : "not a fabric of the catalog", ids);
+        return -1;
+    }
+    char from[TC_COST_ORIGIN_LEN];
+    snprintf(from, sizeof from, "%s (--fabric-target %s, rated)", origin, l->id);
+    return tc_cost_set_value(in, tc_cost_input_find("fabric-target-GBps"), l->rated_GBps, src, from, err, errlen);
+}
+
 int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
                        tc_cost_source src, const char *origin, char *err, size_t errlen) {
     if (!name) return 1;
     if (!origin) origin = tc_cost_source_str(src);
     if (strcasecmp(name, "gpu") == 0) return tc_cost_set_gpu(in, value, src, origin, err, errlen);
+    if (strcasecmp(name, "fabric-target") == 0) return set_fabric_target(in, value, src, origin, err, errlen);
     if (strcasecmp(name, "config") == 0) {
         if (src == TC_COST_SRC_CONFIG) {
             set_err(err, errlen, "a config file cannot load another config file");

@@ -16,8 +16,8 @@
  * it with tc_config_comm_kernels; the cost model's reader skips it). Repeatable. */
 #define TC_CONFIG_COMM_KERNEL "comm-kernel"
 
-/* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu"
- * and "config". Every one takes a value. */
+/* Names tc_cost_parse_option accepts, without dashes, NULL-terminated: the cost flags plus "gpu",
+ * "config" and "fabric-target". Every one takes a value. */
 const char *const *tc_cost_option_names(void);
 
 /* True when name (no dashes, case-insensitive) is one of tc_cost_option_names(). */
@@ -29,7 +29,8 @@ bool tc_cost_is_option(const char *name);
 const char *tc_cost_suggest_option(const char *unknown);
 
 /* Sets option `name` (no dashes, case-insensitive) from text as a command-line flag.
- * "gpu" picks a catalog entry (tc_cost_set_gpu); "config" loads that file (tc_cost_load_config).
+ * "gpu" picks a catalog entry (tc_cost_set_gpu); "config" loads that file (tc_cost_load_config);
+ * "fabric-target" sets fabric-target-GBps to a catalog fabric's rated bandwidth (model/links.def).
  * Numbers may carry a leading '$', '_' or proper ',' thousands separators, and shares a trailing
  * '%' ("60%" = 0.6). Returns 0 when set, 1 when name is not a cost option (nothing written to
  * err), -1 when the value is malformed or out of range (message in err, naming the flag; in is

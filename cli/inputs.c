@@ -1,6 +1,7 @@
 /* inputs.c: operand expansion and rank assignment (see inputs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "inputs.h"
+#include "analyzer/groups.h"
 #include "base/util.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -125,6 +126,18 @@ void tc_inputs_assign_ranks(tc_trace *traces, size_t n) {
     }
 }
 
+/* Whether two pg_config ranks texts name the same ranks; a text that is not a plain list of ranks
+ * (a truncated "[0, 1, ...]") says nothing, so it agrees with anything. */
+static bool same_ranks(const char *x, const char *y) {
+    int64_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    bool same = !tc_parse_group_ranks(x, &a, &na) || !tc_parse_group_ranks(y, &b, &nb) ||
+                (na == nb && memcmp(a, b, na * sizeof *a) == 0);
+    free(a);
+    free(b);
+    return same;
+}
+
 int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errlen) {
     const tc_trace *sized = NULL; /* the first input that gives a world size */
     for (size_t i = 0; i < n; i++) {
@@ -146,7 +159,7 @@ int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errl
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const tc_trace *b = &traces[i];
         for (size_t q = 0; rc == 0 && q < b->n_pgs; q++) {
-            const tc_pg_config *y = &b->pgs[q];
+            const tc_pg_info *y = &b->pgs[q];
             if (y->name == TC_NONE || y->ranks == TC_NONE) continue;
             const char *name = tc_trace_str(b, y->name), *ry = tc_trace_str(b, y->ranks);
             size_t known = tc_strtab_count(names);
@@ -154,8 +167,8 @@ int tc_inputs_check_job(const tc_trace *traces, size_t n, char *err, size_t errl
             if (id == TC_NONE || tc_grow((void **)&first, &cap_first, (size_t)id + 1, sizeof *first) ||
                 tc_grow((void **)&members, &cap_members, (size_t)id + 1, sizeof *members)) { rc = -1; break; }
             if (id >= known) { first[id] = b; members[id] = ry; continue; }
-            if (strcmp(members[id], ry) == 0) continue;
-            snprintf(err, errlen, "%s and %s disagree on process group \"%.100s\": ranks [%.200s] vs [%.200s]: they are "
+            if (same_ranks(members[id], ry)) continue;
+            snprintf(err, errlen, "%s and %s disagree on process group \"%.100s\": ranks %.200s vs %.200s: they are "
                      "not the ranks of one job (analyze each job separately)", first[id]->path, b->path, name, members[id], ry);
             rc = 1;
         }

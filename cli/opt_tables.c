@@ -53,6 +53,8 @@ static const tc_opt analyze_rows[] = {
      "the same as 6*N*T / world size (training: forward + backward)", 0},
     {TC_OPT_GPUS_PER_NODE, NULL, "--gpus-per-node", "G",
      "rank r is on node r / G (default: hosts in trace file names, else 8)", 0},
+    {TC_OPT_FABRIC, NULL, "--fabric", "ID", NULL, 0},
+    {TC_OPT_NIC_GBPS, NULL, "--nic-gbps", "X", "the fabric between nodes (tracecost gpus lists them), or each NIC's Gb/s", 0},
     {TC_OPT_NO_COST, NULL, "--no-cost", NULL, "leave the cost section out (terminal, JSON cost: null, HTML)", 0},
     {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
      "also count kernels matching REGEX as communication (repeatable)", 0},
@@ -63,6 +65,8 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_TEXT, NULL, NULL, NULL,
      "cost options: those of 'tracecost cost --help' (prices default to the GPU's catalog entry)", 0},
     {TC_OPT_COST_FLAG, NULL, "--config", "FILE", "'key = value' lines",
+     TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
+    {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
 #define TC_COST_INPUT(field, name, kind, unit, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
@@ -98,6 +102,8 @@ static const tc_opt compare_rows[] = {
     {TC_OPT_COST_FLAG, NULL, "--gpu", "NAME", "catalog GPU", TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG, NULL, "--config", "FILE", "'key = value' lines",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
+    {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
+     TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
 #define TC_COST_INPUT(field, name, kind, unit, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
@@ -105,6 +111,8 @@ static const tc_opt compare_rows[] = {
     {TC_OPT_COST_FLAG_B, NULL, "--b-gpu", "NAME", "catalog GPU of B",
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG_B, NULL, "--b-config", "FILE", "'key = value' lines for B",
+     TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
+    {TC_OPT_COST_FLAG_B, NULL, "--b-fabric-target", "ID", "what-if fabric of B",
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
 #define TC_COST_INPUT(field, name, kind, unit, help) \
     COST_ROW(TC_OPT_COST_FLAG_B, "--b-", TC_OPT_COST_B | TC_OPT_UNLISTED, name, unit, help)
@@ -117,6 +125,9 @@ static const tc_opt cost_rows[] = {
 #define TC_COST_INPUT(field, name, kind, unit, help) COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
+    {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID",
+     "what-if: a catalog fabric's rated bandwidth (tracecost gpus)",
+     TC_OPT_ANYCASE | TC_OPT_COST},
     {TC_OPT_COST_FLAG, NULL, "--gpu", "NAME", "catalog GPU for default prices and power (tracecost gpus)",
      TC_OPT_ANYCASE | TC_OPT_COST},
     {TC_OPT_COST_FLAG, NULL, "--config", "FILE", "'key = value' lines, same names; flags win over it",
@@ -128,6 +139,7 @@ const tc_opt_table tc_opts_cost = {"cost", cost_rows, N(cost_rows), 29};
 
 static const tc_opt gpus_rows[] = {
     {TC_OPT_JSON, NULL, "--json", NULL, "write the catalog as JSON to stdout", 0},
+    {TC_OPT_LINKS, NULL, "--links", NULL, "only the link catalog (with --json: as JSON)", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
 };
 const tc_opt_table tc_opts_gpus = {"gpus", gpus_rows, N(gpus_rows), 14};

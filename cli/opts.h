@@ -32,6 +32,9 @@ typedef enum {
     TC_OPT_TOKENS,
     TC_OPT_WORK,           /* compare --work-steps-per-month */
     TC_OPT_GPUS_PER_NODE,  /* analyze/compare --gpus-per-node: node of a rank (analyzer/nodes.h) */
+    TC_OPT_FABRIC,         /* analyze --fabric ID: the fabric between nodes (model/links.def) */
+    TC_OPT_NIC_GBPS,       /* analyze --nic-gbps X: each GPU's NIC line rate between nodes */
+    TC_OPT_LINKS,          /* gpus --links: the link catalog alone */
     TC_OPT_NO_COST,        /* analyze --no-cost: no cost section */
     TC_OPT_SAMPLES,        /* compare --samples-per-step (and --b-): the work of a step */
     TC_OPT_TOKENS_B,       /* compare --b-tokens-per-step */

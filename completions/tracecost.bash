@@ -11,6 +11,7 @@ _tracecost() {
     local commands="analyze compare cost gpus record help"
     local gpus="a100-pcie a100-sxm a800-pcie a800-sxm b200 b300 gb300 h100-pcie h100-sxm h20 h200 h200-nvl h800 l40s
         mi210 mi250x mi300x mi325x mi355x v100-sxm2"
+    local fabrics="ib-edr ib-hdr ib-ndr ib-xdr eth-25g eth-100g eth-200g eth-400g eth-800g"
     local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
         --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
         --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
@@ -34,12 +35,15 @@ _tracecost() {
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
-            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node|--comm-kernel) COMPREPLY=(); return 0 ;;
+            --fabric|--fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
+            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node|--comm-kernel|--nic-gbps)
+                COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
-                --gpu --config --model-flops-per-step --params --tokens-per-step --gpus-per-node --no-cost --comm-kernel --window" -- "$cur"))
+                --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
+                --fabric --nic-gbps --no-cost --comm-kernel --window" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
@@ -49,16 +53,17 @@ _tracecost() {
         case "$prev" in
             --json|--html|--config|--b-config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu|--b-gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
+            --fabric-target|--b-fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
             -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node|--comm-kernel)
                 COMPREPLY=(); return 0 ;;
         esac
         local b_opts="" o
-        for o in $cost_value_opts --gpu --config; do b_opts="$b_opts --b-${o#--}"; done
+        for o in $cost_value_opts --gpu --config --fabric-target; do b_opts="$b_opts --b-${o#--}"; done
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
                 --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --comm-kernel --quiet -q --help -h
-                $cost_value_opts --gpu --config $b_opts" -- "$cur"))
+                $cost_value_opts --gpu --config --fabric-target $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
@@ -68,12 +73,13 @@ _tracecost() {
         case "$prev" in
             --json|--config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
+            --fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
-        COMPREPLY=($(compgen -W "$cost_value_opts --gpu --config --json --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "$cost_value_opts --fabric-target --gpu --config --json --help -h" -- "$cur"))
         ;;
     gpus)
-        COMPREPLY=($(compgen -W "--json --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "--json --links --help -h" -- "$cur"))
         ;;
     record)
         local k

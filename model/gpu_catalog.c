@@ -70,8 +70,7 @@ const tc_gpu_spec *tc_gpu_find_by_device_name(const char *device_name) {
     return NULL;
 }
 
-/* Compares a and b keeping only letters and digits, case-insensitively. */
-static bool same_alnum(const char *a, const char *b) {
+bool tc_catalog_same_id(const char *a, const char *b) {
     for (;;) {
         while (*a && !isalnum((unsigned char)*a)) a++;
         while (*b && !isalnum((unsigned char)*b)) b++;
@@ -89,7 +88,7 @@ const tc_gpu_spec *tc_gpu_find_by_id(const char *id_or_name) {
         if (isalnum((unsigned char)*p)) has_alnum = true;
     if (!has_alnum) return NULL;
     for (size_t i = 0; i < CATALOG_LEN; i++)
-        if (same_alnum(id_or_name, catalog[i].id) || same_alnum(id_or_name, catalog[i].name))
+        if (tc_catalog_same_id(id_or_name, catalog[i].id) || tc_catalog_same_id(id_or_name, catalog[i].name))
             return &catalog[i];
     return tc_gpu_find_by_device_name(id_or_name);
 }

@@ -5,6 +5,7 @@
  * exits; `tracecost gpus` writes the catalog with reports/catalog_report.h. */
 #ifndef TC_GPU_CATALOG_H
 #define TC_GPU_CATALOG_H
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Numeric formats whose peak the catalog knows. TC_DTYPE_UNKNOWN is for everything else (fp64,
@@ -69,6 +70,10 @@ double tc_gpu_peak_flops(const tc_gpu_spec *gpu, tc_dtype dtype, const char **no
  * else -> TC_DTYPE_UNKNOWN (the catalog has no FP64 peaks). TF32 is never returned: whether an
  * fp32 GEMM ran on TF32 tensor cores is a runtime setting the trace does not record. */
 tc_dtype tc_dtype_from_torch(const char *input_type);
+
+/* True when a and b are equal keeping only their letters and digits, case-insensitively
+ * ("H100-SXM" and "h100 sxm"): how catalog ids (GPUs, links) are matched. */
+bool tc_catalog_same_id(const char *a, const char *b);
 
 /* Lower-case name of a dtype ("bf16"); "unknown" for anything out of range. */
 const char *tc_dtype_name(tc_dtype dtype);

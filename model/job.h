@@ -10,6 +10,7 @@
 #include "breakdown.h"
 #include "comm_kernels.h"
 #include "gpu_catalog.h"
+#include "link_catalog.h"
 #include "trace.h"
 
 typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
@@ -116,6 +117,77 @@ typedef struct {
     tc_idle_causes idle;    /* its idle gaps by cause (gaps of its own events, inside its window) */
 } tc_step_result;
 
+/* ---- process groups (analyzer/groups.h; docs/definitions.md "Process groups") */
+
+/* Where a process group's ranks run. */
+typedef enum {
+    TC_SCOPE_UNKNOWN = 0, /* its ranks, or the nodes of some of them, are unknown */
+    TC_SCOPE_INTRA,       /* all on one node */
+    TC_SCOPE_INTER        /* on two or more nodes */
+} tc_group_scope;
+
+/* The link a process group's collectives run over, and what it is rated to carry. */
+typedef struct {
+    const char *id;           /* links.def id, or "nic" for --nic-gbps (static); NULL: unknown */
+    char name[32];            /* display name ("NVLink 4", "NIC 100 Gb/s"); "" when unknown */
+    double rated_GBps;        /* per GPU, one direction, GB/s (GB = 1e9 B); valid when id */
+} tc_group_link;
+
+/* Sums over a process group's ranks among the inputs (or over the groups of one table row). */
+typedef struct {
+    int64_t comm_ns;             /* Σ ranks |∪ its comm kernels| */
+    int64_t exposed_comm_ns;     /* Σ ranks |∪ its comm kernels − ∪ compute| */
+    int64_t exposed_transfer_ns; /* Σ ranks |∪ its transfer tails − ∪ compute| */
+    int64_t exposed_wait_ns;     /* Σ ranks |∪ its wait heads − ∪ compute − ∪ its transfer tails| */
+    double bus_bytes;            /* Σ S × bus factor over its matched instances of ≥ 1 MiB, bytes */
+    double bus_ns;               /* Σ those instances' transfer, ns */
+} tc_group_sums;
+
+/* A process group's (or a row's) figures beside its sums. */
+typedef struct {
+    tc_group_scope scope;
+    tc_group_link link;       /* intra-node: the GPU's own link; inter-node: --fabric / --nic-gbps */
+    bool split_known;         /* wait and transfer are split (two or more ranks in the job) */
+    bool partial;             /* ranks of the group (of a group of the row) are missing from the inputs, or
+                               * its size is unknown: exposed transfer an upper bound, wait and busbw
+                               * lower bounds */
+    tc_group_sums sums;
+    bool has_busbw;
+    double busbw_GBps;        /* bus_bytes / bus_ns (bytes/ns = GB/s); valid if has_busbw */
+    bool has_share;
+    double share_of_rated;    /* busbw / link.rated_GBps; valid if has_share */
+} tc_group_figures;
+
+/* One process group of the job, joined from every input's pg_config and collective arguments. */
+typedef struct {
+    char *name;               /* Process Group Name (owned) */
+    char *desc;               /* pg_desc / Process Group Description; NULL when no input gives it (owned) */
+    int64_t *ranks;           /* its global ranks, ascending (owned); NULL: unknown */
+    size_t n_ranks;           /* entries of ranks */
+    int64_t size;             /* ranks in the group; -1 unknown */
+    int64_t ranks_present;    /* its ranks among the inputs (ranks unknown: the inputs naming it) */
+    bool has_nodes;
+    int64_t nodes;            /* distinct nodes of its ranks; valid if has_nodes */
+    tc_group_figures f;
+    size_t row;               /* its row in tc_job.group_rows; SIZE_MAX: none (no comm kernel) */
+} tc_process_group;
+
+/* One row of the group tables and of the verdict's fabric reason: the groups of one description,
+ * scope and link folded (a group without a description is a row of its own). */
+typedef struct {
+    size_t first;             /* index into tc_job.groups of its first group (name order) */
+    size_t groups;            /* groups folded into it */
+    tc_group_figures f;       /* the sums of its groups; busbw from the summed bytes and time */
+    double exposed_comm_share;     /* sums.exposed_comm_ns / the summed windows of all ranks */
+    double exposed_transfer_share; /* sums.exposed_transfer_ns / the same; valid if f.split_known */
+} tc_group_row;
+
+/* One rank's share of a process group (summed into tc_process_group at finish). */
+typedef struct {
+    uint64_t group;           /* index into tc_job.groups */
+    int64_t comm_ns, exposed_comm_ns, exposed_transfer_ns, exposed_wait_ns; /* as tc_group_sums, this rank */
+} tc_rank_group;
+
 typedef struct {
     int64_t rank;
     size_t input;            /* index into tc_job.traces */
@@ -164,6 +236,10 @@ typedef struct {
     tc_launch_stats launch;
     bool has_host_events;         /* the trace holds runtime calls (else every gap is unattributed) */
     tc_step_stats step_stats;     /* valid if n_steps */
+    /* process groups (analyzer/groups.h) */
+    tc_rank_group *groups;        /* the groups its comm kernels name, by group (owned) */
+    size_t n_groups;
+    int64_t inter_exposed_transfer_ns; /* |∪ transfer tails of its inter-node groups' kernels − ∪ compute| */
 } tc_rank_result;
 
 /* One row of the top-kernels table (mfu.c): compute kernels by summed time over all ranks. */
@@ -198,6 +274,9 @@ typedef struct {
     int64_t wait_ns_total;  /* summed over ranks and instances */
     double algbw_GBps, busbw_GBps; /* valid if has_bw */
     bool has_bw;
+    size_t group;           /* index into tc_job.groups of its process group; SIZE_MAX none */
+    bool has_share;
+    double share_of_rated;  /* busbw / the rated figure of its group's link (groups.h); valid if has_share */
 } tc_collective_result;
 
 typedef struct {
@@ -294,6 +373,16 @@ typedef struct {
     tc_idle_evidence evidence;/* the ranks' evidence with the most time (names from a rank's trace) */
     tc_launch_stats launch;   /* summed; delay figures not kept (delay_kernels 0) */
     size_t host_event_ranks;  /* ranks whose trace holds runtime calls */
+    /* process groups (analyzer/groups.h) */
+    bool has_fabric;          /* --fabric or --nic-gbps named the fabric between nodes */
+    tc_group_link fabric;     /* that fabric, valid if has_fabric */
+    bool has_scoped_groups;   /* a process group of known scope has comm kernels */
+    size_t inter_groups;      /* process groups on two or more nodes */
+    int64_t inter_exposed_transfer_ns; /* Σ ranks' inter_exposed_transfer_ns */
+    bool has_inter_busbw;
+    double inter_busbw_GBps;  /* Σ S × factor / Σ transfer over the inter-node groups' matched
+                               * instances of ≥ 1 MiB; valid if has_inter_busbw */
+    size_t groups_without_comm; /* process groups with no comm kernel in the inputs */
 } tc_summary;
 
 /* ---- findings (analyzer/findings.c): what the analysis concludes, as codes and the numbers
@@ -310,10 +399,12 @@ typedef enum {
     TC_REASON_SHARES,         /* every share of GPU time */
     TC_REASON_WORST_RANK,     /* a rank's loss share (class) is over the job's by more than the threshold */
     TC_REASON_STRAGGLER_RANK, /* the straggler: how much of the waiting it causes */
-    TC_REASON_HOST_CAUSE      /* host-bound: the idle cause with the most time (host_wait.h) */
+    TC_REASON_HOST_CAUSE,     /* host-bound: the idle cause with the most time (host_wait.h) */
+    TC_REASON_FABRIC          /* network-bound: the group row with the most exposed transfer, its
+                               * scope and link, its bus bandwidth against the link's rated one */
 } tc_reason_code;
 
-#define TC_MAX_REASONS 7
+#define TC_MAX_REASONS 8
 
 /* The two loss classes of the verdict. */
 typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;
@@ -345,6 +436,10 @@ typedef struct {
                                * windows, when they are 10% of idle or more; else 0 */
     const char *drain_call, *drain_op; /* HOST_CAUSE with after_sync_share: the call they began in most
                                * and the outermost CPU op around it (NULL none) */
+    size_t row;               /* FABRIC: index into tc_job.group_rows */
+    double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
+    bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
+    bool above_rated;         /* FABRIC: busbw is over TC_FABRIC_ABOVE_RATED_SHARE of it */
 } tc_reason;
 
 /* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
@@ -372,7 +467,9 @@ typedef enum {
     TC_ACTION_HOST_WORK,           /* cpu_other: host work between ops, name = where the host was */
     TC_ACTION_GPU_SIDE,            /* gpu_side: work queued but waiting on the GPU side */
     TC_ACTION_TRACE_LAUNCHES,      /* unattributed: launches the trace does not hold */
-    TC_ACTION_OVERLAP_COPIES       /* exposed memory copies */
+    TC_ACTION_OVERLAP_COPIES,      /* exposed memory copies */
+    TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
+    TC_ACTION_FABRIC_TUNE          /* network: the row's link delivers less than it is rated: tune (row) */
 } tc_action_code;
 
 #define TC_MAX_ACTIONS 3
@@ -392,6 +489,7 @@ typedef struct {
                                * windows); name/where are then the call they began in most when this
                                * exceeds share */
     tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
+    size_t row;               /* FABRIC_*: index into tc_job.group_rows; SIZE_MAX none */
 } tc_action;
 
 typedef struct {
@@ -427,6 +525,8 @@ typedef struct {
     double tokens_per_step;   /* --tokens-per-step T, tokens per step over the whole job, 0 = unset */
     size_t timeline_ranks;    /* ranks the HTML timeline draws (tc_findings), 0 = TC_TIMELINE_RANKS */
     int64_t gpus_per_node;    /* --gpus-per-node G: rank r is on node r / G (nodes.h); 0 = unset */
+    const tc_link_spec *fabric; /* --fabric ID: the fabric between nodes (an inter-node link); NULL unset */
+    double nic_gbps;          /* --nic-gbps X: each GPU's NIC line rate, Gb/s; 0 = unset */
 } tc_analyze_options;
 
 /* One profiler window of the inputs (tensorboard_trace_handler writes a file per rank per window:
@@ -444,6 +544,8 @@ typedef struct {
     tc_trace *traces; size_t n_traces;      /* by input order */
     tc_rank_result *ranks; size_t n_ranks;  /* sorted by rank */
     tc_collective_result *colls; size_t n_colls, cap_colls;
+    tc_process_group *groups; size_t n_groups;        /* every process group seen, by name (groups.h) */
+    tc_group_row *group_rows; size_t n_group_rows;    /* the groups folded for the tables (groups.h) */
     tc_summary summary;
     tc_findings findings;
     tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */

@@ -96,19 +96,21 @@ typedef struct {
     uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
 } tc_cpu_op;
 
-/* A process group of distributedInfo.pg_config: who is in it, to check that inputs are one job. */
-typedef struct {
-    uint32_t name;  /* strtab id of pg_name; TC_NONE unknown */
-    uint32_t ranks; /* strtab id of its ranks as "0,1,2,3" (from a list or a "[0, 1]" string); TC_NONE
-                     * unknown (absent, or a string that is not a plain list) */
-    int64_t size;   /* pg_size, ranks; -1 unknown */
-} tc_pg_config;
-
 typedef struct {
     int64_t id;    /* device index */
     uint32_t name; /* strtab id */
     uint32_t pad;  /* explicit padding, 0 (trace_arrays.def) */
 } tc_device;
+
+/* A process group as distributedInfo.pg_config lists it (PyTorch lists only the rank's own groups). */
+typedef struct {
+    int64_t size;         /* pg_size, ranks; -1 unknown */
+    uint32_t name;        /* strtab id of pg_name */
+    uint32_t desc;        /* strtab id of pg_desc; TC_NONE absent */
+    uint32_t ranks;       /* strtab id of its global ranks as text, "[0, 1, 2]" (an array written so, or
+                           * the string as given); TC_NONE absent */
+    uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
+} tc_pg_info;
 
 typedef struct {
     /* identity */

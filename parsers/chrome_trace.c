@@ -32,7 +32,8 @@
 /* Frames before F_DIMS are objects or arrays whose scalars only matter under a known key
  * (on_scalar_text relies on the order). */
 typedef enum {
-    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO, F_PGCONFS, F_PGCONF,
+    F_SKIP, F_TOP, F_EVENTS, F_EVENT, F_ARGS, F_DEVPROPS, F_DEVPROP, F_DISTINFO,
+    F_PGCONFIG, F_PG, /* distributedInfo.pg_config and one entry of it */
     F_DIMS, F_DIM, F_TYPES, F_CONCRETE, /* args "Input Dims" (and one input's list), "Input type", "Concrete Inputs" */
     F_PGRANKS /* a pg_config entry's "ranks" list */
 } frame_kind;
@@ -46,10 +47,9 @@ typedef enum {
     /* args */
     K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
     K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
-    /* deviceProperties entry / distributedInfo */
-    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND, K_PG_CONFIG,
-    /* distributedInfo.pg_config entry */
-    K_PGC_NAME, K_PGC_SIZE, K_PGC_RANKS
+    /* deviceProperties entry / distributedInfo (a pg_config entry reuses K_PG_NAME, K_PG_DESC,
+     * K_PG_RANKS and K_GROUP_SIZE for pg_name, pg_desc, ranks and pg_size) */
+    K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND, K_PG_CONFIG
 } key_kind;
 
 typedef enum {
@@ -104,11 +104,11 @@ struct tc_ct_parser {
     /* device entry being read */
     int64_t dev_id; bool dev_has_id;
     small_str dev_name;
-    /* pg_config entry being read: its ranks as "0,1,2" in pgc_ranks (pgc_len bytes) */
-    small_str pgc_name;
-    int64_t pgc_size;
-    char *pgc_ranks; size_t pgc_len, pgc_cap;
-    bool pgc_has_ranks, pgc_bad_ranks;
+    /* pg_config entry being read */
+    small_str pg_name, pg_desc;
+    int64_t pg_size;
+    char *pg_ranks; size_t pg_ranks_len, pg_ranks_cap; /* its ranks as text "[0, 1]" (grown) */
+    bool pg_ranks_set, pg_ranks_bad; /* ranks given; a value in them that is not a rank */
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
     uint64_t elem_end;      /* input offset just past the events array's '[' or its last element that
                              * yajl read (UINT64_MAX unknown): where the next element may follow a ',' */
@@ -299,10 +299,11 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("backend")) return K_BACKEND;
         if (KEY_IS("pg_config")) return K_PG_CONFIG;
         return K_OTHER;
-    case F_PGCONF:
-        if (KEY_IS("pg_name")) return K_PGC_NAME;
-        if (KEY_IS("pg_size")) return K_PGC_SIZE;
-        if (KEY_IS("ranks")) return K_PGC_RANKS;
+    case F_PG:
+        if (KEY_IS("pg_name")) return K_PG_NAME;
+        if (KEY_IS("pg_desc")) return K_PG_DESC;
+        if (KEY_IS("pg_size")) return K_GROUP_SIZE;
+        if (KEY_IS("ranks")) return K_PG_RANKS;
         return K_OTHER;
     default:
         return K_OTHER;
@@ -535,39 +536,32 @@ static void finish_event(tc_ct_parser *p) {
     }
 }
 
-/* ---- distributedInfo.pg_config -------------------------------------------------------------- */
+/* ---- distributedInfo.pg_config ----------------------------------------------------------------- */
 
-/* Appends rank v to the entry's "0,1,2" text. */
-static void pgc_add_rank(tc_ct_parser *p, int64_t v) {
-    char num[24];
-    int n = snprintf(num, sizeof num, "%s%lld", p->pgc_len ? "," : "", (long long)v);
-    if (n < 0 || tc_grow((void **)&p->pgc_ranks, &p->pgc_cap, p->pgc_len + (size_t)n + 1, 1)) { p->oom = true; return; }
-    memcpy(p->pgc_ranks + p->pgc_len, num, (size_t)n + 1);
-    p->pgc_len += (size_t)n;
+/* Appends text to the pg_config entry's ranks text; -1 out of memory (the entry's ranks then count
+ * as absent). */
+static int pg_ranks_put(tc_ct_parser *p, const char *text, size_t len) {
+    if (tc_grow((void **)&p->pg_ranks, &p->pg_ranks_cap, p->pg_ranks_len + len + 1, 1)) return -1;
+    memcpy(p->pg_ranks + p->pg_ranks_len, text, len);
+    p->pg_ranks_len += len;
+    p->pg_ranks[p->pg_ranks_len] = '\0';
+    return 0;
 }
 
-/* "ranks" written as a string ("[0, 1]", on-demand traces): its numbers; anything else in it (a
- * cut "...") leaves the ranks unknown. */
-static void pgc_ranks_text(tc_ct_parser *p, const char *s, size_t len) {
-    p->pgc_has_ranks = true;
-    p->pgc_len = 0;
-    for (size_t i = 0; i < len && !p->pgc_bad_ranks;) {
-        if (s[i] >= '0' && s[i] <= '9') {
-            int64_t v = 0;
-            while (i < len && s[i] >= '0' && s[i] <= '9' && v < 100000000) v = v * 10 + (s[i++] - '0');
-            pgc_add_rank(p, v);
-        } else if (s[i] == ' ' || s[i] == ',' || s[i] == '[' || s[i] == ']') i++;
-        else p->pgc_bad_ranks = true;
-    }
-}
-
-/* The pg_config entry read: one tc_pg_config record. */
-static void pgc_finish(tc_ct_parser *p) {
+/* The end of a pg_config entry: one tc_pg_info when it has a name. */
+static void finish_pg(tc_ct_parser *p) {
     tc_trace *t = p->t;
-    tc_pg_config g = {TC_NONE, TC_NONE, p->pgc_size};
-    if (p->pgc_name.set) g.name = tc_strtab_intern(t->strings, p->pgc_name.text, p->pgc_name.len);
-    if (p->pgc_has_ranks && !p->pgc_bad_ranks) g.ranks = tc_strtab_intern(t->strings, p->pgc_len ? p->pgc_ranks : "", p->pgc_len);
-    if (TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g)) p->oom = true;
+    if (!p->pg_name.set) return;
+    tc_pg_info g;
+    memset(&g, 0, sizeof g); /* the explicit padding too */
+    g.size = p->pg_size;
+    g.name = tc_strtab_intern(t->strings, p->pg_name.text, p->pg_name.len);
+    g.desc = p->pg_desc.set ? tc_strtab_intern(t->strings, p->pg_desc.text, p->pg_desc.len) : TC_NONE;
+    bool ranks = p->pg_ranks_set && !p->pg_ranks_bad && p->pg_ranks_len > 0;
+    g.ranks = ranks ? tc_strtab_intern(t->strings, p->pg_ranks, p->pg_ranks_len) : TC_NONE;
+    if (g.name == TC_NONE || (ranks && g.ranks == TC_NONE) || (p->pg_desc.set && g.desc == TC_NONE) ||
+        TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g))
+        p->oom = true;
 }
 
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
@@ -671,14 +665,21 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         if (k == K_ID) p->dev_has_id = parse_int(c, len, &p->dev_id);
         else if (k == K_NAME) small_set(&p->dev_name, s, len);
         break;
-    case F_PGCONF:
-        if (k == K_PGC_NAME) small_set(&p->pgc_name, s, len);
-        else if (k == K_PGC_SIZE) { if (!parse_int(c, len, &p->pgc_size)) p->pgc_size = -1; }
-        else if (k == K_PGC_RANKS && is_string) pgc_ranks_text(p, c, len);
+    case F_PG:
+        if (k == K_PG_NAME && is_string) small_set(&p->pg_name, s, len);
+        else if (k == K_PG_DESC && is_string) small_set(&p->pg_desc, s, len);
+        else if (k == K_GROUP_SIZE) { if (!parse_int(c, len, &p->pg_size)) p->pg_size = -1; }
+        else if (k == K_PG_RANKS) { /* on-demand traces write the list as a string, "[0, 1]" */
+            p->pg_ranks_len = 0;
+            p->pg_ranks_set = true;
+            p->pg_ranks_bad = !is_string || pg_ranks_put(p, c, len);
+        }
         break;
-    case F_PGRANKS: {
+    case F_PGRANKS: { /* one rank of the list: written back as text */
         int64_t v;
-        if (!is_string && parse_int(c, len, &v) && v >= 0) pgc_add_rank(p, v); else p->pgc_bad_ranks = true;
+        if (is_string || !parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; break; }
+        if (p->pg_ranks_len > 1 && pg_ranks_put(p, ", ", 2)) p->pg_ranks_bad = true;
+        if (pg_ranks_put(p, c, len)) p->pg_ranks_bad = true;
         break;
     }
     case F_DISTINFO:
@@ -723,16 +724,20 @@ static int cb_start_map(void *ctx) {
     }
     else if (fk == F_EVENT && k == K_ARGS) push(p, F_ARGS);
     else if (fk == F_TOP && k == K_DISTRIBUTED_INFO) push(p, F_DISTINFO);
+    else if (fk == F_PGCONFIG) {
+        p->pg_name.set = p->pg_desc.set = p->pg_ranks_set = p->pg_ranks_bad = false;
+        p->pg_size = -1;
+        p->pg_ranks_len = 0;
+        push(p, F_PG);
+    }
     else if (fk == F_DEVPROPS) {
         p->dev_has_id = false;
         p->dev_name.set = false;
         push(p, F_DEVPROP);
-    } else if (fk == F_PGCONFS) {
-        p->pgc_name.set = p->pgc_has_ranks = p->pgc_bad_ranks = false;
-        p->pgc_size = -1;
-        p->pgc_len = 0;
-        push(p, F_PGCONF);
-    } else push(p, F_SKIP);
+    } else {
+        if (fk == F_PGRANKS) p->pg_ranks_bad = true; /* an object inside the ranks: not ranks */
+        push(p, F_SKIP);
+    }
     return 1;
 }
 
@@ -740,7 +745,7 @@ static int cb_end_map(void *ctx) {
     tc_ct_parser *p = ctx;
     frame_kind fk = top_kind(p);
     if (fk == F_EVENT) { finish_event(p); p->ev.name_at = NULL; p->elem_end = yajl_offset(p); }
-    else if (fk == F_PGCONF) pgc_finish(p);
+    else if (fk == F_PG) finish_pg(p);
     else if (fk == F_DEVPROP && p->dev_has_id) {
         tc_trace *t = p->t;
         tc_device d = {.id = p->dev_id,
@@ -764,8 +769,13 @@ static int cb_start_array(void *ctx) {
     key_kind k = top_key(p);
     if (fk == F_TOP && k == K_TRACE_EVENTS) { push(p, F_EVENTS); p->elem_end = yajl_offset(p); }
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
-    else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFS);
-    else if (fk == F_PGCONF && k == K_PGC_RANKS) { p->pgc_has_ranks = true; p->pgc_len = 0; push(p, F_PGRANKS); }
+    else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFIG);
+    else if (fk == F_PG && k == K_PG_RANKS) {
+        p->pg_ranks_len = 0;
+        p->pg_ranks_set = true;
+        p->pg_ranks_bad = pg_ranks_put(p, "[", 1) != 0;
+        push(p, F_PGRANKS);
+    }
     else if (fk == F_ARGS && k == K_INPUT_DIMS) {
         p->shapes.n_inputs = 0;
         p->has_dims = true;
@@ -776,6 +786,7 @@ static int cb_start_array(void *ctx) {
         p->shapes.in[p->shapes.n_inputs++].ndims = 0;
         push(p, F_DIM);
     } else {
+        if (fk == F_PGRANKS) p->pg_ranks_bad = true; /* a list inside the ranks: not ranks */
         /* a list nested in one input's dims (TensorList): that input has no single shape */
         if (fk == F_DIM) p->shapes.in[p->shapes.n_inputs - 1].ndims = -1;
         push(p, F_SKIP);
@@ -785,6 +796,7 @@ static int cb_start_array(void *ctx) {
 
 static int cb_end_array(void *ctx) {
     tc_ct_parser *p = ctx;
+    if (top_kind(p) == F_PGRANKS && pg_ranks_put(p, "]", 1)) p->pg_ranks_bad = true;
     if (p->depth > 0) p->depth--;
     return 1;
 }
@@ -832,7 +844,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
     free(p->comm_of);
-    free(p->pgc_ranks);
+    free(p->pg_ranks);
     free(p);
 }
 

@@ -1,6 +1,7 @@
 /* catalog_report.c: the `tracecost gpus` table and JSON (see catalog_report.h). */
 #include "catalog_report.h"
 #include "model/gpu_catalog.h"
+#include "model/link_catalog.h"
 #include "termtext.h"
 #include "textfmt.h"
 #include <string.h>
@@ -53,7 +54,66 @@ void tc_gpu_catalog_print(FILE *out) {
         tc_term_wrap(out, line, 2, 4, 100);
         snprintf(line, sizeof line, "purchase (%s): %s", g->purchase_date, g->purchase_source);
         tc_term_wrap(out, line, 2, 4, 100);
+        const tc_link_spec *l = tc_link_of_gpu(g);
+        if (l) snprintf(line, sizeof line, "link inside a node: %s (%s, %.4g GB/s a direction)", l->id, l->name, l->rated_GBps);
+        else snprintf(line, sizeof line, "link inside a node: unknown");
+        tc_term_wrap(out, line, 2, 4, 100);
     }
+    fputc('\n', out);
+    tc_link_catalog_print(out);
+}
+
+static const char *scope_name(tc_link_scope s) { return s == TC_LINK_INTRA ? "intra-node" : "inter-node"; }
+
+void tc_link_catalog_print(FILE *out) {
+    fprintf(out, "%-10s %-18s %-10s %10s %9s %7s\n", "link", "name", "scope", "rated GB/s", "line Gb/s", "date");
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        const tc_link_spec *l = tc_link_at(i);
+        char line[16];
+        if (l->line_Gbps > 0) snprintf(line, sizeof line, "%.0f", l->line_Gbps); else snprintf(line, sizeof line, "-");
+        fprintf(out, "%-10.10s %-18.18s %-10s %10.4g %9s %7s\n", l->id, l->name, scope_name(l->scope), l->rated_GBps, line,
+                l->date);
+    }
+    fputc('\n', out);
+    tc_term_wrap(out,
+                 "Rated: what one GPU can send in one direction, GB/s (GB = 1e9 bytes): half the vendor's per-GPU "
+                 "figure for both directions (NVLink, Infinity Fabric, PCIe), or a NIC's line rate in Gb/s / 8, one "
+                 "NIC per GPU. A process group's bus bandwidth is measured against its link's figure: inside a node the "
+                 "GPU's own link, between nodes --fabric ID or --nic-gbps X. --fabric-target ID prices a faster fabric "
+                 "in the cost what-if.",
+                 0, 0, 100);
+    fputc('\n', out);
+    fputs("link sources\n", out);
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        const tc_link_spec *l = tc_link_at(i);
+        char line[600];
+        snprintf(line, sizeof line, "%s (%s): %s", l->id, l->date, l->source);
+        tc_term_wrap(out, line, 2, 4, 100);
+    }
+}
+
+void tc_link_catalog_json(jw *w) {
+    jw_array_begin(w);
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        const tc_link_spec *l = tc_link_at(i);
+        jw_object_begin(w);
+        jw_key(w, "id");
+        jw_string(w, l->id);
+        jw_key(w, "name");
+        jw_string(w, l->name);
+        jw_key(w, "scope");
+        jw_string(w, scope_name(l->scope));
+        jw_key(w, "rated_busbw_GBps");
+        jw_double(w, l->rated_GBps);
+        jw_key(w, "line_rate_Gbps");
+        if (l->line_Gbps > 0) jw_double(w, l->line_Gbps); else jw_null(w);
+        jw_key(w, "source");
+        jw_string(w, l->source);
+        jw_key(w, "date");
+        jw_string(w, l->date);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
 }
 
 /* "key": {"amount_key": amount, "date": ..., "source": ...}: a catalog price and where it is from. */
@@ -107,6 +167,9 @@ void tc_gpu_catalog_json(jw *w) {
         jw_string(w, g->spec_source);
         price_json(w, "rent", "usd_per_gpu_hour", g->rent_usd_per_hour, g->rent_date, g->rent_source);
         price_json(w, "purchase", "usd_per_gpu", g->purchase_usd, g->purchase_date, g->purchase_source);
+        const tc_link_spec *l = tc_link_of_gpu(g);
+        jw_key(w, "link");
+        jw_string(w, l ? l->id : NULL);
         jw_object_end(w);
     }
     jw_array_end(w);

@@ -26,6 +26,9 @@ static void what_if_json(jw *w, const tc_cost_result *r) {
     jw_object_begin(w);
     json_maybe(w, "fabric_GBps", true, wi->fabric_GBps);
     json_maybe(w, "target_GBps", true, wi->target_GBps);
+    jw_key(w, "inter_node_only");
+    jw_bool(w, wi->inter_node_only);
+    json_maybe(w, "scaled_transfer_share", true, wi->scaled_transfer_share);
     json_maybe(w, "projected_exposed_transfer_share", true, wi->projected_exposed_transfer_share);
     json_maybe(w, "projected_step_time_us", wi->has_step_time, wi->projected_step_time_us);
     json_maybe(w, "projected_effective_gpus", true, wi->projected_effective_gpus);
@@ -310,23 +313,29 @@ static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) 
 static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
     const tc_cost_what_if *w = &r->what_if;
     const double s = 1 - r->used.network_efficiency.value;
-    char v[112], a[48], c[40], title[128];
+    char v[112], a[48], c[40], title[192];
     fmt_num(a, sizeof a, w->fabric_GBps, 1);
     fmt_num(c, sizeof c, w->target_GBps, 1);
-    snprintf(title, sizeof title, "fabric what-if: %s -> %s GB/s", a, c);
+    snprintf(title, sizeof title, "fabric what-if%s: %s -> %s GB/s", w->inter_node_only ? " (inter-node groups)" : "",
+             a, c);
     section(out, st, title);
+    bool t = w->inter_node_only; /* t: the inter-node groups' share, the part that scales */
+    if (t) {
+        snprintf(v, sizeof v, "%.1f%%", 100 * w->scaled_transfer_share);
+        row(out, st, "inter-node exposed transfer", v, "t: only this scales");
+    }
     snprintf(v, sizeof v, "%.1f%% -> %.1f%%", 100 * s, 100 * w->projected_exposed_transfer_share);
-    row(out, st, "exposed transfer share", v, "transfer time x B / B'");
+    row(out, st, "exposed transfer share", v, t ? "(s - t + t x B / B') / new step" : "transfer time x B / B'");
     if (w->has_step_time) {
         fmt_num(c, sizeof c, w->projected_step_time_us / 1000.0, 2);
         snprintf(a, sizeof a, "%s ms", c);
     }
     row(out, st, "projected step time", w->has_step_time ? a : "-",
-        w->has_step_time ? "step x (1 - s + s x B / B')" : "needs a trace");
+        !w->has_step_time ? "needs a trace" : t ? "step x (1 - t + t x B / B')" : "step x (1 - s + s x B / B')");
     fmt_num(a, sizeof a, r->effective_gpus, 2);
     fmt_num(c, sizeof c, w->projected_effective_gpus, 2);
     snprintf(v, sizeof v, "%s -> %s", a, c);
-    row(out, st, "effective GPUs", v, "N x (1 - s) / (1 - s + s x B / B')");
+    row(out, st, "effective GPUs", v, t ? "N x (1 - s) / (1 - t + t x B / B')" : "N x (1 - s) / (1 - s + s x B / B')");
     money0(v, sizeof v, w->monthly_value_recovered);
     row(out, st, "value recovered per month", v, "N x P x H x u x (e' - e)");
     money0(v, sizeof v, w->upgrade_cost);

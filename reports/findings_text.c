@@ -71,8 +71,76 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     else tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s", 100 * r->after_sync_share, dc);
 }
 
-const char *tc_reason_text(char *buf, size_t n, const tc_reason *r) {
+
+/* ---- process groups ---------------------------------------------------------------------------- */
+
+const char *tc_scope_text(tc_group_scope scope) {
+    return scope == TC_SCOPE_INTRA ? "intra-node" : scope == TC_SCOPE_INTER ? "inter-node" : "scope unknown";
+}
+
+const char *tc_group_row_label(char *buf, size_t n, const tc_job *j, const tc_group_row *row) {
+    const tc_process_group *g = &j->groups[row->first];
+    char name[80], desc[80];
+    tc_term_clean(name, sizeof name, g->name, 40);
+    tc_term_clean(desc, sizeof desc, g->desc ? g->desc : "", 40);
+    if (row->groups > 1) tc_format(buf, n, "the %zu %s process groups", row->groups, desc);
+    else if (g->desc) tc_format(buf, n, "process group %s (%s)", name, desc);
+    else tc_format(buf, n, "process group %s", name);
+    return buf;
+}
+
+/* "inter-node over Ethernet 100 Gb/s" or "intra-node, link unknown" */
+static const char *scope_link(char *buf, size_t n, const tc_group_figures *f) {
+    if (f->link.id) tc_format(buf, n, "%s over %s", tc_scope_text(f->scope), f->link.name);
+    else tc_format(buf, n, "%s, link unknown", tc_scope_text(f->scope));
+    return buf;
+}
+
+/* What the fabric reason says of the row's bus bandwidth. */
+static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f, bool many, const tc_reason *r) {
+    const char *they = many ? "they reach" : "it reaches";
+    if (!f->has_busbw)
+        tc_format(buf, n, "%s bus bandwidth is not measured (no matched collective of 1 MiB or more)", many ? "their" : "its");
+    else if (f->has_share)
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %.0f%% of the link's rated %.4g GB/s: %s", they, f->busbw_GBps,
+                  100 * f->share_of_rated, f->link.rated_GBps,
+                  r->above_rated ? "saturated, and more than the link is rated for (several NICs per GPU, in-network "
+                                   "reduction, or another link than the one named?)"
+                  : r->saturated ? "saturated" : "look at NCCL and NIC settings before buying");
+    else if (f->scope == TC_SCOPE_INTER)
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth; what the fabric between nodes is rated for is unknown (pass "
+                  "--fabric ID or --nic-gbps X)", they, f->busbw_GBps);
+    else if (f->scope == TC_SCOPE_INTRA)
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth; the GPU's link is not in the catalog (pass --gpu NAME)", they,
+                  f->busbw_GBps);
+    else
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth; the link is unknown (so are the ranks)", they, f->busbw_GBps);
+    return buf;
+}
+
+/* The FABRIC reason: the row's groups, scope, link and bus bandwidth against the link's rating. */
+static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
+    const tc_group_row *row = &j->group_rows[r->row];
+    char label[200], where[80], bw[300];
+    bool many = row->groups > 1;
+    tc_format(buf, n, "%s, %s, %s the most exposed %s, %.1f%% of GPU time; %s",
+              tc_group_row_label(label, sizeof label, j, row), scope_link(where, sizeof where, &row->f),
+              many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", 100 * r->row_share,
+              fabric_bw_text(bw, sizeof bw, &row->f, many, r));
+    if (row->f.partial && row->f.has_busbw) {
+        size_t len = strlen(buf);
+        tc_format(buf + len, n > len ? n - len : 0, " (ranks of %s are missing from the inputs: the bus bandwidth is "
+                  "a lower bound)", many ? "these groups" : "this group");
+    }
+    return buf;
+}
+
+const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
     switch (r->code) {
+    case TC_REASON_FABRIC:
+        if (r->row < j->n_group_rows) return fabric_reason(buf, n, r, j);
+        tc_format(buf, n, "?");
+        break;
     case TC_REASON_NETWORK:
         if (r->split_known)
             tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%), mostly moving bytes "
@@ -347,10 +415,47 @@ static bool host_action_text(char *buf, size_t n, const tc_action *a) {
     }
 }
 
+/* The FABRIC_* actions about a row of process groups (a->row). */
+static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
+    const tc_group_row *row = &j->group_rows[a->row];
+    const tc_group_figures *f = &row->f;
+    char label[200];
+    tc_group_row_label(label, sizeof label, j, row);
+    char first = label[0] == 't' ? 'T' : label[0] == 'p' ? 'P' : label[0]; /* the label starting a sentence */
+    bool inter = f->scope == TC_SCOPE_INTER, many = row->groups > 1;
+    const char *run = many ? "run their" : "runs its";
+    if (a->code == TC_ACTION_FABRIC_BUSBW)
+        tc_format(buf, n, "Check the links of %s: %s %.1f GB/s bus bandwidth; %s, or measure with nccl-tests "
+                  "all_reduce_perf on the same nodes.", label, many ? "they reach" : "it reaches", a->value,
+                  inter ? "name the fabric between nodes with --fabric ID or --nic-gbps X to compare it with what it "
+                          "is rated for (tracecost gpus lists the links)"
+                        : "name the GPU with --gpu NAME to compare it with what its link is rated for");
+    else if (a->code == TC_ACTION_FABRIC_SATURATED && inter)
+        tc_format(buf, n, "%c%s %s %s at %.0f%% of its rated bandwidth: a faster fabric is what shortens that "
+                  "transfer; --fabric-target ID (or --fabric-target-GBps) prices it in the cost section's what-if.",
+                  first, label + 1, run, f->link.name, 100 * a->value);
+    else if (a->code == TC_ACTION_FABRIC_SATURATED)
+        tc_format(buf, n, "%c%s %s %s at %.0f%% of its rated bandwidth: it is the GPU's own link, so fewer "
+                  "bytes, more overlap or a GPU with a faster link shorten it (a faster fabric between nodes would "
+                  "not).", first, label + 1, run, f->link.name, 100 * a->value);
+    else
+        tc_format(buf, n, "Tune before buying: %s %s %.0f%% of what %s %s is rated for; check NCCL's %s "
+                  "(NCCL_DEBUG=INFO prints the transport it chose), and measure with nccl-tests all_reduce_perf on "
+                  "the same nodes.", label, many ? "reach" : "reaches", 100 * a->value, many ? "their" : "its",
+                  f->link.name,
+                  inter ? "network settings (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, GPUDirect RDMA) and the NICs' link speed "
+                          "and errors"
+                        : "use of the link (peer-to-peer enabled, nvidia-smi topo -m) and the message sizes");
+    return buf;
+}
+
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
     if ((a->share > 0 || a->after_sync_share > 0) && host_action_text(buf, n, a)) return buf;
     const char *fixed = action_fixed(a->code);
     if (fixed) { tc_format(buf, n, "%s", fixed); return buf; }
+    if ((a->code == TC_ACTION_FABRIC_BUSBW || a->code == TC_ACTION_FABRIC_SATURATED || a->code == TC_ACTION_FABRIC_TUNE) &&
+        a->row < j->n_group_rows)
+        return fabric_action_text(buf, n, a, j);
     switch (a->code) {
     case TC_ACTION_FABRIC_BUSBW:
         tc_format(buf, n, "Check the fabric: collectives reach %.1f GB/s bus bandwidth; compare with what the links "

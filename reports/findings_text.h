@@ -11,8 +11,16 @@
 #define TC_FINDING_TEXT 1024 /* bytes a finding's sentence needs at most (longer ones are cut) */
 
 /* The reason's sentence, without a closing period ("exposed wait for slower ranks is 31.2% of GPU
- * time (threshold 15%)"). Returns buf (always NUL-terminated when n > 0). */
-const char *tc_reason_text(char *buf, size_t n, const tc_reason *r);
+ * time (threshold 15%)"); j gives the process-group row a FABRIC reason names. Returns buf (always
+ * NUL-terminated when n > 0). */
+const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j);
+
+/* "intra-node", "inter-node" or "scope unknown". */
+const char *tc_scope_text(tc_group_scope scope);
+
+/* A row of process groups in words, control characters replaced: "the 4 DP process groups",
+ * "process group 0 (default_pg)", "process group 7". Returns buf. */
+const char *tc_group_row_label(char *buf, size_t n, const tc_job *j, const tc_group_row *row);
 
 /* What the straggler makes the others wait: "each of the other 7 ranks waits 12.047 ms per step for
  * it (84.331 GPU-ms in total)" ("the other rank waits ..." when one). Returns buf. */

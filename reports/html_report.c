@@ -285,7 +285,7 @@ static void section_verdict(hr *h) {
         put(h, ")</span>");
     }
     put(h, "</h1>\n<p class=\"why\">");
-    if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0])); put(h, "."); }
+    if (f->n_reasons) { esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[0], h->j)); put(h, "."); }
     else if (sm->ranks == 0) put(h, "No rank had GPU activity to analyze.");
     put(h, "</p>\n");
     if (sm->ranks) {
@@ -302,7 +302,7 @@ static void section_verdict(hr *h) {
         put(h, "<ul>\n");
         for (size_t i = 1; i < f->n_reasons; i++) {
             put(h, "<li>");
-            esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i]));
+            esc(h, tc_reason_text(reason, sizeof reason, &f->reasons[i], h->j));
             put(h, "</li>\n");
         }
         put(h, "</ul>\n");
@@ -867,6 +867,81 @@ static void section_timeline(hr *h) {
     put(h, "</section>\n");
 }
 
+/* ------------------------------------------------------------------ process groups */
+/* A cell with a bar of busbw against the rated figure of its link (the bar's full width), or why
+ * there is none (no busbw, or the link unknown). */
+static void rated_bar_cell(hr *h, bool has_busbw, bool has_share, double share_of_rated) {
+    if (!has_share) {
+        pf(h, "<td data-v=\"NaN\">%s</td>", !has_busbw ? "n/a" : "n/a: link unknown");
+        return;
+    }
+    double w = share_of_rated >= 1 ? 100 : 100 * share_of_rated;
+    pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
+          "%.0f%% of rated</td>", share_of_rated, w, 100 * share_of_rated);
+}
+
+/* The names of row k's groups, "1, 2" (at most 8, then how many in all). */
+static void row_names(hr *h, size_t k) {
+    const tc_job *j = h->j;
+    size_t shown = 0;
+    for (size_t i = j->group_rows[k].first; i < j->n_groups; i++) {
+        if (j->groups[i].row != k) continue;
+        if (shown == 8) { pf(h, ", &hellip; (%zu in all)", j->group_rows[k].groups); break; }
+        if (shown++) put(h, ", ");
+        esc_max(h, j->groups[i].name, 64);
+    }
+}
+
+static void section_groups(hr *h) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n");
+    if (!j->n_group_rows) {
+        if (sm->b.comm_ns > 0)
+            put(h, "<p class=\"note\">No collective kernel names a process group (the traces carry no Process Group "
+                   "Name), so the links cannot be told apart.</p>\n</section>\n");
+        else put(h, "<p class=\"note\">The traces hold no collective kernel.</p>\n</section>\n");
+        return;
+    }
+    put(h, "<p class=\"note\">One row per description, scope and link (groups folded, their figures summed over the "
+           "groups and their ranks among the inputs). Exposed shares are of the GPU time summed over all ranks; groups "
+           "whose kernels run at the same time each count that time. busbw = bytes x the nccl-tests factor / transfer "
+           "over the groups' matched collectives of 1 MiB or more; the bar is that against the link's rated bandwidth "
+           "per GPU in one direction (intra-node: the GPU's own link from the catalog; inter-node: --fabric or "
+           "--nic-gbps, one NIC per GPU). GB = 1e9 bytes.");
+    if (sm->groups_without_comm) pf(h, " %zu more process groups have no collective kernel in these traces.", sm->groups_without_comm);
+    put(h, "</p>\n<div class=\"scroll\"><table id=\"group-table\" class=\"sortable\">\n<thead><tr><th>description"
+           "</th><th>groups</th><th>scope</th><th>link</th><th class=\"n\">exposed transfer</th><th class=\"n\">"
+           "exposed wait</th><th class=\"n\">exposed comm</th><th class=\"n\">busbw GB/s</th><th class=\"n\">rated "
+           "GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        const tc_group_row *row = &j->group_rows[k];
+        const tc_group_figures *f = &row->f;
+        const tc_process_group *g = &j->groups[row->first];
+        put(h, "<tr><td class=\"name\">");
+        esc_max(h, g->desc ? g->desc : "(none)", 96);
+        if (f->partial) put(h, " <span class=\"note\">(ranks missing: transfer an upper bound, busbw a lower bound)</span>");
+        put(h, "</td><td>");
+        row_names(h, k);
+        pf(h, "</td><td>%s</td><td>", tc_scope_text(f->scope));
+        esc(h, f->link.id ? f->link.name : "unknown");
+        int64_t w = sm->b.window_ns;
+        if (f->split_known)
+            pf(h, "</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td>",
+               row->exposed_transfer_share, 100 * row->exposed_transfer_share, share(f->sums.exposed_wait_ns, w),
+               100 * share(f->sums.exposed_wait_ns, w));
+        else put(h, "</td><td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
+        pf(h, "<td class=\"n\" data-v=\"%.9g\">%.2f%%</td>", row->exposed_comm_share, 100 * row->exposed_comm_share);
+        if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td>", f->busbw_GBps, f->busbw_GBps);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.4g</td>", f->link.rated_GBps, f->link.rated_GBps);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        rated_bar_cell(h, f->has_busbw, f->has_share, f->share_of_rated);
+        put(h, "</tr>\n");
+    }
+    put(h, "</tbody></table></div>\n</section>\n");
+}
+
 /* ------------------------------------------------------------------ collectives */
 /* Where the communication came from, when some of it is not NCCL's or RCCL's (as the terminal). */
 static void comm_libraries(hr *h) {
@@ -900,21 +975,19 @@ static void section_collectives(hr *h) {
         put(h, ".</p>\n</section>\n");
         return;
     }
-    double fabric = sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0;
-    double maxbw = fabric;
-    for (size_t i = 0; i < j->n_colls; i++) if (j->colls[i].has_bw && j->colls[i].busbw_GBps > maxbw) maxbw = j->colls[i].busbw_GBps;
     put(h, "<p class=\"note\">One row per (process group, collective, message size). Transfer = the median over "
            "instances of the fastest rank's kernel (the others waited for it); wait = summed over ranks and "
            "instances. algbw = bytes / transfer; busbw = algbw x the nccl-tests factor (allreduce 2(n-1)/n, "
-           "allgather and reduce-scatter (n-1)/n, others 1); GB = 1e9 bytes. ");
+           "allgather and reduce-scatter (n-1)/n, others 1); GB = 1e9 bytes. The bar shows each row's busbw against "
+           "the rated bandwidth of its process group's link (the table above). ");
     if (sm->has_fabric_busbw)
-        pf(h, "The fabric's bus bandwidth measured over the job is <b>%.1f GB/s</b> (bytes-weighted over "
-              "collectives of 1 MiB or more); the bar shows each row against it.", fabric);
-    else put(h, "The fabric's bus bandwidth is unknown (no collective of 1 MiB or more with sizes).");
+        pf(h, "Over every process group together the collectives of 1 MiB or more reach %.1f GB/s (bytes-weighted; a "
+              "blend of the links).", sm->fabric_busbw_GBps);
+    else put(h, "No collective of 1 MiB or more with sizes was matched.");
     put(h, "</p>\n<div class=\"scroll\"><table id=\"coll-table\" class=\"sortable\">\n<thead><tr><th>collective</th>"
            "<th>group</th><th>dtype</th><th class=\"n\">ranks</th><th class=\"n\">count</th><th class=\"n\">bytes</th>"
            "<th class=\"n\">transfer &micro;s</th><th class=\"n\">wait &micro;s</th><th class=\"n\">algbw GB/s</th>"
-           "<th class=\"n\">busbw GB/s</th><th>busbw vs fabric</th></tr></thead>\n<tbody>\n");
+           "<th class=\"n\">busbw GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < j->n_colls; i++) {
         const tc_collective_result *c = &j->colls[i];
         put(h, "<tr><td class=\"name\">"); esc(h, c->name);
@@ -930,11 +1003,7 @@ static void section_collectives(hr *h) {
         if (c->has_bw) {
             pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td><td class=\"n\" data-v=\"%.9g\">%.3f</td>", c->algbw_GBps,
                c->algbw_GBps, c->busbw_GBps, c->busbw_GBps);
-            double w = maxbw > 0 ? 100 * c->busbw_GBps / maxbw : 0;
-            if (fabric > 0)
-                pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-                      "%.0f%% of fabric</td>", c->busbw_GBps / fabric, w, 100 * c->busbw_GBps / fabric);
-            else pf(h, "<td data-v=\"NaN\">n/a</td>");
+            rated_bar_cell(h, true, c->has_share, c->share_of_rated);
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td><td data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }
@@ -1173,9 +1242,16 @@ static void section_cost(hr *h) {
     put(h, "<h3>What if the fabric were faster</h3>\n");
     if (c->has_what_if) {
         const tc_cost_what_if *w = &c->what_if;
-        pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed transfer "
-              "time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps, w->fabric_GBps,
-           w->target_GBps, 100 * w->projected_exposed_transfer_share);
+        if (w->inter_node_only)
+            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
+                  "only the inter-node process groups' exposed transfer time shrinks (%.2f%% of GPU time, scaled by %.1f / "
+                  "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %.2f%%", w->target_GBps,
+               w->fabric_GBps, 100 * w->scaled_transfer_share, w->fabric_GBps, w->target_GBps,
+               100 * w->projected_exposed_transfer_share);
+        else
+            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
+                  "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps,
+               w->fabric_GBps, w->target_GBps, 100 * w->projected_exposed_transfer_share);
         if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
         pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
            money(a, sizeof a, w->monthly_value_recovered));
@@ -1248,6 +1324,11 @@ static void section_definitions(hr *h) {
            "GPU's dense peak for the dtype.</dd>\n"
            "<dt>Bus bandwidth</dt><dd>As nccl-tests: algbw = bytes / time, busbw = algbw x 2(n-1)/n for allreduce, "
            "(n-1)/n for allgather, reduce-scatter and all-to-all, 1 otherwise. GB = 10<sup>9</sup> bytes.</dd>\n"
+           "<dt>Process groups</dt><dd>Each group of the job, joined from every input's pg_config and the collectives' "
+           "process-group arguments: intra-node when its ranks are on one node, else inter-node. Its exposed figures are "
+           "unions over its own kernels summed over its ranks; its link is the GPU's own (NVLink, Infinity Fabric, PCIe) "
+           "inside a node and --fabric or --nic-gbps between nodes, rated per GPU in one direction. A network-bound "
+           "verdict calls the groups with the most exposed transfer saturated from 70% of their link's rating on.</dd>\n"
            "<dt>Straggler</dt><dd>");
     esc(h, tc_straggler_rule_text());
     put(h, "</dd>\n"
@@ -1325,6 +1406,7 @@ int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     section_ranks(&h);
     tc_host_wait_html(out, j);
     section_timeline(&h);
+    section_groups(&h);
     section_collectives(&h);
     section_straggler(&h);
     section_kernels(&h);

@@ -142,6 +142,16 @@ static void nodes(jw *w, const tc_summary *sm) {
     else jw_null(w);
 }
 
+/* Keys fabric_link, fabric_rated_busbw_GBps, inter_node_busbw_GBps, inter_node_exposed_transfer_us:
+ * the fabric between nodes as --fabric / --nic-gbps name it, and what its process groups measured. */
+static void fabric(jw *w, const tc_summary *sm) {
+    jw_key(w, "fabric_link"); jw_string(w, sm->has_fabric ? sm->fabric.id : NULL);
+    opt_double(w, "fabric_rated_busbw_GBps", sm->has_fabric, sm->fabric.rated_GBps);
+    opt_double(w, "inter_node_busbw_GBps", sm->has_inter_busbw, sm->inter_busbw_GBps);
+    jw_key(w, "inter_node_exposed_transfer_us");
+    if (sm->has_scoped_groups) jw_ns_as_us(w, sm->inter_exposed_transfer_ns); else jw_null(w);
+}
+
 /* Key summary: the job's sums, shares, figures, verdict with its reasons (findings_text.h) and
  * straggler. */
 static void summary(jw *w, const tc_job *j) {
@@ -168,12 +178,13 @@ static void summary(jw *w, const tc_job *j) {
     jw_array_begin(w);
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT];
-        jw_string(w, tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
+        jw_string(w, tc_reason_text(reason, sizeof reason, &j->findings.reasons[i], j));
     }
     jw_array_end(w);
     jw_key(w, "straggler_rank"); if (sm->has_straggler) jw_int(w, sm->straggler.rank); else jw_null(w);
     straggler(w, sm);
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
+    fabric(w, sm);
     basis(w, sm);
     nodes(w, sm);
     jw_key(w, "comm_libraries");
@@ -240,6 +251,45 @@ static void collectives(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
+/* Key process_groups: one object per process group of the job, by name (analyzer/groups.h). */
+static void process_groups(jw *w, const tc_job *j) {
+    static const char *const scopes[] = {NULL, "intra-node", "inter-node"};
+    jw_key(w, "process_groups");
+    jw_array_begin(w);
+    for (size_t i = 0; i < j->n_groups; i++) {
+        const tc_process_group *g = &j->groups[i];
+        const tc_group_figures *f = &g->f;
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, g->name);
+        jw_key(w, "desc"); jw_string(w, g->desc);
+        jw_key(w, "ranks");
+        if (!g->ranks) jw_null(w);
+        else {
+            jw_array_begin(w);
+            for (size_t k = 0; k < g->n_ranks; k++) jw_int(w, g->ranks[k]);
+            jw_array_end(w);
+        }
+        jw_key(w, "size"); if (g->size > 0) jw_int(w, g->size); else jw_null(w);
+        jw_key(w, "ranks_present"); jw_int(w, g->ranks_present);
+        jw_key(w, "partial"); jw_bool(w, g->f.partial);
+        jw_key(w, "nodes"); if (g->has_nodes) jw_int(w, g->nodes); else jw_null(w);
+        jw_key(w, "scope"); jw_string(w, scopes[f->scope]);
+        jw_key(w, "comm_us"); jw_ns_as_us(w, f->sums.comm_ns);
+        jw_key(w, "exposed_comm_us"); jw_ns_as_us(w, f->sums.exposed_comm_ns);
+        jw_key(w, "exposed_transfer_us");
+        if (f->split_known) jw_ns_as_us(w, f->sums.exposed_transfer_ns); else jw_null(w);
+        jw_key(w, "exposed_wait_us");
+        if (f->split_known) jw_ns_as_us(w, f->sums.exposed_wait_ns); else jw_null(w);
+        opt_double(w, "busbw_GBps", f->has_busbw, f->busbw_GBps);
+        jw_key(w, "link"); jw_string(w, f->link.id);
+        jw_key(w, "link_name"); jw_string(w, f->link.id ? f->link.name : NULL);
+        opt_double(w, "rated_busbw_GBps", f->link.id != NULL, f->link.rated_GBps);
+        opt_double(w, "busbw_share_of_rated", f->has_share, f->share_of_rated);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, void *extra_ctx) {
     jw w;
     jw_init(&w, out, true);
@@ -251,6 +301,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
     ranks(&w, j);
     summary(&w, j);
     collectives(&w, j);
+    process_groups(&w, j);
     tc_mfu_json_top_kernels(&w, j);
 
     jw_key(&w, "warnings");

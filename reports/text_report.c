@@ -52,6 +52,49 @@ static void row(const tw *t, const char *label, const char *device, const tc_bre
             pct(b->idle_ns, b->window_ns), rt, st);
 }
 
+/* The Process groups section: one line per row of groups (tc_job.group_rows: one description, scope
+ * and link), its exposed transfer share and its bus bandwidth against the link's rated figure, with
+ * a bar of that share (10 columns = the rated figure). */
+static void group_table(const tw *t, const tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    if (!j->n_group_rows) return;
+    fprintf(t->out, "\n%sProcess groups%s (one row per description, scope and link; busbw against the link's rated "
+            "figure)\n", c_on(t, BOLD), c_off(t));
+    fprintf(t->out, "%-18s %3s %-10s %-18s %8s %7s %7s %8s\n", "group", "n", "scope", "link",
+            sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "of rated");
+    bool partial = false;
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        const tc_group_row *row = &j->group_rows[k];
+        const tc_group_figures *f = &row->f;
+        const tc_process_group *g = &j->groups[row->first];
+        char label[80], group[96], link[96], bus[24], rated[24], share[16], bar[16];
+        snprintf(label, sizeof label, "%s%.60s%s", g->desc ? "" : "pg ", g->desc ? g->desc : g->name,
+                 f->partial ? " *" : "");
+        tc_term_cell(group, sizeof group, label, -18);
+        partial |= f->partial;
+        tc_term_cell(link, sizeof link, f->link.id ? f->link.name : "?", -18);
+        if (f->has_busbw) tc_term_fit(bus, sizeof bus, f->busbw_GBps, 1, 7); else snprintf(bus, sizeof bus, "-");
+        if (f->link.id) tc_term_fit(rated, sizeof rated, f->link.rated_GBps, 1, 7); else snprintf(rated, sizeof rated, "-");
+        snprintf(share, sizeof share, "-");
+        bar[0] = '\0';
+        if (f->has_share) {
+            snprintf(share, sizeof share, "%.0f%%", 100 * f->share_of_rated);
+            int fill = f->share_of_rated >= 1 ? 10 : (int)(10 * f->share_of_rated + 0.5);
+            for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
+            bar[10] = '\0';
+        }
+        fprintf(t->out, "%s %3zu %-10s %s %7.1f%% %7s %7s %8s%s%s\n", group, row->groups, tc_scope_text(f->scope), link,
+                100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
+                bar[0] ? " " : "", bar);
+    }
+    if (partial)
+        fprintf(t->out, "  %s* ranks missing from the inputs: exposed transfer an upper bound, busbw a lower bound%s\n",
+                c_on(t, DIM), c_off(t));
+    if (sm->groups_without_comm)
+        fprintf(t->out, "  %s(%zu more process group%s without collective kernels in these traces)%s\n", c_on(t, DIM),
+                sm->groups_without_comm, sm->groups_without_comm == 1 ? "" : "s", c_off(t));
+}
+
 /* The Actions section: what the verdict suggests doing (tc_findings.actions), wrapped to the width. */
 static void actions(const tw *t, const tc_job *j) {
     const tc_findings *f = &j->findings;
@@ -121,7 +164,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
     } else fprintf(out, "\n");
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];
-        snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i]));
+        snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i], j));
         tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
     }
     for (size_t i = 0; i < sm->n_basis_reasons; i++) {
@@ -176,6 +219,8 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
                  ms(s->compute_ns_per_step), ms(s->median_compute_ns_per_step));
         tc_term_wrap(out, line, 2, 2, TC_TERM_WIDTH);
     }
+
+    group_table(&t, j);
 
     if (j->n_colls) {
         fprintf(out, "\n%sCollectives%s (matched across ranks; transfer = fastest rank's kernel; GB = 1e9 B)\n", c_on(&t, BOLD), c_off(&t));

@@ -2,8 +2,10 @@
 # tests/mpi_check.sh (make test-mpi): build/tracecost-mpi under mpirun --oversubscribe -np 2 and
 # -np 3 must write exactly what the single-process build/tracecost writes (JSON, terminal text,
 # HTML, messages and exit code) on generated jobs: 8 ranks (straggler, clock offsets, shapes), 2
-# ranks (3 processes > 2 files: one parses nothing), a job with a damaged file (exit code 3), and
-# a job with three profiler windows (--window K).
+# ranks (3 processes > 2 files: one parses nothing), a job with a damaged file (exit code 3), a job
+# with three profiler windows (--window K), and a 2-node tensor + data parallel job (process groups:
+# per-rank group figures and the group table travel between processes) with --fabric and a fabric
+# what-if.
 # With --html process 0 holds whole traces of the timeline's 4 ranks only (docs/mpi.md), so the
 # 8-rank HTML check at np=2/3 covers the kernels table from merged aggregates and the fetch.
 set -u
@@ -20,8 +22,10 @@ checks=0
 "$TRACEGEN" -o "$tmp/job8" --ranks 8 --steps 3 --straggler 5 --clock-offset-us 400 --seed 7 --gzip >/dev/null || exit 1
 "$TRACEGEN" -o "$tmp/job2" --ranks 2 --steps 2 --seed 3 >/dev/null || exit 1
 mkdir -p "$tmp/damaged"
+"$TRACEGEN" -o "$tmp/tpdp" --ranks 8 --tp 4 --gpus-per-node 4 --file-names handler --dp-busbw-GBps 12.5 --seed 9 \
+    >/dev/null || exit 1
 "$TRACEGEN" -o "$tmp/damaged" --ranks 4 --steps 2 --seed 5 >/dev/null || exit 1
-rm -f "$tmp/job8/expected.json" "$tmp/job2/expected.json" "$tmp/damaged/expected.json"
+rm -f "$tmp/job8/expected.json" "$tmp/job2/expected.json" "$tmp/damaged/expected.json" "$tmp/tpdp/expected.json"
 f="$tmp/damaged/rank2.pt.trace.json"
 head -c $(( $(wc -c < "$f") * 2 / 3 )) "$f" > "$f.cut" && mv "$f.cut" "$f"
 printf 'not json at all' > "$tmp/damaged/rank9.pt.trace.json"
@@ -46,10 +50,12 @@ same() { # same WHAT A B
     fi
 }
 
-for job in job8 job2 damaged; do
-    run "$job-p0" 0 "$tmp/$job"
+for job in job8 job2 damaged tpdp; do
+    args=""
+    [ "$job" = tpdp ] && args="--fabric eth-100g --fabric-target ib-ndr"
+    run "$job-p0" 0 $args "$tmp/$job"
     for np in 2 3; do
-        run "$job-p$np" "$np" "$tmp/$job"
+        run "$job-p$np" "$np" $args "$tmp/$job"
         for ext in json out rc; do same "$job np=$np .$ext" "$tmp/$job-p0.$ext" "$tmp/$job-p$np.$ext"; done
         # HTML: equal but for the random per-report CSP nonce
         for p in 0 "$np"; do sed 's/nonce[-=]"*[0-9a-f]*/nonce/g' "$tmp/$job-p$p.html" >"$tmp/$job-p$p.html1"; done
@@ -60,7 +66,7 @@ for job in job8 job2 damaged; do
     done
 done
 # without --html process 0 holds no GPU events (skeletons only): JSON and terminal must still agree
-for job in job8 damaged; do
+for job in job8 damaged tpdp; do
     "$TRACECOST" analyze --json "$tmp/$job-nh0.json" -j 1 "$tmp/$job" >"$tmp/$job-nh0.out" 2>/dev/null
     $MPIRUN -np 3 "$TRACECOST_MPI" analyze --json "$tmp/$job-nh3.json" -j 1 "$tmp/$job" >"$tmp/$job-nh3.out" 2>/dev/null
     same "$job np=3 no-html .json" "$tmp/$job-nh0.json" "$tmp/$job-nh3.json"
@@ -87,5 +93,8 @@ grep -q 'rank2.pt.trace.json' "$tmp/damaged-p3.err" && grep -q 'rank9.pt.trace.j
 checks=$((checks + 1))
 grep -q '"ranks": *8' "$tmp/job8-p3.json" || grep -q '"ranks":8' "$tmp/job8-p3.json" ||
     { echo "mpi_check: FAIL: the 8-rank job's JSON does not say 8 ranks"; fail=1; }
+checks=$((checks + 1))
+grep -q '"scope": "inter-node"' "$tmp/tpdp-p3.json" && grep -q '"exposed_transfer_us": [1-9]' "$tmp/tpdp-p3.json" ||
+    { echo "mpi_check: FAIL: the TP+DP job's JSON has no inter-node group with exposed transfer"; fail=1; }
 [ $fail = 0 ] && echo "mpi_check: ok ($checks checks: JSON, terminal, HTML, stderr and exit code equal at np=2 and np=3)"
 exit $fail

@@ -662,8 +662,8 @@ Test(cost_main, json_output_parses_and_has_every_key) {
 
     yajl_val wi = obj_get(cost, "what_if");
     cr_assert(YAJL_IS_OBJECT(wi));
-    static const char *const wkeys[] = {"fabric_GBps", "target_GBps",
-                                        "projected_exposed_transfer_share",
+    static const char *const wkeys[] = {"fabric_GBps", "target_GBps", "inter_node_only",
+                                        "scaled_transfer_share", "projected_exposed_transfer_share",
                                         "projected_step_time_us", "projected_effective_gpus",
                                         "monthly_value_recovered", "upgrade_cost",
                                         "payback_months"};
@@ -801,7 +801,8 @@ Test(cost_inputs, table_rows_fields_and_option_names) {
     }
     cr_expect_str_eq(names[TC_COST_INPUT_COUNT], "gpu");
     cr_expect_str_eq(names[TC_COST_INPUT_COUNT + 1], "config");
-    cr_expect_null(names[TC_COST_INPUT_COUNT + 2]);
+    cr_expect_str_eq(names[TC_COST_INPUT_COUNT + 2], "fabric-target");
+    cr_expect_null(names[TC_COST_INPUT_COUNT + 3]);
     cr_expect_null(tc_cost_input(TC_COST_INPUT_COUNT));
     cr_expect_null(tc_cost_inputs_value(&in, TC_COST_INPUT_COUNT));
     cr_expect_eq(tc_cost_inputs_value(&in, TC_COST_INPUT_pue), &in.pue);

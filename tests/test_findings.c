@@ -50,7 +50,7 @@ static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) 
 
 static const char *reason(const tc_job *j, size_t i, char *buf) {
     cr_assert_lt(i, j->findings.n_reasons);
-    return tc_reason_text(buf, TC_FINDING_TEXT, &j->findings.reasons[i]);
+    return tc_reason_text(buf, TC_FINDING_TEXT, &j->findings.reasons[i], j);
 }
 
 static const char *action(const tc_job *j, size_t i, char *buf) {

@@ -1,13 +1,15 @@
 /* test_gpu_catalog.c: the GPU catalog: real device names resolve to the right entry (and ambiguous
  * or unknown ones to none), no entry shadows another, --gpu spellings, dtype mapping, peak
- * fallbacks, that every figure has a source, and the two writers of reports/catalog_report.h
- * (table width, valid JSON). */
+ * fallbacks, that every figure has a source, and the writers of reports/catalog_report.h (table
+ * width, valid JSON); the link catalog (model/links.def): its figures, sources, every GPU's link,
+ * and `tracecost gpus` listing it. */
 #include <criterion/criterion.h>
 #include "testutil.h"
 #include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
 #include "model/gpu_catalog.h"
+#include "model/link_catalog.h"
 #include "reports/catalog_report.h"
 #include "reports/textfmt.h"
 
@@ -304,4 +306,100 @@ Test(gpu_catalog, json_is_valid_and_complete) {
     }
     yajl_tree_free(root);
     free(text);
+}
+
+/* ---- the link catalog (model/links.def) ---- */
+
+/* The figures issue 19 fixes: per GPU, one direction, GB = 1e9 B; a NIC's line rate / 8. */
+Test(link_catalog, rated_figures) {
+    static const struct { const char *id; double rated; tc_link_scope scope; } want[] = {
+        {"nvlink2", 150, TC_LINK_INTRA},  {"nvlink3", 300, TC_LINK_INTRA},   {"nvlink4", 450, TC_LINK_INTRA},
+        {"nvlink5", 900, TC_LINK_INTRA},  {"if-mi300x", 448, TC_LINK_INTRA}, {"pcie4", 32, TC_LINK_INTRA},
+        {"pcie5", 64, TC_LINK_INTRA},     {"ib-edr", 12.5, TC_LINK_INTER},   {"ib-hdr", 25, TC_LINK_INTER},
+        {"ib-ndr", 50, TC_LINK_INTER},    {"ib-xdr", 100, TC_LINK_INTER},    {"eth-25g", 3.125, TC_LINK_INTER},
+        {"eth-100g", 12.5, TC_LINK_INTER}, {"eth-200g", 25, TC_LINK_INTER},  {"eth-400g", 50, TC_LINK_INTER},
+        {"eth-800g", 100, TC_LINK_INTER},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const tc_link_spec *l = tc_link_find(want[i].id);
+        cr_assert_not_null(l, "%s missing", want[i].id);
+        cr_expect_eq(l->rated_GBps, want[i].rated, "%s: %g GB/s", want[i].id, l->rated_GBps);
+        cr_expect_eq(l->scope, want[i].scope, "%s", want[i].id);
+    }
+    cr_expect_eq(tc_link_find("IB_NDR"), tc_link_find("ib-ndr"), "ids match as --gpu's do");
+    cr_expect_null(tc_link_find("ib-qdr"));
+    cr_expect_null(tc_link_find("--"));
+    cr_expect_str_eq(tc_link_of_gpu(tc_gpu_find_by_id("h100-sxm"))->id, "nvlink4");
+    cr_expect_str_eq(tc_link_of_gpu(tc_gpu_find_by_id("b200"))->id, "nvlink5");
+    cr_expect_str_eq(tc_link_of_gpu(tc_gpu_find_by_id("mi300x"))->id, "if-mi300x");
+    cr_expect_str_eq(tc_link_of_gpu(tc_gpu_find_by_id("l40s"))->id, "pcie4");
+    cr_expect_null(tc_link_of_gpu(NULL));
+}
+
+Test(link_catalog, every_link_is_sourced_and_every_gpu_has_one) {
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        const tc_link_spec *l = tc_link_at(i);
+        cr_expect(l->id && *l->id && l->name && *l->name);
+        cr_expect(strlen(l->name) <= 18, "%s: display name longer than its column", l->id);
+        for (size_t j = 0; j < i; j++) cr_expect_str_neq(l->id, tc_link_at(j)->id);
+        cr_expect(l->rated_GBps > 0, "%s: no rated figure", l->id);
+        cr_expect(l->source && strlen(l->source) > 10, "%s: no source", l->id);
+        cr_expect(is_yyyy_mm(l->date), "%s: date '%s'", l->id, l->date);
+        if (l->scope == TC_LINK_INTER) cr_expect_eq(l->rated_GBps, l->line_Gbps / 8, "%s: a NIC's line rate / 8", l->id);
+        else cr_expect_eq(l->line_Gbps, 0, "%s", l->id);
+    }
+    cr_expect_null(tc_link_at(tc_link_count()));
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        const tc_link_spec *l = tc_link_of_gpu(tc_gpu_at(i));
+        cr_expect_not_null(l, "%s has no link in model/links.def (GPU_LINK)", tc_gpu_at(i)->id);
+        if (l) cr_expect_eq(l->scope, TC_LINK_INTRA, "%s: its own link is inside a node", tc_gpu_at(i)->id);
+    }
+    char ids[256];
+    cr_expect_str_eq(tc_link_ids(ids, sizeof ids, TC_LINK_INTER),
+                     "ib-edr, ib-hdr, ib-ndr, ib-xdr, eth-25g, eth-100g, eth-200g, eth-400g, eth-800g");
+}
+
+/* `tracecost gpus` lists every link with its source (text, 100 columns) and --json / --links --json
+ * give each GPU's link and the whole link catalog. */
+Test(link_catalog, gpus_command_lists_the_links) {
+    char *out = NULL;
+    cr_assert_eq(tu_sh(&out, "%s gpus", tu_bin()), 0);
+    tu_expect_width(out, 100);
+    for (char *p = out, *o = out;; p++) { /* unwrapped: a source may take two lines */
+        if (*p == '\n') { while (p[1] == ' ') p++; *o++ = ' '; } else if (!(*o++ = *p)) break;
+    }
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        cr_expect_not_null(strstr(out, tc_link_at(i)->id), "%s not listed", tc_link_at(i)->id);
+        cr_expect_not_null(strstr(out, tc_link_at(i)->source), "%s: source not listed", tc_link_at(i)->id);
+    }
+    cr_expect_not_null(strstr(out, "link inside a node: nvlink4 (NVLink 4, 450 GB/s a direction)"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s gpus --json", tu_bin()), 0);
+    char err[256];
+    yajl_val v = yajl_tree_parse(out, err, sizeof err);
+    cr_assert_not_null(v, "%s", err);
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        yajl_val g = v->u.array.values[i];
+        yajl_val id = tu_get(g, "id", NULL), link = tu_get(g, "link", NULL);
+        cr_assert(link && YAJL_IS_STRING(link), "%s: no link", YAJL_GET_STRING(id));
+        cr_expect_eq(tc_link_find(YAJL_GET_STRING(link)), tc_link_of_gpu(tc_gpu_find_by_id(YAJL_GET_STRING(id))));
+    }
+    yajl_tree_free(v);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s gpus --links --json", tu_bin()), 0);
+    v = yajl_tree_parse(out, err, sizeof err);
+    cr_assert_not_null(v, "%s", err);
+    cr_assert(YAJL_IS_ARRAY(v));
+    cr_assert_eq(v->u.array.len, tc_link_count());
+    yajl_val ndr = v->u.array.values[tc_link_find("ib-ndr") - tc_link_at(0)];
+    cr_expect_str_eq(YAJL_GET_STRING(tu_get(ndr, "scope", NULL)), "inter-node");
+    cr_expect_eq(tu_num(tu_get(ndr, "rated_busbw_GBps", NULL)), 50);
+    cr_expect_eq(tu_num(tu_get(ndr, "line_rate_Gbps", NULL)), 400);
+    cr_expect(YAJL_IS_NULL(tu_get(v->u.array.values[0], "line_rate_Gbps", NULL)));
+    yajl_tree_free(v);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s gpus --links", tu_bin()), 0);
+    cr_expect_null(strstr(out, "h100-sxm"), "--links lists only the links");
+    cr_expect_not_null(strstr(out, "eth-800g"));
+    free(out);
 }

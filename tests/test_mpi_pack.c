@@ -110,6 +110,9 @@ Test(mpi_pack, skeleton_keeps_comm_kernels_and_their_strings) {
     cr_assert_eq(k, s.n_gpu);
     cr_assert_eq(with_args, s.n_colls);
     cr_assert_gt(with_args, 0);
+    cr_assert_eq(s.n_pgs, t.n_pgs, "the pg_config entries travel (process groups, analyzer/groups.h)");
+    cr_assert_gt(t.n_pgs, 0);
+    for (size_t i = 0; i < t.n_pgs; i++) same_record(KIND_tc_pg_info, &t, &t.pgs[i], &s, &s.pgs[i]);
     tc_trace_free(&t);
     tc_trace_free(&s);
     tc_buf_free(&b);

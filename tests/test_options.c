@@ -320,10 +320,11 @@ Test(options, tables_are_consistent) {
             cr_expect_eq(tc_opts_find(t, r->name), r, "%s is found as itself", r->name);
         }
     }
-    /* the cost flags are model/cost_inputs.def's rows (plus --gpu and --config) in every command that takes them */
+    /* the cost flags are model/cost_inputs.def's rows (plus --gpu, --config and --fabric-target) in every
+     * command that takes them */
     size_t n_cost = 0;
     for (size_t i = 0; i < tc_opts_cost.n_rows; i++) n_cost += (tc_opts_cost.rows[i].flags & TC_OPT_COST) != 0;
-    cr_expect_eq(n_cost, TC_COST_INPUT_COUNT + 2);
+    cr_expect_eq(n_cost, TC_COST_INPUT_COUNT + 3);
     const tc_opt *r = tc_opts_find(&tc_opts_compare, "--b-fabric-gbps"); /* any case, like the config keys */
     cr_assert_not_null(r);
     cr_expect_eq(r->id, TC_OPT_COST_FLAG_B);
@@ -388,7 +389,8 @@ Test(options, suggestions) {
         {&tc_opts_analyze, "--jsno", "--json"},
         {&tc_opts_analyze, "--qiet", "--quiet"},
         {&tc_opts_analyze, "--price", "--price-per-gpu-hour"},
-        {&tc_opts_analyze, "--fabric", NULL}, /* four cost flags start so; none is near */
+        {&tc_opts_analyze, "--fab", NULL}, /* --fabric and four cost flags start so; none is near */
+        {&tc_opts_analyze, "--fabirc", "--fabric"},
         {&tc_opts_analyze, "--tok=3", "--tokens-per-step"},
         {&tc_opts_compare, "--b-pri", "--b-price-per-gpu-hour"},
         {&tc_opts_compare, "--b-price-per-gpu-hr", "--b-price-per-gpu-hour"},
@@ -412,7 +414,8 @@ Test(options, help_lines) {
     tc_opts_help(f, &tc_opts_gpus);
     tc_opts_help(f, &tc_opts_analyze);
     fclose(f);
-    cr_expect(!strncmp(text, "  --json      write the catalog as JSON to stdout\n  -h, --help  this help\n", 71), "%s", text);
+    cr_expect(!strncmp(text, "  --json      write the catalog as JSON to stdout\n  --links     only the link catalog", 85),
+              "%s", text);
     cr_expect_not_null(strstr(text, "\n  --params N --tokens-per-step T  the same as"), "%s", text);
     cr_expect_not_null(strstr(text, "all\n                        of them"), "%s", text);
     cr_expect_null(strstr(text, "--pue"), "cost flags are one line in analyze --help");

@@ -138,6 +138,32 @@ Test(parser, collective_args_on_kernels) {
     tc_trace_free(&t);
 }
 
+/* distributedInfo.pg_config: one entry per group, ranks as an array (written back as "[0, 1]") or as
+ * the string on-demand traces write; what is not a list of ranks counts as absent; any chunking. */
+Test(parser, pg_config_entries) {
+    const char *doc = "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":1,\"world_size\":4,\"pg_count\":4,"
+                      "\"pg_config\":[{\"pg_name\":\"0\",\"pg_desc\":\"default_pg\",\"backend_config\":\"cuda:nccl\","
+                      "\"pg_size\":4,\"ranks\":[]},{\"pg_name\":\"2\",\"pg_desc\":\"TP\",\"pg_size\":2,\"ranks\":[0,1]},"
+                      "{\"pg_name\":\"5\",\"pg_size\":2,\"ranks\":\"[1, 3]\"},{\"pg_name\":\"7\",\"pg_size\":2,"
+                      "\"ranks\":[1,[3]]},{\"pg_desc\":\"no name\"}],\"nccl_version\":\"2.21.5\"},\"traceEvents\":[]}";
+    for (size_t chunk = 0; chunk <= 31; chunk++) {
+        tc_trace t;
+        cr_assert_eq(parse_doc(doc, &t, chunk), 0, "chunk %zu", chunk);
+        cr_assert_eq(t.rank, 1);
+        cr_assert_eq(t.n_pgs, 4, "chunk %zu: the entry without a name is dropped", chunk);
+        cr_assert_str_eq(tc_trace_str(&t, t.pgs[0].name), "0");
+        cr_assert_str_eq(tc_trace_str(&t, t.pgs[0].desc), "default_pg");
+        cr_assert_eq(t.pgs[0].size, 4);
+        cr_assert_str_eq(tc_trace_str(&t, t.pgs[0].ranks), "[]");
+        cr_assert_str_eq(tc_trace_str(&t, t.pgs[1].ranks), "[0, 1]");
+        cr_assert_eq(t.pgs[2].desc, TC_NONE);
+        cr_assert_str_eq(tc_trace_str(&t, t.pgs[2].ranks), "[1, 3]");
+        cr_assert_eq(t.pgs[3].ranks, TC_NONE, "a list inside the ranks is not ranks");
+        cr_assert_eq(t.pgs[3].pad, 0);
+        tc_trace_free(&t);
+    }
+}
+
 Test(parser, profiler_steps_and_launches) {
     tc_trace t;
     cr_assert_eq(parse_doc("[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#551\",\"pid\":9,\"tid\":9,\"ts\":100,\"dur\":50},"

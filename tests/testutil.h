@@ -114,6 +114,34 @@ static inline double tu_num(yajl_val v) {
     return YAJL_GET_DOUBLE(v);
 }
 
+/* A JSON string's text; asserts v is a string. */
+static inline const char *tu_str(yajl_val v) {
+    cr_assert(v && YAJL_IS_STRING(v), "expected a string");
+    return v->u.string;
+}
+
+/* The text with every line break and the indentation after it turned into one space, so wrapped
+ * sentences can be searched whole. In place; returns s. */
+static inline char *tu_unwrap(char *s) {
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (*p == '\n') {
+            while (p[1] == ' ') p++;
+            *o++ = ' ';
+        } else *o++ = *p;
+    }
+    *o = '\0';
+    return s;
+}
+
+/* Generates a tracegen job into DIR/NAME with the given flags; asserts it worked. */
+static inline void tu_gen_job(const char *dir, const char *name, const char *flags) {
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s -o %s/%s %s", tu_gen(), dir, name, flags);
+    cr_assert_eq(rc, 0, "tracegen %s: %s", flags, out);
+    free(out);
+}
+
 /* Expects every line of text to fit `width` columns: ANSI CSI sequences and CR do not count, a
  * UTF-8 sequence counts one column. */
 static inline void tu_expect_width(const char *text, size_t width) {

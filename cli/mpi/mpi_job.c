@@ -5,6 +5,7 @@
 #include "mpi_job.h"
 #include "analyzer/analyze_phases.h"
 #include "analyzer/collectives.h"
+#include "analyzer/groups.h"
 #include "cli/exitcodes.h"
 #include "cli/inputs.h"
 #include "mpi_pack.h"
@@ -98,12 +99,18 @@ static int unpack_results(tc_buf *b, tc_loaded_files *all, bool *have) {
     return b->bad ? -1 : 0;
 }
 
-/* Message B (process 0 -> owner): the user FLOPs and, per kept trace the owner parsed, its file
- * index, rank, matching statistics and the wait of each comm kernel (sorted order; -1 unmatched). */
+/* Message B (process 0 -> owner): the user FLOPs, the process groups' names and scopes (what the
+ * per-rank phase reads of them: groups.h), and, per kept trace the owner parsed, its file index,
+ * rank, matching statistics and the wait of each comm kernel (sorted order; -1 unmatched). */
 static void pack_matching(tc_buf *b, const tc_job *j, const size_t *file_of, const int *owner, int p, double user) {
     size_t cnt = 0;
     for (size_t r = 0; r < j->n_ranks; r++) cnt += owner[file_of[j->ranks[r].input]] == p;
     tc_buf_f64(b, user);
+    tc_buf_u64(b, j->n_groups);
+    for (size_t g = 0; g < j->n_groups; g++) {
+        tc_buf_str(b, j->groups[g].name);
+        tc_buf_u64(b, (uint64_t)j->groups[g].f.scope);
+    }
     tc_buf_u64(b, cnt);
     for (size_t r = 0; r < j->n_ranks; r++) {
         const tc_rank_result *rr = &j->ranks[r];
@@ -136,9 +143,28 @@ static size_t rank_of_file(const tc_job *lj, const size_t *lfile, uint64_t fi) {
  * results. Each trace is then freed unless keep_events (--html: process 0 may ask for it, message E).
  * 0, or -1. */
 
+/* The process groups of message B into lj->groups (names and scopes only, in process 0's order). */
+static int unpack_groups(tc_job *lj, tc_buf *in) {
+    tc_job_groups_free(lj);
+    uint64_t n = tc_buf_get_u64(in);
+    if (in->bad || n > (in->n - in->off) / 16) return -1;
+    lj->groups = calloc(n ? n : 1, sizeof *lj->groups);
+    if (!lj->groups) return -1;
+    for (uint64_t g = 0; g < n; g++) {
+        tc_process_group *pg = &lj->groups[lj->n_groups];
+        pg->name = tc_buf_get_str(in);
+        uint64_t scope = tc_buf_get_u64(in);
+        if (!pg->name || in->bad || scope > TC_SCOPE_INTER) { free(pg->name); pg->name = NULL; return -1; }
+        pg->f.scope = (tc_group_scope)scope;
+        lj->n_groups++;
+    }
+    return 0;
+}
+
 static int owner_phase(tc_job *lj, const size_t *lfile, tc_buf *in, const tc_analyze_options *aopt, bool keep_events,
                        tc_buf *out) {
     double user = tc_buf_get_f64(in);
+    if (unpack_groups(lj, in)) return -1;
     uint64_t cnt = tc_buf_get_u64(in);
     if (in->bad) return -1;
     tc_buf_u64(out, cnt);
@@ -399,12 +425,14 @@ static void parse_share(mpi_state *m, const tc_load_options *lbase, tc_buf *out)
 
 /* Process 0, after tc_job_load_collect: sorts j's ranks, matches collectives and indexes the kept
  * traces by job file (file_of, kept_of_file, rank_of). True, or false out of memory. */
-static bool index_job(mpi_state *m, tc_job *j, const char **pathp) {
+static bool index_job(mpi_state *m, tc_job *j, const char **pathp, const tc_analyze_options *aopt) {
     size_t n = m->n;
     m->file_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *m->file_of);
     m->kept_of_file = malloc((n ? n : 1) * sizeof *m->kept_of_file);
     m->rank_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *m->rank_of);
-    if (!m->file_of || !m->kept_of_file || !m->rank_of || tc_job_prepare(j, false) || tc_collectives_match(j)) return false;
+    if (!m->file_of || !m->kept_of_file || !m->rank_of || tc_job_prepare(j, false) || tc_job_groups(j, aopt) ||
+        tc_collectives_match(j))
+        return false;
     for (size_t i = 0; i < n; i++) m->kept_of_file[i] = SIZE_MAX;
     for (size_t k = 0; k < j->n_traces; k++)
         for (size_t i = 0; i < n; i++)
@@ -416,7 +444,8 @@ static bool index_job(mpi_state *m, tc_job *j, const char **pathp) {
 /* Step 4 on process 0: gathers every process's message A (its own in own), reports the files'
  * problems, assigns ranks and matches collectives in j. Returns the exit code so far; *go when
  * the analysis goes on. */
-static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lbase, tc_job *j, int *go) {
+static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lbase, const tc_analyze_options *aopt,
+                            tc_job *j, int *go) {
     size_t n = m->n;
     tc_loaded_files all;
     memset(&all, 0, sizeof all);
@@ -450,7 +479,7 @@ static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lb
         rc = tc_job_load_collect(j, m->paths, &all, &(tc_load_options){.jobs = lbase->jobs, .progress = false, .err = lbase->err,
                                                                        .from_folder = m->from_folder, .window = lbase->window});
         if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-            *go = index_job(m, j, pathp);
+            *go = index_job(m, j, pathp, aopt);
             if (!*go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
         }
     } else {
@@ -570,7 +599,7 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
         memset(&out, 0, sizeof out);
         parse_share(&m, lbase, &out);
         if (m.me != 0) send_buf(&out, 0);
-        else rc = gather_and_match(&m, &out, lbase, j, &go);
+        else rc = gather_and_match(&m, &out, lbase, aopt, j, &go);
         tc_buf_free(&out);
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }

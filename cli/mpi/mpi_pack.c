@@ -191,13 +191,13 @@ static uint32_t remap(tc_strtab *st, const tc_trace *t, uint32_t id, bool *bad) 
 }
 
 /* The skeleton carries gpu[] (comm kernels), colls[] and pgs[] (process 0 checks that the inputs
- * are one job), and renumbers gpu.coll itself: a new index field in these record types must be
- * handled in tc_skeleton_pack first. */
+ * are one job and joins the process groups), and renumbers gpu.coll itself: a new index field in
+ * these record types must be handled in tc_skeleton_pack first. */
 #define TC_INDEX(f, array) +1
 #define TC_TRACE_RECORD(type, fields) enum { skeleton_indexes_##type = 0 fields };
 #include "model/trace_arrays.def"
 _Static_assert(skeleton_indexes_tc_gpu_event == 1 && skeleton_indexes_tc_coll_args == 0 &&
-               skeleton_indexes_tc_pg_config == 0,
+                   skeleton_indexes_tc_pg_info == 0,
                "an index field the MPI skeleton does not renumber (tc_skeleton_pack)");
 
 /* The string ids of one record of t (of record type `kind`) renumbered into st, in field order. */
@@ -227,7 +227,7 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
         if (t->gpu[e].is_comm) { n_comm++; n_args += t->gpu[e].coll != TC_NONE; }
     tc_gpu_event *ev = malloc((n_comm ? n_comm : 1) * sizeof *ev);
     tc_coll_args *args = malloc((n_args ? n_args : 1) * sizeof *args);
-    tc_pg_config *pgs = malloc((t->n_pgs ? t->n_pgs : 1) * sizeof *pgs);
+    tc_pg_info *pgs = malloc((t->n_pgs ? t->n_pgs : 1) * sizeof *pgs);
     bool bad = !st || !ev || !args || !pgs;
     size_t k = 0, a = 0;
     for (size_t e = 0; e < t->n_gpu && !bad; e++) {
@@ -245,7 +245,7 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
     }
     for (size_t i = 0; i < t->n_pgs && !bad; i++) {
         pgs[i] = t->pgs[i];
-        restring(RECORD_tc_pg_config, &pgs[i], st, t, &bad);
+        restring(RECORD_tc_pg_info, &pgs[i], st, t, &bad);
     }
     uint32_t backend = bad ? TC_NONE : remap(st, t, t->backend, &bad);
     if (bad) { b->bad = true; goto out; }
@@ -328,6 +328,7 @@ int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) {
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t) {
     tc_buf_put(b, rr, sizeof *rr); /* pointers fixed on unpack */
     PUT_ARR(b, rr->steps, rr->n_steps);
+    PUT_ARR(b, rr->groups, rr->n_groups);
     tc_buf_str(b, rr->device);
     uint64_t gi = UINT64_MAX;
     for (size_t i = 0; rr->gpu && i < tc_gpu_count(); i++) if (tc_gpu_at(i) == rr->gpu) gi = i;
@@ -361,15 +362,21 @@ void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extr
 
 int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t) {
     size_t input = rr->input;
+    int64_t node = rr->node; /* process 0 placed the ranks on nodes (analyzer/nodes.h) */
     int64_t *wait = rr->wait_ns;
     free(rr->steps);
+    free(rr->groups);
     tc_buf_get(b, rr, sizeof *rr);
     rr->input = input;
+    rr->node = node;
     rr->wait_ns = wait;
     rr->steps = NULL; rr->n_steps = 0; rr->device = NULL; rr->gpu = NULL; rr->flops_source = NULL;
+    rr->groups = NULL; rr->n_groups = 0;
     size_t cap = 0;
     GET_ARR(b, rr->steps, rr->n_steps, cap);
     if (b->bad) rr->n_steps = 0;
+    GET_ARR(b, rr->groups, rr->n_groups, cap);
+    if (b->bad) rr->n_groups = 0;
     char *dev = tc_buf_get_str(b);
     if (dev) {
         uint32_t id = tc_strtab_intern(t->strings, dev, strlen(dev));

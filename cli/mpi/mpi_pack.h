@@ -40,11 +40,11 @@ int tc_trace_unpack(tc_buf *b, tc_trace *t);
 void tc_skeleton_pack(tc_buf *b, const tc_trace *t);
 int tc_skeleton_unpack(tc_buf *b, tc_trace *t);
 
-/* A rank's per-rank-phase results: rr (steps, device name, catalog entry, the host ops' and the
- * idle evidence's names; not wait_ns), x (MFU
+/* A rank's per-rank-phase results: rr (steps, per-group figures, device name, catalog entry, the
+ * host ops' and the idle evidence's names; not wait_ns), x (MFU
  * facts, top-kernel partial rows, GPU kernel aggregates), and
- * its trace's warnings. Unpack fills rr (device and names interned into t's strings, wait_ns untouched,
- * input kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
+ * its trace's warnings. Unpack fills rr (device and names interned into t's strings, wait_ns
+ * untouched, input and node kept), x (zeroed first) and replaces t's warnings. 0, or -1. */
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t);
 int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t);
 /* Points rr's names (device, host ops, idle evidence) into t's strings, interning them there: for
