@@ -913,6 +913,35 @@ static void write_tail(rw_t *w, int win, int64_t prof_start, int64_t end) {
   ev_close(w);
 }
 
+/* the top members before traceEvents, as Kineto writes them */
+static void write_top_head(rw_t *w) {
+  jw_t *j = &w->j;
+  jw_brk(j, 2);
+  JK(j, "schemaVersion"); jw_i64(j, 1);
+  if (!w->c->o.meta_after) write_metadata(w);
+  write_top_versions(w);
+}
+
+/* the top members after traceEvents */
+static void write_top_tail(rw_t *w, int win) {
+  const ctx_t *c = w->c;
+  jw_t *j = &w->j;
+  if (c->o.meta_after) write_metadata(w);
+  jw_brk(j, 2);
+  JK(j, "traceName");
+  char tn[128];
+  rank_file_name(c, w->r, win, tn, sizeof tn);
+  size_t tl = strlen(tn);
+  if (tl > 3 && !strcmp(tn + tl - 3, ".gz")) tn[tl - 3] = 0;
+  jw_str(j, tn);
+  jw_brk(j, 2);
+  JK(j, "displayTimeUnit"); JRAW(j, "\"ms\"");
+  if (c->o.relative) {
+    jw_brk(j, 2);
+    JK(j, "baseTimeNanoseconds"); jw_i64(j, w->base);
+  }
+}
+
 /* writes window win of rank r's trace into sink s; w holds the counters and the record after it.
  * step_end_bytes (may be NULL): bytes produced after each step. */
 void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *step_end_bytes) {
@@ -932,10 +961,15 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
   jw_t *j = &w->j;
   jw_init(j, s, c->o.layout);
   jw_open(j, '{', c->o.layout == LAYOUT_KINETO ? 0 : -1);
-  jw_brk(j, 2);
-  JK(j, "schemaVersion"); jw_i64(j, 1);
-  if (!c->o.meta_after) write_metadata(w);
-  write_top_versions(w);
+  int sorted = c->o.layout == LAYOUT_INDENT2SORTED;
+  if (sorted) { /* every top member but traceEvents, written in key order around it */
+    jw_top_capture_begin(j);
+    write_top_head(w);
+    write_top_tail(w, win);
+    jw_top_emit(j, "traceEvents", 0);
+  } else {
+    write_top_head(w);
+  }
   jw_brk(j, 2);
   JK(j, "traceEvents");
   jw_open(j, '[', 2);
@@ -955,20 +989,11 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
   }
   write_tail(w, win, prof_start, c->P[s1]);
   jw_close(j, ']');
-  if (c->o.meta_after) write_metadata(w);
-  jw_brk(j, 2);
-  JK(j, "traceName");
-  char tn[128];
-  rank_file_name(c, r, win, tn, sizeof tn);
-  size_t tl = strlen(tn);
-  if (tl > 3 && !strcmp(tn + tl - 3, ".gz")) tn[tl - 3] = 0;
-  jw_str(j, tn);
-  jw_brk(j, 2);
-  JK(j, "displayTimeUnit"); JRAW(j, "\"ms\"");
-  if (c->o.relative) {
-    jw_brk(j, 2);
-    JK(j, "baseTimeNanoseconds"); jw_i64(j, w->base);
-  }
+  if (sorted)
+    jw_top_emit(j, "traceEvents", 1);
+  else
+    write_top_tail(w, win);
   jw_close(j, '}');
+  jw_free(j);
   if (c->o.layout != LAYOUT_ONELINE) s_ch(s, '\n');
 }

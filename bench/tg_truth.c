@@ -57,7 +57,7 @@ void write_expected(const ctx_t *c, const char *path, long long *gpu_events) {
   if (!f) die("cannot create %s: %s", path, strerror(errno));
   char b1[40];
   static const char *dtn[] = {"bf16", "fp16", "fp32", "fp8"};
-  static const char *lay[] = {"kineto", "oneline", "indent4"};
+  static const char *lay[] = {"kineto", "oneline", "indent4", "indent2sorted"};
   const options *o = &c->o;
   fprintf(f, "{\n  \"generator\": \"tracegen\",\n  \"version\": 1,\n");
   fprintf(f, "  \"ranks\": %d,\n  \"steps\": %d,\n  \"first_step_number\": %d,\n", o->ranks, c->S, c->first_step);
@@ -585,7 +585,7 @@ static const char *IDLES[] = {NULL, "sync", "launch", "dataloader", "mixed"};
 static void write_header(const ctx_t *c, FILE *f) {
   char b1[40];
   static const char *dtn[] = {"bf16", "fp16", "fp32", "fp8"};
-  static const char *lay[] = {"kineto", "oneline", "indent4"};
+  static const char *lay[] = {"kineto", "oneline", "indent4", "indent2sorted"};
   const options *o = &c->o;
   int last = c->nwin - 1, n = o->ranks;
   fprintf(f, "{\n  \"generator\": \"tracegen\",\n  \"version\": 1,\n");

@@ -48,7 +48,7 @@ static void usage(FILE *f) {
       "  --no-seq               omit Seq\n"
       "  --no-pg                omit process-group args (and Seq) from kernels and record_param_comms\n"
       "  --no-coll-args         NCCL kernels carry no collective args (record_param_comms keeps them)\n"
-      "  --layout kineto|oneline|indent4   (default kineto)\n"
+      "  --layout kineto|oneline|indent4|indent2sorted   (default kineto)\n"
       "  --time-format epoch|relative      (default relative)\n"
       "  --metadata-after       deviceProperties/distributedInfo after traceEvents\n"
       "  --target-mb X          repeat steps until every rank file is >= X MiB (uncompressed)\n"
@@ -246,7 +246,8 @@ static void parse_args(options *o, int argc, char **argv) {
       if (!strcmp(val, "kineto")) o->layout = LAYOUT_KINETO;
       else if (!strcmp(val, "oneline")) o->layout = LAYOUT_ONELINE;
       else if (!strcmp(val, "indent4")) o->layout = LAYOUT_INDENT4;
-      else die("--layout: want kineto|oneline|indent4, got '%s'", val);
+      else if (!strcmp(val, "indent2sorted")) o->layout = LAYOUT_INDENT2SORTED;
+      else die("--layout: want kineto|oneline|indent4|indent2sorted, got '%s'", val);
     }
     else if (FLAG("--time-format")) {
       NEEDV();

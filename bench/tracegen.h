@@ -27,7 +27,8 @@
 #define MAX_DROPS 64
 #define T0_NS 1717171717000000000LL /* true time of the first step start (2024-05-31) */
 
-enum { LAYOUT_KINETO, LAYOUT_ONELINE, LAYOUT_INDENT4 };
+/* LAYOUT_INDENT2SORTED: json.dumps(obj, indent=2, sort_keys=True), "args" first in every event */
+enum { LAYOUT_KINETO, LAYOUT_ONELINE, LAYOUT_INDENT4, LAYOUT_INDENT2SORTED };
 enum { DT_BF16, DT_FP16, DT_FP32, DT_FP8 };
 enum { LIB_NCCL, LIB_DEEPEP, LIB_SYMM, LIB_VLLM };
 enum { IDLE_NONE, IDLE_SYNC, IDLE_LAUNCH, IDLE_DATALOADER, IDLE_MIXED };
@@ -156,6 +157,7 @@ typedef struct {
   gzFile gz;
   uint64_t total; /* uncompressed bytes produced */
   const char *path;
+  int grow;       /* a memory buffer that grows instead of flushing (jw's capture) */
 } sink_t;
 
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -167,8 +169,10 @@ void s_flush(sink_t *s);
 void s_open(sink_t *s, const char *path, int gz, int level);
 void s_close(sink_t *s);
 void s_escaped(sink_t *s, const char *p);
+void s_grow(sink_t *s, size_t need);
 
 static inline void s_put(sink_t *s, const char *p, size_t n) {
+  if (s->len + n > s->cap && s->grow) s_grow(s, s->len + n);
   if (s->len + n > s->cap) {
     s_flush(s);
     if (n > s->cap) { /* very long string: write through */
@@ -220,21 +224,34 @@ static inline void s_fixed(sink_t *s, int64_t v, int dec) {
   s_put(s, t + i, (size_t)(32 - i));
 }
 
-/* ------------------------------------------------------------------ JSON writer (3 layouts) */
+/* ------------------------------------------------------------------ JSON writer (4 layouts) */
+/* LAYOUT_INDENT2SORTED: every object below the top one is written compactly into a capture buffer
+ * and laid out, keys sorted, when it closes (jw_capture_end); the top object's members other than
+ * traceEvents are captured together (jw_top_capture_begin) and written around the events array. */
 #define JW_MAXD 32
 typedef struct {
-  sink_t *s;
+  sink_t *s;         /* where the next bytes go: out, or cap while capturing */
+  sink_t *out;
   int layout, depth, after_key, brk;
   unsigned char first[JW_MAXD];
   signed char close_ind[JW_MAXD];
+  sink_t cap;        /* sorted layout: the object being captured, compact */
+  int capturing;     /* 1 while bytes go to cap */
+  int cap_depth;     /* depth before the captured object opened; -1: the top object's members */
+  char *top;         /* the top object's captured members, compact ("{...}"); NULL none */
 } jw_t;
 
 static inline void jw_init(jw_t *j, sink_t *s, int layout) {
   memset(j, 0, sizeof *j);
-  j->s = s;
+  j->s = j->out = s;
   j->layout = layout;
   j->brk = -1;
+  j->cap.grow = 1;
 }
+void jw_capture_end(jw_t *j);
+void jw_top_capture_begin(jw_t *j);
+void jw_top_emit(jw_t *j, const char *split, int after);
+void jw_free(jw_t *j);
 /* kineto layout: the next item separator is a newline and ind spaces */
 static inline void jw_brk(jw_t *j, int ind) {
   if (j->layout == LAYOUT_KINETO) j->brk = ind;
@@ -245,14 +262,15 @@ static inline void jw_sep(jw_t *j) {
   int first = j->first[j->depth];
   j->first[j->depth] = 0;
   sink_t *s = j->s;
-  switch (j->layout) {
+  switch (j->capturing ? LAYOUT_ONELINE : j->layout) {
   case LAYOUT_ONELINE:
     if (!first) S_LIT(s, ", ");
     break;
   case LAYOUT_INDENT4:
+  case LAYOUT_INDENT2SORTED:
     if (!first) s_ch(s, ',');
     s_ch(s, '\n');
-    s_spaces(s, 4 * j->depth);
+    s_spaces(s, (j->layout == LAYOUT_INDENT4 ? 4 : 2) * j->depth);
     break;
   default:
     if (!first) s_ch(s, ',');
@@ -267,16 +285,24 @@ static inline void jw_sep(jw_t *j) {
 /* close_ind: kineto layout only; -1 = close on the same line, else newline + close_ind spaces */
 static inline void jw_open(jw_t *j, char c, int close_ind) {
   jw_sep(j);
+  if (j->layout == LAYOUT_INDENT2SORTED && c == '{' && !j->capturing && j->depth >= 1) {
+    j->capturing = 1;
+    j->cap_depth = j->depth;
+    j->cap.len = 0;
+    j->s = &j->cap;
+  }
   s_ch(j->s, c);
   if (++j->depth >= JW_MAXD) die("JSON nesting too deep");
   j->first[j->depth] = 1;
   j->close_ind[j->depth] = (signed char)close_ind;
 }
 static inline void jw_close(jw_t *j, char c) {
-  if (j->layout == LAYOUT_INDENT4) {
+  if (j->capturing) {
+    /* compact: laid out when the captured object closes */
+  } else if (j->layout == LAYOUT_INDENT4 || j->layout == LAYOUT_INDENT2SORTED) {
     if (!j->first[j->depth]) {
       s_ch(j->s, '\n');
-      s_spaces(j->s, 4 * (j->depth - 1));
+      s_spaces(j->s, (j->layout == LAYOUT_INDENT4 ? 4 : 2) * (j->depth - 1));
     }
   } else if (j->layout == LAYOUT_KINETO && j->close_ind[j->depth] >= 0) {
     s_ch(j->s, '\n');
@@ -285,6 +311,7 @@ static inline void jw_close(jw_t *j, char c) {
   s_ch(j->s, c);
   j->depth--;
   j->brk = -1;
+  if (j->capturing && j->depth == j->cap_depth) jw_capture_end(j);
 }
 /* key is a literal known to need no escaping */
 static inline void jw_keyn(jw_t *j, const char *k, size_t n) {
