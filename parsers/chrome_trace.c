@@ -826,7 +826,11 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
 
 tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst) {
     tc_ct_parser *p = tc_ct_parser_new(dst);
-    if (p) p->events_mode = true;
+    if (!p) return NULL;
+    p->events_mode = true;
+    /* one array only: a piece whose boundary was wrong can close the array early (a candidate
+     * boundary past the end of a bare array, in a second document), which must not parse */
+    yajl_config(p->yh, yajl_allow_multiple_values, 0);
     return p;
 }
 
@@ -956,13 +960,14 @@ static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
  *    after an event handled here;
  *  - the event is an object that is valid JSON by the grammar yajl applies (strings without
  *    escapes or control bytes, numbers, literals, nesting up to SKIP_MAX_DEPTH), wholly inside the
- *    bytes at hand, whose first key is "ph";
+ *    bytes at hand, with its keys in any order and any whitespace (Kineto's "ph" first, a re-saved
+ *    trace's "args" first);
  *  - by the last value of each of its keys, finish_event would do nothing but count it or add a
  *    host span (event_fate), and in particular a complete event's "ts" and "dur" are valid numbers
  *    and its "pid" and "tid", when present, a string or a number;
  *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
  *    value next.
- * Anything else (an escape, a string "ts", another layout) goes to yajl as before. */
+ * Anything else (an escape, a string "ts") goes to yajl as before. */
 
 #define SKIP_MAX_DEPTH 32
 
@@ -1060,10 +1065,11 @@ typedef struct {
     int64_t ts_ns, dur_ns;
 } fast_event;
 
-/* For a complete ("X") event: do the category and name read so far already make it one that
- * yajl must read (a kernel, a launch, a copy, a FLOP op, a ProfilerStep)? */
+/* For a complete ("X") event, or one whose "ph" is not read yet (keys come in any order): do the
+ * category and name read so far already make it one that yajl must read (a kernel, a launch, a
+ * copy, a FLOP op, a ProfilerStep)? */
 static bool complete_event_matters(const char *b, const span *ph, const span *cat, const span *name) {
-    if (!ph->seen || !ph->is_string || !(ph->len == 1 && b[ph->at] == 'X')) return false;
+    if (ph->seen && ph->is_string && !(ph->len == 1 && b[ph->at] == 'X')) return false; /* only counted */
     if ((cat->seen && !cat->is_string) || (name->seen && !name->is_string)) return true; /* left to yajl */
     cat_kind k = cat->seen ? classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
     if (k != CAT_CPU_OP && k != CAT_OTHER && k != CAT_USER_ANNOTATION) return true;
@@ -1101,11 +1107,11 @@ static event_fate_kind event_fate(const char *b, const span *ph, const span *cat
 static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev) {
     span ph = {0}, cat = {0}, ts = {0}, dur = {0};
     memset(ev, 0, sizeof *ev);
-    bool first = true;
     i = skip_json_ws(b, i + 1, end);
-    if (end - i < 64 || memcmp(b + i, "\"ph\"", 4) != 0) return 0; /* "ph" first: the layout we look for */
+    if (end - i < 64) return 0;
     /* Kineto writes complete events as "ph": "X", "cat": "...": those that always matter (a
-     * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone */
+     * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone; in other
+     * layouts the loop below leaves at the category */
     static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
     if (memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
         const char *c = b + i + sizeof x_cat - 1;
@@ -1121,14 +1127,12 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
         size_t kl = k - i - 2;
         span *slot = NULL;
         if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &ph;
-        else if (first) return 0; /* "ph" first: the layout we look for */
         else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &ts;
         else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &cat;
         else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &dur;
         else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
         else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
         else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
-        first = false;
         i = skip_json_ws(b, k, end);
         if (i >= end || b[i] != ':') return 0;
         i = skip_json_ws(b, i + 1, end);
@@ -1171,6 +1175,14 @@ static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size
     return p->fed_before + i == p->elem_end;
 }
 
+/* Whitespace aside, does buf[from, at) end where an element may begin: after a '[' or a ',', or at
+ * `resume`? The part of at_element_start that needs no yajl position, checked before the event is
+ * read: an object that is the value of a key ("args") follows a ':' and is passed over at once. */
+static bool may_start_element(const char *buf, size_t from, size_t at, size_t resume) {
+    size_t i = at;
+    while (i > from && is_json_ws(buf[i - 1])) i--;
+    return i == resume || (i > from && (buf[i - 1] == ',' || buf[i - 1] == '['));
+}
 
 /* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
  * close for a memchr call each. */
@@ -1194,6 +1206,7 @@ static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
         size_t at = next_brace(buf, i, to);
         if (at >= to) break;
         i = at + 1;
+        if (!may_start_element(buf, from, at, resume)) continue;
         fast_event ev;
         size_t end = skippable_event_end(buf, at, to, &ev);
         if (!end) continue;

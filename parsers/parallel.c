@@ -1,8 +1,9 @@
 /* parallel.c: multi-threaded parse of one trace's event array (see parallel.h). The threads are
  * one worker pool (base/pool.h) per load; the calling thread owns it and parses too. Two paths:
- * - plain files in Kineto layout (kineto_file_load): the caller finds boundaries with small reads,
- *   submits each piece as a pool task, and merges finished ones in order (while it waits for the
- *   next one it parses queued pieces itself). Each piece is read by its parser.
+ * - plain files whose event separator was learned (pattern_file_load, split.h): the caller finds
+ *   boundaries with small reads, submits each piece as a pool task, and merges finished ones in
+ *   order (while it waits for the next one it parses queued pieces itself). Each piece is read by
+ *   its parser.
  * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers filled by a task spawned
  *   on the pool, or mapped windows), the caller (splits buffers into pieces, merges results, feeds
  *   the head and tail to the sequential parser p0), and the pool, which parses the pieces of a
@@ -190,7 +191,7 @@ static void free_pieces(piece *pieces, size_t n) {
     }
 }
 
-/* ---- plain files in Kineto layout: each piece read by the thread that parses it --------------
+/* ---- plain files with a learned separator: each piece read by the thread that parses it -----
  * Reading a piece in small slices right before parsing them keeps the bytes yajl reads in that
  * core's cache; parsing from a mapped window or a shared 2 MB buffer made yajl a quarter slower
  * (docs/performance.md). The calling thread finds boundaries with small reads at
@@ -209,7 +210,7 @@ typedef struct {
     tc_pool_task task; /* first: the pool hands it back to parse_fpiece_run */
     kf_load *k;
     uint64_t from, to; /* file offsets: the piece's events, from after the '[' or a boundary's
-                        * '{' to just after the '}' before the next boundary's comma */
+                        * '{' to just after the '}' that starts the next boundary's separator */
     tc_trace t;
     tc_ct_parser *p;
     bool ok;
@@ -226,6 +227,7 @@ struct kf_load {
     uint64_t queued, merged;
     tc_trace *t;
     tc_ct_parser *p0;     /* the document's sequential parser: head, tail, and absorbed pieces */
+    tc_split_pattern pat; /* the separator between events */
     uint32_t *remap;
     size_t remap_cap;
     tc_par_info *info;
@@ -270,14 +272,14 @@ static void parse_fpiece_run(tc_pool_task *task, size_t index, int worker) {
     else c->ok = false;
 }
 
-/* File offset of the next Kineto boundary's '{' at or after `from`; TC_SPLIT_NONE at the end of
- * the file or on a read error (*failed). */
-static uint64_t next_file_boundary(int fd, char *scan, uint64_t from, bool *failed) {
-    static const size_t overlap = 6; /* the pattern's length - 1: a match across two reads */
+/* File offset of the '{' of the next separator matching pat at or after `from`; TC_SPLIT_NONE at
+ * the end of the file or on a read error (*failed). */
+static uint64_t next_file_boundary(int fd, char *scan, const tc_split_pattern *pat, uint64_t from, bool *failed) {
+    size_t overlap = pat->len - 1; /* a match across two reads */
     for (uint64_t off = from;;) {
         long n = pread_full(fd, scan, FILE_SCAN, off);
         if (n < 0) { *failed = true; return TC_SPLIT_NONE; }
-        size_t b = tc_split_kineto_next(scan, (size_t)n, 0);
+        size_t b = tc_split_next(pat, scan, (size_t)n, 0);
         if (b != TC_SPLIT_NONE) return off + b;
         if ((size_t)n < FILE_SCAN) return TC_SPLIT_NONE;
         off += FILE_SCAN - overlap;
@@ -285,8 +287,9 @@ static uint64_t next_file_boundary(int fd, char *scan, uint64_t from, bool *fail
 }
 
 /* Reads the head (the metadata before the events array) into head[0, cap) until the array's '['
- * is seen. True when the array is there and starts in Kineto layout; *body: where its events start. */
-static bool kf_read_head(int fd, char *head, size_t cap, size_t *body) {
+ * and the separator after its first element are seen. True when they are (*body: where its events
+ * start; *pat: the separator). */
+static bool kf_read_head(int fd, char *head, size_t cap, size_t *body, tc_split_pattern *pat) {
     size_t len = 0;
     tc_split_find f = TC_SPLIT_NEED_MORE;
     while (f == TC_SPLIT_NEED_MORE && len < cap) {
@@ -298,8 +301,9 @@ static bool kf_read_head(int fd, char *head, size_t cap, size_t *body) {
         if (n <= 0) return false;
         len += (size_t)n;
         f = tc_split_find_events(head, len, body);
+        if (f == TC_SPLIT_FOUND) f = tc_split_learn(head, len, *body, pat);
     }
-    return f == TC_SPLIT_FOUND && tc_split_kineto_next(head, len, *body) != TC_SPLIT_NONE;
+    return f == TC_SPLIT_FOUND;
 }
 
 /* Waits for the oldest unmerged piece, merges it and frees its records. -1 on failure (why set). */
@@ -327,14 +331,14 @@ static int kf_pieces(kf_load *k, uint64_t *next_from, size_t gap, char *scan, tc
     for (;;) {
         if (producing && k->queued - k->merged < k->cap) {
             bool failed = false;
-            uint64_t b = next_file_boundary(k->fd, scan, *next_from + gap, &failed);
+            uint64_t b = next_file_boundary(k->fd, scan, &k->pat, *next_from + gap, &failed);
             if (failed) { k->info->why = "read error"; return -1; }
             if (b == TC_SPLIT_NONE) { producing = false; continue; }
             fpiece *c = &k->ring[k->queued++ % k->cap];
             memset(c, 0, sizeof *c);
             c->k = k;
             c->from = *next_from;
-            c->to = b - 4; /* just after the '}' of "},\n  {" */
+            c->to = b - k->pat.brace + 1; /* just after the separator's '}' */
             tc_pool_submit(k->pool, &c->task, parse_fpiece_run, 1);
             *next_from = b;
             continue;
@@ -375,7 +379,7 @@ static int kf_tail(kf_load *k, uint64_t from) {
 /* Head, pieces and tail of a file whose head was found; 0, or -1 on failure (why set). */
 static int kf_parse(kf_load *k, const char *head, size_t body, size_t gap, char *scan, tc_progress_fn progress,
                     void *progress_ctx) {
-    k->info->mode = TC_PAR_MODE_KINETO;
+    k->info->mode = TC_PAR_MODE_PATTERN;
     k->p0 = tc_ct_parser_new(k->t);
     if (!k->p0) { k->info->why = "out of memory"; return -1; }
     if (tc_ct_parser_feed(k->p0, head, body)) { k->info->why = "head did not parse"; return -1; }
@@ -388,11 +392,11 @@ static int kf_parse(kf_load *k, const char *head, size_t body, size_t gap, char 
     return rc ? rc : kf_tail(k, next_from);
 }
 
-typedef enum { KF_OK, KF_FALLBACK, KF_NOT_KINETO } kf_status;
+typedef enum { KF_OK, KF_FALLBACK, KF_NO_PATTERN } kf_status;
 
-/* The plain-file path, on pool (the caller parses too). KF_NOT_KINETO: nothing was done (t
+/* The plain-file path, on pool (the caller parses too). KF_NO_PATTERN: nothing was done (t
  * untouched), use the general path. */
-static kf_status kineto_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t size, size_t gap,
+static kf_status pattern_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t size, size_t gap,
                                   tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
     int threads = tc_pool_threads(pool) + 1;
     kf_load k = {.fd = fd, .size = size, .pool = pool, .t = t, .info = info};
@@ -400,8 +404,8 @@ static kf_status kineto_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t s
     k.slices = calloc((size_t)threads, sizeof *k.slices);
     size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX, body = 0;
     char *head = malloc(head_cap), *scan = malloc(FILE_SCAN);
-    kf_status status = KF_NOT_KINETO;
-    if (head && scan && k.slices && (k.slices[0] = malloc(FILE_SLICE)) && kf_read_head(fd, head, head_cap, &body))
+    kf_status status = KF_NO_PATTERN;
+    if (head && scan && k.slices && (k.slices[0] = malloc(FILE_SLICE)) && kf_read_head(fd, head, head_cap, &body, &k.pat))
         status = kf_parse(&k, head, body, gap, scan, progress, progress_ctx) ? KF_FALLBACK : KF_OK;
     assert(k.merged == k.queued); /* no piece left in flight */
     for (int i = 0; k.slices && i < threads; i++) free(k.slices[i]);
@@ -431,6 +435,7 @@ typedef struct {
     uint64_t k;            /* number of the current buffer */
     const char *cur, *prev;
     size_t len, prev_len;
+    tc_split_pattern pat;  /* the separator between events (TC_PAR_MODE_PATTERN) */
     tc_scan scan;          /* structural scan state, across buffers */
     int64_t last;          /* last boundary, relative to cur */
     size_t carry_off;      /* unparsed data starts here, in prev when prev != NULL */
@@ -500,8 +505,8 @@ static int par_head(par_ctx *x, uint64_t size_hint) {
     if (f != TC_SPLIT_FOUND) { x->info->why = "no traceEvents array in the first buffer"; return -1; }
     if (tc_ct_parser_feed(x->p0, x->cur, body)) { x->info->why = "head did not parse"; return -1; }
     tc_trace_reserve(x->t, size_hint);
-    bool kineto = tc_split_kineto_next(x->cur, x->len, body) != TC_SPLIT_NONE;
-    x->info->mode = kineto ? TC_PAR_MODE_KINETO : TC_PAR_MODE_STRUCTURAL;
+    bool learned = tc_split_learn(x->cur, x->len, body, &x->pat) == TC_SPLIT_FOUND;
+    x->info->mode = learned ? TC_PAR_MODE_PATTERN : TC_PAR_MODE_STRUCTURAL;
     x->last = (int64_t)body;
     x->carry_off = x->scan_from = body;
     return 0;
@@ -511,11 +516,11 @@ static int par_head(par_ctx *x, uint64_t size_hint) {
  * or two buffers held no boundary. -1 on failure (why set). */
 static int par_split_buffer(par_ctx *x) {
     size_t n = 0;
-    if (x->info->mode == TC_PAR_MODE_KINETO) {
+    if (x->info->mode == TC_PAR_MODE_PATTERN) {
         size_t carry_len = x->prev ? x->prev_len - x->carry_off : 0;
         size_t from = x->prev ? (x->gap > carry_len ? x->gap - carry_len : 0) : x->carry_off + x->gap;
         size_t b;
-        while (n < MAX_PIECES_PER_BUFFER && (b = tc_split_kineto_next(x->cur, x->len, from)) != TC_SPLIT_NONE) {
+        while (n < MAX_PIECES_PER_BUFFER && (b = tc_split_next(&x->pat, x->cur, x->len, from)) != TC_SPLIT_NONE) {
             x->bounds[n++] = b;
             from = b + x->gap;
         }
@@ -625,8 +630,8 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     x.pool = tc_pool_new(threads - 1 + (r->fd < 0 ? 1 : 0));
     if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
     if (r->fd >= 0) {
-        kf_status ks = kineto_file_load(t, x.pool, r->fd, r->size, gap, progress, progress_ctx, info);
-        if (ks != KF_NOT_KINETO) {
+        kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, progress, progress_ctx, info);
+        if (ks != KF_NO_PATTERN) {
             tc_pool_free(x.pool);
             return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
         }

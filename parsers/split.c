@@ -56,11 +56,35 @@ tc_split_find tc_split_find_events(const char *b, size_t len, size_t *body) {
     return TC_SPLIT_NEED_MORE;
 }
 
-size_t tc_split_kineto_next(const char *buf, size_t len, size_t from) {
-    static const char pat[] = "},\n  {\n";
-    if (from >= len) return TC_SPLIT_NONE;
-    const char *m = memmem(buf + from, len - from, pat, sizeof pat - 1);
-    return m ? (size_t)(m - buf) + 5 : TC_SPLIT_NONE;
+tc_split_find tc_split_learn(const char *b, size_t len, size_t body, tc_split_pattern *pat) {
+    memset(pat, 0, sizeof *pat);
+    tc_scan s;
+    memset(&s, 0, sizeof s);
+    int64_t last = (int64_t)body;
+    size_t comma, stopped; /* the first boundary: just after the comma that ends the first element */
+    if (tc_scan_run(&s, b, len, body, &last, 0, &comma, 1, &stopped) == 0)
+        return s.ended ? TC_SPLIT_NOT_FOUND : TC_SPLIT_NEED_MORE;
+    comma--;
+    size_t close = comma;
+    while (close > body && is_ws(b[close - 1])) close--;
+    if (close == body || b[close - 1] != '}') return TC_SPLIT_NOT_FOUND; /* the first element is no object */
+    close--;
+    size_t brace = skip_ws(b, len, comma + 1);
+    if (brace >= len) return TC_SPLIT_NEED_MORE;
+    if (b[brace] != '{') return TC_SPLIT_NOT_FOUND;
+    size_t quote = skip_ws(b, len, brace + 1);
+    if (quote >= len) return TC_SPLIT_NEED_MORE;
+    if (b[quote] != '"' || quote + 1 - close > TC_SPLIT_PATTERN_MAX) return TC_SPLIT_NOT_FOUND;
+    pat->len = quote + 1 - close;
+    pat->brace = brace - close;
+    memcpy(pat->text, b + close, pat->len);
+    return TC_SPLIT_FOUND;
+}
+
+size_t tc_split_next(const tc_split_pattern *pat, const char *buf, size_t len, size_t from) {
+    if (from >= len || pat->len == 0) return TC_SPLIT_NONE;
+    const char *m = memmem(buf + from, len - from, pat->text, pat->len);
+    return m ? (size_t)(m - buf) + pat->brace : TC_SPLIT_NONE;
 }
 
 size_t tc_scan_run(tc_scan *s, const char *b, size_t len, size_t from, int64_t *last, size_t min_gap,

@@ -1,8 +1,10 @@
 /* split.h: finds where a Chrome trace's event array starts and where events begin inside it, so
  * the array can be parsed in pieces on several threads. Two ways to find event boundaries: a fast
- * search for Kineto's layout ("},\n  {\n" between events) and a structural scan (strings, escapes,
- * nesting) that is right for any layout. A fast-path boundary is only a candidate: a wrong one
- * makes the JSON of the pieces around it invalid, which the caller detects when parsing them. */
+ * search for the separator the document wrote between its first two events, whatever its layout
+ * (learned by tc_split_learn), and a structural scan (strings, escapes, nesting) that is right for
+ * any layout but reads every byte in order. A searched boundary is only a candidate: a wrong one
+ * (inside a string, or deeper in the nesting) makes the JSON of the piece before it invalid, which
+ * the caller detects when parsing it. */
 #ifndef TC_SPLIT_H
 #define TC_SPLIT_H
 #include <stdbool.h>
@@ -21,9 +23,25 @@ typedef enum {
  * "traceEvents" (spelled without escapes), or the document itself when it is an array. */
 tc_split_find tc_split_find_events(const char *buf, size_t len, size_t *body);
 
-/* Kineto layout: offset of the '{' of the first "},\n  {\n" at or after `from` that lies wholly
- * in buf[0, len); TC_SPLIT_NONE when there is none. */
-size_t tc_split_kineto_next(const char *buf, size_t len, size_t from);
+/* How the document separates two events: the bytes from the '}' that ends the array's first
+ * element to the '"' that opens the second one's first key ("},\n  {\n    \"" in Kineto's layout,
+ * "}, {\"" on one line, "},\n    {\n      \"" at indent 2 in an array at depth 2, ...). */
+#define TC_SPLIT_PATTERN_MAX 64
+typedef struct {
+    char text[TC_SPLIT_PATTERN_MAX];
+    size_t len;   /* 0: none */
+    size_t brace; /* offset of the '{' in text */
+} tc_split_pattern;
+
+/* Learns *pat from the separator after the first element of the array whose body starts at
+ * buf[body] (found by the structural scan, so never one inside a string). NOT_FOUND: the first
+ * element is not an object, the second does not start with a key, the separator is longer than
+ * TC_SPLIT_PATTERN_MAX, or the array holds one element; NEED_MORE: it runs past len. */
+tc_split_find tc_split_learn(const char *buf, size_t len, size_t body, tc_split_pattern *pat);
+
+/* Offset of the '{' of the first match of pat that lies wholly in buf[from, len); TC_SPLIT_NONE
+ * when there is none. */
+size_t tc_split_next(const tc_split_pattern *pat, const char *buf, size_t len, size_t from);
 
 /* Structural scan of an array body, resumable across buffers. depth 0 = directly inside the
  * array. A boundary is the offset just after a depth-0 ','; the scan stops at the array's

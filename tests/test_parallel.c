@@ -1,11 +1,13 @@
 /* test_parallel.c: the multi-threaded parse gives exactly the sequential result. Unit tests of
  * the boundary finder on tricky inputs (braces, commas, "},\n  {\n" and escaped quotes inside
- * strings); -j1 vs -j2 byte-identical JSON on every sample in tests/data and on generated jobs in
- * Kineto, one-line and 4-space layouts (which must also agree with each other); the parallel path
- * is really taken (pieces > 1, right mode) and equals the sequential load record for record (every
- * array of model/trace_arrays.def), with 2, 3 and 9 threads; damaged inputs behave the same with
- * -j1 and -j2, and a piece that fails while others are in flight ends in a clean fallback. Scratch
- * files go to build/test-parallel/. */
+ * strings) and of the separator it learns in each layout; -j1 vs -j2 byte-identical JSON on every
+ * sample in tests/data and on generated jobs in Kineto, one-line, 4-space and sorted-key 2-space
+ * layouts (which must also agree with each other); the parallel path is really taken (pieces > 1,
+ * right mode) and equals the sequential load record for record (every array of
+ * model/trace_arrays.def), with 2, 3 and 9 threads; damaged inputs, wrong candidate boundaries
+ * (the separator inside an event, concatenated documents) behave the same with -j1 and -j2, and a
+ * piece that fails while others are in flight ends in a clean fallback. Scratch files go to
+ * build/test-parallel/. */
 #include <criterion/criterion.h>
 #include "testutil.h"
 #include <glob.h>
@@ -79,16 +81,54 @@ Test(split, finds_the_events_array_among_tricky_metadata) {
     cr_assert_eq(tc_split_find_events("42", 2, &body), TC_SPLIT_NOT_FOUND);
 }
 
-Test(split, kineto_pattern) {
-    const char *b = "[\n  {\n    \"a\": 1\n  },\n  {\n    \"b\": 2\n  }\n]";
-    size_t at = tc_split_kineto_next(b, strlen(b), 0);
-    cr_assert_neq(at, TC_SPLIT_NONE);
-    cr_assert_eq(b[at], '{');
-    cr_assert_eq(strncmp(b + at, "{\n    \"b\"", 9), 0);
-    cr_assert_eq(tc_split_kineto_next(b, strlen(b), at), TC_SPLIT_NONE);
-    /* 4-space layout does not match */
-    const char *c = "    },\n    {\n";
-    cr_assert_eq(tc_split_kineto_next(c, strlen(c), 0), TC_SPLIT_NONE);
+/* Learns the separator of doc (whose events array starts after its first '['); the pattern text. */
+static const char *learned(const char *doc, tc_split_pattern *pat) {
+    const char *open = strchr(doc, '[');
+    tc_split_find f = tc_split_learn(doc, strlen(doc), (size_t)(open + 1 - doc), pat);
+    return f == TC_SPLIT_FOUND ? pat->text : NULL;
+}
+
+Test(split, learns_the_separator_of_every_layout) {
+    static const struct { const char *doc, *pattern; } c[] = {
+        /* Kineto */
+        {"{\"traceEvents\": [\n  {\n    \"ph\": \"X\", \"args\": {\"a\": {}}\n  },\n  {\n    \"ph\": \"i\"\n  }\n]}",
+         "},\n  {\n    \""},
+        /* json.dumps: one line; indent=4; indent=2, sort_keys=True ("args" first, its object closing
+         * on the line before) */
+        {"{\"traceEvents\": [{\"ph\": \"X\", \"s\": \"}, {\\\"\"}, {\"ph\": \"i\"}]}", "}, {\""},
+        {"{\n    \"traceEvents\": [\n        {\n            \"ph\": \"X\"\n        },\n        {\n            \"ph\": \"i\"\n        }\n    ]\n}",
+         "},\n        {\n            \""},
+        {"{\n  \"traceEvents\": [\n    {\n      \"args\": {\n        \"a\": 1\n      },\n      \"ph\": \"X\"\n    },\n    {\n      \"args\": {}\n    }\n  ]\n}",
+         "},\n    {\n      \""},
+        {"[{\"ph\":\"X\"},{\"ph\":\"i\"}]", "},{\""},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tc_split_pattern pat;
+        const char *got = learned(c[i].doc, &pat);
+        cr_assert_not_null(got, "case %zu: nothing learned", i);
+        cr_assert_eq(pat.len, strlen(c[i].pattern), "case %zu: '%.*s'", i, (int)pat.len, pat.text);
+        cr_assert_eq(memcmp(got, c[i].pattern, pat.len), 0, "case %zu: '%.*s'", i, (int)pat.len, pat.text);
+        cr_assert_eq(pat.text[pat.brace], '{');
+        /* the second event is found where it is */
+        size_t at = tc_split_next(&pat, c[i].doc, strlen(c[i].doc), 0);
+        cr_assert_neq(at, TC_SPLIT_NONE, "case %zu", i);
+        cr_assert_eq(c[i].doc[at], '{');
+        cr_assert_eq(tc_split_next(&pat, c[i].doc, strlen(c[i].doc), at + 1), TC_SPLIT_NONE, "case %zu", i);
+    }
+    /* nothing to learn: the first element is not an object, the second has no key, one element, a
+     * separator longer than TC_SPLIT_PATTERN_MAX; the buffer ends inside the first element */
+    static const char *const none[] = {"[0, {\"ph\": \"X\"}, {\"ph\": \"X\"}]", "[{\"ph\": \"X\"}, {}]", "[{\"ph\": \"X\"}]",
+                                       "[{\"ph\": 1},                                                                   {\"ph\": 2}]"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        tc_split_pattern pat;
+        cr_assert_null(learned(none[i], &pat), "'%s'", none[i]);
+        cr_assert_eq(pat.len, 0);
+        cr_assert_eq(tc_split_next(&pat, none[i], strlen(none[i]), 0), TC_SPLIT_NONE);
+    }
+    tc_split_pattern pat;
+    static const char *const more[] = {"[{\"ph\": \"X\", \"n", "[{\"ph\": \"X\"}, ", "[{\"ph\": \"X\"}, {\n "};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        cr_assert_eq(tc_split_learn(more[i], strlen(more[i]), 1, &pat), TC_SPLIT_NEED_MORE, "'%s'", more[i]);
 }
 
 /* Structural scan of `body` (after the '['), fed in pieces of `step` bytes: boundaries as offsets. */
@@ -148,27 +188,6 @@ Test(split, min_gap_and_trim) {
 
 /* ---- the parallel load equals the sequential one -------------------------------------------- */
 
-static void assert_same_trace(const tc_trace *a, const tc_trace *b, const char *what) {
-    cr_assert_eq(a->events_total, b->events_total, "%s: events", what);
-    cr_assert_eq(a->events_skipped, b->events_skipped, "%s: skipped", what);
-    /* every array of the event store (model/trace_arrays.def), record for record: padding is
-     * explicit and zeroed, so whole records compare */
-#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                           \
-    cr_assert_eq(a->count, b->count, "%s: %s %zu vs %zu", what, #field, a->count, b->count);      \
-    for (size_t i = 0; i < a->count; i++)                                                          \
-        if (memcmp(&a->field[i], &b->field[i], sizeof(type)) != 0) cr_assert_fail("%s: %s[%zu]", what, #field, i);
-#include "model/trace_arrays.def"
-    cr_assert_eq(a->rank, b->rank, "%s: rank", what);
-    cr_assert_eq(a->bytes, b->bytes, "%s: bytes", what);
-    cr_assert_eq(a->bytes_decoded, b->bytes_decoded, "%s: decoded bytes", what);
-    size_t ns = tc_strtab_count(a->strings);
-    cr_assert_eq(ns, tc_strtab_count(b->strings), "%s: strings", what);
-    for (size_t i = 0; i < ns; i++)
-        cr_assert_str_eq(tc_strtab_get(a->strings, (uint32_t)i), tc_strtab_get(b->strings, (uint32_t)i), "%s: string %zu", what, i);
-    cr_assert_eq(a->n_warnings, b->n_warnings, "%s: warnings", what);
-    for (size_t i = 0; i < a->n_warnings; i++) cr_assert_str_eq(a->warnings[i], b->warnings[i]);
-}
-
 /* Loads path both ways; asserts the parallel parse on `threads` threads was taken (in `mode`, in
  * several pieces) and gives the sequential trace. size_hint sizes the pieces (about hint / (16 ×
  * threads) bytes, at least 4 KiB). */
@@ -189,7 +208,7 @@ static void check_parallel_load_threads(const char *path, tc_par_mode mode, uint
     par.bytes = info.raw_bytes;
     par.bytes_decoded = info.decoded_bytes;
     tc_source_close(src);
-    assert_same_trace(&seq, &par, path);
+    tu_assert_same_trace(&seq, &par, path);
     tc_trace_free(&seq);
     tc_trace_free(&par);
 }
@@ -200,6 +219,12 @@ static void check_parallel_load_hint(const char *path, tc_par_mode mode, uint64_
 
 /* A small size hint gives small pieces: many boundaries even in a small file. */
 static void check_parallel_load(const char *path, tc_par_mode mode) { check_parallel_load_hint(path, mode, 64 * 1024); }
+
+/* Copies src to dst with a 0 as the events array's first element: no separator can be learned. */
+static void make_unlearnable(const char *src, const char *dst) {
+    cr_assert_eq(sh("sed '0,/\"traceEvents\": \\[/s//\"traceEvents\": [0,/' %s > %s && grep -q '\"traceEvents\": \\[0,' %s",
+                    src, dst, dst), 0, "%s", src);
+}
 
 Test(parallel, samples_j1_equals_j2, .init = setup) {
     glob_t g;
@@ -215,10 +240,10 @@ Test(parallel, samples_j1_equals_j2, .init = setup) {
 
 Test(parallel, samples_take_the_parallel_path, .init = setup) {
     static const struct { const char *name; tc_par_mode mode; } s[] = {
-        {"alexnet_cuda_sync", TC_PAR_MODE_KINETO},
-        {"sampled_rank-0", TC_PAR_MODE_STRUCTURAL},  /* one line */
-        {"b200_eager_tp8", TC_PAR_MODE_STRUCTURAL},  /* 4-space indentation */
-        {"mi250_minitoy_train_ROCm6_2_kineto", TC_PAR_MODE_KINETO},
+        {"alexnet_cuda_sync", TC_PAR_MODE_PATTERN},
+        {"sampled_rank-0", TC_PAR_MODE_PATTERN},  /* one line */
+        {"b200_eager_tp8", TC_PAR_MODE_PATTERN},  /* 4-space indentation */
+        {"mi250_minitoy_train_ROCm6_2_kineto", TC_PAR_MODE_PATTERN},
     };
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         char gz[256], plain[256];
@@ -226,15 +251,22 @@ Test(parallel, samples_take_the_parallel_path, .init = setup) {
         snprintf(plain, sizeof plain, "%s/%s.json", TMP, s[i].name);
         cr_assert_eq(sh("gzip -dc %s > %s", gz, plain), 0);
         check_parallel_load(gz, s[i].mode);    /* inflate thread + buffers */
-        check_parallel_load(plain, s[i].mode); /* Kineto: pieces read by their parsers; else mapped windows */
+        check_parallel_load(plain, s[i].mode); /* pieces read by their parsers */
+        /* a first element that is not an event: no separator learned, the structural scan */
+        char odd[300];
+        snprintf(odd, sizeof odd, "%s/%s-odd.json", TMP, s[i].name);
+        make_unlearnable(plain, odd);
+        check_parallel_load(odd, TC_PAR_MODE_STRUCTURAL); /* mapped windows */
+        cr_assert_eq(sh("gzip -kf %s", odd), 0);
+        snprintf(odd + strlen(odd), sizeof odd - strlen(odd), ".gz");
+        check_parallel_load(odd, TC_PAR_MODE_STRUCTURAL); /* inflate thread + buffers */
     }
 }
 
 Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
     const char *gen = bin("TRACEGEN_BIN", "build/tracegen");
-    static const char *layouts[] = {"kineto", "oneline", "indent4"};
-    static const tc_par_mode modes[] = {TC_PAR_MODE_KINETO, TC_PAR_MODE_STRUCTURAL, TC_PAR_MODE_STRUCTURAL};
-    for (int l = 0; l < 3; l++) {
+    static const char *layouts[] = {"kineto", "oneline", "indent4", "indent2sorted"};
+    for (int l = 0; l < 4; l++) {
         cr_assert_eq(sh("rm -rf %s/%s && %s -o %s/%s --ranks 2 --steps 40 --clock-offset-us 500 --straggler 1 "
                         "--layout %s >/dev/null", TMP, layouts[l], gen, TMP, layouts[l], layouts[l]), 0);
         char in[1024], tag[64], one[512];
@@ -242,15 +274,16 @@ Test(parallel, layouts_agree_and_j1_equals_j2, .init = setup) {
         snprintf(tag, sizeof tag, "layout-%s", layouts[l]);
         cr_assert_eq(analyze_j1_j2(in, tag), 0);
         snprintf(one, sizeof one, "%s/%s/rank0.pt.trace.json", TMP, layouts[l]);
-        check_parallel_load(one, modes[l]);
+        check_parallel_load(one, TC_PAR_MODE_PATTERN);
         /* gzip'd too */
         cr_assert_eq(sh("gzip -kf %s", one), 0);
         snprintf(in, sizeof in, "%s.gz", one);
+        check_parallel_load(in, TC_PAR_MODE_PATTERN);
         snprintf(tag, sizeof tag, "layout-%s-gz", layouts[l]);
         cr_assert_eq(analyze_j1_j2(in, tag), 0);
     }
-    /* the same job in three layouts: the same figures (paths and byte counts aside) */
-    for (int l = 1; l < 3; l++) {
+    /* the same job in four layouts: the same figures (paths and byte counts aside) */
+    for (int l = 1; l < 4; l++) {
         int rc = sh("grep -v -e '\"path\"' -e '\"bytes\"' %s/layout-kineto.j2.json > %s/a.txt && "
                     "grep -v -e '\"path\"' -e '\"bytes\"' %s/layout-%s.j2.json > %s/b.txt && cmp -s %s/a.txt %s/b.txt",
                     TMP, TMP, TMP, layouts[l], TMP, TMP, TMP);
@@ -281,9 +314,49 @@ Test(parallel, kineto_file_pieces_of_many_reads, .init = setup) {
     cr_assert_eq(fclose(f), 0);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
-    check_parallel_load(path, TC_PAR_MODE_KINETO);
-    check_parallel_load_hint(path, TC_PAR_MODE_KINETO, (uint64_t)st.st_size * 4); /* pieces of size / 8 */
+    check_parallel_load(path, TC_PAR_MODE_PATTERN);
+    check_parallel_load_hint(path, TC_PAR_MODE_PATTERN, (uint64_t)st.st_size * 4); /* pieces of size / 8 */
     cr_assert_eq(analyze_j1_j2(path, "long"), 0);
+}
+
+/* Candidate boundaries that are not boundaries: the learned separator also inside events (one
+ * line, an array of objects in every event's args), and after the events array (metadata after
+ * it); two bare arrays one after the other, whose second holds candidates past the first one's end
+ * (a piece across them must not parse: the parse of a piece takes one array only). The results are
+ * the sequential ones, whether the parallel parse falls back or not. */
+Test(parallel, wrong_candidate_boundaries_give_the_sequential_result, .init = setup) {
+    FILE *f = fopen(TMP "/nested.json", "w");
+    cr_assert_not_null(f);
+    fputs("{\"traceEvents\": [", f);
+    for (int i = 0; i < 4000; i++)
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 2, "
+                   "\"args\": {\"l\": [{\"a\": 1}, {\"b\": [{\"c\": 2}, {\"d\": 3}]}], \"correlation\": %d}}",
+                i ? ", " : "", i % 3 ? "kernel" : "cpu_op", i % 5, 10 * i, i);
+    fputs("], \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}, {\"id\": 1, \"name\": \"x\"}]}", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/nested.json", "nested"), 0);
+    f = fopen(TMP "/concat.json", "w");
+    cr_assert_not_null(f);
+    for (int d = 0; d < 2; d++) {
+        fputs("[\n", f);
+        for (int i = 0; i < 3000; i++)
+            fprintf(f, "%s  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7,\n"
+                       "    \"ts\": %d, \"dur\": 2,\n    \"args\": {\"correlation\": %d}\n  }",
+                    i ? ",\n" : "", i % 5, 100000 * d + 10 * i, i);
+        fputs("\n]\n", f);
+    }
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(analyze_j1_j2(TMP "/concat.json", "concat"), 0);
+    tc_trace t;
+    cr_assert_eq(tc_trace_init(&t, TMP "/concat.json"), 0);
+    char err[512];
+    tc_source *src = tc_source_open(TMP "/concat.json", err, sizeof err);
+    cr_assert_not_null(src, "%s", err);
+    tc_par_info info;
+    cr_assert_eq(tc_parallel_load(&t, src, 2, 64 * 1024, NULL, NULL, &info), TC_PAR_FALLBACK);
+    cr_assert_str_eq(info.why, "a piece did not parse");
+    tc_source_close(src);
+    tc_trace_free(&t);
 }
 
 Test(parallel, damaged_inputs_behave_as_sequential, .init = setup) {
@@ -318,14 +391,15 @@ Test(parallel, gzip_engines_agree, .init = setup) {
 }
 
 /* The pool's size does not change the result: 3 and 9 threads (more than this machine has cores),
- * on the three paths (Kineto plain file, mapped windows, inflate task + buffers). */
+ * on the three paths (plain file with a learned separator, mapped windows, inflate task + buffers). */
 Test(parallel, thread_counts_agree, .init = setup) {
     cr_assert_eq(sh("gzip -dc tests/data/alexnet_cuda_sync.json.gz > %s/alexnet.json && "
-                    "gzip -dc tests/data/b200_eager_tp8.json.gz > %s/b200.json", TMP, TMP), 0);
+                    "gzip -dc tests/data/b200_eager_tp8.json.gz > %s/b200-learnable.json", TMP, TMP), 0);
+    make_unlearnable(TMP "/b200-learnable.json", TMP "/b200.json");
     for (int threads = 3; threads <= 9; threads += 6) {
-        check_parallel_load_threads(TMP "/alexnet.json", TC_PAR_MODE_KINETO, 64 * 1024, threads);
+        check_parallel_load_threads(TMP "/alexnet.json", TC_PAR_MODE_PATTERN, 64 * 1024, threads);
         check_parallel_load_threads(TMP "/b200.json", TC_PAR_MODE_STRUCTURAL, 64 * 1024, threads);
-        check_parallel_load_threads("tests/data/alexnet_cuda_sync.json.gz", TC_PAR_MODE_KINETO, 64 * 1024, threads);
+        check_parallel_load_threads("tests/data/alexnet_cuda_sync.json.gz", TC_PAR_MODE_PATTERN, 64 * 1024, threads);
     }
 }
 

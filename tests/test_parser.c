@@ -219,11 +219,20 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
         "    \"args\": {\"External id\": 9, \"Input Dims\": [[2, 3], []], \"Input type\": [\"float\", \"\"]}},\n  "
         "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(12): step\", \"ts\": 5, \"dur\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"forward\", \"ts\": 5, \"dur\": 9},\n  "
-        /* not skipped: an escape, a last "ph" of "X" on a kernel, "ph" not first, a FLOP op, a step,
-         * a complete event without a usable "dur" (negative), a GPU annotation, a string "dur" */
+        /* skipped too: keys in another order (sorted: "args" first, "ph" late), one key per line */
+        "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
+        "{\"args\": {\"External id\": 11, \"Input Dims\": [[2, 3]]}, \"cat\": \"cpu_op\", \"dur\": 2, \"name\": \"aten::relu\", "
+        "\"ph\": \"X\", \"pid\": 1, \"tid\": \"2\", \"ts\": 8},\n  "
+        "{\n    \"bp\": \"e\",\n    \"cat\": \"ac2g\",\n    \"id\": 2,\n    \"ph\": \"f\",\n    \"ts\": 5\n  },\n  "
+        /* not skipped: an escape, a last "ph" of "X" on a kernel, a FLOP op, a step, a complete event
+         * without a usable "dur" (negative), a GPU annotation, a string "dur"; sorted keys: a
+         * kernel and a FLOP op */
         "{\"ph\": \"s\", \"name\": \"a\\\"b\", \"ts\": 1},\n  "
         "{\"ph\": \"s\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"},\n  "
-        "{\"cat\": \"ac2g\", \"ph\": \"f\", \"ts\": 1},\n  "
+        "{\"args\": {\"correlation\": 5}, \"cat\": \"kernel\", \"dur\": 2, \"name\": \"sorted_k\", \"ph\": \"X\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 30},\n  "
+        "{\"args\": {\"External id\": 12, \"Input Dims\": [[2, 3], [3, 4]], \"Input type\": [\"float\", \"float\"]}, "
+        "\"cat\": \"cpu_op\", \"dur\": 1, \"name\": \"aten::mm\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": 9},\n  "
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 6, \"dur\": 1,\n"
         "    \"args\": {\"External id\": 10, \"Input Dims\": [[2, 3], [3, 4]], \"Input type\": [\"float\", \"float\"]}},\n  "
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100},\n  "
@@ -235,26 +244,28 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
     uint64_t fast = 0, fast1 = 0, at = 0;
     cr_assert_eq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
     cr_assert_eq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at), 0);
-    cr_assert_eq(fast, 9, "%llu skipped", (unsigned long long)fast);
+    cr_assert_eq(fast, 12, "%llu skipped", (unsigned long long)fast);
     cr_assert_eq(fast1, 0);
-    cr_assert_eq(whole.events_total, 19);
-    cr_assert_eq(bytewise.events_total, 19);
+    cr_assert_eq(whole.events_total, 23);
+    cr_assert_eq(bytewise.events_total, 23);
     cr_assert_eq(whole.events_skipped, 1, "the negative dur");
     cr_assert_eq(bytewise.events_skipped, 1);
-    cr_assert_eq(whole.n_gpu, 2, "the event whose last \"ph\" is \"X\" is a kernel");
-    cr_assert_eq(bytewise.n_gpu, 2);
+    cr_assert_eq(whole.n_gpu, 3, "the event whose last \"ph\" is \"X\" is a kernel");
+    cr_assert_eq(bytewise.n_gpu, 3);
     cr_assert_str_eq(tc_trace_str(&whole, whole.gpu[1].name), "late");
     cr_assert_eq(whole.gpu[1].start_ns, bytewise.gpu[1].start_ns);
-    cr_assert_eq(whole.n_ops, 1, "the FLOP op");
-    cr_assert_eq(bytewise.n_ops, 1);
+    cr_assert_str_eq(tc_trace_str(&whole, whole.gpu[2].name), "sorted_k");
+    cr_assert_eq(whole.gpu[2].correlation, 5);
+    cr_assert_eq(whole.n_ops, 2, "the FLOP ops");
+    cr_assert_eq(bytewise.n_ops, 2);
     cr_assert_eq(whole.ops[0].flops, bytewise.ops[0].flops);
     cr_assert_eq(whole.n_cpu_steps, 1, "the step");
     cr_assert_eq(bytewise.n_cpu_steps, 1);
     cr_assert_eq(whole.n_gpu_steps, 0);
-    /* host spans: aten::add_, forward, aten::mm and the aten::add_ with a string "dur" (a usable
-     * number), the same records (and string ids) both ways */
-    cr_assert_eq(whole.n_host, 4, "%zu", whole.n_host);
-    cr_assert_eq(bytewise.n_host, 4);
+    /* host spans: aten::add_, forward, aten::relu, aten::mm twice and the aten::add_ with a string
+     * "dur" (a usable number), the same records (and string ids) both ways */
+    cr_assert_eq(whole.n_host, 6, "%zu", whole.n_host);
+    cr_assert_eq(bytewise.n_host, 6);
     for (size_t i = 0; i < whole.n_host; i++)
         cr_assert_eq(memcmp(&whole.host[i], &bytewise.host[i], sizeof whole.host[i]), 0, "host[%zu]", i);
     cr_assert_str_eq(tc_trace_str(&whole, whole.host[1].name), "forward");
@@ -362,4 +373,48 @@ Test(parser, event_look_alike_inside_a_string_is_not_an_element) {
     cr_assert_eq(whole.n_host, bytewise.n_host);
     tc_trace_free(&whole);
     tc_trace_free(&bytewise);
+}
+
+/* Parses the file at path into t fed in chunks of `chunk` bytes (0: whole); returns the events
+ * handled before yajl. */
+static uint64_t parse_file_chunked(const char *path, tc_trace *t, size_t chunk) {
+    size_t len;
+    char *doc = tu_read_file(path, &len);
+    cr_assert_eq(tc_trace_init(t, "layout"), 0);
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    size_t step = chunk ? chunk : len;
+    for (size_t off = 0; off < len; off += step)
+        cr_assert_eq(tc_ct_parser_feed(p, doc + off, off + step > len ? len - off : step), 0, "%s", path);
+    cr_assert_eq(tc_ct_parser_finish(p), 0, "%s", path);
+    uint64_t fast = tc_ct_parser_fast_skipped(p);
+    tc_ct_parser_free(p);
+    free(doc);
+    return fast;
+}
+
+Test(parser, every_layout_parses_the_same_whole_and_a_byte_at_a_time) {
+    /* Kineto's layout, one line, indent 4, indent 2 with sorted keys ("args" first): whole, about
+     * 40 % of the events are handled before yajl in each; a byte at a time, none is; in chunks of
+     * 4093 bytes, some are. The same records either way. */
+    static const char *const layouts[] = {"kineto", "oneline", "indent4", "indent2sorted"};
+    char *dir = tu_tmpdir();
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        char flags[128], path[512];
+        snprintf(flags, sizeof flags, "--ranks 1 --steps 2 --layout %s", layouts[l]);
+        tu_gen_job(dir, layouts[l], flags);
+        snprintf(path, sizeof path, "%s/%s/rank0.pt.trace.json", dir, layouts[l]);
+        tc_trace whole, bytewise, chunked;
+        uint64_t fast = parse_file_chunked(path, &whole, 0);
+        cr_assert_eq(parse_file_chunked(path, &bytewise, 1), 0, "%s", layouts[l]);
+        parse_file_chunked(path, &chunked, 4093);
+        cr_assert_gt(fast * 10, whole.events_total * 3, "%s: %llu of %llu events handled before yajl", layouts[l],
+                     (unsigned long long)fast, (unsigned long long)whole.events_total);
+        tu_assert_same_trace(&whole, &bytewise, layouts[l]);
+        tu_assert_same_trace(&whole, &chunked, layouts[l]);
+        tc_trace_free(&whole);
+        tc_trace_free(&bytewise);
+        tc_trace_free(&chunked);
+    }
+    cr_assert_eq(tu_sh(NULL, "rm -rf %s", dir), 0);
+    free(dir);
 }

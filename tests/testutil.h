@@ -1,5 +1,6 @@
 /* testutil.h: small helpers shared by the Criterion tests: run the built binaries, read files, streams
- * and their JSON, make temporary folders. Header-only (static functions) so each test file stays self-contained. */
+ * and their JSON, make temporary folders, compare two loaded traces record for record. Header-only
+ * (static functions) so each test file stays self-contained. */
 #ifndef TC_TESTUTIL_H
 #define TC_TESTUTIL_H
 #include <criterion/criterion.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
+#include "model/trace.h"
 
 static inline const char *tu_bin(void) {
     const char *b = getenv("TRACECOST_BIN");
@@ -159,4 +161,26 @@ static inline void tu_expect_width(const char *text, size_t width) {
     }
     cr_expect(cols <= width, "last line is %zu columns", cols);
 }
+/* The same trace, record for record: the counts, every array of the event store
+ * (model/trace_arrays.def; padding is explicit and zeroed, so whole records compare), the byte
+ * counts, the strings in id order and the warnings. */
+static inline void tu_assert_same_trace(const tc_trace *a, const tc_trace *b, const char *what) {
+    cr_assert_eq(a->events_total, b->events_total, "%s: events", what);
+    cr_assert_eq(a->events_skipped, b->events_skipped, "%s: skipped", what);
+#define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                           \
+    cr_assert_eq(a->count, b->count, "%s: %s %zu vs %zu", what, #field, a->count, b->count);      \
+    for (size_t i = 0; i < a->count; i++)                                                          \
+        if (memcmp(&a->field[i], &b->field[i], sizeof(type)) != 0) cr_assert_fail("%s: %s[%zu]", what, #field, i);
+#include "model/trace_arrays.def"
+    cr_assert_eq(a->rank, b->rank, "%s: rank", what);
+    cr_assert_eq(a->bytes, b->bytes, "%s: bytes", what);
+    cr_assert_eq(a->bytes_decoded, b->bytes_decoded, "%s: decoded bytes", what);
+    size_t ns = tc_strtab_count(a->strings);
+    cr_assert_eq(ns, tc_strtab_count(b->strings), "%s: strings", what);
+    for (size_t i = 0; i < ns; i++)
+        cr_assert_str_eq(tc_strtab_get(a->strings, (uint32_t)i), tc_strtab_get(b->strings, (uint32_t)i), "%s: string %zu", what, i);
+    cr_assert_eq(a->n_warnings, b->n_warnings, "%s: warnings", what);
+    for (size_t i = 0; i < a->n_warnings; i++) cr_assert_str_eq(a->warnings[i], b->warnings[i]);
+}
+
 #endif
