@@ -94,7 +94,8 @@ mbps() { awk -v b="$1" -v s="$2" 'BEGIN {printf "%.0f", b / 1e6 / s}'; }
 row() { printf "  %-44s %8.3f s %8s MB/s %8.3f s CPU\n" "$1" "$2" "$(mbps "$3" "$2")" "$(median "$4.cpu")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a / b}'; }
 verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; printf "%.2f (target %s %s) %s", v, op, t, ok ? "PASS" : "FAIL"}'; }
-pf() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; printf "%5.2f %s", v, ok ? "PASS" : "FAIL"}'; }
+# pf VALUE OP TARGET [FORMAT]: the value and PASS/FAIL, for the summary table
+pf() { awk -v v="$1" -v op="$2" -v t="$3" -v f="${4:-%5.2f}" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; printf f " %s", v, ok ? "PASS" : "FAIL"}'; }
 
 echo "tracecost bench: median of $RUNS interleaved runs: wall time, MB/s (MB = 1e6 bytes of JSON: the decompressed size for gzip), CPU time (user+sys)"
 echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER (other work on the machine slows every wall time)"
@@ -140,7 +141,7 @@ for l in $LAYOUTS; do
   echo "  gzip  MiB: $(verdict "$((RSS_GZ / 1024))" '<=' 150)"
   echo "  two files together $((RSS_TWO / 1024)) MiB"
   SUMMARY="$SUMMARY$(printf "  %-14s %s    %s    %s    %s    %s    %s" "$l" "$(pf "$P" '<=' 0.8)" "$(pf "$G" '<=' 0.8)" \
-    "$(pf "$W" '>=' 1.6)" "$(pf "$((RSS_PLAIN / 1024))" '<=' 150)" "$(pf "$((RSS_GZ / 1024))" '<=' 150)" "$SAME")
+    "$(pf "$W" '>=' 1.6)" "$(pf "$((RSS_PLAIN / 1024))" '<=' 150 %5d)" "$(pf "$((RSS_GZ / 1024))" '<=' 150 %5d)" "$SAME")
 "
 done
 echo
