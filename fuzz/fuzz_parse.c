@@ -1,11 +1,14 @@
 /* fuzz_parse.c: libFuzzer harness over the whole library path a trace takes: the Chrome-trace
- * parser (fed in a few chunks whose sizes come from the input), tc_job_analyze on a 1- or 2-rank
- * job made of the result, and the JSON report written to a memory stream. Built by `make fuzz`
- * with clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
+ * parser (fed whole, in a few chunks whose sizes come from the input, and in pieces cut where the
+ * separator learned from the first two events recurs, as the parallel parse cuts them: whenever
+ * every piece parses, the trace must be the whole parse's), tc_job_analyze on a 1- or 2-rank job
+ * made of the result, and the JSON report written to a memory stream. Built by `make fuzz` with
+ * clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/inputs.h"
 #include "model/job.h"
 #include "parsers/chrome_trace.h"
+#include "parsers/split.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"
 #include <stdint.h>
@@ -69,8 +72,9 @@ static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned c
     tc_ct_parser_free(p);
 }
 
-/* Chunk boundaries must not matter: the same bytes fed whole and in chunks give the same trace. */
-static void check_same(const tc_trace *a, const tc_trace *b) {
+/* Chunk boundaries and pieces must not matter: the same bytes fed whole, in chunks or in pieces give
+ * the same trace (`how` names the second way). */
+static void check_same(const tc_trace *a, const tc_trace *b, const char *how) {
     int same = a->events_total == b->events_total && a->events_skipped == b->events_skipped &&
                a->n_gpu == b->n_gpu && a->n_cpu_steps == b->n_cpu_steps && a->n_gpu_steps == b->n_gpu_steps &&
                a->n_launches == b->n_launches && a->n_colls == b->n_colls && a->n_devices == b->n_devices &&
@@ -88,7 +92,47 @@ static void check_same(const tc_trace *a, const tc_trace *b) {
         same = a->launches[i].dur_ns == b->launches[i].dur_ns &&
                strcmp(tc_trace_str(a, a->launches[i].name), tc_trace_str(b, b->launches[i].name)) == 0 &&
                strcmp(tc_trace_str(a, a->launches[i].thread), tc_trace_str(b, b->launches[i].thread)) == 0;
-    if (!same) { fprintf(stderr, "chunked and whole parses differ\n"); abort(); }
+    if (!same) { fprintf(stderr, "%s and whole parses differ\n", how); abort(); }
+}
+
+/* One piece of the events array, b[from, to) (its events; the comma after them left out), parsed
+ * on its own and appended to t, its skip counts handed to p0, as parsers/parallel.c does. */
+static int parse_piece(tc_trace *t, tc_ct_parser *p0, const char *b, size_t from, size_t to, uint32_t **remap,
+                       size_t *remap_cap) {
+    tc_trace piece;
+    if (tc_trace_init(&piece, "piece")) return -1;
+    tc_ct_parser *pp = tc_ct_parser_new_events(&piece);
+    int rc = pp && tc_ct_parser_feed(pp, "[", 1) == 0 && tc_ct_parser_feed(pp, b + from, to - from) == 0 &&
+             tc_ct_parser_feed(pp, "]", 1) == 0 && tc_ct_parser_finish(pp) == 0 ? 0 : -1;
+    if (rc == 0) rc = tc_trace_append(t, &piece, remap, remap_cap);
+    if (rc == 0) tc_ct_parser_absorb(p0, pp);
+    tc_ct_parser_free(pp);
+    tc_trace_free(&piece);
+    return rc;
+}
+
+/* The parallel parse's way, with a cut at every candidate boundary: the head (up to the events
+ * array's '[') and the rest after the last cut go to one parser, each piece between two cuts to its
+ * own. 0 when every part parsed (the trace must then be the whole parse's); -1 when one did not
+ * (the parallel parse falls back to the whole parse) or no separator was learned. */
+static int parse_in_pieces(tc_trace *t, const uint8_t *data, size_t size) {
+    const char *b = (const char *)data;
+    size_t body;
+    tc_split_pattern pat;
+    if (tc_split_find_events(b, size, &body) != TC_SPLIT_FOUND || tc_split_learn(b, size, body, &pat) != TC_SPLIT_FOUND)
+        return -1;
+    tc_ct_parser *p0 = tc_ct_parser_new(t);
+    uint32_t *remap = NULL;
+    size_t remap_cap = 0, from = body, at;
+    int rc = p0 && tc_ct_parser_feed(p0, b, body) == 0 ? 0 : -1;
+    while (rc == 0 && (at = tc_split_next(&pat, b, size, from)) != TC_SPLIT_NONE) {
+        rc = parse_piece(t, p0, b, from, at - pat.brace + 1, &remap, &remap_cap);
+        from = at;
+    }
+    if (rc == 0) rc = tc_ct_parser_feed(p0, b + from, size - from) == 0 && tc_ct_parser_finish(p0) == 0 ? 0 : -1;
+    free(remap);
+    tc_ct_parser_free(p0);
+    return rc;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -98,8 +142,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (tc_trace_init(&chunked, "c") == 0) {
                 parse_into(&whole, data, size, UINT32_MAX); /* one feed */
                 parse_into(&chunked, data, size, (unsigned)(size % 7)); /* chunks of 1..7 bytes */
-                check_same(&whole, &chunked);
+                check_same(&whole, &chunked, "chunked");
                 tc_trace_free(&chunked);
+            }
+            tc_trace pieces;
+            if (!whole.truncated && tc_trace_init(&pieces, "w") == 0) {
+                if (parse_in_pieces(&pieces, data, size) == 0) check_same(&whole, &pieces, "pieces");
+                tc_trace_free(&pieces);
             }
             tc_trace_free(&whole);
         }

@@ -15,8 +15,9 @@ typedef struct tc_ct_parser tc_ct_parser;
 tc_ct_parser *tc_ct_parser_new(tc_trace *dst);
 void tc_ct_parser_free(tc_ct_parser *p); /* NULL is a no-op */
 /* Entry mode for parsing traceEvents in pieces (parsers/parallel.c): the input is "[" + a run of
- * events + "]". Counts no document, writes no warnings at finish (tc_ct_parser_absorb hands its
- * skip counters to the parser of the whole document) and tracks no line numbers. */
+ * events + "]", one array only (anything after its ']' is an error). Counts no document, writes no
+ * warnings at finish (tc_ct_parser_absorb hands its skip counters to the parser of the whole
+ * document) and tracks no line numbers. */
 tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst);
 void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
