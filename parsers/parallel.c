@@ -478,8 +478,11 @@ static int run_pieces(par_ctx *x, size_t n) {
 /* Buffers, pieces and p0; the reader task started when the source is read by a thread. */
 static int par_start(par_ctx *x, int threads) {
     reader *r = &x->r;
-    /* at least two pieces per thread in each buffer, or the threads wait on each other */
-    size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 2);
+    /* at least eight pieces per thread in each buffer: a buffer's pieces are one batch, and the
+     * threads wait for its slowest piece (a thread that shares its core with the reader is slow);
+     * small pieces even that out (two per thread: 0.93-0.98 s on the 411 MB gzip bench trace,
+     * eight: 0.85-0.92 s, the same CPU time) */
+    size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 8);
     if (x->gap > per_buffer) x->gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;
     x->pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->pieces);
     x->bounds = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->bounds);
