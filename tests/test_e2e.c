@@ -126,6 +126,7 @@ static const planted_job jobs[] = {
     {"--ranks 3 --no-seq --straggler 1 --straggler-delay-us 5000 --clock-offset-us 4000", "straggler-bound"},
     {"--ranks 4 --no-pg --busbw-GBps 8 --layout oneline --time-format epoch --metadata-after", "network-bound"},
     {"--ranks 2 --no-coll-args --busbw-GBps 8 --layout indent4", NULL},
+    {"--ranks 4 --straggler 1 --straggler-delay-us 6000 --time-format epoch --layout indent2sorted", "straggler-bound"},
 };
 
 Test(e2e, planted_multi_rank_jobs_are_recovered, .timeout = 180) {

@@ -156,6 +156,7 @@ Test(idle_causes, planted_mixed_causes_recovered_exactly) { expect_planted("mixe
 Test(idle_causes, planted_causes_in_epoch_times_and_one_line_layout) {
     expect_planted("mixed", "--steps 2 --time-format epoch --layout oneline --seed 9");
     expect_planted("sync", "--steps 2 --layout indent4 --gzip");
+    expect_planted("launch", "--steps 2 --layout indent2sorted"); /* "args" first: the host spans */
 }
 
 /* The terminal summary of an idle-cause job (the generated trace only) with extra flags. */
