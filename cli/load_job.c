@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,9 +105,10 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
         free(c.traces); free(c.status); free(c.msg); free(c.raw);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
-        if (f) { fseek(f, 0, SEEK_END); long s = ftell(f); if (s > 0) c.total_size += (uint64_t)s; fclose(f); }
+    for (size_t i = 0; i < n; i++) { /* stat, never open: a FIFO or pipe can be read only once */
+        struct stat st;
+        if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            c.total_size += (uint64_t)st.st_size;
     }
     pthread_mutex_init(&c.lock, NULL);
     tc_pool_for(pool, n, load_one, &c);

@@ -10,18 +10,17 @@
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
 
-tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
-                             char *msg, size_t msglen) {
+/* The sequential load of an opened source (read from where it stands: nothing read yet); the
+ * caller closes it. */
+static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path, tc_progress_fn progress,
+                                  void *progress_ctx, char *msg, size_t msglen) {
     char err[512] = "";
-    tc_source *src = tc_source_open(path, err, sizeof err);
-    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
     tc_ct_parser *p = tc_ct_parser_new(t);
     char *buf = malloc(TC_LOAD_CHUNK);
     if (!p || !buf) {
         snprintf(msg, msglen, "%s: out of memory", path);
         tc_ct_parser_free(p);
         free(buf);
-        tc_source_close(src);
         return TC_LOAD_NO_MEMORY;
     }
     tc_load_status status = TC_LOAD_OK;
@@ -77,34 +76,48 @@ tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progr
 done:
     free(buf);
     tc_ct_parser_free(p);
+    return status;
+}
+
+tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
+                             char *msg, size_t msglen) {
+    char err[512] = "";
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
+    tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
     tc_source_close(src);
     return status;
 }
 
 tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
                                 void *progress_ctx, char *msg, size_t msglen) {
-    if (threads > 1 && strcmp(path, "-") != 0) {
-        char err[512];
-        tc_source *src = tc_source_open(path, err, sizeof err);
-        uint64_t size = src ? tc_source_file_size(src) : 0;
-        if (src && size > 0) {
-            /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
-            uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
-            tc_par_info info;
-            if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
-                t->bytes = info.raw_bytes;
-                t->bytes_decoded = info.decoded_bytes;
-                tc_source_close(src);
-                return TC_LOAD_OK;
-            }
-            /* start over, sequentially: it decides what damage means */
-            char *p = tc_strdup(path);
-            tc_trace_free(t);
-            int rc = tc_trace_init(t, p);
-            free(p);
-            if (rc) { tc_source_close(src); snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
-        }
+    if (threads <= 1 || strcmp(path, "-") == 0) return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
+    /* opened once: a pipe, FIFO or /dev/stdin can be read only once, so anything but a regular file
+     * is read sequentially from this very source */
+    char err[512];
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
+    uint64_t size = tc_source_file_size(src);
+    if (size == 0) {
+        tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
         tc_source_close(src);
+        return status;
     }
+    /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
+    uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
+    tc_par_info info;
+    if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
+        t->bytes = info.raw_bytes;
+        t->bytes_decoded = info.decoded_bytes;
+        tc_source_close(src);
+        return TC_LOAD_OK;
+    }
+    tc_source_close(src);
+    /* start over, sequentially (a regular file can be opened again): it decides what damage means */
+    char *p = tc_strdup(path);
+    tc_trace_free(t);
+    int rc = tc_trace_init(t, p);
+    free(p);
+    if (rc) { snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
     return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl/yajl_tree.h>
 
 /* ---- telling a saved result from a trace -------------------------------------------------- */
@@ -28,7 +29,8 @@ static bool schema_first(const char *buf) {
 }
 
 bool tc_result_json_is_saved(const char *path) {
-    if (!strcmp(path, "-")) return false;
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     char err[512], buf[4097];
     tc_source *src = tc_source_open(path, err, sizeof err);
     if (!src) return false;
