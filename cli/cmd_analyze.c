@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cost_options.h"
 #include "commands.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "inputs.h"
@@ -70,7 +71,7 @@ static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_
         sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
     char err[400];
     if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
-    if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }
+    if (flags_given) { tc_diag(stderr, "tracecost analyze: %s\n", err); return -1; }
     snprintf(c->note, sizeof c->note, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", err);
     return 0;
 }
@@ -90,12 +91,14 @@ static int load_analyze_local(void *ctx, char **operands, size_t n_operands, con
     char err[1200];
     tc_input_list inputs;
     if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost: %s\n", err);
+        tc_diag(stderr, "tracecost: %s\n", err);
         return TC_EXIT_NOTHING;
     }
+    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
     tc_load_options lopt = *lbase;
     lopt.from_folder = inputs.from_folder;
     int rc = tc_job_load(j, inputs.paths, inputs.n, &lopt);
+    if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         if (tc_job_analyze(j, aopt)) {
             fprintf(stderr, "tracecost: out of memory during analysis\n");
@@ -159,7 +162,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         return TC_EXIT_OK;
     case TC_OPT_COST_FLAG:
         if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0) {
-            fprintf(stderr, "tracecost analyze: %s\n", err);
+            tc_diag(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
         a->cost_flags = true;

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "analyzer/compare.h"
 #include "cost_options.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "inputs.h"
@@ -48,7 +49,7 @@ static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary 
     tc_error_clear(&e);
     if (tc_result_json_is_saved(operand)) {
         if (tc_result_json_read(s, operand, &e) != TC_OK) {
-            fprintf(stderr, "tracecost compare: %s\n", e.msg);
+            tc_diag(stderr, "tracecost compare: %s\n", e.msg);
             return TC_EXIT_NOTHING;
         }
         return TC_EXIT_OK;
@@ -56,17 +57,19 @@ static int load_side(const char *operand, long jobs, bool quiet, tc_run_summary 
     char *ops[1] = {(char *)operand};
     tc_input_list inputs;
     if (tc_inputs_expand(ops, 1, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost compare: %s\n", err);
+        tc_diag(stderr, "tracecost compare: %s\n", err);
         return TC_EXIT_NOTHING;
     }
     tc_job j;
     tc_job_init(&j);
+    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
     tc_load_options lopt = {(int)jobs, !quiet && isatty(fileno(stderr)), stderr, inputs.from_folder};
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
+    if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, &e) != TC_OK) {
-            fprintf(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
+            tc_diag(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
     }
@@ -79,7 +82,7 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
     char err[600];
     for (size_t i = 0; i < n; i++)
         if (tc_cost_parse_option(in, f[i].name, f[i].value, err, sizeof err) != 0) {
-            fprintf(stderr, "tracecost compare: %s: %s\n", side, err);
+            tc_diag(stderr, "tracecost compare: %s: %s\n", side, err);
             return -1;
         }
     return 0;
@@ -166,7 +169,7 @@ static int side_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *
     tc_error_clear(&e);
     tc_status st = tc_run_cost(out, s, in, flags_given, &e);
     if (st == TC_OK) return TC_EXIT_OK;
-    fprintf(stderr, "tracecost compare: %s\n", e.msg);
+    tc_diag(stderr, "tracecost compare: %s\n", e.msg);
     return st == TC_ERR_NOMEM ? TC_EXIT_NOTHING : TC_EXIT_USAGE;
 }
 

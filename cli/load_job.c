@@ -2,6 +2,7 @@
  * the worker pool (base/pool.h); a lock guards only the progress line's figures. */
 #define _POSIX_C_SOURCE 200809L
 #include "load_job.h"
+#include "diag.h"
 #include "parsers/load.h"
 #include "exitcodes.h"
 #include "inputs.h"
@@ -136,22 +137,22 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
         switch (lf->status[i]) {
         case TC_LOAD_OK: keep = true; break;
         case TC_LOAD_DAMAGED:
-            fprintf(err, "tracecost: warning: %s (analyzing what was read)\n", lf->msg[i]);
+            tc_diag(err, "tracecost: warning: %s (analyzing what was read)\n", lf->msg[i]);
             keep = true;
             rc = TC_EXIT_DAMAGED;
             break;
         default:
-            fprintf(err, "tracecost: %s\n", lf->msg[i]);
+            tc_diag(err, "tracecost: %s\n", lf->msg[i]);
             rc = TC_EXIT_DAMAGED;
             break;
         }
         if (keep && t->events_total == 0 && opt->from_folder && opt->from_folder[i] && lf->status[i] == TC_LOAD_OK) {
-            fprintf(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
+            tc_diag(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
             tc_trace_free(t);
             continue;
         }
         if (keep && tc_trace_gpu_events(t) == 0) {
-            fprintf(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
+            tc_diag(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
                     paths[i], (unsigned long long)t->events_total);
             keep = false;
             rc = TC_EXIT_DAMAGED;
@@ -168,7 +169,7 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
     }
     char msg[1200];
     if (tc_inputs_assign_ranks(j->traces, j->n_traces, msg, sizeof msg)) {
-        fprintf(err, "tracecost: %s\n", msg);
+        tc_diag(err, "tracecost: %s\n", msg);
         return TC_EXIT_USAGE;
     }
     return rc;
