@@ -124,6 +124,22 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     return 0;
 }
 
+/* The job's time budget: the sum of its traces' (model/trace.h, time_sum_ns) bounds every sum of
+ * times over its ranks, so it must fit an int64. False (message printed) when it does not. */
+static bool times_fit_together(const tc_job *j, FILE *err) {
+    int64_t sum = 0;
+    size_t most = 0;
+    for (size_t i = 0; i < j->n_traces; i++) {
+        if (j->traces[i].time_sum_ns > j->traces[most].time_sum_ns) most = i;
+        if (__builtin_add_overflow(sum, j->traces[i].time_sum_ns, &sum)) {
+            tc_diag(err, "tracecost: the GPU times of the %zu inputs add up past 2^63 ns (292 years): they cannot be "
+                    "summed (%s alone: %.0f s)\n", j->n_traces, j->traces[most].path, (double)j->traces[most].time_sum_ns / 1e9);
+            return false;
+        }
+    }
+    return true;
+}
+
 int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt) {
     FILE *err = opt->err ? opt->err : stderr;
     size_t n = lf->n;
@@ -151,6 +167,12 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
             tc_trace_free(t);
             continue;
         }
+        if (keep && t->time_sum_ns < 0) {
+            tc_diag(err, "tracecost: %s: its GPU times add up past 2^63 ns (292 years): they are not real times; "
+                    "left out\n", paths[i]);
+            keep = false;
+            rc = TC_EXIT_DAMAGED;
+        }
         if (keep && tc_trace_gpu_events(t) == 0) {
             tc_diag(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
                     paths[i], (unsigned long long)t->events_total);
@@ -167,6 +189,7 @@ int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, cons
         if (n > 1) fprintf(err, "tracecost: nothing to analyze: none of the %zu inputs holds usable GPU activity\n", n);
         return TC_EXIT_NOTHING;
     }
+    if (!times_fit_together(j, err)) return TC_EXIT_NOTHING;
     char msg[1200];
     if (tc_inputs_assign_ranks(j->traces, j->n_traces, msg, sizeof msg)) {
         tc_diag(err, "tracecost: %s\n", msg);

@@ -121,6 +121,8 @@ struct tc_ct_parser {
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
     uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
+    bool bad_base;          /* a baseTimeNanoseconds that is no number or lies past +-2^62 ns: ignored */
+    uint64_t bad_group_sizes; /* "Group size" values that are no whole number in 1..2^31-1: ignored */
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -340,6 +342,11 @@ static int64_t step_number(const char *name, size_t len) {
 
 static void note_bad(tc_ct_parser *p, num_state st) { p->skip_bad_number[st]++; }
 
+/* An event's start and end lie within +-TC_TIME_LIMIT_NS (model/trace.h; dur >= 0). */
+static bool times_fit(int64_t ts_ns, int64_t dur_ns) {
+    return ts_ns > -TC_TIME_LIMIT_NS && ts_ns < TC_TIME_LIMIT_NS - dur_ns;
+}
+
 /* FNV-1a of the pid and tid text: a thread key for op nesting. */
 static uint64_t thread_key(const event_scratch *ev) {
     uint64_t h = 1469598103934665603ULL;
@@ -377,7 +384,7 @@ static void finish_event(tc_ct_parser *p) {
         t->events_skipped++;
         return;
     }
-    if (ev->ts_ns > INT64_MAX - ev->dur_ns) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
+    if (!times_fit(ev->ts_ns, ev->dur_ns)) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
 
     const char *name = !ev->has_name ? "" : ev->name_at ? ev->name_at : ev->name;
     size_t name_len = ev->has_name ? ev->name_len : 0;
@@ -496,7 +503,12 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         case K_PG_RANKS: small_set(&ev->pg_ranks, s, len); break;
         case K_IN_NELEMS: if (!parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
         case K_OUT_NELEMS: if (!parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
-        case K_GROUP_SIZE: if (!parse_int(c, len, &ev->group_size)) ev->group_size = -1; break;
+        case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
+            if (!parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
+                ev->group_size = -1;
+                p->bad_group_sizes++;
+            }
+            break;
         case K_SEQ: if (!parse_int(c, len, &ev->seq)) ev->seq = -1; break;
         case K_EXTERNAL_ID: if (!parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
         default: break;
@@ -528,7 +540,8 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
     case F_TOP:
         if (k == K_BASE_TIME) {
             int64_t v;
-            if (parse_int(c, len, &v)) { t->base_ns = v; t->has_base = true; }
+            if (parse_int(c, len, &v) && v > -TC_TIME_LIMIT_NS && v < TC_TIME_LIMIT_NS) { t->base_ns = v; t->has_base = true; }
+            else p->bad_base = true;
         } else if (k == K_RECORD_SHAPES) {
             t->record_shapes = len > 0 && (c[0] == '1' || c[0] == 't' || c[0] == 'T');
         }
@@ -668,6 +681,7 @@ void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from) {
     into->skip_missing_dur += from->skip_missing_dur;
     for (int i = 0; i < 5; i++) into->skip_bad_number[i] += from->skip_bad_number[i];
     into->long_strings += from->long_strings; /* strings cut at STR_CAP inside the piece */
+    into->bad_group_sizes += from->bad_group_sizes;
     into->dropped_bytes += from->dropped_bytes;
 }
 
@@ -899,7 +913,7 @@ static bool event_only_counts(const char *b, const span *ph, const span *cat, co
     if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return false;
     if (parse_scaled(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
         return false;
-    return t0 <= INT64_MAX - d;
+    return times_fit(t0, d);
 }
 
 /* When the '{' at b[i] opens an event that only counts (see above) and a ',' follows it
@@ -1105,12 +1119,17 @@ static void summarize_skips(tc_ct_parser *p) {
         tc_trace_warn(t, "cut %llu strings longer than %u bytes (%llu bytes not read)", (unsigned long long)p->long_strings,
                       STR_CAP, (unsigned long long)p->dropped_bytes);
     if (p->documents > 1) tc_trace_warn(t, "input holds %d concatenated JSON documents; events of all were read", p->documents);
+    if (p->bad_base) tc_trace_warn(t, "baseTimeNanoseconds is not a number within 2^62 ns (146 years): ignored");
+    if (p->bad_group_sizes)
+        tc_trace_warn(t, "ignored %llu \"Group size\" values that are not a rank count (1 to 2147483647)",
+                      (unsigned long long)p->bad_group_sizes);
 }
 
 int tc_ct_parser_finish(tc_ct_parser *p) {
     p->chunk = NULL;
     p->chunk_len = 0;
     if (!p->events_mode) summarize_skips(p);
+    if (p->error[0]) return -1; /* a feed failed: its error stands (the warnings above still go out) */
     yajl_status st = yajl_complete_parse(p->yh);
     if (st != yajl_status_ok || p->depth != 0) {
         p->error_offset = p->fed_before;

@@ -41,7 +41,8 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
         status = source_failed ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
         goto done;
     }
-    if (!parse_failed && tc_ct_parser_finish(p) != 0) parse_failed = true;
+    /* after a JSON error too: finish adds the warnings of what was skipped before it */
+    if (tc_ct_parser_finish(p) != 0) parse_failed = true;
     bool gz_cut = tc_source_truncated(src);
     if (parse_failed || source_failed || gz_cut) {
         bool nothing = t->events_total == 0 && t->n_devices == 0 && t->n_gpu == 0;
@@ -73,6 +74,7 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
         snprintf(msg, msglen, "%s", where);
         status = TC_LOAD_DAMAGED;
     }
+    tc_trace_settle_times(t);
 done:
     free(buf);
     tc_ct_parser_free(p);
@@ -110,6 +112,7 @@ tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_p
         t->bytes = info.raw_bytes;
         t->bytes_decoded = info.decoded_bytes;
         tc_source_close(src);
+        tc_trace_settle_times(t);
         return TC_LOAD_OK;
     }
     tc_source_close(src);

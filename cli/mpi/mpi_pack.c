@@ -82,6 +82,7 @@ static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, 
     tc_buf_i64(b, t->world_size);
     tc_buf_u64(b, backend);
     tc_buf_u64(b, t->record_shapes);
+    tc_buf_i64(b, t->time_sum_ns); /* a skeleton keeps the full trace's */
 }
 
 static void put_warnings(tc_buf *b, const tc_trace *t);
@@ -135,6 +136,7 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
     t->world_size = tc_buf_get_i64(b);
     t->backend = (uint32_t)tc_buf_get_u64(b);
     t->record_shapes = tc_buf_get_u64(b) != 0;
+    t->time_sum_ns = tc_buf_get_i64(b);
 }
 
 int tc_trace_unpack(tc_buf *b, tc_trace *t) {
