@@ -164,7 +164,11 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             sr->comm_compute_ratio = sr->has_ratio ? (double)sr->b.comm_ns / (double)sr->b.compute_ns : 0;
         }
         rr->has_step_time = true;
-        rr->step_time_ns = (sum + (int64_t)rr->n_steps / 2) / (int64_t)rr->n_steps; /* rounded mean */
+        int64_t n = (int64_t)rr->n_steps; /* rounded mean, (sum + n/2) / n without passing INT64_MAX */
+        rr->step_time_ns = sum / n + (sum % n >= n - n / 2);
+        if (m.repeated)
+            tc_trace_warn(t, "%llu ProfilerStep spans repeat the number of an earlier one (two profiler sessions in "
+                          "one trace?): each is a step of its own", (unsigned long long)m.repeated);
         if (m.unassigned)
             tc_trace_warn(t, "%llu GPU events fall in no ProfilerStep (outside the profiled steps); they count in the "
                           "rank's totals but in no step", (unsigned long long)m.unassigned);

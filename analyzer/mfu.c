@@ -6,6 +6,7 @@
 #include "mfu.h"
 #include "analyze_phases.h"
 #include "flops.h"
+#include "steps.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <stdarg.h>
@@ -52,14 +53,15 @@ static int cmp_step_key(const void *a, const void *b) {
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Index of the first step with this number in rr->steps (keys: sorted by number, index), or -1. */
-static long step_index(const step_key *keys, size_t n, int64_t number) {
+/* Index in rr->steps of occurrence `occ` of step `number` (keys: sorted by number, index; the k-th
+ * span of a number is the k-th step of it, steps.h), or -1. */
+static long step_index(const step_key *keys, size_t n, int64_t number, size_t occ) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (keys[mid].number < number) lo = mid + 1; else hi = mid;
     }
-    return lo < n && keys[lo].number == number ? (long)keys[lo].index : -1;
+    return lo + occ < n && keys[lo + occ].number == number ? (long)keys[lo + occ].index : -1;
 }
 
 int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f) {
@@ -83,13 +85,17 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
     const tc_step_span *spans = t->n_cpu_steps ? t->cpu_steps : t->gpu_steps;
     size_t n_spans = t->n_cpu_steps ? t->n_cpu_steps : t->n_gpu_steps;
     long *span_step = n_spans ? malloc(n_spans * sizeof *span_step) : NULL;
+    size_t *occ = n_spans ? malloc(n_spans * sizeof *occ) : NULL;
     double *ideal = rr->n_steps ? calloc(rr->n_steps, sizeof *ideal) : NULL;
     step_key *keys = rr->n_steps ? malloc(rr->n_steps * sizeof *keys) : NULL;
-    if ((n_spans && !span_step) || (rr->n_steps && (!ideal || !keys))) { free(span_step); free(ideal); free(keys); return -1; }
+    if ((n_spans && (!span_step || !occ || tc_steps_occurrence(spans, n_spans, occ))) || (rr->n_steps && (!ideal || !keys))) {
+        free(span_step); free(occ); free(ideal); free(keys); return -1;
+    }
     for (size_t i = 0; i < rr->n_steps; i++) keys[i] = (step_key){rr->steps[i].number, i};
     tc_sort(keys, rr->n_steps, sizeof *keys, cmp_step_key);
-    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(keys, rr->n_steps, spans[i].number);
+    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(keys, rr->n_steps, spans[i].number, occ[i]);
     free(keys);
+    free(occ);
 
     double all_flops = 0, all_ideal = 0;
     for (size_t i = 0; i < t->n_ops; i++) {
