@@ -177,6 +177,24 @@ static int config_line(tc_cost_inputs *in, char *s, const char *path, int lineno
     return r == 0 ? 0 : -1;
 }
 
+/* One line of a config file into line (cap bytes: the newline kept, NUL-terminated): 1; 0 at the
+ * end; -1 when the line holds a NUL byte (no text file: /dev/zero, a binary); -2 when it is longer
+ * than cap - 2 characters. Every byte is looked at, so nothing after a NUL is silently ignored. */
+static int config_read_line(FILE *f, char *line, size_t cap) {
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\0') return -1;
+        if (n + 1 >= cap) return -2;
+        line[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    line[n] = '\0';
+    return n > 0;
+}
+
+#define CONFIG_MAX_LINES 10000 /* a config file holds a few dozen: this ends an endless stream */
+
 int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -184,13 +202,13 @@ int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t 
         return -1;
     }
     char line[1024], sub[1200];
-    int lineno = 0, rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    int lineno = 0, rc = 0, got;
+    while (rc == 0 && (got = config_read_line(f, line, sizeof line)) != 0) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
-            set_err(err, errlen, "%s:%d: line too long (over %zu characters)", path, lineno,
-                    sizeof line - 2);
+        if (got < 0 || lineno > CONFIG_MAX_LINES) {
+            if (got == -1) set_err(err, errlen, "%s:%d: holds a NUL byte: not a text file", path, lineno);
+            else if (got == -2) set_err(err, errlen, "%s:%d: line too long (over %zu characters)", path, lineno, sizeof line - 2);
+            else set_err(err, errlen, "%s: more than %d lines: not a config file", path, CONFIG_MAX_LINES);
             rc = -1;
             break;
         }
