@@ -195,8 +195,10 @@ int64_t tc_rank_from_name(const char *path) {
             if (*d == '-' || *d == '_') d++;
             if (!isdigit((unsigned char)*d)) continue;
             int64_t v = 0;
-            while (isdigit((unsigned char)*d) && v < 100000000) v = v * 10 + (*d++ - '0');
-            found = v; /* the last "rankN" of the name wins */
+            bool fits = true; /* every digit counts: rank1000000000 and rank1000000001 differ */
+            for (; isdigit((unsigned char)*d); d++)
+                fits = fits && !__builtin_mul_overflow(v, 10, &v) && !__builtin_add_overflow(v, *d - '0', &v);
+            if (fits) found = v; /* the last "rankN" of the name wins; one past int64 names no rank */
         }
     }
     return found;

@@ -31,7 +31,8 @@ void tc_input_list_free(tc_input_list *l);
  * not be used (n_unusable), else TC_EXIT_OK. */
 int tc_inputs_print_notes(const tc_input_list *l, FILE *f);
 
-/* Rank number in a file name: "rank3", "rank-3", "rank_3" (case-insensitive); -1 when absent. */
+/* Rank number in a file name: "rank3", "rank-3", "rank_3" (case-insensitive; every digit, up to
+ * int64's range); -1 when absent. */
 int64_t tc_rank_from_name(const char *path);
 
 /* Assigns ranks to traces lacking distributedInfo.rank: the file name's rank, else the input
