@@ -121,6 +121,10 @@ struct tc_ct_parser {
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
     uint64_t events_skipped_early; /* events left out before yajl (pass_on): counted, not parsed */
+    /* where yajl stands in the bytes passed to it (yajl_feed): inside a string, just after a
+     * backslash there; pass_on skips nothing inside a string. chunk_plain: the chunk holds no
+     * backslash (guard_fast), so a quote count's parity is enough */
+    bool y_in_str, y_escape, chunk_plain;
     bool bad_base;          /* a baseTimeNanoseconds that is no number or lies past +-2^62 ns: ignored */
     uint64_t bad_group_sizes; /* "Group size" values that are no whole number in 1..2^31-1: ignored */
     /* skipped-event reasons */
@@ -746,6 +750,18 @@ static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) 
     return n;
 }
 
+static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    if (p->chunk_plain && !p->y_escape) { /* no backslash: every quote opens or closes a string */
+        p->y_in_str ^= count_byte_unless(buf + from, to - from, '"', '"') & 1;
+        return;
+    }
+    for (size_t i = from; i < to; i++) {
+        if (p->y_escape) { p->y_escape = false; continue; }
+        if (buf[i] == '"') p->y_in_str = !p->y_in_str;
+        else if (buf[i] == '\\' && p->y_in_str) p->y_escape = true;
+    }
+}
+
 /* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
  * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
 static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
@@ -758,8 +774,12 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
+/* Follows the string state through bytes [from, to) passed to yajl (see y_in_str). */
+static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to);
+
 static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     if (to <= from) return 0;
+    track_strings(p, buf, from, to);
     p->parsing_from = (uintptr_t)(buf + from);
     p->parsing_to = (uintptr_t)(buf + to);
     yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
@@ -973,7 +993,7 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end) {
  * the last byte before `at` that is not whitespace is its '[' or a ',' (in buf[from, at)), or
  * `at` follows an event skipped here (resume). */
 static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
-    if (top_kind(p) != F_EVENTS) return false;
+    if (top_kind(p) != F_EVENTS || p->y_in_str) return false; /* a '{' inside a string is text */
     size_t i = at;
     while (i > from && is_json_ws(buf[i - 1])) i--;
     if (i == resume) return true;
@@ -1045,7 +1065,8 @@ static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
-    if (guard_fast(p, buf, len)) {
+    p->chunk_plain = guard_fast(p, buf, len);
+    if (p->chunk_plain) {
         if (pass_on(p, buf, 0, len)) return -1;
         if (!p->events_mode) count_lines(p, buf, len);
         p->fed_before += len;
