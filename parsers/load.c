@@ -36,9 +36,13 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
     t->bytes = tc_source_raw_bytes(src);
     t->bytes_decoded = tc_source_decoded_bytes(src);
     if (!parse_failed && t->bytes_decoded == 0) {
+        bool cut = tc_source_truncated(src); /* a gzip file cut before its first data byte */
         if (source_failed) snprintf(msg, msglen, "%s", err); /* err names the path */
+        else if (cut)
+            snprintf(msg, msglen, "%s: gzip stream ends early, before any data (%llu compressed bytes)", path,
+                     (unsigned long long)t->bytes);
         else snprintf(msg, msglen, "%s: empty input (0 bytes)", path);
-        status = source_failed ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
+        status = source_failed || cut ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
         goto done;
     }
     /* after a JSON error too: finish adds the warnings of what was skipped before it */
