@@ -54,7 +54,7 @@ static const char *file_kind(mode_t m) {
 static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errlen) {
     DIR *d = opendir(dir);
     if (!d) { snprintf(err, errlen, "%s: cannot open folder: %s", dir, strerror(errno)); return -1; }
-    size_t first = l->n, unusable = l->n_unusable;
+    size_t first = l->n, unusable = l->n_unusable, first_note = l->n_notes;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (!is_trace_name(de->d_name)) continue;
@@ -73,6 +73,7 @@ static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errle
         }
     }
     closedir(d);
+    tc_sort(l->notes + first_note, l->n_notes - first_note, sizeof *l->notes, cmp_str); /* by name, as the paths */
     if (l->n == first) {
         snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)%s", dir,
                  l->n_unusable > unusable ? "; the entries with those names are not regular files" : "");
