@@ -1,8 +1,8 @@
 /* parallel.h: parses one trace's traceEvents array on several threads. A plain file in Kineto
  * layout is cut into pieces at boundaries found with small reads, and each piece is read (in
  * 64 KiB slices, still in cache when parsed) by the thread that parses it. Other inputs go through
- * a reader (mapped windows of a plain file, or a thread inflating gzip into a bounded ring of
- * buffers) and the calling thread finds event boundaries in each buffer (parsers/split.h). Each
+ * a reader (16 MiB windows of a plain file read with pread, or a thread inflating gzip into a
+ * bounded ring of buffers) and the calling thread finds event boundaries in each buffer (parsers/split.h). Each
  * piece has its own yajl handle and partial tc_trace; the calling thread merges the partial traces
  * in input order, so the result is the one the sequential parser gives. Metadata before and after
  * the array is parsed by one ordinary parser. Any doubt (damaged or unusual input, a piece that
@@ -32,8 +32,8 @@ typedef struct {
     const char *why;      /* for TC_PAR_FALLBACK: a short reason (static text) */
 } tc_par_info;
 
-/* Plain files not in Kineto layout are mapped in windows of TC_PAR_WINDOW bytes (two mapped at
- * most); gzip inflates into a ring of TC_PAR_BUFFERS buffers of TC_PAR_BUFFER bytes, small enough
+/* Plain files not in Kineto layout are read in windows of TC_PAR_WINDOW bytes (two held at most;
+ * read, not mapped, so a file that shrinks meanwhile gives a short read, not SIGBUS); gzip inflates into a ring of TC_PAR_BUFFERS buffers of TC_PAR_BUFFER bytes, small enough
  * to still be in cache when parsed. Memory held: about 2 windows or the ring (Kineto files: one
  * 64 KiB slice per thread), plus the records of the pieces in flight. */
 #define TC_PAR_WINDOW (16u * 1024u * 1024u)
