@@ -31,7 +31,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize clean tools install uninstall bench mpi test-mpi golden-update check-layers check-functions
+.PHONY: all deps test-deps test sanitize robustness clean tools install uninstall bench mpi test-mpi golden-update check-layers check-functions
 # `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
 all: $(BUILD)/tracecost tools cupti
 
@@ -90,6 +90,7 @@ $(BUILD)/test-tracecost: $(TEST_OBJS) $(BUILD)/libtracecost.a
 test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti check-layers check-functions
 	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
+	TRACECOST=$(BUILD)/tracecost tests/hostile/run.sh
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
 
 # The layer rule (docs/architecture.md): includes only point to the same or an earlier layer; and no
@@ -103,9 +104,22 @@ check-functions:
 golden-update: $(BUILD)/tracecost tools
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh update
 
+SANITIZE_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	$(MAKE) BUILD=build-sanitize SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
+	$(MAKE) BUILD=build-sanitize SAN="$(SANITIZE_SAN)" CFLAGS="-O1 -g" test
+
+# The hostile inputs (tests/hostile/, docs/damage.md) on the release and the sanitize build, which
+# must agree: every case of tests/hostile/cases.txt (make test runs them for its own build too),
+# then stress.sh: a trace that shrinks while it is parsed, large traces through a FIFO and pipes,
+# and tracecost-mpi on a FIFO when `make mpi` built it. .ci/run runs it.
+robustness: $(BUILD)/tracecost tools
+	$(MAKE) --no-print-directory BUILD=build-sanitize SAN="$(SANITIZE_SAN)" CFLAGS="-O1 -g" build-sanitize/tracecost
+	@for b in $(BUILD)/tracecost build-sanitize/tracecost; do \
+	    TRACECOST=$$b tests/hostile/run.sh && \
+	    TRACECOST=$$b TRACEGEN=$(BUILD)/tracegen TRACECOST_MPI=$(wildcard $(BUILD)/tracecost-mpi) tests/hostile/stress.sh \
+	    || exit 1; \
+	done
 
 # ---- MPI: build/tracecost-mpi (docs/mpi.md) ----
 # `make mpi` compiles the MPI entry point with mpicc (Open MPI: scripts/setup-deps.sh mpi) and links
@@ -173,15 +187,19 @@ uninstall:
 	rm -f $(TCLIBDIR)/libtracecost_cupti.so
 	-rmdir $(TCLIBDIR) 2>/dev/null || true
 
-# valgrind over small sample traces in tests/data (real and damaged) and a generated 2-rank job in
-# plain Kineto layout (the parallel path reads it in pieces on two threads; the two files together
-# on four): any error or definite/indirect leak fails (exit 9); exit codes 0 and 3 (damaged input)
-# are expected.
+# valgrind over small sample traces in tests/data (real and damaged), hostile gzip containers (a
+# 300 KiB file name in the header, data after the gzip stream, a bad CRC: tests/hostile/gen.sh) and
+# a generated 2-rank job in plain Kineto layout (the parallel path reads it in pieces on two
+# threads; the two files together on four): any error or definite/indirect leak fails (exit 9);
+# exit codes 0 and 3 (damaged input) are expected.
 VALGRIND_SAMPLES ?= tests/data/ref/alexnet_cuda_sync.json.gz tests/data/ref/mi250_minitoy_train_ROCm6_2_kineto.json.gz \
     tests/data/ref/ns_resolution.pt.trace.json.gz $(wildcard tests/data/damage/*.json) \
+    $(BUILD)/valgrind-hostile/gz_long_name.json.gz $(BUILD)/valgrind-hostile/gz_then_plain.json.gz \
+    $(BUILD)/valgrind-hostile/gz_bad_crc.json.gz \
     $(BUILD)/valgrind-job/rank0.pt.trace.json "-j4 $(BUILD)/valgrind-job/rank0.pt.trace.json $(BUILD)/valgrind-job/rank1.pt.trace.json"
 valgrind: $(BUILD)/tracecost tools
 	@rm -rf $(BUILD)/valgrind-job && $(BUILD)/tracegen -o $(BUILD)/valgrind-job --ranks 2 --steps 30 --straggler 1 >/dev/null
+	@rm -rf $(BUILD)/valgrind-hostile && sh tests/hostile/gen.sh $(BUILD)/valgrind-hostile
 	@for f in $(VALGRIND_SAMPLES); do \
 	    echo "valgrind: $$f"; \
 	    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \

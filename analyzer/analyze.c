@@ -37,7 +37,7 @@ void tc_job_free(tc_job *j) {
     tc_findings_free(&j->findings);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
     free(j->top_kernels);
-    for (size_t i = 0; i < j->n_kernel_aggs; i++) free(j->kernel_aggs[i].name);
+    for (size_t i = 0; !j->kernel_agg_names_borrowed && i < j->n_kernel_aggs; i++) free(j->kernel_aggs[i].name);
     free(j->kernel_aggs);
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
@@ -79,24 +79,55 @@ static int cmp_rank(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+typedef struct { int64_t id; size_t at; } device_key;
+
+static int cmp_device_key(const void *a, const void *b) {
+    const device_key *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Per entry of t->devices[]: the GPU events whose device is its id, in O((E + D) log D) (a trace
+ * may list 100 000 devices). 0, or -1 out of memory. */
+static int events_per_device(const tc_trace *t, size_t *count) {
+    size_t nd = t->n_devices;
+    device_key *k = malloc((nd ? nd : 1) * sizeof *k);
+    size_t *hits = calloc(nd ? nd : 1, sizeof *hits); /* by position in k */
+    if (!k || !hits) { free(k); free(hits); return -1; }
+    for (size_t d = 0; d < nd; d++) k[d] = (device_key){t->devices[d].id, d};
+    tc_sort(k, nd, sizeof *k, cmp_device_key);
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        size_t lo = 0, hi = nd; /* the first key with this id */
+        while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (k[mid].id < t->gpu[e].device) lo = mid + 1; else hi = mid; }
+        if (lo < nd && k[lo].id == t->gpu[e].device) hits[lo]++;
+    }
+    for (size_t a = 0, b; a < nd; a = b) /* entries with one id share its first key's count */
+        for (b = a; b < nd && k[b].id == k[a].id; b++) count[k[b].at] = hits[a];
+    free(k);
+    free(hits);
+    return 0;
+}
+
 /* The rank's device name (docs/definitions.md, "device"): the named listed device with the most
  * GPU events; when no GPU event's device is a listed id (ROCm traces give the HSA agent id, e.g.
  * 2 or 9, while deviceProperties lists id 0), the name every named listed device shares (one
- * listed device is the device). NULL when neither holds. */
-static const char *main_device(const tc_trace *t) {
+ * listed device is the device). *out NULL when neither holds. 0, or -1 out of memory. */
+static int main_device(const tc_trace *t, const char **out) {
     const char *best = NULL, *shared = NULL;
     size_t best_n = 0;
     bool one_name = true;
+    size_t *count = malloc((t->n_devices ? t->n_devices : 1) * sizeof *count);
+    if (!count || events_per_device(t, count)) { free(count); return -1; }
     for (size_t d = 0; d < t->n_devices; d++) {
         const char *name = tc_trace_str(t, t->devices[d].name);
         if (!*name) continue; /* no name, or "" (vLLM writes empty names) */
         if (!shared) shared = name;
         else if (strcmp(shared, name) != 0) one_name = false;
-        size_t n = 0;
-        for (size_t e = 0; e < t->n_gpu; e++) n += t->gpu[e].device == t->devices[d].id;
-        if (n > best_n) { best_n = n; best = name; }
+        if (count[d] > best_n) { best_n = count[d]; best = name; }
     }
-    return best ? best : one_name ? shared : NULL;
+    free(count);
+    *out = best ? best : one_name ? shared : NULL;
+    return 0;
 }
 
 static double share(int64_t part, int64_t whole) { return whole > 0 ? (double)part / (double)whole : 0; }
@@ -156,7 +187,11 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             sr->comm_compute_ratio = sr->has_ratio ? (double)sr->b.comm_ns / (double)sr->b.compute_ns : 0;
         }
         rr->has_step_time = true;
-        rr->step_time_ns = (sum + (int64_t)rr->n_steps / 2) / (int64_t)rr->n_steps; /* rounded mean */
+        int64_t n = (int64_t)rr->n_steps; /* rounded mean, (sum + n/2) / n without passing INT64_MAX */
+        rr->step_time_ns = sum / n + (sum % n >= n - n / 2);
+        if (m.repeated)
+            tc_trace_warn(t, "%llu ProfilerStep spans repeat the number of an earlier one (two profiler sessions in "
+                          "one trace?): each is a step of its own", (unsigned long long)m.repeated);
         if (m.unassigned)
             tc_trace_warn(t, "%llu GPU events fall in no ProfilerStep (outside the profiled steps); they count in the "
                           "rank's totals but in no step", (unsigned long long)m.unassigned);
@@ -178,7 +213,8 @@ int tc_job_prepare(tc_job *j, bool sort_events) {
         tc_rank_result *rr = &j->ranks[j->n_ranks++];
         rr->rank = t->rank;
         rr->input = i;
-        rr->device = sort_events ? main_device(t) : NULL;
+        rr->device = NULL;
+        if (sort_events && main_device(t, &rr->device)) return -1;
     }
     tc_sort(j->ranks, j->n_ranks, sizeof *j->ranks, cmp_rank);
     return 0;
@@ -283,6 +319,10 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     for (size_t r = 0; r < j->n_ranks; r++) rank_of[j->ranks[r].input] = r;
     tc_kernel_aggs all;
     memset(&all, 0, sizeof all);
+    /* the names stay where they are when every rank's rows borrow them from j's traces (an MPI run
+     * unpacks its rows: then they are copied) */
+    all.borrowed = true;
+    for (size_t r = 0; r < j->n_ranks; r++) all.borrowed &= x[r].gpu_kernels.borrowed;
     int rc = 0;
     for (size_t i = 0; i < j->n_traces && !rc; i++) {
         if (rank_of[i] == SIZE_MAX) continue;
@@ -294,6 +334,7 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     tc_kernel_aggs_sort(&all);
     j->kernel_aggs = all.rows;
     j->n_kernel_aggs = all.n;
+    j->kernel_agg_names_borrowed = all.borrowed;
     return 0;
 }
 

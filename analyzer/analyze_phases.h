@@ -35,6 +35,8 @@ typedef struct {
 typedef struct {
     tc_kernel_part *rows; size_t n, cap;
     int64_t total_ns;               /* all compute kernels' summed duration */
+    bool borrowed;                  /* the names point into the trace's string table (not freed);
+                                     * rows unpacked from an MPI message own theirs */
 } tc_kernel_parts;
 
 /* What the per-rank phase leaves for finish besides tc_rank_result. */

@@ -12,7 +12,7 @@ static uint64_t fnv(const char *s, size_t n, uint8_t kind) {
 }
 
 void tc_kernel_aggs_free(tc_kernel_aggs *a) {
-    for (size_t i = 0; i < a->n; i++) free(a->rows[i].name);
+    for (size_t i = 0; !a->borrowed && i < a->n; i++) free(a->rows[i].name);
     free(a->rows);
     free(a->slot);
     memset(a, 0, sizeof *a);
@@ -52,11 +52,13 @@ int tc_kernel_aggs_add(tc_kernel_aggs *a, const tc_kernel_agg *row) {
         }
     }
     tc_kernel_agg g = *row;
-    g.name = malloc(row->len + 1);
-    if (!g.name) return -1;
-    memcpy(g.name, row->name, row->len);
-    g.name[row->len] = '\0';
-    if (TC_PUSH(a->rows, a->n, a->cap, g)) { free(g.name); return -1; }
+    if (!a->borrowed) {
+        g.name = malloc(row->len + 1);
+        if (!g.name) return -1;
+        memcpy(g.name, row->name, row->len);
+        g.name[row->len] = '\0';
+    }
+    if (TC_PUSH(a->rows, a->n, a->cap, g)) { if (!a->borrowed) free(g.name); return -1; }
     a->slot[k] = a->n;
     return 0;
 }
@@ -100,11 +102,17 @@ int tc_kernel_aggs_trace(const tc_trace *t, tc_kernel_aggs *out) {
     }
     free(slot);
     slot = NULL;
+    /* (name id, kind) keys are unique, and so are (name, kind): the rows go in as they are, without
+     * the name index (tc_kernel_aggs_add builds it when a row is added later) */
+    out->borrowed = true;
+    out->rows = malloc((n ? n : 1) * sizeof *out->rows);
+    if (!out->rows) goto oom;
+    out->cap = n ? n : 1;
     for (size_t r = 0; r < n; r++) {
         uint32_t id = (uint32_t)(rows[r].key >> 2);
-        tc_kernel_agg g = {(char *)tc_strtab_get(t->strings, id), tc_strtab_len(t->strings, id), (uint8_t)(rows[r].key & 3),
-                           1, rows[r].count, rows[r].total_ns, rows[r].max_ns};
-        if (tc_kernel_aggs_add(out, &g)) goto oom;
+        out->rows[out->n++] = (tc_kernel_agg){(char *)tc_strtab_get(t->strings, id), tc_strtab_len(t->strings, id),
+                                              (uint8_t)(rows[r].key & 3), 1, rows[r].count, rows[r].total_ns,
+                                              rows[r].max_ns};
     }
     free(rows);
     return 0;

@@ -10,10 +10,14 @@
 typedef struct {
     tc_kernel_agg *rows; size_t n, cap;
     size_t *slot; size_t n_slot; /* open-addressing index: row + 1, 0 empty; n_slot a power of two */
+    bool borrowed; /* the rows' names point into strings that outlive the set (a trace's string
+                    * table): tc_kernel_aggs_add does not copy them, tc_kernel_aggs_free does not
+                    * free them. A name costs no memory of its own then (a trace may hold millions) */
 } tc_kernel_aggs;
 
 /* One trace's rows (ranks = 1 each) into an empty (zeroed) out, in order of first appearance in
- * its events. 0, or -1 out of memory (out then freed). */
+ * its events; the names are borrowed from t's string table (t must outlive out). 0, or -1 out of
+ * memory (out then freed). */
 int tc_kernel_aggs_trace(const tc_trace *t, tc_kernel_aggs *out);
 /* Adds one row's sums (count, total, ranks; max of the maxima) to the row of its (name, kind),
  * creating it. 0, or -1 out of memory. */

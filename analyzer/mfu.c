@@ -6,6 +6,7 @@
 #include "mfu.h"
 #include "analyze_phases.h"
 #include "flops.h"
+#include "steps.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <stdarg.h>
@@ -52,14 +53,15 @@ static int cmp_step_key(const void *a, const void *b) {
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Index of the first step with this number in rr->steps (keys: sorted by number, index), or -1. */
-static long step_index(const step_key *keys, size_t n, int64_t number) {
+/* Index in rr->steps of occurrence `occ` of step `number` (keys: sorted by number, index; the k-th
+ * span of a number is the k-th step of it, steps.h), or -1. */
+static long step_index(const step_key *keys, size_t n, int64_t number, size_t occ) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (keys[mid].number < number) lo = mid + 1; else hi = mid;
     }
-    return lo < n && keys[lo].number == number ? (long)keys[lo].index : -1;
+    return lo + occ < n && keys[lo + occ].number == number ? (long)keys[lo + occ].index : -1;
 }
 
 int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f) {
@@ -83,13 +85,17 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
     const tc_step_span *spans = t->n_cpu_steps ? t->cpu_steps : t->gpu_steps;
     size_t n_spans = t->n_cpu_steps ? t->n_cpu_steps : t->n_gpu_steps;
     long *span_step = n_spans ? malloc(n_spans * sizeof *span_step) : NULL;
+    size_t *occ = n_spans ? malloc(n_spans * sizeof *occ) : NULL;
     double *ideal = rr->n_steps ? calloc(rr->n_steps, sizeof *ideal) : NULL;
     step_key *keys = rr->n_steps ? malloc(rr->n_steps * sizeof *keys) : NULL;
-    if ((n_spans && !span_step) || (rr->n_steps && (!ideal || !keys))) { free(span_step); free(ideal); free(keys); return -1; }
+    if ((n_spans && (!span_step || !occ || tc_steps_occurrence(spans, n_spans, occ))) || (rr->n_steps && (!ideal || !keys))) {
+        free(span_step); free(occ); free(ideal); free(keys); return -1;
+    }
     for (size_t i = 0; i < rr->n_steps; i++) keys[i] = (step_key){rr->steps[i].number, i};
     tc_sort(keys, rr->n_steps, sizeof *keys, cmp_step_key);
-    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(keys, rr->n_steps, spans[i].number);
+    for (size_t i = 0; i < n_spans; i++) span_step[i] = step_index(keys, rr->n_steps, spans[i].number, occ[i]);
     free(keys);
+    free(occ);
 
     double all_flops = 0, all_ideal = 0;
     for (size_t i = 0; i < t->n_ops; i++) {
@@ -240,7 +246,7 @@ static long op_of_ext(const ext_index *ix, size_t n, uint32_t ext) {
 static double op_kernel_flops(const tc_cpu_op *o) { return o->counted ? o->flops : o->inner_flops; }
 
 void tc_kernel_parts_free(tc_kernel_parts *p) {
-    for (size_t i = 0; i < p->n; i++) free(p->rows[i].name);
+    for (size_t i = 0; !p->borrowed && i < p->n; i++) free(p->rows[i].name);
     free(p->rows);
     memset(p, 0, sizeof *p);
 }
@@ -299,10 +305,10 @@ int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
     p->rows = calloc(n_rows ? n_rows : 1, sizeof *p->rows);
     if (!p->rows) goto out;
     p->cap = n_rows;
+    p->borrowed = true; /* t outlives its parts: they are merged (tc_job_finish) or packed before it goes */
     for (size_t i = 0; i < n_rows; i++) {
         tc_kernel_part *kp = &p->rows[p->n];
-        kp->name = tc_strdup(tc_trace_str(t, row_name[i]));
-        if (!kp->name) goto out;
+        kp->name = (char *)tc_trace_str(t, row_name[i]);
         p->n++;
         kp->time_ns = rows[i].time_ns; kp->flops_time_ns = rows[i].flops_time_ns;
         kp->count = rows[i].count; kp->flops = rows[i].flops;
@@ -321,31 +327,61 @@ out:
     return rc;
 }
 
-typedef struct { uint32_t id; int64_t time_ns; } krank;
-static int cmp_krank(const void *a, const void *b) {
-    const krank *x = a, *y = b;
-    if (x->time_ns != y->time_ns) return x->time_ns > y->time_ns ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
+/* A kernel name's sums over the traces (top_kernels); the name is borrowed from a part. */
+typedef struct {
+    const char *name;
+    uint32_t len;   /* bytes (a kernel name is cut at 64 KiB when parsed) */
+    uint32_t hash;  /* tc_strtab_hash of the name */
+    kagg a;
+} kname;
+
+/* Rebuilds the index of rows (slot: row + 1, 0 empty) with n_slot slots, a power of two. */
+static int kname_reindex(const kname *rows, size_t n, uint32_t **slot, size_t n_slot) {
+    uint32_t *s = calloc(n_slot, sizeof *s);
+    if (!s) return -1;
+    for (size_t r = 0; r < n; r++) {
+        size_t k = rows[r].hash & (n_slot - 1);
+        while (s[k]) k = (k + 1) & (n_slot - 1);
+        s[k] = (uint32_t)(r + 1);
+    }
+    free(*slot);
+    *slot = s;
+    return 0;
 }
 
-/* Merges the traces' partial rows in input order (parts[i] belongs to trace i). */
+/* Merges the traces' partial rows in input order (parts[i] belongs to trace i) into rows by name,
+ * in order of first appearance, found through an index on the names' bytes: the names stay in the
+ * parts (a job may have millions of distinct kernel names; nothing is copied). Then the
+ * TC_TOP_KERNELS longest (ties: the first to appear) become j->top_kernels. */
 static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
-    tc_strtab *names = tc_strtab_new();
-    kagg *rows = NULL;
-    size_t cap = 0;
+    kname *rows = NULL;
+    size_t n = 0, cap = 0, n_slot = 0;
+    uint32_t *slot = NULL;
     int64_t total = 0;
-    krank *order = NULL;
     int rc = -1;
-    if (!names) return -1;
+    for (size_t i = 0; i < j->n_traces; i++) cap += parts[i] ? parts[i]->n : 0; /* distinct names at most */
+    if (cap && !(rows = malloc(cap * sizeof *rows))) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
         const tc_kernel_parts *p = parts[i];
         for (size_t k = 0; p && k < p->n; k++) {
             const tc_kernel_part *kp = &p->rows[k];
-            uint32_t id = tc_strtab_intern(names, kp->name, strlen(kp->name));
-            size_t old_cap = cap;
-            if (id == TC_NONE || tc_grow((void **)&rows, &cap, (size_t)id + 1, sizeof *rows)) goto out;
-            if (cap > old_cap) memset(rows + old_cap, 0, (cap - old_cap) * sizeof *rows);
-            kagg *a = &rows[id];
+            size_t len = strlen(kp->name);
+            uint32_t h = tc_strtab_hash(kp->name, len);
+            if (len > UINT32_MAX) goto out;
+            if (2 * (n + 1) > n_slot) {
+                n_slot = n_slot ? 2 * n_slot : 1024;
+                if (n >= UINT32_MAX || kname_reindex(rows, n, &slot, n_slot)) goto out;
+            }
+            size_t s = h & (n_slot - 1);
+            for (; slot[s]; s = (s + 1) & (n_slot - 1)) {
+                const kname *q = &rows[slot[s] - 1];
+                if (q->hash == h && q->len == len && memcmp(q->name, kp->name, len) == 0) break;
+            }
+            if (!slot[s]) {
+                rows[n++] = (kname){kp->name, (uint32_t)len, h, {0, 0, 0, 0}}; /* n <= cap: rows of the parts */
+                slot[s] = (uint32_t)n;
+            }
+            kagg *a = &rows[slot[s] - 1].a;
             a->time_ns += kp->time_ns;
             a->flops_time_ns += kp->flops_time_ns;
             a->count += kp->count;
@@ -353,19 +389,25 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
         }
         if (p) total += p->total_ns;
     }
-    size_t n = tc_strtab_count(names);
-    if (n == 0) { rc = 0; goto out; }
-    order = malloc(n * sizeof *order);
-    if (!order) goto out;
-    for (size_t i = 0; i < n; i++) order[i] = (krank){(uint32_t)i, rows[i].time_ns};
-    qsort(order, n, sizeof *order, cmp_krank);
-    size_t keep = n < TC_TOP_KERNELS ? n : TC_TOP_KERNELS;
-    j->top_kernels = calloc(keep, sizeof *j->top_kernels);
-    if (!j->top_kernels) goto out;
+    /* the longest rows, best first: time descending, then order of appearance */
+    size_t best[TC_TOP_KERNELS], keep = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t q = keep;
+        while (q > 0 && rows[best[q - 1]].a.time_ns < rows[r].a.time_ns) q--;
+        if (q >= TC_TOP_KERNELS) continue;
+        size_t last = keep < TC_TOP_KERNELS ? keep : TC_TOP_KERNELS - 1;
+        memmove(&best[q + 1], &best[q], (last - q) * sizeof *best);
+        best[q] = r;
+        if (keep < TC_TOP_KERNELS) keep++;
+    }
+    if (keep) {
+        j->top_kernels = calloc(keep, sizeof *j->top_kernels);
+        if (!j->top_kernels) goto out;
+    }
     for (size_t r = 0; r < keep; r++) {
-        const kagg *a = &rows[order[r].id];
+        const kagg *a = &rows[best[r]].a;
         tc_kernel_row *row = &j->top_kernels[j->n_top_kernels];
-        row->name = tc_strdup(tc_strtab_get(names, order[r].id));
+        row->name = tc_strdup(rows[best[r]].name);
         if (!row->name) goto out;
         j->n_top_kernels++;
         row->time_ns = a->time_ns;
@@ -378,9 +420,8 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
     }
     rc = 0;
 out:
-    free(order);
+    free(slot);
     free(rows);
-    tc_strtab_free(names);
     return rc;
 }
 

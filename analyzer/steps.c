@@ -25,35 +25,70 @@ static long find_span(const tc_step_span *s, size_t n, int64_t ts) {
     return -1;
 }
 
-/* Index of step `number`, or -1. *hint (the last index found) is tried first: spans and events
- * mostly come in step order, which keeps this O(1) instead of O(steps) per call. */
-static long step_index(const tc_step_map *m, int64_t number, size_t *hint) {
-    for (size_t d = 0; d < 2; d++) {
-        size_t i = *hint + d;
-        if (i < m->n_steps && m->steps[i].number == number) { *hint = i; return (long)i; }
-    }
-    for (size_t i = 0; i < m->n_steps; i++)
-        if (m->steps[i].number == number) { *hint = i; return (long)i; }
-    return -1;
+typedef struct { int64_t number; size_t at; } span_key;
+
+static int cmp_span_key(const void *a, const void *b) {
+    const span_key *x = a, *y = b;
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
 }
 
-static int add_step(tc_step_map *m, size_t *cap, size_t *hint, int64_t number, int64_t dur, int64_t start, bool cpu) {
-    long k = step_index(m, number, hint);
-    if (k >= 0) {
-        if (cpu && m->steps[k].cpu_end_ns == m->steps[k].cpu_start_ns) {
-            m->steps[k].step_time_ns = dur;
-            m->steps[k].cpu_start_ns = start;
-            m->steps[k].cpu_end_ns = start + dur;
-        }
-        return 0;
+int tc_steps_occurrence(const tc_step_span *s, size_t n, size_t *occ) {
+    span_key *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k) return -1;
+    for (size_t i = 0; i < n; i++) k[i] = (span_key){s[i].number, i};
+    tc_sort(k, n, sizeof *k, cmp_span_key);
+    for (size_t i = 0; i < n; i++) occ[k[i].at] = i > 0 && k[i - 1].number == k[i].number ? occ[k[i - 1].at] + 1 : 0;
+    free(k);
+    return 0;
+}
+
+/* The steps of the spans: one per CPU span; a GPU span joins the CPU step of the same number and
+ * occurrence (the k-th GPU ProfilerStep#N goes with the k-th CPU one), else is a step of its own.
+ * cpu_step[i], gpu_step[i]: the step index of each span. 0, or -1 out of memory. */
+static int make_steps(const tc_trace *t, tc_step_map *m, size_t *cpu_step, size_t *gpu_step, uint64_t *repeated) {
+    size_t nc = t->n_cpu_steps, ng = t->n_gpu_steps, cap = 0;
+    size_t *cpu_occ = malloc((nc ? nc : 1) * sizeof *cpu_occ), *gpu_occ = malloc((ng ? ng : 1) * sizeof *gpu_occ);
+    span_key *by_number = malloc((nc ? nc : 1) * sizeof *by_number); /* CPU spans by (number, occurrence) */
+    int rc = -1;
+    if (!cpu_occ || !gpu_occ || !by_number || tc_steps_occurrence(t->cpu_steps, nc, cpu_occ) ||
+        tc_steps_occurrence(t->gpu_steps, ng, gpu_occ))
+        goto out;
+    for (size_t i = 0; i < nc; i++) {
+        const tc_step_span *sp = &t->cpu_steps[i];
+        tc_step_events s;
+        memset(&s, 0, sizeof s);
+        s.number = sp->number;
+        s.step_time_ns = sp->dur_ns;
+        s.cpu_start_ns = sp->start_ns;
+        s.cpu_end_ns = sp->start_ns + sp->dur_ns;
+        if (TC_PUSH(m->steps, m->n_steps, cap, s)) goto out;
+        cpu_step[i] = m->n_steps - 1;
+        by_number[i] = (span_key){sp->number, i};
+        *repeated += cpu_occ[i] > 0;
     }
-    tc_step_events s;
-    memset(&s, 0, sizeof s);
-    s.number = number;
-    s.step_time_ns = dur;
-    s.cpu_start_ns = s.cpu_end_ns = start;
-    if (cpu) s.cpu_end_ns = start + dur;
-    return TC_PUSH(m->steps, m->n_steps, *cap, s);
+    tc_sort(by_number, nc, sizeof *by_number, cmp_span_key); /* within a number: occurrence order */
+    for (size_t i = 0; i < ng; i++) {
+        const tc_step_span *sp = &t->gpu_steps[i];
+        size_t lo = 0, hi = nc; /* the first CPU span with this number */
+        while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (by_number[mid].number < sp->number) lo = mid + 1; else hi = mid; }
+        size_t at = lo + gpu_occ[i];
+        if (at < nc && by_number[at].number == sp->number) { gpu_step[i] = cpu_step[by_number[at].at]; continue; }
+        tc_step_events s;
+        memset(&s, 0, sizeof s);
+        s.number = sp->number;
+        s.step_time_ns = sp->dur_ns;
+        s.cpu_start_ns = s.cpu_end_ns = sp->start_ns;
+        if (TC_PUSH(m->steps, m->n_steps, cap, s)) goto out;
+        gpu_step[i] = m->n_steps - 1;
+        if (!nc) *repeated += gpu_occ[i] > 0;
+    }
+    rc = 0;
+out:
+    free(cpu_occ);
+    free(gpu_occ);
+    free(by_number);
+    return rc;
 }
 
 int tc_steps_assign(tc_trace *t, tc_step_map *out) {
@@ -62,30 +97,32 @@ int tc_steps_assign(tc_trace *t, tc_step_map *out) {
     tc_trace_sort_launches(t);
     tc_sort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
     tc_sort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
-    size_t cap = 0, hint = 0;
-    for (size_t i = 0; i < t->n_cpu_steps; i++)
-        if (add_step(out, &cap, &hint, t->cpu_steps[i].number, t->cpu_steps[i].dur_ns, t->cpu_steps[i].start_ns, true)) return -1;
-    for (size_t i = 0; i < t->n_gpu_steps; i++)
-        if (add_step(out, &cap, &hint, t->gpu_steps[i].number, t->gpu_steps[i].dur_ns, t->gpu_steps[i].start_ns, false)) return -1;
+    size_t *cpu_step = malloc((t->n_cpu_steps ? t->n_cpu_steps : 1) * sizeof *cpu_step);
+    size_t *gpu_step = malloc((t->n_gpu_steps ? t->n_gpu_steps : 1) * sizeof *gpu_step);
+    int rc = -1;
+    if (!cpu_step || !gpu_step || make_steps(t, out, cpu_step, gpu_step, &out->repeated)) goto out;
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
         long span = -1;
-        int64_t number = 0;
+        size_t k = SIZE_MAX;
         if (g->correlation != TC_NONE && t->n_cpu_steps) {
             const tc_launch *l = tc_trace_find_launch(t, g->correlation);
             if (l) span = find_span(t->cpu_steps, t->n_cpu_steps, l->ts_ns);
-            if (span >= 0) number = t->cpu_steps[span].number;
+            if (span >= 0) k = cpu_step[span];
         }
         if (span < 0 && t->n_gpu_steps) {
             span = find_span(t->gpu_steps, t->n_gpu_steps, g->start_ns);
-            if (span >= 0) number = t->gpu_steps[span].number;
+            if (span >= 0) k = gpu_step[span];
         }
-        long k = span >= 0 ? step_index(out, number, &hint) : -1;
-        if (k < 0) { out->unassigned++; continue; }
+        if (k == SIZE_MAX) { out->unassigned++; continue; }
         tc_step_events *s = &out->steps[k];
-        if (TC_PUSH(s->events, s->n_events, s->cap_events, (uint32_t)e)) return -1;
+        if (TC_PUSH(s->events, s->n_events, s->cap_events, (uint32_t)e)) goto out;
     }
-    return 0;
+    rc = 0;
+out:
+    free(cpu_step);
+    free(gpu_step);
+    return rc;
 }
 
 void tc_step_map_free(tc_step_map *m) {

@@ -15,12 +15,18 @@ typedef struct {
 } tc_step_events;
 
 typedef struct {
-    tc_step_events *steps; size_t n_steps; /* ascending by start */
+    tc_step_events *steps; size_t n_steps; /* CPU spans' steps by start, then GPU-only spans' */
     uint64_t unassigned;   /* GPU events in no step */
+    uint64_t repeated;     /* spans whose ProfilerStep#N another span of their kind already has:
+                            * steps of their own (two profiler sessions in one trace), not merged */
 } tc_step_map;
 
-/* Builds the map (sorts t->launches by correlation). 0, or -1 out of memory. n_steps == 0 when the
- * trace has no ProfilerStep spans. */
+/* Builds the map (sorts t->launches by correlation, and the spans by start). Every CPU span is a
+ * step; the k-th GPU span of a number joins the k-th CPU span of that number, else is a step of its
+ * own. 0, or -1 out of memory. n_steps == 0 when the trace has no ProfilerStep spans. */
 int tc_steps_assign(tc_trace *t, tc_step_map *out);
+/* occ[i]: how many of s[0, i) have s[i]'s number (the k-th ProfilerStep#N of a list is occurrence
+ * k). 0, or -1 out of memory. */
+int tc_steps_occurrence(const tc_step_span *s, size_t n, size_t *occ);
 void tc_step_map_free(tc_step_map *m);
 #endif

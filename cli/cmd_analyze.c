@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cost_options.h"
 #include "commands.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "model/link_catalog.h"
@@ -82,7 +83,7 @@ static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_
     f.inter_busbw_GBps = sm->has_inter_busbw ? sm->inter_busbw_GBps : 0;
     char err[400];
     if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
-    if (flags_given) { fprintf(stderr, "tracecost analyze: %s\n", err); return -1; }
+    if (flags_given) { tc_diag(stderr, "tracecost analyze: %s\n", err); return -1; }
     snprintf(c->note, sizeof c->note, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", err);
     return 0;
 }
@@ -102,14 +103,16 @@ static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_o
     char err[1200];
     tc_input_list inputs;
     if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost: %s\n", err);
+        tc_diag(stderr, "tracecost: %s\n", err);
         return TC_EXIT_NOTHING;
     }
+    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
     tc_load_options lopt = *lbase;
     lopt.from_folder = inputs.from_folder;
     int rc = one ? tc_job_load(one, inputs.paths, inputs.n, &lopt) : tc_job_load_all(all, n_all, inputs.paths, inputs.n, &lopt);
     tc_job *jobs = one ? one : *all;
     size_t n = one ? 1 : *n_all;
+    if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         *report = true;
         for (size_t k = 0; k < n && *report; k++)
@@ -217,7 +220,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     case TC_OPT_COST_FLAG:
         if (tc_cost_parse_option(&a->cost_in, o->opt->name + 2, v, err, sizeof err) != 0 ||
             (!strcmp(o->opt->name, "--config") && tc_config_comm_kernels(a->comm, v, err, sizeof err) != 0)) {
-            fprintf(stderr, "tracecost analyze: %s\n", err);
+            tc_diag(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
         a->cost_flags = true;

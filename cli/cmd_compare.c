@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "analyzer/compare.h"
 #include "cost_options.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "inputs.h"
@@ -51,7 +52,7 @@ static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_n
     tc_error_clear(&e);
     if (tc_result_json_is_saved(operand)) {
         if (tc_result_json_read(s, operand, &e) != TC_OK) {
-            fprintf(stderr, "tracecost compare: %s\n", e.msg);
+            tc_diag(stderr, "tracecost compare: %s\n", e.msg);
             return TC_EXIT_NOTHING;
         }
         if (gpus_per_node > 0) { /* the node rule of analyzer/nodes.h with the flag: rank / G */
@@ -64,23 +65,25 @@ static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_n
     char *ops[1] = {(char *)operand};
     tc_input_list inputs;
     if (tc_inputs_expand(ops, 1, &inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost compare: %s\n", err);
+        tc_diag(stderr, "tracecost compare: %s\n", err);
         return TC_EXIT_NOTHING;
     }
     tc_job j;
     tc_job_init(&j);
+    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
     tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
                             .from_folder = inputs.from_folder, .comm = comm, .window = 0};
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
+    if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
-        fprintf(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
+        tc_diag(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
                 operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
         char basis[TC_FINDING_TEXT];
         if (tc_job_analyze(&j, &aopt) ||
             tc_run_summary_from_job(s, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e) != TC_OK) {
-            fprintf(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
+            tc_diag(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
     }
@@ -93,7 +96,7 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
     char err[600];
     for (size_t i = 0; i < n; i++)
         if (tc_cost_parse_option(in, f[i].name, f[i].value, err, sizeof err) != 0) {
-            fprintf(stderr, "tracecost compare: %s: %s\n", side, err);
+            tc_diag(stderr, "tracecost compare: %s: %s\n", side, err);
             return -1;
         }
     return 0;
@@ -224,7 +227,7 @@ static int side_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *
     tc_error_clear(&e);
     tc_status st = tc_run_cost(out, s, in, flags_given, &e);
     if (st == TC_OK) return TC_EXIT_OK;
-    fprintf(stderr, "tracecost compare: %s\n", e.msg);
+    tc_diag(stderr, "tracecost compare: %s\n", e.msg);
     return st == TC_ERR_NOMEM ? TC_EXIT_NOTHING : TC_EXIT_USAGE;
 }
 

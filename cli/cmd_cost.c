@@ -2,6 +2,7 @@
  * optional config file; the table on stdout, and/or JSON (--json FILE, or - for JSON only). */
 #include "commands.h"
 #include "cost_options.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "opts.h"
 #include "output.h"
@@ -36,18 +37,18 @@ static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **js
     tc_opts_kind kind;
     while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
         if (kind == TC_OPTS_OPERAND) {
-            fprintf(stderr, "tracecost cost: unexpected argument '%s' (the calculator takes only "
+            tc_diag(stderr, "tracecost cost: unexpected argument '%s' (the calculator takes only "
                             "options; see tracecost cost --help)\n", o.operand);
             return TC_EXIT_USAGE;
         }
         if (kind == TC_OPTS_UNKNOWN) {
             const char *hint = tc_opts_suggest(&tc_opts_cost, o.word);
-            if (hint) fprintf(stderr, "tracecost cost: unknown option %s (did you mean %s?)\n", o.word, hint);
-            else fprintf(stderr, "tracecost cost: unknown option %s (tracecost cost --help lists them)\n", o.word);
+            if (hint) tc_diag(stderr, "tracecost cost: unknown option %s (did you mean %s?)\n", o.word, hint);
+            else tc_diag(stderr, "tracecost cost: unknown option %s (tracecost cost --help lists them)\n", o.word);
             return TC_EXIT_USAGE;
         }
         if (kind == TC_OPTS_NO_VALUE) {
-            fprintf(stderr, "tracecost cost: %s takes no value\n", o.word);
+            tc_diag(stderr, "tracecost cost: %s takes no value\n", o.word);
             return TC_EXIT_USAGE;
         }
         if (o.opt->id == TC_OPT_HELP) {
@@ -55,12 +56,12 @@ static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **js
             return -1;
         }
         if (!o.value) {
-            fprintf(stderr, "tracecost cost: %s needs a value\n", o.word);
+            tc_diag(stderr, "tracecost cost: %s needs a value\n", o.word);
             return TC_EXIT_USAGE;
         }
         if (o.opt->id == TC_OPT_JSON) *json_path = o.value;
         else if (tc_cost_parse_option(in, o.opt->name + 2, o.value, msg, sizeof msg) != 0) {
-            fprintf(stderr, "tracecost cost: %s\n", msg);
+            tc_diag(stderr, "tracecost cost: %s\n", msg);
             return TC_EXIT_USAGE;
         }
     }
@@ -96,7 +97,7 @@ int tc_cmd_cost(int argc, char **argv) {
     }
     char msg[600];
     if (tc_cost_compute(&in, NULL, r, msg, sizeof msg) != 0) {
-        fprintf(stderr, "tracecost cost: %s\n", msg);
+        tc_diag(stderr, "tracecost cost: %s\n", msg);
         rc = TC_EXIT_USAGE;
     } else {
         rc = write_outputs(r, json_path);

@@ -196,6 +196,24 @@ static int config_line(char *s, const char *path, int lineno, config_key_fn fn, 
     return fn(ctx, key, value, origin, err, errlen);
 }
 
+/* One line of a config file into line (cap bytes: the newline kept, NUL-terminated): 1; 0 at the
+ * end; -1 when the line holds a NUL byte (no text file: /dev/zero, a binary); -2 when it is longer
+ * than cap - 2 characters. Every byte is looked at, so nothing after a NUL is silently ignored. */
+static int config_read_line(FILE *f, char *line, size_t cap) {
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\0') return -1;
+        if (n + 1 >= cap) return -2;
+        line[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    line[n] = '\0';
+    return n > 0;
+}
+
+#define CONFIG_MAX_LINES 10000 /* a config file holds a few dozen: this ends an endless stream */
+
 /* Reads path's lines through config_line; stops at the first bad one. 0, or -1 with
  * "PATH:LINE: message" (or why the file cannot be read) in err. */
 static int read_config(const char *path, config_key_fn fn, void *ctx, char *err, size_t errlen) {
@@ -205,13 +223,13 @@ static int read_config(const char *path, config_key_fn fn, void *ctx, char *err,
         return -1;
     }
     char line[1024], sub[1200];
-    int lineno = 0, rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    int lineno = 0, rc = 0, got;
+    while (rc == 0 && (got = config_read_line(f, line, sizeof line)) != 0) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
-            set_err(err, errlen, "%s:%d: line too long (over %zu characters)", path, lineno,
-                    sizeof line - 2);
+        if (got < 0 || lineno > CONFIG_MAX_LINES) {
+            if (got == -1) set_err(err, errlen, "%s:%d: holds a NUL byte: not a text file", path, lineno);
+            else if (got == -2) set_err(err, errlen, "%s:%d: line too long (over %zu characters)", path, lineno, sizeof line - 2);
+            else set_err(err, errlen, "%s: more than %d lines: not a config file", path, CONFIG_MAX_LINES);
             rc = -1;
             break;
         }

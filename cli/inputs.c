@@ -2,15 +2,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include "inputs.h"
 #include "analyzer/groups.h"
+#include "diag.h"
+#include "exitcodes.h"
 #include "base/util.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static bool ends_with(const char *s, const char *suffix) {
     size_t a = strlen(s), b = strlen(suffix);
@@ -33,10 +37,25 @@ static int add(tc_input_list *l, const char *p) { return add_owned(l, tc_strdup(
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A note line (printf-style) for the caller to print; dropped out of memory. */
+static void note(tc_input_list *l, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
+static void note(tc_input_list *l, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = tc_vformat_alloc(fmt, ap);
+    va_end(ap);
+    if (s && TC_PUSH(l->notes, l->n_notes, l->cap_notes, s)) free(s);
+}
+
+static const char *file_kind(mode_t m) {
+    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
 static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errlen) {
     DIR *d = opendir(dir);
     if (!d) { snprintf(err, errlen, "%s: cannot open folder: %s", dir, strerror(errno)); return -1; }
-    size_t first = l->n;
+    size_t first = l->n, unusable = l->n_unusable, first_note = l->n_notes;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (!is_trace_name(de->d_name)) continue;
@@ -45,21 +64,72 @@ static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errle
         if (!p) { closedir(d); return -1; }
         snprintf(p, len, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
         struct stat st;
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* an entry stat cannot follow (dangling link, link loop) stays: loading says why it fails */
+        if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) {
             if (add_owned(l, p, true)) { closedir(d); return -1; }
-        } else free(p);
+        } else { /* never opened: reading a FIFO could wait forever */
+            note(l, "warning: %s: %s, not a trace file: skipped", p, file_kind(st.st_mode));
+            l->n_unusable++;
+            free(p);
+        }
     }
     closedir(d);
+    tc_sort(l->notes + first_note, l->n_notes - first_note, sizeof *l->notes, cmp_str); /* by name, as the paths */
     if (l->n == first) {
-        snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)", dir);
+        snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)%s", dir,
+                 l->n_unusable > unusable ? "; the entries with those names are not regular files" : "");
         return -1;
     }
     tc_sort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
     return 0;
 }
 
-int tc_inputs_expand(char *const *ops, size_t n, tc_input_list *out, char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
+typedef struct { dev_t dev; ino_t ino; size_t at; } file_id;
+
+static int cmp_file_id(const void *a, const void *b) {
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Keeps the first of the inputs that are one file (same device and inode; "-" by its descriptor),
+ * with a note for each one left out. Inputs stat cannot reach are kept (loading reports them).
+ * 0, or -1 out of memory. */
+static int drop_same_files(tc_input_list *l) {
+    file_id *ids = malloc((l->n ? l->n : 1) * sizeof *ids);
+    size_t *same_as = malloc((l->n ? l->n : 1) * sizeof *same_as); /* the input it repeats, or SIZE_MAX */
+    if (!ids || !same_as) { free(ids); free(same_as); return -1; }
+    size_t m = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat st;
+        same_as[i] = SIZE_MAX;
+        if ((strcmp(l->paths[i], "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(l->paths[i], &st)) != 0) continue;
+        ids[m++] = (file_id){st.st_dev, st.st_ino, i};
+    }
+    tc_sort(ids, m, sizeof *ids, cmp_file_id); /* a file's first place first among its copies */
+    for (size_t k = 1, first = 0; k < m; k++) {
+        if (ids[k].dev != ids[first].dev || ids[k].ino != ids[first].ino) first = k;
+        else same_as[ids[k].at] = ids[first].at;
+    }
+    for (size_t i = 0; i < l->n; i++) { /* notes in input order, before the list moves */
+        if (same_as[i] == SIZE_MAX) continue;
+        if (strcmp(l->paths[i], l->paths[same_as[i]]) == 0) note(l, "note: %s is named twice: read once", l->paths[i]);
+        else note(l, "note: %s is the same file as %s: read once", l->paths[i], l->paths[same_as[i]]);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (same_as[i] != SIZE_MAX) { free(l->paths[i]); continue; }
+        l->from_folder[kept] = l->from_folder[i];
+        l->paths[kept++] = l->paths[i];
+    }
+    l->n = kept;
+    free(ids);
+    free(same_as);
+    return 0;
+}
+
+static int expand_operands(char *const *ops, size_t n, tc_input_list *out, char *err, size_t errlen) {
     bool stdin_used = false;
     for (size_t i = 0; i < n; i++) {
         const char *op = ops[i];
@@ -93,10 +163,26 @@ oom:
     return -1;
 }
 
+int tc_inputs_expand(char *const *ops, size_t n, tc_input_list *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    snprintf(err, errlen, "out of memory"); /* unless a failure says more */
+    int rc = expand_operands(ops, n, out, err, errlen);
+    if (rc == 0 && drop_same_files(out)) rc = -1;
+    if (rc) tc_input_list_free(out);
+    return rc;
+}
+
+int tc_inputs_print_notes(const tc_input_list *l, FILE *f) {
+    for (size_t i = 0; i < l->n_notes; i++) tc_diag(f, "tracecost: %s\n", l->notes[i]);
+    return l->n_unusable ? TC_EXIT_DAMAGED : TC_EXIT_OK;
+}
+
 void tc_input_list_free(tc_input_list *l) {
     for (size_t i = 0; i < l->n; i++) free(l->paths[i]);
     free(l->paths);
     free(l->from_folder);
+    for (size_t i = 0; i < l->n_notes; i++) free(l->notes[i]);
+    free(l->notes);
     memset(l, 0, sizeof *l);
 }
 
@@ -111,8 +197,10 @@ int64_t tc_rank_from_name(const char *path) {
             if (*d == '-' || *d == '_') d++;
             if (!isdigit((unsigned char)*d)) continue;
             int64_t v = 0;
-            while (isdigit((unsigned char)*d) && v < 100000000) v = v * 10 + (*d++ - '0');
-            found = v; /* the last "rankN" of the name wins */
+            bool fits = true; /* every digit counts: rank1000000000 and rank1000000001 differ */
+            for (; isdigit((unsigned char)*d); d++)
+                fits = fits && !__builtin_mul_overflow(v, 10, &v) && !__builtin_add_overflow(v, *d - '0', &v);
+            if (fits) found = v; /* the last "rankN" of the name wins; one past int64 names no rank */
         }
     }
     return found;

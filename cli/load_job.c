@@ -2,6 +2,7 @@
  * the worker pool (base/pool.h); a lock guards only the progress line's figures. */
 #define _POSIX_C_SOURCE 200809L
 #include "load_job.h"
+#include "diag.h"
 #include "parsers/load.h"
 #include "exitcodes.h"
 #include "inputs.h"
@@ -9,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,9 +115,10 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
         free(c.traces); free(c.status); free(c.msg); free(c.raw);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        FILE *f = strcmp(paths[i], "-") ? fopen(paths[i], "rb") : NULL;
-        if (f) { fseek(f, 0, SEEK_END); long s = ftell(f); if (s > 0) c.total_size += (uint64_t)s; fclose(f); }
+    for (size_t i = 0; i < n; i++) { /* stat, never open: a FIFO or pipe can be read only once */
+        struct stat st;
+        if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            c.total_size += (uint64_t)st.st_size;
     }
     pthread_mutex_init(&c.lock, NULL);
     tc_pool_for(pool, n, load_one, &c);
@@ -128,6 +131,22 @@ int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt,
     out->msg = c.msg;
     out->n = n;
     return 0;
+}
+
+/* The time budget of the kept inputs: the sum of their traces' (model/trace.h, time_sum_ns) bounds
+ * every sum of times over the ranks, so it must fit an int64. False (message printed) when not. */
+static bool times_fit_together(const tc_trace *traces, size_t n, FILE *err) {
+    int64_t sum = 0;
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (traces[i].time_sum_ns > traces[most].time_sum_ns) most = i;
+        if (__builtin_add_overflow(sum, traces[i].time_sum_ns, &sum)) {
+            tc_diag(err, "tracecost: the GPU times of the %zu inputs add up past 2^63 ns (292 years): they cannot be "
+                    "summed (%s alone: %.0f s)\n", n, traces[most].path, (double)traces[most].time_sum_ns / 1e9);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The usable inputs of lf (input order), every input's problem reported: traces move to *kept
@@ -145,22 +164,28 @@ static int keep_usable(char *const *paths, tc_loaded_files *lf, const tc_load_op
         switch (lf->status[i]) {
         case TC_LOAD_OK: keep = true; break;
         case TC_LOAD_DAMAGED:
-            fprintf(err, "tracecost: warning: %s (analyzing what was read)\n", lf->msg[i]);
+            tc_diag(err, "tracecost: warning: %s (analyzing what was read)\n", lf->msg[i]);
             keep = true;
             rc = TC_EXIT_DAMAGED;
             break;
         default:
-            fprintf(err, "tracecost: %s\n", lf->msg[i]);
+            tc_diag(err, "tracecost: %s\n", lf->msg[i]);
             rc = TC_EXIT_DAMAGED;
             break;
         }
         if (keep && t->events_total == 0 && opt->from_folder && opt->from_folder[i] && lf->status[i] == TC_LOAD_OK) {
-            fprintf(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
+            tc_diag(err, "tracecost: note: %s: not a trace (no trace events), skipped\n", paths[i]);
             tc_trace_free(t);
             continue;
         }
+        if (keep && t->time_sum_ns < 0) {
+            tc_diag(err, "tracecost: %s: its GPU times add up past 2^63 ns (292 years): they are not real times; "
+                    "left out\n", paths[i]);
+            keep = false;
+            rc = TC_EXIT_DAMAGED;
+        }
         if (keep && tc_trace_gpu_events(t) == 0) {
-            fprintf(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
+            tc_diag(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
                     paths[i], (unsigned long long)t->events_total);
             keep = false;
             rc = TC_EXIT_DAMAGED;
@@ -218,16 +243,17 @@ static int group_inputs(char *const *paths, tc_loaded_files *lf, const tc_load_o
     memset(g, 0, sizeof *g);
     int rc = keep_usable(paths, lf, opt, &g->traces, &g->n);
     if (rc == TC_EXIT_NOTHING) return rc;
+    if (!times_fit_together(g->traces, g->n, err)) return TC_EXIT_NOTHING;
     char msg[1200];
     if (tc_inputs_check_job(g->traces, g->n, msg, sizeof msg)) {
-        fprintf(err, "tracecost: %s\n", msg);
+        tc_diag(err, "tracecost: %s\n", msg);
         return TC_EXIT_USAGE;
     }
     tc_inputs_assign_ranks(g->traces, g->n);
     g->window_of = calloc(g->n, sizeof *g->window_of);
     long nw = g->window_of ? tc_inputs_windows(g->traces, g->n, g->window_of, msg, sizeof msg) : -1;
     if (nw < 0) {
-        fprintf(err, "tracecost: %s\n", g->window_of ? msg : "out of memory");
+        tc_diag(err, "tracecost: %s\n", g->window_of ? msg : "out of memory");
         return g->window_of ? TC_EXIT_USAGE : TC_EXIT_NOTHING;
     }
     g->n_windows = (size_t)nw;

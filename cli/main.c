@@ -1,6 +1,7 @@
 /* main.c: the tracecost command: dispatches subcommands and turns their results into the exit
  * status. The only place that exits. */
 #include "commands.h"
+#include "diag.h"
 #include "cupti/record.h"
 #include "exitcodes.h"
 #include "opts.h"
@@ -82,8 +83,8 @@ static const command *find_command(const tc_opt *row) {
 /* Unknown command or top-level option: name the closest known one when there is one. */
 static int unknown(const char *what) {
     const char *close = tc_opts_suggest(&tc_opts_top, what);
-    if (what[0] == '-') fprintf(stderr, "tracecost: unknown option '%s'", what);
-    else fprintf(stderr, "tracecost: unknown command '%s'", what);
+    if (what[0] == '-') tc_diag(stderr, "tracecost: unknown option '%s'", what);
+    else tc_diag(stderr, "tracecost: unknown command '%s'", what);
     if (close) fprintf(stderr, " (did you mean '%s'?)", close);
     fprintf(stderr, "\nTry 'tracecost --help'.\n");
     return TC_EXIT_USAGE;

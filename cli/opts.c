@@ -1,6 +1,7 @@
 /* opts.c: the option scanner, the one "did you mean" rule and the --help printer, all driven by
  * the tables of opt_tables.c (see opts.h). */
 #include "opts.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include <ctype.h>
 #include <errno.h>
@@ -122,7 +123,7 @@ int tc_opts_error(const tc_opt_table *t, const char *fmt, ...) {
     fprintf(stderr, "tracecost%s%s: ", *cmd ? " " : "", cmd);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    tc_vdiag(stderr, fmt, ap); /* the values come from argv */
     va_end(ap);
     fprintf(stderr, "\nTry 'tracecost%s%s --help'.\n", *cmd ? " " : "", cmd);
     return TC_EXIT_USAGE;

@@ -1,5 +1,6 @@
 /* output.c: opening, finishing and checking every output (see output.h). */
 #include "output.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include <errno.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 FILE *tc_output_open(const char *cmd, const char *path) {
     if (!strcmp(path, "-")) return stdout;
     FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "tracecost %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+    if (!f) tc_diag(stderr, "tracecost %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
     return f;
 }
 
@@ -22,7 +23,7 @@ int tc_output_close(const char *cmd, const char *path, FILE *f, int write_rc) {
         why = errno;
     }
     if (!bad) return TC_EXIT_OK;
-    fprintf(stderr, "tracecost %s: %s: write failed%s%s\n", cmd, strcmp(path, "-") ? path : "standard output",
+    tc_diag(stderr, "tracecost %s: %s: write failed%s%s\n", cmd, strcmp(path, "-") ? path : "standard output",
             why ? ": " : "", why ? strerror(why) : "");
     return TC_EXIT_OUTPUT;
 }

@@ -65,11 +65,12 @@ static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned c
         failed = tc_ct_parser_feed(p, (const char *)data + off, n) != 0;
         off += n;
     }
-    if (failed || tc_ct_parser_finish(p) != 0) {
+    if (tc_ct_parser_finish(p) != 0 || failed) { /* finished after a failed feed too, as the loader does */
         t->truncated = true;
         tc_trace_warn(t, "%s", tc_ct_parser_error(p));
     }
     tc_ct_parser_free(p);
+    tc_trace_settle_times(t);
 }
 
 /* Chunk boundaries and pieces must not matter: the same bytes fed whole, in chunks or in pieces give
@@ -171,10 +172,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (ranks == 2 && size >= 64) parse_into(t, r ? data + half : data, r ? size - half : half, ctl);
         else parse_into(t, data, size, ctl);
     }
-    /* as tc_job_load does: only traces with GPU activity take part */
+    /* as tc_job_load does: only traces with GPU activity and times that can be summed take part */
     size_t kept = 0;
+    int64_t time_sum = 0;
     for (size_t i = 0; i < j.n_traces; i++) {
-        if (j.traces[i].n_gpu == 0) tc_trace_free(&j.traces[i]);
+        if (j.traces[i].n_gpu == 0 || j.traces[i].time_sum_ns < 0 ||
+            __builtin_add_overflow(time_sum, j.traces[i].time_sum_ns, &time_sum))
+            tc_trace_free(&j.traces[i]);
         else j.traces[kept++] = j.traces[i];
     }
     j.n_traces = kept;

@@ -551,6 +551,7 @@ typedef struct {
     tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */
     tc_kernel_agg *kernel_aggs; size_t n_kernel_aggs; /* every GPU event name and kind, by summed time
                                                        * (kernel_aggs.h), for the HTML report */
+    bool kernel_agg_names_borrowed; /* kernel_aggs' names point into the traces' string tables */
     char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
     tc_window_info *windows; size_t n_windows; /* the inputs' profiler windows, oldest first; 0 when
                                                 * they hold one (set by whoever loads the job) */

@@ -45,6 +45,8 @@ static uint32_t hash_bytes(const char *s, size_t len) {
     return (uint32_t)h;
 }
 
+uint32_t tc_strtab_hash(const char *s, size_t len) { return hash_bytes(s, len); }
+
 tc_strtab *tc_strtab_new(void) {
     tc_strtab *t = calloc(1, sizeof *t);
     if (!t) return NULL;

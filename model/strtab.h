@@ -19,4 +19,6 @@ const char *tc_strtab_get(const tc_strtab *t, uint32_t id);
 size_t tc_strtab_len(const tc_strtab *t, uint32_t id);
 size_t tc_strtab_count(const tc_strtab *t);
 size_t tc_strtab_bytes(const tc_strtab *t); /* memory held, for accounting */
+/* The table's hash of s[0..len), for callers that index strings they do not copy. */
+uint32_t tc_strtab_hash(const char *s, size_t len);
 #endif

@@ -254,4 +254,27 @@ bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end) {
     return true;
 }
 
+/* *sum += v (v >= 0); false when it passes INT64_MAX. */
+static bool add_ns(int64_t *sum, int64_t v) { return !__builtin_add_overflow(*sum, v, sum); }
+
+void tc_trace_settle_times(tc_trace *t) {
+    int64_t first = INT64_MAX, last = INT64_MIN, sum = 0;
+    bool fits = true;
+    for (size_t i = 0; i < t->n_gpu; i++) {
+        const tc_gpu_event *g = &t->gpu[i];
+        if (g->start_ns < first) first = g->start_ns;
+        if (g->start_ns + g->dur_ns > last) last = g->start_ns + g->dur_ns;
+        fits = fits && add_ns(&sum, g->dur_ns);
+    }
+    for (size_t i = 0; i < t->n_cpu_steps; i++) fits = fits && add_ns(&sum, t->cpu_steps[i].dur_ns);
+    for (size_t i = 0; i < t->n_gpu_steps; i++) fits = fits && add_ns(&sum, t->gpu_steps[i].dur_ns);
+    if (t->n_gpu) fits = fits && add_ns(&sum, last - first); /* both within +-2^62: no overflow */
+    t->time_sum_ns = fits ? sum : -1;
+    if (t->has_base && t->n_gpu && (t->base_ns + last >= TC_TIME_LIMIT_NS || t->base_ns + first <= -TC_TIME_LIMIT_NS)) {
+        tc_trace_warn(t, "baseTimeNanoseconds %lld plus the event times passes 2^62 ns (146 years): the base is "
+                      "ignored", (long long)t->base_ns);
+        t->has_base = false;
+    }
+}
+
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

@@ -17,6 +17,12 @@
 
 typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_kind;
 
+/* Every time the event model holds (an event's start and end, baseTimeNanoseconds, and the base
+ * plus a GPU event's end) lies strictly within +-2^62 ns (146 years): differences of two such
+ * times fit an int64. The parser skips events past it as overflowing and ignores a base past it;
+ * tc_trace_settle_times checks the base against the events. Sums are bounded by time_sum_ns. */
+#define TC_TIME_LIMIT_NS ((int64_t)1 << 62)
+
 typedef struct {
     int64_t start_ns;     /* trace ns */
     int64_t dur_ns;       /* ns, >= 0 */
@@ -147,6 +153,10 @@ typedef struct {
                               * skeleton on process 0, docs/mpi.md); 0 otherwise: see tc_trace_gpu_events */
     char **warnings; size_t n_warnings, cap_warnings;
     uint64_t warnings_dropped; /* warnings beyond the cap, counted only */
+    int64_t time_sum_ns;     /* the trace's time budget (tc_trace_settle_times): its GPU window plus the
+                              * summed durations of its GPU events and step spans, ns; every sum an
+                              * analysis makes of this trace's times is at most this. -1: it passes
+                              * 2^63 ns (such times are not real). Kept by an MPI skeleton */
 
     /* launch lookup by correlation id (tc_trace_sort_launches): launch_slot[c - launch_slot_base]
      * is the first launch with id c, TC_NONE none; NULL when the ids are too sparse for a table */
@@ -185,6 +195,9 @@ bool tc_trace_epoch_span(const tc_trace *t, int64_t *start, int64_t *end);
 /* The string id of a CPU thread: its event's pid text and tid text (each cut at 255 bytes) joined
  * by a 0x1f byte, interned in t's table; TC_NONE out of memory. Events of one thread get one id. */
 uint32_t tc_trace_intern_thread(tc_trace *t, const char *pid, size_t pid_len, const char *tid, size_t tid_len);
+/* After a parse: sets time_sum_ns, and drops the base (has_base false, with a warning) when the base
+ * plus a GPU event's time reaches TC_TIME_LIMIT_NS. */
+void tc_trace_settle_times(tc_trace *t);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it or gave no name

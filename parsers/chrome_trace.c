@@ -140,6 +140,12 @@ struct tc_ct_parser {
     char last_pid[SMALL], last_tid[SMALL];
     uint16_t last_pid_len, last_tid_len;
     uint32_t last_thread;   /* TC_NONE: none yet */
+    /* where yajl stands in the bytes passed to it (yajl_feed): inside a string, just after a
+     * backslash there; pass_on skips nothing inside a string. chunk_plain: the chunk holds no
+     * backslash (guard_fast), so a quote count's parity is enough */
+    bool y_in_str, y_escape, chunk_plain;
+    bool bad_base;          /* a baseTimeNanoseconds that is no number or lies past +-2^62 ns: ignored */
+    uint64_t bad_group_sizes; /* "Group size" values that are no whole number in 1..2^31-1: ignored */
     /* skipped-event reasons */
     uint64_t skip_missing_ph, skip_missing_ts, skip_missing_dur, skip_bad_number[5];
 };
@@ -378,6 +384,11 @@ static int64_t step_number(const char *name, size_t len) {
 
 static void note_bad(tc_ct_parser *p, num_state st) { p->skip_bad_number[st]++; }
 
+/* An event's start and end lie within +-TC_TIME_LIMIT_NS (model/trace.h; dur >= 0). */
+static bool times_fit(int64_t ts_ns, int64_t dur_ns) {
+    return ts_ns > -TC_TIME_LIMIT_NS && ts_ns < TC_TIME_LIMIT_NS - dur_ns;
+}
+
 /* FNV-1a of the pid and tid text: a thread key for op nesting. */
 static uint64_t thread_key(const event_scratch *ev) {
     uint64_t h = 1469598103934665603ULL;
@@ -460,7 +471,7 @@ static void finish_event(tc_ct_parser *p) {
         t->events_skipped++;
         return;
     }
-    if (ev->ts_ns > INT64_MAX - ev->dur_ns) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
+    if (!times_fit(ev->ts_ns, ev->dur_ns)) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
 
     const char *name = !ev->has_name ? "" : ev->name_at ? ev->name_at : ev->name;
     size_t name_len = ev->has_name ? ev->name_len : 0;
@@ -572,6 +583,25 @@ static uint64_t yajl_offset(tc_ct_parser *p) {
 }
 
 
+/* A scalar of a distributedInfo.pg_config entry (F_PG) or of its ranks list (F_PGRANKS). */
+static void pg_scalar(tc_ct_parser *p, frame_kind fk, key_kind k, const char *c, size_t len, bool is_string) {
+    if (fk == F_PG) {
+        if (k == K_PG_NAME && is_string) small_set(&p->pg_name, (const unsigned char *)c, len);
+        else if (k == K_PG_DESC && is_string) small_set(&p->pg_desc, (const unsigned char *)c, len);
+        else if (k == K_GROUP_SIZE) { if (!parse_int(c, len, &p->pg_size)) p->pg_size = -1; }
+        else if (k == K_PG_RANKS) { /* on-demand traces write the list as a string, "[0, 1]" */
+            p->pg_ranks_len = 0;
+            p->pg_ranks_set = true;
+            p->pg_ranks_bad = !is_string || pg_ranks_put(p, c, len);
+        }
+        return;
+    }
+    int64_t v; /* one rank of the list: written back as text */
+    if (is_string || !parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; return; }
+    if (p->pg_ranks_len > 1 && pg_ranks_put(p, ", ", 2)) p->pg_ranks_bad = true;
+    if (pg_ranks_put(p, c, len)) p->pg_ranks_bad = true;
+}
+
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
     frame_kind fk = top_kind(p);
     key_kind k = top_key(p);
@@ -624,7 +654,12 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         case K_PG_RANKS: small_set(&ev->pg_ranks, s, len); break;
         case K_IN_NELEMS: if (!parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
         case K_OUT_NELEMS: if (!parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
-        case K_GROUP_SIZE: if (!parse_int(c, len, &ev->group_size)) ev->group_size = -1; break;
+        case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
+            if (!parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
+                ev->group_size = -1;
+                p->bad_group_sizes++;
+            }
+            break;
         case K_SEQ: if (!parse_int(c, len, &ev->seq)) ev->seq = -1; break;
         case K_EXTERNAL_ID: if (!parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
         default: break;
@@ -656,7 +691,8 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
     case F_TOP:
         if (k == K_BASE_TIME) {
             int64_t v;
-            if (parse_int(c, len, &v)) { t->base_ns = v; t->has_base = true; }
+            if (parse_int(c, len, &v) && v > -TC_TIME_LIMIT_NS && v < TC_TIME_LIMIT_NS) { t->base_ns = v; t->has_base = true; }
+            else p->bad_base = true;
         } else if (k == K_RECORD_SHAPES) {
             t->record_shapes = len > 0 && (c[0] == '1' || c[0] == 't' || c[0] == 'T');
         }
@@ -666,22 +702,7 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         else if (k == K_NAME) small_set(&p->dev_name, s, len);
         break;
     case F_PG:
-        if (k == K_PG_NAME && is_string) small_set(&p->pg_name, s, len);
-        else if (k == K_PG_DESC && is_string) small_set(&p->pg_desc, s, len);
-        else if (k == K_GROUP_SIZE) { if (!parse_int(c, len, &p->pg_size)) p->pg_size = -1; }
-        else if (k == K_PG_RANKS) { /* on-demand traces write the list as a string, "[0, 1]" */
-            p->pg_ranks_len = 0;
-            p->pg_ranks_set = true;
-            p->pg_ranks_bad = !is_string || pg_ranks_put(p, c, len);
-        }
-        break;
-    case F_PGRANKS: { /* one rank of the list: written back as text */
-        int64_t v;
-        if (is_string || !parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; break; }
-        if (p->pg_ranks_len > 1 && pg_ranks_put(p, ", ", 2)) p->pg_ranks_bad = true;
-        if (pg_ranks_put(p, c, len)) p->pg_ranks_bad = true;
-        break;
-    }
+    case F_PGRANKS: pg_scalar(p, fk, k, c, len, is_string); break;
     case F_DISTINFO:
         if (k == K_RANK) { int64_t v; if (parse_int(c, len, &v) && v >= 0) t->rank = v; }
         else if (k == K_WORLD_SIZE) { int64_t v; if (parse_int(c, len, &v) && v > 0) t->world_size = v; }
@@ -840,6 +861,7 @@ void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from) {
     into->skip_missing_dur += from->skip_missing_dur;
     for (int i = 0; i < 5; i++) into->skip_bad_number[i] += from->skip_bad_number[i];
     into->long_strings += from->long_strings; /* strings cut at STR_CAP inside the piece */
+    into->bad_group_sizes += from->bad_group_sizes;
     into->dropped_bytes += from->dropped_bytes;
 }
 
@@ -906,6 +928,18 @@ static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) 
     return n;
 }
 
+static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    if (p->chunk_plain && !p->y_escape) { /* no backslash: every quote opens or closes a string */
+        p->y_in_str ^= count_byte_unless(buf + from, to - from, '"', '"') & 1;
+        return;
+    }
+    for (size_t i = from; i < to; i++) {
+        if (p->y_escape) { p->y_escape = false; continue; }
+        if (buf[i] == '"') p->y_in_str = !p->y_in_str;
+        else if (buf[i] == '\\' && p->y_in_str) p->y_escape = true;
+    }
+}
+
 /* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
  * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
 static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
@@ -918,8 +952,12 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
+/* Follows the string state through bytes [from, to) passed to yajl (see y_in_str). */
+static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to);
+
 static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     if (to <= from) return 0;
+    track_strings(p, buf, from, to);
     p->parsing_from = (uintptr_t)(buf + from);
     p->parsing_to = (uintptr_t)(buf + to);
     yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
@@ -1091,7 +1129,7 @@ static event_fate_kind event_fate(const char *b, const span *ph, const span *cat
     if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return FATE_YAJL;
     if (parse_scaled_signed(b + ts->at, ts->len, 3, &t0) != NUM_OK || parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
         return FATE_YAJL;
-    if (t0 > INT64_MAX - d) return FATE_YAJL;
+    if (!times_fit(t0, d)) return FATE_YAJL;
     cat_kind k = cat->seen ? classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
     if (k != CAT_CPU_OP && k != CAT_USER_ANNOTATION) return FATE_COUNT;
     ev->kind = k == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION;
@@ -1164,7 +1202,7 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
  * trusted: a '[' or ',' inside a string yajl is still reading (a broken document) must not start
  * an element. */
 static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
-    if (top_kind(p) != F_EVENTS) return false;
+    if (top_kind(p) != F_EVENTS || p->y_in_str) return false; /* a '{' inside a string is text */
     size_t i = at;
     while (i > from && is_json_ws(buf[i - 1])) i--;
     if (i == resume) return true;
@@ -1257,7 +1295,8 @@ static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
-    if (guard_fast(p, buf, len)) {
+    p->chunk_plain = guard_fast(p, buf, len);
+    if (p->chunk_plain) {
         if (pass_on(p, buf, 0, len)) return -1;
         if (!p->events_mode) count_lines(p, buf, len);
         p->fed_before += len;
@@ -1332,12 +1371,17 @@ static void summarize_skips(tc_ct_parser *p) {
         tc_trace_warn(t, "cut %llu strings longer than %u bytes (%llu bytes not read)", (unsigned long long)p->long_strings,
                       STR_CAP, (unsigned long long)p->dropped_bytes);
     if (p->documents > 1) tc_trace_warn(t, "input holds %d concatenated JSON documents; events of all were read", p->documents);
+    if (p->bad_base) tc_trace_warn(t, "baseTimeNanoseconds is not a number within 2^62 ns (146 years): ignored");
+    if (p->bad_group_sizes)
+        tc_trace_warn(t, "ignored %llu \"Group size\" values that are not a rank count (1 to 2147483647)",
+                      (unsigned long long)p->bad_group_sizes);
 }
 
 int tc_ct_parser_finish(tc_ct_parser *p) {
     p->chunk = NULL;
     p->chunk_len = 0;
     if (!p->events_mode) summarize_skips(p);
+    if (p->error[0]) return -1; /* a feed failed: its error stands (the warnings above still go out) */
     yajl_status st = yajl_complete_parse(p->yh);
     if (st != yajl_status_ok || p->depth != 0) {
         p->error_offset = p->fed_before;

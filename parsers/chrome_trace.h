@@ -22,7 +22,8 @@ tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst);
 void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
-/* Ends the input. 0 ok; -1 the document is incomplete or broken (see tc_ct_parser_error). */
+/* Ends the input and adds the warnings of what was skipped (call it after a failed feed too: it then
+ * keeps that error). 0 ok; -1 the document is incomplete or broken (see tc_ct_parser_error). */
 int tc_ct_parser_finish(tc_ct_parser *p);
 /* After a -1: "byte B (line L, column C): <what> near '<excerpt>'" (no path). */
 const char *tc_ct_parser_error(const tc_ct_parser *p);

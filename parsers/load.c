@@ -10,18 +10,17 @@
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
 
-tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
-                             char *msg, size_t msglen) {
+/* The sequential load of an opened source (read from where it stands: nothing read yet); the
+ * caller closes it. */
+static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path, tc_progress_fn progress,
+                                  void *progress_ctx, char *msg, size_t msglen) {
     char err[512] = "";
-    tc_source *src = tc_source_open(path, err, sizeof err);
-    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
     tc_ct_parser *p = tc_ct_parser_new(t);
     char *buf = malloc(TC_LOAD_CHUNK);
     if (!p || !buf) {
         snprintf(msg, msglen, "%s: out of memory", path);
         tc_ct_parser_free(p);
         free(buf);
-        tc_source_close(src);
         return TC_LOAD_NO_MEMORY;
     }
     tc_load_status status = TC_LOAD_OK;
@@ -37,12 +36,17 @@ tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progr
     t->bytes = tc_source_raw_bytes(src);
     t->bytes_decoded = tc_source_decoded_bytes(src);
     if (!parse_failed && t->bytes_decoded == 0) {
+        bool cut = tc_source_truncated(src); /* a gzip file cut before its first data byte */
         if (source_failed) snprintf(msg, msglen, "%s", err); /* err names the path */
+        else if (cut)
+            snprintf(msg, msglen, "%s: gzip stream ends early, before any data (%llu compressed bytes)", path,
+                     (unsigned long long)t->bytes);
         else snprintf(msg, msglen, "%s: empty input (0 bytes)", path);
-        status = source_failed ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
+        status = source_failed || cut ? TC_LOAD_UNREADABLE : TC_LOAD_EMPTY;
         goto done;
     }
-    if (!parse_failed && tc_ct_parser_finish(p) != 0) parse_failed = true;
+    /* after a JSON error too: finish adds the warnings of what was skipped before it */
+    if (tc_ct_parser_finish(p) != 0) parse_failed = true;
     bool gz_cut = tc_source_truncated(src);
     if (parse_failed || source_failed || gz_cut) {
         bool nothing = t->events_total == 0 && t->n_devices == 0 && t->n_gpu == 0;
@@ -74,37 +78,53 @@ tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progr
         snprintf(msg, msglen, "%s", where);
         status = TC_LOAD_DAMAGED;
     }
+    tc_trace_settle_times(t);
 done:
     free(buf);
     tc_ct_parser_free(p);
+    return status;
+}
+
+tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
+                             char *msg, size_t msglen) {
+    char err[512] = "";
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
+    tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
     tc_source_close(src);
     return status;
 }
 
 tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
                                 void *progress_ctx, char *msg, size_t msglen) {
-    if (threads > 1 && strcmp(path, "-") != 0) {
-        char err[512];
-        tc_source *src = tc_source_open(path, err, sizeof err);
-        uint64_t size = src ? tc_source_file_size(src) : 0;
-        if (src && size > 0) {
-            /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
-            uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
-            tc_par_info info;
-            if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
-                t->bytes = info.raw_bytes;
-                t->bytes_decoded = info.decoded_bytes;
-                tc_source_close(src);
-                return TC_LOAD_OK;
-            }
-            /* start over, sequentially: it decides what damage means */
-            char *p = tc_strdup(path);
-            tc_trace_free(t);
-            int rc = tc_trace_init(t, p);
-            free(p);
-            if (rc) { tc_source_close(src); snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
-        }
+    if (threads <= 1 || strcmp(path, "-") == 0) return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
+    /* opened once: a pipe, FIFO or /dev/stdin can be read only once, so anything but a regular file
+     * is read sequentially from this very source */
+    char err[512];
+    tc_source *src = tc_source_open(path, err, sizeof err);
+    if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
+    uint64_t size = tc_source_file_size(src);
+    if (size == 0) {
+        tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
         tc_source_close(src);
+        return status;
     }
+    /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
+    uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
+    tc_par_info info;
+    if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
+        t->bytes = info.raw_bytes;
+        t->bytes_decoded = info.decoded_bytes;
+        tc_source_close(src);
+        tc_trace_settle_times(t);
+        return TC_LOAD_OK;
+    }
+    tc_source_close(src);
+    /* start over, sequentially (a regular file can be opened again): it decides what damage means */
+    char *p = tc_strdup(path);
+    tc_trace_free(t);
+    int rc = tc_trace_init(t, p);
+    free(p);
+    if (rc) { snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
     return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
 }

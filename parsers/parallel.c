@@ -5,11 +5,11 @@
  *   order (while it waits for the next one it parses queued pieces itself). Each piece is read by
  *   its parser.
  * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers filled by a task spawned
- *   on the pool, or mapped windows), the caller (splits buffers into pieces, merges results, feeds
- *   the head and tail to the sequential parser p0), and the pool, which parses the pieces of a
- *   buffer as one batch. Invariants: the caller holds at most two buffers (the current one and the
- *   previous one while the unparsed carry starts in it); pieces of one buffer are all parsed and
- *   merged, in order, before the next buffer is split. */
+ *   on the pool, or windows of a plain file read by the caller), the caller (splits buffers into
+ *   pieces, merges results, feeds the head and tail to the sequential parser p0), and the pool,
+ *   which parses the pieces of a buffer as one batch. Invariants: the caller holds at most two
+ *   buffers (the current one and the previous one while the unparsed carry starts in it); pieces
+ *   of one buffer are all parsed and merged, in order, before the next buffer is split. */
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "chrome_trace.h"
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define MIN_PIECE (4u * 1024u)
@@ -34,10 +33,10 @@
 typedef struct {
     tc_pool_task task;           /* first: the pool hands it back to reader_run */
     tc_source *src;
-    /* plain regular files are mapped window by window instead (no thread, no copy) */
+    /* plain regular files are read window by window instead, by the caller (no thread) */
     int fd;                      /* -1: use the task and buffers */
-    uint64_t size;               /* file size, for mapping */
-    char *map[TC_PAR_BUFFERS];   /* mapped window of buffer number k at k % N */
+    uint64_t size;               /* file size when opened */
+    char *map[TC_PAR_BUFFERS];   /* window of buffer number k at k % N (malloc'd, read with pread) */
     size_t map_len[TC_PAR_BUFFERS];
     bool started;                /* the task was spawned */
     pthread_mutex_t mu;          /* the ring's state below, shared with the task */
@@ -80,20 +79,34 @@ static void reader_run(tc_pool_task *task, size_t index, int worker) {
     }
 }
 
-/* Buffer number k, or NULL at the end (check r->failed). */
+/* Reads exactly n bytes at off (fewer only at the end of the file); -1 on a read error. */
+static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+        if (r < 0) { if (errno == EINTR) continue; return -1; }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+/* Buffer number k, or NULL at the end (check r->failed). A window of a plain file is read, not
+ * mapped: a file that shrinks while it is parsed (still being written, rotated) must end in a
+ * short read (r->failed: the sequential parse then says where it ends), not in SIGBUS. */
 static const char *reader_get(reader *r, uint64_t k, size_t *len) {
     if (r->fd >= 0) {
         uint64_t off = k * (uint64_t)TC_PAR_WINDOW;
         if (off >= r->size) return NULL;
         size_t n = r->size - off < TC_PAR_WINDOW ? (size_t)(r->size - off) : TC_PAR_WINDOW;
-        void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)off);
-        if (m == MAP_FAILED) { r->failed = true; return NULL; }
-        r->map[k % TC_PAR_BUFFERS] = m;
+        char *w = malloc(n);
+        if (!w || pread_full(r->fd, w, n, off) != (long)n) { free(w); r->failed = true; return NULL; }
+        r->map[k % TC_PAR_BUFFERS] = w;
         r->map_len[k % TC_PAR_BUFFERS] = n;
         r->produced = k + 1;
         r->raw_bytes = off + n;
         *len = n;
-        return m;
+        return w;
     }
     pthread_mutex_lock(&r->mu);
     while (r->produced <= k && !r->eof && !r->failed) pthread_cond_wait(&r->cv, &r->mu);
@@ -108,7 +121,7 @@ static void reader_release(reader *r) {
     if (r->fd >= 0) {
         assert(r->released < r->produced);
         size_t slot = (size_t)(r->released++ % TC_PAR_BUFFERS);
-        munmap(r->map[slot], r->map_len[slot]);
+        free(r->map[slot]);
         r->map[slot] = NULL;
         return;
     }
@@ -130,7 +143,7 @@ static uint64_t reader_raw_bytes(reader *r) {
 
 static void reader_stop(reader *r, tc_pool *pool) {
     for (int i = 0; i < TC_PAR_BUFFERS; i++)
-        if (r->map[i]) { munmap(r->map[i], r->map_len[i]); r->map[i] = NULL; }
+        if (r->map[i]) { free(r->map[i]); r->map[i] = NULL; }
     if (!r->started) return;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
@@ -232,18 +245,6 @@ struct kf_load {
     size_t remap_cap;
     tc_par_info *info;
 };
-
-/* Reads exactly n bytes at off (fewer only at the end of the file); -1 on a read error. */
-static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-        if (r < 0) { if (errno == EINTR) continue; return -1; }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return (long)got;
-}
 
 static void parse_fpiece(int fd, fpiece *c, char *slice) {
     c->ok = false;

@@ -3,12 +3,13 @@
  * key order) is learned, and a plain file is cut into pieces where it recurs, found with small
  * reads; each piece is read (in 64 KiB slices, still in cache when parsed) by the thread that
  * parses it. Other inputs go through a reader (a thread inflating gzip into a bounded ring of
- * buffers, or mapped windows of a plain file whose separator was not learned) and the calling
- * thread finds event boundaries in each buffer (parsers/split.h). Each piece has its own yajl
- * handle and partial tc_trace; the calling thread merges the partial traces in input order, so the
- * result is the one the sequential parser gives. Metadata before and after the array is parsed by
- * one ordinary parser. Any doubt (damaged or unusual input, a piece that does not parse) ends in
- * TC_PAR_FALLBACK: the caller then parses the file sequentially, which decides what damage means. */
+ * buffers, or 16 MiB windows read with pread of a plain file whose separator was not learned) and
+ * the calling thread finds event boundaries in each buffer (parsers/split.h). Each piece has its
+ * own yajl handle and partial tc_trace; the calling thread merges the partial traces in input
+ * order, so the result is the one the sequential parser gives. Metadata before and after the array
+ * is parsed by one ordinary parser. Any doubt (damaged or unusual input, a piece that does not
+ * parse) ends in TC_PAR_FALLBACK: the caller then parses the file sequentially, which decides what
+ * damage means. */
 #ifndef TC_PARALLEL_H
 #define TC_PARALLEL_H
 #include <stddef.h>
@@ -34,10 +35,11 @@ typedef struct {
     const char *why;      /* for TC_PAR_FALLBACK: a short reason (static text) */
 } tc_par_info;
 
-/* Plain files whose separator was not learned are mapped in windows of TC_PAR_WINDOW bytes (two
- * mapped at most); gzip inflates into a ring of TC_PAR_BUFFERS buffers of TC_PAR_BUFFER bytes,
- * small enough to still be in cache when parsed. Memory held: about 2 windows or the ring (other
- * plain files: one 64 KiB slice per thread), plus the records of the pieces in flight. */
+/* Plain files whose separator was not learned are read in windows of TC_PAR_WINDOW bytes (two
+ * held at most; read, not mapped, so a file that shrinks meanwhile gives a short read, not
+ * SIGBUS); gzip inflates into a ring of TC_PAR_BUFFERS buffers of TC_PAR_BUFFER bytes, small enough
+ * to still be in cache when parsed. Memory held: about 2 windows or the ring (other plain files:
+ * one 64 KiB slice per thread), plus the records of the pieces in flight. */
 #define TC_PAR_WINDOW (16u * 1024u * 1024u)
 #define TC_PAR_BUFFER (2u * 1024u * 1024u)
 #define TC_PAR_BUFFERS 8

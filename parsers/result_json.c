@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl/yajl_tree.h>
 
 /* ---- telling a saved result from a trace -------------------------------------------------- */
@@ -29,7 +30,8 @@ static bool schema_first(const char *buf) {
 }
 
 bool tc_result_json_is_saved(const char *path) {
-    if (!strcmp(path, "-")) return false;
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     char err[512], buf[4097];
     tc_source *src = tc_source_open(path, err, sizeof err);
     if (!src) return false;
@@ -190,6 +192,46 @@ static bool read_cost_inputs(tc_run_summary *s, yajl_val in) {
     return true;
 }
 
+/* A saved figure that tracecost cannot have written (a share outside 0..1, shares that do not add
+ * up, a negative time or bandwidth): *why says which; false. A result edited by hand or by
+ * another tool is refused, never compared as if it were measured. */
+static bool figures_possible(const tc_run_summary *s, char *why, size_t n) {
+    static const double eps = 1e-3; /* the JSON keeps 10 significant digits: far closer than this */
+    const struct { const char *key; double v; } shares[] = {
+        {"compute", s->share_compute}, {"exposed_comm", s->share_exposed_comm}, {"memory_exposed", s->share_memory},
+        {"idle", s->share_idle}, {"exposed_transfer", s->share_exposed_transfer}, {"exposed_wait", s->share_exposed_wait},
+    };
+    for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++)
+        if (!(shares[i].v >= 0 && shares[i].v <= 1 + eps)) {
+            snprintf(why, n, "summary.shares.%s is %g: a share lies between 0 and 1", shares[i].key, shares[i].v);
+            return false;
+        }
+    double sum = s->share_compute + s->share_exposed_comm + s->share_memory + s->share_idle;
+    if (sum != 0 && fabs(sum - 1) > eps) {
+        snprintf(why, n, "summary.shares add up to %g: compute, exposed_comm, memory_exposed and idle make the whole "
+                 "window (1)", sum);
+        return false;
+    }
+    if (s->split_known && fabs(s->share_exposed_transfer + s->share_exposed_wait - s->share_exposed_comm) > eps) {
+        snprintf(why, n, "summary.shares: exposed_transfer + exposed_wait is not exposed_comm");
+        return false;
+    }
+    if (s->has_step_time && !(s->step_time_us < 9.2e15)) { /* 2^63 ns */
+        snprintf(why, n, "summary.step_time_us is %g: longer than 292 years", s->step_time_us);
+        return false;
+    }
+    if ((s->has_mfu && s->mfu < 0) || (s->has_busbw && s->fabric_busbw_GBps < 0)) {
+        snprintf(why, n, "summary.%s is negative", s->has_mfu && s->mfu < 0 ? "mfu" : "fabric_busbw_GBps");
+        return false;
+    }
+    for (size_t i = 0; i < s->n_colls; i++)
+        if (s->colls[i].transfer_us_median < 0 || (s->colls[i].has_busbw && s->colls[i].busbw_GBps < 0)) {
+            snprintf(why, n, "collectives[%zu] has a negative transfer time or bandwidth", i);
+            return false;
+        }
+    return true;
+}
+
 tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *label, tc_error *e) {
     memset(s, 0, sizeof *s);
     char perr[256] = "";
@@ -209,6 +251,9 @@ tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *
             !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
             !read_cost_inputs(s, get(get(root, "cost"), "inputs")))
             rc = tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+        char why[200];
+        if (rc == TC_OK && !figures_possible(s, why, sizeof why))
+            rc = tc_error_set(e, TC_ERR_INPUT, "%s: %s; not a result tracecost wrote", label, why);
     }
     yajl_tree_free(root);
     if (rc != TC_OK) tc_run_summary_free(s);

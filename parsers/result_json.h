@@ -8,8 +8,9 @@
 #include "base/status.h"
 #include "model/run_summary.h"
 
-/* True when path is a plain (not gzip) file whose first bytes are a JSON object with "schema":
- * "tracecost/1" as its first key. False for "-" (stdin is never sniffed), folders and anything
+/* True when path is a plain (not gzip) regular file whose first bytes are a JSON object with
+ * "schema": "tracecost/1" as its first key. False for "-" and other pipes, FIFOs and devices (they
+ * can be read only once, so they are never sniffed: they are read as traces), folders and anything
  * that cannot be read. */
 bool tc_result_json_is_saved(const char *path);
 

@@ -281,6 +281,22 @@ static const tc_cmp_pair *pair_of(const tc_comparison *c, const metric *m) {
     return (const tc_cmp_pair *)((const char *)c + m->off);
 }
 
+/* The text table's cells are 16 columns: a figure its fixed format writes wider (a saved result may
+ * hold any magnitude) is written with 4 significant digits instead, sign (when sign) and unit kept. */
+#define CELL_COLS 16
+static void fit_cell(char *buf, size_t n, fmt_kind k, double v, bool sign) {
+    if (strlen(buf) <= CELL_COLS) return;
+    const char *sg = sign ? (v < 0 ? "-" : "+") : (v < 0 ? "-" : "");
+    double m = fabs(v);
+    switch (k) {
+    case F_MS: snprintf(buf, n, "%s%.4g ms", sg, m / 1e3); break;
+    case F_SHARE: snprintf(buf, n, "%s%.4g%s", sg, m * 100, sign ? " pt" : "%"); break;
+    case F_GBPS: snprintf(buf, n, "%s%.4g GB/s", sg, m); break;
+    case F_MONEY: snprintf(buf, n, "%s$%.4g", sg, m); break;
+    default: snprintf(buf, n, "%s%.4g", sg, m); break;
+    }
+}
+
 static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     if (!has) { snprintf(buf, n, "n/a"); return; }
     switch (k) {
@@ -292,6 +308,7 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     case F_TFLOPS: snprintf(buf, n, "%.1f", v); break;
     case F_NUM: snprintf(buf, n, "%.0f", v); break;
     }
+    fit_cell(buf, n, k, v, false);
 }
 
 static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
@@ -303,10 +320,12 @@ static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
     else if (k == F_GBPS) snprintf(v, sizeof v, "%+.1f GB/s", p->diff);
     else snprintf(v, sizeof v, "%+.4g", p->diff);
     snprintf(buf, n, "%s", v);
+    fit_cell(buf, n, k, p->diff, true);
 }
 
 static void fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
     if (p->has_ratio) snprintf(buf, n, "%.3fx", p->ratio); else snprintf(buf, n, "-");
+    if (p->has_ratio && strlen(buf) > 9) snprintf(buf, n, "%.3gx", p->ratio); /* its column is 9 wide */
 }
 
 /* One metric's row as text: A, B, B - A and B / A; false when neither side has it (no row). */

@@ -594,16 +594,48 @@ static int lane_add(tl_lane *ln, double px_per_ns, double px_merge, int64_t t0, 
     return TC_PUSH(ln->r, ln->n, ln->cap, r);
 }
 
-static tl_lane *lane_for(tl_lanes *ls, size_t rank, uint32_t stream) {
-    for (size_t i = ls->n; i-- > 0;) {
-        if (ls->lanes[i].rank != rank) break;
-        if (ls->lanes[i].stream == stream) return &ls->lanes[i];
-    }
+/* The lane of (rank, stream), made when new; lane_of[stream id] is its index in ls (UINT32_MAX:
+ * none yet), a table per rank, so a trace with 100 000 streams costs one lookup per event. */
+static tl_lane *lane_for(tl_lanes *ls, uint32_t *lane_of, size_t rank, uint32_t stream) {
+    if (lane_of[stream] != UINT32_MAX) return &ls->lanes[lane_of[stream]];
     tl_lane ln;
     memset(&ln, 0, sizeof ln);
     ln.rank = rank; ln.stream = stream;
     if (TC_PUSH(ls->lanes, ls->n, ls->cap, ln)) return NULL;
+    lane_of[stream] = (uint32_t)(ls->n - 1);
     return &ls->lanes[ls->n - 1];
+}
+
+/* One rank's lanes (build_lanes): its GPU events in the window, each added to its stream's lane. */
+static int lanes_of_rank(const tl_rank *tk, const tc_trace *t, const tc_rank_result *rr, int64_t axis0,
+                         double px_per_ns, double px_merge, tl_lanes *ls, uint32_t *lane_of) {
+    for (size_t i = 0; i < t->n_gpu; i++) {
+        const tc_gpu_event *e = &t->gpu[i];
+        int64_t s = e->start_ns, end = e->start_ns + e->dur_ns;
+        if (s >= tk->last) break; /* sorted by start */
+        if (end <= tk->first) continue;
+        tl_lane *ln = lane_for(ls, lane_of, tk->rank, e->stream);
+        if (!ln) return -1;
+        int64_t cs = s < tk->first ? tk->first : s, ce = end > tk->last ? tk->last : end;
+        int64_t a0 = cs + tk->shift - axis0, a1 = ce + tk->shift - axis0;
+        int rc = 0;
+        if (e->is_comm) {
+            if (rr->wait_ns) {
+                int64_t w = rr->wait_ns[i];
+                if (w < 0) w = 0;
+                if (w > e->dur_ns) w = e->dur_ns;
+                int64_t split = s + w + tk->shift - axis0;
+                if (split < a0) split = a0;
+                if (split > a1) split = a1;
+                if (split > a0) rc |= lane_add(ln, px_per_ns, px_merge, a0, split, CAT_WAIT, (uint32_t)i, e->dur_ns);
+                if (a1 > split) rc |= lane_add(ln, px_per_ns, px_merge, split, a1, CAT_TRANSFER, (uint32_t)i, e->dur_ns);
+            } else rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_COMM, (uint32_t)i, e->dur_ns);
+        } else if (e->kind == TC_GPU_MEMCPY || e->kind == TC_GPU_MEMSET)
+            rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_MEMORY, (uint32_t)i, e->dur_ns);
+        else rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_COMPUTE, (uint32_t)i, e->dur_ns);
+        if (rc) return -1;
+    }
+    return 0;
 }
 
 /* Builds every lane of the chosen ranks with merge threshold px_merge. 0, or -1 out of memory. */
@@ -613,32 +645,13 @@ static int build_lanes(const tc_job *j, const tl_rank *tr, size_t ntr, int64_t a
         if (!tr[k].has_window) continue;
         const tc_rank_result *rr = &j->ranks[tr[k].rank];
         const tc_trace *t = &j->traces[rr->input];
-        for (size_t i = 0; i < t->n_gpu; i++) {
-            const tc_gpu_event *e = &t->gpu[i];
-            int64_t s = e->start_ns, end = e->start_ns + e->dur_ns;
-            if (s >= tr[k].last) break; /* sorted by start */
-            if (end <= tr[k].first) continue;
-            tl_lane *ln = lane_for(ls, tr[k].rank, e->stream);
-            if (!ln) return -1;
-            int64_t cs = s < tr[k].first ? tr[k].first : s, ce = end > tr[k].last ? tr[k].last : end;
-            int64_t a0 = cs + tr[k].shift - axis0, a1 = ce + tr[k].shift - axis0;
-            int rc = 0;
-            if (e->is_comm) {
-                if (rr->wait_ns) {
-                    int64_t w = rr->wait_ns[i];
-                    if (w < 0) w = 0;
-                    if (w > e->dur_ns) w = e->dur_ns;
-                    int64_t split = s + w + tr[k].shift - axis0;
-                    if (split < a0) split = a0;
-                    if (split > a1) split = a1;
-                    if (split > a0) rc |= lane_add(ln, px_per_ns, px_merge, a0, split, CAT_WAIT, (uint32_t)i, e->dur_ns);
-                    if (a1 > split) rc |= lane_add(ln, px_per_ns, px_merge, split, a1, CAT_TRANSFER, (uint32_t)i, e->dur_ns);
-                } else rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_COMM, (uint32_t)i, e->dur_ns);
-            } else if (e->kind == TC_GPU_MEMCPY || e->kind == TC_GPU_MEMSET)
-                rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_MEMORY, (uint32_t)i, e->dur_ns);
-            else rc = lane_add(ln, px_per_ns, px_merge, a0, a1, CAT_COMPUTE, (uint32_t)i, e->dur_ns);
-            if (rc) return -1;
-        }
+        size_t n_streams = tc_strtab_count(t->strings);
+        uint32_t *lane_of = malloc((n_streams ? n_streams : 1) * sizeof *lane_of);
+        if (!lane_of) return -1;
+        for (size_t i = 0; i < n_streams; i++) lane_of[i] = UINT32_MAX;
+        int rc = lanes_of_rank(&tr[k], t, rr, axis0, px_per_ns, px_merge, ls, lane_of);
+        free(lane_of);
+        if (rc) return -1;
     }
     return 0;
 }
@@ -707,23 +720,38 @@ static bool timeline_windows(const tc_job *j, tl_rank *tr, size_t ntr, int64_t *
     return *axis0 < *axis1;
 }
 
+/* Busiest first; among lanes as busy, the one made first (so the lanes kept are those the old
+ * one-at-a-time removal of the least busy, last made, kept). */
+static int cmp_lane_busy(const void *a, const void *b) {
+    const tl_lane *const *x = a, *const *y = b;
+    if ((*x)->busy_ns != (*y)->busy_ns) return (*x)->busy_ns > (*y)->busy_ns ? -1 : 1;
+    return (*x > *y) - (*x < *y);
+}
+
 /* Drops the least busy lanes of each rank beyond TL_MAX_LANES_PER_RANK (tr[k].lanes_total counts
- * them all). */
-static void keep_busiest_lanes(tl_lanes *ls, tl_rank *tr, size_t ntr) {
+ * them all), keeping the order of the others: a sort per rank, not a pass per lane dropped (a
+ * trace may have 100 000 streams). 0, or -1 out of memory. */
+static int keep_busiest_lanes(tl_lanes *ls, tl_rank *tr, size_t ntr) {
+    tl_lane **by_busy = malloc((ls->n ? ls->n : 1) * sizeof *by_busy);
+    bool *drop = calloc(ls->n ? ls->n : 1, sizeof *drop);
+    if (!by_busy || !drop) { free(by_busy); free(drop); return -1; }
     for (size_t k = 0; k < ntr; k++) {
         size_t cnt = 0;
-        for (size_t i = 0; i < ls->n; i++) if (ls->lanes[i].rank == tr[k].rank) cnt++;
+        for (size_t i = 0; i < ls->n; i++) if (ls->lanes[i].rank == tr[k].rank) by_busy[cnt++] = &ls->lanes[i];
         tr[k].lanes_total = cnt;
-        while (cnt > TL_MAX_LANES_PER_RANK) {
-            size_t worst = SIZE_MAX;
-            for (size_t i = 0; i < ls->n; i++)
-                if (ls->lanes[i].rank == tr[k].rank && (worst == SIZE_MAX || ls->lanes[i].busy_ns <= ls->lanes[worst].busy_ns))
-                    worst = i;
-            free(ls->lanes[worst].r);
-            memmove(&ls->lanes[worst], &ls->lanes[worst + 1], (ls->n - worst - 1) * sizeof *ls->lanes);
-            ls->n--; cnt--;
-        }
+        if (cnt <= TL_MAX_LANES_PER_RANK) continue;
+        tc_sort(by_busy, cnt, sizeof *by_busy, cmp_lane_busy);
+        for (size_t i = TL_MAX_LANES_PER_RANK; i < cnt; i++) drop[by_busy[i] - ls->lanes] = true;
     }
+    size_t kept = 0;
+    for (size_t i = 0; i < ls->n; i++) {
+        if (drop[i]) { free(ls->lanes[i].r); continue; }
+        ls->lanes[kept++] = ls->lanes[i];
+    }
+    ls->n = kept;
+    free(by_busy);
+    free(drop);
+    return 0;
 }
 
 /* The lanes of the drawn ranks, merging events narrower than *px_merge pixels, doubled (up to 64)
@@ -733,7 +761,7 @@ static int timeline_lanes(const tc_job *j, tl_rank *tr, size_t ntr, int64_t axis
                           double *px_merge) {
     for (;;) {
         if (build_lanes(j, tr, ntr, axis0, px_per_ns, *px_merge, ls)) return -1;
-        keep_busiest_lanes(ls, tr, ntr);
+        if (keep_busiest_lanes(ls, tr, ntr)) return -1;
         size_t total = 0;
         for (size_t i = 0; i < ls->n; i++) total += ls->lanes[i].n;
         if (total <= TL_MAX_RECTS || *px_merge >= 64) break;

@@ -575,6 +575,28 @@ Test(damage, chunk_sizes_1_to_31_give_the_same_trace, .timeout = 240) {
     free(b);
 }
 
+/* The check before yajl must know where strings are (issue 23): a string element ending in ",{"
+ * then something that looks like a skippable event is invalid JSON, whatever the chunking, and
+ * with an escaped quote before it too. */
+Test(damage, a_brace_inside_a_string_is_never_skipped_as_an_event) {
+    static const char *const docs[] = {
+        "{\"traceEvents\":[\"a,{\"ph\": \"i\", \"name\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxx\", \"ts\": 1}, \"]}",
+        "{\"traceEvents\":[\"q\\\"a,{\"ph\": \"i\", \"name\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"ts\": 1}, \"]}",
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        size_t n = strlen(docs[d]);
+        for (size_t chunk = 1; chunk <= n; chunk++) {
+            tc_trace t;
+            char err[512];
+            cr_assert_neq(parse_chunked(docs[d], n, chunk, &t, err, sizeof err), 0, "doc %zu, chunk %zu", d, chunk);
+            cr_assert(strstr(err, "invalid JSON"), "doc %zu, chunk %zu: %s", d, chunk, err);
+            tc_trace_free(&t);
+        }
+    }
+}
+
 Test(damage, json_numbers_are_written_exactly) {
     /* integers and nanoseconds-as-microseconds are formatted by hand (jsonw.c): every edge */
     FILE *f = tmpfile();

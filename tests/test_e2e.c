@@ -2,6 +2,7 @@
  * bundled samples give their expected figures, generated jobs give back what was planted (waits,
  * transfers, straggler, clock offsets, bandwidth), and the breakdown always adds up. */
 #include "testutil.h"
+#include "cli/inputs.h"
 #include <math.h>
 
 typedef struct {
@@ -203,7 +204,10 @@ Test(e2e, usage_and_input_errors_have_documented_exit_codes) {
     cr_assert_eq(tu_sh(&out, "%s analyze /nonexistent/trace.json", tu_bin()), 2);
     cr_assert(strstr(out, "/nonexistent/trace.json"));
     free(out);
-    cr_assert_eq(tu_sh(&out, "%s analyze samples/real/nccl_data.json.gz samples/real/nccl_data.json.gz", tu_bin()), 1);
+    /* two files with one rank (a copy: the same file named twice is read once) */
+    cr_assert_eq(tu_sh(&out, "d=$(mktemp -d) && cp samples/real/nccl_data.json.gz $d/copy.json.gz && "
+                             "%s analyze samples/real/nccl_data.json.gz $d/copy.json.gz; rc=$?; rm -rf $d; exit $rc",
+                       tu_bin()), 1);
     cr_assert(strstr(out, "are both rank 0"), "%s", out);
     free(out);
     cr_assert_eq(tu_sh(&out, "%s --version", tu_bin()), 0);
@@ -224,6 +228,14 @@ Test(e2e, rank_from_file_name_when_trace_has_none) {
     free(out);
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
+}
+
+Test(e2e, rank_from_file_name_keeps_every_digit) {
+    cr_assert_eq(tc_rank_from_name("run/rank1000000000.json"), 1000000000);
+    cr_assert_eq(tc_rank_from_name("run/rank1000000001.json"), 1000000001);
+    cr_assert_eq(tc_rank_from_name("RANK_9223372036854775807.json"), INT64_MAX);
+    cr_assert_eq(tc_rank_from_name("rank9223372036854775808.json"), -1); /* past int64: no rank */
+    cr_assert_eq(tc_rank_from_name("rank3_rank99999999999999999999.json"), 3); /* the last one that fits */
 }
 
 Test(e2e, cost_from_a_network_bound_job, .timeout = 60) {

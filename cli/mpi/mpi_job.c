@@ -7,6 +7,7 @@
 #include "analyzer/collectives.h"
 #include "analyzer/groups.h"
 #include "cli/exitcodes.h"
+#include "cli/diag.h"
 #include "cli/inputs.h"
 #include "mpi_pack.h"
 #include <mpi.h>
@@ -340,9 +341,10 @@ static void state_free(mpi_state *m) {
 static int assign_files(char **operands, size_t n_operands, int procs, tc_input_list *inputs, tc_buf *list) {
     char err[1200];
     if (tc_inputs_expand(operands, n_operands, inputs, err, sizeof err)) {
-        fprintf(stderr, "tracecost: %s\n", err);
+        tc_diag(stderr, "tracecost: %s\n", err);
         return 0;
     }
+    tc_inputs_print_notes(inputs, stderr); /* its exit code: tc_mpi_load_analyze */
     int ok = 1;
     uint64_t *sizes = calloc(inputs->n ? inputs->n : 1, sizeof *sizes);
     bool *is_stdin = calloc(inputs->n ? inputs->n : 1, sizeof *is_stdin);
@@ -600,6 +602,7 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
         parse_share(&m, lbase, &out);
         if (m.me != 0) send_buf(&out, 0);
         else rc = gather_and_match(&m, &out, lbase, aopt, j, &go);
+        if (rc == TC_EXIT_OK && inputs.n_unusable) rc = TC_EXIT_DAMAGED; /* a folder entry left out */
         tc_buf_free(&out);
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }

@@ -4,6 +4,7 @@
  * every process is process 0's, so mpirun and srun return it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/commands.h"
+#include "cli/diag.h"
 #include "cli/exitcodes.h"
 #include "cli/output.h"
 #include "mpi_job.h"
@@ -47,7 +48,7 @@ int main(int argc, char **argv) {
         tc_analyze_hooks h = {tc_mpi_load_analyze, NULL, &ctx}; /* one window at a time under MPI */
         rc = tc_cmd_analyze_hooked(argc - 1, argv + 1, &h);
     } else {
-        if (*cmd) fprintf(stderr, "tracecost-mpi: unknown command '%s' (only analyze runs under MPI)\n", cmd);
+        if (*cmd) tc_diag(stderr, "tracecost-mpi: unknown command '%s' (only analyze runs under MPI)\n", cmd);
         usage(stderr);
         rc = TC_EXIT_USAGE;
     }

@@ -88,6 +88,7 @@ static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, 
     tc_buf_u64(b, t->has_steps);
     tc_buf_i64(b, t->first_step);
     tc_buf_i64(b, t->last_step);
+    tc_buf_i64(b, t->time_sum_ns); /* a skeleton keeps the full trace's */
 }
 
 static void put_warnings(tc_buf *b, const tc_trace *t);
@@ -147,6 +148,7 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
     t->has_steps = tc_buf_get_u64(b) != 0;
     t->first_step = tc_buf_get_i64(b);
     t->last_step = tc_buf_get_i64(b);
+    t->time_sum_ns = tc_buf_get_i64(b);
 }
 
 int tc_trace_unpack(tc_buf *b, tc_trace *t) {
