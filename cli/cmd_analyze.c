@@ -152,6 +152,7 @@ typedef struct {
     tc_comm_patterns *comm;   /* --comm-kernel patterns and the config's comm-kernel keys */
     long window;              /* --window: 0 the most recent, K, or TC_WINDOW_ALL */
     char **operands; size_t n_operands; /* room for argc */
+    char **configs; size_t n_configs;   /* --config files read (room for argc): inputs no output may name */
 } analyze_args;
 
 /* One option o->opt with its value into a. TC_EXIT_OK, -1 after --help (printed), or a usage exit
@@ -220,6 +221,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
             fprintf(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
+        if (!strcmp(o->opt->name, "--config")) a->configs[a->n_configs++] = (char *)v;
         a->cost_flags = true;
         return TC_EXIT_OK;
     case TC_OPT_WINDOW:
@@ -233,6 +235,24 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
+}
+
+/* Refuses outputs that would destroy an input or each other (output.h): the inputs are the
+ * operands as loading expands them (when they cannot be expanded, loading says why) and the config
+ * files. TC_EXIT_OK, or the usage exit code after the message. */
+static int check_outputs(const analyze_args *a) {
+    tc_output_spec outs[2];
+    size_t n = 0;
+    if (a->json_path) outs[n++] = (tc_output_spec){"--json", a->json_path, NULL};
+    if (a->html_path) outs[n++] = (tc_output_spec){"--html", a->html_path, NULL};
+    if (!n) return TC_EXIT_OK;
+    char err[1200];
+    tc_input_list in;
+    bool expanded = tc_inputs_expand(a->operands, a->n_operands, &in, err, sizeof err) == 0;
+    int rc = tc_output_check(outs, n, expanded ? in.paths : NULL, expanded ? in.n : 0, err, sizeof err);
+    if (rc == 0) rc = tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err);
+    if (expanded) tc_input_list_free(&in);
+    return rc ? tc_opts_error(&tc_opts_analyze, "%s", err) : TC_EXIT_OK;
 }
 
 /* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
@@ -260,7 +280,7 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->window == TC_WINDOW_ALL && a->html_path)
         return tc_opts_error(t, "--html shows one profiler window: pick one with --window K (--window all writes the "
                              "terminal summary and --json)");
-    return TC_EXIT_OK;
+    return check_outputs(a);
 }
 
 /* The terminal summary of one analyzed job, its cost and actions. */
@@ -288,19 +308,16 @@ static int write_json(FILE *f, const tc_job *jobs, cost_ctx *cost, size_t n) {
     return bad ? -1 : 0;
 }
 
-/* The reports of the analyzed jobs (one, or one per profiler window): the terminal summary of each
- * (unless quiet or a report goes to stdout), then --json and --html. Returns rc, or the output exit
- * code when one could not be written. */
+/* The reports of the analyzed jobs (one, or one per profiler window): --json and --html first (a
+ * summary cut short by a closed pipe loses no file), then the terminal summary of each (unless
+ * quiet or a report goes to stdout). Returns rc, or the output exit code when one could not be
+ * written. */
 static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const analyze_args *a, int rc) {
     bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
-    for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
-        if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
-        write_text(&jobs[k], &cost[k]);
-    }
     if (a->json_path) {
         FILE *f = tc_output_open("analyze", a->json_path);
-        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n)) : TC_EXIT_OUTPUT;
+        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n), !a->quiet) : TC_EXIT_OUTPUT;
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */
@@ -312,9 +329,13 @@ static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const ana
             hx.cost = cost->computed ? &cost->r : NULL;
             hx.cost_missing = cost->computed ? NULL : cost->note;
             hx.no_cost = cost->left_out;
-            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx));
+            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx), !a->quiet);
         }
         if (w != TC_EXIT_OK) rc = w;
+    }
+    for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
+        if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
+        write_text(&jobs[k], &cost[k]);
     }
     return rc;
 }
@@ -366,11 +387,18 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_cost_inputs_defaults(&a.cost_in);
     tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
+    a.configs = calloc((size_t)argc + 1, sizeof *a.configs);
     a.comm = tc_comm_patterns_new();
-    if (!a.operands || !a.comm) { free(a.operands); tc_comm_patterns_free(a.comm); return TC_EXIT_NOTHING; }
+    if (!a.operands || !a.configs || !a.comm) {
+        free(a.operands);
+        free(a.configs);
+        tc_comm_patterns_free(a.comm);
+        return TC_EXIT_NOTHING;
+    }
     int rc = parse_args(argc, argv, &a);
     if (rc != TC_EXIT_OK) {
         free(a.operands);
+        free(a.configs);
         tc_comm_patterns_free(a.comm);
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
@@ -379,6 +407,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     a.aopt.jobs = (int)a.jobs;
     rc = analyze_and_report(&a, hooks, &lopt);
     free(a.operands);
+    free(a.configs);
     tc_comm_patterns_free(a.comm);
     return rc;
 }

@@ -99,9 +99,9 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
     return 0;
 }
 
-static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c) {
+static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c, bool tell) {
     FILE *f = tc_output_open("compare", path);
-    return f ? tc_output_close("compare", path, f, fn(f, c)) : TC_EXIT_OUTPUT;
+    return f ? tc_output_close("compare", path, f, fn(f, c), tell) : TC_EXIT_OUTPUT;
 }
 
 /* What the command line asked for. */
@@ -114,6 +114,8 @@ typedef struct {
     long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
     double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
+    char **configs;         /* --config and --b-config files (room for argc): inputs no output may name */
+    size_t n_configs;
     size_t nfa, nfb;
     tc_comm_patterns *comm; /* --comm-kernel and the configs' comm-kernel keys: both runs */
 } compare_args;
@@ -166,11 +168,31 @@ static int set_option(compare_args *a, const tc_opts *o) {
                 return TC_EXIT_USAGE;
             }
         }
+        if (!strcmp(o->opt->name, "--config") || !strcmp(o->opt->name, "--b-config")) a->configs[a->n_configs++] = (char *)v;
         if (o->opt->id == TC_OPT_COST_FLAG) a->fa[a->nfa++] = (kv){o->opt->name + 2, v};
         else a->fb[a->nfb++] = (kv){o->opt->name + 4, v};
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
+}
+
+/* Refuses outputs that would destroy an input (either run's traces or saved result, a config) or
+ * each other (output.h). TC_EXIT_OK, or the usage exit code after the message. */
+static int check_outputs(const compare_args *a) {
+    tc_output_spec outs[2];
+    size_t n = 0;
+    if (a->json_path) outs[n++] = (tc_output_spec){"--json", a->json_path, NULL};
+    if (a->html_path) outs[n++] = (tc_output_spec){"--html", a->html_path, NULL};
+    char err[1200];
+    int rc = n ? tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err) : 0;
+    for (size_t s = 0; s < 2 && n && rc == 0; s++) {
+        tc_input_list in;
+        char *ops[1] = {(char *)a->ops[s]};
+        if (tc_inputs_expand(ops, 1, &in, err, sizeof err)) continue; /* loading says why */
+        rc = tc_output_check(outs, n, in.paths, in.n, err, sizeof err);
+        tc_input_list_free(&in);
+    }
+    return rc ? tc_opts_error(&tc_opts_compare, "%s", err) : TC_EXIT_OK;
 }
 
 /* Reads argv into a (zeroed first; a->fa and a->fb allocated, freed by args_free). Returns
@@ -179,8 +201,9 @@ static int parse_args(compare_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->fa = calloc((size_t)argc + 1, sizeof *a->fa);
     a->fb = calloc((size_t)argc + 1, sizeof *a->fb);
+    a->configs = calloc((size_t)argc + 1, sizeof *a->configs);
     a->comm = tc_comm_patterns_new();
-    if (!a->fa || !a->fb || !a->comm) return TC_EXIT_NOTHING;
+    if (!a->fa || !a->fb || !a->configs || !a->comm) return TC_EXIT_NOTHING;
     const tc_opt_table *t = &tc_opts_compare;
     tc_opts o;
     tc_opts_init(&o, t, argc, argv, 1);
@@ -195,12 +218,13 @@ static int parse_args(compare_args *a, int argc, char **argv) {
         if (rc != TC_EXIT_OK || a->help) return rc;
     }
     if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
-    return TC_EXIT_OK;
+    return check_outputs(a);
 }
 
 static void args_free(compare_args *a) {
     free(a->fa);
     free(a->fb);
+    free(a->configs);
     tc_comm_patterns_free(a->comm);
 }
 
@@ -237,11 +261,11 @@ static int compare_and_write(const compare_args *a, const tc_run_summary *sa, co
         tc_comparison_free(&c);
         return TC_EXIT_NOTHING;
     }
-    int rc = TC_EXIT_OK;
-    bool json_stdout = a->json_path && !strcmp(a->json_path, "-");
-    if (!a->quiet && !json_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
-    if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c);
-    if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c);
+    int rc = TC_EXIT_OK; /* the files first: a summary cut short by a closed pipe loses none */
+    bool json_stdout = a->json_path && !strcmp(a->json_path, "-"), html_stdout = a->html_path && !strcmp(a->html_path, "-");
+    if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c, !a->quiet);
+    if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c, !a->quiet);
+    if (!a->quiet && !json_stdout && !html_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
     tc_comparison_free(&c);
     return rc;
 }
