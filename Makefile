@@ -88,7 +88,7 @@ $(BUILD)/test-tracecost: $(TEST_OBJS) $(BUILD)/libtracecost.a
 
 # Tests run from the repository root (they read samples/ and tests/data/ and run build/tracecost).
 test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti check-layers check-functions
-	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
+	COLUMNS=100 TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
 

@@ -11,7 +11,7 @@
 
 /* Where each row of cost_inputs.def lives in tc_cost_inputs. */
 static const size_t input_offset[TC_COST_INPUT_COUNT] = {
-#define TC_COST_INPUT(field, name, kind, unit, help) offsetof(tc_cost_inputs, field),
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) offsetof(tc_cost_inputs, field),
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
 };

@@ -18,6 +18,7 @@
 #include "reports/text_report.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static void analyze_usage(FILE *f) {
@@ -93,6 +94,18 @@ bool tc_use_color(FILE *f) {
     if (nc && *nc) return false;
     if (term && strcmp(term, "dumb") == 0) return false;
     return isatty(fileno(f));
+}
+
+tc_term_opts tc_term_for(FILE *f) {
+    tc_term_opts o = {tc_use_color(f), TC_TERM_WIDTH};
+    const char *env = getenv("COLUMNS");
+    long cols = 0;
+    struct winsize ws;
+    if (env && tc_parse_long(env, &cols) && cols > 0) o.width = cols > INT32_MAX ? INT32_MAX : (int)cols;
+    else if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) o.width = ws.ws_col;
+    if (o.width < TC_TERM_MIN_WIDTH) o.width = TC_TERM_MIN_WIDTH;
+    if (o.width > TC_TERM_MAX_WIDTH) o.width = TC_TERM_MAX_WIDTH;
+    return o;
 }
 
 /* The plain load-and-analyze step: expand the operands, load them on this machine and analyze
@@ -285,15 +298,16 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
 
 /* The terminal summary of one analyzed job, its cost and actions. */
 static void write_text(const tc_job *j, const cost_ctx *cost) {
-    tc_text_report_write(stdout, j, tc_use_color(stdout));
+    tc_term_opts o = tc_term_for(stdout);
+    tc_text_report_write(stdout, j, &o);
     if (!cost->left_out) printf("\n");
-    if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
+    if (cost->computed) tc_cost_result_print(stdout, &cost->r, &o);
     else if (!cost->left_out) {
         char line[1200];
         snprintf(line, sizeof line, "Cost: %s", cost->note);
-        tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
+        tc_term_wrap(stdout, line, 0, 2, o.width);
     }
-    tc_text_report_actions(stdout, j, tc_use_color(stdout)); /* the summary ends with them */
+    tc_text_report_actions(stdout, j, &o); /* the summary ends with them */
 }
 
 /* --json for the n analyzed jobs: one tracecost/1 document, or with several (--window all) a JSON

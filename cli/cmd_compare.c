@@ -265,7 +265,8 @@ static int compare_and_write(const compare_args *a, const tc_run_summary *sa, co
     bool json_stdout = a->json_path && !strcmp(a->json_path, "-"), html_stdout = a->html_path && !strcmp(a->html_path, "-");
     if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c, !a->quiet);
     if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c, !a->quiet);
-    if (!a->quiet && !json_stdout && !html_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
+    tc_term_opts o = tc_term_for(stdout);
+    if (!a->quiet && !json_stdout && !html_stdout) tc_compare_text_write(stdout, &c, &o);
     tc_comparison_free(&c);
     return rc;
 }

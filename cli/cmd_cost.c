@@ -80,7 +80,8 @@ static int write_outputs(const tc_cost_result *r, const char *json_path) {
         int rc = tc_output_close("cost", json_path, f, tc_cost_json_write(f, r), true);
         if (rc != TC_EXIT_OK || json_to_stdout) return rc;
     }
-    tc_cost_result_print(stdout, r, tc_use_color(stdout));
+    tc_term_opts o = tc_term_for(stdout);
+    tc_cost_result_print(stdout, r, &o);
     return tc_output_close("cost", "-", stdout, 0, false);
 }
 

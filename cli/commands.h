@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "model/job.h"
 #include "load_job.h"
+#include "reports/termtext.h"
 int tc_cmd_analyze(int argc, char **argv);
 
 /* `analyze` with its load-and-analyze step replaced (the MPI build parses on many processes):
@@ -28,4 +29,8 @@ int tc_cmd_compare(int argc, char **argv);
 int tc_cmd_cost(int argc, char **argv);
 /* True when colour should be used on f: a terminal, NO_COLOR unset, TERM not "dumb". */
 bool tc_use_color(FILE *f);
+/* How a terminal report on f is drawn: colour as tc_use_color; the width from COLUMNS when it is a
+ * whole number, else the terminal's when f is one, else TC_TERM_WIDTH (100), held to
+ * TC_TERM_MIN_WIDTH..TC_TERM_MAX_WIDTH (80..120). */
+tc_term_opts tc_term_for(FILE *f);
 #endif

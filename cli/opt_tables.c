@@ -68,7 +68,7 @@ static const tc_opt analyze_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -104,7 +104,7 @@ static const tc_opt compare_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -114,7 +114,7 @@ static const tc_opt compare_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG_B, NULL, "--b-fabric-target", "ID", "what-if fabric of B",
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG_B, "--b-", TC_OPT_COST_B | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -122,7 +122,7 @@ static const tc_opt compare_rows[] = {
 const tc_opt_table tc_opts_compare = {"compare", compare_rows, N(compare_rows), 31};
 
 static const tc_opt cost_rows[] = {
-#define TC_COST_INPUT(field, name, kind, unit, help) COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST, name, unit, help)
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID",

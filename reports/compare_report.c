@@ -9,6 +9,7 @@
 #include "textfmt.h"
 #include "base/version.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- words and money --------------------------------------------------------------------- */
@@ -327,24 +328,19 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
 
 /* "A: samples/ (traces), NVIDIA H100 80GB HBM3", wrapped: the label is a path and the device a
  * trace string, so both go through the cleaner. */
-static void text_side(FILE *out, char which, const tc_run_summary *s) {
+static void text_side(FILE *out, char which, const tc_run_summary *s, int width) {
     char line[2048];
     snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", side_kind(s),
              s->device ? ", " : "", s->device ? s->device : "", s->partial ? "; on partial data: " : "",
              s->partial && s->basis_summary ? s->basis_summary : "");
-    tc_term_wrap(out, line, 0, 3, TC_TERM_WIDTH);
+    tc_term_wrap(out, line, 0, 3, width);
 }
 
-/* A collective's size for the text table: its bytes, or "?" when the trace gave none. */
-static const char *bytes_cell(char *buf, size_t n, long long bytes) {
-    if (bytes < 0) snprintf(buf, n, "?"); else snprintf(buf, n, "%lld", bytes);
-    return buf;
-}
-
-/* Layout of the terminal output (every line fits TC_TERM_WIDTH columns): the metric table is
- * 28 + 3 x 17 + 10 = 89 columns, the collectives table 18 + 13 + 11 + 2 x 10 + 8 + 2 x 8 + 11 = 97. */
-#define COLL_NAME_COLS 18
-#define COLL_GROUP_COLS 12
+/* Layout of the terminal output (every line fits the width, 80 or more): the metric table is
+ * 27 + 2 x 14 + 17 + 8 = 80 columns; the collectives table gives its name and group columns what its
+ * figures (COLL_FIXED columns) leave. */
+#define COLL_FIXED 61 /* 2 + 8 + 2 x 9 + 8 + 2 x 7 + 11: the separators and figures */
+#define METRIC_ROW "%-27s %13s %13s %16s %7s\n"
 
 /* The process group(s) of a collectives row: one side's, or "A's / B's" when matched across
  * different groups. */
@@ -356,63 +352,78 @@ static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
 }
 
 /* The workload warning (when the runs differ) and the conclusion. */
-static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1) {
+static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1, int width) {
     char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     if (!c->same_workload) {
         char title[DIFF_TEXT];
         fprintf(out, "%sNOT THE SAME WORKLOAD:%s ", B0, B1);
-        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, TC_TERM_WIDTH);
+        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, width);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("  - ", out);
-            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, TC_TERM_WIDTH);
+            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, width);
         }
         fprintf(out, "\n");
     }
     fprintf(out, "%sConclusion:%s ", B0, B1);
-    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, TC_TERM_WIDTH);
+    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, width);
     fputc('\n', out);
 }
 
 /* The metric rows, straggler and verdict. */
 static void text_metrics(FILE *out, const tc_comparison *c) {
-    fprintf(out, "%-28s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
+    fprintf(out, METRIC_ROW, "", "A", "B", "B - A", "B / A");
     row_text t;
     for (size_t i = 0; i < N_METRICS; i++)
-        if (format_row(c, i, &t)) fprintf(out, "%-28s %16s %16s %16s %9s\n", metrics[i].label, t.a, t.b, t.diff, t.ratio);
+        if (format_row(c, i, &t)) fprintf(out, METRIC_ROW, metrics[i].label, t.a, t.b, t.diff, t.ratio);
     char sa[32], sb[32];
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
-    fprintf(out, "%-28s %16s %16s\n", "straggler", sa, sb);
+    fprintf(out, "%-27s %13s %13s\n", "straggler", sa, sb);
     /* a saved result's verdict is whatever its JSON said: a cell, cleaned and cut */
     char vda[4 * 16 + 1], vdb[4 * 16 + 1];
-    fprintf(out, "%-28s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
+    fprintf(out, "%-27s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
             tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
 }
 
 /* The collectives table (nothing when neither side has collectives). */
-static void text_colls(FILE *out, const tc_comparison *c) {
+static void text_colls(FILE *out, const tc_comparison *c, int width) {
     if (!c->n_colls) return;
-    fprintf(out, "\nCollectives (matched by name and bytes; transfer = median of the fastest rank's kernel)\n");
-    fprintf(out, "%-*s %-*s %10s %9s %9s %7s %7s %7s  %s\n", COLL_NAME_COLS, "collective", COLL_GROUP_COLS, "group",
-            "bytes", "A xfer us", "B xfer us", "B / A", "A busbw", "B busbw", "change");
+    int names = width - COLL_FIXED, nw = names / 2, gw = names - nw;
+    const char **cn = calloc(c->n_colls, sizeof *cn), **gn = calloc(c->n_colls, sizeof *gn);
+    char (*gt)[256] = calloc(c->n_colls, sizeof *gt);
+    if (!cn || !gn || !gt) { free(cn); free(gn); free(gt); return; }
+    for (size_t i = 0; i < c->n_colls; i++) {
+        const tc_cmp_coll_row *r = &c->colls[i];
+        cn[i] = (r->a ? r->a : r->b)->name;
+        group_of(gt[i], sizeof gt[i], r);
+        gn[i] = gt[i];
+    }
+    char ua[40], ub[40];
+    fprintf(out, "\nCollectives (matched by name and size; transfer = the fastest rank's kernel)\n");
+    fprintf(out, "%-*s %-*s %8s %8s %8s %7s %6s %6s  %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
+            "B / A", "A bus", "B bus", "change");
+    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 8),
+            tc_term_cell(ub, sizeof ub, "µs, med", 8), "", "GB/s", "GB/s");
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         const tc_cmp_coll *x = r->a ? r->a : r->b;
-        char name[4 * COLL_NAME_COLS + 1], grp[4 * COLL_GROUP_COLS + 1], g[1024], by[24];
+        char name[4 * 64 + 1], grp[4 * 64 + 1], by[24];
         char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
-        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 9);
-        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 9);
+        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 8);
+        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 8);
         if (r->transfer_us.has_ratio) {
             tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
             strcat(rt, "x");
         }
-        if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 7);
-        if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 7);
-        group_of(g, sizeof g, r);
-        fprintf(out, "%s %s %10s %9s %9s %7s %7s %7s  %s\n", tc_term_cell(name, sizeof name, x->name, -COLL_NAME_COLS),
-                tc_term_cell(grp, sizeof grp, g, -COLL_GROUP_COLS), bytes_cell(by, sizeof by, x->bytes), ta, tb, rt,
-                ba, bb, change_name(r->change));
+        if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 6);
+        if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 6);
+        fprintf(out, "%s %s %8s %8s %8s %7s %6s %6s  %s\n", tc_term_name_cell(name, sizeof name, x->name, cn, c->n_colls, -nw),
+                tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw), tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb,
+                rt, ba, bb, change_name(r->change));
     }
+    free(cn);
+    free(gn);
+    free(gt);
 }
 
 /* The monthly difference in words ("at 1,000 steps a month (...), B costs $X a month less than A"),
@@ -432,23 +443,23 @@ static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
 }
 
 /* Cost per unit of work: why a side has no cost, and the monthly difference. */
-static void text_cost(FILE *out, const tc_comparison *c) {
+static void text_cost(FILE *out, const tc_comparison *c, int width) {
     char note[COST_NOTE_TEXT];
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
-    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, TC_TERM_WIDTH); }
-    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, TC_TERM_WIDTH); }
+    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, width); }
+    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, width); }
     char line[512];
-    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, TC_TERM_WIDTH);
+    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, width);
 }
 
-void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
-    text_head(out, c, color ? "\033[1m" : "", color ? "\033[0m" : "");
-    text_side(out, 'A', c->a);
-    text_side(out, 'B', c->b);
+void tc_compare_text_write(FILE *out, const tc_comparison *c, const tc_term_opts *o) {
+    text_head(out, c, o->color ? "\033[1m" : "", o->color ? "\033[0m" : "", o->width);
+    text_side(out, 'A', c->a, o->width);
+    text_side(out, 'B', c->b, o->width);
     fputc('\n', out);
     text_metrics(out, c);
-    text_colls(out, c);
-    text_cost(out, c);
+    text_colls(out, c, o->width);
+    text_cost(out, c, o->width);
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
