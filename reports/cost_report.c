@@ -369,23 +369,25 @@ static void input_row(FILE *out, const style *st, const char *flag, const char *
 
 /* Every input as a flag with its value, unit and origin, then the letters of the formulas. */
 static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
-    char v[112], legend[1400];
+    char v[112], letters[TC_COST_INPUT_COUNT][48];
+    const char *items[TC_COST_INPUT_COUNT + 5];
+    size_t n = 0;
     section(out, st, "inputs");
-    size_t len = (size_t)snprintf(legend, sizeof legend, "letters: H 730 hours a month");
+    items[n++] = "letters: H = 730 hours a month";
     for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
         const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
         const tc_cost_value *cv = tc_cost_inputs_cvalue(u, (tc_cost_input_id)id);
         fmt_input(v, sizeof v, d->kind, cv);
         input_row(out, st, d->name, v, d->unit, cv->set ? cv->origin : "unset");
-        if (len < sizeof legend)
-            len += (size_t)snprintf(legend + len, sizeof legend - len, ", %s --%s", d->letter, d->name);
+        snprintf(letters[id], sizeof letters[id], "%s = --%s", d->letter, d->name);
+        items[n++] = letters[id];
     }
     input_row(out, st, "gpu", u->gpu ? u->gpu->id : "-", "", u->gpu ? u->gpu_origin : "unset");
-    if (len < sizeof legend)
-        snprintf(legend + len, sizeof legend - len, "; s 1 - e, the exposed transfer share; t the inter-node groups' part "
-                 "of it; e' e after the upgrade. Precedence: flag > config > trace > catalog > default.");
+    items[n++] = "s = 1 - e (the exposed transfer share)";
+    items[n++] = "t = the inter-node groups' part of s";
+    items[n++] = "e' = e after the upgrade; precedence: flag > config > trace > catalog > default";
     fputs(st->dim, out);
-    tc_term_wrap(out, legend, 2, 4, st->width);
+    tc_term_join(out, items, n, ", ", 2, 4, st->width);
     fputs(st->off, out);
 }
 

@@ -183,8 +183,8 @@ void tc_term_join(FILE *out, const char *const *items, size_t n, const char *sep
     fprintf(out, "%*s", indent_first, "");
     for (size_t i = 0; i < n; i++) {
         tc_term_clean(clean, sizeof clean, items[i], 0);
-        size_t c = cols_of(clean, strlen(clean));
-        if (!fresh && col + seplen + c > (size_t)width) {
+        size_t c = cols_of(clean, strlen(clean)), after = i + 1 < n ? keep : 0; /* room for a closing "," */
+        if (!fresh && col + seplen + c + after > (size_t)width) {
             fprintf(out, "%.*s\n%*s", (int)keep, sep, indent_rest, "");
             col = (size_t)indent_rest;
             fresh = true;

@@ -92,14 +92,16 @@ static void per_rank_table(const tw *t, const tc_job *j) {
         b.split_known = sm->split_known;
         row(t, "all", &b, sm->has_ratio, sm->comm_compute_ratio, sm->has_step_time, sm->step_time_ns);
     }
-    char legend[800];
-    snprintf(legend, sizeof legend, "legend: exp = exposed (not hidden behind compute); transfer + wait = exp comm; "
-             "c/c = all communication-kernel time / compute time; %sMFU, HFU = model and hardware FLOPs "
-             "utilization; algbw, busbw = algorithm and bus bandwidth (nccl-tests); med = median; "
-             "GB = 1e9 B; µs = microseconds",
-             j->n_ranks > 1 ? "all: windows summed, step time the ranks' mean; " : "");
+    const char *legend[] = {"legend: exp = exposed (not hidden behind compute)", "transfer + wait = exp comm",
+                            "c/c = all communication-kernel time / compute time",
+                            "all: windows summed, step time the ranks' mean",
+                            "MFU, HFU = model and hardware FLOPs utilization",
+                            "algbw, busbw = algorithm and bus bandwidth (nccl-tests)", "med = median", "GB = 1e9 B",
+                            "µs = microseconds"};
+    size_t n = sizeof legend / sizeof legend[0];
+    if (j->n_ranks < 2) { memmove(&legend[3], &legend[4], (n - 4) * sizeof *legend); n--; }
     fputs(c_on(t, DIM), t->out);
-    tc_term_wrap(t->out, legend, 2, 4, t->width);
+    tc_term_join(t->out, legend, n, "; ", 2, 4, t->width);
     fputs(c_off(t), t->out);
 }
 

@@ -143,7 +143,7 @@ Test(terminal, headers_say_unit_and_aggregation_and_a_legend_explains) {
     cr_expect_not_null(strstr(out, "µs, sum"), "%s", out);
     cr_expect_not_null(strstr(out, "ms, sum  launches % comp achieved"), "%s", out);
     cr_expect_not_null(strstr(out, "ms, mean"), "%s", out);
-    cr_expect_not_null(strstr(out, "letters: H 730 hours a month, N --gpus, P --price-per-gpu-hour"), "%s", out);
+    cr_expect_not_null(strstr(out, "letters: H = 730 hours a month, N = --gpus, P = --price-per-gpu-hour"), "%s", out);
     const char *us[] = {" us ", " us,", " us;", " us)", " us\n"};
     for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) cr_expect_null(strstr(out, us[i]), "'us' instead of µs:\n%s", out);
     cr_expect_eq(count(out, "MFU 10.4%"), 1, "MFU printed more than once:\n%s", out);
