@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "output.h"
 #include "reports/cost_report.h"
+#include "reports/csv_report.h"
 #include "reports/findings_text.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -18,7 +19,9 @@
 #include "reports/text_report.h"
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void analyze_usage(FILE *f) {
@@ -26,7 +29,7 @@ static void analyze_usage(FILE *f) {
         "Usage: tracecost analyze [options] TRACE|FOLDER|- ...\n"
         "\n"
         "Splits each GPU's time (every input is one rank of the job) into compute, exposed comm (wait vs\n"
-        "transfer), memory and idle; names the bottleneck. Inputs: traces (plain or gzip), folders, - (stdin).\n"
+        "transfer), memory and idle; names the bottleneck. Inputs: traces (plain, gzip), folders, - (stdin).\n"
         "\n"
         "Options:\n");
     tc_opts_help(f, &tc_opts_analyze);
@@ -37,8 +40,7 @@ static void analyze_usage(FILE *f) {
         "  tracecost analyze --price-per-gpu-hour 2 --json out.json --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
-        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input,\n"
-        "4 an output could not be written.\n");
+        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 damaged input, 4 output not written.\n");
 }
 
 typedef struct {
@@ -156,6 +158,7 @@ int tc_cmd_analyze(int argc, char **argv) {
 /* What the command line asks for. */
 typedef struct {
     const char *json_path, *html_path;
+    const char *csv_dir;      /* --csv DIR: the tables as CSV files (reports/csv_report.h) */
     bool quiet;
     long jobs;
     tc_analyze_options aopt;
@@ -181,6 +184,11 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
+        return TC_EXIT_OK;
+    case TC_OPT_CSV:
+        if (!v || !*v || !strcmp(v, "-"))
+            return tc_opts_error(t, "%s needs a folder to write the CSV files into (it is made when missing)", name);
+        a->csv_dir = v;
         return TC_EXIT_OK;
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
@@ -254,10 +262,11 @@ static int set_option(const tc_opts *o, analyze_args *a) {
  * operands as loading expands them (when they cannot be expanded, loading says why) and the config
  * files. TC_EXIT_OK, or the usage exit code after the message. */
 static int check_outputs(const analyze_args *a) {
-    tc_output_spec outs[2];
+    tc_output_spec outs[3];
     size_t n = 0;
     if (a->json_path) outs[n++] = (tc_output_spec){"--json", a->json_path, NULL};
     if (a->html_path) outs[n++] = (tc_output_spec){"--html", a->html_path, NULL};
+    if (a->csv_dir) outs[n++] = (tc_output_spec){"--csv", a->csv_dir, tc_csv_files};
     if (!n) return TC_EXIT_OK;
     char err[1200];
     tc_input_list in;
@@ -290,9 +299,9 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
-    if (a->window == TC_WINDOW_ALL && a->html_path)
-        return tc_opts_error(t, "--html shows one profiler window: pick one with --window K (--window all writes the "
-                             "terminal summary and --json)");
+    if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
+        return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "
+                             "terminal summary and --json)", a->html_path ? "--html" : "--csv");
     return check_outputs(a);
 }
 
@@ -322,7 +331,26 @@ static int write_json(FILE *f, const tc_job *jobs, cost_ctx *cost, size_t n) {
     return bad ? -1 : 0;
 }
 
-/* The reports of the analyzed jobs (one, or one per profiler window): --json and --html first (a
+/* --csv DIR: the folder (made when missing), then one file per table of the job (csv_report.h).
+ * TC_EXIT_OK, or TC_EXIT_OUTPUT after the message. */
+static int write_csv(const char *dir, const tc_job *j, bool tell) {
+    struct stat st;
+    if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tracecost analyze: %s: cannot make the folder: %s\n", dir, strerror(errno));
+        return TC_EXIT_OUTPUT;
+    }
+    int rc = TC_EXIT_OK;
+    size_t len = strlen(dir);
+    for (int t = 0; t < TC_CSV_TABLES && rc == TC_EXIT_OK; t++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", tc_csv_files[t]);
+        FILE *f = tc_output_open("analyze", path);
+        rc = f ? tc_output_close("analyze", path, f, tc_csv_write(f, j, (tc_csv_table)t), tell) : TC_EXIT_OUTPUT;
+    }
+    return rc;
+}
+
+/* The reports of the analyzed jobs (one, or one per profiler window): --json, --html and --csv first (a
  * summary cut short by a closed pipe loses no file), then the terminal summary of each (unless
  * quiet or a report goes to stdout). Returns rc, or the output exit code when one could not be
  * written. */
@@ -345,6 +373,10 @@ static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const ana
             hx.no_cost = cost->left_out;
             w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx), !a->quiet);
         }
+        if (w != TC_EXIT_OK) rc = w;
+    }
+    if (a->csv_dir) {
+        int w = write_csv(a->csv_dir, jobs, !a->quiet);
         if (w != TC_EXIT_OK) rc = w;
     }
     for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {

@@ -38,9 +38,8 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_JSON, NULL, "--json", "FILE", "write the results as JSON (tracecost/1) to FILE, or - for stdout", 0},
     {TC_OPT_HTML, NULL, "--html", "FILE",
      "write one HTML file (inline charts and tables) to FILE, or - for stdout", 0},
-    {TC_OPT_JOBS, "-j", "--jobs", "N",
-     "threads (default: number of cores); a few files go one at a time on all\n"
-     "of them, more files N at a time", 0},
+    {TC_OPT_CSV, NULL, "--csv", "DIR", "write the tables as CSV files (ranks.csv, steps.csv, ...) into DIR", 0},
+    {TC_OPT_JOBS, "-j", "--jobs", "N", "threads (default: number of cores; a few files each on all of them)", 0},
     {TC_OPT_BOUND_THRESHOLD, NULL, "--bound-threshold", "X",
      "share of GPU time a loss must reach to name the verdict (default 0.15)", 0},
     {TC_OPT_GPU, NULL, "--gpu", "NAME",

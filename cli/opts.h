@@ -23,6 +23,7 @@ typedef enum {
     TC_OPT_HELP,           /* --help, -h */
     TC_OPT_JSON,
     TC_OPT_HTML,
+    TC_OPT_CSV,            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
     TC_OPT_JOBS,
     TC_OPT_QUIET,
     TC_OPT_BOUND_THRESHOLD,

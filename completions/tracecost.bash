@@ -32,6 +32,7 @@ _tracecost() {
     analyze)
         case "$prev" in
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --csv) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
@@ -41,7 +42,7 @@ _tracecost() {
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
+            COMPREPLY=($(compgen -W "--json --html --csv --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
                 --fabric --nic-gbps --no-cost --comm-kernel --window" -- "$cur"))
         else
