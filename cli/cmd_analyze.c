@@ -116,7 +116,7 @@ static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_o
                              const tc_analyze_options *aopt, tc_job *one, tc_job **all, size_t *n_all, bool *report) {
     char err[1200];
     tc_input_list inputs;
-    if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
+    if (tc_inputs_expand(operands, n_operands, lbase->recursive, &inputs, err, sizeof err)) {
         fprintf(stderr, "tracecost: %s\n", err);
         return TC_EXIT_NOTHING;
     }
@@ -160,6 +160,7 @@ typedef struct {
     const char *json_path, *html_path;
     const char *csv_dir;      /* --csv DIR: the tables as CSV files (reports/csv_report.h) */
     bool quiet;
+    bool recursive;           /* -r, --recursive: folders with their subfolders (inputs.h) */
     long jobs;
     tc_analyze_options aopt;
     tc_cost_inputs cost_in;
@@ -181,6 +182,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     switch (o->opt->id) {
     case TC_OPT_HELP: analyze_usage(stdout); return -1;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
@@ -199,8 +201,10 @@ static int set_option(const tc_opts *o, analyze_args *a) {
             return tc_opts_error(t, "%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     case TC_OPT_GPU:
-        if (!v || !tc_gpu_find_by_id(v))
-            return tc_opts_error(t, "%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, v ? v : "");
+        if (!v || !tc_gpu_find_by_id(v)) {
+            tc_gpu_unknown_text(err, sizeof err, v ? v : "");
+            return tc_opts_error(t, "%s: %s", name, err);
+        }
         a->aopt.gpu = v;
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
@@ -230,8 +234,8 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         a->aopt.nic_gbps = x;
         return TC_EXIT_OK;
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
-        if (!tc_parse_double(v, &x) || !(x > 0))
-            return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &x) || !(x > 0))
+            return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15, 7B, 32K), not '%s'", name, v ? v : "");
         if (o->opt->id == TC_OPT_MODEL_FLOPS) a->aopt.model_flops_per_step = x;
         else if (o->opt->id == TC_OPT_PARAMS) a->aopt.params = x;
         else a->aopt.tokens_per_step = x;
@@ -270,7 +274,7 @@ static int check_outputs(const analyze_args *a) {
     if (!n) return TC_EXIT_OK;
     char err[1200];
     tc_input_list in;
-    bool expanded = tc_inputs_expand(a->operands, a->n_operands, &in, err, sizeof err) == 0;
+    bool expanded = tc_inputs_expand(a->operands, a->n_operands, a->recursive, &in, err, sizeof err) == 0;
     int rc = tc_output_check(outs, n, expanded ? in.paths : NULL, expanded ? in.n : 0, err, sizeof err);
     if (rc == 0) rc = tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err);
     if (expanded) tc_input_list_free(&in);
@@ -449,7 +453,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
     tc_load_options lopt = {.jobs = (int)a.jobs, .progress = !a.quiet && isatty(fileno(stderr)), .err = stderr,
-                            .comm = a.comm, .window = a.window};
+                            .comm = a.comm, .window = a.window, .recursive = a.recursive};
     a.aopt.jobs = (int)a.jobs;
     rc = analyze_and_report(&a, hooks, &lopt);
     free(a.operands);

@@ -44,8 +44,8 @@ typedef struct { const char *name, *value; } kv;
 /* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
  * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_node, const tc_comm_patterns *comm,
-                     tc_run_summary *s) {
+static int load_side(const char *operand, long jobs, bool quiet, bool recursive, long gpus_per_node,
+                     const tc_comm_patterns *comm, tc_run_summary *s) {
     char err[1200];
     tc_error e;
     tc_error_clear(&e);
@@ -63,7 +63,7 @@ static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_n
     }
     char *ops[1] = {(char *)operand};
     tc_input_list inputs;
-    if (tc_inputs_expand(ops, 1, &inputs, err, sizeof err)) {
+    if (tc_inputs_expand(ops, 1, recursive, &inputs, err, sizeof err)) {
         fprintf(stderr, "tracecost compare: %s\n", err);
         return TC_EXIT_NOTHING;
     }
@@ -109,6 +109,7 @@ typedef struct {
     const char *json_path, *html_path, *ops[2];
     size_t n_ops;
     bool quiet, help;
+    bool recursive;         /* -r, --recursive: a folder side with its subfolders */
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
     long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
@@ -131,12 +132,14 @@ static int set_option(compare_args *a, const tc_opts *o) {
         a->help = true;
         return TC_EXIT_OK;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name%s", name, o->opt->id == TC_OPT_JSON ? " (or - for stdout)" : "");
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
         return TC_EXIT_OK;
     case TC_OPT_WORK:
-        if (!tc_parse_double(v, &a->work) || a->work <= 0) return tc_opts_error(t, "%s needs a number of steps > 0, not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &a->work) || a->work <= 0)
+            return tc_opts_error(t, "%s needs a number of steps > 0 (e.g. 20000, 20K), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
@@ -147,8 +150,8 @@ static int set_option(compare_args *a, const tc_opts *o) {
         return TC_EXIT_OK;
     case TC_OPT_TOKENS: case TC_OPT_TOKENS_B: case TC_OPT_SAMPLES: case TC_OPT_SAMPLES_B: {
         double x;
-        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e18)
-            return tc_opts_error(t, "%s needs a positive number, not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &x) || !(x > 0) || x > 1e18)
+            return tc_opts_error(t, "%s needs a positive number (e.g. 32768, 32K, 1M), not '%s'", name, v ? v : "");
         bool b = o->opt->id == TC_OPT_TOKENS_B || o->opt->id == TC_OPT_SAMPLES_B;
         if (o->opt->id == TC_OPT_TOKENS || o->opt->id == TC_OPT_TOKENS_B) a->tokens[b] = x; else a->samples[b] = x;
         return TC_EXIT_OK;
@@ -188,7 +191,7 @@ static int check_outputs(const compare_args *a) {
     for (size_t s = 0; s < 2 && n && rc == 0; s++) {
         tc_input_list in;
         char *ops[1] = {(char *)a->ops[s]};
-        if (tc_inputs_expand(ops, 1, &in, err, sizeof err)) continue; /* loading says why */
+        if (tc_inputs_expand(ops, 1, a->recursive, &in, err, sizeof err)) continue; /* loading says why */
         rc = tc_output_check(outs, n, in.paths, in.n, err, sizeof err);
         tc_input_list_free(&in);
     }
@@ -291,9 +294,11 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
+             rb != TC_EXIT_DAMAGED)
+        rc = rb;
     else {
         set_work(&sa, &sb, &a);
         if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&

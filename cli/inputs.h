@@ -13,10 +13,12 @@ typedef struct {
     bool *from_folder; size_t cap_from; /* per path: found by scanning a folder */
 } tc_input_list;
 
-/* Expands operands in order: a folder gives its *.json and *.json.gz files sorted by name (not
- * recursive); a pattern with * ? [ that names no file is globbed; "-" is stdin. Returns 0, or -1
- * with a message (a folder without traces, a missing file, a second "-"). */
-int tc_inputs_expand(char *const *operands, size_t n, tc_input_list *out, char *err, size_t errlen);
+/* Expands operands in order: a folder gives its *.json and *.json.gz files sorted by name (with
+ * `recursive`, also those of its subfolders at any depth, sorted by path; names starting with "."
+ * and symbolic links to folders are passed over); a pattern with * ? [ that names no file is
+ * globbed; "-" is stdin. Returns 0, or -1 with a message (a folder without traces, saying so when
+ * its subfolders hold some and `recursive` is off; a missing file, a second "-"). */
+int tc_inputs_expand(char *const *operands, size_t n, bool recursive, tc_input_list *out, char *err, size_t errlen);
 void tc_input_list_free(tc_input_list *l);
 
 /* Rank number in a file name: "rank3", "rank-3", "rank_3" (case-insensitive); -1 when absent. */

@@ -23,7 +23,8 @@ typedef enum {
     TC_OPT_HELP,           /* --help, -h */
     TC_OPT_JSON,
     TC_OPT_HTML,
-    TC_OPT_CSV,            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
+    TC_OPT_CSV,
+    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (inputs.h) */            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
     TC_OPT_JOBS,
     TC_OPT_QUIET,
     TC_OPT_BOUND_THRESHOLD,
@@ -133,4 +134,7 @@ size_t tc_edit_distance(const char *a, const char *b);
 /* Strict number parsing: the whole text must be a finite number. */
 bool tc_parse_double(const char *s, double *out);
 bool tc_parse_long(const char *s, long *out);
+/* A count as people write it: a number with an optional suffix K, M, B (or G), T or P (any case:
+ * 1e3, 1e6, 1e9, 1e12, 1e15): "7B" is 7e9, "32k" 32000, "1.2e15" 1.2e15. */
+bool tc_parse_count(const char *s, double *out);
 #endif

@@ -402,7 +402,7 @@ Test(compare, term_cell_cleans_cuts_and_aligns) {
 static void load_analyzed(tc_job *j, const char *operand) {
     char *ops[1] = {(char *)operand}, err[600];
     tc_input_list in;
-    cr_assert_eq(tc_inputs_expand(ops, 1, &in, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tc_inputs_expand(ops, 1, false, &in, err, sizeof err), 0, "%s", err);
     tc_job_init(j);
     FILE *devnull = fopen("/dev/null", "w");
     cr_assert(devnull);
