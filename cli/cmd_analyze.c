@@ -150,6 +150,11 @@ static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands,
     return load_analyze_jobs(operands, n_operands, lbase, aopt, NULL, jobs, n_jobs, report);
 }
 
+int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
+                    tc_job *j, bool *report) {
+    return load_analyze_jobs(operands, n_operands, lopt, aopt, j, NULL, NULL, report);
+}
+
 int tc_cmd_analyze(int argc, char **argv) {
     tc_analyze_hooks h = {load_analyze_local, load_analyze_all_local, NULL};
     return tc_cmd_analyze_hooked(argc, argv, &h);

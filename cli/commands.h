@@ -23,7 +23,15 @@ typedef struct {
     void *ctx;
 } tc_analyze_hooks;
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
+/* The plain load-and-analyze step of analyze on this machine, for the commands that read a job
+ * (timeline): expands the operands (lopt->recursive), loads the profiler window lopt->window into
+ * j (initialized by the caller) and analyzes it. Returns the exit code so far; *report says
+ * whether j is analyzed. Messages go to stderr. */
+int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
+                    tc_job *j, bool *report);
 int tc_cmd_gpus(int argc, char **argv);
+/* `tracecost timeline`: the job as one Chrome-trace JSON (cmd_timeline.c). */
+int tc_cmd_timeline(int argc, char **argv);
 int tc_cmd_compare(int argc, char **argv);
 /* `tracecost cost`: the cost calculator (cmd_cost.c). */
 int tc_cmd_cost(int argc, char **argv);

@@ -17,6 +17,8 @@ static const tc_opt top_rows[] = {
      "cost per step and which is cheaper per unit of work", 0},
     {TC_OPT_CMD_COST, NULL, "cost", "[flags]",
      "the cost model without a trace: effective GPUs, money lost, buy vs rent", 0},
+    {TC_OPT_CMD_TIMELINE, NULL, "timeline", "-o FILE TRACES...",
+     "every rank's GPU streams on one clock as one Chrome-trace JSON (Perfetto)", 0},
     {TC_OPT_CMD_GPUS, NULL, "gpus", "[--json]",
      "the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources", 0},
     {TC_OPT_CMD_RECORD, NULL, "record", "-- CMD ...",
@@ -138,6 +140,19 @@ static const tc_opt cost_rows[] = {
 };
 const tc_opt_table tc_opts_cost = {"cost", cost_rows, N(cost_rows), 29};
 
+static const tc_opt timeline_rows[] = {
+    {TC_OPT_OUTPUT, "-o", "--output", "FILE", "write the merged Chrome-trace JSON to FILE, or - for stdout", 0},
+    {TC_OPT_RANKS, NULL, "--ranks", "LIST", "only these ranks: 0,2,4-7 (default: every rank)", 0},
+    {TC_OPT_STEPS, NULL, "--steps", "A-B", "only the events of ProfilerStep#A to #B (or one step: A)", 0},
+    {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
+    {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX", "also count kernels matching REGEX as communication", 0},
+    {TC_OPT_WINDOW, NULL, "--window", "K", "profiler window K (1 = oldest; default: the most recent)", 0},
+    {TC_OPT_RECURSIVE, "-r", "--recursive", NULL, "read the traces in the folders' subfolders too", 0},
+    {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors", 0},
+    {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
+};
+const tc_opt_table tc_opts_timeline = {"timeline", timeline_rows, N(timeline_rows), 22};
+
 static const tc_opt gpus_rows[] = {
     {TC_OPT_JSON, NULL, "--json", NULL, "write the catalog as JSON to stdout", 0},
     {TC_OPT_LINKS, NULL, "--links", NULL, "only the link catalog (with --json: as JSON)", 0},
@@ -155,5 +170,6 @@ static const tc_opt record_rows[] = {
 const tc_opt_table tc_opts_record = {"record", record_rows, N(record_rows), 20};
 
 const tc_opt_table *const tc_opt_tables[] = {
-    &tc_opts_top, &tc_opts_analyze, &tc_opts_compare, &tc_opts_cost, &tc_opts_gpus, &tc_opts_record, NULL,
+    &tc_opts_top, &tc_opts_analyze, &tc_opts_compare, &tc_opts_cost, &tc_opts_gpus, &tc_opts_record, &tc_opts_timeline,
+    NULL,
 };

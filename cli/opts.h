@@ -23,8 +23,12 @@ typedef enum {
     TC_OPT_HELP,           /* --help, -h */
     TC_OPT_JSON,
     TC_OPT_HTML,
-    TC_OPT_CSV,
-    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (inputs.h) */            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
+    TC_OPT_CSV,            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
+    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (inputs.h) */
+    TC_OPT_CMD_TIMELINE,   /* top level: the timeline command */
+    TC_OPT_OUTPUT,         /* timeline -o FILE */
+    TC_OPT_RANKS,          /* timeline --ranks LIST */
+    TC_OPT_STEPS,          /* timeline --steps A-B */
     TC_OPT_JOBS,
     TC_OPT_QUIET,
     TC_OPT_BOUND_THRESHOLD,
@@ -76,7 +80,7 @@ typedef struct {
 /* The tables (opt_tables.c). record's is read from cupti/record.h; record.c parses its options and
  * prints its help itself (cupti/ links nothing of cli/). */
 extern const tc_opt_table tc_opts_top, tc_opts_analyze, tc_opts_compare, tc_opts_cost, tc_opts_gpus,
-    tc_opts_record;
+    tc_opts_record, tc_opts_timeline;
 /* Every table above, NULL-terminated. */
 extern const tc_opt_table *const tc_opt_tables[];
 
