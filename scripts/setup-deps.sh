@@ -4,7 +4,7 @@
 #   --check  install nothing: name the missing packages and the command that installs them, and
 #            exit 1 when any is missing (what plain `make` runs; `make deps` installs)
 #   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
-#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time (make test, make bench)
+#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time python3 (make test, make bench)
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
@@ -18,7 +18,7 @@ want=""
 for g in $groups; do
   case "$g" in
     base)    want="$want gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config" ;;
-    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils time" ;;
+    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils time python3" ;;
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;
     browser) want="$want chromium" ;;
