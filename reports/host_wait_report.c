@@ -278,9 +278,9 @@ static void html_causes(FILE *out, const tc_summary *sm) {
                  "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
         int64_t ns = sm->idle.ns[c];
-        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\">%.6f</td>"
-                     "<td class=\"n\">%.2f%%</td><td class=\"n\">%.2f%%</td></tr>\n",
-                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns),
+        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\" "
+                     "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
+                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns), ms(ns),
                 pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
@@ -300,7 +300,8 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
             const tc_host_op *h = &rr->host_ops[i];
             fprintf(out, "<tr><td class=\"name\">");
             if (h->name) esc(out, h->name); else fputs("(inside no CPU op)", out);
-            fprintf(out, "</td><td>%s</td><td class=\"n\">%.6f</td></tr>\n", tc_idle_cause_label(h->cause), ms(h->ns));
+            fprintf(out, "</td><td>%s</td><td class=\"n\" data-tip=\"%.6f ms\">%.3f</td></tr>\n", tc_idle_cause_label(h->cause),
+                    ms(h->ns), ms(h->ns));
         }
         fprintf(out, "</tbody></table>\n");
     }
@@ -312,7 +313,7 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
         fprintf(out, "; launch delay (GPU start &minus; launch call start) median %.3f &micro;s, p95 %.3f &micro;s",
                 (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
     if (l->launch_calls)
-        fprintf(out, "; %llu launch calls took %.6f ms of CPU against %.6f ms of GPU busy time%s",
+        fprintf(out, "; %llu launch calls took %.3f ms of CPU against %.3f ms of GPU busy time%s",
                 (unsigned long long)l->launch_calls, ms(l->launch_cpu_ns), ms(l->gpu_busy_ns),
                 l->launch_bound ? " (<b>launch-bound</b>)" : "");
     if (l->graph_launches)
@@ -326,7 +327,7 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
     for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
-    const int W = 1000, L = 70, R = 10, T = 8, H = 220, B = 24;
+    const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40];
     fputs("<ul class=\"legend\">", out);
@@ -336,8 +337,8 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
                  "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
             W, T + H + B, W, T + H + B);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
-                 "0</text>\n", L - 6, T + 10, ms(top), L - 6, T + H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%.4g ms</text><text x=\"%d\" y=\"%d\" "
+                 "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), ms(top), L - 6, T + H);
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
         double x = L + (double)s * bw, y = T + H;
@@ -369,13 +370,14 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
         const tc_step_result *st = &rr->steps[s];
         const tc_breakdown *b = &st->b;
         int top = tc_idle_top_cause(&st->idle);
-        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">%.6f</td>"
-                     "<td class=\"n\" data-v=\"%lld\">%.6f</td>", (long long)st->number, (long long)st->number,
-                (long long)st->step_time_ns, ms(st->step_time_ns), (long long)b->window_ns, ms(b->window_ns));
+        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">"
+                     "%.3f</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">%.3f</td>", (long long)st->number,
+                (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
+                (long long)b->window_ns, ms(b->window_ns), ms(b->window_ns));
         int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
         for (int k = 0; k < 4; k++)
-            fprintf(out, "<td class=\"n\" data-v=\"%.6f\">%.2f%%</td>", pct(parts[k], b->window_ns) / 100,
-                    pct(parts[k], b->window_ns));
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%.1f%%</td>",
+                    pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns), pct(parts[k], b->window_ns));
         if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
         else fputs("<td>-</td></tr>\n", out);
     }
@@ -387,17 +389,18 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
 
 static void html_slowest(FILE *out, const tc_rank_result *rr) {
     const tc_step_stats *ss = &rr->step_stats;
-    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min %.6f ms, median %.6f ms, max %.6f ms.</p>\n",
-            rr->n_steps, ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min <span data-tip=\"%.6f ms\">%.3f ms</span>, median "
+                 "<span data-tip=\"%.6f ms\">%.3f ms</span>, max <span data-tip=\"%.6f ms\">%.3f ms</span>.</p>\n",
+            rr->n_steps, ms(ss->min_ns), ms(ss->min_ns), ms(ss->median_ns), ms(ss->median_ns), ms(ss->max_ns), ms(ss->max_ns));
     if (!ss->n_slowest) return;
     fputs("<ul id=\"slowest-steps\">\n", out);
     for (size_t i = 0; i < ss->n_slowest; i++) {
         const tc_slow_step *s = &ss->slowest[i];
-        fprintf(out, "<li>ProfilerStep#%lld: %.6f ms, %.6f ms over the median", (long long)s->number, ms(s->step_time_ns),
+        fprintf(out, "<li>ProfilerStep#%lld: %.3f ms, %.3f ms over the median", (long long)s->number, ms(s->step_time_ns),
                 ms(s->over_median_ns));
-        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.6f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
+        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.3f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
         if (s->idle_cause < TC_IDLE_CAUSES)
-            fprintf(out, " (%s +%.6f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
+            fprintf(out, " (%s +%.3f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);
