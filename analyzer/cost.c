@@ -234,15 +234,15 @@ static int check_ranges(const tc_cost_inputs *u, char *err, size_t errlen) {
 static int check_required(const tc_cost_inputs *u, char *err, size_t errlen) {
     static const char *const alone[] = {
         "--gpus is required without a trace: the number of GPUs to price",
-        "--network-efficiency is required without a trace: the share of time the GPUs are not waiting on exposed "
-        "transfers (0.6 = 40% lost); tracecost analyze measures it from a trace",
-        "--price-per-gpu-hour is required (rent in $ per GPU-hour), or pass --gpu NAME for the catalog's dated "
-        "default (tracecost gpus lists them)",
+        ("--network-efficiency is required without a trace: the share of time the GPUs are not waiting on exposed "
+         "transfers (0.6 = 40% lost); tracecost analyze measures it from a trace"),
+        ("--price-per-gpu-hour is required (rent in $ per GPU-hour), or pass --gpu NAME for the catalog's dated "
+         "default (tracecost gpus lists them)"),
     };
     static const char *const what[] = {
         "the number of GPUs to price.",
-        "the share of time the GPUs are not waiting on exposed transfers (0.6 = 40% lost; tracecost analyze "
-        "measures it from a trace).",
+        ("the share of time the GPUs are not waiting on exposed transfers (0.6 = 40% lost; tracecost analyze "
+         "measures it from a trace)."),
         "rent in $ per GPU-hour (or --gpu NAME for the catalog's dated default: tracecost gpus lists them).",
     };
     static const char *const flag[] = {"--gpus", "--network-efficiency", "--price-per-gpu-hour"};
