@@ -1,13 +1,15 @@
 # tracecost build. `make` builds build/tracecost; `make test` runs the Criterion suite;
 # `make sanitize` builds and tests with ASan+UBSan in build-sanitize/.
-# Missing Debian packages are installed by scripts/setup-deps.sh (it says what it installs).
+# Plain `make` never installs anything: it checks for the Debian packages it needs and names the
+# missing ones with the command that installs them; `make deps` (and `make test-deps`) install them
+# through scripts/setup-deps.sh (it says what it installs).
 
 CC      ?= cc
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS += -D_DEFAULT_SOURCE -I.
-LDLIBS   = -lyajl $(ISAL_LIBS) -lz -lm -pthread
+LDLIBS   = -lyajl $(ISAL_LIBS) -lz -lm -ldl -pthread
 # ISA-L (libisal-dev, setup group `speed`) inflates gzip about 3x faster than zlib; zlib is used when
 # it is missing. Checked when used (recursive =), so a `make` that installs it also builds with it.
 ISAL_H    = /usr/include/isa-l/igzip_lib.h
@@ -35,16 +37,23 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 # `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
 all: $(BUILD)/tracecost tools cupti
 
-deps: $(BUILD)/.deps-base
-$(BUILD)/.deps-base: scripts/setup-deps.sh
+deps:
 	@mkdir -p $(BUILD)
 	@scripts/setup-deps.sh base
 	@scripts/setup-deps.sh speed || echo "ISA-L (libisal-dev) not installed: gzip inflates with zlib" >&2
-	@touch $@
-test-deps: $(BUILD)/.deps-test
-$(BUILD)/.deps-test: scripts/setup-deps.sh
+	@touch $(BUILD)/.deps-base
+test-deps:
 	@mkdir -p $(BUILD)
 	@scripts/setup-deps.sh base test
+	@touch $(BUILD)/.deps-base $(BUILD)/.deps-test
+# The checks behind every build: stop with the missing packages named (scripts/setup-deps.sh --check).
+$(BUILD)/.deps-base: scripts/setup-deps.sh
+	@mkdir -p $(BUILD)
+	@scripts/setup-deps.sh --check base
+	@touch $@
+$(BUILD)/.deps-test: scripts/setup-deps.sh
+	@mkdir -p $(BUILD)
+	@scripts/setup-deps.sh --check base test
 	@touch $@
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/.deps-base
@@ -88,7 +97,7 @@ $(BUILD)/test-tracecost: $(TEST_OBJS) $(BUILD)/libtracecost.a
 
 # Tests run from the repository root (they read samples/ and tests/data/ and run build/tracecost).
 test: $(BUILD)/.deps-test $(BUILD)/tracecost $(BUILD)/test-tracecost tools cupti check-layers check-functions
-	TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
+	COLUMNS=100 TRACECOST_BIN=$(BUILD)/tracecost TRACEGEN_BIN=$(BUILD)/tracegen $(BUILD)/test-tracecost --jobs 2
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen tests/golden/run.sh check
 	TRACECOST=$(BUILD)/tracecost tests/hostile/run.sh
 	TRACECOST_BIN=$(BUILD)/tracecost $(MAKE) --no-print-directory test-cupti BUILD=$(BUILD)
@@ -164,6 +173,7 @@ bench: $(BUILD)/.deps-test $(BUILD)/tracecost tools
 
 # ---- install / uninstall (PREFIX, DESTDIR). uninstall removes exactly what install puts. ----
 PREFIX     ?= /usr/local
+STRIP      ?= strip
 BINDIR     := $(DESTDIR)$(PREFIX)/bin
 TCLIBDIR   := $(DESTDIR)$(PREFIX)/lib/tracecost
 MAN1DIR    := $(DESTDIR)$(PREFIX)/share/man/man1
@@ -174,6 +184,7 @@ CUPTI_LIB  := $(BUILD)/libtracecost_cupti.so
 install: $(BUILD)/tracecost
 	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 755 $(BUILD)/tracecost $(BINDIR)/tracecost
+	$(STRIP) $(BINDIR)/tracecost
 	install -m 644 docs/tracecost.1 $(MAN1DIR)/tracecost.1
 	install -m 644 completions/tracecost.bash $(BASHCOMPDIR)/tracecost
 	install -m 644 completions/_tracecost $(ZSHCOMPDIR)/_tracecost

@@ -72,6 +72,34 @@ static bool coll_rows(tc_run_summary *s, const tc_job *j) {
     return true;
 }
 
+/* Each rank's window and where it went, and the top compute kernels, as the JSON holds them. */
+static bool rank_and_kernel_rows(tc_run_summary *s, const tc_job *j) {
+    if (j->n_ranks && !(s->ranks = calloc(j->n_ranks, sizeof *s->ranks))) return false;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        tc_cmp_rank *o = &s->ranks[s->n_ranks++];
+        o->rank = (long long)(double)rr->rank;
+        o->window_us = tc_json_us_from_ns(rr->b.window_ns);
+        o->compute_us = tc_json_us_from_ns(rr->b.compute_ns);
+        o->exposed_comm_us = tc_json_us_from_ns(rr->b.exposed_comm_ns);
+        o->memory_us = tc_json_us_from_ns(rr->b.memory_exposed_ns);
+        o->idle_us = tc_json_us_from_ns(rr->b.idle_ns);
+        o->has_step_time = rr->has_step_time;
+        o->step_time_us = rr->has_step_time ? tc_json_us_from_ns(rr->step_time_ns) : 0;
+        if (rr->n_steps > s->steps) s->steps = rr->n_steps;
+    }
+    if (j->n_top_kernels && !(s->kernels = calloc(j->n_top_kernels, sizeof *s->kernels))) return false;
+    for (size_t i = 0; i < j->n_top_kernels; i++) {
+        const tc_kernel_row *k = &j->top_kernels[i];
+        tc_cmp_kernel *o = &s->kernels[s->n_kernels++];
+        if (!(o->name = tc_json_text_dup(k->name ? k->name : "?"))) return false;
+        o->time_us = tc_json_us_from_ns(k->time_ns);
+        o->count = (unsigned long long)(double)k->count;
+        o->has_share = as_saved(true, k->share_of_compute, &o->share_of_compute);
+    }
+    return true;
+}
+
 /* The basis, nodes and capture date, as the JSON's summary holds them. */
 static bool basis_figures(tc_run_summary *s, const tc_summary *sm, const char *basis_summary) {
     s->partial = sm->partial;
@@ -94,7 +122,7 @@ tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char
     s->verdict = tc_json_text_dup(verdict ? verdict : "unknown");
     summary_figures(s, &j->summary);
     if (!s->label || !s->tool_version || !s->verdict || !rank_figures(s, j) || !coll_rows(s, j) ||
-        !basis_figures(s, &j->summary, basis_summary)) {
+        !rank_and_kernel_rows(s, j) || !basis_figures(s, &j->summary, basis_summary)) {
         tc_run_summary_free(s);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     }
@@ -295,6 +323,78 @@ static tc_status match_colls(tc_comparison *c) {
     return TC_OK;
 }
 
+/* ---- per rank and per kernel ---- */
+
+static tc_cmp_change change_of(const tc_cmp_pair *p) {
+    if (!p->has_a) return TC_CMP_ONLY_IN_B;
+    if (!p->has_b) return TC_CMP_ONLY_IN_A;
+    double t = p->has_ratio ? p->ratio : 1;
+    return t > 1 + TC_CMP_COLL_TOLERANCE ? TC_CMP_SLOWER : t < 1 - TC_CMP_COLL_TOLERANCE ? TC_CMP_FASTER : TC_CMP_SAME;
+}
+
+static double part(double x, double window) { return window > 0 ? x / window : 0; }
+
+/* The ranks of both runs by rank number: A's in order, then B's that A lacks. */
+static tc_status match_ranks(tc_comparison *c) {
+    const tc_run_summary *a = c->a, *b = c->b;
+    if (!a->n_ranks && !b->n_ranks) return TC_OK;
+    if (!(c->ranks = calloc(a->n_ranks + b->n_ranks, sizeof *c->ranks))) return TC_ERR_NOMEM;
+    for (size_t side = 0; side < 2; side++)
+        for (size_t i = 0; i < (side ? b->n_ranks : a->n_ranks); i++) {
+            const tc_cmp_rank *x = side ? &b->ranks[i] : &a->ranks[i], *y = NULL;
+            const tc_run_summary *other = side ? a : b;
+            for (size_t k = 0; k < other->n_ranks && !y; k++) if (other->ranks[k].rank == x->rank) y = &other->ranks[k];
+            if (side && y) continue; /* matched from A's side already */
+            const tc_cmp_rank *ra = side ? y : x, *rb = side ? x : y;
+            tc_cmp_rank_row *r = &c->ranks[c->n_ranks++];
+            r->rank = x->rank;
+            r->a = ra;
+            r->b = rb;
+#define RANK_SHARE(f) pair(ra != NULL, ra ? part(ra->f, ra->window_us) : 0, rb != NULL, rb ? part(rb->f, rb->window_us) : 0)
+            r->share_compute = RANK_SHARE(compute_us);
+            r->share_exposed_comm = RANK_SHARE(exposed_comm_us);
+            r->share_idle = RANK_SHARE(idle_us);
+#undef RANK_SHARE
+            r->step_time_us = pair(ra && ra->has_step_time, ra ? ra->step_time_us : 0, rb && rb->has_step_time,
+                                   rb ? rb->step_time_us : 0);
+            r->change = ra && rb ? change_of(&r->step_time_us) : ra ? TC_CMP_ONLY_IN_A : TC_CMP_ONLY_IN_B;
+        }
+    return TC_OK;
+}
+
+/* A kernel's time per GPU per step of its run (summed time / (steps x ranks)); false without steps. */
+static bool per_gpu_step(const tc_run_summary *s, const tc_cmp_kernel *k, double *out) {
+    if (!k || !s->steps || !s->n_ranks) return false;
+    *out = k->time_us / ((double)s->steps * (double)s->n_ranks);
+    return true;
+}
+
+/* The top compute kernels of both runs by name: A's in order, then B's that A lacks. */
+static tc_status match_kernels(tc_comparison *c) {
+    const tc_run_summary *a = c->a, *b = c->b;
+    if (!a->n_kernels && !b->n_kernels) return TC_OK;
+    if (!(c->kernels = calloc(a->n_kernels + b->n_kernels, sizeof *c->kernels))) return TC_ERR_NOMEM;
+    for (size_t side = 0; side < 2; side++)
+        for (size_t i = 0; i < (side ? b->n_kernels : a->n_kernels); i++) {
+            const tc_cmp_kernel *x = side ? &b->kernels[i] : &a->kernels[i], *y = NULL;
+            const tc_run_summary *other = side ? a : b;
+            for (size_t k = 0; k < other->n_kernels && !y; k++) if (!strcmp(other->kernels[k].name, x->name)) y = &other->kernels[k];
+            if (side && y) continue;
+            const tc_cmp_kernel *ka = side ? y : x, *kb = side ? x : y;
+            tc_cmp_kernel_row *r = &c->kernels[c->n_kernels++];
+            r->a = ka;
+            r->b = kb;
+            r->share_of_compute = pair(ka && ka->has_share, ka ? ka->share_of_compute : 0, kb && kb->has_share,
+                                       kb ? kb->share_of_compute : 0);
+            double ta = 0, tb = 0;
+            bool ha = per_gpu_step(a, ka, &ta), hb = per_gpu_step(b, kb, &tb);
+            r->time_us_per_gpu_step = pair(ha, ta, hb, tb);
+            r->change = ka && kb ? (ha && hb ? change_of(&r->time_us_per_gpu_step) : TC_CMP_SAME)
+                                 : ka ? TC_CMP_ONLY_IN_A : TC_CMP_ONLY_IN_B;
+        }
+    return TC_OK;
+}
+
 /* The workload check: job sizes, FLOPs per step and the collectives (matched here). */
 static tc_status check_workload(tc_comparison *c) {
     const tc_run_summary *a = c->a, *b = c->b;
@@ -402,13 +502,18 @@ tc_status tc_compare(tc_comparison *c, const tc_run_summary *a, const tc_cmp_cos
     c->cost_b = cost_b;
     compare_figures(c);
     compare_costs(c, work_steps_per_month);
-    if (check_workload(c)) return TC_ERR_NOMEM;
+    if (check_workload(c) || match_ranks(c) || match_kernels(c)) return TC_ERR_NOMEM;
     choose_unit(c);
     decide_cheaper(c);
     return TC_OK;
 }
 
 void tc_comparison_free(tc_comparison *c) {
+    free(c->ranks);
+    free(c->kernels);
+    c->ranks = NULL;
+    c->kernels = NULL;
+    c->n_ranks = c->n_kernels = 0;
     free(c->colls);
     c->colls = NULL;
     c->n_colls = 0;

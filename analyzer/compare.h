@@ -65,6 +65,24 @@ typedef struct tc_cmp_coll_row {
     tc_cmp_change change;       /* B against A (transfer ratio beyond TC_CMP_COLL_TOLERANCE) */
 } tc_cmp_coll_row;
 
+/* A rank of either run, matched by rank number. */
+typedef struct tc_cmp_rank_row {
+    long long rank;
+    const tc_cmp_rank *a, *b;   /* NULL: not on that side */
+    tc_cmp_pair share_compute, share_exposed_comm, share_idle; /* of the rank's window, 0..1 */
+    tc_cmp_pair step_time_us;   /* mean step time, µs */
+    tc_cmp_change change;       /* B against A: step time beyond TC_CMP_COLL_TOLERANCE (SLOWER, FASTER) */
+} tc_cmp_rank_row;
+
+/* A top compute kernel of either run, matched by exact name. */
+typedef struct tc_cmp_kernel_row {
+    const tc_cmp_kernel *a, *b; /* NULL: not among that side's top kernels */
+    tc_cmp_pair share_of_compute;       /* 0..1 */
+    tc_cmp_pair time_us_per_gpu_step;   /* its summed time / (steps x ranks) of each run, µs */
+    tc_cmp_change change;       /* B against A: time per GPU per step beyond TC_CMP_COLL_TOLERANCE
+                                   (SAME when a side has no steps) */
+} tc_cmp_kernel_row;
+
 /* Why the runs are not the same workload. */
 typedef enum {
     TC_CMP_DIFF_GPUS,           /* different world sizes (a->world_size, b->world_size) */
@@ -135,6 +153,8 @@ typedef struct tc_comparison {
     double monthly_diff;              /* $ per month: W x work_per_step_A x (cost_per_unit_B -
                                          cost_per_unit_A): B doing A's month of work */
     tc_cmp_coll_row *colls; size_t n_colls;
+    tc_cmp_rank_row *ranks; size_t n_ranks;       /* A's ranks in order, then B's others */
+    tc_cmp_kernel_row *kernels; size_t n_kernels; /* A's top kernels in order, then B's others */
     bool same_workload;
     tc_cmp_diff differences[TC_CMP_MAX_DIFFS]; size_t n_differences; /* why not the same workload */
     char cheaper;                     /* 'A', 'B', '=' (within TC_CMP_SAME_COST_PCT) or '?' (unknown) */

@@ -11,7 +11,7 @@
 
 /* Where each row of cost_inputs.def lives in tc_cost_inputs. */
 static const size_t input_offset[TC_COST_INPUT_COUNT] = {
-#define TC_COST_INPUT(field, name, kind, unit, help) offsetof(tc_cost_inputs, field),
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) offsetof(tc_cost_inputs, field),
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
 };
@@ -80,22 +80,13 @@ int tc_cost_set_value(tc_cost_inputs *in, const tc_cost_input_desc *d, double v,
     return 0;
 }
 
-/* The list of catalog ids, comma separated, into buf. */
-static void catalog_ids(char *buf, size_t n) {
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < tc_gpu_count() && o + 1 < n; i++)
-        o += tc_format(buf + o, n - o, "%s%s", i ? ", " : "", tc_gpu_at(i)->id);
-}
-
 int tc_cost_set_gpu(tc_cost_inputs *in, const char *id_or_name, tc_cost_source src, const char *origin,
                     char *err, size_t errlen) {
     const tc_gpu_spec *g = id_or_name ? tc_gpu_find_by_id(id_or_name) : NULL;
     if (!g) {
-        char ids[400];
-        catalog_ids(ids, sizeof ids);
-        tc_format(err, errlen, "--gpu: unknown GPU '%s'; known: %s (tracecost gpus lists them)",
-                  id_or_name ? id_or_name : "", ids);
+        char why[600];
+        tc_gpu_unknown_text(why, sizeof why, id_or_name);
+        tc_format(err, errlen, "--gpu: %s", why);
         return -1;
     }
     if (in->gpu && in->gpu_source > src) return 0;
@@ -237,26 +228,37 @@ static int check_ranges(const tc_cost_inputs *u, char *err, size_t errlen) {
     return 0;
 }
 
-/* Step 3: the values the model cannot do without. */
+/* Step 3: the values the model cannot do without, every missing one named in one message: one
+ * alone as "--gpus is required without a trace: ...", several as "--gpus and --pue are required
+ * without a trace. --gpus: ... --pue: ...". */
 static int check_required(const tc_cost_inputs *u, char *err, size_t errlen) {
-    if (!u->gpus.set) {
-        tc_format(err, errlen, "--gpus is required without a trace: the number of GPUs to price");
+    static const char *const alone[] = {
+        "--gpus is required without a trace: the number of GPUs to price",
+        ("--network-efficiency is required without a trace: the share of time the GPUs are not waiting on exposed "
+         "transfers (0.6 = 40% lost); tracecost analyze measures it from a trace"),
+        ("--price-per-gpu-hour is required (rent in $ per GPU-hour), or pass --gpu NAME for the catalog's dated "
+         "default (tracecost gpus lists them)"),
+    };
+    static const char *const what[] = {
+        "the number of GPUs to price.",
+        ("the share of time the GPUs are not waiting on exposed transfers (0.6 = 40% lost; tracecost analyze "
+         "measures it from a trace)."),
+        "rent in $ per GPU-hour (or --gpu NAME for the catalog's dated default: tracecost gpus lists them).",
+    };
+    static const char *const flag[] = {"--gpus", "--network-efficiency", "--price-per-gpu-hour"};
+    bool missing[3] = {!u->gpus.set, !u->network_efficiency.set, !u->price_per_gpu_hour.set};
+    size_t n = (size_t)missing[0] + missing[1] + missing[2], o = 0, k = 0;
+    if (n == 0) return 0;
+    if (n == 1) {
+        tc_format(err, errlen, "%s", alone[missing[0] ? 0 : missing[1] ? 1 : 2]);
         return -1;
     }
-    if (!u->network_efficiency.set) {
-        tc_format(err, errlen,
-                  "--network-efficiency is required without a trace: the share of time the GPUs "
-                  "are not waiting on exposed transfers (0.6 = 40%% lost); tracecost analyze "
-                  "measures it from a trace");
-        return -1;
-    }
-    if (!u->price_per_gpu_hour.set) {
-        tc_format(err, errlen,
-                  "--price-per-gpu-hour is required (rent in $ per GPU-hour), or pass --gpu NAME "
-                  "for the catalog's dated default (tracecost gpus lists them)");
-        return -1;
-    }
-    return 0;
+    for (int i = 0; i < 3; i++)
+        if (missing[i]) o += tc_format(err + o, errlen > o ? errlen - o : 0, "%s%s", k++ == 0 ? "" : k == n ? " and " : ", ", flag[i]);
+    o += tc_format(err + o, errlen > o ? errlen - o : 0, " are required without a trace.");
+    for (int i = 0; i < 3; i++)
+        if (missing[i]) o += tc_format(err + o, errlen > o ? errlen - o : 0, " %s: %s", flag[i], what[i]);
+    return -1;
 }
 
 /* Step 4: defaults derived from other values (e_r = e; F from the nodes the N GPUs span: the traced

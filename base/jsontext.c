@@ -44,3 +44,23 @@ char *tc_json_text_dup(const char *s) {
     *q = '\0';
     return d;
 }
+
+size_t tc_json_us_text(char *buf, size_t n, int64_t ns) {
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char tmp[32], *end = tmp + sizeof tmp - 1;
+    *end = 0;
+    /* the fraction without its trailing zeros (none at all when whole), then the whole part */
+    unsigned frac = (unsigned)(mag % 1000), digits = 3;
+    while (digits > 0 && frac % 10 == 0) { frac /= 10; digits--; }
+    for (unsigned i = 0; i < digits; i++) { *--end = (char)('0' + frac % 10); frac /= 10; }
+    if (digits) *--end = '.';
+    uint64_t whole = mag / 1000;
+    do { *--end = (char)('0' + whole % 10); whole /= 10; } while (whole);
+    if (ns < 0) *--end = '-';
+    if (n == 0) return 0;
+    size_t len = (size_t)(tmp + sizeof tmp - 1 - end);
+    if (len >= n) len = n - 1;
+    memcpy(buf, end, len);
+    buf[len] = 0;
+    return len;
+}

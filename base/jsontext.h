@@ -21,6 +21,11 @@ size_t tc_json_double_text(char *buf, size_t n, double v);
  * TC_JSON_DOUBLE_DIGITS significant digits, -0 as 0. Non-finite v comes back unchanged. */
 double tc_json_double_round(double v);
 
+/* Writes ns as exact decimal µs ("1234.5" for 1234500 ns, "12" for 12000 ns: the fraction
+ * without trailing zeros) into buf (n >= 24 holds every value; always NUL-terminated when n > 0):
+ * the text of every time in the JSON (jw_ns_as_us) and CSV outputs. Returns the length written. */
+size_t tc_json_us_text(char *buf, size_t n, int64_t ns);
+
 /* The double a reader gets back from a time written with jw_ns_as_us (exact decimal µs): the
  * nearest double to ns / 1000, which is (double)ns / 1e3 for |ns| < 2^53 (both are correctly
  * rounded: the quotient of two exact doubles, and strtod of an exact decimal). */

@@ -12,6 +12,7 @@
 #include "opts.h"
 #include "output.h"
 #include "reports/cost_report.h"
+#include "reports/csv_report.h"
 #include "reports/findings_text.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -19,6 +20,9 @@
 #include "reports/text_report.h"
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void analyze_usage(FILE *f) {
@@ -26,7 +30,7 @@ static void analyze_usage(FILE *f) {
         "Usage: tracecost analyze [options] TRACE|FOLDER|- ...\n"
         "\n"
         "Splits each GPU's time (every input is one rank of the job) into compute, exposed comm (wait vs\n"
-        "transfer), memory and idle; names the bottleneck. Inputs: traces (plain or gzip), folders, - (stdin).\n"
+        "transfer), memory and idle; names the bottleneck. Inputs: traces (plain, gzip), folders, - (stdin).\n"
         "\n"
         "Options:\n");
     tc_opts_help(f, &tc_opts_analyze);
@@ -37,8 +41,7 @@ static void analyze_usage(FILE *f) {
         "  tracecost analyze --price-per-gpu-hour 2 --json out.json --html report.html traces/\n"
         "  cat trace.json | tracecost analyze -\n"
         "\n"
-        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 analyzed with damaged input,\n"
-        "4 an output could not be written.\n");
+        "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 damaged input, 4 output not written.\n");
 }
 
 typedef struct {
@@ -96,13 +99,25 @@ bool tc_use_color(FILE *f) {
     return isatty(fileno(f));
 }
 
+tc_term_opts tc_term_for(FILE *f) {
+    tc_term_opts o = {tc_use_color(f), TC_TERM_WIDTH};
+    const char *env = getenv("COLUMNS");
+    long cols = 0;
+    struct winsize ws;
+    if (env && tc_parse_long(env, &cols) && cols > 0) o.width = cols > INT32_MAX ? INT32_MAX : (int)cols;
+    else if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) o.width = ws.ws_col;
+    if (o.width < TC_TERM_MIN_WIDTH) o.width = TC_TERM_MIN_WIDTH;
+    if (o.width > TC_TERM_MAX_WIDTH) o.width = TC_TERM_MAX_WIDTH;
+    return o;
+}
+
 /* The plain load-and-analyze step: expand the operands, load them on this machine and analyze
  * them: into one (the profiler window lbase->window), or every window into *all (*n_all). */
 static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_options *lbase,
                              const tc_analyze_options *aopt, tc_job *one, tc_job **all, size_t *n_all, bool *report) {
     char err[1200];
     tc_input_list inputs;
-    if (tc_inputs_expand(operands, n_operands, &inputs, err, sizeof err)) {
+    if (tc_inputs_expand(operands, n_operands, lbase->recursive, &inputs, err, sizeof err)) {
         tc_diag(stderr, "tracecost: %s\n", err);
         return TC_EXIT_NOTHING;
     }
@@ -138,6 +153,11 @@ static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands,
     return load_analyze_jobs(operands, n_operands, lbase, aopt, NULL, jobs, n_jobs, report);
 }
 
+int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
+                    tc_job *j, bool *report) {
+    return load_analyze_jobs(operands, n_operands, lopt, aopt, j, NULL, NULL, report);
+}
+
 int tc_cmd_analyze(int argc, char **argv) {
     tc_analyze_hooks h = {load_analyze_local, load_analyze_all_local, NULL};
     return tc_cmd_analyze_hooked(argc, argv, &h);
@@ -146,7 +166,9 @@ int tc_cmd_analyze(int argc, char **argv) {
 /* What the command line asks for. */
 typedef struct {
     const char *json_path, *html_path;
+    const char *csv_dir;      /* --csv DIR: the tables as CSV files (reports/csv_report.h) */
     bool quiet;
+    bool recursive;           /* -r, --recursive: folders with their subfolders (inputs.h) */
     long jobs;
     tc_analyze_options aopt;
     tc_cost_inputs cost_in;
@@ -155,6 +177,7 @@ typedef struct {
     tc_comm_patterns *comm;   /* --comm-kernel patterns and the config's comm-kernel keys */
     long window;              /* --window: 0 the most recent, K, or TC_WINDOW_ALL */
     char **operands; size_t n_operands; /* room for argc */
+    char **configs; size_t n_configs;   /* --config files read (room for argc): inputs no output may name */
 } analyze_args;
 
 /* One option o->opt with its value into a. TC_EXIT_OK, -1 after --help (printed), or a usage exit
@@ -167,9 +190,15 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     switch (o->opt->id) {
     case TC_OPT_HELP: analyze_usage(stdout); return -1;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
+        return TC_EXIT_OK;
+    case TC_OPT_CSV:
+        if (!v || !*v || !strcmp(v, "-"))
+            return tc_opts_error(t, "%s needs a folder to write the CSV files into (it is made when missing)", name);
+        a->csv_dir = v;
         return TC_EXIT_OK;
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
@@ -180,8 +209,10 @@ static int set_option(const tc_opts *o, analyze_args *a) {
             return tc_opts_error(t, "%s needs a share between 0 and 1 (exclusive), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     case TC_OPT_GPU:
-        if (!v || !tc_gpu_find_by_id(v))
-            return tc_opts_error(t, "%s: unknown GPU '%s'; `tracecost gpus` lists the names", name, v ? v : "");
+        if (!v || !tc_gpu_find_by_id(v)) {
+            tc_gpu_unknown_text(err, sizeof err, v ? v : "");
+            return tc_opts_error(t, "%s: %s", name, err);
+        }
         a->aopt.gpu = v;
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
@@ -211,8 +242,8 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         a->aopt.nic_gbps = x;
         return TC_EXIT_OK;
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
-        if (!tc_parse_double(v, &x) || !(x > 0))
-            return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15), not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &x) || !(x > 0))
+            return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15, 7B, 32K), not '%s'", name, v ? v : "");
         if (o->opt->id == TC_OPT_MODEL_FLOPS) a->aopt.model_flops_per_step = x;
         else if (o->opt->id == TC_OPT_PARAMS) a->aopt.params = x;
         else a->aopt.tokens_per_step = x;
@@ -223,6 +254,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
             tc_diag(stderr, "tracecost analyze: %s\n", err);
             return TC_EXIT_USAGE;
         }
+        if (!strcmp(o->opt->name, "--config")) a->configs[a->n_configs++] = (char *)v;
         a->cost_flags = true;
         return TC_EXIT_OK;
     case TC_OPT_WINDOW:
@@ -236,6 +268,25 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
+}
+
+/* Refuses outputs that would destroy an input or each other (output.h): the inputs are the
+ * operands as loading expands them (when they cannot be expanded, loading says why) and the config
+ * files. TC_EXIT_OK, or the usage exit code after the message. */
+static int check_outputs(const analyze_args *a) {
+    tc_output_spec outs[3];
+    size_t n = 0;
+    if (a->json_path) outs[n++] = (tc_output_spec){"--json", a->json_path, NULL};
+    if (a->html_path) outs[n++] = (tc_output_spec){"--html", a->html_path, NULL};
+    if (a->csv_dir) outs[n++] = (tc_output_spec){"--csv", a->csv_dir, tc_csv_files};
+    if (!n) return TC_EXIT_OK;
+    char err[1200];
+    tc_input_list in;
+    bool expanded = tc_inputs_expand(a->operands, a->n_operands, a->recursive, &in, err, sizeof err) == 0;
+    int rc = tc_output_check(outs, n, expanded ? in.paths : NULL, expanded ? in.n : 0, err, sizeof err);
+    if (rc == 0) rc = tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err);
+    if (expanded) tc_input_list_free(&in);
+    return rc ? tc_opts_error(&tc_opts_analyze, "%s", err) : TC_EXIT_OK;
 }
 
 /* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
@@ -260,23 +311,24 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
-    if (a->window == TC_WINDOW_ALL && a->html_path)
-        return tc_opts_error(t, "--html shows one profiler window: pick one with --window K (--window all writes the "
-                             "terminal summary and --json)");
-    return TC_EXIT_OK;
+    if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
+        return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "
+                             "terminal summary and --json)", a->html_path ? "--html" : "--csv");
+    return check_outputs(a);
 }
 
 /* The terminal summary of one analyzed job, its cost and actions. */
 static void write_text(const tc_job *j, const cost_ctx *cost) {
-    tc_text_report_write(stdout, j, tc_use_color(stdout));
+    tc_term_opts o = tc_term_for(stdout);
+    tc_text_report_write(stdout, j, &o);
     if (!cost->left_out) printf("\n");
-    if (cost->computed) tc_cost_result_print(stdout, &cost->r, tc_use_color(stdout));
+    if (cost->computed) tc_cost_result_print(stdout, &cost->r, &o);
     else if (!cost->left_out) {
         char line[1200];
         snprintf(line, sizeof line, "Cost: %s", cost->note);
-        tc_term_wrap(stdout, line, 0, 2, TC_TERM_WIDTH);
+        tc_term_wrap(stdout, line, 0, 2, o.width);
     }
-    tc_text_report_actions(stdout, j, tc_use_color(stdout)); /* the summary ends with them */
+    tc_text_report_actions(stdout, j, &o); /* the summary ends with them */
 }
 
 /* --json for the n analyzed jobs: one tracecost/1 document, or with several (--window all) a JSON
@@ -291,19 +343,35 @@ static int write_json(FILE *f, const tc_job *jobs, cost_ctx *cost, size_t n) {
     return bad ? -1 : 0;
 }
 
-/* The reports of the analyzed jobs (one, or one per profiler window): the terminal summary of each
- * (unless quiet or a report goes to stdout), then --json and --html. Returns rc, or the output exit
- * code when one could not be written. */
+/* --csv DIR: the folder (made when missing), then one file per table of the job (csv_report.h).
+ * TC_EXIT_OK, or TC_EXIT_OUTPUT after the message. */
+static int write_csv(const char *dir, const tc_job *j, bool tell) {
+    struct stat st;
+    if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tracecost analyze: %s: cannot make the folder: %s\n", dir, strerror(errno));
+        return TC_EXIT_OUTPUT;
+    }
+    int rc = TC_EXIT_OK;
+    size_t len = strlen(dir);
+    for (int t = 0; t < TC_CSV_TABLES && rc == TC_EXIT_OK; t++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", tc_csv_files[t]);
+        FILE *f = tc_output_open("analyze", path);
+        rc = f ? tc_output_close("analyze", path, f, tc_csv_write(f, j, (tc_csv_table)t), tell) : TC_EXIT_OUTPUT;
+    }
+    return rc;
+}
+
+/* The reports of the analyzed jobs (one, or one per profiler window): --json, --html and --csv first (a
+ * summary cut short by a closed pipe loses no file), then the terminal summary of each (unless
+ * quiet or a report goes to stdout). Returns rc, or the output exit code when one could not be
+ * written. */
 static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const analyze_args *a, int rc) {
     bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
-    for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
-        if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
-        write_text(&jobs[k], &cost[k]);
-    }
     if (a->json_path) {
         FILE *f = tc_output_open("analyze", a->json_path);
-        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n)) : TC_EXIT_OUTPUT;
+        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n), !a->quiet) : TC_EXIT_OUTPUT;
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */
@@ -315,9 +383,17 @@ static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const ana
             hx.cost = cost->computed ? &cost->r : NULL;
             hx.cost_missing = cost->computed ? NULL : cost->note;
             hx.no_cost = cost->left_out;
-            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx));
+            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx), !a->quiet);
         }
         if (w != TC_EXIT_OK) rc = w;
+    }
+    if (a->csv_dir) {
+        int w = write_csv(a->csv_dir, jobs, !a->quiet);
+        if (w != TC_EXIT_OK) rc = w;
+    }
+    for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
+        if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
+        write_text(&jobs[k], &cost[k]);
     }
     return rc;
 }
@@ -369,19 +445,27 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_cost_inputs_defaults(&a.cost_in);
     tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
+    a.configs = calloc((size_t)argc + 1, sizeof *a.configs);
     a.comm = tc_comm_patterns_new();
-    if (!a.operands || !a.comm) { free(a.operands); tc_comm_patterns_free(a.comm); return TC_EXIT_NOTHING; }
+    if (!a.operands || !a.configs || !a.comm) {
+        free(a.operands);
+        free(a.configs);
+        tc_comm_patterns_free(a.comm);
+        return TC_EXIT_NOTHING;
+    }
     int rc = parse_args(argc, argv, &a);
     if (rc != TC_EXIT_OK) {
         free(a.operands);
+        free(a.configs);
         tc_comm_patterns_free(a.comm);
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
     tc_load_options lopt = {.jobs = (int)a.jobs, .progress = !a.quiet && isatty(fileno(stderr)), .err = stderr,
-                            .comm = a.comm, .window = a.window};
+                            .comm = a.comm, .window = a.window, .recursive = a.recursive};
     a.aopt.jobs = (int)a.jobs;
     rc = analyze_and_report(&a, hooks, &lopt);
     free(a.operands);
+    free(a.configs);
     tc_comm_patterns_free(a.comm);
     return rc;
 }

@@ -45,8 +45,8 @@ typedef struct { const char *name, *value; } kv;
 /* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
  * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_node, const tc_comm_patterns *comm,
-                     tc_run_summary *s) {
+static int load_side(const char *operand, long jobs, bool quiet, bool recursive, long gpus_per_node,
+                     const tc_comm_patterns *comm, tc_run_summary *s) {
     char err[1200];
     tc_error e;
     tc_error_clear(&e);
@@ -64,7 +64,7 @@ static int load_side(const char *operand, long jobs, bool quiet, long gpus_per_n
     }
     char *ops[1] = {(char *)operand};
     tc_input_list inputs;
-    if (tc_inputs_expand(ops, 1, &inputs, err, sizeof err)) {
+    if (tc_inputs_expand(ops, 1, recursive, &inputs, err, sizeof err)) {
         tc_diag(stderr, "tracecost compare: %s\n", err);
         return TC_EXIT_NOTHING;
     }
@@ -102,9 +102,9 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
     return 0;
 }
 
-static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c) {
+static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c, bool tell) {
     FILE *f = tc_output_open("compare", path);
-    return f ? tc_output_close("compare", path, f, fn(f, c)) : TC_EXIT_OUTPUT;
+    return f ? tc_output_close("compare", path, f, fn(f, c), tell) : TC_EXIT_OUTPUT;
 }
 
 /* What the command line asked for. */
@@ -112,11 +112,14 @@ typedef struct {
     const char *json_path, *html_path, *ops[2];
     size_t n_ops;
     bool quiet, help;
+    bool recursive;         /* -r, --recursive: a folder side with its subfolders */
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
     long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
     double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
+    char **configs;         /* --config and --b-config files (room for argc): inputs no output may name */
+    size_t n_configs;
     size_t nfa, nfb;
     tc_comm_patterns *comm; /* --comm-kernel and the configs' comm-kernel keys: both runs */
 } compare_args;
@@ -132,12 +135,14 @@ static int set_option(compare_args *a, const tc_opts *o) {
         a->help = true;
         return TC_EXIT_OK;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name%s", name, o->opt->id == TC_OPT_JSON ? " (or - for stdout)" : "");
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
         return TC_EXIT_OK;
     case TC_OPT_WORK:
-        if (!tc_parse_double(v, &a->work) || a->work <= 0) return tc_opts_error(t, "%s needs a number of steps > 0, not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &a->work) || a->work <= 0)
+            return tc_opts_error(t, "%s needs a number of steps > 0 (e.g. 20000, 20K), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
@@ -148,8 +153,8 @@ static int set_option(compare_args *a, const tc_opts *o) {
         return TC_EXIT_OK;
     case TC_OPT_TOKENS: case TC_OPT_TOKENS_B: case TC_OPT_SAMPLES: case TC_OPT_SAMPLES_B: {
         double x;
-        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e18)
-            return tc_opts_error(t, "%s needs a positive number, not '%s'", name, v ? v : "");
+        if (!tc_parse_count(v, &x) || !(x > 0) || x > 1e18)
+            return tc_opts_error(t, "%s needs a positive number (e.g. 32768, 32K, 1M), not '%s'", name, v ? v : "");
         bool b = o->opt->id == TC_OPT_TOKENS_B || o->opt->id == TC_OPT_SAMPLES_B;
         if (o->opt->id == TC_OPT_TOKENS || o->opt->id == TC_OPT_TOKENS_B) a->tokens[b] = x; else a->samples[b] = x;
         return TC_EXIT_OK;
@@ -169,11 +174,31 @@ static int set_option(compare_args *a, const tc_opts *o) {
                 return TC_EXIT_USAGE;
             }
         }
+        if (!strcmp(o->opt->name, "--config") || !strcmp(o->opt->name, "--b-config")) a->configs[a->n_configs++] = (char *)v;
         if (o->opt->id == TC_OPT_COST_FLAG) a->fa[a->nfa++] = (kv){o->opt->name + 2, v};
         else a->fb[a->nfb++] = (kv){o->opt->name + 4, v};
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
+}
+
+/* Refuses outputs that would destroy an input (either run's traces or saved result, a config) or
+ * each other (output.h). TC_EXIT_OK, or the usage exit code after the message. */
+static int check_outputs(const compare_args *a) {
+    tc_output_spec outs[2];
+    size_t n = 0;
+    if (a->json_path) outs[n++] = (tc_output_spec){"--json", a->json_path, NULL};
+    if (a->html_path) outs[n++] = (tc_output_spec){"--html", a->html_path, NULL};
+    char err[1200];
+    int rc = n ? tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err) : 0;
+    for (size_t s = 0; s < 2 && n && rc == 0; s++) {
+        tc_input_list in;
+        char *ops[1] = {(char *)a->ops[s]};
+        if (tc_inputs_expand(ops, 1, a->recursive, &in, err, sizeof err)) continue; /* loading says why */
+        rc = tc_output_check(outs, n, in.paths, in.n, err, sizeof err);
+        tc_input_list_free(&in);
+    }
+    return rc ? tc_opts_error(&tc_opts_compare, "%s", err) : TC_EXIT_OK;
 }
 
 /* Reads argv into a (zeroed first; a->fa and a->fb allocated, freed by args_free). Returns
@@ -182,8 +207,9 @@ static int parse_args(compare_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->fa = calloc((size_t)argc + 1, sizeof *a->fa);
     a->fb = calloc((size_t)argc + 1, sizeof *a->fb);
+    a->configs = calloc((size_t)argc + 1, sizeof *a->configs);
     a->comm = tc_comm_patterns_new();
-    if (!a->fa || !a->fb || !a->comm) return TC_EXIT_NOTHING;
+    if (!a->fa || !a->fb || !a->configs || !a->comm) return TC_EXIT_NOTHING;
     const tc_opt_table *t = &tc_opts_compare;
     tc_opts o;
     tc_opts_init(&o, t, argc, argv, 1);
@@ -198,12 +224,13 @@ static int parse_args(compare_args *a, int argc, char **argv) {
         if (rc != TC_EXIT_OK || a->help) return rc;
     }
     if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
-    return TC_EXIT_OK;
+    return check_outputs(a);
 }
 
 static void args_free(compare_args *a) {
     free(a->fa);
     free(a->fb);
+    free(a->configs);
     tc_comm_patterns_free(a->comm);
 }
 
@@ -240,11 +267,12 @@ static int compare_and_write(const compare_args *a, const tc_run_summary *sa, co
         tc_comparison_free(&c);
         return TC_EXIT_NOTHING;
     }
-    int rc = TC_EXIT_OK;
-    bool json_stdout = a->json_path && !strcmp(a->json_path, "-");
-    if (!a->quiet && !json_stdout) tc_compare_text_write(stdout, &c, tc_use_color(stdout));
-    if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c);
-    if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c);
+    int rc = TC_EXIT_OK; /* the files first: a summary cut short by a closed pipe loses none */
+    bool json_stdout = a->json_path && !strcmp(a->json_path, "-"), html_stdout = a->html_path && !strcmp(a->html_path, "-");
+    if (a->json_path) rc = write_file(a->json_path, tc_compare_json_write, &c, !a->quiet);
+    if (rc == TC_EXIT_OK && a->html_path) rc = write_file(a->html_path, tc_compare_html_write, &c, !a->quiet);
+    tc_term_opts o = tc_term_for(stdout);
+    if (!a->quiet && !json_stdout && !html_stdout) tc_compare_text_write(stdout, &c, &o);
     tc_comparison_free(&c);
     return rc;
 }
@@ -269,9 +297,11 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK && rb != TC_EXIT_DAMAGED) rc = rb;
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
+             rb != TC_EXIT_DAMAGED)
+        rc = rb;
     else {
         set_work(&sa, &sb, &a);
         if ((rc = side_cost(&ca, &sa, &in_a, a.nfa > 0)) == TC_EXIT_OK &&

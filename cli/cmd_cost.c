@@ -28,9 +28,11 @@ static void cost_help(FILE *out) {
           out);
 }
 
-/* Reads the options into in and *json_path. Returns -1 for --help (written), else an exit code:
+/* Reads the options into in and *json_path, the --config files read into configs (room for argc).
+ * Returns -1 for --help (written), else an exit code:
  * TC_EXIT_OK, or TC_EXIT_USAGE with the message on stderr. */
-static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **json_path) {
+static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **json_path, char **configs,
+                      size_t *n_configs) {
     char msg[600];
     tc_opts o;
     tc_opts_init(&o, &tc_opts_cost, argc, argv, 1);
@@ -59,8 +61,9 @@ static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **js
             tc_diag(stderr, "tracecost cost: %s needs a value\n", o.word);
             return TC_EXIT_USAGE;
         }
-        if (o.opt->id == TC_OPT_JSON) *json_path = o.value;
-        else if (tc_cost_parse_option(in, o.opt->name + 2, o.value, msg, sizeof msg) != 0) {
+        if (o.opt->id == TC_OPT_JSON) { *json_path = o.value; continue; }
+        if (!strcmp(o.opt->name, "--config")) configs[(*n_configs)++] = (char *)o.value;
+        if (tc_cost_parse_option(in, o.opt->name + 2, o.value, msg, sizeof msg) != 0) {
             tc_diag(stderr, "tracecost cost: %s\n", msg);
             return TC_EXIT_USAGE;
         }
@@ -68,17 +71,19 @@ static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **js
     return TC_EXIT_OK;
 }
 
-/* The table on stdout unless JSON goes there, then the JSON; every write checked. */
+/* The JSON first (a table cut short by a closed pipe loses no file), then the table on stdout
+ * unless JSON goes there; every write checked. */
 static int write_outputs(const tc_cost_result *r, const char *json_path) {
     bool json_to_stdout = json_path && strcmp(json_path, "-") == 0;
-    if (!json_to_stdout) tc_cost_result_print(stdout, r, tc_use_color(stdout));
     if (json_path) {
         FILE *f = tc_output_open("cost", json_path);
         if (!f) return TC_EXIT_OUTPUT;
-        int rc = tc_output_close("cost", json_path, f, tc_cost_json_write(f, r));
-        if (rc != TC_EXIT_OK) return rc;
+        int rc = tc_output_close("cost", json_path, f, tc_cost_json_write(f, r), true);
+        if (rc != TC_EXIT_OK || json_to_stdout) return rc;
     }
-    return json_to_stdout ? TC_EXIT_OK : tc_output_close("cost", "-", stdout, 0);
+    tc_term_opts o = tc_term_for(stdout);
+    tc_cost_result_print(stdout, r, &o);
+    return tc_output_close("cost", "-", stdout, 0, false);
 }
 
 int tc_cmd_cost(int argc, char **argv) {
@@ -86,8 +91,20 @@ int tc_cmd_cost(int argc, char **argv) {
     tc_cost_inputs_defaults(&in);
     tc_cost_set_today(&in);
     const char *json_path = NULL;
-    int rc = parse_args(argc, argv, &in, &json_path);
-    if (rc < 0) return tc_output_close("cost", "-", stdout, 0); /* --help */
+    char **configs = calloc((size_t)argc + 1, sizeof *configs);
+    size_t n_configs = 0;
+    if (!configs) return TC_EXIT_NOTHING;
+    int rc = parse_args(argc, argv, &in, &json_path, configs, &n_configs);
+    if (rc == TC_EXIT_OK && json_path) { /* no output may overwrite a config file (output.h) */
+        tc_output_spec out = {"--json", json_path, NULL};
+        char err[1200];
+        if (tc_output_check(&out, 1, configs, n_configs, err, sizeof err)) {
+            fprintf(stderr, "tracecost cost: %s\n", err);
+            rc = TC_EXIT_USAGE;
+        }
+    }
+    free(configs);
+    if (rc < 0) return tc_output_close("cost", "-", stdout, 0, false); /* --help */
     if (rc != TC_EXIT_OK) return rc;
     tc_cost_apply_catalog(&in, NULL);
     tc_cost_result *r = malloc(sizeof *r); /* large: a timeline of up to 601 months */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "model/job.h"
 #include "load_job.h"
+#include "reports/termtext.h"
 int tc_cmd_analyze(int argc, char **argv);
 
 /* `analyze` with its load-and-analyze step replaced (the MPI build parses on many processes):
@@ -22,10 +23,22 @@ typedef struct {
     void *ctx;
 } tc_analyze_hooks;
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
+/* The plain load-and-analyze step of analyze on this machine, for the commands that read a job
+ * (timeline): expands the operands (lopt->recursive), loads the profiler window lopt->window into
+ * j (initialized by the caller) and analyzes it. Returns the exit code so far; *report says
+ * whether j is analyzed. Messages go to stderr. */
+int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
+                    tc_job *j, bool *report);
 int tc_cmd_gpus(int argc, char **argv);
+/* `tracecost timeline`: the job as one Chrome-trace JSON (cmd_timeline.c). */
+int tc_cmd_timeline(int argc, char **argv);
 int tc_cmd_compare(int argc, char **argv);
 /* `tracecost cost`: the cost calculator (cmd_cost.c). */
 int tc_cmd_cost(int argc, char **argv);
 /* True when colour should be used on f: a terminal, NO_COLOR unset, TERM not "dumb". */
 bool tc_use_color(FILE *f);
+/* How a terminal report on f is drawn: colour as tc_use_color; the width from COLUMNS when it is a
+ * whole number, else the terminal's when f is one, else TC_TERM_WIDTH (100), held to
+ * TC_TERM_MIN_WIDTH..TC_TERM_MAX_WIDTH (80..120). */
+tc_term_opts tc_term_for(FILE *f);
 #endif

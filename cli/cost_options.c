@@ -15,7 +15,7 @@
 
 /* Names of tc_cost_option_names(): the inputs' rows, then gpu and config, then NULL. */
 static const char *const option_names[] = {
-#define TC_COST_INPUT(field, name, kind, unit, help) name,
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) name,
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
     "gpu", "config", "fabric-target", NULL,

@@ -52,32 +52,60 @@ static const char *file_kind(mode_t m) {
            : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
 }
 
-static int add_folder(tc_input_list *l, const char *dir, char *err, size_t errlen) {
+#define MAX_DEPTH 32 /* subfolder levels --recursive descends */
+
+/* Adds the traces of dir (and with `recursive` those of its subfolders, not following symbolic
+ * links to folders; names starting with "." are passed over) to l. An entry with a trace's name
+ * that stat cannot follow (dangling link, link loop) stays, so loading says why it fails; one that
+ * is not a regular file is never opened (reading a FIFO could wait forever): a note, counted in
+ * n_unusable. Returns 0, or -1 when out of memory or dir cannot be opened (message). */
+static int walk_folder(tc_input_list *l, const char *dir, bool recursive, int depth, char *err, size_t errlen) {
     DIR *d = opendir(dir);
-    if (!d) { snprintf(err, errlen, "%s: cannot open folder: %s", dir, strerror(errno)); return -1; }
-    size_t first = l->n, unusable = l->n_unusable, first_note = l->n_notes;
+    if (!d) {
+        if (depth == 0) snprintf(err, errlen, "%s: cannot open folder: %s", dir, strerror(errno));
+        return depth == 0 ? -1 : 0; /* an unreadable subfolder is passed over */
+    }
     struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (!is_trace_name(de->d_name)) continue;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
         size_t len = strlen(dir) + strlen(de->d_name) + 2;
         char *p = malloc(len);
-        if (!p) { closedir(d); return -1; }
+        if (!p) { rc = -1; break; }
         snprintf(p, len, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
         struct stat st;
-        /* an entry stat cannot follow (dangling link, link loop) stays: loading says why it fails */
-        if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) {
-            if (add_owned(l, p, true)) { closedir(d); return -1; }
-        } else { /* never opened: reading a FIFO could wait forever */
+        if (recursive && depth < MAX_DEPTH && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc = walk_folder(l, p, true, depth + 1, err, errlen);
+            free(p);
+        } else if (!is_trace_name(de->d_name)) {
+            free(p);
+        } else if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) {
+            rc = add_owned(l, p, true);
+        } else {
             note(l, "warning: %s: %s, not a trace file: skipped", p, file_kind(st.st_mode));
             l->n_unusable++;
             free(p);
         }
     }
     closedir(d);
+    return rc;
+}
+
+static int add_folder(tc_input_list *l, const char *dir, bool recursive, char *err, size_t errlen) {
+    size_t first = l->n, unusable = l->n_unusable, first_note = l->n_notes;
+    if (walk_folder(l, dir, recursive, 0, err, errlen)) return -1;
     tc_sort(l->notes + first_note, l->n_notes - first_note, sizeof *l->notes, cmp_str); /* by name, as the paths */
     if (l->n == first) {
-        snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)%s", dir,
-                 l->n_unusable > unusable ? "; the entries with those names are not regular files" : "");
+        tc_input_list below; /* none here: are there in its subfolders? */
+        memset(&below, 0, sizeof below);
+        size_t n = !recursive && walk_folder(&below, dir, true, 0, err, errlen) == 0 ? below.n : 0;
+        tc_input_list_free(&below);
+        if (n)
+            snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz), but its subfolders hold %zu: pass "
+                     "--recursive to read them", dir, n);
+        else
+            snprintf(err, errlen, "%s: folder holds no traces (*.json, *.json.gz)%s", dir,
+                     l->n_unusable > unusable ? "; the entries with those names are not regular files" : "");
         return -1;
     }
     tc_sort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
@@ -129,7 +157,7 @@ static int drop_same_files(tc_input_list *l) {
     return 0;
 }
 
-static int expand_operands(char *const *ops, size_t n, tc_input_list *out, char *err, size_t errlen) {
+static int expand_operands(char *const *ops, size_t n, bool recursive, tc_input_list *out, char *err, size_t errlen) {
     bool stdin_used = false;
     for (size_t i = 0; i < n; i++) {
         const char *op = ops[i];
@@ -139,7 +167,7 @@ static int expand_operands(char *const *ops, size_t n, tc_input_list *out, char 
             stdin_used = true;
             if (add(out, op)) goto oom;
         } else if (stat(op, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) { if (add_folder(out, op, err, errlen)) return -1; }
+            if (S_ISDIR(st.st_mode)) { if (add_folder(out, op, recursive, err, errlen)) return -1; }
             else if (add(out, op)) goto oom;
         } else if (strpbrk(op, "*?[")) {
             glob_t g;
@@ -163,10 +191,10 @@ oom:
     return -1;
 }
 
-int tc_inputs_expand(char *const *ops, size_t n, tc_input_list *out, char *err, size_t errlen) {
+int tc_inputs_expand(char *const *ops, size_t n, bool recursive, tc_input_list *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     snprintf(err, errlen, "out of memory"); /* unless a failure says more */
-    int rc = expand_operands(ops, n, out, err, errlen);
+    int rc = expand_operands(ops, n, recursive, out, err, errlen);
     if (rc == 0 && drop_same_files(out)) rc = -1;
     if (rc) tc_input_list_free(out);
     return rc;

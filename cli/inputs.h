@@ -18,15 +18,17 @@ typedef struct {
                         * device or subfolder named *.json): an input that could not be used */
 } tc_input_list;
 
-/* Expands operands in order: a folder gives its *.json and *.json.gz files sorted by name (not
- * recursive); a pattern with * ? [ that names no file is globbed; "-" is stdin. A folder entry
- * that stat cannot follow (dangling link, link loop, no permission) stays in the list, so loading
- * reports it; one that is not a regular file is left out with a note (reading it could block) and
- * counted in n_unusable. The same file reached twice (same device and inode: a file named twice,
- * a folder and a glob over it, a link to it) is kept once, at its first place, with a note.
- * Returns 0, or -1 with a message (a folder without traces, a missing file, a second "-"); out
- * is then empty (nothing to free). */
-int tc_inputs_expand(char *const *operands, size_t n, tc_input_list *out, char *err, size_t errlen);
+/* Expands operands in order: a folder gives its *.json and *.json.gz files sorted by name (with
+ * `recursive`, also those of its subfolders at any depth; names starting with "." and symbolic
+ * links to folders are passed over); a pattern with * ? [ that names no file is globbed; "-" is
+ * stdin. A folder entry that stat cannot follow (dangling link, link loop, no permission) stays in
+ * the list, so loading reports it; one that is not a regular file is left out with a note (reading
+ * it could block) and counted in n_unusable. The same file reached twice (same device and inode: a
+ * file named twice, a folder and a glob over it, a link to it) is kept once, at its first place,
+ * with a note. Returns 0, or -1 with a message (a folder without traces, saying so when its
+ * subfolders hold some and `recursive` is off; a missing file, a second "-"); out is then empty
+ * (nothing to free). */
+int tc_inputs_expand(char *const *operands, size_t n, bool recursive, tc_input_list *out, char *err, size_t errlen);
 void tc_input_list_free(tc_input_list *l);
 /* Prints l's notes to f ("tracecost: " + note); returns TC_EXIT_DAMAGED when a folder entry could
  * not be used (n_unusable), else TC_EXIT_OK. */

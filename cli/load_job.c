@@ -185,8 +185,10 @@ static int keep_usable(char *const *paths, tc_loaded_files *lf, const tc_load_op
             rc = TC_EXIT_DAMAGED;
         }
         if (keep && tc_trace_gpu_events(t) == 0) {
-            tc_diag(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)\n",
-                    paths[i], (unsigned long long)t->events_total);
+            tc_diag(err, "tracecost: %s: no GPU activity (no kernel, gpu_memcpy or gpu_memset events among %llu events)%s\n",
+                    paths[i], (unsigned long long)t->events_total,
+                    t->events_total ? "; a CPU-only trace? profile the GPU too: torch.profiler.profile(activities="
+                                      "[ProfilerActivity.CPU, ProfilerActivity.CUDA])" : "");
             keep = false;
             rc = TC_EXIT_DAMAGED;
         }

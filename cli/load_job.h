@@ -21,6 +21,8 @@ typedef struct {
                                      (model/comm_kernels.h); NULL: the built-in catalog only */
     long window;      /* the profiler window to analyze (inputs.h): 0 the most recent, K >= 1 the K-th
                          oldest, TC_WINDOW_ALL (only for the _all functions) every one */
+    bool recursive;   /* --recursive: the operands' folders are read with their subfolders
+                         (tc_inputs_expand; for the callers that expand the operands) */
 } tc_load_options;
 
 /* Loads paths into j->traces: the usable inputs, checked to be one job (world size, process-group

@@ -68,6 +68,7 @@ static const command commands[] = {
     {TC_OPT_CMD_ANALYZE, tc_cmd_analyze},
     {TC_OPT_CMD_COMPARE, tc_cmd_compare},
     {TC_OPT_CMD_COST, tc_cmd_cost},
+    {TC_OPT_CMD_TIMELINE, tc_cmd_timeline},
     {TC_OPT_CMD_GPUS, tc_cmd_gpus},
     {TC_OPT_CMD_RECORD, cmd_record},
 };

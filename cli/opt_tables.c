@@ -17,6 +17,8 @@ static const tc_opt top_rows[] = {
      "cost per step and which is cheaper per unit of work", 0},
     {TC_OPT_CMD_COST, NULL, "cost", "[flags]",
      "the cost model without a trace: effective GPUs, money lost, buy vs rent", 0},
+    {TC_OPT_CMD_TIMELINE, NULL, "timeline", "-o FILE",
+     "every rank's GPU streams on one clock, as one Chrome trace (Perfetto)", 0},
     {TC_OPT_CMD_GPUS, NULL, "gpus", "[--json]",
      "the GPU catalog: peak FLOP/s per dtype, bandwidth, TDP, prices, sources", 0},
     {TC_OPT_CMD_RECORD, NULL, "record", "-- CMD ...",
@@ -38,9 +40,8 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_JSON, NULL, "--json", "FILE", "write the results as JSON (tracecost/1) to FILE, or - for stdout", 0},
     {TC_OPT_HTML, NULL, "--html", "FILE",
      "write one HTML file (inline charts and tables) to FILE, or - for stdout", 0},
-    {TC_OPT_JOBS, "-j", "--jobs", "N",
-     "threads (default: number of cores); a few files go one at a time on all\n"
-     "of them, more files N at a time", 0},
+    {TC_OPT_CSV, NULL, "--csv", "DIR", "write the tables as CSV files (ranks.csv, steps.csv, ...) into DIR", 0},
+    {TC_OPT_JOBS, "-j", "--jobs", "N", "threads (default: number of cores; a few files each on all of them)", 0},
     {TC_OPT_BOUND_THRESHOLD, NULL, "--bound-threshold", "X",
      "share of GPU time a loss must reach to name the verdict (default 0.15)", 0},
     {TC_OPT_GPU, NULL, "--gpu", "NAME",
@@ -60,6 +61,7 @@ static const tc_opt analyze_rows[] = {
      "also count kernels matching REGEX as communication (repeatable)", 0},
     {TC_OPT_WINDOW, NULL, "--window", "K|all",
      "profiler window K (1 = oldest; default: the most recent), or all", 0},
+    {TC_OPT_RECURSIVE, "-r", "--recursive", NULL, "read the traces in the folders' subfolders too", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors (the JSON is still written)", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,
@@ -68,7 +70,7 @@ static const tc_opt analyze_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -93,6 +95,7 @@ static const tc_opt compare_rows[] = {
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
     {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
      "also count kernels matching REGEX as communication, on both runs\n(repeatable, as for analyze)", 0},
+    {TC_OPT_RECURSIVE, "-r", "--recursive", NULL, "read the traces in the folders' subfolders too", 0},
     {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors", 0},
     {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
     {TC_OPT_TEXT, NULL, NULL, NULL,
@@ -104,7 +107,7 @@ static const tc_opt compare_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID", "what-if: a catalog fabric between nodes",
      TC_OPT_ANYCASE | TC_OPT_COST | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -114,7 +117,7 @@ static const tc_opt compare_rows[] = {
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
     {TC_OPT_COST_FLAG_B, NULL, "--b-fabric-target", "ID", "what-if fabric of B",
      TC_OPT_ANYCASE | TC_OPT_COST_B | TC_OPT_UNLISTED},
-#define TC_COST_INPUT(field, name, kind, unit, help) \
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) \
     COST_ROW(TC_OPT_COST_FLAG_B, "--b-", TC_OPT_COST_B | TC_OPT_UNLISTED, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
@@ -122,7 +125,7 @@ static const tc_opt compare_rows[] = {
 const tc_opt_table tc_opts_compare = {"compare", compare_rows, N(compare_rows), 31};
 
 static const tc_opt cost_rows[] = {
-#define TC_COST_INPUT(field, name, kind, unit, help) COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST, name, unit, help)
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) COST_ROW(TC_OPT_COST_FLAG, "--", TC_OPT_COST, name, unit, help)
 #include "model/cost_inputs.def"
 #undef TC_COST_INPUT
     {TC_OPT_COST_FLAG, NULL, "--fabric-target", "ID",
@@ -136,6 +139,19 @@ static const tc_opt cost_rows[] = {
     {TC_OPT_HELP, "-h", "--help", NULL, "this text", 0},
 };
 const tc_opt_table tc_opts_cost = {"cost", cost_rows, N(cost_rows), 29};
+
+static const tc_opt timeline_rows[] = {
+    {TC_OPT_OUTPUT, "-o", "--output", "FILE", "write the merged Chrome-trace JSON to FILE, or - for stdout", 0},
+    {TC_OPT_RANKS, NULL, "--ranks", "LIST", "only these ranks: 0,2,4-7 (default: every rank)", 0},
+    {TC_OPT_STEPS, NULL, "--steps", "A-B", "only the events of ProfilerStep#A to #B (or one step: A)", 0},
+    {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
+    {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX", "also count kernels matching REGEX as communication", 0},
+    {TC_OPT_WINDOW, NULL, "--window", "K", "profiler window K (1 = oldest; default: the most recent)", 0},
+    {TC_OPT_RECURSIVE, "-r", "--recursive", NULL, "read the traces in the folders' subfolders too", 0},
+    {TC_OPT_QUIET, "-q", "--quiet", NULL, "print nothing but errors", 0},
+    {TC_OPT_HELP, "-h", "--help", NULL, "this help", 0},
+};
+const tc_opt_table tc_opts_timeline = {"timeline", timeline_rows, N(timeline_rows), 22};
 
 static const tc_opt gpus_rows[] = {
     {TC_OPT_JSON, NULL, "--json", NULL, "write the catalog as JSON to stdout", 0},
@@ -154,5 +170,6 @@ static const tc_opt record_rows[] = {
 const tc_opt_table tc_opts_record = {"record", record_rows, N(record_rows), 20};
 
 const tc_opt_table *const tc_opt_tables[] = {
-    &tc_opts_top, &tc_opts_analyze, &tc_opts_compare, &tc_opts_cost, &tc_opts_gpus, &tc_opts_record, NULL,
+    &tc_opts_top, &tc_opts_analyze, &tc_opts_compare, &tc_opts_cost, &tc_opts_gpus, &tc_opts_record, &tc_opts_timeline,
+    NULL,
 };

@@ -185,6 +185,26 @@ bool tc_parse_double(const char *s, double *out) {
     return true;
 }
 
+bool tc_parse_count(const char *s, double *out) {
+    static const struct { char c; double scale; } suffixes[] = {
+        {'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15},
+    };
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v)) return false;
+    if (*end) {
+        size_t i = 0, n = sizeof suffixes / sizeof suffixes[0];
+        while (i < n && toupper((unsigned char)*end) != suffixes[i].c) i++;
+        if (i == n || end[1]) return false;
+        v *= suffixes[i].scale;
+        if (!isfinite(v)) return false;
+    }
+    *out = v;
+    return true;
+}
+
 bool tc_parse_long(const char *s, long *out) {
     if (!s || !*s) return false;
     char *end;

@@ -23,6 +23,12 @@ typedef enum {
     TC_OPT_HELP,           /* --help, -h */
     TC_OPT_JSON,
     TC_OPT_HTML,
+    TC_OPT_CSV,            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
+    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (inputs.h) */
+    TC_OPT_CMD_TIMELINE,   /* top level: the timeline command */
+    TC_OPT_OUTPUT,         /* timeline -o FILE */
+    TC_OPT_RANKS,          /* timeline --ranks LIST */
+    TC_OPT_STEPS,          /* timeline --steps A-B */
     TC_OPT_JOBS,
     TC_OPT_QUIET,
     TC_OPT_BOUND_THRESHOLD,
@@ -74,7 +80,7 @@ typedef struct {
 /* The tables (opt_tables.c). record's is read from cupti/record.h; record.c parses its options and
  * prints its help itself (cupti/ links nothing of cli/). */
 extern const tc_opt_table tc_opts_top, tc_opts_analyze, tc_opts_compare, tc_opts_cost, tc_opts_gpus,
-    tc_opts_record;
+    tc_opts_record, tc_opts_timeline;
 /* Every table above, NULL-terminated. */
 extern const tc_opt_table *const tc_opt_tables[];
 
@@ -132,4 +138,7 @@ size_t tc_edit_distance(const char *a, const char *b);
 /* Strict number parsing: the whole text must be a finite number. */
 bool tc_parse_double(const char *s, double *out);
 bool tc_parse_long(const char *s, long *out);
+/* A count as people write it: a number with an optional suffix K, M, B (or G), T or P (any case:
+ * 1e3, 1e6, 1e9, 1e12, 1e15): "7B" is 7e9, "32k" 32000, "1.2e15" 1.2e15. */
+bool tc_parse_count(const char *s, double *out);
 #endif

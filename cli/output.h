@@ -1,17 +1,39 @@
 /* output.h: every file and stream a command writes goes through here, so that a failed write (disk
  * full, a closed pipe, a path that cannot be created) is always noticed, named on stderr and turned
- * into exit code 4 (TC_EXIT_OUTPUT), for every command. "-" is standard output. */
+ * into exit code 4 (TC_EXIT_OUTPUT), for every command; and so that, before anything is read or
+ * written, no output can destroy an input or another output. "-" is standard output. */
 #ifndef TC_OUTPUT_H
 #define TC_OUTPUT_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+
+/* One output a command was asked for. */
+typedef struct {
+    const char *option;       /* the option that names it: "--json" */
+    const char *path;         /* as given; "-" is standard output */
+    const char *const *files; /* a folder output (--csv DIR): the names it may write in path,
+                                 NULL-terminated; NULL for a file */
+} tc_output_spec;
+
+/* Whether the outputs can be written without destroying data: no two of them write to standard
+ * output, no two name the same file, and none is one of the inputs (the expanded trace paths and
+ * config files the command reads). "The same file" is the same device and inode for a file that
+ * exists (any spelling, links included) and the same real folder and name for one that does not
+ * exist yet. A character device (/dev/null) may be named by several outputs. Returns 0, or -1 with
+ * a message naming the options and paths in err. */
+int tc_output_check(const tc_output_spec *outs, size_t n_outs, char *const *inputs, size_t n_inputs, char *err,
+                    size_t errlen);
 
 /* Opens path for writing ("-": stdout). On failure prints "tracecost CMD: PATH: cannot write: why"
  * and returns NULL. cmd is the command's name ("analyze"). */
 FILE *tc_output_open(const char *cmd, const char *path);
 /* Finishes what tc_output_open gave: write_rc is the writer's own result (non-zero = it failed),
  * then the stream's error flag, flush and close (stdout is flushed, not closed) are checked.
- * Returns TC_EXIT_OK, or prints "tracecost CMD: PATH: write failed: why" and returns TC_EXIT_OUTPUT. */
-int tc_output_close(const char *cmd, const char *path, FILE *f, int write_rc);
+ * Returns TC_EXIT_OK, or prints "tracecost CMD: PATH: write failed: why" and returns TC_EXIT_OUTPUT.
+ * tell: when a file (not stdout) was written, say so on stderr with its size:
+ * "tracecost CMD: wrote PATH (12,345 bytes)" (a regular file only: not a device or pipe). */
+int tc_output_close(const char *cmd, const char *path, FILE *f, int write_rc, bool tell);
 /* Flushes stdout and checks it: main() calls it after every command. Returns TC_EXIT_OK, or prints
  * "tracecost: standard output: write failed: why" and returns TC_EXIT_OUTPUT. */
 int tc_output_finish_stdout(void);

@@ -8,7 +8,7 @@ _tracecost() {
     cur="${COMP_WORDS[COMP_CWORD]}"
     prev=""
     [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local commands="analyze compare cost gpus record help"
+    local commands="analyze compare cost gpus record timeline help"
     local gpus="a100-pcie a100-sxm a800-pcie a800-sxm b200 b300 gb300 h100-pcie h100-sxm h20 h200 h200-nvl h800 l40s
         mi210 mi250x mi300x mi325x mi355x v100-sxm2"
     local fabrics="ib-edr ib-hdr ib-ndr ib-xdr eth-25g eth-100g eth-200g eth-400g eth-800g"
@@ -32,6 +32,7 @@ _tracecost() {
     analyze)
         case "$prev" in
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --csv) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
@@ -41,7 +42,7 @@ _tracecost() {
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --html --jobs -j --bound-threshold --quiet -q --help -h $cost_value_opts
+            COMPREPLY=($(compgen -W "--json --html --csv --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
                 --fabric --nic-gbps --no-cost --comm-kernel --window" -- "$cur"))
         else
@@ -62,7 +63,7 @@ _tracecost() {
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
-                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --comm-kernel --quiet -q --help -h
+                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --comm-kernel --recursive -r --quiet -q --help -h
                 $cost_value_opts --gpu --config --fabric-target $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results
@@ -80,6 +81,19 @@ _tracecost() {
         ;;
     gpus)
         COMPREPLY=($(compgen -W "--json --links --help -h" -- "$cur"))
+        ;;
+    timeline)
+        case "$prev" in
+            -o|--output) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --ranks|--steps|-j|--jobs|--comm-kernel|--window) COMPREPLY=(); return 0 ;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "-o --output --ranks --steps --jobs -j --comm-kernel --window --recursive -r --quiet -q
+                --help -h" -- "$cur"))
+        else
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))
+        fi
         ;;
     record)
         local k

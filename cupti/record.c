@@ -1,12 +1,14 @@
-/* record.c: `tracecost record [options] -- CMD ARGS...` (see record.h). Finds the tracer
- * library, prepares the output directory and the child's environment, runs the command and
- * maps its status to tracecost's exit code. No CUDA here: the tracer is only named. */
+/* record.c: `tracecost record [options] -- CMD ARGS...` (see record.h). Checks that a CUDA driver
+ * is installed, finds the tracer library, names the output directory (the tracer makes it when it
+ * writes a trace) and the child's environment, runs the command and maps its status to
+ * tracecost's exit code. No CUDA here: the tracer is only named, the driver only looked for. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "record.h"
 #include "envutil.h"
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -105,6 +107,41 @@ static int find_library(char *out, FILE *err) {
             "tracecost: point TRACECOST_CUPTI_LIB at libtracecost_cupti.so\n",
             a, b);
     return -1;
+}
+
+/* Whether a CUDA driver is installed: the library TRACECOST_CUDA_DRIVER names (default
+ * libcuda.so.1, the NVIDIA driver's) can be loaded; *name is the one looked for. */
+static int have_cuda_driver(const char **name) {
+    const char *lib = getenv("TRACECOST_CUDA_DRIVER");
+    *name = lib && *lib ? lib : "libcuda.so.1";
+    void *h = dlopen(*name, RTLD_LAZY | RTLD_LOCAL);
+    if (h) dlclose(h);
+    return h != NULL;
+}
+
+/* The absolute path of the trace directory d into out (PATH_MAX bytes), without making it: its
+ * real path when it exists, else d from the current directory. Fails (errno set) when the nearest
+ * existing folder above it cannot be written, so a run does not end with its traces lost. */
+static int trace_dir(const char *d, char *out) {
+    if (realpath(d, out)) return access(out, W_OK | X_OK);
+    char cwd[PATH_MAX];
+    if (d[0] != '/' && !getcwd(cwd, sizeof cwd)) return -1;
+    int n = d[0] == '/' ? snprintf(out, PATH_MAX, "%s", d) : snprintf(out, PATH_MAX, "%s/%s", cwd, d);
+    if (n < 0 || n >= PATH_MAX) { errno = ENAMETOOLONG; return -1; }
+    char above[PATH_MAX];
+    memcpy(above, out, (size_t)n + 1);
+    for (;;) { /* the nearest existing folder above */
+        char *slash = strrchr(above, '/');
+        if (!slash) break;
+        if (slash == above) { above[1] = 0; break; }
+        *slash = 0;
+        struct stat st;
+        if (stat(above, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) { errno = ENOTDIR; return -1; }
+            break;
+        }
+    }
+    return access(above, W_OK | X_OK);
 }
 
 /* Number of finished trace files in dir (names containing ".pt.trace.json"). */
@@ -253,11 +290,15 @@ int tc_record_main(int argc, char **argv, FILE *err) {
         return 0;
     }
     char lib[PATH_MAX], dir[PATH_MAX];
+    const char *driver;
+    if (!have_cuda_driver(&driver)) {
+        fprintf(err, "tracecost: no CUDA driver on this machine (%s cannot be loaded): record traces CUDA "
+                     "programs on an NVIDIA GPU with its driver installed; nothing was run\n", driver);
+        return TC_RECORD_EXIT_USAGE;
+    }
     if (find_library(lib, err) != 0) return TC_RECORD_EXIT_USAGE;
-    int e = tc_mkdir_p(o.dir);
-    if (e || !realpath(o.dir, dir)) {
-        fprintf(err, "tracecost: cannot create the trace directory %s: %s\n", o.dir,
-                strerror(e ? e : errno));
+    if (trace_dir(o.dir, dir) != 0) {
+        fprintf(err, "tracecost: cannot write the trace directory %s: %s\n", o.dir, strerror(errno));
         return TC_RECORD_EXIT_USAGE;
     }
     const char *prev = getenv("CUDA_INJECTION64_PATH");
@@ -331,7 +372,8 @@ int tc_record_main(int argc, char **argv, FILE *err) {
     if (made > 0)
         fprintf(err, "tracecost: %ld trace file%s in %s\n", made, made == 1 ? "" : "s", dir);
     else
-        fprintf(err, "tracecost: no trace written to %s (did %s use CUDA?)\n", dir, argv[o.cmd]);
+        fprintf(err, "tracecost: no trace written to %s (did %s use CUDA?)%s\n", dir, argv[o.cmd],
+                access(dir, F_OK) == 0 ? "" : "; the directory was not made");
 out:
     sigprocmask(SIG_SETMASK, &sv.mask, NULL);
     sigaction(SIGINT, &sv.intr, NULL);

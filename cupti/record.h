@@ -23,7 +23,8 @@ enum {
     X(HELP, "-h", "--help", NULL, "this text")
 
 /* Runs `record`. argv[0] is the subcommand name ("record"); options (TC_RECORD_OPTIONS) follow:
- *   -o DIR | --output DIR   trace directory (default ./tracecost-traces; created)
+ *   -o DIR | --output DIR   trace directory (default ./tracecost-traces; the tracer makes it when
+ *                           it writes the first trace, the launcher only checks it can be made)
  *   --gzip                  write .pt.trace.json.gz
  *   --delay S               start capturing S seconds after CUDA starts (decimal, e.g. 2.5)
  *   --duration S            stop capturing S seconds after it started
@@ -42,7 +43,8 @@ enum {
  *
  * Returns the exit code tracecost should exit with:
  *   the command's exit status when it exits; 128 + N when signal N kills it (like a shell);
- *   TC_RECORD_EXIT_USAGE (1) for usage or setup errors (message on err);
+ *   TC_RECORD_EXIT_USAGE (1) for usage or setup errors (message on err), among them no CUDA driver
+ *   (the library TRACECOST_CUDA_DRIVER names, default libcuda.so.1, cannot be loaded: nothing runs);
  *   126 / 127 when the command cannot be executed / is not found (message on err).
  * Messages and one summary line ("tracecost: N trace file(s) in DIR") go to err. Not
  * thread-safe: it changes the signal mask of the calling thread while the command runs. */

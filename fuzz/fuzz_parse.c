@@ -203,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             buf = NULL;
             f = open_memstream(&buf, &len);
             if (f) {
-                tc_text_report_write(f, &j, 0);
+                tc_text_report_write(f, &j, &(tc_term_opts){false, TC_TERM_WIDTH});
                 fclose(f);
             }
             free(buf);

@@ -6,8 +6,8 @@
 #include <strings.h>
 
 static const tc_cost_input_desc inputs[TC_COST_INPUT_COUNT] = {
-#define TC_COST_INPUT(field, name, kind, unit, help)                                               \
-    {TC_COST_INPUT_##field, name, #field, TC_COST_KIND_##kind, unit, help},
+#define TC_COST_INPUT(field, name, kind, unit, letter, help)                                               \
+    {TC_COST_INPUT_##field, name, #field, TC_COST_KIND_##kind, unit, letter, help},
 #include "cost_inputs.def"
 #undef TC_COST_INPUT
 };

@@ -24,7 +24,7 @@ typedef enum {
 
 /* One id per row of cost_inputs.def, in file order: TC_COST_INPUT_gpus, ... */
 typedef enum {
-#define TC_COST_INPUT(field, name, kind, unit, help) TC_COST_INPUT_##field,
+#define TC_COST_INPUT(field, name, kind, unit, letter, help) TC_COST_INPUT_##field,
 #include "cost_inputs.def"
 #undef TC_COST_INPUT
     TC_COST_INPUT_COUNT
@@ -36,6 +36,7 @@ typedef struct tc_cost_input_desc {
     const char *key;      /* JSON key and tc_cost_inputs field: "price_per_gpu_hour" */
     tc_cost_kind kind;    /* valid range and print format */
     const char *unit;     /* "$/GPU-hour" */
+    const char *letter;   /* in the formulas: "P" */
     const char *help;     /* one --help line */
 } tc_cost_input_desc;
 

@@ -1,6 +1,7 @@
 /* gpu_catalog.c: the catalog table built from gpus.def, device-name matching and peak selection
  * with fallbacks (see gpu_catalog.h). All data is const. */
 #include "gpu_catalog.h"
+#include "base/status.h"
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
@@ -91,6 +92,41 @@ const tc_gpu_spec *tc_gpu_find_by_id(const char *id_or_name) {
         if (tc_catalog_same_id(id_or_name, catalog[i].id) || tc_catalog_same_id(id_or_name, catalog[i].name))
             return &catalog[i];
     return tc_gpu_find_by_device_name(id_or_name);
+}
+
+/* The letters and digits of s, lower case, into buf (n bytes). */
+static const char *folded(char *buf, size_t n, const char *s) {
+    size_t o = 0;
+    for (; s && *s && o + 1 < n; s++)
+        if (isalnum((unsigned char)*s)) buf[o++] = (char)tolower((unsigned char)*s);
+    buf[o] = 0;
+    return buf;
+}
+
+#define MAX_SUGGESTIONS 6
+
+size_t tc_gpu_unknown_text(char *buf, size_t n, const char *word) {
+    char w[64], id[64], name[128];
+    const tc_gpu_spec *near[MAX_SUGGESTIONS];
+    size_t k = 0, too_many = 0;
+    folded(w, sizeof w, word);
+    for (size_t i = 0; w[0] && i < CATALOG_LEN; i++)
+        if (strstr(folded(id, sizeof id, catalog[i].id), w) || strstr(folded(name, sizeof name, catalog[i].name), w)) {
+            if (k < MAX_SUGGESTIONS) near[k++] = &catalog[i]; else too_many++;
+        }
+    size_t o = tc_format(buf, n, "unknown GPU '%s'; ", word ? word : "");
+    if (k && !too_many) {
+        o += tc_format(buf + o, n > o ? n - o : 0, "did you mean ");
+        for (size_t i = 0; i < k; i++)
+            o += tc_format(buf + o, n > o ? n - o : 0, "%s%s", i == 0 ? "" : i + 1 == k ? " or " : ", ", near[i]->id);
+        o += tc_format(buf + o, n > o ? n - o : 0, "? (tracecost gpus lists them all)");
+        return o < n ? o : (n ? n - 1 : 0);
+    }
+    o += tc_format(buf + o, n > o ? n - o : 0, "known:");
+    for (size_t i = 0; i < CATALOG_LEN; i++)
+        o += tc_format(buf + o, n > o ? n - o : 0, "%s %s", i ? "," : "", catalog[i].id);
+    o += tc_format(buf + o, n > o ? n - o : 0, " (tracecost gpus lists them)");
+    return o < n ? o : (n ? n - 1 : 0);
 }
 
 #define UNSOURCED_NOTE "the catalog has no sourced peak FLOP/s of this GPU for this data type: unknown"

@@ -55,6 +55,12 @@ const tc_gpu_spec *tc_gpu_find_by_device_name(const char *device_name);
  * else a device name as a trace writes it (tc_gpu_find_by_device_name). NULL when unknown. */
 const tc_gpu_spec *tc_gpu_find_by_id(const char *id_or_name);
 
+/* Why tc_gpu_find_by_id(word) found nothing, with what the user may have meant, into buf (n > 0:
+ * always NUL-terminated): "unknown GPU 'h100'; did you mean h100-pcie or h100-sxm? (tracecost gpus
+ * lists them all)" when up to 6 entries' ids or names hold the word's letters and digits, else
+ * "unknown GPU 'x'; known: h100-pcie, ... (tracecost gpus lists them)". Returns the length. */
+size_t tc_gpu_unknown_text(char *buf, size_t n, const char *word);
+
 /* Peak FLOP/s (not TFLOP/s) of gpu for dtype. When the figure is TC_GPU_UNSOURCED (or the
  * fallback below would use one), 0 with a note saying it is unknown. When the GPU lacks hardware support for dtype, the
  * peak it falls back to is returned and *note (if note is non-NULL) is set to a static sentence

@@ -21,6 +21,23 @@ typedef struct tc_cmp_coll {
     double busbw_GBps;          /* GB/s (1e9 B/s); valid if has_busbw */
 } tc_cmp_coll;
 
+/* One rank of a run (a tracecost/1 "ranks[]" entry): its GPU window and where it went, µs. */
+typedef struct tc_cmp_rank {
+    long long rank;
+    double window_us, compute_us, exposed_comm_us, memory_us, idle_us; /* µs of its GPU window */
+    bool has_step_time;
+    double step_time_us;        /* mean ProfilerStep duration, µs; valid if has_step_time */
+} tc_cmp_rank;
+
+/* One of a run's top compute kernels (a tracecost/1 "top_kernels[]" entry). */
+typedef struct tc_cmp_kernel {
+    char *name;                 /* kernel name, owned */
+    double time_us;             /* summed over the run's ranks, µs */
+    unsigned long long count;   /* launches over the run's ranks */
+    bool has_share;
+    double share_of_compute;    /* of the summed compute-kernel time, 0..1; valid if has_share */
+} tc_cmp_kernel;
+
 /* A cost input a saved result was analyzed with (its source "flag" or "config"): a number for a
  * row of cost_inputs.def, or the catalog GPU. */
 typedef struct tc_saved_cost_input {
@@ -64,6 +81,9 @@ typedef struct tc_run_summary {
     bool has_tokens, has_samples;
     double tokens_per_step, samples_per_step;
     tc_cmp_coll *colls; size_t n_colls;
+    tc_cmp_rank *ranks; size_t n_ranks;     /* in the result's order (by rank) */
+    tc_cmp_kernel *kernels; size_t n_kernels; /* top compute kernels, by time */
+    size_t steps;               /* ProfilerSteps of the rank with the most (0: none) */
     /* cost inputs carried over from a saved result (what the user set at analyze time);
        tc_run_cost re-applies them with rank "config" so compare's own flags override them */
     tc_saved_cost_input *saved_cost; size_t n_saved_cost;

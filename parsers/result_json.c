@@ -120,15 +120,26 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
            (!s->partial || take_str(&s->basis_summary, get(sm, "basis_summary"), NULL));
 }
 
-/* "ranks[]": the first rank's device, and the mean FLOPs per step over the ranks that have them. */
+/* "ranks[]": the first rank's device, the mean FLOPs per step over the ranks that have them, and
+ * each rank's window and where it went (tc_cmp_rank); the most steps of a rank. */
 static bool read_ranks(tc_run_summary *s, yajl_val ranks) {
     if (!ranks || !YAJL_IS_ARRAY(ranks)) return true;
     double fsum = 0, d;
     size_t fn = 0;
+    if (ranks->u.array.len && !(s->ranks = calloc(ranks->u.array.len, sizeof *s->ranks))) return false;
     for (size_t i = 0; i < ranks->u.array.len; i++) {
-        yajl_val r = ranks->u.array.values[i];
+        yajl_val r = ranks->u.array.values[i], steps = get(r, "steps");
         if (!s->device && str(get(r, "device")) && !take_str(&s->device, get(r, "device"), NULL)) return false;
         if (num(get(r, "flops_per_step"), &d) && d > 0) { fsum += d; fn++; }
+        tc_cmp_rank *o = &s->ranks[s->n_ranks++];
+        o->rank = whole(get(r, "rank"), &d) ? (long long)d : (long long)i;
+        num(get(r, "window_us"), &o->window_us);
+        num(get(r, "compute_us"), &o->compute_us);
+        num(get(r, "exposed_comm_us"), &o->exposed_comm_us);
+        num(get(r, "memory_exposed_us"), &o->memory_us);
+        num(get(r, "idle_us"), &o->idle_us);
+        o->has_step_time = num(get(r, "step_time_us"), &o->step_time_us);
+        if (steps && YAJL_IS_ARRAY(steps) && steps->u.array.len > s->steps) s->steps = steps->u.array.len;
     }
     if (fn) { s->has_flops = true; s->flops_per_step = fsum / (double)fn; }
     return true;
@@ -149,6 +160,22 @@ static bool read_colls(tc_run_summary *s, yajl_val colls) {
         o->count = whole(get(c, "count"), &d) && d >= 0 ? (unsigned long long)d : 0;
         num(get(c, "transfer_us_median"), &o->transfer_us_median);
         o->has_busbw = num(get(c, "busbw_GBps"), &o->busbw_GBps);
+    }
+    return true;
+}
+
+/* "top_kernels[]": one tc_cmp_kernel each. */
+static bool read_kernels(tc_run_summary *s, yajl_val top) {
+    if (!top || !YAJL_IS_ARRAY(top) || !top->u.array.len) return true;
+    if (!(s->kernels = calloc(top->u.array.len, sizeof *s->kernels))) return false;
+    for (size_t i = 0; i < top->u.array.len; i++) {
+        yajl_val k = top->u.array.values[i];
+        tc_cmp_kernel *o = &s->kernels[s->n_kernels++];
+        double d;
+        if (!take_str(&o->name, get(k, "name"), "?")) return false;
+        num(get(k, "time_us"), &o->time_us);
+        o->count = whole(get(k, "count"), &d) && d >= 0 ? (unsigned long long)d : 0;
+        o->has_share = num(get(k, "share_of_compute"), &o->share_of_compute);
     }
     return true;
 }
@@ -249,6 +276,7 @@ tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *
         s->label = tc_strdup(label);
         if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm) ||
             !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
+            !read_kernels(s, get(root, "top_kernels")) ||
             !read_cost_inputs(s, get(get(root, "cost"), "inputs")))
             rc = tc_error_set(e, TC_ERR_NOMEM, "out of memory");
         char why[200];

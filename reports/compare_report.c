@@ -9,6 +9,7 @@
 #include "textfmt.h"
 #include "base/version.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- words and money --------------------------------------------------------------------- */
@@ -346,24 +347,19 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
 
 /* "A: samples/ (traces), NVIDIA H100 80GB HBM3", wrapped: the label is a path and the device a
  * trace string, so both go through the cleaner. */
-static void text_side(FILE *out, char which, const tc_run_summary *s) {
+static void text_side(FILE *out, char which, const tc_run_summary *s, int width) {
     char line[2048];
     snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", side_kind(s),
              s->device ? ", " : "", s->device ? s->device : "", s->partial ? "; on partial data: " : "",
              s->partial && s->basis_summary ? s->basis_summary : "");
-    tc_term_wrap(out, line, 0, 3, TC_TERM_WIDTH);
+    tc_term_wrap(out, line, 0, 3, width);
 }
 
-/* A collective's size for the text table: its bytes, or "?" when the trace gave none. */
-static const char *bytes_cell(char *buf, size_t n, long long bytes) {
-    if (bytes < 0) snprintf(buf, n, "?"); else snprintf(buf, n, "%lld", bytes);
-    return buf;
-}
-
-/* Layout of the terminal output (every line fits TC_TERM_WIDTH columns): the metric table is
- * 28 + 3 x 17 + 10 = 89 columns, the collectives table 18 + 13 + 11 + 2 x 10 + 8 + 2 x 8 + 11 = 97. */
-#define COLL_NAME_COLS 18
-#define COLL_GROUP_COLS 12
+/* Layout of the terminal output (every line fits the width, 80 or more): the metric table is
+ * 27 + 2 x 14 + 17 + 8 = 80 columns; the collectives table gives its name and group columns what its
+ * figures (COLL_FIXED columns) leave. */
+#define COLL_FIXED 61 /* 2 + 8 + 2 x 9 + 8 + 2 x 7 + 11: the separators and figures */
+#define METRIC_ROW "%-27s %13s %13s %16s %7s\n"
 
 /* The process group(s) of a collectives row: one side's, or "A's / B's" when matched across
  * different groups. */
@@ -375,63 +371,78 @@ static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
 }
 
 /* The workload warning (when the runs differ) and the conclusion. */
-static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1) {
+static void text_head(FILE *out, const tc_comparison *c, const char *B0, const char *B1, int width) {
     char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     if (!c->same_workload) {
         char title[DIFF_TEXT];
         fprintf(out, "%sNOT THE SAME WORKLOAD:%s ", B0, B1);
-        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, TC_TERM_WIDTH);
+        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, width);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("  - ", out);
-            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, TC_TERM_WIDTH);
+            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, width);
         }
         fprintf(out, "\n");
     }
     fprintf(out, "%sConclusion:%s ", B0, B1);
-    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, TC_TERM_WIDTH);
+    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, width);
     fputc('\n', out);
 }
 
 /* The metric rows, straggler and verdict. */
 static void text_metrics(FILE *out, const tc_comparison *c) {
-    fprintf(out, "%-28s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
+    fprintf(out, METRIC_ROW, "", "A", "B", "B - A", "B / A");
     row_text t;
     for (size_t i = 0; i < N_METRICS; i++)
-        if (format_row(c, i, &t)) fprintf(out, "%-28s %16s %16s %16s %9s\n", metrics[i].label, t.a, t.b, t.diff, t.ratio);
+        if (format_row(c, i, &t)) fprintf(out, METRIC_ROW, metrics[i].label, t.a, t.b, t.diff, t.ratio);
     char sa[32], sb[32];
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
-    fprintf(out, "%-28s %16s %16s\n", "straggler", sa, sb);
+    fprintf(out, "%-27s %13s %13s\n", "straggler", sa, sb);
     /* a saved result's verdict is whatever its JSON said: a cell, cleaned and cut */
     char vda[4 * 16 + 1], vdb[4 * 16 + 1];
-    fprintf(out, "%-28s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
+    fprintf(out, "%-27s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
             tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
 }
 
 /* The collectives table (nothing when neither side has collectives). */
-static void text_colls(FILE *out, const tc_comparison *c) {
+static void text_colls(FILE *out, const tc_comparison *c, int width) {
     if (!c->n_colls) return;
-    fprintf(out, "\nCollectives (matched by name and bytes; transfer = median of the fastest rank's kernel)\n");
-    fprintf(out, "%-*s %-*s %10s %9s %9s %7s %7s %7s  %s\n", COLL_NAME_COLS, "collective", COLL_GROUP_COLS, "group",
-            "bytes", "A xfer us", "B xfer us", "B / A", "A busbw", "B busbw", "change");
+    int names = width - COLL_FIXED, nw = names / 2, gw = names - nw;
+    const char **cn = calloc(c->n_colls, sizeof *cn), **gn = calloc(c->n_colls, sizeof *gn);
+    char (*gt)[256] = calloc(c->n_colls, sizeof *gt);
+    if (!cn || !gn || !gt) { free(cn); free(gn); free(gt); return; }
+    for (size_t i = 0; i < c->n_colls; i++) {
+        const tc_cmp_coll_row *r = &c->colls[i];
+        cn[i] = (r->a ? r->a : r->b)->name;
+        group_of(gt[i], sizeof gt[i], r);
+        gn[i] = gt[i];
+    }
+    char ua[40], ub[40];
+    fprintf(out, "\nCollectives (matched by name and size; transfer = the fastest rank's kernel)\n");
+    fprintf(out, "%-*s %-*s %8s %8s %8s %7s %6s %6s  %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
+            "B / A", "A bus", "B bus", "change");
+    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 8),
+            tc_term_cell(ub, sizeof ub, "µs, med", 8), "", "GB/s", "GB/s");
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         const tc_cmp_coll *x = r->a ? r->a : r->b;
-        char name[4 * COLL_NAME_COLS + 1], grp[4 * COLL_GROUP_COLS + 1], g[1024], by[24];
+        char name[4 * 64 + 1], grp[4 * 64 + 1], by[24];
         char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
-        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 9);
-        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 9);
+        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 8);
+        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 8);
         if (r->transfer_us.has_ratio) {
             tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
             strcat(rt, "x");
         }
-        if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 7);
-        if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 7);
-        group_of(g, sizeof g, r);
-        fprintf(out, "%s %s %10s %9s %9s %7s %7s %7s  %s\n", tc_term_cell(name, sizeof name, x->name, -COLL_NAME_COLS),
-                tc_term_cell(grp, sizeof grp, g, -COLL_GROUP_COLS), bytes_cell(by, sizeof by, x->bytes), ta, tb, rt,
-                ba, bb, change_name(r->change));
+        if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 6);
+        if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 6);
+        fprintf(out, "%s %s %8s %8s %8s %7s %6s %6s  %s\n", tc_term_name_cell(name, sizeof name, x->name, cn, c->n_colls, -nw),
+                tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw), tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb,
+                rt, ba, bb, change_name(r->change));
     }
+    free(cn);
+    free(gn);
+    free(gt);
 }
 
 /* The monthly difference in words ("at 1,000 steps a month (...), B costs $X a month less than A"),
@@ -451,23 +462,23 @@ static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
 }
 
 /* Cost per unit of work: why a side has no cost, and the monthly difference. */
-static void text_cost(FILE *out, const tc_comparison *c) {
+static void text_cost(FILE *out, const tc_comparison *c, int width) {
     char note[COST_NOTE_TEXT];
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
-    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, TC_TERM_WIDTH); }
-    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, TC_TERM_WIDTH); }
+    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, width); }
+    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, width); }
     char line[512];
-    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, TC_TERM_WIDTH);
+    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, width);
 }
 
-void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color) {
-    text_head(out, c, color ? "\033[1m" : "", color ? "\033[0m" : "");
-    text_side(out, 'A', c->a);
-    text_side(out, 'B', c->b);
+void tc_compare_text_write(FILE *out, const tc_comparison *c, const tc_term_opts *o) {
+    text_head(out, c, o->color ? "\033[1m" : "", o->color ? "\033[0m" : "", o->width);
+    text_side(out, 'A', c->a, o->width);
+    text_side(out, 'B', c->b, o->width);
     fputc('\n', out);
     text_metrics(out, c);
-    text_colls(out, c);
-    text_cost(out, c);
+    text_colls(out, c, o->width);
+    text_cost(out, c, o->width);
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
@@ -539,6 +550,36 @@ static void json_colls(jw *w, const tc_comparison *c) {
     jw_array_end(w);
 }
 
+/* Keys ranks and kernels: each rank and each top compute kernel of either run, A against B. */
+static void json_ranks_kernels(jw *w, const tc_comparison *c) {
+    jw_key(w, "ranks");
+    jw_array_begin(w);
+    for (size_t i = 0; i < c->n_ranks; i++) {
+        const tc_cmp_rank_row *r = &c->ranks[i];
+        jw_object_begin(w);
+        jw_key(w, "rank"); jw_int(w, r->rank);
+        jw_key(w, "share_compute"); json_pair(w, &r->share_compute);
+        jw_key(w, "share_exposed_comm"); json_pair(w, &r->share_exposed_comm);
+        jw_key(w, "share_idle"); json_pair(w, &r->share_idle);
+        jw_key(w, "step_time_us"); json_pair(w, &r->step_time_us);
+        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    jw_key(w, "kernels");
+    jw_array_begin(w);
+    for (size_t i = 0; i < c->n_kernels; i++) {
+        const tc_cmp_kernel_row *r = &c->kernels[i];
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, (r->a ? r->a : r->b)->name);
+        jw_key(w, "share_of_compute"); json_pair(w, &r->share_of_compute);
+        jw_key(w, "time_us_per_gpu_step"); json_pair(w, &r->time_us_per_gpu_step);
+        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     jw w;
@@ -567,6 +608,7 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     jw_key(&w, "work_steps_per_month_source"); jw_string(&w, c->work_from_flag ? "flag" : "default: A's month at its utilization");
     jw_key(&w, "monthly_difference"); if (c->has_monthly_diff) jw_double(&w, c->monthly_diff); else jw_null(&w);
     json_colls(&w, c);
+    json_ranks_kernels(&w, c);
     jw_object_end(&w);
     return jw_finish(&w);
 }
@@ -583,14 +625,26 @@ static void html_esc(FILE *out, const char *s) {
 static void html_head(FILE *out, const tc_comparison *c) {
     char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<title>tracecost compare</title>\n<style>\n"
-          "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>tracecost compare: ", out);
+    html_esc(out, c->a->label);
+    fputs(" vs ", out);
+    html_esc(out, c->b->label);
+    fputs("</title>\n<style>\n"
+          "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1000px;color:#222;padding:1em}\n"
+          "p,li,h1,h2,.warn{overflow-wrap:anywhere}td,th{white-space:nowrap}td.name,td.muted{white-space:normal}\n"
           "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.8em;border-bottom:1px solid #ddd}\n"
+          "section{overflow-x:auto}.scroll{overflow-x:auto}svg.chart{display:block;max-width:none;font-size:11px}\n"
           "table{border-collapse:collapse;width:100%}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}\n"
-          "th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}\n"
+          "th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}th[colspan]{text-align:center}td.name{text-align:left;word-break:break-all;"
+          "font-family:ui-monospace,monospace;font-size:12px}\n"
           ".warn{background:#fde8e8;border:2px solid #c0392b;color:#7b1d12;padding:.7em 1em;font-weight:bold}\n"
           ".concl{background:#eef6ee;border-left:4px solid #2e7d32;padding:.7em 1em}\n"
-          ".better{color:#2e7d32}.worse{color:#c0392b}.muted{color:#777;font-size:.9em}\n"
+          ".better{color:#1b6e20;font-weight:600}.worse{color:#b02a1c;font-weight:600}.muted{color:#666;font-size:.9em}\n"
+          ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px}\n"
+          ".sw{display:inline-block;width:12px;height:12px;border:1px solid #333;vertical-align:middle;margin-right:4px}\n"
+          ".c-compute{fill:#0072B2;background:#0072B2}.c-transfer{fill:#D55E00;background:#D55E00}"
+          ".c-wait{fill:#E69F00;background:#E69F00}.c-comm{fill:#CC79A7;background:#CC79A7}"
+          ".c-memory{fill:#009E73;background:#009E73}.c-idle{fill:#DDDDDD;background:#DDDDDD}\n"
           "</style></head><body>\n<h1>tracecost compare</h1>\n", out);
     if (!c->same_workload) {
         char title[DIFF_TEXT];
@@ -622,9 +676,117 @@ static void html_head(FILE *out, const tc_comparison *c) {
     fputs("</p>\n", out);
 }
 
+/* The breakdown of each run as one stacked bar (A above B), the shares of its summed GPU windows. */
+static void html_bars(FILE *out, const tc_comparison *c) {
+    static const char *const cls[] = {"c-compute", "c-transfer", "c-wait", "c-comm", "c-memory", "c-idle"};
+    static const char *const label[] = {"compute", "exposed transfer", "exposed wait", "exposed comm (not split)",
+                                        "exposed memory", "idle"};
+    const int W = TC_HTML_CHART_W, L = 40, R = 20, bh = 26, top = 8;
+    double PW = W - L - R;
+    fputs("<section id=\"breakdown\"><h2>Where the GPU time went</h2>\n<ul class=\"legend\">", out);
+    for (int k = 0; k < 6; k++) fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", cls[k], label[k]);
+    fprintf(out, "</ul>\n<svg id=\"compare-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                 "aria-label=\"A and B: shares of GPU time\">\n", W, top + 2 * (bh + 10) + 20, W, top + 2 * (bh + 10) + 20);
+    for (int side = 0; side < 2; side++) {
+        const tc_run_summary *s = side ? c->b : c->a;
+        double v[6] = {s->share_compute, s->split_known ? s->share_exposed_transfer : 0,
+                       s->split_known ? s->share_exposed_wait : 0, s->split_known ? 0 : s->share_exposed_comm,
+                       s->share_memory, s->share_idle};
+        int y = top + side * (bh + 10);
+        double x = L;
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">%c</text>", L - 8, y + bh - 8,
+                side ? 'B' : 'A');
+        for (int k = 0; k < 6; k++) {
+            if (v[k] <= 0) continue;
+            fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\"><title>%c: %s %.2f%%</title></rect>",
+                    x, y, v[k] * PW, bh, cls[k], side ? 'B' : 'A', label[k], 100 * v[k]);
+            if (v[k] * PW >= 44)
+                fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%.1f%%</text>",
+                        x + v[k] * PW / 2, y + bh - 9, k == 5 ? "#222" : "#fff", 100 * v[k]);
+            x += v[k] * PW;
+        }
+        fputs("\n", out);
+    }
+    fputs("</svg>\n</section>\n", out);
+}
+
+/* A share pair as "A%", "B%", "+x.x pt" cells, the difference coloured by whether more is better. */
+static void share_cells(FILE *out, const tc_cmp_pair *p, bool more_is_better) {
+    if (p->has_a) fprintf(out, "<td>%.1f</td>", 100 * p->a); else fputs("<td>-</td>", out);
+    if (p->has_b) fprintf(out, "<td>%.1f</td>", 100 * p->b); else fputs("<td>-</td>", out);
+    if (!p->has_diff) { fputs("<td>-</td>", out); return; }
+    double pt = 100 * p->diff;
+    const char *cls = pt >= 0.05 ? (more_is_better ? "better" : "worse") : pt <= -0.05 ? (more_is_better ? "worse" : "better") : "";
+    fprintf(out, "<td class=\"%s\">%+.1f pt</td>", cls, pt);
+}
+
+/* The change of a row in words, coloured: faster in green, slower in red. */
+static void change_cell(FILE *out, tc_cmp_change ch) {
+    const char *cls = ch == TC_CMP_FASTER ? "better" : ch == TC_CMP_SLOWER ? "worse" : "";
+    fprintf(out, "<td class=\"%s\">%s</td>", cls, change_name(ch));
+}
+
+/* Each rank of either run: its shares and step time, A against B. */
+static void html_ranks(FILE *out, const tc_comparison *c) {
+    if (!c->n_ranks) return;
+    fputs("<section id=\"rank-diffs\"><h2>Per rank</h2>\n<p class=\"muted\">Shares of each rank's own GPU window in A and "
+          "B, matched by rank number; the difference in percentage points is green where B is better (more compute, "
+          "less exposed communication or idle), red where it is worse. Step time: the rank's mean; slower or faster "
+          "beyond 2%.</p>\n<div class=\"scroll\"><table id=\"rank-diff-table\"><thead><tr><th rowspan=\"2\">rank</th>"
+          "<th colspan=\"3\">compute %</th><th colspan=\"3\">exposed comm %</th><th colspan=\"3\">idle %</th>"
+          "<th colspan=\"4\">step time ms</th></tr><tr><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th>"
+          "<th>B &minus; A</th><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th><th>B / A</th><th>change</th>"
+          "</tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < c->n_ranks; i++) {
+        const tc_cmp_rank_row *r = &c->ranks[i];
+        char rt[24];
+        fprintf(out, "<tr><td>%lld</td>", r->rank);
+        share_cells(out, &r->share_compute, true);
+        share_cells(out, &r->share_exposed_comm, false);
+        share_cells(out, &r->share_idle, false);
+        if (r->step_time_us.has_a) fprintf(out, "<td>%.3f</td>", r->step_time_us.a / 1e3); else fputs("<td>-</td>", out);
+        if (r->step_time_us.has_b) fprintf(out, "<td>%.3f</td>", r->step_time_us.b / 1e3); else fputs("<td>-</td>", out);
+        fmt_ratio(rt, sizeof rt, &r->step_time_us);
+        fprintf(out, "<td>%s</td>", rt);
+        change_cell(out, r->change);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div></section>\n", out);
+}
+
+/* Each top compute kernel of either run: its share of compute and time per GPU per step. */
+static void html_kernels(FILE *out, const tc_comparison *c) {
+    if (!c->n_kernels) return;
+    fputs("<section id=\"kernel-diffs\"><h2>Top compute kernels</h2>\n<p class=\"muted\">The top compute kernels of A and "
+          "B matched by name: share of each run's compute-kernel time, and time per GPU per step (summed time / steps / "
+          "ranks); faster (green) or slower (red) beyond 2%.</p>\n<div class=\"scroll\"><table id=\"kernel-diff-table\">"
+          "<thead><tr><th rowspan=\"2\">kernel</th><th colspan=\"3\">share of compute %</th><th colspan=\"4\">"
+          "&micro;s per GPU per step</th></tr><tr><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th>"
+          "<th>B / A</th><th>change</th></tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < c->n_kernels; i++) {
+        const tc_cmp_kernel_row *r = &c->kernels[i];
+        const tc_cmp_pair *sh = &r->share_of_compute, *t = &r->time_us_per_gpu_step;
+        char rt[24];
+        fputs("<tr><td class=\"name\">", out);
+        html_esc(out, (r->a ? r->a : r->b)->name);
+        fputs("</td>", out);
+        if (sh->has_a) fprintf(out, "<td>%.1f</td>", 100 * sh->a); else fputs("<td>-</td>", out);
+        if (sh->has_b) fprintf(out, "<td>%.1f</td>", 100 * sh->b); else fputs("<td>-</td>", out);
+        if (sh->has_diff) fprintf(out, "<td>%+.1f pt</td>", 100 * sh->diff); else fputs("<td>-</td>", out);
+        if (t->has_a) fprintf(out, "<td>%.1f</td>", t->a); else fputs("<td>-</td>", out);
+        if (t->has_b) fprintf(out, "<td>%.1f</td>", t->b); else fputs("<td>-</td>", out);
+        fmt_ratio(rt, sizeof rt, t);
+        fprintf(out, "<td>%s</td>", rt);
+        change_cell(out, r->change);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div></section>\n", out);
+}
+
 /* The side-by-side table: metric rows, straggler and verdict. */
 static void html_metrics(FILE *out, const tc_comparison *c) {
-    fputs("<h2>Side by side</h2>\n<table><tr><th>metric</th><th>A</th><th>B</th><th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
+    fputs("<section id=\"metrics\"><h2>Side by side</h2>\n<div class=\"scroll\"><table><tr><th>metric</th><th>A</th><th>B</th>"
+          "<th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
     row_text t;
     for (size_t i = 0; i < N_METRICS; i++) {
         if (!format_row(c, i, &t)) continue;
@@ -644,15 +806,15 @@ static void html_metrics(FILE *out, const tc_comparison *c) {
     html_esc(out, c->a->verdict);
     fputs("</td><td>", out);
     html_esc(out, c->b->verdict);
-    fputs("</td><td></td><td></td><td></td></tr>\n</table>\n", out);
+    fputs("</td><td></td><td></td><td></td></tr>\n</table></div></section>\n", out);
 }
 
 /* The collectives table (nothing when neither side has collectives). */
 static void html_colls(FILE *out, const tc_comparison *c) {
     if (!c->n_colls) return;
-    fputs("<h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process group preferred); "
-          "transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
-          "<table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
+    fputs("<section id=\"collectives\"><h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process "
+          "group preferred); transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
+          "<div class=\"scroll\"><table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
           "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th><th>group</th></tr>\n", out);
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
@@ -676,7 +838,7 @@ static void html_colls(FILE *out, const tc_comparison *c) {
         html_esc(out, g);
         fputs("</td></tr>\n", out);
     }
-    fputs("</table>\n", out);
+    fputs("</table></div></section>\n", out);
 }
 
 /* Cost per unit of work and the page's end. */
@@ -696,7 +858,10 @@ static void html_cost(FILE *out, const tc_comparison *c) {
 
 int tc_compare_html_write(FILE *out, const tc_comparison *c) {
     html_head(out, c);
+    html_bars(out, c);
     html_metrics(out, c);
+    html_ranks(out, c);
+    html_kernels(out, c);
     html_colls(out, c);
     html_cost(out, c);
     return ferror(out) ? -1 : 0;

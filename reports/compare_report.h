@@ -7,13 +7,14 @@
 #define TC_COMPARE_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "termtext.h"
 #include "analyzer/compare.h"
 
 #define TC_COMPARE_SCHEMA "tracecost-compare/1"
 
 /* Side-by-side table, the collectives, cost per unit of work and the conclusion. A "NOT THE SAME
  * WORKLOAD" line comes first when the runs differ. Write errors show in ferror(out). */
-void tc_compare_text_write(FILE *out, const tc_comparison *c, bool color);
+void tc_compare_text_write(FILE *out, const tc_comparison *c, const tc_term_opts *o);
 /* JSON document; returns 0, or -1 on a write error. */
 int tc_compare_json_write(FILE *out, const tc_comparison *c);
 /* HTML page (inline CSS, nothing fetched); returns 0, or -1 on a write error. */

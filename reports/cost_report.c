@@ -229,11 +229,20 @@ typedef struct style {
     const char *bold; /* section titles and headline */
     const char *dim;  /* formulas */
     const char *off;  /* reset */
+    int width;        /* columns every line fits in */
 } style;
 
-/* One result row: label, right-aligned value, formula. Fits 100 columns for formulas <= 46. */
+/* One result row: label, right-aligned value, formula; a formula too long for the rest of the line
+ * goes on the next, under the formulas' column. */
+#define COST_LABEL 30
+#define COST_VALUE 14
 static void row(FILE *out, const style *st, const char *label, const char *value, const char *how) {
-    fprintf(out, "  %-34.34s %14s  %s%.46s%s\n", label, value, st->dim, how, st->off);
+    int col = 2 + COST_LABEL + 1 + COST_VALUE + 2;
+    fprintf(out, "  %-*.*s %*s%s", COST_LABEL, COST_LABEL, label, COST_VALUE, value, st->dim);
+    if ((int)tc_fmt_width(how) > st->width - col) { fprintf(out, "\n%*s", 8, ""); col = 8; }
+    else fputs("  ", out);
+    tc_term_wrap_from(out, how, col, 8, st->width);
+    fputs(st->off, out);
 }
 
 static void section(FILE *out, const style *st, const char *title) {
@@ -278,9 +287,11 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
     if (r->has_straggler_loss) money0(v, sizeof v, r->straggler_loss_per_month);
     row(out, st, "straggler loss per month", r->has_straggler_loss ? bounded(w, sizeof w, v, r->straggler_loss_bound) : "-",
         r->has_straggler_loss ? "N x P x H x u x wait share" : "needs a trace of 2+ ranks");
-    if (lower)
-        fprintf(out, "  %s%s%s\n", st->dim, "<= upper bound, >= lower bound: exposed transfer is an upper bound on "
-                                         "this data", st->off);
+    if (lower) {
+        fputs(st->dim, out);
+        tc_term_wrap(out, "<= upper bound, >= lower bound: exposed transfer is an upper bound on this data", 2, 4, st->width);
+        fputs(st->off, out);
+    }
 }
 
 static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) {
@@ -307,7 +318,7 @@ static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) 
         r->has_own ? "total own / (N x H x u x M x e)" : need);
     if (r->has_breakeven) snprintf(v, sizeof v, "%.1f months", r->breakeven_months);
     row(out, st, "owning pays back after", r->has_breakeven ? v : (r->has_own ? "never" : "-"),
-        r->has_own ? "capital / (rent - running) per month" : need);
+        r->has_own ? "capital / (rent - running)" : need);
 }
 
 static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
@@ -346,29 +357,46 @@ static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
         w->has_payback ? v : (w->has_upgrade_cost ? "never" : "-"), "X / value recovered");
 }
 
-/* Every input as a flag with its value, unit and origin. */
+/* One input row: flag, value, unit, and where the value came from (wrapped under
+ * itself when long). */
+static void input_row(FILE *out, const style *st, const char *flag, const char *value, const char *unit,
+                      const char *origin) {
+    char v[4 * 10 + 1];
+    fprintf(out, "  --%-23s %s %-10s %s", flag, tc_term_cell(v, sizeof v, value, 10), unit, st->dim);
+    tc_term_wrap_from(out, origin, 50, 50, st->width);
+    fputs(st->off, out);
+}
+
+/* Every input as a flag with its value, unit and origin, then the letters of the formulas. */
 static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
-    char v[112];
+    char v[112], letters[TC_COST_INPUT_COUNT][48];
+    const char *items[TC_COST_INPUT_COUNT + 5];
+    size_t n = 0;
     section(out, st, "inputs");
+    items[n++] = "letters: H = 730 hours a month";
     for (int id = 0; id < TC_COST_INPUT_COUNT; id++) {
         const tc_cost_input_desc *d = tc_cost_input((tc_cost_input_id)id);
         const tc_cost_value *cv = tc_cost_inputs_cvalue(u, (tc_cost_input_id)id);
         fmt_input(v, sizeof v, d->kind, cv);
-        fprintf(out, "  --%-24s %14s %-10s %s%.44s%s\n", d->name, v, d->unit, st->dim,
-                cv->set ? cv->origin : "unset", st->off);
+        input_row(out, st, d->name, v, d->unit, cv->set ? cv->origin : "unset");
+        snprintf(letters[id], sizeof letters[id], "%s = --%s", d->letter, d->name);
+        items[n++] = letters[id];
     }
-    fprintf(out, "  --%-24s %14.14s %-10s %s%.44s%s\n", "gpu", u->gpu ? u->gpu->id : "-", "",
-            st->dim, u->gpu ? u->gpu_origin : "unset", st->off);
-    fprintf(out, "  %s%s%s\n", st->dim,
-            "H = 730 hours a month. Precedence: flag > config > trace > catalog > default.", st->off);
+    input_row(out, st, "gpu", u->gpu ? u->gpu->id : "-", "", u->gpu ? u->gpu_origin : "unset");
+    items[n++] = "s = 1 - e (the exposed transfer share)";
+    items[n++] = "t = the inter-node groups' part of s";
+    items[n++] = "e' = e after the upgrade; precedence: flag > config > trace > catalog > default";
+    fputs(st->dim, out);
+    tc_term_join(out, items, n, ", ", 2, 4, st->width);
+    fputs(st->off, out);
 }
 
-void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color) {
-    const style st = {color ? "\033[1m" : "", color ? "\033[2m" : "", color ? "\033[0m" : ""};
+void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts *o) {
+    const style st = {o->color ? "\033[1m" : "", o->color ? "\033[2m" : "", o->color ? "\033[0m" : "", o->width};
     char head[1200];
     tc_cost_headline(head, sizeof head, r);
     fputs(st.bold, out);
-    tc_term_wrap(out, head, 0, 2, 100);
+    tc_term_wrap(out, head, 0, 2, st.width);
     fputs(st.off, out);
     print_network(out, &st, r);
     print_rent_own(out, &st, r);
@@ -379,7 +407,7 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color) {
         for (size_t i = 0; i < r->n_notes; i++) {
             char line[240];
             snprintf(line, sizeof line, "- %s", r->notes[i]);
-            tc_term_wrap(out, line, 2, 4, 100);
+            tc_term_wrap(out, line, 2, 4, st.width);
         }
     }
 }

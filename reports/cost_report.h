@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "analyzer/cost.h"
 #include "jsonw.h"
+#include "termtext.h"
 
 /* Writes the `cost` object value (the caller writes the "cost" key when nesting it) with exactly
  * the keys effective_gpus, effective_price_per_gpu_hour, network_loss_per_month,
@@ -28,7 +29,8 @@ int tc_cost_json_write(FILE *out, const tc_cost_result *r);
  * costs you $4,672 a month; ...") into buf; always NUL-terminated when n > 0. Returns its length. */
 size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r);
 
-/* Writes the headline, the results table, the inputs with their sources, and the notes, aligned
- * and no wider than 100 columns. color adds ANSI bold/dim. Write errors show in ferror(out). */
-void tc_cost_result_print(FILE *out, const tc_cost_result *r, bool color);
+/* Writes the headline, the results table, the inputs with their letters and sources, the letters'
+ * legend, and the notes, aligned and no wider than o->width columns. o->color adds ANSI bold/dim.
+ * Write errors show in ferror(out). */
+void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts *o);
 #endif

@@ -352,7 +352,7 @@ static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
     const tc_launch_stats *l = &a->launch;
     char figures[400] = "";
     if (l->kernels && l->launch_calls)
-        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 us; %llu launch calls take %.3f ms of "
+        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 µs; %llu launch calls take %.3f ms of "
                   "CPU against %.3f ms of GPU busy time%s", (unsigned long long)l->kernels,
                   100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
                   (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,

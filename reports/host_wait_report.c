@@ -106,27 +106,27 @@ void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
 
-/* The causes of at least 0.05% of `whole`, largest first, as "sync 24.0% | launch overhead 3.1%",
- * then how many smaller ones have time. */
-static void causes_line(char *buf, size_t n, const tc_idle_causes *k, int64_t whole) {
+/* The causes of at least 0.05% of `whole`, largest first, as items "sync 24.0%", then how many
+ * smaller ones have time ("3 more under 0.1%"). Returns the number of items. */
+static size_t causes_items(char (*items)[64], const tc_idle_causes *k, int64_t whole) {
     bool done[TC_IDLE_CAUSES] = {false};
-    size_t len = 0, small = 0;
-    buf[0] = 0;
+    size_t n = 0, small = 0;
     for (;;) {
         int best = -1;
         for (int c = 0; c < TC_IDLE_CAUSES; c++)
             if (!done[c] && k->ns[c] > 0 && (best < 0 || k->ns[c] > k->ns[best])) best = c;
-        if (best < 0 || len + 48 >= n) break;
+        if (best < 0) break;
         done[best] = true;
         if (pct(k->ns[best], whole) < 0.05) { small++; continue; }
-        len += (size_t)snprintf(buf + len, n - len, "%s%s %.1f%%", len ? " | " : "", tc_idle_cause_label(best),
-                                pct(k->ns[best], whole));
+        snprintf(items[n++], 64, "%s %.1f%%", tc_idle_cause_label(best), pct(k->ns[best], whole));
     }
-    if (small && len + 48 < n) snprintf(buf + len, n - len, "%s%zu more under 0.1%%", len ? " | " : "", small);
+    if (small) snprintf(items[n++], 64, "%zu more under 0.1%%", small);
+    return n;
 }
 
 /* Where the host was and the launch figures of the view rank. */
-static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, const char *dim_on, const char *dim_off) {
+static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, const char *dim_on, const char *dim_off,
+                       int width) {
     char line[1200], name[256], who[48] = "";
     if (j->n_ranks > 1) snprintf(who, sizeof who, " (rank %lld)", (long long)rr->rank);
     if (rr->n_host_ops) {
@@ -139,16 +139,19 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
                                     h->name ? tc_term_clean(name, sizeof name, h->name, 64) : "(no CPU op)",
                                     tc_idle_cause_label(h->cause), ms(h->ns));
         }
-        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+        tc_term_wrap(out, line, 2, 4, width);
     }
-    if (!rr->has_host_events)
-        fprintf(out, "  %snote: the trace holds no runtime calls: every idle gap is unattributed%s\n", dim_on, dim_off);
+    if (!rr->has_host_events) {
+        fputs(dim_on, out);
+        tc_term_wrap(out, "note: the trace holds no runtime calls: every idle gap is unattributed", 2, 4, width);
+        fputs(dim_off, out);
+    }
     const tc_launch_stats *l = &rr->launch;
     if (!l->kernels) return;
-    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %.0f%% under 10 us", who, (unsigned long long)l->kernels,
+    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %.0f%% under 10 µs", who, (unsigned long long)l->kernels,
                        l->kernels == 1 ? "" : "s", pct((int64_t)l->short_kernels, (int64_t)l->kernels));
     if (l->delay_kernels)
-        len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f us, p95 %.1f us",
+        len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f µs, p95 %.1f µs",
                         (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
     if (l->launch_calls)
         len += snprintf(line + len, sizeof line - (size_t)len, "; launch calls %.3f ms of CPU vs GPU busy %.3f ms%s",
@@ -156,31 +159,40 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
     if (l->graph_launches)
         snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels",
                  (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels);
-    tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+    tc_term_wrap(out, line, 2, 4, width);
 }
+
+#define STEP_ROW "%-8s %10s %8s %8s %8s %8s  %s\n" /* 57 columns and the top idle cause */
 
 static void step_row(FILE *out, const tc_step_result *st) {
     const tc_breakdown *b = &st->b;
     int top = tc_idle_top_cause(&st->idle);
-    char cause[64] = "-", t[24];
+    char cause[64] = "-", t[24], num[24], c[16], e[16], m[16], i[16];
     if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
     tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
-    fprintf(out, "%-12lld %10s %8.1f%% %8.1f%% %8.1f%% %8.1f%%  %s\n", (long long)st->number, t, pct(b->compute_ns, b->window_ns),
-            pct(b->exposed_comm_ns, b->window_ns), pct(b->memory_exposed_ns, b->window_ns), pct(b->idle_ns, b->window_ns),
-            cause);
+    snprintf(num, sizeof num, "%lld", (long long)st->number);
+    snprintf(c, sizeof c, "%.1f%%", pct(b->compute_ns, b->window_ns));
+    snprintf(e, sizeof e, "%.1f%%", pct(b->exposed_comm_ns, b->window_ns));
+    snprintf(m, sizeof m, "%.1f%%", pct(b->memory_exposed_ns, b->window_ns));
+    snprintf(i, sizeof i, "%.1f%%", pct(b->idle_ns, b->window_ns));
+    fprintf(out, STEP_ROW, num, t, c, e, m, i, cause);
 }
 
 #define STEP_ROWS 12 /* more steps than this are folded: the first and last STEP_ROWS / 2 shown */
 
-static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_on, const char *bold_off) {
+static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_on, const char *bold_off, int width) {
     const tc_step_stats *ss = &rr->step_stats;
-    fprintf(out, "\n%sSteps%s (rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms)\n", bold_on, bold_off,
-            (long long)rr->rank, rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
-    fprintf(out, "%-12s %10s %9s %9s %9s %9s  %s\n", "step", "time ms", "compute", "exp comm", "memory", "idle",
-            "top idle cause");
+    char title[300];
+    snprintf(title, sizeof title, "(rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms; %% of each step's "
+             "GPU window)", (long long)rr->rank,
+             rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    fprintf(out, "\n%sSteps%s ", bold_on, bold_off);
+    tc_term_wrap_from(out, title, 6, 2, width);
+    fprintf(out, STEP_ROW, "step", "time", "compute", "exp comm", "memory", "idle", "top idle cause");
+    fprintf(out, "%-8s %10s %8s %8s %8s %8s\n", "", "ms", "%", "%", "%", "%");
     size_t n = rr->n_steps, half = STEP_ROWS / 2;
     for (size_t s = 0; s < n; s++) {
-        if (n > STEP_ROWS && s == half) fprintf(out, "  ... %zu steps folded (every step in --json)\n", n - 2 * half);
+        if (n > STEP_ROWS && s == half) fprintf(out, "  ... %zu steps folded (every step in --json and --csv)\n", n - 2 * half);
         if (n > STEP_ROWS && s >= half && s < n - half) continue;
         step_row(out, &rr->steps[s]);
     }
@@ -195,29 +207,37 @@ static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_
         if (s->idle_cause < TC_IDLE_CAUSES)
             snprintf(line + len, sizeof line - (size_t)len, " (%s +%.3f ms)", tc_idle_cause_label(s->idle_cause),
                      ms(s->idle_cause_grew_ns));
-        tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
+        tc_term_wrap(out, line, 2, 4, width);
     }
 }
 
 void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, const char *dim_on,
-                       const char *dim_off) {
+                       const char *dim_off, int width) {
     const tc_summary *sm = &j->summary;
     if (!j->n_ranks) return;
     const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
     if (sm->b.idle_ns > 0 || rr->launch.kernels) {
-        char line[1024];
-        fprintf(out, "\n%sWhy the GPU waits%s (idle %.1f%% of GPU time; causes as shares of the summed windows)\n", bold_on,
-                bold_off, 100 * sm->share_idle);
+        char title[200];
+        snprintf(title, sizeof title, "(idle %.1f%% of GPU time; each cause as %% of the summed GPU windows)",
+                 100 * sm->share_idle);
+        fprintf(out, "\n%sWhy the GPU waits%s ", bold_on, bold_off);
+        tc_term_wrap_from(out, title, 18, 2, width);
         if (sm->b.idle_ns > 0) {
-            causes_line(line, sizeof line, &sm->idle, sm->b.window_ns);
-            tc_term_wrap(out, line, 2, 4, TC_TERM_WIDTH);
-            if (sm->idle.after_sync_ns > 0)
-                fprintf(out, "  %.1f%% of GPU time is gaps that began while the host waited in a sync call\n",
-                        pct(sm->idle.after_sync_ns, sm->b.window_ns));
+            char items[TC_IDLE_CAUSES + 1][64];
+            const char *p[TC_IDLE_CAUSES + 1];
+            size_t n = causes_items(items, &sm->idle, sm->b.window_ns);
+            for (size_t i = 0; i < n; i++) p[i] = items[i];
+            tc_term_join(out, p, n, " | ", 2, 4, width);
+            if (sm->idle.after_sync_ns > 0) {
+                char line[200];
+                snprintf(line, sizeof line, "%.1f%% of GPU time is gaps that began while the host waited in a sync call",
+                         pct(sm->idle.after_sync_ns, sm->b.window_ns));
+                tc_term_wrap(out, line, 2, 4, width);
+            }
         }
-        host_lines(out, j, rr, dim_on, dim_off);
+        host_lines(out, j, rr, dim_on, dim_off, width);
     }
-    if (rr->n_steps) steps_section(out, rr, bold_on, bold_off);
+    if (rr->n_steps) steps_section(out, rr, bold_on, bold_off, width);
 }
 
 /* ---- HTML ------------------------------------------------------------------------------------ */
@@ -258,9 +278,9 @@ static void html_causes(FILE *out, const tc_summary *sm) {
                  "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
         int64_t ns = sm->idle.ns[c];
-        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\">%.6f</td>"
-                     "<td class=\"n\">%.2f%%</td><td class=\"n\">%.2f%%</td></tr>\n",
-                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns),
+        fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\" "
+                     "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
+                tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns), ms(ns),
                 pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
@@ -280,7 +300,8 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
             const tc_host_op *h = &rr->host_ops[i];
             fprintf(out, "<tr><td class=\"name\">");
             if (h->name) esc(out, h->name); else fputs("(inside no CPU op)", out);
-            fprintf(out, "</td><td>%s</td><td class=\"n\">%.6f</td></tr>\n", tc_idle_cause_label(h->cause), ms(h->ns));
+            fprintf(out, "</td><td>%s</td><td class=\"n\" data-tip=\"%.6f ms\">%.3f</td></tr>\n", tc_idle_cause_label(h->cause),
+                    ms(h->ns), ms(h->ns));
         }
         fprintf(out, "</tbody></table>\n");
     }
@@ -292,7 +313,7 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
         fprintf(out, "; launch delay (GPU start &minus; launch call start) median %.3f &micro;s, p95 %.3f &micro;s",
                 (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
     if (l->launch_calls)
-        fprintf(out, "; %llu launch calls took %.6f ms of CPU against %.6f ms of GPU busy time%s",
+        fprintf(out, "; %llu launch calls took %.3f ms of CPU against %.3f ms of GPU busy time%s",
                 (unsigned long long)l->launch_calls, ms(l->launch_cpu_ns), ms(l->gpu_busy_ns),
                 l->launch_bound ? " (<b>launch-bound</b>)" : "");
     if (l->graph_launches)
@@ -306,7 +327,7 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
     for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
-    const int W = 1000, L = 70, R = 10, T = 8, H = 220, B = 24;
+    const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40];
     fputs("<ul class=\"legend\">", out);
@@ -316,8 +337,8 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
                  "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
             W, T + H + B, W, T + H + B);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
-                 "0</text>\n", L - 6, T + 10, ms(top), L - 6, T + H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%.4g ms</text><text x=\"%d\" y=\"%d\" "
+                 "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), ms(top), L - 6, T + H);
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
         double x = L + (double)s * bw, y = T + H;
@@ -349,13 +370,14 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
         const tc_step_result *st = &rr->steps[s];
         const tc_breakdown *b = &st->b;
         int top = tc_idle_top_cause(&st->idle);
-        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">%.6f</td>"
-                     "<td class=\"n\" data-v=\"%lld\">%.6f</td>", (long long)st->number, (long long)st->number,
-                (long long)st->step_time_ns, ms(st->step_time_ns), (long long)b->window_ns, ms(b->window_ns));
+        fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">"
+                     "%.3f</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">%.3f</td>", (long long)st->number,
+                (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
+                (long long)b->window_ns, ms(b->window_ns), ms(b->window_ns));
         int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
         for (int k = 0; k < 4; k++)
-            fprintf(out, "<td class=\"n\" data-v=\"%.6f\">%.2f%%</td>", pct(parts[k], b->window_ns) / 100,
-                    pct(parts[k], b->window_ns));
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%.1f%%</td>",
+                    pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns), pct(parts[k], b->window_ns));
         if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
         else fputs("<td>-</td></tr>\n", out);
     }
@@ -367,17 +389,18 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
 
 static void html_slowest(FILE *out, const tc_rank_result *rr) {
     const tc_step_stats *ss = &rr->step_stats;
-    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min %.6f ms, median %.6f ms, max %.6f ms.</p>\n",
-            rr->n_steps, ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
+    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min <span data-tip=\"%.6f ms\">%.3f ms</span>, median "
+                 "<span data-tip=\"%.6f ms\">%.3f ms</span>, max <span data-tip=\"%.6f ms\">%.3f ms</span>.</p>\n",
+            rr->n_steps, ms(ss->min_ns), ms(ss->min_ns), ms(ss->median_ns), ms(ss->median_ns), ms(ss->max_ns), ms(ss->max_ns));
     if (!ss->n_slowest) return;
     fputs("<ul id=\"slowest-steps\">\n", out);
     for (size_t i = 0; i < ss->n_slowest; i++) {
         const tc_slow_step *s = &ss->slowest[i];
-        fprintf(out, "<li>ProfilerStep#%lld: %.6f ms, %.6f ms over the median", (long long)s->number, ms(s->step_time_ns),
+        fprintf(out, "<li>ProfilerStep#%lld: %.3f ms, %.3f ms over the median", (long long)s->number, ms(s->step_time_ns),
                 ms(s->over_median_ns));
-        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.6f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
+        if (s->grew != TC_STEP_NONE) fprintf(out, "; %s grew %.3f ms", tc_step_class_label(s->grew), ms(s->grew_ns));
         if (s->idle_cause < TC_IDLE_CAUSES)
-            fprintf(out, " (%s +%.6f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
+            fprintf(out, " (%s +%.3f ms)", tc_idle_cause_label(s->idle_cause), ms(s->idle_cause_grew_ns));
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);

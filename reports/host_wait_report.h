@@ -18,9 +18,9 @@ void tc_host_wait_json_summary(jw *w, const tc_summary *sm);
 
 /* Terminal: the "Why the GPU waits" section (idle causes of the job, where the host was and the
  * launch figures of the step-view rank) and the "Steps" section (the compact per-step table,
- * folded when there are many steps, and the slowest steps). Lines fit 100 columns. */
+ * folded when there are many steps, and the slowest steps). Lines fit `width` columns (80 or more). */
 void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, const char *dim_on,
-                       const char *dim_off);
+                       const char *dim_off, int width);
 
 /* HTML: the section "Why the GPU waits, step by step" (id="steps"): the idle causes, where the
  * host was, the launch figures and the per-step stacked chart and table of the step-view rank.

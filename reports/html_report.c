@@ -7,6 +7,7 @@
 #include "html_report.h"
 #include "cost_report.h"
 #include "findings_text.h"
+#include "textfmt.h"
 #include "host_wait_report.h"
 #include "base/utf8.h"
 #include "base/version.h"
@@ -21,12 +22,11 @@
 /* ------------------------------------------------------------------ limits */
 /* the timeline chart: width, left label column, right margin, lane height and gap, gap between
  * ranks, top margin (px) */
-enum { TL_W = 1000, TL_L = 170, TL_R = 16, TL_LH = 14, TL_LG = 3, TL_RG = 10, TL_TOP = 22 };
+enum { TL_W = TC_HTML_CHART_W, TL_L = 170, TL_R = 30, TL_LH = 14, TL_LG = 3, TL_RG = 10, TL_TOP = 22 };
 #define TL_PW ((double)(TL_W - TL_L - TL_R)) /* plot width, px */
 #define TL_MAX_LANES_PER_RANK 8   /* streams per rank drawn (the busiest) */
 #define TL_MAX_RECTS 4000         /* rectangles over all lanes; above it, merge wider */
 #define TL_NAME_BYTES 160         /* kernel-name bytes in a timeline tooltip */
-#define TOP_KERNELS 25            /* rows of the top-kernels table */
 
 /* Okabe-Ito colours (colour-blind safe); every use also carries a text label. */
 enum { CAT_COMPUTE, CAT_TRANSFER, CAT_WAIT, CAT_COMM, CAT_MEMORY, CAT_IDLE, CAT_N };
@@ -114,6 +114,28 @@ static const char *us_exact(char *buf, size_t n, int64_t ns) {
     return buf;
 }
 
+/* ns as milliseconds rounded for reading: 3 significant decimals below 10 ms, 2 below 100, else 1
+ * ("94.555", "378.2"); the exact value goes in a tooltip (ms_exact). */
+static const char *ms_round(char *buf, size_t n, int64_t ns) {
+    double v = (double)ns / 1e6, a = v < 0 ? -v : v;
+    snprintf(buf, n, "%.*f", a >= 100 ? 1 : a >= 10 ? 2 : 3, v);
+    return buf;
+}
+
+/* A table cell of ns: rounded ms, the exact ms in its tooltip, the ns to sort by. */
+static void ms_cell(hr *h, int64_t ns) {
+    char a[40], b[40];
+    pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s ms\">%s</td>", (long long)ns, ms_exact(a, sizeof a, ns),
+       ms_round(b, sizeof b, ns));
+}
+
+/* A table cell of ns as µs rounded to 0.1, the exact µs in its tooltip. */
+static void us_cell(hr *h, int64_t ns) {
+    char a[40];
+    pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s &micro;s\">%.1f</td>", (long long)ns, us_exact(a, sizeof a, ns),
+       (double)ns / 1e3);
+}
+
 static double share(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : 0; }
 
 /* Dollars with thousands separators: "$1,234,567" (cents below $100). */
@@ -162,10 +184,14 @@ static const char css[] =
     "*{box-sizing:border-box}"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:var(--fg);"
     "background:var(--bg);margin:0 auto;max-width:1100px;padding:16px 24px 48px}"
+    "p,li,dd,dt,h1,h2,h3,header,.card{overflow-wrap:anywhere}"
+    /* a chart keeps its size (and its text's): its section scrolls sideways on a narrower screen */
+    "section{overflow-x:auto}"
     "h1{font-size:30px;margin:0 0 6px}h2{font-size:20px;margin:28px 0 8px;border-bottom:2px solid var(--line);padding-bottom:4px}"
     "h3{font-size:15px;margin:16px 0 6px}"
     ".muted,.note{color:var(--muted)}.note{font-size:13px}"
-    "header.top{display:flex;justify-content:space-between;align-items:baseline;color:var(--muted);font-size:13px}"
+    "header.top{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:2px 16px;"
+    "color:var(--muted);font-size:13px}header.top b{color:var(--fg);font-size:15px}"
     ".verdict{border-left:10px solid #555;background:var(--panel);padding:14px 18px;margin:8px 0 16px}"
     ".verdict .kicker{text-transform:uppercase;letter-spacing:.08em;font-size:12px;margin:0;color:var(--muted)}"
     ".verdict .why{font-size:17px;margin:4px 0 8px}.verdict ul{margin:4px 0 0 18px;padding:0}"
@@ -195,7 +221,7 @@ static const char css[] =
     ".c-i3{fill:#882255;background:#882255}.c-i4{fill:#AA4499;background:#AA4499}.c-i5{fill:#44AA99;background:#44AA99}"
     ".c-i6{fill:#999933;background:#999933}.c-i7{fill:#EEEEEE;background:#EEEEEE}"
     ".c-own{stroke:#0072B2;background:#0072B2}.c-rent{stroke:#D55E00;background:#D55E00}"
-    "svg{display:block;max-width:100%;height:auto;font-size:11px}svg text{fill:#222}"
+    "svg{display:block;height:auto;font-size:11px}svg.chart{max-width:none}svg text{fill:#222}"
     "svg .ax{stroke:#888;stroke-width:1}svg .grid{stroke:#e4e4e4;stroke-width:1}"
     ".bar{height:10px;background:#0072B2;display:inline-block;vertical-align:middle}"
     ".barbox{display:inline-block;width:120px;background:#eee;margin-right:6px;vertical-align:middle}"
@@ -289,8 +315,10 @@ static void section_verdict(hr *h) {
     else if (sm->ranks == 0) put(h, "No rank had GPU activity to analyze.");
     put(h, "</p>\n");
     if (sm->ranks) {
-        pf(h, "<p class=\"figures\">Of %s ms summed GPU time over %zu rank%s: compute %.1f%%",
-           ms_exact(a, sizeof a, sm->b.window_ns), sm->ranks, sm->ranks == 1 ? "" : "s", 100 * sm->share_compute);
+        char r[40];
+        pf(h, "<p class=\"figures\">Of <span data-tip=\"%s ms\">%s ms</span> summed GPU time over %zu rank%s: compute %.1f%%",
+           ms_exact(a, sizeof a, sm->b.window_ns), ms_round(r, sizeof r, sm->b.window_ns), sm->ranks, sm->ranks == 1 ? "" : "s",
+           100 * sm->share_compute);
         if (sm->split_known)
             pf(h, " &middot; exposed transfer %.1f%% &middot; exposed wait %.1f%%", 100 * sm->share_exposed_transfer,
                100 * sm->share_exposed_wait);
@@ -441,7 +469,7 @@ static void rank_bars(hr *h) {
     int bh = n <= 16 ? 20 : n <= 64 ? 11 : n <= 256 ? 5 : 2;
     int gap = bh >= 10 ? 4 : 1;
     int label_every = bh >= 10 ? 1 : bh >= 5 ? 8 : 32;
-    const int W = 1000, L = 80, R = 90, top = 6;
+    const int W = TC_HTML_CHART_W, L = 80, R = 90, top = 6;
     double PW = W - L - R;
     int H = top + (int)n * (bh + gap) + 26;
     pf(h, "<svg id=\"rank-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
@@ -474,30 +502,43 @@ static void rank_bars(hr *h) {
     put(h, "</svg>\n");
 }
 
-/* The exact per-rank table. */
+/* Whether every rank names the same device (the table then leaves its column out). */
+static bool one_device(const tc_job *j) {
+    for (size_t r = 1; r < j->n_ranks; r++) {
+        const char *x = j->ranks[0].device, *y = j->ranks[r].device;
+        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y))) return false;
+    }
+    return true;
+}
+
+/* The per-rank table: numbers rounded for reading, each exact in its tooltip. */
 static void rank_table(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
-    char a[40], b[40];
-    put(h, "<h3>Per rank, exact</h3>\n<p class=\"note\">Times in ms with every nanosecond; shares of the rank's own "
-           "window. Click a column to sort.</p>\n<div class=\"scroll\"><table id=\"rank-table\" class=\"sortable\">\n"
-           "<thead><tr><th class=\"n\">rank</th><th>device</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th>"
-           "<th class=\"n\">exp.<br>transfer</th><th class=\"n\">exp.<br>wait</th><th class=\"n\">exp.<br>comm</th>"
-           "<th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th class=\"n\">comm/<br>compute</th>"
-           "<th class=\"n\">step<br>ms</th><th class=\"n\">clock offset<br>&micro;s</th><th class=\"n\">last<br>arrival</th>"
-           "<th class=\"n\">makes each other<br>rank wait ms/step</th></tr></thead>\n<tbody>\n");
+    bool dev = !one_device(j);
+    char a[40], b[40], c[40];
+    put(h, "<h3>Per rank</h3>\n<p class=\"note\">Shares of the rank's own GPU window");
+    if (!dev && j->ranks[0].device) { put(h, "; every rank on "); esc(h, j->ranks[0].device); }
+    put(h, ". Hover a number for its exact value; click a column to sort.</p>\n"
+           "<div class=\"scroll\"><table id=\"rank-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">rank</th>");
+    if (dev) put(h, "<th>device</th>");
+    put(h, "<th class=\"n\">window<br>ms</th><th class=\"n\">compute<br>%</th>"
+           "<th class=\"n\">exp. transfer<br>%</th><th class=\"n\">exp. wait<br>%</th><th class=\"n\">exp. comm<br>%</th>"
+           "<th class=\"n\">exp. memory<br>%</th><th class=\"n\">idle<br>%</th><th class=\"n\">comm/<br>compute</th>"
+           "<th class=\"n\">step<br>ms, mean</th><th class=\"n\">clock offset<br>&micro;s</th><th class=\"n\">last arrival<br>%</th>"
+           "<th class=\"n\">others wait<br>ms/step</th></tr></thead>\n<tbody>\n");
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         const tc_breakdown *bd = &rr->b;
-        pf(h, "<tr><td class=\"n\" data-v=\"%lld\">%lld%s</td><td class=\"dev\">", (long long)rr->rank, (long long)rr->rank,
+        pf(h, "<tr><td class=\"n\" data-v=\"%lld\">%lld%s</td>", (long long)rr->rank, (long long)rr->rank,
            sm->has_straggler && rr->rank == sm->straggler.rank ? " <span class=\"tag\">straggler</span>" : "");
-        esc(h, rr->device ? rr->device : "?");
-        pf(h, "</td><td class=\"n\" data-v=\"%lld\">%s</td>", (long long)bd->window_ns, ms_exact(a, sizeof a, bd->window_ns));
+        if (dev) { put(h, "<td class=\"dev\">"); esc(h, rr->device ? rr->device : "?"); put(h, "</td>"); }
+        ms_cell(h, bd->window_ns);
 #define PCELL(ns, known)                                                                                            \
     do {                                                                                                            \
-        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms\">%.2f%%</td>", share(ns, bd->window_ns), \
-                      ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns));                                   \
+        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%.1f</td>", share(ns, bd->window_ns), \
+                      ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns), 100 * share(ns, bd->window_ns));   \
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");                                                     \
     } while (0)
         PCELL(bd->compute_ns, true);
@@ -507,19 +548,20 @@ static void rank_table(hr *h) {
         PCELL(bd->memory_exposed_ns, true);
         PCELL(bd->idle_ns, true);
 #undef PCELL
-        if (rr->has_ratio) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.4f</td>", rr->comm_compute_ratio, rr->comm_compute_ratio);
+        if (rr->has_ratio)
+            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f\">%.2f</td>", rr->comm_compute_ratio, rr->comm_compute_ratio,
+               rr->comm_compute_ratio);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
-        if (rr->has_step_time) pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)rr->step_time_ns, ms_exact(a, sizeof a, rr->step_time_ns));
-        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
-        if (rr->has_clock_offset) pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)rr->clock_offset_ns, us_exact(a, sizeof a, rr->clock_offset_ns));
-        else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        if (rr->has_step_time) ms_cell(h, rr->step_time_ns); else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
+        if (rr->has_clock_offset) us_cell(h, rr->clock_offset_ns); else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (rr->matched_instances) {
-            double s = rr->last_arrival_share;
-            pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%.1f%%</td>", s,
-               rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * s);
+            double sh = rr->last_arrival_share;
+            pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%.1f</td>", sh,
+               rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * sh);
             int64_t cw = rr->caused_wait_per_rank_ns_per_step;
-            pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s GPU-ms per step in total over the other ranks\">%s</td>",
-               (long long)cw, ms_exact(b, sizeof b, rr->caused_wait_ns_per_step), ms_exact(a, sizeof a, cw));
+            pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s ms per step for each other rank; %s GPU-ms per step in "
+                  "total over the other ranks\">%s</td>", (long long)cw, ms_exact(a, sizeof a, cw),
+               ms_exact(b, sizeof b, rr->caused_wait_ns_per_step), ms_round(c, sizeof c, cw));
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
     }
@@ -788,7 +830,7 @@ static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge)
     put(h, "<p class=\"note\">");
     if (f->has_step)
         pf(h, "ProfilerStep#%lld: the step of median duration (%s ms) of rank %lld. ", (long long)f->step_number,
-           ms_exact(a, sizeof a, f->step_time_ns), (long long)j->ranks[f->step_rank].rank);
+           ms_round(a, sizeof a, f->step_time_ns), (long long)j->ranks[f->step_rank].rank);
     else put(h, "No ProfilerStep spans: the whole GPU window is drawn. ");
     put(h, "One lane per CUDA stream; each rank's window is its GPU events of that step. Clocks are aligned to the "
            "reference rank by the estimated offsets (");
@@ -923,14 +965,14 @@ static void row_names(hr *h, size_t k) {
 static void section_groups(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
-    put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n");
     if (!j->n_group_rows) {
-        if (sm->b.comm_ns > 0)
-            put(h, "<p class=\"note\">No collective kernel names a process group (the traces carry no Process Group "
-                   "Name), so the links cannot be told apart.</p>\n</section>\n");
-        else put(h, "<p class=\"note\">The traces hold no collective kernel.</p>\n</section>\n");
-        return;
+        if (sm->b.comm_ns > 0) /* said where it matters, beside the collectives */
+            put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n<p class=\"note\">No collective "
+                   "kernel names a process group (the traces carry no Process Group Name), so the links cannot be told "
+                   "apart.</p>\n</section>\n");
+        return; /* no collective kernel: the section is left out */
     }
+    put(h, "<section id=\"groups\">\n<h2>Process groups and their links</h2>\n");
     put(h, "<p class=\"note\">One row per description, scope and link (groups folded, their figures summed over the "
            "groups and their ranks among the inputs). Exposed shares are of the GPU time summed over all ranks; groups "
            "whose kernels run at the same time each count that time. busbw = bytes x the nccl-tests factor / transfer "
@@ -991,46 +1033,48 @@ static void comm_libraries(hr *h) {
     put(h, ".</p>\n");
 }
 
+/* Collectives: the terminal's table (its columns, every row), with the bar against the rated
+ * figure; left out when nothing was matched across ranks. */
 static void section_collectives(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
-    char a[40], b[40];
-    put(h, "<section id=\"collectives\">\n<h2>Collectives and bus bandwidth</h2>\n");
+    char a[40];
+    if (!j->n_colls) return;
+    put(h, "<section id=\"collectives\">\n<h2>Communication: collectives and bus bandwidth</h2>\n");
     comm_libraries(h);
-    if (!j->n_colls) {
-        put(h, "<p class=\"note\">No collective was matched across ranks");
-        if (j->n_ranks < 2) put(h, " (matching needs two or more ranks of the job)");
-        put(h, ".</p>\n</section>\n");
-        return;
-    }
-    put(h, "<p class=\"note\">One row per (process group, collective, message size). Transfer = the median over "
-           "instances of the fastest rank's kernel (the others waited for it); wait = summed over ranks and "
+    put(h, "<p class=\"note\">One row per (process group, collective, message size), as in the terminal. Transfer = "
+           "the median instance of the fastest rank's kernel (the others waited for it); wait = summed over ranks and "
            "instances. algbw = bytes / transfer; busbw = algbw x the nccl-tests factor (allreduce 2(n-1)/n, "
            "allgather and reduce-scatter (n-1)/n, others 1); GB = 1e9 bytes. The bar shows each row's busbw against "
-           "the rated bandwidth of its process group's link (the table above). ");
+           "the rated bandwidth of its process group's link. ");
     if (sm->has_fabric_busbw)
         pf(h, "Over every process group together the collectives of 1 MiB or more reach %.1f GB/s (bytes-weighted; a "
               "blend of the links).", sm->fabric_busbw_GBps);
     else put(h, "No collective of 1 MiB or more with sizes was matched.");
     put(h, "</p>\n<div class=\"scroll\"><table id=\"coll-table\" class=\"sortable\">\n<thead><tr><th>collective</th>"
-           "<th>group</th><th>dtype</th><th class=\"n\">ranks</th><th class=\"n\">count</th><th class=\"n\">bytes</th>"
-           "<th class=\"n\">transfer &micro;s</th><th class=\"n\">wait &micro;s</th><th class=\"n\">algbw GB/s</th>"
-           "<th class=\"n\">busbw GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
+           "<th>group</th><th class=\"n\">n<br>ranks</th><th class=\"n\">count</th><th class=\"n\">size<br>each</th>"
+           "<th class=\"n\">transfer<br>&micro;s, med</th><th class=\"n\">wait<br>&micro;s, sum</th><th class=\"n\">algbw"
+           "<br>GB/s</th><th class=\"n\">busbw<br>GB/s</th><th>busbw vs rated</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < j->n_colls; i++) {
         const tc_collective_result *c = &j->colls[i];
-        put(h, "<tr><td class=\"name\">"); esc(h, c->name);
+        put(h, "<tr><td class=\"name\" data-tip=\"dtype ");
+        esc(h, c->dtype ? c->dtype : "unknown");
+        put(h, "\">");
+        esc(h, c->name);
         put(h, "</td><td>"); esc(h, c->process_group);
-        put(h, "</td><td>"); esc(h, c->dtype ? c->dtype : "?");
         if (c->group_size > 0) pf(h, "</td><td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)c->group_size, (long long)c->group_size);
         else put(h, "</td><td class=\"n\" data-v=\"NaN\">?</td>");
         pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td>", (unsigned long long)c->count, (unsigned long long)c->count);
-        if (c->bytes >= 0) pf(h, "<td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)c->bytes, (long long)c->bytes);
+        if (c->bytes >= 0)
+            pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%lld bytes\">%s</td>", (long long)c->bytes, (long long)c->bytes,
+               tc_fmt_bytes(a, sizeof a, c->bytes));
         else put(h, "<td class=\"n\" data-v=\"NaN\">?</td>");
-        pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td><td class=\"n\" data-v=\"%lld\">%s</td>", (long long)c->transfer_ns_median,
-           us_exact(a, sizeof a, c->transfer_ns_median), (long long)c->wait_ns_total, us_exact(b, sizeof b, c->wait_ns_total));
+        us_cell(h, c->transfer_ns_median);
+        us_cell(h, c->wait_ns_total);
         if (c->has_bw) {
-            pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td><td class=\"n\" data-v=\"%.9g\">%.3f</td>", c->algbw_GBps,
-               c->algbw_GBps, c->busbw_GBps, c->busbw_GBps);
+            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f GB/s\">%.1f</td><td class=\"n\" data-v=\"%.9g\" "
+                  "data-tip=\"%.6f GB/s\">%.1f</td>", c->algbw_GBps, c->algbw_GBps, c->algbw_GBps, c->busbw_GBps,
+               c->busbw_GBps, c->busbw_GBps);
             rated_bar_cell(h, true, c->has_share, c->share_of_rated);
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td><td data-v=\"NaN\">n/a</td>");
         put(h, "</tr>\n");
@@ -1043,18 +1087,11 @@ static void section_straggler(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
     char a[40], b[40], c[40], tip[256];
-    put(h, "<section id=\"straggler\">\n<h2>Straggler evidence</h2>\n");
-    if (j->n_ranks < 2) {
-        put(h, "<p class=\"note\">Needs two or more ranks of the job: a straggler is a rank the others wait for.</p>\n</section>\n");
-        return;
-    }
     size_t n = j->n_ranks;
     uint64_t matched = 0;
     for (size_t r = 0; r < n; r++) matched += j->ranks[r].matched_instances;
-    if (!matched) {
-        put(h, "<p class=\"note\">No collective was matched across ranks, so arrival order is unknown.</p>\n</section>\n");
-        return;
-    }
+    if (n < 2 || !matched) return; /* no arrival order: the section is left out */
+    put(h, "<section id=\"straggler\">\n<h2>Straggler evidence</h2>\n");
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
         char wait[TC_FINDING_TEXT];
@@ -1064,7 +1101,7 @@ static void section_straggler(hr *h) {
         esc(h, tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
                                       s->caused_wait_ns_per_step));
         pf(h, ". Its compute is %s ms per step against a median of %s ms over all ranks.</p>\n",
-           ms_exact(b, sizeof b, s->compute_ns_per_step), ms_exact(c, sizeof c, s->median_compute_ns_per_step));
+           ms_round(b, sizeof b, s->compute_ns_per_step), ms_round(c, sizeof c, s->median_compute_ns_per_step));
     } else
         put(h, "<p id=\"straggler-finding\">No rank stands out as the straggler.</p>\n");
     put(h, "<p class=\"note\" id=\"straggler-rule\">");
@@ -1074,7 +1111,7 @@ static void section_straggler(hr *h) {
            "line is a fair share, 1 / ranks.</p>\n");
     int bh = n <= 16 ? 16 : n <= 64 ? 9 : n <= 256 ? 4 : 2, gap = bh >= 9 ? 3 : 1;
     int label_every = bh >= 9 ? 1 : bh >= 4 ? 8 : 32;
-    const int W = 1000, L = 80, R = 110, top = 6;
+    const int W = TC_HTML_CHART_W, L = 80, R = 110, top = 20; /* the fair-share label above the bars */
     double PW = W - L - R;
     int H = top + (int)n * (bh + gap) + 26;
     pf(h, "<svg id=\"straggler-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
@@ -1098,46 +1135,43 @@ static void section_straggler(hr *h) {
     }
     double fx = L + PW / (double)n;
     pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>"
-          "<text x=\"%.1f\" y=\"%d\">fair share %.1f%%</text>\n", fx, top, fx, H - 22, fx + 4, H - 24, 100.0 / (double)n);
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22, fx,
+       top - 6, 100.0 / (double)n);
     pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", L, H - 22, W - R, H - 22);
     put(h, "<ul class=\"legend\"><li><span class=\"sw c-transfer\"></span>the straggler</li>"
            "<li><span class=\"sw c-compute\"></span>other ranks</li></ul>\n</section>\n");
 }
 
 /* ------------------------------------------------------------------ top kernels */
+/* The terminal's top compute kernels (tc_job.top_kernels: compute kernels over all ranks, share of
+ * the summed compute-kernel time, achieved TFLOP/s where FLOPs are known); every GPU event name is in
+ * --csv's kernels.csv. Left out when there is no compute kernel. */
 static void section_kernels(hr *h) {
     const tc_job *j = h->j;
-    char a[40], b[40];
-    put(h, "<section id=\"kernels\">\n<h2>Top kernels</h2>\n");
-    /* job-level aggregates (kernel_aggs.h), already in report order: no event is read here */
-    const tc_kernel_agg *tab = j->kernel_aggs;
-    size_t m = j->n_kernel_aggs;
-    int64_t all_ns = 0;
-    for (size_t k = 0; k < m; k++) all_ns += tab[k].total_ns;
-    if (!m) { put(h, "<p class=\"note\">No GPU events.</p>\n"); goto done; }
-    pf(h, "<p class=\"note\">GPU events grouped by exact name over all ranks, by summed duration (%zu distinct; the top "
-          "%d shown). Share = the name's summed duration / the summed duration of every GPU event (%s ms); "
-          "overlapping events are counted in full here, unlike the breakdown above, which uses unions.</p>\n",
-       m, TOP_KERNELS, ms_exact(a, sizeof a, all_ns));
+    if (!j->n_top_kernels) return;
+    put(h, "<section id=\"kernels\">\n<h2>Top compute kernels</h2>\n");
+    pf(h, "<p class=\"note\">Compute kernels over all ranks by summed time, as in the terminal (the top %zu). Share = of "
+          "the summed compute-kernel time; achieved TFLOP/s = the FLOPs of the kernel's ops / its time, where the trace "
+          "recorded shapes. Communication kernels are in the collectives table; every GPU event (kernels, copies, "
+          "sets) is in <code>--csv</code>'s kernels.csv.</p>\n", j->n_top_kernels);
     put(h, "<div class=\"scroll\"><table id=\"kernel-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">#</th>"
-           "<th>name</th><th>kind</th><th class=\"n\">ranks</th><th class=\"n\">calls</th><th class=\"n\">total ms</th>"
-           "<th class=\"n\">mean &micro;s</th><th class=\"n\">max &micro;s</th><th class=\"n\">share</th></tr></thead>\n<tbody>\n");
-    static const char *const kinds[] = {"compute", "collective", "memcpy", "memset"};
-    for (size_t i = 0; i < m && i < TOP_KERNELS; i++) {
-        const tc_kernel_agg *g = &tab[i];
+           "<th>kernel</th><th class=\"n\">time<br>ms, sum</th><th class=\"n\">count<br>launches</th>"
+           "<th class=\"n\">share<br>% comp</th><th class=\"n\">TFLOP/s<br>achieved</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < j->n_top_kernels; i++) {
+        const tc_kernel_row *k = &j->top_kernels[i];
         pf(h, "<tr><td class=\"n\" data-v=\"%zu\">%zu</td><td class=\"name\">", i + 1, i + 1);
-        tc_html_escape(h->out, g->name, g->len, 0);
-        int64_t mean = g->count ? g->total_ns / (int64_t)g->count : 0;
-        pf(h, "</td><td>%s</td><td class=\"n\" data-v=\"%u\">%u</td><td class=\"n\" data-v=\"%llu\">%llu</td>"
-              "<td class=\"n\" data-v=\"%lld\">%s</td><td class=\"n\" data-v=\"%lld\">%s</td>",
-           kinds[g->kind], g->ranks, g->ranks, (unsigned long long)g->count, (unsigned long long)g->count,
-           (long long)g->total_ns, ms_exact(a, sizeof a, g->total_ns), (long long)mean, us_exact(b, sizeof b, mean));
-        pf(h, "<td class=\"n\" data-v=\"%lld\">%s</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td></tr>\n",
-           (long long)g->max_ns, us_exact(a, sizeof a, g->max_ns), share(g->total_ns, all_ns), 100 * share(g->total_ns, all_ns));
+        esc(h, k->name);
+        put(h, "</td>");
+        ms_cell(h, k->time_ns);
+        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%.9g\" data-tip=\"%.4f%%\">%.1f</td>",
+           (unsigned long long)k->count, (unsigned long long)k->count, k->share_of_compute, 100 * k->share_of_compute,
+           100 * k->share_of_compute);
+        if (k->has_tflops)
+            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", k->achieved_tflops,
+               k->achieved_tflops, k->achieved_tflops);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">-</td></tr>\n");
     }
-    put(h, "</tbody></table></div>\n");
-done:
-    put(h, "</section>\n");
+    put(h, "</tbody></table></div>\n</section>\n");
 }
 
 /* ------------------------------------------------------------------ cost */
@@ -1163,7 +1197,7 @@ static void cost_chart(hr *h, const tc_cost_result *c) {
     if (!(maxv > 0)) maxv = 1;
     double ystep = nice_step(maxv, 5);
     double ymax = ystep * (double)(long long)(maxv / ystep + 0.999999);
-    const int W = 1000, H = 340, L = 80, R = 80, T = 16, B = 40;
+    const int W = TC_HTML_CHART_W, H = 340, L = 80, R = 80, T = 16, B = 40;
     double PW = W - L - R, PH = H - T - B;
 #define XM(m) (L + PW * (double)(m) / (double)M)
 #define YV(v) (T + PH - PH * (v) / ymax)
@@ -1306,7 +1340,7 @@ static void section_cost(hr *h) {
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         pf(h, "<tr><td>%s</td>", rows[i].name);
-        if (rows[i].v->set) pf(h, "<td class=\"n\">%.10g</td><td>", rows[i].v->value);
+        if (rows[i].v->set) pf(h, "<td class=\"n\" data-tip=\"%.10g\">%.4g</td><td>", rows[i].v->value, rows[i].v->value);
         else put(h, "<td class=\"n\">unset</td><td>");
         esc(h, rows[i].v->set ? rows[i].v->origin : "");
         put(h, "</td></tr>\n");
@@ -1413,22 +1447,74 @@ static void section_inputs(hr *h) {
 }
 
 /* ------------------------------------------------------------------ document */
+/* The folder the inputs share ("traces/run42/"), as given: the common start of their paths up to
+ * a '/'; empty when they share none (files of the current folder, standard input). */
+static size_t common_folder(const tc_job *j) {
+    if (!j->n_traces) return 0;
+    const char *p0 = j->traces[0].path;
+    size_t len = strlen(p0);
+    for (size_t i = 1; i < j->n_traces; i++) {
+        size_t k = 0;
+        while (k < len && p0[k] == j->traces[i].path[k]) k++;
+        len = k;
+    }
+    while (len && p0[len - 1] != '/') len--;
+    return len;
+}
+
+/* The job's name: the last folder its inputs share ("run42"), else the one input's file name,
+ * else "job". */
+static void job_name(char *buf, size_t n, const tc_job *j) {
+    size_t len = common_folder(j);
+    const char *p = j->n_traces ? j->traces[0].path : "";
+    while (len > 1 && p[len - 1] == '/') len--; /* "run42/" -> "run42" */
+    size_t from = len;
+    while (from && p[from - 1] != '/') from--;
+    if (len > from && !(len - from == 1 && p[from] == '.'))
+        snprintf(buf, n, "%.*s", (int)(len - from), p + from);
+    else if (j->n_traces == 1) {
+        const char *base = strrchr(p, '/');
+        snprintf(buf, n, "%s", base ? base + 1 : p);
+    } else snprintf(buf, n, "job");
+}
+
+/* <title> and the header: the job's name, when it was traced, what was read, the tool. */
+static void page_head(hr *h, const char *nonce) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    char name[300], date[40] = "";
+    job_name(name, sizeof name, j);
+    if (sm->has_capture_time) tc_utc_text(date, sizeof date, sm->capture_unix_s);
+    pf(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+           "script-src 'nonce-%s'; img-src data:; base-uri 'none'; form-action 'none'\">\n"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+           "<meta name=\"generator\" content=\"tracecost %s\">\n<title>", nonce, TC_VERSION);
+    esc(h, name);
+    pf(h, ": %s, %zu rank%s%s%s &middot; tracecost</title>\n<style>%s</style>\n"
+           "</head>\n<body>\n<div id=\"tip\" role=\"tooltip\"></div>\n",
+       tc_verdict_name(sm->verdict), sm->ranks, sm->ranks == 1 ? "" : "s", date[0] ? ", " : "", date, css);
+    put(h, "<header class=\"top\" id=\"report-head\"><span><b id=\"job-name\">");
+    esc(h, name);
+    pf(h, "</b> &middot; <span id=\"trace-date\">%s</span></span>", date[0] ? date : "trace date unknown");
+    size_t folder = common_folder(j);
+    pf(h, "<span id=\"report-inputs\">%zu rank%s &middot; %zu step%s &middot; %zu input%s", sm->ranks,
+       sm->ranks == 1 ? "" : "s", max_steps(j), max_steps(j) == 1 ? "" : "s", j->n_traces, j->n_traces == 1 ? "" : "s");
+    if (folder) {
+        put(h, " in ");
+        tc_html_escape(h->out, j->traces[0].path, folder, 0);
+    } else if (j->n_traces == 1) {
+        put(h, ": ");
+        esc(h, j->traces[0].path);
+    }
+    pf(h, " &middot; tracecost %s</span></header>\n", TC_VERSION);
+}
+
 int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     hr h = {out, j, x, false};
     char nonce[32];
     make_nonce(&h, nonce, sizeof nonce);
-    const tc_summary *sm = &j->summary;
-    pf(&h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-           "script-src 'nonce-%s'; img-src data:; base-uri 'none'; form-action 'none'\">\n"
-           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-           "<meta name=\"generator\" content=\"tracecost %s\">\n<title>tracecost: %s, %zu rank%s</title>\n<style>%s</style>\n"
-           "</head>\n<body>\n<div id=\"tip\" role=\"tooltip\"></div>\n",
-       nonce, TC_VERSION, tc_verdict_name(sm->verdict), sm->ranks, sm->ranks == 1 ? "" : "s", css);
-    pf(&h, "<header class=\"top\"><span>tracecost %s &middot; GPU time report</span><span>%zu rank%s &middot; %zu step%s "
-           "&middot; %zu input%s</span></header>\n",
-       TC_VERSION, sm->ranks, sm->ranks == 1 ? "" : "s", max_steps(j), max_steps(j) == 1 ? "" : "s", j->n_traces,
-       j->n_traces == 1 ? "" : "s");
+    page_head(&h, nonce);
     section_verdict(&h);
     section_key_numbers(&h);
     section_ranks(&h);

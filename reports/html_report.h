@@ -12,6 +12,10 @@
 #include "model/job.h"
 #include "analyzer/cost.h"
 
+/* Every chart's width in px: drawn at this size, so its text keeps its size; the page's body is
+ * 1052 px at most, and a narrower screen scrolls a chart's section sideways. */
+#define TC_HTML_CHART_W 940
+
 /* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
  * empty. The report only reads them; the caller owns them. */
 typedef struct tc_html_extras {

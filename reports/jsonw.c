@@ -142,17 +142,9 @@ void jw_null(jw *w) { before_value(w); put(w, "null"); }
 
 void jw_ns_as_us(jw *w, int64_t ns) {
     before_value(w);
-    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char buf[32], *end = buf + sizeof buf - 1;
-    *end = 0;
-    /* the fraction without its trailing zeros (none at all when whole), then the whole part */
-    unsigned frac = (unsigned)(mag % 1000), digits = 3;
-    while (digits > 0 && frac % 10 == 0) { frac /= 10; digits--; }
-    for (unsigned i = 0; i < digits; i++) { *--end = (char)('0' + frac % 10); frac /= 10; }
-    if (digits) *--end = '.';
-    end = decimal(end, mag / 1000);
-    if (ns < 0) *--end = '-';
-    put(w, end);
+    char buf[32];
+    tc_json_us_text(buf, sizeof buf, ns);
+    put(w, buf);
 }
 
 int jw_finish(jw *w) {

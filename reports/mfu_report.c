@@ -43,36 +43,46 @@ void tc_mfu_json_top_kernels(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
-void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off) {
+void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off, int width) {
     const tc_summary *sm = &j->summary;
-    fprintf(out, "  MFU ");
+    char mfu[200], hfu[64];
+    const char *items[2] = {mfu, hfu};
     if (sm->has_mfu)
-        fprintf(out, "%.1f%% (%.4g TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
-                sm->flops_per_step / 1e12, sm->flops_source, sm->peak_flops / 1e12);
-    else
-        fprintf(out, "n/a");
-    fprintf(out, " | HFU ");
-    if (sm->has_hfu) fprintf(out, "%.1f%% of the window\n", 100 * sm->hfu); else fprintf(out, "n/a\n");
+        snprintf(mfu, sizeof mfu, "MFU %.1f%% (%.4g TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
+                 sm->flops_per_step / 1e12, sm->flops_source, sm->peak_flops / 1e12);
+    else snprintf(mfu, sizeof mfu, "MFU n/a");
+    if (sm->has_hfu) snprintf(hfu, sizeof hfu, "HFU %.1f%% of the window", 100 * sm->hfu); else snprintf(hfu, sizeof hfu, "HFU n/a");
+    tc_term_join(out, items, 2, " | ", 2, 4, width);
     if (sm->mfu_note) {
         /* the note may quote a device name from the trace: tc_term_wrap_from cleans it */
         fprintf(out, "  %snote: ", dim_on);
-        tc_term_wrap_from(out, sm->mfu_note, 8, 8, 100);
+        tc_term_wrap_from(out, sm->mfu_note, 8, 8, width);
         fputs(dim_off, out);
     }
 }
 
-void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off) {
+/* Columns of the top-kernels table besides the kernel's name. */
+#define KERNEL_FIXED 38
+#define KERNEL_ROWS 10
+
+void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, int width) {
     if (!j->n_top_kernels) return;
-    fprintf(out, "\n%sTop kernels%s (compute kernels, all ranks; share = of summed compute-kernel time)\n", bold_on, bold_off);
-    fprintf(out, "%-58s %12s %8s %7s %10s\n", "kernel", "time ms", "count", "share", "TFLOP/s");
-    size_t shown = j->n_top_kernels < 10 ? j->n_top_kernels : 10;
+    int kw = width - KERNEL_FIXED;
+    size_t shown = j->n_top_kernels < KERNEL_ROWS ? j->n_top_kernels : KERNEL_ROWS;
+    const char *names[KERNEL_ROWS];
+    for (size_t i = 0; i < shown; i++) names[i] = j->top_kernels[i].name;
+    fprintf(out, "\n%sTop kernels%s (compute kernels, all ranks)\n", bold_on, bold_off);
+    fprintf(out, "%-*s %11s %9s %6s %8s\n", kw, "kernel", "time", "count", "share", "TFLOP/s");
+    fprintf(out, "%-*s %11s %9s %6s %8s\n", kw, "", "ms, sum", "launches", "% comp", "achieved");
     for (size_t i = 0; i < shown; i++) {
         const tc_kernel_row *k = &j->top_kernels[i];
-        char name[4 * 58 + 1], tf[16];
-        tc_term_cell(name, sizeof name, k->name, -58); /* a kernel name must not emit escapes */
-        if (k->has_tflops) snprintf(tf, sizeof tf, "%.1f", k->achieved_tflops); else snprintf(tf, sizeof tf, "-");
-        fprintf(out, "%s %12.3f %8llu %6.1f%% %10s\n", name, (double)k->time_ns / 1e6,
-                (unsigned long long)k->count, 100 * k->share_of_compute, tf);
+        char name[4 * 120 + 1], tf[16], t[24];
+        tc_term_name_cell(name, sizeof name, k->name, names, shown, -kw); /* a kernel name must not emit escapes */
+        if (k->has_tflops) tc_term_fit(tf, sizeof tf, k->achieved_tflops, 1, 8); else snprintf(tf, sizeof tf, "-");
+        tc_term_fit(t, sizeof t, (double)k->time_ns / 1e6, 3, 11);
+        fprintf(out, "%s %11s %9llu %5.1f%% %8s\n", name, t, (unsigned long long)k->count, 100 * k->share_of_compute, tf);
     }
-    if (j->n_top_kernels > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_top_kernels - shown);
+    if (j->n_top_kernels > shown) fprintf(out, "  ... %zu more rows in --json and --csv\n", j->n_top_kernels - shown);
+    tc_term_wrap(out, "% comp = share of the summed compute-kernel time; achieved = the FLOPs of its ops / its time "
+                 "(where they are known)", 2, 4, width);
 }

@@ -18,8 +18,8 @@ void tc_mfu_json_summary(jw *w, const tc_summary *sm);
 /* Key top_kernels: [{name, time_us, count, share_of_compute, achieved_tflops}] at the top level. */
 void tc_mfu_json_top_kernels(jw *w, const tc_job *j);
 
-/* Terminal: the MFU line of the summary (and its note, wrapped); the top-kernels table. Both fit
- * 100 columns. */
-void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off);
-void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off);
+/* Terminal: the MFU line of the summary (and its note, wrapped); the top-kernels table (the first
+ * 10 rows, names told apart by tc_term_name_cell). Both fit `width` columns (80 or more). */
+void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off, int width);
+void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, int width);
 #endif

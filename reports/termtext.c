@@ -128,3 +128,79 @@ char *tc_term_fit(char *buf, size_t n, double v, int decimals, int width) {
     }
     return buf;
 }
+
+/* Code points two cleaned names share at their start. */
+static size_t common_cols(const char *a, const char *b) {
+    size_t i = 0, cols = 0;
+    while (a[i] && a[i] == b[i]) {
+        if (((unsigned char)a[i] & 0xc0) != 0x80) cols++;
+        i++;
+    }
+    /* a difference inside a UTF-8 sequence: that code point differs, it was counted */
+    if (i && ((unsigned char)a[i] & 0xc0) == 0x80) cols--;
+    return cols;
+}
+
+char *tc_term_name_cell(char *dst, size_t n, const char *name, const char *const *others, size_t n_others, int width) {
+    char me[1024], other[1024];
+    size_t w = (size_t)(width < 0 ? -(long)width : width);
+    tc_term_clean(me, sizeof me, name, 0);
+    size_t len = strlen(me), cols = cols_of(me, len), d = 0;
+    if (cols <= w || w < 8) return tc_term_cell(dst, n, me, width);
+    for (size_t k = 0; k < n_others; k++) {
+        if (others[k] == name) continue;
+        tc_term_clean(other, sizeof other, others[k], 0);
+        if (strcmp(other, me)) { size_t c = common_cols(me, other); if (c > d) d = c; }
+    }
+    if (d < w - 1) return tc_term_cell(dst, n, me, width); /* the cut keeps the difference */
+    size_t head = w / 3, room = w - head - 1; /* columns after the first "…" */
+    size_t from = cols - room;                /* the tail shown when it holds the difference */
+    bool tail = from <= d;
+    if (!tail) {
+        room--;                               /* a closing "…" */
+        from = d > room / 2 ? d - room / 2 : 0;
+        if (from < head) from = head;
+    }
+    char out[4 * 1024 + 16];
+    size_t hb = bytes_of_cols(me, len, head), fb = bytes_of_cols(me, len, from), tb = bytes_of_cols(me, len, from + room);
+    int o = snprintf(out, sizeof out, "%.*s\xe2\x80\xa6%.*s%s", (int)hb, me, (int)(tb - fb), me + fb, tail ? "" : "\xe2\x80\xa6");
+    (void)o;
+    size_t outlen = strlen(out), have = cols_of(out, outlen), pad = have < w ? w - have : 0;
+    if (outlen + pad >= n) { if (n) dst[0] = 0; return dst; }
+    if (width > 0) { memset(dst, ' ', pad); memcpy(dst + pad, out, outlen + 1); }
+    else { memcpy(dst, out, outlen); memset(dst + outlen, ' ', pad); dst[outlen + pad] = 0; }
+    return dst;
+}
+
+void tc_term_join(FILE *out, const char *const *items, size_t n, const char *sep, int indent_first, int indent_rest,
+                  int width) {
+    char clean[2048];
+    size_t seplen = cols_of(sep, strlen(sep)), keep = strlen(sep); /* sep's end-of-line part: its text */
+    while (keep && sep[keep - 1] == ' ') keep--;
+    if (sep[0] == ' ') keep = 0;                                     /* " | " ends a line with nothing */
+    size_t col = (size_t)indent_first;
+    bool fresh = true; /* nothing on the line after its indent */
+    fprintf(out, "%*s", indent_first, "");
+    for (size_t i = 0; i < n; i++) {
+        tc_term_clean(clean, sizeof clean, items[i], 0);
+        size_t c = cols_of(clean, strlen(clean)), after = i + 1 < n ? keep : 0; /* room for a closing "," */
+        if (!fresh && col + seplen + c + after > (size_t)width) {
+            fprintf(out, "%.*s\n%*s", (int)keep, sep, indent_rest, "");
+            col = (size_t)indent_rest;
+            fresh = true;
+        }
+        if (!fresh) { fputs(sep, out); col += seplen; }
+        if (col + c > (size_t)width) { /* longer than a line: wrapped at its spaces, then a new line */
+            tc_term_wrap_from(out, clean, (int)col, indent_rest, width);
+            if (i + 1 == n) return;
+            fprintf(out, "%*s", indent_rest, "");
+            col = (size_t)indent_rest;
+            fresh = true;
+            continue;
+        }
+        fputs(clean, out);
+        col += c;
+        fresh = false;
+    }
+    fputc('\n', out);
+}

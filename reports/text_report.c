@@ -5,11 +5,14 @@
 #include "mfu_report.h"
 #include "base/version.h"
 #include "termtext.h"
+#include "textfmt.h"
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     FILE *out;
     bool color;
+    int width;  /* columns every line fits in (tc_term_opts) */
 } tw;
 
 static const char *c_on(const tw *t, const char *code) { return t->color ? code : ""; }
@@ -28,53 +31,114 @@ static void fmt_pct_or_na(char *buf, size_t n, bool known, int64_t a, int64_t b)
     else snprintf(buf, n, "n/a");
 }
 
-/* Device name for a 14-column cell: the vendor prefix dropped, controls replaced. */
-static const char *short_device(char *buf, size_t n, const char *device) {
+/* "H100 80GB HBM3" for every rank, or "H100 80GB HBM3 x4, A100-SXM4-80GB x4" (first seen first):
+ * the vendor prefix dropped. Empty when no rank names its device. */
+static const char *short_device(const char *device) {
     static const char *const prefixes[] = {"NVIDIA ", "Tesla ", "AMD ", NULL};
-    if (!device) return "?";
     for (size_t i = 0; prefixes[i]; i++)
-        if (!strncmp(device, prefixes[i], strlen(prefixes[i]))) { device += strlen(prefixes[i]); break; }
-    return tc_term_clean(buf, n, device, 14);
+        if (!strncmp(device, prefixes[i], strlen(prefixes[i]))) return device + strlen(prefixes[i]);
+    return device;
 }
 
-/* One per-rank row; columns add up to 100 (see the header in tc_text_report_write). */
-static void row(const tw *t, const char *label, const char *device, const tc_breakdown *b, bool has_ratio,
-                double ratio, bool has_step, int64_t step_ns) {
-    char tr[16], wa[16], rt[16], st[24], win[24], dev[64];
+static void devices_text(char *buf, size_t n, const tc_job *j) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t r = 0; r < j->n_ranks && len + 80 < n; r++) {
+        const char *d = j->ranks[r].device;
+        bool seen = !d;
+        for (size_t q = 0; q < r && !seen; q++) seen = j->ranks[q].device && !strcmp(j->ranks[q].device, d);
+        if (seen) continue;
+        size_t count = 0;
+        for (size_t q = r; q < j->n_ranks; q++) count += j->ranks[q].device && !strcmp(j->ranks[q].device, d);
+        char clean[64];
+        tc_term_clean(clean, sizeof clean, short_device(d), 40);
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", clean);
+        if (count < j->n_ranks) len += (size_t)snprintf(buf + len, n - len, " x%zu", count);
+    }
+}
+
+/* The per-rank table: columns for 80 (see the header in per_rank_table). */
+#define RANK_ROW "%-4s %8s %7s %8s %8s %7s %7s %7s %6s %9s\n"
+
+/* One per-rank row (the "all" row: the summary's breakdown). */
+static void row(const tw *t, const char *label, const tc_breakdown *b, bool has_ratio, double ratio, bool has_step,
+                int64_t step_ns) {
+    char tr[16], wa[16], rt[16], st[24], win[24], co[16], ex[16], me[16], id[16];
     fmt_pct_or_na(tr, sizeof tr, b->split_known, b->exposed_transfer_ns, b->window_ns);
     fmt_pct_or_na(wa, sizeof wa, b->split_known, b->exposed_wait_ns, b->window_ns);
-    if (has_ratio) tc_term_fit(rt, sizeof rt, ratio, 2, 5); else snprintf(rt, sizeof rt, "n/a");
-    if (has_step) tc_term_fit(st, sizeof st, ms(step_ns), 3, 10); else snprintf(st, sizeof st, "n/a");
-    tc_term_fit(win, sizeof win, ms(b->window_ns), 3, 10);
-    fprintf(t->out, "%-5.5s %-14s %10s %7.1f%% %7.1f%% %8s %7s %7.1f%% %6.1f%% %5s %10s\n", label,
-            short_device(dev, sizeof dev, device), win, pct(b->compute_ns, b->window_ns),
-            pct(b->exposed_comm_ns, b->window_ns), tr, wa, pct(b->memory_exposed_ns, b->window_ns),
-            pct(b->idle_ns, b->window_ns), rt, st);
+    fmt_pct_or_na(co, sizeof co, true, b->compute_ns, b->window_ns);
+    fmt_pct_or_na(ex, sizeof ex, true, b->exposed_comm_ns, b->window_ns);
+    fmt_pct_or_na(me, sizeof me, true, b->memory_exposed_ns, b->window_ns);
+    fmt_pct_or_na(id, sizeof id, true, b->idle_ns, b->window_ns);
+    if (has_ratio) tc_term_fit(rt, sizeof rt, ratio, 2, 6); else snprintf(rt, sizeof rt, "n/a");
+    if (has_step) tc_term_fit(st, sizeof st, ms(step_ns), 3, 9); else snprintf(st, sizeof st, "n/a");
+    tc_term_fit(win, sizeof win, ms(b->window_ns), 3, 8);
+    fprintf(t->out, RANK_ROW, label, win, co, ex, tr, wa, me, id, rt, st);
+}
+
+static void per_rank_table(const tw *t, const tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    fprintf(t->out, "\n%sPer rank%s (%% of each rank's GPU window; all = the ranks together)\n", c_on(t, BOLD), c_off(t));
+    fprintf(t->out, RANK_ROW, "rank", "window", "compute", "exp comm", "transfer", "wait", "memory", "idle", "c/c", "step");
+    fprintf(t->out, RANK_ROW, "", "ms", "%", "%", "%", "%", "%", "%", "ratio", "ms, mean");
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        char label[24];
+        snprintf(label, sizeof label, "%lld", (long long)rr->rank);
+        row(t, label, &rr->b, rr->has_ratio, rr->comm_compute_ratio, rr->has_step_time, rr->step_time_ns);
+    }
+    if (j->n_ranks > 1) {
+        tc_breakdown b = sm->b;
+        b.split_known = sm->split_known;
+        row(t, "all", &b, sm->has_ratio, sm->comm_compute_ratio, sm->has_step_time, sm->step_time_ns);
+    }
+    const char *legend[] = {"legend: exp = exposed (not hidden behind compute)", "transfer + wait = exp comm",
+                            "c/c = all communication-kernel time / compute time",
+                            "all: windows summed, step time the ranks' mean",
+                            "MFU, HFU = model and hardware FLOPs utilization",
+                            "algbw, busbw = algorithm and bus bandwidth (nccl-tests)", "med = median", "GB = 1e9 B",
+                            "µs = microseconds"};
+    size_t n = sizeof legend / sizeof legend[0];
+    if (j->n_ranks < 2) { memmove(&legend[3], &legend[4], (n - 4) * sizeof *legend); n--; }
+    fputs(c_on(t, DIM), t->out);
+    tc_term_join(t->out, legend, n, "; ", 2, 4, t->width);
+    fputs(c_off(t), t->out);
 }
 
 /* The Process groups section: one line per row of groups (tc_job.group_rows: one description, scope
  * and link), its exposed transfer share and its bus bandwidth against the link's rated figure, with
- * a bar of that share (10 columns = the rated figure). */
+ * a bar of that share (10 columns = the rated figure). The group column takes what the others
+ * leave of the width. */
+#define GROUP_FIXED 69 /* columns besides the group's name */
 static void group_table(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
     if (!j->n_group_rows) return;
-    fprintf(t->out, "\n%sProcess groups%s (one row per description, scope and link; busbw against the link's rated "
-            "figure)\n", c_on(t, BOLD), c_off(t));
-    fprintf(t->out, "%-18s %3s %-10s %-18s %8s %7s %7s %8s\n", "group", "n", "scope", "link",
-            sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "of rated");
+    int gw = t->width - GROUP_FIXED;
+    fprintf(t->out, "\n%sProcess groups%s ", c_on(t, BOLD), c_off(t));
+    tc_term_wrap_from(t->out, "(a row per description, scope and link; busbw against the link's rated figure)", 15, 2,
+                      t->width);
+    fprintf(t->out, "%-*s %3s %-5s %-18s %8s %6s %6s %5s\n", gw, "group", "n", "scope", "link",
+            sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "used");
+    fprintf(t->out, "%-*s %3s %-5s %-18s %8s %6s %6s %5s\n", gw, "", "", "", "", "% GPU", "GB/s", "GB/s", "%");
+    const char **labels = calloc(j->n_group_rows, sizeof *labels);
+    char (*text)[96] = calloc(j->n_group_rows, sizeof *text);
     bool partial = false;
-    for (size_t k = 0; k < j->n_group_rows; k++) {
+    for (size_t k = 0; labels && text && k < j->n_group_rows; k++) {
+        const tc_group_row *row = &j->group_rows[k];
+        const tc_process_group *g = &j->groups[row->first];
+        snprintf(text[k], sizeof text[k], "%s%.60s%s", g->desc ? "" : "pg ", g->desc ? g->desc : g->name,
+                 row->f.partial ? " *" : "");
+        labels[k] = text[k];
+    }
+    for (size_t k = 0; labels && text && k < j->n_group_rows; k++) {
         const tc_group_row *row = &j->group_rows[k];
         const tc_group_figures *f = &row->f;
-        const tc_process_group *g = &j->groups[row->first];
-        char label[80], group[96], link[96], bus[24], rated[24], share[16], bar[16];
-        snprintf(label, sizeof label, "%s%.60s%s", g->desc ? "" : "pg ", g->desc ? g->desc : g->name,
-                 f->partial ? " *" : "");
-        tc_term_cell(group, sizeof group, label, -18);
+        char group[4 * 64 + 1], link[4 * 18 + 1], bus[24], rated[24], share[16], bar[16];
+        tc_term_name_cell(group, sizeof group, labels[k], labels, j->n_group_rows, -gw);
         partial |= f->partial;
         tc_term_cell(link, sizeof link, f->link.id ? f->link.name : "?", -18);
-        if (f->has_busbw) tc_term_fit(bus, sizeof bus, f->busbw_GBps, 1, 7); else snprintf(bus, sizeof bus, "-");
-        if (f->link.id) tc_term_fit(rated, sizeof rated, f->link.rated_GBps, 1, 7); else snprintf(rated, sizeof rated, "-");
+        if (f->has_busbw) tc_term_fit(bus, sizeof bus, f->busbw_GBps, 1, 6); else snprintf(bus, sizeof bus, "-");
+        if (f->link.id) tc_term_fit(rated, sizeof rated, f->link.rated_GBps, 1, 6); else snprintf(rated, sizeof rated, "-");
         snprintf(share, sizeof share, "-");
         bar[0] = '\0';
         if (f->has_share) {
@@ -83,16 +147,26 @@ static void group_table(const tw *t, const tc_job *j) {
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
         }
-        fprintf(t->out, "%s %3zu %-10s %s %7.1f%% %7s %7s %8s%s%s\n", group, row->groups, tc_scope_text(f->scope), link,
+        fprintf(t->out, "%s %3zu %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, row->groups,
+                f->scope == TC_SCOPE_INTRA ? "intra" : f->scope == TC_SCOPE_INTER ? "inter" : "?", link,
                 100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
     }
+    free(labels);
+    free(text);
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, "scope: intra = inside a node, inter = between nodes; used = busbw / rated (# = 10%)", 2, 4,
+                 t->width);
     if (partial)
-        fprintf(t->out, "  %s* ranks missing from the inputs: exposed transfer an upper bound, busbw a lower bound%s\n",
-                c_on(t, DIM), c_off(t));
-    if (sm->groups_without_comm)
-        fprintf(t->out, "  %s(%zu more process group%s without collective kernels in these traces)%s\n", c_on(t, DIM),
-                sm->groups_without_comm, sm->groups_without_comm == 1 ? "" : "s", c_off(t));
+        tc_term_wrap(t->out, "* ranks missing from the inputs: exposed transfer an upper bound, busbw a lower bound", 2, 4,
+                     t->width);
+    if (sm->groups_without_comm) {
+        char line[160];
+        snprintf(line, sizeof line, "(%zu more process group%s without collective kernels in these traces)",
+                 sm->groups_without_comm, sm->groups_without_comm == 1 ? "" : "s");
+        tc_term_wrap(t->out, line, 2, 4, t->width);
+    }
+    fputs(c_off(t), t->out);
 }
 
 /* The Actions section: what the verdict suggests doing (tc_findings.actions), wrapped to the width. */
@@ -104,7 +178,7 @@ static void actions(const tw *t, const tc_job *j) {
         char a[700], item[740];
         tc_action_text(a, sizeof a, &f->actions[i], j);
         snprintf(item, sizeof item, "%zu. %.700s", i + 1, a);
-        tc_term_wrap(t->out, item, 2, 5, TC_TERM_WIDTH);
+        tc_term_wrap(t->out, item, 2, 5, t->width);
     }
 }
 
@@ -125,7 +199,7 @@ static void comm_libraries_note(const tw *t, const tc_summary *sm) {
         sep = ", ";
     }
     fputs(c_on(t, DIM), t->out);
-    tc_term_wrap(t->out, line, 2, 8, TC_TERM_WIDTH);
+    tc_term_wrap(t->out, line, 2, 8, t->width);
     fputs(c_off(t), t->out);
 }
 
@@ -145,69 +219,122 @@ static void windows_line(const tw *t, const tc_job *j) {
         snprintf(line + n, sizeof line - n, ". This is window %zu%s", j->window,
                  j->window == j->n_windows ? " (the most recent; --window K or --window all for the others)" : "");
     fputs(c_on(t, DIM), t->out);
-    tc_term_wrap(t->out, line, 2, 4, TC_TERM_WIDTH);
+    tc_term_wrap(t->out, line, 2, 4, t->width);
     fputs(c_off(t), t->out);
 }
 
-void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
-    tw t = {out, color};
+/* The Collectives section: the first 20 rows; the name and group columns share what the figures
+ * leave of the width. */
+#define COLL_FIXED 55 /* columns besides the collective's and the group's names */
+#define COLL_ROWS 20
+static void collectives_table(const tw *t, const tc_job *j) {
+    if (!j->n_colls) return;
+    size_t shown = j->n_colls < COLL_ROWS ? j->n_colls : COLL_ROWS;
+    int names = t->width - COLL_FIXED - 1, nw = names / 2, gw = names - nw;
+    const char *cn[COLL_ROWS], *gn[COLL_ROWS];
+    for (size_t i = 0; i < shown; i++) { cn[i] = j->colls[i].name; gn[i] = j->colls[i].process_group; }
+    fprintf(t->out, "\n%sCollectives%s (matched across ranks; transfer = the fastest rank's kernel)\n", c_on(t, BOLD),
+            c_off(t));
+    fprintf(t->out, "%-*s %-*s %3s %6s %8s %9s %10s %6s %6s\n", nw, "collective", gw, "group", "n", "count", "size",
+            "transfer", "wait", "algbw", "busbw");
+    char med[40], sum[40]; /* "µs" is 3 bytes for 2 columns: padded by columns */
+    fprintf(t->out, "%-*s %-*s %3s %6s %8s %s %s %6s %6s\n", nw, "", gw, "", "", "", "each",
+            tc_term_cell(med, sizeof med, "µs, med", 9), tc_term_cell(sum, sizeof sum, "µs, sum", 10), "GB/s", "GB/s");
+    for (size_t i = 0; i < shown; i++) {
+        const tc_collective_result *c = &j->colls[i];
+        char size[24], alg[24], bus[24], xfer[24], wait[24], name[4 * 64 + 1], group[4 * 64 + 1], n[24], count[24];
+        if (c->has_bw) { tc_term_fit(alg, sizeof alg, c->algbw_GBps, 1, 6); tc_term_fit(bus, sizeof bus, c->busbw_GBps, 1, 6); }
+        else { snprintf(alg, sizeof alg, "n/a"); snprintf(bus, sizeof bus, "n/a"); }
+        if (c->group_size >= 0) snprintf(n, sizeof n, "%lld", (long long)c->group_size); else snprintf(n, sizeof n, "?");
+        snprintf(count, sizeof count, "%llu", (unsigned long long)c->count);
+        tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 9);
+        tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
+        fprintf(t->out, "%s %s %3s %6s %8s %9s %10s %6s %6s\n", tc_term_name_cell(name, sizeof name, c->name, cn, shown, -nw),
+                tc_term_name_cell(group, sizeof group, c->process_group, gn, shown, -gw), n, count,
+                tc_fmt_bytes(size, sizeof size, c->bytes), xfer, wait, alg, bus);
+    }
+    if (j->n_colls > shown) fprintf(t->out, "  ... %zu more rows in --json and --csv\n", j->n_colls - shown);
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, "n = ranks in the group; count = matched instances; size = bytes each rank sends (nccl-tests' "
+                 "S); transfer = the median instance; wait = summed over ranks and instances", 2, 4, t->width);
+    fputs(c_off(t), t->out);
+}
+
+/* The verdict, its reasons and the partial-data reasons. */
+static void verdict_lines(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
-    size_t steps = 0;
-    for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
+    FILE *out = t->out;
     const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
     char basis[TC_FINDING_TEXT], said[TC_FINDING_TEXT + 24];
-    fprintf(out, "%sVerdict: %s%s", c_on(&t, vc), tc_verdict_name(sm->verdict), c_off(&t));
+    fprintf(out, "%sVerdict: %s%s", c_on(t, vc), tc_verdict_name(sm->verdict), c_off(t));
     if (sm->partial) { /* on the verdict's line, wrapped after it */
         snprintf(said, sizeof said, "(on partial data: %s)", tc_basis_summary_text(basis, sizeof basis, sm));
         fputc(' ', out);
-        tc_term_wrap_from(out, said, (int)strlen(tc_verdict_name(sm->verdict)) + 10, 2, TC_TERM_WIDTH);
+        tc_term_wrap_from(out, said, (int)strlen(tc_verdict_name(sm->verdict)) + 10, 2, t->width);
     } else fprintf(out, "\n");
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];
         snprintf(item, sizeof item, "- %s", tc_reason_text(reason, sizeof reason, &j->findings.reasons[i], j));
-        tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+        tc_term_wrap(out, item, 2, 4, t->width);
     }
     for (size_t i = 0; i < sm->n_basis_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 24];
         snprintf(item, sizeof item, "- partial data: %s", tc_basis_reason_text(reason, sizeof reason, &sm->basis_reasons[i]));
-        tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+        tc_term_wrap(out, item, 2, 4, t->width);
     }
-    fprintf(out, "\n%stracecost %s: %zu rank%s, %zu step%s, summed GPU window %.3f ms%s\n", c_on(&t, BOLD), TC_VERSION,
-            sm->ranks, sm->ranks == 1 ? "" : "s", steps, steps == 1 ? "" : "s", ms(sm->b.window_ns), c_off(&t));
-    windows_line(&t, j);
-    fprintf(out, "  compute %.1f%% | exposed comm %.1f%%", 100 * sm->share_compute, 100 * sm->share_exposed_comm);
+}
+
+/* The job's figures under the verdict: size and devices, the shares, ratio, step time, bandwidth. */
+static void totals(const tw *t, const tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    FILE *out = t->out;
+    size_t steps = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps > steps) steps = j->ranks[r].n_steps;
+    char line[1200], devices[600];
+    devices_text(devices, sizeof devices, j);
+    snprintf(line, sizeof line, "tracecost %s: %zu rank%s%s%s, %zu step%s; GPU time %.3f ms (%s)", TC_VERSION, sm->ranks,
+             sm->ranks == 1 ? "" : "s", devices[0] ? " on " : "", devices, steps, steps == 1 ? "" : "s",
+             ms(sm->b.window_ns), sm->ranks == 1 ? "the rank's GPU window" : "the ranks' GPU windows summed");
+    fprintf(out, "\n%s", c_on(t, BOLD));
+    tc_term_wrap(out, line, 0, 2, t->width);
+    fputs(c_off(t), out);
+    windows_line(t, j);
+    char it[6][160];
+    const char *items[6];
+    size_t n = 0;
+    snprintf(it[n++], sizeof it[0], "compute %.1f%%", 100 * sm->share_compute);
     if (sm->split_known)
-        fprintf(out, " (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
-    fprintf(out, " | memory %.1f%% | idle %.1f%%\n", 100 * sm->share_memory_exposed, 100 * sm->share_idle);
-    fprintf(out, "  comm/compute ratio ");
-    if (sm->has_ratio) fprintf(out, "%.3f", sm->comm_compute_ratio); else fprintf(out, "n/a (no compute)");
-    fprintf(out, " | MFU ");
-    if (sm->has_mfu) fprintf(out, "%.1f%%", 100 * sm->mfu); else fprintf(out, "n/a");
-    fprintf(out, " | step time ");
-    if (sm->has_step_time) fprintf(out, "%.3f ms", ms(sm->step_time_ns)); else fprintf(out, "n/a (no ProfilerStep)");
-    if (sm->has_fabric_busbw) fprintf(out, " | fabric busbw %.1f GB/s", sm->fabric_busbw_GBps);
-    fprintf(out, "\n");
-    tc_mfu_text_summary(out, j, c_on(&t, DIM), c_off(&t));
-    comm_libraries_note(&t, sm);
-    if (!sm->split_known && sm->ranks < 2)
-        fprintf(out, "  %snote: wait and transfer need two or more ranks of the job to be split%s\n", c_on(&t, DIM), c_off(&t));
-
-    fprintf(out, "\n%sPer rank%s (shares of each rank's window; exp = exposed, not hidden by compute)\n", c_on(&t, BOLD), c_off(&t));
-    fprintf(out, "%-5s %-14s %10s %8s %8s %8s %7s %8s %7s %5s %10s\n", "rank", "device", "window ms", "compute",
-            "exp comm", "transfer", "wait", "memory", "idle", "c/c", "step ms");
-    for (size_t r = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        char label[24];
-        snprintf(label, sizeof label, "%lld", (long long)rr->rank);
-        row(&t, label, rr->device, &rr->b, rr->has_ratio, rr->comm_compute_ratio, rr->has_step_time, rr->step_time_ns);
+        snprintf(it[n++], sizeof it[0], "exposed comm %.1f%% (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_comm,
+                 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
+    else snprintf(it[n++], sizeof it[0], "exposed comm %.1f%%", 100 * sm->share_exposed_comm);
+    snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
+    snprintf(it[n++], sizeof it[0], "idle %.1f%%", 100 * sm->share_idle);
+    for (size_t i = 0; i < n; i++) items[i] = it[i];
+    tc_term_join(out, items, n, " | ", 2, 4, t->width);
+    n = 0;
+    if (sm->has_ratio) snprintf(it[n++], sizeof it[0], "comm/compute ratio %.3f", sm->comm_compute_ratio);
+    else snprintf(it[n++], sizeof it[0], "comm/compute ratio n/a (no compute)");
+    if (sm->has_step_time) snprintf(it[n++], sizeof it[0], "step time %.3f ms (mean)", ms(sm->step_time_ns));
+    else snprintf(it[n++], sizeof it[0], "step time n/a (no ProfilerStep)");
+    if (sm->has_fabric_busbw) snprintf(it[n++], sizeof it[0], "fabric busbw %.1f GB/s", sm->fabric_busbw_GBps);
+    for (size_t i = 0; i < n; i++) items[i] = it[i];
+    tc_term_join(out, items, n, " | ", 2, 4, t->width);
+    tc_mfu_text_summary(out, j, c_on(t, DIM), c_off(t), t->width);
+    comm_libraries_note(t, sm);
+    if (!sm->split_known && sm->ranks < 2) {
+        fputs(c_on(t, DIM), out);
+        tc_term_wrap(out, "note: wait and transfer need two or more ranks of the job to be split", 2, 8, t->width);
+        fputs(c_off(t), out);
     }
-    if (j->n_ranks > 1) {
-        tc_breakdown b = sm->b;
-        b.split_known = sm->split_known;
-        row(&t, "all", "", &b, sm->has_ratio, sm->comm_compute_ratio, sm->has_step_time, sm->step_time_ns);
-    }
-    tc_host_wait_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t));
+}
 
+void tc_text_report_write(FILE *out, const tc_job *j, const tc_term_opts *o) {
+    tw t = {out, o->color, o->width};
+    const tc_summary *sm = &j->summary;
+    verdict_lines(&t, j);
+    totals(&t, j);
+    per_rank_table(&t, j);
+    tc_host_wait_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
         char wait[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 200];
@@ -217,50 +344,26 @@ void tc_text_report_write(FILE *out, const tc_job *j, bool color) {
                  tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
                                         s->caused_wait_ns_per_step),
                  ms(s->compute_ns_per_step), ms(s->median_compute_ns_per_step));
-        tc_term_wrap(out, line, 2, 2, TC_TERM_WIDTH);
+        tc_term_wrap(out, line, 2, 2, t.width);
     }
-
     group_table(&t, j);
-
-    if (j->n_colls) {
-        fprintf(out, "\n%sCollectives%s (matched across ranks; transfer = fastest rank's kernel; GB = 1e9 B)\n", c_on(&t, BOLD), c_off(&t));
-        fprintf(out, "%-21s %-14s %4s %7s %11s %11s %10s %7s %7s\n", "collective", "group", "n", "count", "bytes",
-                "transfer us", "wait us", "algbw", "busbw");
-        size_t shown = 0;
-        for (size_t i = 0; i < j->n_colls && shown < 20; i++, shown++) {
-            const tc_collective_result *c = &j->colls[i];
-            char bytes[24], alg[24], bus[24], xfer[24], wait[24], name[96], group[64], n[24];
-            if (c->bytes >= 0) snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes); else snprintf(bytes, sizeof bytes, "?");
-            if (c->has_bw) { tc_term_fit(alg, sizeof alg, c->algbw_GBps, 1, 7); tc_term_fit(bus, sizeof bus, c->busbw_GBps, 1, 7); }
-            else { snprintf(alg, sizeof alg, "n/a"); snprintf(bus, sizeof bus, "n/a"); }
-            if (c->group_size >= 0) snprintf(n, sizeof n, "%lld", (long long)c->group_size); else snprintf(n, sizeof n, "?");
-            tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 11);
-            tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
-            fprintf(out, "%-21s %-14s %4s %7llu %11s %11s %10s %7s %7s\n", tc_term_clean(name, sizeof name, c->name, 21),
-                    tc_term_clean(group, sizeof group, c->process_group, 14), n, (unsigned long long)c->count, bytes,
-                    xfer, wait, alg, bus);
-        }
-        if (j->n_colls > shown) fprintf(out, "  ... %zu more rows in --json\n", j->n_colls - shown);
-    }
-
-    tc_mfu_text_top_kernels(out, j, c_on(&t, BOLD), c_off(&t));
-
+    collectives_table(&t, j);
+    tc_mfu_text_top_kernels(out, j, c_on(&t, BOLD), c_off(&t), t.width);
     size_t nwarn = j->n_warnings;
     for (size_t i = 0; i < j->n_traces; i++) nwarn += j->traces[i].n_warnings;
     if (nwarn) {
         fprintf(out, "\n%sWarnings%s\n", c_on(&t, YELLOW), c_off(&t));
         for (size_t i = 0; i < j->n_traces; i++)
-            for (size_t k = 0; k < j->traces[i].n_warnings; k++)
-            {
+            for (size_t k = 0; k < j->traces[i].n_warnings; k++) {
                 char item[1200];
                 snprintf(item, sizeof item, "%s: %s", j->traces[i].path, j->traces[i].warnings[k]);
-                tc_term_wrap(out, item, 2, 4, TC_TERM_WIDTH);
+                tc_term_wrap(out, item, 2, 4, t.width);
             }
-        for (size_t i = 0; i < j->n_warnings; i++) tc_term_wrap(out, j->warnings[i], 2, 4, TC_TERM_WIDTH);
+        for (size_t i = 0; i < j->n_warnings; i++) tc_term_wrap(out, j->warnings[i], 2, 4, t.width);
     }
 }
 
-void tc_text_report_actions(FILE *out, const tc_job *j, bool color) {
-    tw t = {out, color};
+void tc_text_report_actions(FILE *out, const tc_job *j, const tc_term_opts *o) {
+    tw t = {out, o->color, o->width};
     actions(&t, j);
 }

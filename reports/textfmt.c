@@ -87,3 +87,13 @@ const char *tc_date_text(char *buf, size_t n, int64_t unix_s) {
     snprintf(buf, n, "%04lld-%02d-%02d", (long long)y, m, d);
     return buf;
 }
+
+const char *tc_fmt_bytes(char *buf, size_t n, int64_t bytes) {
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
+    if (bytes < 0) { snprintf(buf, n, "?"); return buf; }
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 999.95 && u < 4) { v /= 1e3; u++; }
+    if (u == 0) snprintf(buf, n, "%lld B", (long long)bytes); else snprintf(buf, n, "%.1f %s", v, units[u]);
+    return buf;
+}

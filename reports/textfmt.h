@@ -20,6 +20,10 @@ size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals);
 const char *tc_utc_text(char *buf, size_t n, int64_t unix_s);
 const char *tc_date_text(char *buf, size_t n, int64_t unix_s);
 
+/* A byte count for a narrow cell, in decimal units: "4 B", "26.2 MB" (kB, MB, GB, TB = 1e3, 1e6,
+ * 1e9, 1e12 B; one decimal); "?" when bytes < 0 (unknown). At most 8 columns. Returns buf. */
+const char *tc_fmt_bytes(char *buf, size_t n, int64_t bytes);
+
 /* Display width of a UTF-8 string: the number of code points (all treated as one column). */
 size_t tc_fmt_width(const char *s);
 #endif

@@ -1,20 +1,24 @@
 #!/bin/sh
 # setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
-# Usage: scripts/setup-deps.sh [base] [test] [speed] [mpi] [browser] [fuzz]
+# Usage: scripts/setup-deps.sh [--check] [base] [test] [speed] [mpi] [browser] [fuzz]
+#   --check  install nothing: name the missing packages and the command that installs them, and
+#            exit 1 when any is missing (what plain `make` runs; `make deps` installs)
 #   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
-#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time (make test, make bench)
+#   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time python3 (make test, make bench)
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
 #   fuzz    clang libclang-rt-dev valgrind           (make fuzz, make fuzz-run, make valgrind)
-# Called by the Makefile; says what it installs; never downloads anything but Debian packages.
+# Says what it installs; never downloads anything but Debian packages.
 set -eu
+check=0
+if [ "${1:-}" = --check ]; then check=1; shift; fi
 groups="${*:-base}"
 want=""
 for g in $groups; do
   case "$g" in
     base)    want="$want gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config" ;;
-    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils time" ;;
+    test)    want="$want libcriterion-dev yajl-tools man-db groff-base bsdutils time python3" ;;
     speed)   want="$want libisal-dev" ;;
     mpi)     want="$want libopenmpi-dev openmpi-bin" ;;
     browser) want="$want chromium" ;;
@@ -29,6 +33,11 @@ for p in $want; do
   fi
 done
 [ -z "$missing" ] && exit 0
+if [ "$check" = 1 ]; then
+  echo "setup-deps: missing Debian packages:$missing" >&2
+  echo "setup-deps: install them with: sh scripts/setup-deps.sh $groups   (or: make deps; make test-deps)" >&2
+  exit 1
+fi
 echo "setup-deps: installing missing Debian packages:$missing" >&2
 SUDO=""
 if [ "$(id -u)" != 0 ]; then

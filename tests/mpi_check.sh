@@ -60,8 +60,9 @@ for job in job8 job2 damaged tpdp; do
         # HTML: equal but for the random per-report CSP nonce
         for p in 0 "$np"; do sed 's/nonce[-=]"*[0-9a-f]*/nonce/g' "$tmp/$job-p$p.html" >"$tmp/$job-p$p.html1"; done
         same "$job np=$np .html" "$tmp/$job-p0.html1" "$tmp/$job-p$np.html1"
-        # stderr: the same file messages (mpirun may add its own lines about the exit status)
-        grep '^tracecost' "$tmp/$job-p$np.err" >"$tmp/$job-p$np.err1"
+        # stderr: the same file messages (mpirun may add its own lines about the exit status); the
+        # files written are named by their own paths (-p0 against -pNP)
+        grep '^tracecost' "$tmp/$job-p$np.err" | sed "s/$job-p$np\./$job-p0./" >"$tmp/$job-p$np.err1"
         same "$job np=$np stderr" "$tmp/$job-p0.err" "$tmp/$job-p$np.err1"
     done
 done

@@ -280,7 +280,8 @@ Test(damage, nothing_analyzable_exits_2_naming_the_file) {
                    ": not a Chrome trace: byte 0 (line 1, column 1): invalid JSON (lexical error: invalid char in "
                    "json text) near 'hello world.'");
     expect_nothing(&c, "cpu.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}",
-                   ": no GPU activity (no kernel, gpu_memcpy or gpu_memset events among 1 events)");
+                   ": no GPU activity (no kernel, gpu_memcpy or gpu_memset events among 1 events); a CPU-only trace? "
+                   "profile the GPU too: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])");
     /* unreadable: a dangling symlink (chmod 000 does not stop root) */
     cr_assert_eq(symlink("/nonexistent/trace.json", path_in(&c, "dangling.json")), 0);
     expect_nothing(&c, "dangling.json", NULL, ": cannot open: No such file or directory");

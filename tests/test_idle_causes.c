@@ -225,7 +225,7 @@ Test(idle_causes, host_bound_actions_name_the_data_loader_and_the_launch_rate) {
     expect_in(out, "Verdict: host-bound");
     expect_in(out, "points of it waiting for the host to launch the next kernel");
     expect_in(out, "Cut launch overhead");
-    expect_in(out, "303 kernels, 99% shorter than 10 us"); /* 3 steps of 100 adds and the optimizer */
+    expect_in(out, "303 kernels, 99% shorter than 10 µs"); /* 3 steps of 100 adds and the optimizer */
     expect_in(out, "(launch-bound:"); /* the action */
     expect_in(out, "(launch-bound)"); /* the launches line */
     snprintf(path, sizeof path, "%s/out.json", dir);
@@ -271,7 +271,7 @@ Test(idle_causes, many_steps_are_folded_in_the_terminal) {
     free(out);
     out = NULL;
     cr_assert_eq(tu_sh(&out, "NO_COLOR=1 '%s' analyze %s/job/rank0.pt.trace.json", tu_bin(), dir), 0);
-    expect_in(out, "... 8 steps folded (every step in --json)");
+    expect_in(out, "... 8 steps folded (every step in --json and --csv)");
     tu_expect_width(out, 100);
     free(out);
     tu_sh(NULL, "rm -rf %s", dir);

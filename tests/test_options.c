@@ -413,11 +413,12 @@ Test(options, help_lines) {
     FILE *f = open_memstream(&text, &len);
     tc_opts_help(f, &tc_opts_gpus);
     tc_opts_help(f, &tc_opts_analyze);
+    tc_opts_help(f, &tc_opts_compare);
     fclose(f);
     cr_expect(!strncmp(text, "  --json      write the catalog as JSON to stdout\n  --links     only the link catalog", 85),
               "%s", text);
     cr_expect_not_null(strstr(text, "\n  --params N --tokens-per-step T  the same as"), "%s", text);
-    cr_expect_not_null(strstr(text, "all\n                        of them"), "%s", text);
+    cr_expect_not_null(strstr(text, "the steps A\n                               runs in a month"), "%s", text);
     cr_expect_null(strstr(text, "--pue"), "cost flags are one line in analyze --help");
     tu_expect_width(text, 100);
     free(text);

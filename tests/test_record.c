@@ -145,7 +145,11 @@ static void clear_rank_env(void) {
     for (int i = 0; v[i]; i++) unsetenv(v[i]);
 }
 
-static void launcher_init(void) { clear_rank_env(); }
+/* No GPU here: libc stands in for the CUDA driver the launcher looks for first. */
+static void launcher_init(void) {
+    clear_rank_env();
+    setenv("TRACECOST_CUDA_DRIVER", "libc.so.6", 1);
+}
 
 TestSuite(record, .init = launcher_init);
 
@@ -258,8 +262,9 @@ Test(record, child_environment_is_set) {
     const char *lib = getenv("TRACECOST_CUPTI_LIB");
     snprintf(want, sizeof want, "%s\n%s\n%s\n1 1.5 2\n", lib, lib, sub);
     cr_expect_str_eq(r.out, want);
-    struct stat st;
-    cr_expect(stat(sub, &st) == 0 && S_ISDIR(st.st_mode), "the directory was created");
+    struct stat st; /* nothing was written: the directory is not made */
+    cr_expect(stat(sub, &st) != 0, "the directory was made though no trace was written");
+    cr_expect(strstr(r.err, "no trace written to") && strstr(r.err, "the directory was not made"), "%s", r.err);
     run_free(&r);
     rm_rf(sub);
     snprintf(sub, sizeof sub, "%s/traces", dir);
@@ -284,6 +289,34 @@ Test(record, relative_output_dir_becomes_absolute) {
     rmdir(rel);
     rm_rf(dir);
     free(dir);
+}
+
+/* Without a CUDA driver the launcher says so plainly, runs nothing and makes no directory. */
+Test(record, no_cuda_driver_is_said_plainly) {
+    char *dir = make_tmpdir();
+    fake_lib_env(dir);
+    setenv("TRACECOST_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    char sub[PATH_MAX], ran[PATH_MAX], cmd[PATH_MAX + 16];
+    snprintf(sub, sizeof sub, "%s/traces", dir);
+    snprintf(ran, sizeof ran, "%s/ran", dir);
+    snprintf(cmd, sizeof cmd, "touch %s", ran);
+    run_result r = RUN("-o", sub, "--", "sh", "-c", cmd);
+    cr_expect_eq(r.rc, TC_RECORD_EXIT_USAGE);
+    cr_expect(strstr(r.err, "tracecost: no CUDA driver on this machine (/nonexistent/libcuda.so.1 cannot be loaded)") != NULL,
+              "%s", r.err);
+    cr_expect(strstr(r.err, "nothing was run") != NULL, "%s", r.err);
+    cr_expect(access(ran, F_OK) != 0, "the command ran");
+    cr_expect(access(sub, F_OK) != 0, "the directory was made");
+    /* a directory that cannot be made is said before the run too */
+    setenv("TRACECOST_CUDA_DRIVER", "libc.so.6", 1);
+    run_free(&r);
+    char under_file[PATH_MAX + 32];
+    snprintf(under_file, sizeof under_file, "%s/fake-lib.so/traces", dir); /* a folder under a file */
+    r = RUN("-o", under_file, "--", "sh", "-c", cmd);
+    cr_expect_eq(r.rc, TC_RECORD_EXIT_USAGE);
+    cr_expect(strstr(r.err, "cannot write the trace directory") && strstr(r.err, "Not a directory"), "%s", r.err);
+    cr_expect(access(ran, F_OK) != 0, "the command ran");
+    finish_run(dir, &r);
 }
 
 Test(record, missing_or_unrunnable_commands) {

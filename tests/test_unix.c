@@ -109,6 +109,12 @@ Test(unix_tool, install_uninstall_destdir) {
     cr_expect(strstr(out, "tracecost ") == out, "installed binary: %s", out);
     free(out);
     free(c);
+    /* make install strips: the installed binary has no symbol table (the built one has, -g) */
+    c = fmt("readelf -S '%s/usr/bin/tracecost' | grep -c '\\.symtab'", d);
+    run(c, &out);
+    cr_expect_eq(atoi(out), 0, "the installed tracecost is not stripped");
+    free(out);
+    free(c);
 
     args = fmt("uninstall DESTDIR='%s' PREFIX=/usr CUPTI_LIB=/nonexistent.so", d);
     cr_assert_eq(make(args, &out), 0, "make uninstall failed:\n%s", out);
@@ -374,6 +380,33 @@ Test(unix_tool, plain_make_builds_the_tool) {
     cr_expect_not_null(strstr(out, ".DEFAULT_GOAL := all\n"), "%s", out);
     cr_expect_not_null(strstr(out, "/tracecost"), "all builds the tool: %s", out);
     free(out);
+}
+
+/* Plain `make` installs nothing: with packages missing (a stand-in dpkg-query says so) the check it
+ * runs names them and the command that installs them, exits 1 and never calls apt-get or sudo. */
+Test(unix_tool, plain_make_never_installs_packages) {
+    char *d = make_tmpdir(), *out;
+    char *c = fmt("for t in apt-get sudo; do printf '#!/bin/sh\\ntouch %s/called-$t\\n' > %s/$t; done; "
+                  "printf '#!/bin/sh\\nexit 1\\n' > %s/dpkg-query; chmod +x %s/*; "
+                  "PATH='%s':$PATH sh scripts/setup-deps.sh --check base test 2>&1", d, d, d, d, d);
+    cr_expect_eq(run(c, &out), 1, "%s", out);
+    cr_expect_not_null(strstr(out, "setup-deps: missing Debian packages: gcc make"), "%s", out);
+    cr_expect_not_null(strstr(out, "install them with: sh scripts/setup-deps.sh base test"), "%s", out);
+    free(out);
+    free(c);
+    c = fmt("ls '%s'", d);
+    run(c, &out);
+    cr_expect_null(strstr(out, "called-"), "the check called apt-get or sudo: %s", out);
+    free(out);
+    free(c);
+    /* what make runs for the build and the test build: the check, and only make deps installs */
+    cr_assert_eq(run("make -np 2>/dev/null | grep -A9 '^build/.deps-base:\\|^build/.deps-test:\\|^deps:'", &out), 0);
+    cr_expect_not_null(strstr(out, "scripts/setup-deps.sh --check base\n"), "%s", out);
+    cr_expect_not_null(strstr(out, "scripts/setup-deps.sh --check base test\n"), "%s", out);
+    cr_expect_not_null(strstr(out, "@scripts/setup-deps.sh base\n"), "%s", out);
+    free(out);
+    rm_rf(d);
+    free(d);
 }
 
 Test(unix_tool, version_prints_features) {

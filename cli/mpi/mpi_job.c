@@ -338,9 +338,10 @@ static void state_free(mpi_state *m) {
 
 /* Process 0's part of step 1: expands the operands into inputs and writes the file list (per
  * file: path, from a folder, owner) into list, balanced by size. 1, or 0 (message printed). */
-static int assign_files(char **operands, size_t n_operands, int procs, tc_input_list *inputs, tc_buf *list) {
+static int assign_files(char **operands, size_t n_operands, bool recursive, int procs, tc_input_list *inputs,
+                        tc_buf *list) {
     char err[1200];
-    if (tc_inputs_expand(operands, n_operands, inputs, err, sizeof err)) {
+    if (tc_inputs_expand(operands, n_operands, recursive, inputs, err, sizeof err)) {
         tc_diag(stderr, "tracecost: %s\n", err);
         return 0;
     }
@@ -372,11 +373,11 @@ static int assign_files(char **operands, size_t n_operands, int procs, tc_input_
 /* Step 1: process 0 expands the operands and assigns the files; every process gets the list
  * (m->n, paths, from_folder, owner and its own files). 0, or -1 on every process when process 0
  * failed (message printed). */
-static int share_files(mpi_state *m, char **operands, size_t n_operands, tc_input_list *inputs) {
+static int share_files(mpi_state *m, char **operands, size_t n_operands, bool recursive, tc_input_list *inputs) {
     int ok = 1;
     tc_buf list;
     memset(&list, 0, sizeof list);
-    if (m->me == 0) ok = assign_files(operands, n_operands, m->procs, inputs, &list);
+    if (m->me == 0) ok = assign_files(operands, n_operands, recursive, m->procs, inputs, &list);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) { tc_buf_free(&list); return -1; }
     bcast_buf(&list, m->me);
@@ -595,7 +596,7 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
     tc_input_list inputs;
     memset(&inputs, 0, sizeof inputs);
     int rc = TC_EXIT_OK, go = 0;
-    if (share_files(&m, operands, n_operands, &inputs)) rc = TC_EXIT_NOTHING; /* 1. the file list */
+    if (share_files(&m, operands, n_operands, lbase->recursive, &inputs)) rc = TC_EXIT_NOTHING; /* 1. the file list */
     else {
         tc_buf out; /* 2, 3. each process parses its share; 4. process 0 gathers and matches */
         memset(&out, 0, sizeof out);

@@ -1,0 +1,193 @@
+/* cmd_timeline.c: `tracecost timeline -o FILE TRACES...`: load and analyze the job as analyze does,
+ * then write every rank's GPU streams on one clock as one Chrome-trace JSON
+ * (reports/timeline_report.h), cut down by --ranks and --steps. */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "exitcodes.h"
+#include "inputs.h"
+#include "load_job.h"
+#include "opts.h"
+#include "output.h"
+#include "reports/timeline_report.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void timeline_usage(FILE *f) {
+    fprintf(f,
+        "Usage: tracecost timeline -o FILE [options] TRACE|FOLDER|- ...\n"
+        "\n"
+        "Writes the job as one Chrome-trace JSON for Perfetto (ui.perfetto.dev) or chrome://tracing:\n"
+        "every rank a process on one clock (the estimated clock offsets applied), its CUDA streams as\n"
+        "threads, each collective kernel split into its wait and its transfer, the ProfilerSteps, the\n"
+        "straggler named. Inputs as for analyze.\n"
+        "\n"
+        "Options:\n");
+    tc_opts_help(f, &tc_opts_timeline);
+    fprintf(f,
+        "\n"
+        "Examples:\n"
+        "  tracecost timeline -o merged.json traces/run42/\n"
+        "  tracecost timeline -o steps.json --ranks 0-3 --steps 5-6 traces/run42/\n"
+        "\n"
+        "Exit codes: 0 written, 1 usage error, 2 nothing analyzable, 3 damaged input, 4 output not written.\n");
+}
+
+typedef struct {
+    const char *out;
+    const char *ranks;        /* --ranks text, checked against the job once it is loaded */
+    bool has_steps;
+    int64_t first_step, last_step;
+    bool quiet, recursive;
+    long jobs, window;
+    tc_comm_patterns *comm;
+    char **operands; size_t n_operands;
+} timeline_args;
+
+/* "A-B" or "A" into *a, *b (A <= B). */
+static bool parse_range(const char *v, int64_t *a, int64_t *b) {
+    char *end;
+    if (!v || !*v) return false;
+    long long x = strtoll(v, &end, 10), y = x;
+    if (end == v) return false;
+    if (*end == '-') {
+        const char *p = end + 1;
+        y = strtoll(p, &end, 10);
+        if (end == p) return false;
+    }
+    if (*end || y < x) return false;
+    *a = x;
+    *b = y;
+    return true;
+}
+
+/* --ranks LIST over the job's ranks into keep[] (per j->ranks index). 0, or -1 with err. */
+static int pick_ranks(const char *list, const tc_job *j, bool *keep, char *err, size_t errlen) {
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) { snprintf(err, errlen, "out of memory"); return -1; }
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        int64_t a, b;
+        if (!parse_range(tok, &a, &b)) {
+            snprintf(err, errlen, "--ranks: '%.40s' is not a rank or a range A-B (e.g. 0,2,4-7)", tok);
+            rc = -1;
+            break;
+        }
+        size_t hit = 0;
+        for (size_t k = 0; k < j->n_ranks; k++)
+            if (j->ranks[k].rank >= a && j->ranks[k].rank <= b) { keep[k] = true; hit++; }
+        if (!hit) {
+            snprintf(err, errlen, "--ranks: no rank %.40s among the inputs' %zu ranks (%lld to %lld)", tok, j->n_ranks,
+                     j->n_ranks ? (long long)j->ranks[0].rank : 0LL, j->n_ranks ? (long long)j->ranks[j->n_ranks - 1].rank : 0LL);
+            rc = -1;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* One option into a. TC_EXIT_OK, -1 after --help, or the usage exit code after the message. */
+static int set_option(const tc_opts *o, timeline_args *a) {
+    const tc_opt_table *t = &tc_opts_timeline;
+    const char *v = o->value, *name = o->word;
+    switch (o->opt->id) {
+    case TC_OPT_HELP: timeline_usage(stdout); return -1;
+    case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
+    case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
+    case TC_OPT_OUTPUT:
+        if (!v || !*v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
+        a->out = v;
+        return TC_EXIT_OK;
+    case TC_OPT_RANKS:
+        if (!v || !*v) return tc_opts_error(t, "%s needs a list of ranks (e.g. 0,2,4-7)", name);
+        a->ranks = v;
+        return TC_EXIT_OK;
+    case TC_OPT_STEPS:
+        if (!parse_range(v, &a->first_step, &a->last_step))
+            return tc_opts_error(t, "%s needs a step or a range of steps A-B (e.g. 5-6), not '%s'", name, v ? v : "");
+        a->has_steps = true;
+        return TC_EXIT_OK;
+    case TC_OPT_JOBS:
+        if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024)
+            return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_WINDOW:
+        if (!tc_parse_long(v, &a->window) || a->window < 1)
+            return tc_opts_error(t, "%s needs a window number (1 = the oldest), not '%s'", name, v ? v : "");
+        return TC_EXIT_OK;
+    case TC_OPT_COMM_KERNEL: {
+        char err[700];
+        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
+        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
+        return TC_EXIT_OK;
+    }
+    default: return TC_EXIT_OK;
+    }
+}
+
+static int parse_args(int argc, char **argv, timeline_args *a) {
+    const tc_opt_table *t = &tc_opts_timeline;
+    tc_opts o;
+    tc_opts_init(&o, t, argc, argv, 1);
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
+        int rc = TC_EXIT_OK;
+        if (kind == TC_OPTS_OPERAND) a->operands[a->n_operands++] = (char *)o.operand;
+        else if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
+        else rc = set_option(&o, a);
+        if (rc != TC_EXIT_OK) return rc;
+    }
+    if (!a->out) return tc_opts_error(t, "-o FILE is needed: where to write the merged trace (- for stdout)");
+    if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
+    tc_output_spec out = {"-o", a->out, NULL};
+    tc_input_list in;
+    char err[1200];
+    if (tc_inputs_expand(a->operands, a->n_operands, a->recursive, &in, err, sizeof err) == 0) {
+        int clash = tc_output_check(&out, 1, in.paths, in.n, err, sizeof err);
+        tc_input_list_free(&in);
+        if (clash) return tc_opts_error(t, "%s", err);
+    }
+    return TC_EXIT_OK;
+}
+
+/* Writes the loaded job's timeline. Returns rc, or the usage / output exit code. */
+static int write_timeline(const timeline_args *a, const tc_job *j, int rc) {
+    tc_timeline_filter f = {NULL, a->has_steps, a->first_step, a->last_step};
+    bool *keep = NULL;
+    if (a->ranks) {
+        char err[300];
+        keep = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *keep);
+        if (!keep) return TC_EXIT_NOTHING;
+        if (pick_ranks(a->ranks, j, keep, err, sizeof err)) {
+            free(keep);
+            return tc_opts_error(&tc_opts_timeline, "%s", err);
+        }
+        f.ranks = keep;
+    }
+    FILE *out = tc_output_open("timeline", a->out);
+    int w = out ? tc_output_close("timeline", a->out, out, tc_timeline_write(out, j, &f), !a->quiet) : TC_EXIT_OUTPUT;
+    free(keep);
+    return w != TC_EXIT_OK ? w : rc;
+}
+
+int tc_cmd_timeline(int argc, char **argv) {
+    timeline_args a;
+    memset(&a, 0, sizeof a);
+    a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
+    a.comm = tc_comm_patterns_new();
+    int rc = a.operands && a.comm ? parse_args(argc, argv, &a) : TC_EXIT_NOTHING;
+    if (rc == TC_EXIT_OK) {
+        tc_load_options lopt = {.jobs = (int)a.jobs, .progress = !a.quiet && isatty(fileno(stderr)), .err = stderr,
+                                .comm = a.comm, .window = a.window, .recursive = a.recursive};
+        tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)a.jobs};
+        tc_job j;
+        tc_job_init(&j);
+        bool report = false;
+        rc = tc_cmd_load_job(a.operands, a.n_operands, &lopt, &aopt, &j, &report);
+        if (report) rc = write_timeline(&a, &j, rc);
+        tc_job_free(&j);
+    }
+    free(a.operands);
+    tc_comm_patterns_free(a.comm);
+    return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
+}

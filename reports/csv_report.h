@@ -1,0 +1,30 @@
+/* csv_report.h: an analyzed job's tables as CSV (RFC 4180: comma-separated, CRLF line ends, a
+ * field quoted when it holds a comma, quote, CR, LF or edge space, quotes doubled) for
+ * spreadsheets and data frames: ranks.csv, steps.csv, collectives.csv, process_groups.csv,
+ * kernels.csv and idle_causes.csv, every column named in its header row with its unit
+ * (docs/csv.md). Values are the JSON's: times exact decimal µs, shares and rates as the JSON writes
+ * doubles, unknown values empty. Text is UTF-8 (invalid bytes as U+FFFD); a text cell starting
+ * with = + - @ or a tab gets a leading ' so no spreadsheet runs it as a formula. Read-only on the
+ * job; write errors show in the return value and ferror(out). */
+#ifndef TC_CSV_REPORT_H
+#define TC_CSV_REPORT_H
+#include <stdio.h>
+#include "model/job.h"
+
+typedef enum {
+    TC_CSV_RANKS,        /* ranks.csv: a row per rank */
+    TC_CSV_STEPS,        /* steps.csv: a row per rank and step */
+    TC_CSV_COLLECTIVES,  /* collectives.csv: a row per (process group, collective, message size) */
+    TC_CSV_GROUPS,       /* process_groups.csv: a row per process group */
+    TC_CSV_KERNELS,      /* kernels.csv: a row per GPU event name and kind, all ranks */
+    TC_CSV_IDLE,         /* idle_causes.csv: a row per rank and idle cause */
+    TC_CSV_TABLES
+} tc_csv_table;
+
+/* Every table's file name in tc_csv_table order, NULL-terminated: "ranks.csv", ... */
+extern const char *const tc_csv_files[TC_CSV_TABLES + 1];
+
+/* Writes table t of j to out: its header row, then a row per item (none for an empty table).
+ * Returns 0, or -1 when a write failed. */
+int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t);
+#endif

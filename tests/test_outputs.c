@@ -1,0 +1,128 @@
+/* test_outputs.c: outputs never clobber (issue 21): an output that names an input (any spelling: a
+ * "./" prefix, a symbolic link, a file found in an input folder, a config file), two outputs on
+ * standard output, or one file for two outputs is refused with exit 1 before anything is read or
+ * written; every file is written before the terminal summary (a summary cut short by `| head` loses
+ * no file); and stderr says what was written and its size, except with -q. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "testutil.h"
+
+/* A scratch folder holding a copy of the bundled 4-rank job in job/. */
+static char *job_copy(void) {
+    char *d = tu_tmpdir();
+    cr_assert_eq(tu_sh(NULL, "mkdir %s/job && cp samples/rank*.pt.trace.json.gz %s/job/", d, d), 0);
+    return d;
+}
+
+static void rm_rf(char *d) {
+    tu_sh(NULL, "rm -rf '%s'", d);
+    free(d);
+}
+
+static off_t size_of(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* Runs `tracecost ARGS` in folder d; expects exit 1 with needle in its output and no file changed:
+ * the ranks' sizes stay those of the samples and no out.* appears. */
+static void expect_refused(const char *d, const char *args, const char *needle) {
+    char *out = NULL, *bin = realpath(tu_bin(), NULL);
+    cr_assert_not_null(bin);
+    int rc = tu_sh(&out, "cd %s && %s %s", d, bin, args);
+    free(bin);
+    cr_expect_eq(rc, 1, "tracecost %s: exit %d, want 1\n%s", args, rc, out);
+    cr_expect_not_null(strstr(out, needle), "tracecost %s: expected '%s' in:\n%s", args, needle, out);
+    char p[512];
+    for (int r = 0; r < 4; r++) {
+        snprintf(p, sizeof p, "%s/job/rank%d.pt.trace.json.gz", d, r);
+        char s[64];
+        snprintf(s, sizeof s, "samples/rank%d.pt.trace.json.gz", r);
+        cr_expect_eq(size_of(p), size_of(s), "tracecost %s changed %s", args, p);
+    }
+    snprintf(p, sizeof p, "%s/out.json", d);
+    cr_expect_eq(size_of(p), -1, "tracecost %s wrote out.json", args);
+    snprintf(p, sizeof p, "%s/out.html", d);
+    cr_expect_eq(size_of(p), -1, "tracecost %s wrote out.html", args);
+    free(out);
+}
+
+Test(outputs, an_output_that_is_an_input_is_refused_in_any_spelling) {
+    char *d = job_copy();
+    cr_assert_eq(tu_sh(NULL, "cd %s && ln -s job/rank1.pt.trace.json.gz link.gz && echo 'utilization = 0.9' > c.conf", d), 0);
+    expect_refused(d, "analyze --json job/rank0.pt.trace.json.gz job/", "is the input job/rank0.pt.trace.json.gz");
+    expect_refused(d, "analyze --html ./job/../job/rank2.pt.trace.json.gz job/", "writing it would destroy that input");
+    expect_refused(d, "analyze --json link.gz job/rank1.pt.trace.json.gz job/rank0.pt.trace.json.gz", "--json link.gz is the input");
+    expect_refused(d, "analyze --json c.conf --config c.conf job/", "--json c.conf is the input c.conf");
+    expect_refused(d, "compare --html job/rank3.pt.trace.json.gz job/ job/", "--html job/rank3.pt.trace.json.gz is the input");
+    expect_refused(d, "cost --config ./c.conf --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 --json c.conf",
+                   "--json c.conf is the input ./c.conf");
+    rm_rf(d);
+}
+
+Test(outputs, two_outputs_on_stdout_or_in_one_file_are_refused) {
+    char *d = job_copy();
+    expect_refused(d, "analyze --json - --html - job/", "--json and --html both write to standard output");
+    expect_refused(d, "compare --json - --html - job/ job/", "both write to standard output");
+    expect_refused(d, "analyze --json out.json --html ./out.json job/", "--json out.json and --html ./out.json are the same file");
+    expect_refused(d, "analyze --json out.json --html job/../out.json job/", "are the same file");
+    expect_refused(d, "compare --json out.json --html out.json job/ job/", "are the same file");
+    /* devices may be named twice */
+    char *out = NULL;
+    cr_expect_eq(tu_sh(&out, "%s analyze -q --json /dev/null --html /dev/null samples/", tu_bin()), 0, "%s", out);
+    cr_expect_str_eq(out, "");
+    free(out);
+    rm_rf(d);
+}
+
+/* The summary's reader closes the pipe after one line: the JSON is whole all the same. */
+Test(outputs, files_are_written_before_the_summary) {
+    char *d = tu_tmpdir(), *out = NULL;
+    tu_sh(&out, "%s analyze --json %s/a.json --html %s/a.html samples/ | head -1", tu_bin(), d, d);
+    char p[512];
+    snprintf(p, sizeof p, "%s/a.json", d);
+    yajl_val v = tu_json_file(p);
+    cr_expect_not_null(tu_get(v, "summary", NULL));
+    yajl_tree_free(v);
+    snprintf(p, sizeof p, "%s/a.html", d);
+    char *html = tu_read_file(p, NULL);
+    cr_expect_not_null(strstr(html, "</html>"), "the HTML is cut short");
+    free(html);
+    free(out);
+    rm_rf(d);
+}
+
+Test(outputs, stderr_says_what_was_written_and_its_size) {
+    char *d = tu_tmpdir(), *out = NULL, want[600], p[512];
+    cr_assert_eq(tu_sh(&out, "%s analyze --json %s/a.json samples/ 2>&1 >/dev/null", tu_bin(), d), 0);
+    snprintf(p, sizeof p, "%s/a.json", d);
+    char *json = tu_read_file(p, NULL);
+    char bytes[32];
+    size_t n = strlen(json), k = 0;
+    char digits[32];
+    snprintf(digits, sizeof digits, "%zu", n);
+    for (size_t i = 0, len = strlen(digits); i < len; i++) { /* 12,345 */
+        if (i && (len - i) % 3 == 0) bytes[k++] = ',';
+        bytes[k++] = digits[i];
+    }
+    bytes[k] = 0;
+    snprintf(want, sizeof want, "tracecost analyze: wrote %s/a.json (%s bytes)\n", d, bytes);
+    cr_expect_str_eq(out, want);
+    free(out);
+    free(json);
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --json %s/b.json samples/", tu_bin(), d), 0);
+    cr_expect_str_eq(out, "", "-q says nothing: %s", out);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s cost --gpus 8 --network-efficiency 0.6 --price-per-gpu-hour 2 --json %s/c.json 2>&1 >/dev/null",
+                       tu_bin(), d), 0);
+    cr_expect(strstr(out, "tracecost cost: wrote ") && strstr(out, "/c.json ("), "%s", out);
+    free(out);
+    cr_assert_eq(tu_sh(&out, "%s compare --html %s/c.html samples/ samples/hta-pair/ 2>&1 >/dev/null", tu_bin(), d), 0);
+    cr_expect(strstr(out, "tracecost compare: wrote ") && strstr(out, "/c.html ("), "%s", out);
+    free(out);
+    rm_rf(d);
+}
