@@ -262,10 +262,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         else if (!tc_parse_long(v, &a->window) || a->window < 1)
             return tc_opts_error(t, "%s needs a window number (1 = the oldest) or 'all', not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
-    case TC_OPT_COMM_KERNEL:
-        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
-        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
-        return TC_EXIT_OK;
+    case TC_OPT_COMM_KERNEL: return tc_opts_comm_kernel(o, a->comm);
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
 }
@@ -291,18 +288,14 @@ static int check_outputs(const analyze_args *a) {
 
 /* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
  * --help (printed); or a usage exit code (the message printed). */
+static int set_option_cb(const tc_opts *o, void *a) { return set_option(o, a); }
+
 static int parse_args(int argc, char **argv, analyze_args *a) {
     const tc_opt_table *t = &tc_opts_analyze;
     tc_opts o;
     tc_opts_init(&o, t, argc, argv, 1);
-    tc_opts_kind kind;
-    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
-        int rc = TC_EXIT_OK;
-        if (kind == TC_OPTS_OPERAND) a->operands[a->n_operands++] = (char *)o.operand;
-        else if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
-        else rc = set_option(&o, a);
-        if (rc != TC_EXIT_OK) return rc;
-    }
+    int rc = tc_opts_read_all(&o, a->operands, &a->n_operands, set_option_cb, a);
+    if (rc != TC_EXIT_OK) return rc;
     if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
         return tc_opts_error(t, "%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
                              a->aopt.params > 0 ? "--tokens-per-step" : "--params");

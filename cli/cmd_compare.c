@@ -159,12 +159,7 @@ static int set_option(compare_args *a, const tc_opts *o) {
         if (o->opt->id == TC_OPT_TOKENS || o->opt->id == TC_OPT_TOKENS_B) a->tokens[b] = x; else a->samples[b] = x;
         return TC_EXIT_OK;
     }
-    case TC_OPT_COMM_KERNEL: {
-        char err[700];
-        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
-        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
-        return TC_EXIT_OK;
-    }
+    case TC_OPT_COMM_KERNEL: return tc_opts_comm_kernel(o, a->comm);
     case TC_OPT_COST_FLAG: case TC_OPT_COST_FLAG_B: /* --FLAG V for both sides, --b-FLAG V for B */
         if (!v) return tc_opts_error(t, "%s needs a value", name);
         if (!strcmp(o->opt->name, "--config") || !strcmp(o->opt->name, "--b-config")) { /* patterns: both runs */

@@ -115,28 +115,19 @@ static int set_option(const tc_opts *o, timeline_args *a) {
         if (!tc_parse_long(v, &a->window) || a->window < 1)
             return tc_opts_error(t, "%s needs a window number (1 = the oldest), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
-    case TC_OPT_COMM_KERNEL: {
-        char err[700];
-        if (!v) return tc_opts_error(t, "%s needs a regular expression", name);
-        if (tc_comm_patterns_add(a->comm, v, err, sizeof err) != 0) return tc_opts_error(t, "%s: %s", name, err);
-        return TC_EXIT_OK;
-    }
+    case TC_OPT_COMM_KERNEL: return tc_opts_comm_kernel(o, a->comm);
     default: return TC_EXIT_OK;
     }
 }
+
+static int set_option_cb(const tc_opts *o, void *a) { return set_option(o, a); }
 
 static int parse_args(int argc, char **argv, timeline_args *a) {
     const tc_opt_table *t = &tc_opts_timeline;
     tc_opts o;
     tc_opts_init(&o, t, argc, argv, 1);
-    tc_opts_kind kind;
-    while ((kind = tc_opts_next(&o)) != TC_OPTS_END) {
-        int rc = TC_EXIT_OK;
-        if (kind == TC_OPTS_OPERAND) a->operands[a->n_operands++] = (char *)o.operand;
-        else if (kind != TC_OPTS_OPTION) return tc_opts_fail(&o);
-        else rc = set_option(&o, a);
-        if (rc != TC_EXIT_OK) return rc;
-    }
+    int rc = tc_opts_read_all(&o, a->operands, &a->n_operands, set_option_cb, a);
+    if (rc != TC_EXIT_OK) return rc;
     if (!a->out) return tc_opts_error(t, "-o FILE is needed: where to write the merged trace (- for stdout)");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
     tc_output_spec out = {"-o", a->out, NULL};

@@ -3,6 +3,7 @@
 #include "opts.h"
 #include "diag.h"
 #include "exitcodes.h"
+#include "model/comm_kernels.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -213,4 +214,23 @@ bool tc_parse_long(const char *s, long *out) {
     if (*end || errno) return false;
     *out = v;
     return true;
+}
+
+int tc_opts_read_all(tc_opts *o, char **operands, size_t *n, int (*set)(const tc_opts *o, void *ctx), void *ctx) {
+    tc_opts_kind kind;
+    while ((kind = tc_opts_next(o)) != TC_OPTS_END) {
+        int rc = TC_EXIT_OK;
+        if (kind == TC_OPTS_OPERAND) operands[(*n)++] = (char *)o->operand;
+        else if (kind != TC_OPTS_OPTION) return tc_opts_fail(o);
+        else rc = set(o, ctx);
+        if (rc != TC_EXIT_OK) return rc;
+    }
+    return TC_EXIT_OK;
+}
+
+int tc_opts_comm_kernel(const tc_opts *o, struct tc_comm_patterns *patterns) {
+    char err[700];
+    if (!o->value) return tc_opts_error(o->t, "%s needs a regular expression", o->word);
+    if (tc_comm_patterns_add(patterns, o->value, err, sizeof err) != 0) return tc_opts_error(o->t, "%s: %s", o->word, err);
+    return TC_EXIT_OK;
 }

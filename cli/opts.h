@@ -122,6 +122,16 @@ void tc_opts_init(tc_opts *o, const tc_opt_table *t, int argc, char **argv, int 
  * after "--" everything is. An option's value is the next argument whatever it looks like. */
 tc_opts_kind tc_opts_next(tc_opts *o);
 
+/* Reads every argument left in o: operands into operands[*n] (room for argc), each option through
+ * set(o, ctx), which returns TC_EXIT_OK to go on. Returns TC_EXIT_OK, set's first other code, or the
+ * usage exit code after tc_opts_fail for an unknown option. */
+int tc_opts_read_all(tc_opts *o, char **operands, size_t *n, int (*set)(const tc_opts *o, void *ctx), void *ctx);
+
+/* --comm-kernel REGEX (analyze, compare, timeline): adds the value to patterns. TC_EXIT_OK, or the
+ * usage exit code after the message (no value, a bad expression). */
+struct tc_comm_patterns;
+int tc_opts_comm_kernel(const tc_opts *o, struct tc_comm_patterns *patterns);
+
 /* "tracecost CMD: MESSAGE\nTry 'tracecost CMD --help'.\n" on stderr; returns the usage exit code. */
 int tc_opts_error(const tc_opt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* tc_opts_error for TC_OPTS_UNKNOWN (with the suggestion) and TC_OPTS_NO_VALUE. */

@@ -710,20 +710,26 @@ static void html_bars(FILE *out, const tc_comparison *c) {
     fputs("</svg>\n</section>\n", out);
 }
 
-/* A share pair as "A%", "B%", "+x.x pt" cells, the difference coloured by whether more is better. */
-static void share_cells(FILE *out, const tc_cmp_pair *p, bool more_is_better) {
+/* A share pair as "A%", "B%", "+x.x pt" cells; the difference coloured when `better` says which
+ * way is better (+1 more, -1 less, 0 neither). */
+static void share_cells(FILE *out, const tc_cmp_pair *p, int better) {
     if (p->has_a) fprintf(out, "<td>%.1f</td>", 100 * p->a); else fputs("<td>-</td>", out);
     if (p->has_b) fprintf(out, "<td>%.1f</td>", 100 * p->b); else fputs("<td>-</td>", out);
     if (!p->has_diff) { fputs("<td>-</td>", out); return; }
     double pt = 100 * p->diff;
-    const char *cls = pt >= 0.05 ? (more_is_better ? "better" : "worse") : pt <= -0.05 ? (more_is_better ? "worse" : "better") : "";
-    fprintf(out, "<td class=\"%s\">%+.1f pt</td>", cls, pt);
+    int way = pt >= 0.05 ? better : pt <= -0.05 ? -better : 0;
+    fprintf(out, "<td class=\"%s\">%+.1f pt</td>", way > 0 ? "better" : way < 0 ? "worse" : "", pt);
 }
 
-/* The change of a row in words, coloured: faster in green, slower in red. */
-static void change_cell(FILE *out, tc_cmp_change ch) {
+/* A time pair (µs) as A and B cells (divided by `scale`, `decimals` shown), B / A, and the change
+ * in words: faster in green, slower in red. */
+static void time_cells(FILE *out, const tc_cmp_pair *p, double scale, int decimals, tc_cmp_change ch) {
+    char rt[24];
+    if (p->has_a) fprintf(out, "<td>%.*f</td>", decimals, p->a / scale); else fputs("<td>-</td>", out);
+    if (p->has_b) fprintf(out, "<td>%.*f</td>", decimals, p->b / scale); else fputs("<td>-</td>", out);
+    fmt_ratio(rt, sizeof rt, p);
     const char *cls = ch == TC_CMP_FASTER ? "better" : ch == TC_CMP_SLOWER ? "worse" : "";
-    fprintf(out, "<td class=\"%s\">%s</td>", cls, change_name(ch));
+    fprintf(out, "<td>%s</td><td class=\"%s\">%s</td>", rt, cls, change_name(ch));
 }
 
 /* Each rank of either run: its shares and step time, A against B. */
@@ -739,16 +745,11 @@ static void html_ranks(FILE *out, const tc_comparison *c) {
           "</tr></thead><tbody>\n", out);
     for (size_t i = 0; i < c->n_ranks; i++) {
         const tc_cmp_rank_row *r = &c->ranks[i];
-        char rt[24];
         fprintf(out, "<tr><td>%lld</td>", r->rank);
-        share_cells(out, &r->share_compute, true);
-        share_cells(out, &r->share_exposed_comm, false);
-        share_cells(out, &r->share_idle, false);
-        if (r->step_time_us.has_a) fprintf(out, "<td>%.3f</td>", r->step_time_us.a / 1e3); else fputs("<td>-</td>", out);
-        if (r->step_time_us.has_b) fprintf(out, "<td>%.3f</td>", r->step_time_us.b / 1e3); else fputs("<td>-</td>", out);
-        fmt_ratio(rt, sizeof rt, &r->step_time_us);
-        fprintf(out, "<td>%s</td>", rt);
-        change_cell(out, r->change);
+        share_cells(out, &r->share_compute, +1);
+        share_cells(out, &r->share_exposed_comm, -1);
+        share_cells(out, &r->share_idle, -1);
+        time_cells(out, &r->step_time_us, 1e3, 3, r->change);
         fputs("</tr>\n", out);
     }
     fputs("</tbody></table></div></section>\n", out);
@@ -765,19 +766,11 @@ static void html_kernels(FILE *out, const tc_comparison *c) {
           "<th>B / A</th><th>change</th></tr></thead><tbody>\n", out);
     for (size_t i = 0; i < c->n_kernels; i++) {
         const tc_cmp_kernel_row *r = &c->kernels[i];
-        const tc_cmp_pair *sh = &r->share_of_compute, *t = &r->time_us_per_gpu_step;
-        char rt[24];
         fputs("<tr><td class=\"name\">", out);
         html_esc(out, (r->a ? r->a : r->b)->name);
         fputs("</td>", out);
-        if (sh->has_a) fprintf(out, "<td>%.1f</td>", 100 * sh->a); else fputs("<td>-</td>", out);
-        if (sh->has_b) fprintf(out, "<td>%.1f</td>", 100 * sh->b); else fputs("<td>-</td>", out);
-        if (sh->has_diff) fprintf(out, "<td>%+.1f pt</td>", 100 * sh->diff); else fputs("<td>-</td>", out);
-        if (t->has_a) fprintf(out, "<td>%.1f</td>", t->a); else fputs("<td>-</td>", out);
-        if (t->has_b) fprintf(out, "<td>%.1f</td>", t->b); else fputs("<td>-</td>", out);
-        fmt_ratio(rt, sizeof rt, t);
-        fprintf(out, "<td>%s</td>", rt);
-        change_cell(out, r->change);
+        share_cells(out, &r->share_of_compute, 0);
+        time_cells(out, &r->time_us_per_gpu_step, 1, 1, r->change);
         fputs("</tr>\n", out);
     }
     fputs("</tbody></table></div></section>\n", out);
