@@ -91,14 +91,9 @@ static int cmp_rec(const void *a, const void *b) {
     return (x->event > y->event) - (x->event < y->event);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int64_t median_i64(int64_t *v, size_t n) {
     if (n == 0) return 0;
-    tc_sort(v, n, sizeof *v, cmp_i64);
+    tc_sort_i64(v, n);
     return v[n / 2];
 }
 
@@ -329,7 +324,7 @@ static size_t offset_candidates(const kernel_list *a, const kernel_list *b, long
         }
     }
     int64_t w = median_i64(gaps, a->n) / 8; /* "the same difference": within an eighth of a typical gap */
-    tc_sort(d, m, sizeof *d, cmp_i64);
+    tc_sort_i64(d, m);
     size_t top_count[DENSE_CANDIDATES] = {0};
     int64_t top[DENSE_CANDIDATES];
     for (size_t i = 0, j = 0; i < m; i++) { /* windows [i, j) of differences within w */

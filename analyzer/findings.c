@@ -402,11 +402,6 @@ static int timeline_ranks(tc_job *j, size_t want) {
     return 0;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The representative step: the (lower) median-duration step of the first timeline rank that has
  * steps, when it holds GPU events; else the next timeline rank's. */
 static int representative_step(tc_job *j) {
@@ -417,7 +412,7 @@ static int representative_step(tc_job *j) {
         int64_t *times = malloc(rr->n_steps * sizeof *times);
         if (!times) return -1;
         for (size_t s = 0; s < rr->n_steps; s++) times[s] = rr->steps[s].step_time_ns;
-        tc_sort(times, rr->n_steps, sizeof *times, cmp_i64);
+        tc_sort_i64(times, rr->n_steps);
         int64_t med = times[(rr->n_steps - 1) / 2];
         free(times);
         for (size_t s = 0; s < rr->n_steps; s++)

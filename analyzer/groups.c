@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 bool tc_parse_group_ranks(const char *text, int64_t **out, size_t *n) {
     *out = NULL;
     *n = 0;
@@ -40,7 +35,7 @@ bool tc_parse_group_ranks(const char *text, int64_t **out, size_t *n) {
     }
     while (*p == ' ') p++;
     if (*p || !len) goto bad;
-    tc_sort(v, len, sizeof *v, cmp_i64);
+    tc_sort_i64(v, len);
     for (size_t i = 1; i < len; i++) if (v[i] == v[i - 1]) goto bad; /* a rank twice: not a group */
     *out = v;
     *n = len;
@@ -143,7 +138,7 @@ static int place(const tc_job *j, tc_process_group *g) {
     if (!nodes) return -1;
     size_t known = 0;
     for (size_t i = 0; i < g->n_ranks; i++) known += tc_node_of_rank(j, g->ranks[i], &nodes[known]);
-    tc_sort(nodes, known, sizeof *nodes, cmp_i64);
+    tc_sort_i64(nodes, known);
     int64_t distinct = known ? 1 : 0;
     for (size_t i = 1; i < known; i++) distinct += nodes[i] != nodes[i - 1];
     free(nodes);

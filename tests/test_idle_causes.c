@@ -290,7 +290,7 @@ Test(idle_causes, real_traces_give_the_independent_shares) {
         {"tests/data/idle/event_sync_trace.json.gz", {2, 3, -1, -1, -1, 46, 49, -1}},
         {"tests/data/idle/inference_rank_1.json.gz", {-1, -1, -1, -1, 87, 2, 10, -1}},
         {"tests/data/idle/graph_execution.json.gz", {100, -1, -1, -1, -1, -1, -1, -1}},
-        {"tests/data/idle/gpu_metrics_input.json.gz", {-1, -1, -1, -1, -1, 27, 73, -1}},
+        {"tests/data/real2/gpu_metrics_input.json.gz", {-1, -1, -1, -1, -1, 27, 73, -1}},
         {"tests/data/idle/cudagraph_mwe.json.gz", {-1, -1, -1, 94, -1, 3, 2, -1}},
     };
     char *dir = tu_tmpdir();
