@@ -1044,7 +1044,19 @@ static size_t number_end(const char *b, size_t i, size_t end) {
     return i < end ? i : 0; /* a number must be followed by something, as in yajl's lexer */
 }
 
-static size_t skip_json_ws(const char *b, size_t i, size_t end) {
+static inline size_t skip_json_ws(const char *b, size_t i, size_t end) {
+    if (i < end && !is_json_ws(b[i])) return i; /* most often: no whitespace at all */
+#if defined(__SSE2__)
+    /* indented layouts put a newline and a run of spaces before every key: 16 bytes at a time */
+    if (i + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+        if (m) return i + (size_t)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
     while (i < end && is_json_ws(b[i])) i++;
     return i;
 }
