@@ -140,10 +140,6 @@ struct tc_ct_parser {
     char last_pid[SMALL], last_tid[SMALL];
     uint16_t last_pid_len, last_tid_len;
     uint32_t last_thread;   /* TC_NONE: none yet */
-    /* where yajl stands in the bytes passed to it (yajl_feed): inside a string, just after a
-     * backslash there; pass_on skips nothing inside a string. chunk_plain: the chunk holds no
-     * backslash (guard_fast), so a quote count's parity is enough */
-    bool y_in_str, y_escape, chunk_plain;
     bool bad_base;          /* a baseTimeNanoseconds that is no number or lies past +-2^62 ns: ignored */
     uint64_t bad_group_sizes; /* "Group size" values that are no whole number in 1..2^31-1: ignored */
     /* skipped-event reasons */
@@ -928,18 +924,6 @@ static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) 
     return n;
 }
 
-static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
-    if (p->chunk_plain && !p->y_escape) { /* no backslash: every quote opens or closes a string */
-        p->y_in_str ^= count_byte_unless(buf + from, to - from, '"', '"') & 1;
-        return;
-    }
-    for (size_t i = from; i < to; i++) {
-        if (p->y_escape) { p->y_escape = false; continue; }
-        if (buf[i] == '"') p->y_in_str = !p->y_in_str;
-        else if (buf[i] == '\\' && p->y_in_str) p->y_escape = true;
-    }
-}
-
 /* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
  * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
 static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
@@ -952,12 +936,8 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
-/* Follows the string state through bytes [from, to) passed to yajl (see y_in_str). */
-static void track_strings(tc_ct_parser *p, const char *buf, size_t from, size_t to);
-
 static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     if (to <= from) return 0;
-    track_strings(p, buf, from, to);
     p->parsing_from = (uintptr_t)(buf + from);
     p->parsing_to = (uintptr_t)(buf + to);
     yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
@@ -1211,10 +1191,11 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
 /* True when the parser stands where an element of the events array may begin: inside it, and
  * `at` follows an event skipped here (resume), or (whitespace aside, in buf[from, at)) the array's
  * '[' or a ',' right after the last element yajl read (elem_end). Only yajl's own positions are
- * trusted: a '[' or ',' inside a string yajl is still reading (a broken document) must not start
- * an element. */
+ * trusted: a '[' or ',' inside a string yajl is still reading (a broken document: ["a,{...) must
+ * not start an element, and cannot pass this test, since only whitespace and one comma may lie
+ * between elem_end and the '{', so no quote. */
 static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
-    if (top_kind(p) != F_EVENTS || p->y_in_str) return false; /* a '{' inside a string is text */
+    if (top_kind(p) != F_EVENTS) return false;
     size_t i = at;
     while (i > from && is_json_ws(buf[i - 1])) i--;
     if (i == resume) return true;
@@ -1307,8 +1288,7 @@ static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
-    p->chunk_plain = guard_fast(p, buf, len);
-    if (p->chunk_plain) {
+    if (guard_fast(p, buf, len)) {
         if (pass_on(p, buf, 0, len)) return -1;
         if (!p->events_mode) count_lines(p, buf, len);
         p->fed_before += len;
