@@ -39,7 +39,7 @@ void *tc_big_alloc(size_t n, size_t elem, bool zeroed);
  * search the sorted items. */
 uint32_t *tc_dense_index(const void *items, size_t n, size_t stride, size_t key_offset, uint32_t *base, size_t *span);
 void tc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
-/* Sorts n int64_t values ascending (tc_sort). */
+/* Sorts n int64_t values ascending: radix passes (linear) from 256 values on, tc_sort below. */
 void tc_sort_i64(int64_t *v, size_t n);
 
 /* Median of n doubles (sorts a copy); 0 when n == 0. */
