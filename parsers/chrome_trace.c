@@ -93,6 +93,15 @@ typedef struct {
     int64_t external_id;
 } event_scratch; /* reset_event resets every field: add new ones there */
 
+/* One token of an event read before yajl (scan_value), as yajl would hand it to a callback: a key
+ * or string is the text between its quotes, a number or literal its text, a bracket itself.
+ * `at` is an offset into the bytes at hand. */
+typedef enum { TK_OPEN_MAP, TK_CLOSE_MAP, TK_OPEN_ARRAY, TK_CLOSE_ARRAY, TK_KEY, TK_STRING, TK_NUMBER, TK_TRUE, TK_FALSE,
+               TK_NULL } tok_kind;
+typedef struct { size_t at, len; tok_kind kind; } tok;
+#define TOK_CAP 512 /* tokens of one event read before yajl; an event with more goes to yajl */
+typedef struct { tok t[TOK_CAP]; size_t n; } tok_sink;
+
 struct tc_ct_parser {
     yajl_handle yh;
     tc_trace *t;
@@ -112,6 +121,9 @@ struct tc_ct_parser {
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
     uint64_t elem_end;      /* input offset just past the events array's '[' or its last element that
                              * yajl read (UINT64_MAX unknown): where the next element may follow a ',' */
+    bool emitting;          /* the callbacks are called by emit_event, not yajl: yajl_offset is emit_pos */
+    uint64_t emit_pos;      /* input offset just past the token emit_event is handing over */
+    tok_sink toks;          /* the tokens of the event emit_event hands over */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
     uint64_t fed_before;    /* bytes fed before the current chunk */
@@ -136,6 +148,7 @@ struct tc_ct_parser {
     uint8_t *comm_of; size_t comm_of_cap;
     uint64_t events_skipped_early; /* events kept from yajl (pass_on): counted, and a host span recorded
                                     * when it is one, never parsed by yajl */
+    uint64_t events_emitted; /* events whose callbacks emit_event called: never parsed by yajl */
     /* the CPU thread of the last host event (thread_id): its pid and tid text and string id */
     char last_pid[SMALL], last_tid[SMALL];
     uint16_t last_pid_len, last_tid_len;
@@ -574,6 +587,7 @@ static void finish_pg(tc_ct_parser *p) {
 /* ---- yajl callbacks ------------------------------------------------------------------------- */
 /* Input offset just past the token yajl is handling (in a callback), UINT64_MAX outside a feed. */
 static uint64_t yajl_offset(tc_ct_parser *p) {
+    if (p->emitting) return p->emit_pos;
     if (!p->parsing_from || !p->chunk) return UINT64_MAX;
     return p->fed_before + (uint64_t)(p->parsing_from - (uintptr_t)p->chunk) + yajl_get_bytes_consumed(p->yh);
 }
@@ -935,18 +949,24 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
     p->line_start_before = p->fed_before + last;
 }
 
+/* After the callbacks for the bytes at hand: an event still open keeps its name, which must
+ * outlive these bytes (on_scalar_text left it in place). */
+static void keep_open_name(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    if (ev->name_at) {
+        memcpy(ev->name, ev->name_at, ev->name_len);
+        ev->name[ev->name_len] = 0;
+        ev->name_at = NULL;
+    }
+}
+
 /* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
 static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     if (to <= from) return 0;
     p->parsing_from = (uintptr_t)(buf + from);
     p->parsing_to = (uintptr_t)(buf + to);
     yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
-    event_scratch *ev = &p->ev;
-    if (ev->name_at) { /* an event still open: its name must outlive these bytes */
-        memcpy(ev->name, ev->name_at, ev->name_len);
-        ev->name[ev->name_len] = 0;
-        ev->name_at = NULL;
-    }
+    keep_open_name(p);
     p->parsing_from = p->parsing_to = 0;
     if (st == yajl_status_ok) return 0;
     size_t at = from + yajl_get_bytes_consumed(p->yh);
@@ -985,7 +1005,14 @@ static int yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
  *    and its "pid" and "tid", when present, a string or a number;
  *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
  *    value next.
- * Anything else (an escape, a string "ts") goes to yajl as before. */
+ * Any other event for which the first two rules and the last one hold (a kernel, a launch, a FLOP
+ * op, a step, ...) is read without yajl too: scan_value writes its tokens down as it checks it,
+ * and emit_event calls the callbacks yajl would call for them, in the same order with the same
+ * bytes (a string's text between its quotes, a number's text), so the same record results. This
+ * parser is cheaper than yajl's because it knows the event is whole and plain before the first
+ * callback: no token can straddle two feeds and no string needs decoding.
+ * Anything else (an escape, nesting past SKIP_MAX_DEPTH, more than TOK_CAP tokens, the events
+ * array's last event) goes to yajl as before. */
 
 #define SKIP_MAX_DEPTH 32
 
@@ -1042,44 +1069,71 @@ static inline size_t skip_json_ws(const char *b, size_t i, size_t end) {
 }
 
 /* Offset just past the JSON value at b[i] (any nesting up to SKIP_MAX_DEPTH), or 0 when it is
- * not valid by yajl's grammar, holds an escape or runs past end. */
-static size_t value_end(const char *b, size_t i, size_t end) {
+ * not valid by yajl's grammar, holds an escape or runs past end. With a sink, its tokens are
+ * written there too, in the order yajl would call back for them (0 when more than the sink holds). */
+static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
+#define PUT(k, a, l) do { \
+        if (sink) { \
+            if (sink->n == TOK_CAP) return 0; \
+            sink->t[sink->n++] = (tok){(a), (l), (k)}; \
+        } \
+    } while (0)
     char open[SKIP_MAX_DEPTH]; /* '{' or '[' per open container */
     int depth = 0;
+    size_t v;
     for (;;) { /* at a value */
         if (i >= end) return 0;
         char c = b[i];
         if (c == '{' || c == '[') {
             if (depth == SKIP_MAX_DEPTH) return 0;
+            PUT(c == '{' ? TK_OPEN_MAP : TK_OPEN_ARRAY, i, 1);
             open[depth++] = c;
             i = skip_json_ws(b, i + 1, end);
             if (i >= end) return 0;
-            if (b[i] == (c == '{' ? '}' : ']')) { i++; depth--; goto after_value; }
+            if (b[i] == (c == '{' ? '}' : ']')) {
+                PUT(c == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
+                i++;
+                depth--;
+                goto after_value;
+            }
             if (c == '{') goto at_key;
             continue;
         }
-        if (c == '"') i = plain_string_end(b, i, end);
-        else if (c == '-' || (c >= '0' && c <= '9')) i = number_end(b, i, end);
-        else if (c == 't') i = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0;
-        else if (c == 'f') i = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0;
-        else if (c == 'n') i = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0;
+        tok_kind k;
+        if (c == '"') { v = plain_string_end(b, i, end); k = TK_STRING; }
+        else if (c == '-' || (c >= '0' && c <= '9')) { v = number_end(b, i, end); k = TK_NUMBER; }
+        else if (c == 't') { v = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0; k = TK_TRUE; }
+        else if (c == 'f') { v = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0; k = TK_FALSE; }
+        else if (c == 'n') { v = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0; k = TK_NULL; }
         else return 0;
-        if (!i) return 0;
+        if (!v) return 0;
+        if (k == TK_STRING) PUT(k, i + 1, v - i - 2); /* the text between the quotes, as yajl gives it */
+        else PUT(k, i, v - i);
+        i = v;
     after_value:
         if (depth == 0) return i;
         i = skip_json_ws(b, i, end);
         if (i >= end) return 0;
-        if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) { i++; depth--; goto after_value; }
+        if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) {
+            PUT(open[depth - 1] == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
+            i++;
+            depth--;
+            goto after_value;
+        }
         if (b[i] != ',') return 0;
         i = skip_json_ws(b, i + 1, end);
         if (open[depth - 1] == '[') continue;
     at_key:
-        if (i >= end || b[i] != '"' || !(i = plain_string_end(b, i, end))) return 0;
-        i = skip_json_ws(b, i, end);
+        if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end))) return 0;
+        PUT(TK_KEY, i + 1, v - i - 2);
+        i = skip_json_ws(b, v, end);
         if (i >= end || b[i] != ':') return 0;
         i = skip_json_ws(b, i + 1, end);
     }
+#undef PUT
 }
+
+static size_t value_end(const char *b, size_t i, size_t end) { return scan_value(b, i, end, NULL); }
 
 typedef struct { size_t at, len; bool is_string; bool seen; } span;
 
@@ -1229,8 +1283,56 @@ static size_t next_brace(const char *b, size_t i, size_t end) {
     return i;
 }
 
+/* When the '{' at b[i] opens an event that is valid JSON by yajl's grammar with plain strings (no
+ * escape or control byte), holds at most TOK_CAP tokens, lies wholly in b[i, end) and is followed by
+ * a ',' (whitespace aside), the offset just past that comma, with its tokens in p->toks; else 0. */
+static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end) {
+    p->toks.n = 0;
+    size_t v = scan_value(b, i, end, &p->toks);
+    if (!v) return 0;
+    v = skip_json_ws(b, v, end);
+    return v < end && b[v] == ',' ? v + 1 : 0;
+}
+
+/* Calls the callbacks yajl would call for the event whose tokens event_tokens left in p->toks
+ * (bytes b[from, to)), in the same order with the same bytes, so the same record results; yajl never
+ * sees the event. 0 ok, -1 error described (only running out of memory stops a callback). */
+static int emit_event(tc_ct_parser *p, const char *b, size_t from, size_t to) {
+    p->emitting = true;
+    p->parsing_from = (uintptr_t)(b + from); /* on_scalar_text may keep the name in place */
+    p->parsing_to = (uintptr_t)(b + to);
+    int ok = 1;
+    for (size_t k = 0; k < p->toks.n && ok; k++) {
+        const tok *t = &p->toks.t[k];
+        const unsigned char *s = (const unsigned char *)b + t->at;
+        p->emit_pos = p->fed_before + t->at + (t->kind == TK_KEY || t->kind == TK_STRING ? t->len + 1 : t->len);
+        switch (t->kind) {
+        case TK_OPEN_MAP: ok = cb_start_map(p); break;
+        case TK_CLOSE_MAP: ok = cb_end_map(p); break;
+        case TK_OPEN_ARRAY: ok = cb_start_array(p); break;
+        case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
+        case TK_KEY: ok = cb_map_key(p, s, t->len); break;
+        case TK_STRING: ok = cb_string(p, s, t->len); break;
+        case TK_NUMBER: ok = cb_number(p, (const char *)s, t->len); break;
+        case TK_TRUE: ok = cb_boolean(p, 1); break;
+        case TK_FALSE: ok = cb_boolean(p, 0); break;
+        case TK_NULL: ok = cb_null(p); break;
+        }
+    }
+    keep_open_name(p);
+    p->emitting = false;
+    p->parsing_from = p->parsing_to = 0;
+    if (ok && !p->oom) {
+        p->events_emitted++;
+        return 0;
+    }
+    describe_error(p, from, "out of memory");
+    return -1;
+}
+
 /* Passes bytes [from, to) of the current chunk to yajl, but for the events handled here (see
- * above): counted, their host spans recorded. 0 ok, -1 error described. */
+ * above): counted, their host spans recorded, or their callbacks called by emit_event. 0 ok, -1
+ * error described. */
 static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     size_t seg = from, i = from, resume = SIZE_MAX;
     while (i < to) {
@@ -1240,10 +1342,16 @@ static int pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
         if (!may_start_element(buf, from, at, resume)) continue;
         fast_event ev;
         size_t end = skippable_event_end(buf, at, to, &ev);
-        if (!end) continue;
+        bool emit = !end;
+        if (emit && !(end = event_tokens(p, buf, at, to))) continue;
         if (yajl_feed(p, buf, seg, at)) return -1;
         seg = at;
         if (!at_element_start(p, buf, from, at, resume)) continue;
+        if (emit) {
+            if (emit_event(p, buf, at, end)) return -1;
+            seg = i = resume = end;
+            continue;
+        }
         p->t->events_total++;
         p->events_skipped_early++;
         if (ev.fate == FATE_HOST) {
@@ -1391,3 +1499,4 @@ const char *tc_ct_parser_error(const tc_ct_parser *p) { return p->error; }
 uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p) { return p->error_offset; }
 int tc_ct_parser_in_events(const tc_ct_parser *p) { return p->in_events_at_error; }
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p) { return p->events_skipped_early; }
+uint64_t tc_ct_parser_emitted(const tc_ct_parser *p) { return p->events_emitted; }

@@ -33,6 +33,9 @@ uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p);
  * flows, instants, ops that are not FLOP ops, annotations that are not steps...; see
  * chrome_trace.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p);
+/* Events read without yajl: valid with plain strings (no escape), so the parser called yajl's
+ * callbacks for their tokens itself (emit_event in chrome_trace.c). For tests and benchmarks. */
+uint64_t tc_ct_parser_emitted(const tc_ct_parser *p);
 /* True when the document ended inside the traceEvents array (the usual truncation). */
 int tc_ct_parser_in_events(const tc_ct_parser *p);
 #endif

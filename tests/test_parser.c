@@ -278,6 +278,73 @@ Test(parser, events_skipped_before_yajl_change_nothing) {
     tc_trace_free(&bytewise);
 }
 
+Test(parser, events_read_without_yajl_give_yajls_records) {
+    /* Events that matter (kernels, launches, FLOP ops, steps, copies) are read without yajl when
+     * their strings are plain: the parser calls yajl's callbacks itself, token by token. Fed a byte
+     * at a time, yajl reads them all. Both must give the same trace, to every record and string. */
+    char deep[400] = "", dims[4000] = "";
+    for (int i = 0; i < 40; i++) strcat(deep, "[");
+    for (int i = 0; i < 40; i++) strcat(deep, "]");
+    for (int i = 0; i < 300; i++) strcat(dims, i ? ", [1]" : "[1]");
+    char longname[301];
+    memset(longname, 'n', 300);
+    longname[300] = 0;
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    cr_assert_not_null(f);
+    fprintf(f, "{\"traceEvents\": [\n"
+               /* read without yajl: */
+               "%s,\n"
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)\", "
+               "\"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 5, \"args\": {\"correlation\": 8, \"Collective name\": \"allreduce\", "
+               "\"In msg nelems\": 1048576, \"Out msg nelems\": 1048576, \"Group size\": 2, \"dtype\": \"Float\", "
+               "\"Process Group Name\": \"0\", \"Process Group Ranks\": \"[0, 1]\", \"Seq\": 3}},\n"
+               "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 6, \"dur\": 1, "
+               "\"args\": {\"External id\": 10, \"Input Dims\": [[2, 3], [3, 4], []], \"Input type\": [\"float\", \"float\", \"\"], "
+               "\"Concrete Inputs\": [\"\", \"\", \"1\"]}},\n"
+               "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": -4.25, "
+               "\"dur\": 1.5e1, \"args\": {\"correlation\": 7, \"External id\": 10, \"flag\": true, \"off\": false, \"n\": null, "
+               "\"e\": -1.5E+3, \"o\": {}, \"a\": []}},\n"
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"caf\xc3\xa9_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1e1, \"dur\": 0.5},\n"
+               "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100},\n"
+               "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, \"tid\": 8, "
+               "\"ts\": 40, \"dur\": 2, \"args\": {\"correlation\": 9, \"bytes\": 4096}},\n"
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"dup\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"ts\": 50},\n"
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": 60, \"dur\": 2},\n"
+               /* to yajl: an escape, nesting deeper than the check follows, more tokens than it holds, the last */
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"esc\\\"aped\", \"pid\": 0, \"tid\": 7, \"ts\": 70, \"dur\": 2},\n"
+               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"deep\", \"pid\": 0, \"tid\": 7, \"ts\": 80, \"dur\": 2, \"args\": {\"d\": %s}},\n"
+               "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 7, \"dur\": 1, "
+               "\"args\": {\"External id\": 11, \"Input Dims\": [%s]}},\n"
+               "%s\n]}",
+            KERNEL("10", "2"), longname, deep, dims, KERNEL("90", "2"));
+    cr_assert_eq(fclose(f), 0);
+    tc_trace whole, bytewise;
+    cr_assert_eq(tc_trace_init(&whole, "test"), 0);
+    cr_assert_eq(tc_trace_init(&bytewise, "test"), 0);
+    tc_ct_parser *p = tc_ct_parser_new(&whole), *p1 = tc_ct_parser_new(&bytewise);
+    cr_assert_eq(tc_ct_parser_feed(p, doc, len), 0);
+    cr_assert_eq(tc_ct_parser_finish(p), 0);
+    for (size_t i = 0; i < len; i++) cr_assert_eq(tc_ct_parser_feed(p1, doc + i, 1), 0);
+    cr_assert_eq(tc_ct_parser_finish(p1), 0);
+    cr_assert_eq(tc_ct_parser_emitted(p), 9, "%llu emitted", (unsigned long long)tc_ct_parser_emitted(p));
+    cr_assert_eq(tc_ct_parser_emitted(p1), 0);
+    tu_assert_same_trace(&whole, &bytewise, "emitted");
+    cr_assert_eq(whole.events_total, 13);
+    cr_assert_eq(whole.n_gpu, 9, "%zu", whole.n_gpu);
+    cr_assert_eq(whole.n_ops, 2, "both aten::mm");
+    cr_assert_eq(whole.n_cpu_steps, 1);
+    cr_assert_eq(whole.n_launches, 1);
+    cr_assert_eq(whole.launches[0].ts_ns, -4250);
+    cr_assert_eq(whole.launches[0].dur_ns, 15000);
+    tc_ct_parser_free(p);
+    tc_ct_parser_free(p1);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
+    free(doc);
+}
+
 Test(parser, runtime_calls_and_host_spans_keep_name_duration_and_thread) {
     const char *doc =
         "{\"traceEvents\": [\n  "
@@ -376,8 +443,8 @@ Test(parser, event_look_alike_inside_a_string_is_not_an_element) {
 }
 
 /* Parses the file at path into t fed in chunks of `chunk` bytes (0: whole); returns the events
- * handled before yajl. */
-static uint64_t parse_file_chunked(const char *path, tc_trace *t, size_t chunk) {
+ * handled before yajl, and in *emitted (when not NULL) those read without yajl. */
+static uint64_t parse_file_chunked(const char *path, tc_trace *t, size_t chunk, uint64_t *emitted) {
     size_t len;
     char *doc = tu_read_file(path, &len);
     cr_assert_eq(tc_trace_init(t, "layout"), 0);
@@ -387,6 +454,7 @@ static uint64_t parse_file_chunked(const char *path, tc_trace *t, size_t chunk) 
         cr_assert_eq(tc_ct_parser_feed(p, doc + off, off + step > len ? len - off : step), 0, "%s", path);
     cr_assert_eq(tc_ct_parser_finish(p), 0, "%s", path);
     uint64_t fast = tc_ct_parser_fast_skipped(p);
+    if (emitted) *emitted = tc_ct_parser_emitted(p);
     tc_ct_parser_free(p);
     free(doc);
     return fast;
@@ -394,8 +462,9 @@ static uint64_t parse_file_chunked(const char *path, tc_trace *t, size_t chunk) 
 
 Test(parser, every_layout_parses_the_same_whole_and_a_byte_at_a_time) {
     /* Kineto's layout, one line, indent 4, indent 2 with sorted keys ("args" first): whole, about
-     * 40 % of the events are handled before yajl in each; a byte at a time, none is; in chunks of
-     * 4093 bytes, some are. The same records either way. */
+     * 40 % of the events are handled before yajl in each, and all but the last of the others are
+     * read without yajl (emitted); a byte at a time, none is; in chunks of 4093 bytes, some are.
+     * The same records either way. */
     static const char *const layouts[] = {"kineto", "oneline", "indent4", "indent2sorted"};
     char *dir = tu_tmpdir();
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
@@ -404,11 +473,17 @@ Test(parser, every_layout_parses_the_same_whole_and_a_byte_at_a_time) {
         tu_gen_job(dir, layouts[l], flags);
         snprintf(path, sizeof path, "%s/%s/rank0.pt.trace.json", dir, layouts[l]);
         tc_trace whole, bytewise, chunked;
-        uint64_t fast = parse_file_chunked(path, &whole, 0);
-        cr_assert_eq(parse_file_chunked(path, &bytewise, 1), 0, "%s", layouts[l]);
-        parse_file_chunked(path, &chunked, 4093);
+        uint64_t emitted, emitted_bytewise, emitted_chunked;
+        uint64_t fast = parse_file_chunked(path, &whole, 0, &emitted);
+        cr_assert_eq(parse_file_chunked(path, &bytewise, 1, &emitted_bytewise), 0, "%s", layouts[l]);
+        cr_assert_eq(emitted_bytewise, 0, "%s", layouts[l]);
+        parse_file_chunked(path, &chunked, 4093, &emitted_chunked);
+        cr_assert_gt(emitted_chunked, 0, "%s", layouts[l]);
         cr_assert_gt(fast * 10, whole.events_total * 3, "%s: %llu of %llu events handled before yajl", layouts[l],
                      (unsigned long long)fast, (unsigned long long)whole.events_total);
+        cr_assert_gt((fast + emitted) * 100, whole.events_total * 99, "%s: %llu + %llu of %llu events without yajl",
+                     layouts[l], (unsigned long long)fast, (unsigned long long)emitted,
+                     (unsigned long long)whole.events_total);
         tu_assert_same_trace(&whole, &bytewise, layouts[l]);
         tu_assert_same_trace(&whole, &chunked, layouts[l]);
         tc_trace_free(&whole);
