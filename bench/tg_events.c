@@ -754,27 +754,29 @@ static void write_metadata(rw_t *w) {
   JK(j, "backend"); JRAW(j, "\"nccl\"");
   JK(j, "rank"); jw_i64(j, w->r);
   JK(j, "world_size"); jw_i64(j, c->o.ranks);
-  JK(j, "pg_count"); jw_i64(j, c->ngroups);
-  JK(j, "pg_config");
-  jw_open(j, '[', -1);
-  /* as real PyTorch: only the groups this rank belongs to */
-  for (int gi = 0; gi < c->ngroups; gi++) {
-    const pgroup *pg = &c->groups[gi];
-    int member = 0;
-    for (int i = 0; i < pg->size && !member; i++) member = pg->ranks[i] == w->r;
-    if (!member) continue;
-    jw_open(j, '{', -1);
-    JK(j, "pg_name"); jw_str(j, pg->name);
-    JK(j, "pg_desc"); jw_str(j, pg->desc);
-    JK(j, "backend_config"); JRAW(j, "\"cuda:nccl\"");
-    JK(j, "pg_size"); jw_i64(j, pg->size);
-    JK(j, "ranks");
+  if (c->o.pgconfig) { /* PyTorch before 2.2 wrote none: groups then come from kernel args alone */
+    JK(j, "pg_count"); jw_i64(j, c->ngroups);
+    JK(j, "pg_config");
     jw_open(j, '[', -1);
-    for (int i = 0; i < pg->size; i++) jw_i64(j, pg->ranks[i]);
+    /* as real PyTorch: only the groups this rank belongs to */
+    for (int gi = 0; gi < c->ngroups; gi++) {
+      const pgroup *pg = &c->groups[gi];
+      int member = 0;
+      for (int i = 0; i < pg->size && !member; i++) member = pg->ranks[i] == w->r;
+      if (!member) continue;
+      jw_open(j, '{', -1);
+      JK(j, "pg_name"); jw_str(j, pg->name);
+      JK(j, "pg_desc"); jw_str(j, pg->desc);
+      JK(j, "backend_config"); JRAW(j, "\"cuda:nccl\"");
+      JK(j, "pg_size"); jw_i64(j, pg->size);
+      JK(j, "ranks");
+      jw_open(j, '[', -1);
+      for (int i = 0; i < pg->size; i++) jw_i64(j, pg->ranks[i]);
+      jw_close(j, ']');
+      jw_close(j, '}');
+    }
     jw_close(j, ']');
-    jw_close(j, '}');
   }
-  jw_close(j, ']');
   JK(j, "nccl_version"); JRAW(j, "\"2.21.5\"");
   jw_close(j, '}');
 }

@@ -48,6 +48,7 @@ static void usage(FILE *f) {
       "  --no-seq               omit Seq\n"
       "  --no-pg                omit process-group args (and Seq) from kernels and record_param_comms\n"
       "  --no-coll-args         NCCL kernels carry no collective args (record_param_comms keeps them)\n"
+      "  --no-pg-config         no distributedInfo.pg_config (PyTorch before 2.2): groups only from kernel args\n"
       "  --layout kineto|oneline|indent4|indent2sorted   (default kineto)\n"
       "  --time-format epoch|relative      (default relative)\n"
       "  --metadata-after       deviceProperties/distributedInfo after traceEvents\n"
@@ -173,7 +174,7 @@ static void parse_args(options *o, int argc, char **argv) {
   o->strag_ns = 3000 * US; o->compute_ns = 20000 * US; o->idle_ns = 2000 * US; o->memcpy_ns = 300 * US;
   o->opt_ns = 200 * US; o->jitter_ns = 200 * US;
   o->gm = o->gn = o->gk = 4096;
-  o->dtype = DT_BF16; o->shapes = o->seq = o->pg = o->collargs = 1;
+  o->dtype = DT_BF16; o->shapes = o->seq = o->pg = o->pgconfig = o->collargs = 1;
   o->layout = LAYOUT_KINETO; o->relative = 1;
   o->gpn = 8; o->tp_busbw = 360; o->tp_jitter_ns = 10 * US; o->cut_rank = -1; o->windows = 1;
   for (int i = 1; i < argc; i++) {
@@ -241,6 +242,7 @@ static void parse_args(options *o, int argc, char **argv) {
     else if (FLAG("--no-seq")) o->seq = 0;
     else if (FLAG("--no-pg")) o->pg = 0;
     else if (FLAG("--no-coll-args")) o->collargs = 0;
+    else if (FLAG("--no-pg-config")) o->pgconfig = 0;
     else if (FLAG("--layout")) {
       NEEDV();
       if (!strcmp(val, "kineto")) o->layout = LAYOUT_KINETO;

@@ -88,7 +88,10 @@ typedef struct {
     /* args */
     bool has_correlation;
     uint64_t correlation;
-    small_str coll_name, dtype, pg_name, pg_desc, pg_ranks;
+    small_str coll_name, dtype, pg_name, pg_desc;
+    /* "Process Group Ranks" whole (grown, owned by the parser): a group of 32 ranks spaced 8 apart
+     * is 150 bytes, and a cut list is no list (the group's nodes, scope and link are lost) */
+    char *pg_ranks; size_t pg_ranks_len, pg_ranks_cap; bool pg_ranks_set;
     int64_t in_nelems, out_nelems, group_size, seq;
     int64_t external_id;
 } event_scratch; /* reset_event resets every field: add new ones there */
@@ -366,8 +369,10 @@ static void push(tc_ct_parser *p, frame_kind kind) {
 /* Resets every field of the scratch but the text buffers, which are only read up to their
  * lengths: clearing them too was a kilobyte of memset per event, 6% of a run. */
 static void reset_event(event_scratch *ev) {
-    small_str *const texts[] = {&ev->pid, &ev->tid, &ev->coll_name, &ev->dtype, &ev->pg_name, &ev->pg_desc, &ev->pg_ranks};
+    small_str *const texts[] = {&ev->pid, &ev->tid, &ev->coll_name, &ev->dtype, &ev->pg_name, &ev->pg_desc};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) { texts[i]->len = 0; texts[i]->set = false; }
+    ev->pg_ranks_len = 0;
+    ev->pg_ranks_set = false;
     ev->has_ph = ev->ph_long = ev->has_name = ev->pid_numeric = ev->has_correlation = false;
     ev->ph = 0;
     ev->cat = CAT_OTHER;
@@ -516,7 +521,7 @@ static void finish_event(tc_ct_parser *p) {
                 c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
                 c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
                 c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
-                c.pg_ranks = ev->pg_ranks.set ? tc_strtab_intern(t->strings, ev->pg_ranks.text, ev->pg_ranks.len) : TC_NONE;
+                c.pg_ranks = ev->pg_ranks_set ? tc_strtab_intern(t->strings, ev->pg_ranks, ev->pg_ranks_len) : TC_NONE;
                 c.in_nelems = ev->in_nelems;
                 c.out_nelems = ev->out_nelems;
                 c.group_size = ev->group_size;
@@ -661,7 +666,13 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         case K_DTYPE: small_set(&ev->dtype, s, len); break;
         case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
         case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
-        case K_PG_RANKS: small_set(&ev->pg_ranks, s, len); break;
+        case K_PG_RANKS:
+            if (tc_grow((void **)&ev->pg_ranks, &ev->pg_ranks_cap, len + 1, 1)) { p->oom = true; return 0; }
+            memcpy(ev->pg_ranks, s, len);
+            ev->pg_ranks[len] = 0;
+            ev->pg_ranks_len = len;
+            ev->pg_ranks_set = true;
+            break;
         case K_IN_NELEMS: if (!parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
         case K_OUT_NELEMS: if (!parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
         case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
@@ -879,6 +890,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
+    free(p->ev.pg_ranks);
     free(p->comm_of);
     free(p->pg_ranks);
     free(p);

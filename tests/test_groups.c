@@ -77,6 +77,10 @@ static const planted jobs[] = {
     {"--ranks 8 --tp 4 --gpus-per-node 4 --file-names handler --time-format epoch --seed 7", ""}, /* hosts from names */
     {"--ranks 8 --tp 2 --gpus-per-node 8 --straggler 1 --seed 11", ""}, /* one node: every group intra-node */
     {"--ranks 4 --straggler 2 --gpus-per-node 8 --seed 13", ""},         /* classic: the world group alone */
+    /* no pg_config (PyTorch before 2.2): groups from kernel args alone; a DP group's "Process Group
+     * Ranks" is 157 bytes ([0, 4, ..., 124]) and the world's 555: read whole (cut at 127 bytes, the
+     * DP groups had no ranks, nodes or scope) */
+    {"--ranks 128 --tp 4 --gpus-per-node 8 --steps 2 --no-pg-config --seed 17", "--gpus-per-node 8"},
 };
 
 Test(groups, planted_groups_are_recovered, .timeout = 240) {
