@@ -277,4 +277,65 @@ void tc_trace_settle_times(tc_trace *t) {
     }
 }
 
+static int cmp_op_coll(const void *a, const void *b) {
+    uint32_t x = ((const tc_op_coll *)a)->external_id, y = ((const tc_op_coll *)b)->external_id;
+    return (x > y) - (x < y);
+}
+
+typedef struct { uint32_t correlation, coll; } corr_coll; /* a launch under an op with collective args */
+
+static int cmp_corr_coll(const void *a, const void *b) {
+    uint32_t x = ((const corr_coll *)a)->correlation, y = ((const corr_coll *)b)->correlation;
+    return (x > y) - (x < y);
+}
+
+/* The first of n records sorted by key (a uint32_t at key_offset, stride bytes apart) whose key is
+ * k, or NULL. */
+static const void *find_u32(const void *items, size_t n, size_t stride, size_t key_offset, uint32_t k) {
+    const char *b = items;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t v;
+        memcpy(&v, b + mid * stride + key_offset, sizeof v);
+        if (v < k) lo = mid + 1; else hi = mid;
+    }
+    if (lo == n) return NULL;
+    uint32_t v;
+    memcpy(&v, b + lo * stride + key_offset, sizeof v);
+    return v == k ? b + lo * stride : NULL;
+}
+
+int tc_trace_link_op_colls(tc_trace *t) {
+    if (!t->n_op_colls) return 0;
+    size_t need = 0;
+    for (size_t i = 0; i < t->n_gpu; i++) {
+        const tc_gpu_event *g = &t->gpu[i];
+        need += g->kind == TC_GPU_KERNEL && g->is_comm && g->coll == TC_NONE && g->correlation != TC_NONE;
+    }
+    if (!need) return 0; /* the usual case: the kernels carry their own */
+    tc_sort(t->op_colls, t->n_op_colls, sizeof *t->op_colls, cmp_op_coll);
+    /* the launches under such an op, sorted by correlation */
+    corr_coll *by_corr = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < t->n_launches; i++) {
+        const tc_launch *l = &t->launches[i];
+        if (l->external_id == TC_NONE || l->correlation == TC_NONE) continue;
+        const tc_op_coll *o = find_u32(t->op_colls, t->n_op_colls, sizeof *t->op_colls,
+                                       offsetof(tc_op_coll, external_id), l->external_id);
+        if (!o) continue;
+        corr_coll pair = {l->correlation, o->coll};
+        if (TC_PUSH(by_corr, n, cap, pair)) { free(by_corr); return -1; }
+    }
+    tc_sort(by_corr, n, sizeof *by_corr, cmp_corr_coll);
+    for (size_t i = 0; i < t->n_gpu && n; i++) {
+        tc_gpu_event *g = &t->gpu[i];
+        if (g->kind != TC_GPU_KERNEL || !g->is_comm || g->coll != TC_NONE || g->correlation == TC_NONE) continue;
+        const corr_coll *o = find_u32(by_corr, n, sizeof *by_corr, offsetof(corr_coll, correlation), g->correlation);
+        if (o) g->coll = o->coll;
+    }
+    free(by_corr);
+    return 0;
+}
+
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }

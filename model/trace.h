@@ -85,6 +85,13 @@ typedef struct {
     int64_t seq;         /* "Seq", -1 when absent */
 } tc_coll_args;
 
+/* The collective arguments a CPU op carried (PyTorch's record_param_comms), by its External id:
+ * how a communication kernel without arguments of its own gets them (tc_trace_link_op_colls). */
+typedef struct {
+    uint32_t external_id; /* the op's External id */
+    uint32_t coll;        /* index into tc_trace.colls */
+} tc_op_coll;
+
 /* A FLOP cpu_op (GEMM, convolution, attention; see flops.h) that carried shapes (record_shapes). */
 typedef struct {
     int64_t ts_ns;        /* trace ns (CPU clock) */
@@ -198,6 +205,10 @@ uint32_t tc_trace_intern_thread(tc_trace *t, const char *pid, size_t pid_len, co
 /* After a parse: sets time_sum_ns, and drops the base (has_base false, with a warning) when the base
  * plus a GPU event's time reaches TC_TIME_LIMIT_NS. */
 void tc_trace_settle_times(tc_trace *t);
+/* Gives each communication kernel that carries no collective arguments those of the CPU op that
+ * launched it (the op whose External id its launch call carries: record_param_comms), when that op
+ * carried them. Called once a trace is parsed. 0, or -1 out of memory (nothing changed). */
+int tc_trace_link_op_colls(tc_trace *t);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it or gave no name

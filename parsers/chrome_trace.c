@@ -469,6 +469,26 @@ static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
     return lib;
 }
 
+/* The event's collective arguments as a record of t->colls: its index, or TC_NONE out of memory
+ * (p->oom set). */
+static uint32_t push_coll_args(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    tc_coll_args c;
+    memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
+    c.coll_name = tc_strtab_intern(t->strings, ev->coll_name.text, ev->coll_name.len);
+    c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
+    c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
+    c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
+    c.pg_ranks = ev->pg_ranks_set ? tc_strtab_intern(t->strings, ev->pg_ranks, ev->pg_ranks_len) : TC_NONE;
+    c.in_nelems = ev->in_nelems;
+    c.out_nelems = ev->out_nelems;
+    c.group_size = ev->group_size;
+    c.seq = ev->seq;
+    if (TC_PUSH(t->colls, t->n_colls, t->cap_colls, c)) { p->oom = true; return TC_NONE; }
+    return (uint32_t)(t->n_colls - 1);
+}
+
 static void finish_event(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
     tc_trace *t = p->t;
@@ -495,6 +515,11 @@ static void finish_event(tc_ct_parser *p) {
         add_host_span(p, ev->cat == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION, name, name_len, ev->ts_ns,
                       ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
         if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
+        /* record_param_comms: its arguments are the collective's, for kernels that carry none */
+        if (ev->cat == CAT_CPU_OP && ev->coll_name.set && ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) {
+            tc_op_coll o = {(uint32_t)ev->external_id, push_coll_args(p)};
+            if (o.coll != TC_NONE && TC_PUSH(t->op_colls, t->n_op_colls, t->cap_op_colls, o)) p->oom = true;
+        }
         return;
     }
     switch (ev->cat) {
@@ -514,21 +539,7 @@ static void finish_event(tc_ct_parser *p) {
         if (g.kind == TC_GPU_KERNEL) {
             g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name);
             if (!g.is_comm && ev->coll_name.set) g.is_comm = TC_COMM_ARGS;
-            if (ev->coll_name.set) {
-                tc_coll_args c;
-                memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
-                c.coll_name = tc_strtab_intern(t->strings, ev->coll_name.text, ev->coll_name.len);
-                c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
-                c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
-                c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
-                c.pg_ranks = ev->pg_ranks_set ? tc_strtab_intern(t->strings, ev->pg_ranks, ev->pg_ranks_len) : TC_NONE;
-                c.in_nelems = ev->in_nelems;
-                c.out_nelems = ev->out_nelems;
-                c.group_size = ev->group_size;
-                c.seq = ev->seq;
-                if (TC_PUSH(t->colls, t->n_colls, t->cap_colls, c)) { p->oom = true; return; }
-                g.coll = (uint32_t)(t->n_colls - 1);
-            }
+            if (ev->coll_name.set && (g.coll = push_coll_args(p)) == TC_NONE) return;
         }
         if (g.name == TC_NONE || g.stream == TC_NONE || TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g)) p->oom = true;
         return;
@@ -1172,6 +1183,7 @@ static bool complete_event_matters(const char *b, const span *ph, const span *ca
     if (!name->seen) return false;
     size_t nl = name->len > NAME_CAP - 1 ? NAME_CAP - 1 : name->len;
     if (nl > 13 && memcmp(b + name->at, "ProfilerStep#", 13) == 0) return true;
+    if (nl == 18 && memcmp(b + name->at, "record_param_comms", 18) == 0) return true; /* collective args */
     return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
 }
 

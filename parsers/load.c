@@ -79,6 +79,10 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
         status = TC_LOAD_DAMAGED;
     }
     tc_trace_settle_times(t);
+    if (tc_trace_link_op_colls(t)) {
+        snprintf(msg, msglen, "%s: out of memory", path);
+        status = TC_LOAD_NO_MEMORY;
+    }
 done:
     free(buf);
     tc_ct_parser_free(p);
@@ -117,6 +121,7 @@ tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_p
         t->bytes_decoded = info.decoded_bytes;
         tc_source_close(src);
         tc_trace_settle_times(t);
+        if (tc_trace_link_op_colls(t)) { snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
         return TC_LOAD_OK;
     }
     tc_source_close(src);

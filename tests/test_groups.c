@@ -81,6 +81,9 @@ static const planted jobs[] = {
      * Ranks" is 157 bytes ([0, 4, ..., 124]) and the world's 555: read whole (cut at 127 bytes, the
      * DP groups had no ranks, nodes or scope) */
     {"--ranks 128 --tp 4 --gpus-per-node 8 --steps 2 --no-pg-config --seed 17", "--gpus-per-node 8"},
+    /* NCCL kernels without collective arguments: each gets those of the record_param_comms op that
+     * launched it (by the launch's External id); before, every group's figures were 0 */
+    {"--ranks 8 --tp 4 --gpus-per-node 4 --no-coll-args --seed 19", "--gpus-per-node 4"},
 };
 
 Test(groups, planted_groups_are_recovered, .timeout = 240) {

@@ -72,17 +72,21 @@ typedef struct {
 } damaged_job;
 
 static const damaged_job damaged[] = {
-    /* without collective args: kernels match by stream and order, aligned by their end times */
-    {"--ranks 8 --steps 4 --no-coll-args --straggler 3 --clock-offset-us 3000 --drop-kernel 5:6",
+    /* without collective args on the kernels and without process group or Seq on record_param_comms
+     * (whose args a kernel without its own gets): kernels match by stream and order, aligned by
+     * their end times */
+    {"--ranks 8 --steps 4 --no-coll-args --no-pg --straggler 3 --clock-offset-us 3000 --drop-kernel 5:6",
      "rank 5 has 15 collective kernels, rank 0 has 16: aligned by end times (clock offset"},
-    {"--ranks 8 --steps 4 --no-coll-args --straggler 3 --clock-offset-us 3000 --cut-rank 2 --cut-after-step 2",
+    {"--ranks 8 --steps 4 --no-coll-args --no-pg --straggler 3 --clock-offset-us 3000 --cut-rank 2 --cut-after-step 2",
      "rank 0's #9-#16 have no partner on rank 2"},
-    {"--ranks 4 --steps 3 --no-coll-args --clock-offset-us 9000 --drop-kernel 0:1", "rank 1's #1 has none on rank 0"},
-    {"--ranks 8 --steps 3 --buckets 2 --overlap 0 --no-coll-args --drop-kernel 0:2 --drop-kernel 5:5 --straggler 1 "
+    {"--ranks 4 --steps 3 --no-coll-args --no-pg --clock-offset-us 9000 --drop-kernel 0:1", "rank 1's #1 has none on rank 0"},
+    {"--ranks 8 --steps 3 --buckets 2 --overlap 0 --no-coll-args --no-pg --drop-kernel 0:2 --drop-kernel 5:5 --straggler 1 "
      "--clock-offset-us 9000", "rank 0's #4 has no partner on rank 5; rank 5's #2 has none on rank 0"},
-    {"--ranks 7 --steps 6 --buckets 2 --overlap 0 --seed 847 --no-coll-args --drop-kernel 0:1 --cut-rank 5 --cut-after-step 3",
+    {"--ranks 7 --steps 6 --buckets 2 --overlap 0 --seed 847 --no-coll-args --no-pg --drop-kernel 0:1 --cut-rank 5 --cut-after-step 3",
      "rank 0's #6-#11 have no partner on rank 5"},
     {"--ranks 4 --fsdp --no-coll-args --drop-kernel 2:4", NULL},
+    /* kernels without args, record_param_comms with them (Seq too): the lost instance stays unmatched */
+    {"--ranks 8 --steps 4 --no-coll-args --straggler 3 --clock-offset-us 3000 --drop-kernel 5:6", NULL},
     /* process groups without Seq: ordinals per group, aligned the same way */
     {"--ranks 4 --no-seq --drop-kernel 2:9 --straggler 1", "rank 2 has 11 collective kernels"},
     {"--ranks 3 --steps 3 --buckets 3 --overlap 0.25 --seed 556 --no-pg --clock-offset-us 9000 --drop-kernel 1:2 "
