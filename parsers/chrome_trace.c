@@ -152,6 +152,9 @@ struct tc_ct_parser {
     uint64_t events_skipped_early; /* events kept from yajl (pass_on): counted, and a host span recorded
                                     * when it is one, never parsed by yajl */
     uint64_t events_emitted; /* events whose callbacks emit_event called: never parsed by yajl */
+    /* the last "Process Group Ranks" interned and its id: a group's collectives repeat one text of up
+     * to a few KB (every rank of the world), which is compared, not hashed again */
+    char *last_ranks; size_t last_ranks_len, last_ranks_cap; uint32_t last_ranks_id;
     /* the CPU thread of the last host event (thread_id): its pid and tid text and string id */
     char last_pid[SMALL], last_tid[SMALL];
     uint16_t last_pid_len, last_tid_len;
@@ -469,6 +472,20 @@ static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
     return lib;
 }
 
+/* The string id of the event's "Process Group Ranks" text (TC_NONE out of memory). */
+static uint32_t intern_ranks(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    if (p->last_ranks_id != TC_NONE && ev->pg_ranks_len == p->last_ranks_len &&
+        memcmp(ev->pg_ranks, p->last_ranks, ev->pg_ranks_len) == 0)
+        return p->last_ranks_id;
+    uint32_t id = tc_strtab_intern(p->t->strings, ev->pg_ranks, ev->pg_ranks_len);
+    if (id == TC_NONE || tc_grow((void **)&p->last_ranks, &p->last_ranks_cap, ev->pg_ranks_len + 1, 1)) return id;
+    memcpy(p->last_ranks, ev->pg_ranks, ev->pg_ranks_len);
+    p->last_ranks_len = ev->pg_ranks_len;
+    p->last_ranks_id = id;
+    return id;
+}
+
 /* The event's collective arguments as a record of t->colls: its index, or TC_NONE out of memory
  * (p->oom set). */
 static uint32_t push_coll_args(tc_ct_parser *p) {
@@ -480,7 +497,7 @@ static uint32_t push_coll_args(tc_ct_parser *p) {
     c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
     c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
     c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
-    c.pg_ranks = ev->pg_ranks_set ? tc_strtab_intern(t->strings, ev->pg_ranks, ev->pg_ranks_len) : TC_NONE;
+    c.pg_ranks = ev->pg_ranks_set ? intern_ranks(p) : TC_NONE;
     c.in_nelems = ev->in_nelems;
     c.out_nelems = ev->out_nelems;
     c.group_size = ev->group_size;
@@ -866,6 +883,7 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     if (!p) return NULL;
     p->t = dst;
     p->last_thread = TC_NONE;
+    p->last_ranks_id = TC_NONE;
     p->elem_end = UINT64_MAX;
     p->ev.name = malloc(NAME_CAP);
     p->yh = yajl_alloc(&callbacks, NULL, p);
@@ -902,6 +920,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
     free(p->ev.pg_ranks);
+    free(p->last_ranks);
     free(p->comm_of);
     free(p->pg_ranks);
     free(p);
