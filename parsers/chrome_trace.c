@@ -472,6 +472,12 @@ static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
     return lib;
 }
 
+/* PyTorch's op that carries a collective's arguments (RECORD_PARAM_COMMS): its args are kept for
+ * the kernels it launches (finish_event), so the check before yajl never leaves it out. */
+static bool is_param_comms(const char *name, size_t len) {
+    return len == 18 && memcmp(name, "record_param_comms", 18) == 0;
+}
+
 /* The string id of the event's "Process Group Ranks" text (TC_NONE out of memory). */
 static uint32_t intern_ranks(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
@@ -533,7 +539,8 @@ static void finish_event(tc_ct_parser *p) {
                       ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
         if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
         /* record_param_comms: its arguments are the collective's, for kernels that carry none */
-        if (ev->cat == CAT_CPU_OP && ev->coll_name.set && ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) {
+        if (ev->cat == CAT_CPU_OP && is_param_comms(name, name_len) && ev->coll_name.set && ev->external_id >= 0 &&
+            ev->external_id < (int64_t)TC_NONE) {
             tc_op_coll o = {(uint32_t)ev->external_id, push_coll_args(p)};
             if (o.coll != TC_NONE && TC_PUSH(t->op_colls, t->n_op_colls, t->cap_op_colls, o)) p->oom = true;
         }
@@ -1202,7 +1209,7 @@ static bool complete_event_matters(const char *b, const span *ph, const span *ca
     if (!name->seen) return false;
     size_t nl = name->len > NAME_CAP - 1 ? NAME_CAP - 1 : name->len;
     if (nl > 13 && memcmp(b + name->at, "ProfilerStep#", 13) == 0) return true;
-    if (nl == 18 && memcmp(b + name->at, "record_param_comms", 18) == 0) return true; /* collective args */
+    if (is_param_comms(b + name->at, nl)) return true; /* its collective args are kept */
     return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
 }
 

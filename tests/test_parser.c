@@ -345,6 +345,32 @@ Test(parser, events_read_without_yajl_give_yajls_records) {
     free(doc);
 }
 
+Test(parser, record_param_comms_args_are_kept_whole_or_byte_wise) {
+    /* record_param_comms keeps its collective args (for kernels without their own); another op
+     * with such args is a host span only, whether the check before yajl or yajl reads it (a fuzz
+     * find: the check left it out, yajl kept its args) */
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"c10d::allreduce_\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 9, "
+        "\"args\": {\"External id\": 4, \"Collective name\": \"allreduce\", \"Group size\": 2}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 5, "
+        "\"args\": {\"External id\": 5, \"Collective name\": \"allreduce\", \"Group size\": 2, \"Seq\": 1, "
+        "\"Process Group Name\": \"0\", \"Process Group Ranks\": \"[0, 1]\"}},\n"
+        KERNEL("10", "2") "\n]}";
+    tc_trace whole, bytewise;
+    uint64_t fast, fast1, at;
+    cr_assert_eq(parse_counting_skips(doc, &whole, 0, &fast, &at), 0);
+    cr_assert_eq(parse_counting_skips(doc, &bytewise, 1, &fast1, &at), 0);
+    cr_assert_eq(fast, 1, "the other op is a host span left out before yajl");
+    tu_assert_same_trace(&whole, &bytewise, "record_param_comms");
+    cr_assert_eq(whole.n_op_colls, 1);
+    cr_assert_eq(whole.op_colls[0].external_id, 5);
+    cr_assert_eq(whole.colls[whole.op_colls[0].coll].seq, 1);
+    cr_assert_eq(whole.n_host, 2);
+    tc_trace_free(&whole);
+    tc_trace_free(&bytewise);
+}
+
 Test(parser, runtime_calls_and_host_spans_keep_name_duration_and_thread) {
     const char *doc =
         "{\"traceEvents\": [\n  "
