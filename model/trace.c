@@ -289,49 +289,35 @@ static int cmp_corr_coll(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The first of n records sorted by key (a uint32_t at key_offset, stride bytes apart) whose key is
- * k, or NULL. */
-static const void *find_u32(const void *items, size_t n, size_t stride, size_t key_offset, uint32_t k) {
-    const char *b = items;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t v;
-        memcpy(&v, b + mid * stride + key_offset, sizeof v);
-        if (v < k) lo = mid + 1; else hi = mid;
-    }
-    if (lo == n) return NULL;
-    uint32_t v;
-    memcpy(&v, b + lo * stride + key_offset, sizeof v);
-    return v == k ? b + lo * stride : NULL;
+/* A communication kernel that carries no collective arguments but can be traced to its launch. */
+static bool lacks_args(const tc_gpu_event *g) {
+    return g->kind == TC_GPU_KERNEL && g->is_comm && g->coll == TC_NONE && g->correlation != TC_NONE;
 }
 
 int tc_trace_link_op_colls(tc_trace *t) {
     if (!t->n_op_colls) return 0;
-    size_t need = 0;
-    for (size_t i = 0; i < t->n_gpu; i++) {
-        const tc_gpu_event *g = &t->gpu[i];
-        need += g->kind == TC_GPU_KERNEL && g->is_comm && g->coll == TC_NONE && g->correlation != TC_NONE;
-    }
-    if (!need) return 0; /* the usual case: the kernels carry their own */
+    size_t i = 0;
+    while (i < t->n_gpu && !lacks_args(&t->gpu[i])) i++;
+    if (i == t->n_gpu) return 0; /* the usual case: the kernels carry their own */
     tc_sort(t->op_colls, t->n_op_colls, sizeof *t->op_colls, cmp_op_coll);
     /* the launches under such an op, sorted by correlation */
     corr_coll *by_corr = NULL;
     size_t n = 0, cap = 0;
-    for (size_t i = 0; i < t->n_launches; i++) {
+    for (i = 0; i < t->n_launches; i++) {
         const tc_launch *l = &t->launches[i];
         if (l->external_id == TC_NONE || l->correlation == TC_NONE) continue;
-        const tc_op_coll *o = find_u32(t->op_colls, t->n_op_colls, sizeof *t->op_colls,
-                                       offsetof(tc_op_coll, external_id), l->external_id);
+        tc_op_coll key = {l->external_id, TC_NONE};
+        const tc_op_coll *o = bsearch(&key, t->op_colls, t->n_op_colls, sizeof *t->op_colls, cmp_op_coll);
         if (!o) continue;
         corr_coll pair = {l->correlation, o->coll};
         if (TC_PUSH(by_corr, n, cap, pair)) { free(by_corr); return -1; }
     }
     tc_sort(by_corr, n, sizeof *by_corr, cmp_corr_coll);
-    for (size_t i = 0; i < t->n_gpu && n; i++) {
+    for (i = 0; i < t->n_gpu && n; i++) {
         tc_gpu_event *g = &t->gpu[i];
-        if (g->kind != TC_GPU_KERNEL || !g->is_comm || g->coll != TC_NONE || g->correlation == TC_NONE) continue;
-        const corr_coll *o = find_u32(by_corr, n, sizeof *by_corr, offsetof(corr_coll, correlation), g->correlation);
+        if (!lacks_args(g)) continue;
+        corr_coll key = {g->correlation, TC_NONE};
+        const corr_coll *o = bsearch(&key, by_corr, n, sizeof *by_corr, cmp_corr_coll);
         if (o) g->coll = o->coll;
     }
     free(by_corr);

@@ -71,6 +71,12 @@ typedef struct {
     bool set;
 } small_str;
 
+/* A text of any length, NUL-terminated, grown as needed (text_put); owned by the parser. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+} grown_text;
+
 typedef struct {
     bool has_ph;
     char ph;           /* first byte of ph */
@@ -91,7 +97,7 @@ typedef struct {
     small_str coll_name, dtype, pg_name, pg_desc;
     /* "Process Group Ranks" whole (grown, owned by the parser): a group of 32 ranks spaced 8 apart
      * is 150 bytes, and a cut list is no list (the group's nodes, scope and link are lost) */
-    char *pg_ranks; size_t pg_ranks_len, pg_ranks_cap; bool pg_ranks_set;
+    grown_text pg_ranks; bool pg_ranks_set;
     int64_t in_nelems, out_nelems, group_size, seq;
     int64_t external_id;
 } event_scratch; /* reset_event resets every field: add new ones there */
@@ -119,7 +125,7 @@ struct tc_ct_parser {
     /* pg_config entry being read */
     small_str pg_name, pg_desc;
     int64_t pg_size;
-    char *pg_ranks; size_t pg_ranks_len, pg_ranks_cap; /* its ranks as text "[0, 1]" (grown) */
+    grown_text pg_ranks;    /* its ranks as text "[0, 1]" */
     bool pg_ranks_set, pg_ranks_bad; /* ranks given; a value in them that is not a rank */
     uintptr_t parsing_from, parsing_to; /* the bytes of the yajl_parse call under way */
     uint64_t elem_end;      /* input offset just past the events array's '[' or its last element that
@@ -154,7 +160,7 @@ struct tc_ct_parser {
     uint64_t events_emitted; /* events whose callbacks emit_event called: never parsed by yajl */
     /* the last "Process Group Ranks" interned and its id: a group's collectives repeat one text of up
      * to a few KB (every rank of the world), which is compared, not hashed again */
-    char *last_ranks; size_t last_ranks_len, last_ranks_cap; uint32_t last_ranks_id;
+    grown_text last_ranks; uint32_t last_ranks_id;
     /* the CPU thread of the last host event (thread_id): its pid and tid text and string id */
     char last_pid[SMALL], last_tid[SMALL];
     uint16_t last_pid_len, last_tid_len;
@@ -374,7 +380,7 @@ static void push(tc_ct_parser *p, frame_kind kind) {
 static void reset_event(event_scratch *ev) {
     small_str *const texts[] = {&ev->pid, &ev->tid, &ev->coll_name, &ev->dtype, &ev->pg_name, &ev->pg_desc};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) { texts[i]->len = 0; texts[i]->set = false; }
-    ev->pg_ranks_len = 0;
+    ev->pg_ranks.len = 0;
     ev->pg_ranks_set = false;
     ev->has_ph = ev->ph_long = ev->has_name = ev->pid_numeric = ev->has_correlation = false;
     ev->ph = 0;
@@ -478,17 +484,24 @@ static bool is_param_comms(const char *name, size_t len) {
     return len == 18 && memcmp(name, "record_param_comms", 18) == 0;
 }
 
+/* Appends s[0, n) to t, kept NUL-terminated. 0, or -1 out of memory (t unchanged). */
+static int text_put(grown_text *t, const char *s, size_t n) {
+    if (tc_grow((void **)&t->text, &t->cap, t->len + n + 1, 1)) return -1;
+    memcpy(t->text + t->len, s, n);
+    t->len += n;
+    t->text[t->len] = '\0';
+    return 0;
+}
+
 /* The string id of the event's "Process Group Ranks" text (TC_NONE out of memory). */
 static uint32_t intern_ranks(tc_ct_parser *p) {
     event_scratch *ev = &p->ev;
-    if (p->last_ranks_id != TC_NONE && ev->pg_ranks_len == p->last_ranks_len &&
-        memcmp(ev->pg_ranks, p->last_ranks, ev->pg_ranks_len) == 0)
+    const grown_text *r = &ev->pg_ranks;
+    if (p->last_ranks_id != TC_NONE && r->len == p->last_ranks.len && memcmp(r->text, p->last_ranks.text, r->len) == 0)
         return p->last_ranks_id;
-    uint32_t id = tc_strtab_intern(p->t->strings, ev->pg_ranks, ev->pg_ranks_len);
-    if (id == TC_NONE || tc_grow((void **)&p->last_ranks, &p->last_ranks_cap, ev->pg_ranks_len + 1, 1)) return id;
-    memcpy(p->last_ranks, ev->pg_ranks, ev->pg_ranks_len);
-    p->last_ranks_len = ev->pg_ranks_len;
-    p->last_ranks_id = id;
+    uint32_t id = tc_strtab_intern(p->t->strings, r->text, r->len);
+    p->last_ranks.len = 0;
+    p->last_ranks_id = id != TC_NONE && !text_put(&p->last_ranks, r->text, r->len) ? id : TC_NONE;
     return id;
 }
 
@@ -598,16 +611,6 @@ static void finish_event(tc_ct_parser *p) {
 
 /* ---- distributedInfo.pg_config ----------------------------------------------------------------- */
 
-/* Appends text to the pg_config entry's ranks text; -1 out of memory (the entry's ranks then count
- * as absent). */
-static int pg_ranks_put(tc_ct_parser *p, const char *text, size_t len) {
-    if (tc_grow((void **)&p->pg_ranks, &p->pg_ranks_cap, p->pg_ranks_len + len + 1, 1)) return -1;
-    memcpy(p->pg_ranks + p->pg_ranks_len, text, len);
-    p->pg_ranks_len += len;
-    p->pg_ranks[p->pg_ranks_len] = '\0';
-    return 0;
-}
-
 /* The end of a pg_config entry: one tc_pg_info when it has a name. */
 static void finish_pg(tc_ct_parser *p) {
     tc_trace *t = p->t;
@@ -617,8 +620,8 @@ static void finish_pg(tc_ct_parser *p) {
     g.size = p->pg_size;
     g.name = tc_strtab_intern(t->strings, p->pg_name.text, p->pg_name.len);
     g.desc = p->pg_desc.set ? tc_strtab_intern(t->strings, p->pg_desc.text, p->pg_desc.len) : TC_NONE;
-    bool ranks = p->pg_ranks_set && !p->pg_ranks_bad && p->pg_ranks_len > 0;
-    g.ranks = ranks ? tc_strtab_intern(t->strings, p->pg_ranks, p->pg_ranks_len) : TC_NONE;
+    bool ranks = p->pg_ranks_set && !p->pg_ranks_bad && p->pg_ranks.len > 0;
+    g.ranks = ranks ? tc_strtab_intern(t->strings, p->pg_ranks.text, p->pg_ranks.len) : TC_NONE;
     if (g.name == TC_NONE || (ranks && g.ranks == TC_NONE) || (p->pg_desc.set && g.desc == TC_NONE) ||
         TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g))
         p->oom = true;
@@ -640,16 +643,16 @@ static void pg_scalar(tc_ct_parser *p, frame_kind fk, key_kind k, const char *c,
         else if (k == K_PG_DESC && is_string) small_set(&p->pg_desc, (const unsigned char *)c, len);
         else if (k == K_GROUP_SIZE) { if (!parse_int(c, len, &p->pg_size)) p->pg_size = -1; }
         else if (k == K_PG_RANKS) { /* on-demand traces write the list as a string, "[0, 1]" */
-            p->pg_ranks_len = 0;
+            p->pg_ranks.len = 0;
             p->pg_ranks_set = true;
-            p->pg_ranks_bad = !is_string || pg_ranks_put(p, c, len);
+            p->pg_ranks_bad = !is_string || text_put(&p->pg_ranks, c, len);
         }
         return;
     }
     int64_t v; /* one rank of the list: written back as text */
     if (is_string || !parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; return; }
-    if (p->pg_ranks_len > 1 && pg_ranks_put(p, ", ", 2)) p->pg_ranks_bad = true;
-    if (pg_ranks_put(p, c, len)) p->pg_ranks_bad = true;
+    if (p->pg_ranks.len > 1 && text_put(&p->pg_ranks, ", ", 2)) p->pg_ranks_bad = true;
+    if (text_put(&p->pg_ranks, c, len)) p->pg_ranks_bad = true;
 }
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
@@ -702,10 +705,8 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
         case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
         case K_PG_RANKS:
-            if (tc_grow((void **)&ev->pg_ranks, &ev->pg_ranks_cap, len + 1, 1)) { p->oom = true; return 0; }
-            memcpy(ev->pg_ranks, s, len);
-            ev->pg_ranks[len] = 0;
-            ev->pg_ranks_len = len;
+            ev->pg_ranks.len = 0;
+            if (text_put(&ev->pg_ranks, c, len)) { p->oom = true; return 0; }
             ev->pg_ranks_set = true;
             break;
         case K_IN_NELEMS: if (!parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
@@ -804,7 +805,7 @@ static int cb_start_map(void *ctx) {
     else if (fk == F_PGCONFIG) {
         p->pg_name.set = p->pg_desc.set = p->pg_ranks_set = p->pg_ranks_bad = false;
         p->pg_size = -1;
-        p->pg_ranks_len = 0;
+        p->pg_ranks.len = 0;
         push(p, F_PG);
     }
     else if (fk == F_DEVPROPS) {
@@ -848,9 +849,9 @@ static int cb_start_array(void *ctx) {
     else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
     else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFIG);
     else if (fk == F_PG && k == K_PG_RANKS) {
-        p->pg_ranks_len = 0;
+        p->pg_ranks.len = 0;
         p->pg_ranks_set = true;
-        p->pg_ranks_bad = pg_ranks_put(p, "[", 1) != 0;
+        p->pg_ranks_bad = text_put(&p->pg_ranks, "[", 1) != 0;
         push(p, F_PGRANKS);
     }
     else if (fk == F_ARGS && k == K_INPUT_DIMS) {
@@ -873,7 +874,7 @@ static int cb_start_array(void *ctx) {
 
 static int cb_end_array(void *ctx) {
     tc_ct_parser *p = ctx;
-    if (top_kind(p) == F_PGRANKS && pg_ranks_put(p, "]", 1)) p->pg_ranks_bad = true;
+    if (top_kind(p) == F_PGRANKS && text_put(&p->pg_ranks, "]", 1)) p->pg_ranks_bad = true;
     if (p->depth > 0) p->depth--;
     return 1;
 }
@@ -926,10 +927,10 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
-    free(p->ev.pg_ranks);
-    free(p->last_ranks);
+    free(p->ev.pg_ranks.text);
+    free(p->last_ranks.text);
     free(p->comm_of);
-    free(p->pg_ranks);
+    free(p->pg_ranks.text);
     free(p);
 }
 

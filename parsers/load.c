@@ -10,6 +10,16 @@
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
 
+/* What every parse of a trace ends with, whichever way it was read: its time budget settled and its
+ * comm kernels given the collective args of the ops that launched them. 0, or -1 out of memory
+ * (the message written). */
+static int finish_trace(tc_trace *t, const char *path, char *msg, size_t msglen) {
+    tc_trace_settle_times(t);
+    if (!tc_trace_link_op_colls(t)) return 0;
+    snprintf(msg, msglen, "%s: out of memory", path);
+    return -1;
+}
+
 /* The sequential load of an opened source (read from where it stands: nothing read yet); the
  * caller closes it. */
 static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path, tc_progress_fn progress,
@@ -78,11 +88,7 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
         snprintf(msg, msglen, "%s", where);
         status = TC_LOAD_DAMAGED;
     }
-    tc_trace_settle_times(t);
-    if (tc_trace_link_op_colls(t)) {
-        snprintf(msg, msglen, "%s: out of memory", path);
-        status = TC_LOAD_NO_MEMORY;
-    }
+    if (finish_trace(t, path, msg, msglen)) status = TC_LOAD_NO_MEMORY;
 done:
     free(buf);
     tc_ct_parser_free(p);
@@ -120,9 +126,7 @@ tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_p
         t->bytes = info.raw_bytes;
         t->bytes_decoded = info.decoded_bytes;
         tc_source_close(src);
-        tc_trace_settle_times(t);
-        if (tc_trace_link_op_colls(t)) { snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
-        return TC_LOAD_OK;
+        return finish_trace(t, path, msg, msglen) ? TC_LOAD_NO_MEMORY : TC_LOAD_OK;
     }
     tc_source_close(src);
     /* start over, sequentially (a regular file can be opened again): it decides what damage means */
