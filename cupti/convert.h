@@ -1,4 +1,5 @@
-/* convert.h: CUPTI activity records -> Kineto-compatible Chrome-trace JSON.
+/* convert.h: CUPTI activity records -> Kineto-compatible Chrome-trace JSON (convert_doc.c: the
+ * converter's life and documents; convert_events.c: records to events; convert_int.h: private).
  *
  * Uses only the record TYPES of CUDA 13's cupti_activity.h, never a libcupti symbol, so it
  * builds and is tested without a GPU and without linking libcupti. API names come from a

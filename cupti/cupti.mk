@@ -32,8 +32,9 @@ CUPTI_SONAME := $(or $(if $(CUPTI_FOUND),$(shell objdump -p $(CUDA_HOME)/lib64/l
   2>/dev/null | awk '/SONAME/ {print $$2}')),libcupti.so.13)
 
 CUPTI_LIB := $(CUPTI_BUILD)/libtracecost_cupti.so
-CUPTI_LIB_SRCS := cupti/tracer.c cupti/convert.c cupti/envutil.c
-CUPTI_LIB_HDRS := cupti/convert.h cupti/envutil.h base/utf8.h
+CUPTI_CONV_SRCS := cupti/convert_doc.c cupti/convert_events.c
+CUPTI_LIB_SRCS := cupti/tracer.c $(CUPTI_CONV_SRCS) cupti/envutil.c
+CUPTI_LIB_HDRS := cupti/convert.h cupti/convert_int.h cupti/envutil.h base/utf8.h
 RECORD_SRCS := cupti/record.c cupti/envutil.c
 RECORD_HDRS := cupti/record.h cupti/envutil.h
 
@@ -44,7 +45,7 @@ CUPTI_TEST_LIBS := -lcriterion -lyajl -lz -ldl -lpthread
 
 ifneq ($(CUPTI_FOUND),)
 CUPTI_ALL := $(CUPTI_LIB)
-CUPTI_TEST_SRCS := tests/test_cupti_convert.c tests/test_record.c cupti/convert.c \
+CUPTI_TEST_SRCS := tests/test_cupti_convert.c tests/test_record.c $(CUPTI_CONV_SRCS) \
   cupti/test/synthetic.c $(RECORD_SRCS)
 CUPTI_TEST_DEPS := $(CUPTI_LIB) $(CUPTI_FAKE_APP)
 CUPTI_TEST_DEFS := -isystem $(CUDA_HOME)/include

@@ -3,7 +3,7 @@
  * The CUDA driver loads this library when CUDA_INJECTION64_PATH names it and calls
  * InitializeInjection() from cuInit. We register CUPTI activity buffers, enable the activity
  * kinds for kernels, copies, sets, API calls, syncs and NVTX, and a worker thread converts
- * completed buffers to a Kineto-compatible trace file per capture window (convert.c).
+ * completed buffers to a Kineto-compatible trace file per capture window (convert.h).
  * NVTX_INJECTION64_PATH may name this library too: InitializeInjectionNvtx2 forwards to
  * libcupti's, so NVTX ranges (NCCL's, the program's) become CUPTI marker records.
  *

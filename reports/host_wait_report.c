@@ -2,7 +2,7 @@
  * terminal and HTML (see host_wait_report.h). */
 #include "host_wait_report.h"
 #include "findings_text.h"
-#include "html_report.h"
+#include "html_kit.h"
 #include "termtext.h"
 #include "analyzer/host_wait.h"
 #include <string.h>
@@ -244,7 +244,7 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
 
 #define HTML_STEPS 500 /* steps drawn and listed; the rest are in the JSON */
 
-/* Chart classes: the breakdown's busy classes, then each idle cause (styles in html_report.c's css:
+/* Chart classes: the breakdown's busy classes, then each idle cause (styles in html_kit.c's css:
  * c-compute, c-comm, c-memory, c-i0 ... c-i7). */
 enum { BAR_COMPUTE, BAR_COMM, BAR_MEMORY, BAR_IDLE0, BAR_N = BAR_IDLE0 + TC_IDLE_CAUSES };
 

@@ -4,17 +4,15 @@
  * evidence, top kernels, the cost section, definitions and the inputs with their warnings.
  * Reads the job only: the verdict's reasons, the network efficiency and the timeline's ranks and
  * step are the analyzer's (tc_findings, worded by findings_text.h); every string from a trace goes
- * through one HTML escaper. */
+ * through one HTML escaper (html_kit.h). Written by html_report.c with its parts html_tables.c,
+ * html_charts.c and html_timeline.c (html_page.h). */
 #ifndef TC_HTML_REPORT_H
 #define TC_HTML_REPORT_H
 #include <stddef.h>
 #include <stdio.h>
 #include "model/job.h"
 #include "analyzer/cost.h"
-
-/* Every chart's width in px: drawn at this size, so its text keeps its size; the page's body is
- * 1052 px at most, and a narrower screen scrolls a chart's section sideways. */
-#define TC_HTML_CHART_W 940
+#include "html_kit.h" /* tc_html_escape, the one escaper; TC_HTML_CHART_W */
 
 /* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
  * empty. The report only reads them; the caller owns them. */
@@ -31,10 +29,4 @@ typedef struct tc_html_extras {
  * of the traces of the ranks the analyzer chose for the timeline (j->findings.timeline_ranks; the
  * kernels table reads j->kernel_aggs): the other traces may hold only their metadata and warnings. */
 int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
-
-/* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
- * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0
- * and s is longer, it is cut at a character boundary and an ellipsis is added. The one escaper
- * used for every string that comes from a trace. */
-void tc_html_escape(FILE *out, const char *s, size_t len, size_t max_bytes);
 #endif
