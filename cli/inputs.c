@@ -1,7 +1,7 @@
 /* inputs.c: operand expansion and rank assignment (see inputs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "inputs.h"
-#include "analyzer/groups.h"
+#include "model/group_ranks.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "base/util.h"

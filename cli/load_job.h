@@ -35,7 +35,6 @@ int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *
 /* The same for every profiler window: *jobs (malloc'd, *n_jobs of them, each to tc_job_free) are the
  * windows oldest first; none on an error exit. */
 int tc_job_load_all(tc_job **jobs, size_t *n_jobs, char *const *paths, size_t n, const tc_load_options *opt);
-int tc_cpu_count(void);
 
 /* The two halves of tc_job_load, for callers that parse files elsewhere (the MPI build parses
  * each process's share and gathers them): tc_job_parse_files parses paths in parallel into
