@@ -39,8 +39,4 @@ int tc_groups_finish(tc_job *j, const tc_analyze_options *opt);
 /* Frees j->groups and j->group_rows (tc_job_free frees each rank's rr->groups). */
 void tc_job_groups_free(tc_job *j);
 
-/* Parses a ranks text as PyTorch writes it, "[0, 1, 2]" (whitespace free), into a new ascending
- * array (*out, *n); false when it is not such a list of non-negative integers (a truncated
- * "[0, 1, ...]", an empty list) or out of memory. */
-bool tc_parse_group_ranks(const char *text, int64_t **out, size_t *n);
 #endif

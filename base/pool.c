@@ -6,6 +6,7 @@
 #include "pool.h"
 #include <assert.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct {
     tc_pool_task *head, *tail;
@@ -204,4 +205,9 @@ void tc_latch_wait(tc_latch *l) {
 void tc_latch_destroy(tc_latch *l) {
     pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
+}
+
+int tc_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

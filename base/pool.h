@@ -51,6 +51,8 @@ void tc_pool_wait(tc_pool *p, tc_pool_task *task);
 void tc_pool_for(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
 /* Stops and joins the threads; every task must be done. NULL is a no-op. */
 void tc_pool_free(tc_pool *p);
+/* The number of cores online (at least 1): the thread budget when none is given. */
+int tc_cpu_count(void);
 
 /* A count that threads wait on until it reaches 0 (a step another thread must finish first). */
 typedef struct {

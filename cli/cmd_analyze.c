@@ -6,7 +6,6 @@
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "model/link_catalog.h"
-#include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
 #include "opts.h"
@@ -111,20 +110,14 @@ tc_term_opts tc_term_for(FILE *f) {
     return o;
 }
 
-/* The plain load-and-analyze step: expand the operands, load them on this machine and analyze
- * them: into one (the profiler window lbase->window), or every window into *all (*n_all). */
-static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_options *lbase,
-                             const tc_analyze_options *aopt, tc_job *one, tc_job **all, size_t *n_all, bool *report) {
-    char err[1200];
-    tc_input_list inputs;
-    if (tc_inputs_expand(operands, n_operands, lbase->recursive, &inputs, err, sizeof err)) {
-        tc_diag(stderr, "tracecost: %s\n", err);
-        return TC_EXIT_NOTHING;
-    }
-    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
-    tc_load_options lopt = *lbase;
-    lopt.from_folder = inputs.from_folder;
-    int rc = one ? tc_job_load(one, inputs.paths, inputs.n, &lopt) : tc_job_load_all(all, n_all, inputs.paths, inputs.n, &lopt);
+/* The plain load-and-analyze step: the operands expanded (in: its failure or notes printed first),
+ * loaded on this machine and analyzed: into one (the profiler window lbase->window), or every
+ * window into *all (*n_all). */
+static int load_analyze_jobs(const tc_cli_inputs *in, const tc_load_options *lbase, const tc_analyze_options *aopt,
+                             tc_job *one, tc_job **all, size_t *n_all, bool *report) {
+    int notes_rc = tc_cli_inputs_report(in, stderr, "tracecost");
+    if (notes_rc == TC_EXIT_NOTHING) return notes_rc;
+    int rc = one ? tc_job_load(one, &in->list, lbase) : tc_job_load_all(all, n_all, &in->list, lbase);
     tc_job *jobs = one ? one : *all;
     size_t n = one ? 1 : *n_all;
     if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
@@ -137,25 +130,24 @@ static int load_analyze_jobs(char **operands, size_t n_operands, const tc_load_o
                 *report = false;
             }
     }
-    tc_input_list_free(&inputs);
     return rc;
 }
 
-static int load_analyze_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+static int load_analyze_local(void *ctx, const tc_cli_inputs *in, const tc_load_options *lbase,
                               const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
     (void)ctx; (void)need_events;
-    return load_analyze_jobs(operands, n_operands, lbase, aopt, j, NULL, NULL, report);
+    return load_analyze_jobs(in, lbase, aopt, j, NULL, NULL, report);
 }
 
-static int load_analyze_all_local(void *ctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+static int load_analyze_all_local(void *ctx, const tc_cli_inputs *in, const tc_load_options *lbase,
                                   const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report) {
     (void)ctx;
-    return load_analyze_jobs(operands, n_operands, lbase, aopt, NULL, jobs, n_jobs, report);
+    return load_analyze_jobs(in, lbase, aopt, NULL, jobs, n_jobs, report);
 }
 
-int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
-                    tc_job *j, bool *report) {
-    return load_analyze_jobs(operands, n_operands, lopt, aopt, j, NULL, NULL, report);
+int tc_cmd_load_job(const tc_cli_inputs *in, const tc_load_options *lopt, const tc_analyze_options *aopt, tc_job *j,
+                    bool *report) {
+    return load_analyze_jobs(in, lopt, aopt, j, NULL, NULL, report);
 }
 
 int tc_cmd_analyze(int argc, char **argv) {
@@ -168,7 +160,7 @@ typedef struct {
     const char *json_path, *html_path;
     const char *csv_dir;      /* --csv DIR: the tables as CSV files (reports/csv_report.h) */
     bool quiet;
-    bool recursive;           /* -r, --recursive: folders with their subfolders (inputs.h) */
+    bool recursive;           /* -r, --recursive: folders with their subfolders (parsers/inputs.h) */
     long jobs;
     tc_analyze_options aopt;
     tc_cost_inputs cost_in;
@@ -177,6 +169,7 @@ typedef struct {
     tc_comm_patterns *comm;   /* --comm-kernel patterns and the config's comm-kernel keys */
     long window;              /* --window: 0 the most recent, K, or TC_WINDOW_ALL */
     char **operands; size_t n_operands; /* room for argc */
+    tc_cli_inputs inputs;     /* the operands expanded, once: checked against the outputs, loaded */
     char **configs; size_t n_configs;   /* --config files read (room for argc): inputs no output may name */
 } analyze_args;
 
@@ -268,7 +261,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
 }
 
 /* Refuses outputs that would destroy an input or each other (output.h): the inputs are the
- * operands as loading expands them (when they cannot be expanded, loading says why) and the config
+ * operands as expanded for loading (when they cannot be expanded, loading says why) and the config
  * files. TC_EXIT_OK, or the usage exit code after the message. */
 static int check_outputs(const analyze_args *a) {
     tc_output_spec outs[3];
@@ -278,16 +271,15 @@ static int check_outputs(const analyze_args *a) {
     if (a->csv_dir) outs[n++] = (tc_output_spec){"--csv", a->csv_dir, tc_csv_files};
     if (!n) return TC_EXIT_OK;
     char err[1200];
-    tc_input_list in;
-    bool expanded = tc_inputs_expand(a->operands, a->n_operands, a->recursive, &in, err, sizeof err) == 0;
-    int rc = tc_output_check(outs, n, expanded ? in.paths : NULL, expanded ? in.n : 0, err, sizeof err);
+    const tc_input_list *in = &a->inputs.list;
+    int rc = tc_output_check(outs, n, in->paths, in->n, err, sizeof err);
     if (rc == 0) rc = tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err);
-    if (expanded) tc_input_list_free(&in);
     return rc ? tc_opts_error(&tc_opts_analyze, "%s", err) : TC_EXIT_OK;
 }
 
-/* Parses the options and operands into a (operands allocated by the caller). TC_EXIT_OK; -1 after
- * --help (printed); or a usage exit code (the message printed). */
+/* Parses the options and operands into a (operands allocated by the caller) and expands the
+ * operands (a->inputs). TC_EXIT_OK; -1 after --help (printed); or a usage exit code (the message
+ * printed). */
 static int set_option_cb(const tc_opts *o, void *a) { return set_option(o, a); }
 
 static int parse_args(int argc, char **argv, analyze_args *a) {
@@ -307,6 +299,7 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
         return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "
                              "terminal summary and --json)", a->html_path ? "--html" : "--csv");
+    tc_cli_inputs_expand(&a->inputs, a->operands, a->n_operands, a->recursive);
     return check_outputs(a);
 }
 
@@ -404,13 +397,13 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
                     "time (--window K)\n");
             return TC_EXIT_USAGE;
         }
-        rc = hooks->load_analyze_all(hooks->ctx, a->operands, a->n_operands, lopt, &a->aopt, &jobs, &n, &report);
+        rc = hooks->load_analyze_all(hooks->ctx, &a->inputs, lopt, &a->aopt, &jobs, &n, &report);
     } else {
         jobs = calloc(1, sizeof *jobs);
         if (!jobs) return TC_EXIT_NOTHING;
         tc_job_init(jobs);
         n = 1;
-        rc = hooks->load_analyze(hooks->ctx, a->operands, a->n_operands, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
+        rc = hooks->load_analyze(hooks->ctx, &a->inputs, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
     }
     cost_ctx *cost = calloc(n ? n : 1, sizeof *cost);
     if (!cost) report = false;
@@ -448,6 +441,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     }
     int rc = parse_args(argc, argv, &a);
     if (rc != TC_EXIT_OK) {
+        tc_cli_inputs_free(&a.inputs);
         free(a.operands);
         free(a.configs);
         tc_comm_patterns_free(a.comm);
@@ -457,6 +451,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
                             .comm = a.comm, .window = a.window, .recursive = a.recursive};
     a.aopt.jobs = (int)a.jobs;
     rc = analyze_and_report(&a, hooks, &lopt);
+    tc_cli_inputs_free(&a.inputs);
     free(a.operands);
     free(a.configs);
     tc_comm_patterns_free(a.comm);

@@ -8,7 +8,6 @@
 #include "diag.h"
 #include "exitcodes.h"
 #include "output.h"
-#include "inputs.h"
 #include "model/job.h"
 #include "load_job.h"
 #include "opts.h"
@@ -42,12 +41,11 @@ static void compare_usage(FILE *f) {
 
 typedef struct { const char *name, *value; } kv;
 
-/* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
- * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
- * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, bool recursive, long gpus_per_node,
+/* Reads one side into s: a saved result with its reader, else the traces (in: the operand
+ * expanded), loaded and analyzed with gpus_per_node (0: the default rule; for a saved result it
+ * replaces the saved node count). Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
+static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bool quiet, long gpus_per_node,
                      const tc_comm_patterns *comm, tc_run_summary *s) {
-    char err[1200];
     tc_error e;
     tc_error_clear(&e);
     if (tc_result_json_is_saved(operand)) {
@@ -62,19 +60,14 @@ static int load_side(const char *operand, long jobs, bool quiet, bool recursive,
         }
         return TC_EXIT_OK;
     }
-    char *ops[1] = {(char *)operand};
-    tc_input_list inputs;
-    if (tc_inputs_expand(ops, 1, recursive, &inputs, err, sizeof err)) {
-        tc_diag(stderr, "tracecost compare: %s\n", err);
-        return TC_EXIT_NOTHING;
-    }
+    if (in->error.code != TC_OK) return tc_cli_inputs_report(in, stderr, "tracecost compare");
     tc_job j;
     tc_job_init(&j);
-    int notes_rc = tc_inputs_print_notes(&inputs, stderr);
+    int notes_rc = tc_cli_inputs_report(in, stderr, "tracecost compare");
     tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
-                            .from_folder = inputs.from_folder, .comm = comm, .window = 0};
+                            .comm = comm, .window = 0};
     tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
-    int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
+    int rc = tc_job_load(&j, &in->list, &lopt);
     if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
         tc_diag(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
@@ -88,7 +81,6 @@ static int load_side(const char *operand, long jobs, bool quiet, bool recursive,
         }
     }
     tc_job_free(&j);
-    tc_input_list_free(&inputs);
     return rc;
 }
 
@@ -122,6 +114,7 @@ typedef struct {
     size_t n_configs;
     size_t nfa, nfb;
     tc_comm_patterns *comm; /* --comm-kernel and the configs' comm-kernel keys: both runs */
+    tc_cli_inputs sides[2]; /* each operand expanded, once: checked against the outputs, loaded */
 } compare_args;
 
 /* One option o->opt with its value into a. Returns TC_EXIT_OK (a->help: --help was written), or an
@@ -187,11 +180,9 @@ static int check_outputs(const compare_args *a) {
     char err[1200];
     int rc = n ? tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err) : 0;
     for (size_t s = 0; s < 2 && n && rc == 0; s++) {
-        tc_input_list in;
-        char *ops[1] = {(char *)a->ops[s]};
-        if (tc_inputs_expand(ops, 1, a->recursive, &in, err, sizeof err)) continue; /* loading says why */
-        rc = tc_output_check(outs, n, in.paths, in.n, err, sizeof err);
-        tc_input_list_free(&in);
+        const tc_cli_inputs *in = &a->sides[s];
+        if (in->error.code != TC_OK) continue; /* loading says why */
+        rc = tc_output_check(outs, n, in->list.paths, in->list.n, err, sizeof err);
     }
     return rc ? tc_opts_error(&tc_opts_compare, "%s", err) : TC_EXIT_OK;
 }
@@ -219,6 +210,10 @@ static int parse_args(compare_args *a, int argc, char **argv) {
         if (rc != TC_EXIT_OK || a->help) return rc;
     }
     if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
+    for (size_t s = 0; s < 2; s++) {
+        char *ops[1] = {(char *)a->ops[s]};
+        tc_cli_inputs_expand(&a->sides[s], ops, 1, a->recursive);
+    }
     return check_outputs(a);
 }
 
@@ -227,6 +222,8 @@ static void args_free(compare_args *a) {
     free(a->fb);
     free(a->configs);
     tc_comm_patterns_free(a->comm);
+    tc_cli_inputs_free(&a->sides[0]);
+    tc_cli_inputs_free(&a->sides[1]);
 }
 
 /* The work of a step on each side: --tokens-per-step / --samples-per-step for A and, unless the
@@ -292,9 +289,9 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], &a.sides[0], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
+    else if ((rb = load_side(a.ops[1], &a.sides[1], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
              rb != TC_EXIT_DAMAGED)
         rc = rb;
     else {

@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
 #include "exitcodes.h"
-#include "inputs.h"
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"
@@ -42,6 +41,7 @@ typedef struct {
     long jobs, window;
     tc_comm_patterns *comm;
     char **operands; size_t n_operands;
+    tc_cli_inputs inputs;     /* the operands expanded, once: checked against -o, loaded */
 } timeline_args;
 
 /* "A-B" or "A" into *a, *b (A <= B). */
@@ -131,13 +131,10 @@ static int parse_args(int argc, char **argv, timeline_args *a) {
     if (!a->out) return tc_opts_error(t, "-o FILE is needed: where to write the merged trace (- for stdout)");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
     tc_output_spec out = {"-o", a->out, NULL};
-    tc_input_list in;
     char err[1200];
-    if (tc_inputs_expand(a->operands, a->n_operands, a->recursive, &in, err, sizeof err) == 0) {
-        int clash = tc_output_check(&out, 1, in.paths, in.n, err, sizeof err);
-        tc_input_list_free(&in);
-        if (clash) return tc_opts_error(t, "%s", err);
-    }
+    tc_cli_inputs_expand(&a->inputs, a->operands, a->n_operands, a->recursive); /* a failure: loading says why */
+    if (a->inputs.error.code == TC_OK && tc_output_check(&out, 1, a->inputs.list.paths, a->inputs.list.n, err, sizeof err))
+        return tc_opts_error(t, "%s", err);
     return TC_EXIT_OK;
 }
 
@@ -174,10 +171,11 @@ int tc_cmd_timeline(int argc, char **argv) {
         tc_job j;
         tc_job_init(&j);
         bool report = false;
-        rc = tc_cmd_load_job(a.operands, a.n_operands, &lopt, &aopt, &j, &report);
+        rc = tc_cmd_load_job(&a.inputs, &lopt, &aopt, &j, &report);
         if (report) rc = write_timeline(&a, &j, rc);
         tc_job_free(&j);
     }
+    tc_cli_inputs_free(&a.inputs);
     free(a.operands);
     tc_comm_patterns_free(a.comm);
     return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */

@@ -10,25 +10,26 @@
 int tc_cmd_analyze(int argc, char **argv);
 
 /* `analyze` with its load-and-analyze step replaced (the MPI build parses on many processes):
- * after the options are parsed, load_analyze expands the operands, loads and analyzes the job
- * (the profiler window lopt->window) into j and returns the exit code so far; *report says whether
+ * after the options are parsed and the operands expanded (in, once: load_job.h), load_analyze
+ * prints what the expansion says, loads and analyzes the job (the profiler window lopt->window)
+ * into j and returns the exit code so far; *report says whether
  * j is an analyzed job this process writes the reports of. need_events: the HTML report is asked
  * for (it reads events). load_analyze_all does the same for every profiler window (--window all):
  * *jobs (malloc'd, *n_jobs) oldest first; NULL when the build cannot. */
 typedef struct {
-    int (*load_analyze)(void *ctx, char **operands, size_t n_operands, const tc_load_options *lopt,
+    int (*load_analyze)(void *ctx, const tc_cli_inputs *in, const tc_load_options *lopt,
                         const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report);
-    int (*load_analyze_all)(void *ctx, char **operands, size_t n_operands, const tc_load_options *lopt,
+    int (*load_analyze_all)(void *ctx, const tc_cli_inputs *in, const tc_load_options *lopt,
                             const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report);
     void *ctx;
 } tc_analyze_hooks;
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
 /* The plain load-and-analyze step of analyze on this machine, for the commands that read a job
- * (timeline): expands the operands (lopt->recursive), loads the profiler window lopt->window into
- * j (initialized by the caller) and analyzes it. Returns the exit code so far; *report says
- * whether j is analyzed. Messages go to stderr. */
-int tc_cmd_load_job(char **operands, size_t n_operands, const tc_load_options *lopt, const tc_analyze_options *aopt,
-                    tc_job *j, bool *report);
+ * (timeline): prints what the expansion in says, loads the profiler window lopt->window into j
+ * (initialized by the caller) and analyzes it. Returns the exit code so far; *report says whether
+ * j is analyzed. Messages go to stderr. */
+int tc_cmd_load_job(const tc_cli_inputs *in, const tc_load_options *lopt, const tc_analyze_options *aopt, tc_job *j,
+                    bool *report);
 int tc_cmd_gpus(int argc, char **argv);
 /* `tracecost timeline`: the job as one Chrome-trace JSON (cmd_timeline.c). */
 int tc_cmd_timeline(int argc, char **argv);

@@ -1,56 +1,65 @@
-/* load_job.h: loads the inputs of one job into a tc_job, in parallel (one thread per file at a
- * time, -j of them), and decides what each input's state means for the exit code. Results do not
- * depend on the thread count: each file is parsed independently and kept in input order. */
+/* load_job.h: the command side of job assembly (parsers/assemble.h): a command's operands expanded
+ * once (parsers/inputs.h), the job assembled with the progress line drawn on a terminal, every
+ * note the library returns printed on stderr in today's wording, and its status turned into an
+ * exit code (exitcodes.h). */
 #ifndef TC_LOAD_JOB_H
 #define TC_LOAD_JOB_H
 #include <stdbool.h>
 #include <stdio.h>
 #include "model/comm_kernels.h"
 #include "model/job.h"
-#include "parsers/load.h"
-
-#define TC_WINDOW_ALL (-1L) /* --window all */
+#include "parsers/assemble.h"
+#include "parsers/inputs.h"
 
 typedef struct {
     int jobs;         /* threads; <= 0 means the number of cores */
     bool progress;    /* a progress line on `err` (the caller checks it is a terminal) */
     FILE *err;        /* where messages go */
-    const bool *from_folder; /* per path (may be NULL): found by scanning a folder, so a JSON file
-                                that is not a trace (no events at all) is skipped with a note */
     const tc_comm_patterns *comm; /* --comm-kernel patterns marking more kernels as communication
                                      (model/comm_kernels.h); NULL: the built-in catalog only */
-    long window;      /* the profiler window to analyze (inputs.h): 0 the most recent, K >= 1 the K-th
-                         oldest, TC_WINDOW_ALL (only for the _all functions) every one */
-    bool recursive;   /* --recursive: the operands' folders are read with their subfolders
-                         (tc_inputs_expand; for the callers that expand the operands) */
+    long window;      /* the profiler window to analyze: 0 the most recent, K >= 1 the K-th oldest,
+                         TC_WINDOW_ALL (only for the _all functions) every one */
+    bool recursive;   /* --recursive: the operands' folders are read with their subfolders */
 } tc_load_options;
 
-/* Loads paths into j->traces: the usable inputs, checked to be one job (world size, process-group
- * members), ranked, and of them the profiler window opt->window (inputs.h; j->windows describes
- * every window when there are several); a warning in j when its inputs start an hour or more apart.
- * Returns TC_EXIT_OK, TC_EXIT_DAMAGED (some input was damaged or dropped; the rest are loaded),
- * TC_EXIT_NOTHING, or TC_EXIT_USAGE (inputs of different jobs, one rank twice at once, no such
- * window). Every problem is printed to opt->err naming the file. */
-int tc_job_load(tc_job *j, char *const *paths, size_t n, const tc_load_options *opt);
+/* A command's operands expanded once: what its outputs are checked against (output.h) and what
+ * it loads. */
+typedef struct {
+    tc_input_list list; /* the paths; empty when the expansion failed */
+    tc_error error;     /* TC_OK, or why the operands could not be expanded */
+} tc_cli_inputs;
+
+/* Expands operands into in (tc_inputs_expand); prints nothing. */
+void tc_cli_inputs_expand(tc_cli_inputs *in, char *const *operands, size_t n, bool recursive);
+void tc_cli_inputs_free(tc_cli_inputs *in);
+/* Prints what the expansion says to f: its failure ("WHO: message", returns TC_EXIT_NOTHING), or
+ * its notes, returning TC_EXIT_DAMAGED when a folder entry could not be used, else TC_EXIT_OK. */
+int tc_cli_inputs_report(const tc_cli_inputs *in, FILE *f, const char *who);
+
+/* Each note on f, "tracecost: " + "note: " / "warning: " / "" + its text; "tracecost: out of
+ * memory" when one was lost. */
+void tc_print_notes(FILE *f, const tc_notes *notes);
+/* The exit code of an assembly: OK, DAMAGED, NOTHING, or USAGE (refused). */
+int tc_assembly_exit(tc_assembly_status s);
+
+/* The progress line of a parse on a terminal: after a second, at most every 0.25 s, erased when
+ * the parse is over. */
+typedef struct {
+    FILE *err;
+    double last_print;    /* seconds into the parse of the last line drawn */
+    bool printed;
+    int line_len;         /* widest line drawn, in columns (to erase it) */
+} tc_progress_line;
+/* The library options of opt; with opt->progress the line is drawn on opt->err through line
+ * (zeroed here, kept alive through the assembly). */
+tc_assemble_options tc_load_assemble_options(const tc_load_options *opt, tc_progress_line *line);
+
+/* Assembles the job of in (the profiler window opt->window) into j, printing every note to
+ * opt->err. Returns TC_EXIT_OK, TC_EXIT_DAMAGED (some input was damaged or dropped; the rest are
+ * loaded), TC_EXIT_NOTHING, or TC_EXIT_USAGE (inputs of different jobs, one rank twice at once, no
+ * such window). The expansion's own notes are the caller's (tc_cli_inputs_report). */
+int tc_job_load(tc_job *j, const tc_input_list *in, const tc_load_options *opt);
 /* The same for every profiler window: *jobs (malloc'd, *n_jobs of them, each to tc_job_free) are the
  * windows oldest first; none on an error exit. */
-int tc_job_load_all(tc_job **jobs, size_t *n_jobs, char *const *paths, size_t n, const tc_load_options *opt);
-int tc_cpu_count(void);
-
-/* The two halves of tc_job_load, for callers that parse files elsewhere (the MPI build parses
- * each process's share and gathers them): tc_job_parse_files parses paths in parallel into
- * per-input traces, statuses and messages (0, or -1 out of memory, printed); tc_job_load_collect
- * reports every input's problems in input order, keeps the usable traces of the window in j and
- * returns the exit code as tc_job_load does. It takes over lf's arrays (traces it does not keep
- * are freed). */
-typedef struct {
-    tc_trace *traces;       /* per input, in input order */
-    tc_load_status *status; /* per input */
-    char (*msg)[600];       /* per input: the loader's message */
-    size_t n;
-} tc_loaded_files;
-int tc_job_parse_files(char *const *paths, size_t n, const tc_load_options *opt, tc_loaded_files *out);
-int tc_job_load_collect(tc_job *j, char *const *paths, tc_loaded_files *lf, const tc_load_options *opt);
-int tc_job_load_collect_all(tc_job **jobs, size_t *n_jobs, char *const *paths, tc_loaded_files *lf,
-                            const tc_load_options *opt);
+int tc_job_load_all(tc_job **jobs, size_t *n_jobs, const tc_input_list *in, const tc_load_options *opt);
 #endif

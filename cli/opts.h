@@ -24,7 +24,7 @@ typedef enum {
     TC_OPT_JSON,
     TC_OPT_HTML,
     TC_OPT_CSV,            /* analyze --csv DIR: the tables as CSV files (reports/csv_report.h) */
-    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (inputs.h) */
+    TC_OPT_RECURSIVE,      /* -r, --recursive: folders with their subfolders (parsers/inputs.h) */
     TC_OPT_CMD_TIMELINE,   /* top level: the timeline command */
     TC_OPT_OUTPUT,         /* timeline -o FILE */
     TC_OPT_RANKS,          /* timeline --ranks LIST */
@@ -46,7 +46,7 @@ typedef enum {
     TC_OPT_TOKENS_B,       /* compare --b-tokens-per-step */
     TC_OPT_SAMPLES_B,      /* compare --b-samples-per-step */
     TC_OPT_COMM_KERNEL,    /* --comm-kernel REGEX: more communication kernels (model/comm_kernels.h) */
-    TC_OPT_WINDOW,         /* analyze --window K|all: the profiler window (cli/inputs.h) */
+    TC_OPT_WINDOW,         /* analyze --window K|all: the profiler window (parsers/assemble.h) */
     TC_OPT_COST_FLAG,      /* a cost option (cost_options.h): name without "--" is its key */
     TC_OPT_COST_FLAG_B,    /* compare's --b-FLAG: the cost option FLAG for run B only */
     TC_OPT_RECORD          /* a `record` option (cupti/record.c parses them) */

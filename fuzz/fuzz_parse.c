@@ -1,12 +1,13 @@
 /* fuzz_parse.c: libFuzzer harness over the whole library path a trace takes: the Chrome-trace
  * parser (fed whole, in a few chunks whose sizes come from the input, and in pieces cut where the
  * separator learned from the first two events recurs, as the parallel parse cuts them: whenever
- * every piece parses, the trace must be the whole parse's), tc_job_analyze on a 1- or 2-rank job
- * made of the result, and the JSON report written to a memory stream. Built by `make fuzz` with
+ * every piece parses, the trace must be the whole parse's), job assembly (parsers/assemble.h:
+ * tc_job_assemble_parsed, as every command assembles its job) of a 1- or 2-rank job made of the
+ * result, tc_job_analyze on it, and the JSON report written to a memory stream. Built by `make fuzz` with
  * clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/inputs.h"
 #include "model/job.h"
+#include "parsers/assemble.h"
 #include "parsers/chrome_trace.h"
 #include "parsers/split.h"
 #include "reports/json_report.h"
@@ -158,37 +159,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * chunking come from its size: odd sizes make a 2-rank job, the chunk size varies with it */
     unsigned ctl = (unsigned)((size * 2654435761u) >> 7);
     size_t ranks = (size & 1) ? 2 : 1;
-    tc_job j;
-    tc_job_init(&j);
-    j.traces = calloc(ranks, sizeof *j.traces);
-    if (!j.traces) return 0;
+    char *paths[2] = {"rank0.json", "rank1.json"};
+    /* the parsed files as tc_job_parse_files gives them (job assembly takes the arrays over) */
+    tc_loaded_files lf = {calloc(2, sizeof *lf.traces), calloc(2, sizeof *lf.status), calloc(2, sizeof *lf.msg), 0};
+    if (!lf.traces || !lf.status || !lf.msg) { free(lf.traces); free(lf.status); free(lf.msg); return 0; }
     size_t half = ranks == 2 ? size / 2 : size;
     for (size_t r = 0; r < ranks; r++) {
-        tc_trace *t = &j.traces[j.n_traces];
-        if (tc_trace_init(t, r ? "rank1.json" : "rank0.json")) break;
-        j.n_traces++;
+        tc_trace *t = &lf.traces[r];
+        if (tc_trace_init(t, paths[r])) { lf.status[r] = TC_LOAD_NO_MEMORY; continue; }
         /* with two ranks, rank 1 parses the same bytes (a job of twins exercises matching) unless
          * the input is long enough to give each rank its own half */
         if (ranks == 2 && size >= 64) parse_into(t, r ? data + half : data, r ? size - half : half, ctl);
         else parse_into(t, data, size, ctl);
+        lf.status[r] = t->truncated ? TC_LOAD_DAMAGED : TC_LOAD_OK;
+        snprintf(lf.msg[r], sizeof lf.msg[r], "%s: damaged", paths[r]);
+        tc_trace_note_spans(t); /* as the per-file load step does (parsers/assemble.c) */
     }
-    /* as tc_job_load does: only traces with GPU activity and times that can be summed take part */
-    size_t kept = 0;
-    int64_t time_sum = 0;
-    for (size_t i = 0; i < j.n_traces; i++) {
-        if (j.traces[i].n_gpu == 0 || j.traces[i].time_sum_ns < 0 ||
-            __builtin_add_overflow(time_sum, j.traces[i].time_sum_ns, &time_sum))
-            tc_trace_free(&j.traces[i]);
-        else j.traces[kept++] = j.traces[i];
-    }
-    j.n_traces = kept;
-    char msg[1200];
-    size_t window_of[2];
-    for (size_t i = 0; i < kept; i++) tc_trace_note_spans(&j.traces[i]);
-    if (kept > 0) tc_inputs_assign_ranks(j.traces, j.n_traces);
-    /* as tc_job_load does: the inputs must be one job, and two of one rank are only analyzed apart */
-    if (kept > 0 && tc_inputs_check_job(j.traces, j.n_traces, msg, sizeof msg) == 0 &&
-        tc_inputs_windows(j.traces, j.n_traces, window_of, msg, sizeof msg) == 1) {
+    lf.n = ranks;
+    tc_job j;
+    tc_job_init(&j);
+    tc_notes notes;
+    memset(&notes, 0, sizeof notes);
+    tc_assemble_options aopt = {.jobs = 1};
+    tc_assembly_status st = tc_job_assemble_parsed(&j, paths, NULL, &lf, &aopt, &notes);
+    tc_notes_free(&notes);
+    if (st == TC_ASSEMBLY_OK || st == TC_ASSEMBLY_DAMAGED) {
         tc_analyze_options opt = {.bound_threshold = 0.15, .jobs = 1};
         if (tc_job_analyze(&j, &opt) == 0) {
             char *buf = NULL;

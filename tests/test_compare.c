@@ -9,8 +9,8 @@
 #include "analyzer/compare.h"
 #include "base/jsontext.h"
 #include "cli/exitcodes.h"
-#include "cli/inputs.h"
-#include "cli/load_job.h"
+#include "parsers/assemble.h"
+#include "parsers/inputs.h"
 #include "parsers/result_json.h"
 #include "reports/findings_text.h"
 #include "reports/json_report.h"
@@ -400,16 +400,16 @@ Test(compare, term_cell_cleans_cuts_and_aligns) {
 
 /* Loads and analyzes operand (a trace folder or file) as compare does. */
 static void load_analyzed(tc_job *j, const char *operand) {
-    char *ops[1] = {(char *)operand}, err[600];
+    char *ops[1] = {(char *)operand};
     tc_input_list in;
-    cr_assert_eq(tc_inputs_expand(ops, 1, false, &in, err, sizeof err), 0, "%s", err);
+    tc_error e;
+    cr_assert_eq(tc_inputs_expand(ops, 1, false, &in, &e), TC_OK, "%s", e.msg);
     tc_job_init(j);
-    FILE *devnull = fopen("/dev/null", "w");
-    cr_assert(devnull);
-    tc_load_options lo = {.jobs = 1, .progress = false, .err = devnull, .from_folder = in.from_folder};
-    int rc = tc_job_load(j, in.paths, in.n, &lo);
-    fclose(devnull);
-    cr_assert(rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED, "%s: load exit %d", operand, rc);
+    tc_assemble_options lo = {.jobs = 1};
+    tc_notes notes = {0};
+    tc_assembly_status rc = tc_job_assemble(j, in.paths, in.from_folder, in.n, &lo, &notes);
+    tc_notes_free(&notes);
+    cr_assert(rc == TC_ASSEMBLY_OK || rc == TC_ASSEMBLY_DAMAGED, "%s: assembly status %d", operand, (int)rc);
     tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = 1};
     cr_assert_eq(tc_job_analyze(j, &ao), 0);
     tc_input_list_free(&in);

@@ -2,7 +2,7 @@
  * bundled samples give their expected figures, generated jobs give back what was planted (waits,
  * transfers, straggler, clock offsets, bandwidth), and the breakdown always adds up. */
 #include "testutil.h"
-#include "cli/inputs.h"
+#include "parsers/job_rules.h"
 #include <math.h>
 
 typedef struct {

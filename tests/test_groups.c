@@ -7,6 +7,7 @@
  * from pg_config and collective arguments; the ranks text; and the options' errors. */
 #include "testutil.h"
 #include "analyzer/groups.h"
+#include "model/group_ranks.h"
 #include <math.h>
 
 static double field(yajl_val obj, const char *key) { return tu_num(tu_get(obj, key, NULL)); }

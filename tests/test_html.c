@@ -15,7 +15,7 @@
 #include "cli/exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
-#include "cli/load_job.h"
+#include "parsers/assemble.h"
 #include "base/util.h"
 #include "reports/html_report.h"
 
@@ -269,10 +269,10 @@ static void load_generated(tc_job *j, const char *dir, const char *gen_args, int
         snprintf(paths[r], 600, "%s/job/rank%d.pt.trace.json", dir, r);
     }
     tc_job_init(j);
-    FILE *devnull = fopen("/dev/null", "w");
-    tc_load_options lo = {.jobs = 1, .progress = false, .err = devnull};
-    cr_assert_eq(tc_job_load(j, paths, (size_t)ranks, &lo), TC_EXIT_OK);
-    fclose(devnull);
+    tc_assemble_options lo = {.jobs = 1};
+    tc_notes notes = {0};
+    cr_assert_eq(tc_job_assemble(j, paths, NULL, (size_t)ranks, &lo, &notes), TC_ASSEMBLY_OK);
+    tc_notes_free(&notes);
     tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = 1};
     cr_assert_eq(tc_job_analyze(j, &ao), 0);
     for (int r = 0; r < ranks; r++) free(paths[r]);

@@ -8,7 +8,7 @@
 #include "analyzer/groups.h"
 #include "cli/exitcodes.h"
 #include "cli/diag.h"
-#include "cli/inputs.h"
+#include "cli/load_job.h"
 #include "mpi_pack.h"
 #include <mpi.h>
 #include <stdlib.h>
@@ -336,16 +336,12 @@ static void state_free(mpi_state *m) {
     free(m->paths); free(m->from_folder); free(m->owner); free(m->mine); free(m->my_paths);
 }
 
-/* Process 0's part of step 1: expands the operands into inputs and writes the file list (per
- * file: path, from a folder, owner) into list, balanced by size. 1, or 0 (message printed). */
-static int assign_files(char **operands, size_t n_operands, bool recursive, int procs, tc_input_list *inputs,
-                        tc_buf *list) {
-    char err[1200];
-    if (tc_inputs_expand(operands, n_operands, recursive, inputs, err, sizeof err)) {
-        tc_diag(stderr, "tracecost: %s\n", err);
-        return 0;
-    }
-    tc_inputs_print_notes(inputs, stderr); /* its exit code: tc_mpi_load_analyze */
+/* Process 0's part of step 1: prints what the expansion of the operands (in) says and writes the
+ * file list (per file: path, from a folder, owner) into list, balanced by size. 1, or 0 (message
+ * printed). */
+static int assign_files(const tc_cli_inputs *in, int procs, tc_buf *list) {
+    if (tc_cli_inputs_report(in, stderr, "tracecost") == TC_EXIT_NOTHING) return 0; /* its other codes: tc_mpi_load_analyze */
+    const tc_input_list *inputs = &in->list;
     int ok = 1;
     uint64_t *sizes = calloc(inputs->n ? inputs->n : 1, sizeof *sizes);
     bool *is_stdin = calloc(inputs->n ? inputs->n : 1, sizeof *is_stdin);
@@ -370,14 +366,14 @@ static int assign_files(char **operands, size_t n_operands, bool recursive, int 
     return ok;
 }
 
-/* Step 1: process 0 expands the operands and assigns the files; every process gets the list
- * (m->n, paths, from_folder, owner and its own files). 0, or -1 on every process when process 0
- * failed (message printed). */
-static int share_files(mpi_state *m, char **operands, size_t n_operands, bool recursive, tc_input_list *inputs) {
+/* Step 1: process 0 assigns the files of its expansion of the operands (in); every process gets
+ * the list (m->n, paths, from_folder, owner and its own files). 0, or -1 on every process when
+ * process 0 failed (message printed). */
+static int share_files(mpi_state *m, const tc_cli_inputs *in) {
     int ok = 1;
     tc_buf list;
     memset(&list, 0, sizeof list);
-    if (m->me == 0) ok = assign_files(operands, n_operands, recursive, m->procs, inputs, &list);
+    if (m->me == 0) ok = assign_files(in, m->procs, &list);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) { tc_buf_free(&list); return -1; }
     bcast_buf(&list, m->me);
@@ -402,12 +398,13 @@ static int share_files(mpi_state *m, char **operands, size_t n_operands, bool re
  * the usable traces sorted in m->lj and writes message A (its results with the skeletons) into
  * out (UINT64_MAX alone when it failed). */
 static void parse_share(mpi_state *m, const tc_load_options *lbase, tc_buf *out) {
-    tc_load_options lopt = *lbase;
-    lopt.progress = false;
-    lopt.from_folder = NULL;
+    tc_assemble_options aopt = {.jobs = lbase->jobs, .comm = lbase->comm}; /* no progress callback */
     tc_loaded_files lf;
-    memset(&lf, 0, sizeof lf);
-    int parsed = tc_job_parse_files(m->my_paths, m->n_mine, &lopt, &lf) == 0;
+    tc_notes notes;
+    memset(&notes, 0, sizeof notes);
+    int parsed = tc_job_parse_files(m->my_paths, m->n_mine, &aopt, &lf, &notes) == TC_ASSEMBLY_OK;
+    tc_print_notes(stderr, &notes);
+    tc_notes_free(&notes);
     m->lidx = calloc(lf.n ? lf.n : 1, sizeof *m->lidx);
     m->lfile = calloc(lf.n ? lf.n : 1, sizeof *m->lfile);
     m->lj.traces = calloc(lf.n ? lf.n : 1, sizeof *m->lj.traces);
@@ -426,7 +423,7 @@ static void parse_share(mpi_state *m, const tc_load_options *lbase, tc_buf *out)
     free(lf.traces); free(lf.status); free(lf.msg);
 }
 
-/* Process 0, after tc_job_load_collect: sorts j's ranks, matches collectives and indexes the kept
+/* Process 0, after tc_job_assemble_parsed: sorts j's ranks, matches collectives and indexes the kept
  * traces by job file (file_of, kept_of_file, rank_of). True, or false out of memory. */
 static bool index_job(mpi_state *m, tc_job *j, const char **pathp, const tc_analyze_options *aopt) {
     size_t n = m->n;
@@ -479,8 +476,12 @@ static int gather_and_match(mpi_state *m, tc_buf *own, const tc_load_options *lb
     for (size_t i = 0; fine && i < n; i++) pathp[i] = all.traces[i].path;
     int rc = TC_EXIT_NOTHING;
     if (fine) {
-        rc = tc_job_load_collect(j, m->paths, &all, &(tc_load_options){.jobs = lbase->jobs, .progress = false, .err = lbase->err,
-                                                                       .from_folder = m->from_folder, .window = lbase->window});
+        tc_notes notes;
+        memset(&notes, 0, sizeof notes);
+        tc_assemble_options a = {.jobs = lbase->jobs, .window = lbase->window};
+        rc = tc_assembly_exit(tc_job_assemble_parsed(j, m->paths, m->from_folder, &all, &a, &notes));
+        tc_print_notes(lbase->err ? lbase->err : stderr, &notes);
+        tc_notes_free(&notes);
         if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
             *go = index_job(m, j, pathp, aopt);
             if (!*go) { fprintf(stderr, "tracecost: out of memory during analysis\n"); rc = TC_EXIT_NOTHING; }
@@ -584,7 +585,7 @@ static bool fetch_timeline_traces(mpi_state *m, tc_job *j, bool fine) {
     return fine;
 }
 
-int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc_load_options *lbase,
+int tc_mpi_load_analyze(void *vctx, const tc_cli_inputs *in, const tc_load_options *lbase,
                         const tc_analyze_options *aopt, bool need_events, tc_job *j, bool *report) {
     const tc_mpi_ctx *ctx = vctx;
     mpi_state m;
@@ -593,17 +594,15 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
     m.procs = ctx->size;
     tc_job_init(&m.lj);
     *report = false;
-    tc_input_list inputs;
-    memset(&inputs, 0, sizeof inputs);
     int rc = TC_EXIT_OK, go = 0;
-    if (share_files(&m, operands, n_operands, lbase->recursive, &inputs)) rc = TC_EXIT_NOTHING; /* 1. the file list */
+    if (share_files(&m, in)) rc = TC_EXIT_NOTHING; /* 1. the file list */
     else {
         tc_buf out; /* 2, 3. each process parses its share; 4. process 0 gathers and matches */
         memset(&out, 0, sizeof out);
         parse_share(&m, lbase, &out);
         if (m.me != 0) send_buf(&out, 0);
         else rc = gather_and_match(&m, &out, lbase, aopt, j, &go);
-        if (rc == TC_EXIT_OK && inputs.n_unusable) rc = TC_EXIT_DAMAGED; /* a folder entry left out */
+        if (rc == TC_EXIT_OK && in->list.n_unusable) rc = TC_EXIT_DAMAGED; /* a folder entry left out */
         tc_buf_free(&out);
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
@@ -618,6 +617,5 @@ int tc_mpi_load_analyze(void *vctx, char **operands, size_t n_operands, const tc
         free(x);
     }
     state_free(&m);
-    tc_input_list_free(&inputs);
     return rc;
 }
