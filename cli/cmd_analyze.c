@@ -8,6 +8,7 @@
 #include "model/link_catalog.h"
 #include "inputs.h"
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"

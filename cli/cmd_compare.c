@@ -10,6 +10,7 @@
 #include "output.h"
 #include "inputs.h"
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "load_job.h"
 #include "opts.h"
 #include "parsers/result_json.h"

@@ -5,6 +5,7 @@
  * made of the result, and the JSON report written to a memory stream. Built by `make fuzz` with
  * clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
+#include "analyzer/analyze.h"
 #include "cli/inputs.h"
 #include "model/job.h"
 #include "parsers/chrome_trace.h"
