@@ -1,6 +1,6 @@
 /* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
  * and per-step breakdowns, summary shares, then the findings (straggler, verdict, actions:
- * findings.c). See job.h. */
+ * findings.c). See analyze.h. */
 #include "analyze.h"
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
