@@ -33,8 +33,7 @@ typedef struct {
 
 /* tc_host_op and tc_idle_evidence: their fields and what each holds are in rank_result.def */
 #define TC_RR_PART(type, fields) typedef struct { fields } type;
-#define TC_RR_VALUE(type, f) type f;
-#define TC_RR_STRING(f) const char *f;
+#include "rank_result_decl.h"
 #include "rank_result.def"
 
 /* Kernel launches of a rank (or summed over ranks: no delay percentiles then). */

@@ -14,12 +14,6 @@
 #include "step_results.h"
 
 #define TC_RR_RANK(type, fields) typedef struct { fields } type;
-#define TC_RR_VALUE(type, f) type f;
-#define TC_RR_STRING(f) const char *f;
-#define TC_RR_ARRAY(type, f, n) type *f; size_t n;
-#define TC_RR_GPU(f) const tc_gpu_spec *f;
-#define TC_RR_STRUCT(type, f) type f;
-#define TC_RR_STRUCTS(type, f, n) type f[n];
-#define TC_RR_KEPT(type, f) type f;
+#include "rank_result_decl.h"
 #include "rank_result.def"
 #endif

@@ -203,25 +203,13 @@ Test(mpi_pack, rank_result_keeps_idle_causes_host_ops_and_evidence) {
  * same struct's table without the two new fields (a walker that ignored them). */
 #define TC_RR_GROWN(...) __VA_ARGS__ TC_RR_STRING(new_name) TC_RR_ARRAY(int64_t, new_values, n_new_values)
 #define TC_RR_RANK(type, fields) typedef struct { TC_RR_GROWN(fields) } grown_rank_result;
-#define TC_RR_VALUE(type, f) type f;
-#define TC_RR_STRING(f) const char *f;
-#define TC_RR_ARRAY(type, f, n) type *f; size_t n;
-#define TC_RR_GPU(f) const tc_gpu_spec *f;
-#define TC_RR_STRUCT(type, f) type f;
-#define TC_RR_STRUCTS(type, f, n) type f[n];
-#define TC_RR_KEPT(type, f) type f;
+#include "model/rank_result_decl.h"
 #include "model/rank_result.def"
 typedef grown_rank_result blind_rank_result;
 
 #define TC_RR_PART TC_FIELDS_OF
 #define TC_RR_RANK(type, fields) TC_FIELDS_OF(grown_rank_result, TC_RR_GROWN(fields)) TC_FIELDS_OF(blind_rank_result, fields)
-#define TC_RR_VALUE TC_FIELD_ROW_VALUE
-#define TC_RR_STRING TC_FIELD_ROW_STRING
-#define TC_RR_ARRAY TC_FIELD_ROW_ARRAY
-#define TC_RR_GPU TC_FIELD_ROW_GPU
-#define TC_RR_STRUCT TC_FIELD_ROW_STRUCT
-#define TC_RR_STRUCTS TC_FIELD_ROW_STRUCTS
-#define TC_RR_KEPT TC_FIELD_ROW_KEPT
+#include "cli/mpi/rank_result_rows.h"
 #include "model/rank_result.def"
 
 static const int64_t new_values[3] = {7, -1, INT64_MAX};

@@ -382,13 +382,7 @@ int tc_fields_rehome(const tc_fields *fs, void *rec, tc_trace *t) {
  * _tc_rank_result. */
 #define TC_RR_PART TC_FIELDS_OF
 #define TC_RR_RANK TC_FIELDS_OF
-#define TC_RR_VALUE TC_FIELD_ROW_VALUE
-#define TC_RR_STRING TC_FIELD_ROW_STRING
-#define TC_RR_ARRAY TC_FIELD_ROW_ARRAY
-#define TC_RR_GPU TC_FIELD_ROW_GPU
-#define TC_RR_STRUCT TC_FIELD_ROW_STRUCT
-#define TC_RR_STRUCTS TC_FIELD_ROW_STRUCTS
-#define TC_RR_KEPT TC_FIELD_ROW_KEPT
+#include "rank_result_rows.h"
 #include "model/rank_result.def"
 
 int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) { return tc_fields_rehome(tc_fields_of_tc_rank_result(), rr, t); }

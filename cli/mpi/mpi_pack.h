@@ -67,9 +67,10 @@ typedef struct {
 struct tc_fields { const tc_field *at; size_t n; };
 
 /* TC_FIELDS_OF(type, rows...) defines `static const tc_fields *tc_fields_of_<type>(void)`, the table
- * of the rows; a row is one of the TC_FIELD_ROW_* below. To make the tables of rank_result.def:
- * #define TC_RR_PART and TC_RR_RANK as TC_FIELDS_OF, each TC_RR_<KIND> as TC_FIELD_ROW_<KIND>, then
- * include it (cli/mpi/mpi_pack.c, tests/test_mpi_pack.c). */
+ * of the rows; a row is a TC_FIELD_ROW_(kind, member, ...) of tc_this_, the type. To make the
+ * tables of rank_result.def: #define TC_RR_PART and TC_RR_RANK as TC_FIELDS_OF, include
+ * rank_result_rows.h (its field macros as rows), then the .def (cli/mpi/mpi_pack.c,
+ * tests/test_mpi_pack.c). */
 #define TC_FIELDS_OF(type, ...)                                                                    \
     static const tc_fields *tc_fields_of_##type(void) {                                            \
         typedef type tc_this_;                                                                     \
@@ -79,13 +80,6 @@ struct tc_fields { const tc_field *at; size_t n; };
     }
 #define TC_FIELD_ROW_(kind, f, count_offset, elem_size, n, of)                                       \
     {kind, #f, offsetof(tc_this_, f), sizeof(((tc_this_ *)0)->f), count_offset, elem_size, n, of},
-#define TC_FIELD_ROW_VALUE(type, f) TC_FIELD_ROW_(TC_FIELD_VALUE, f, 0, 0, 0, NULL)
-#define TC_FIELD_ROW_STRING(f) TC_FIELD_ROW_(TC_FIELD_STRING, f, 0, 0, 0, NULL)
-#define TC_FIELD_ROW_ARRAY(type, f, count) TC_FIELD_ROW_(TC_FIELD_ARRAY, f, offsetof(tc_this_, count), sizeof(type), 0, NULL)
-#define TC_FIELD_ROW_GPU(f) TC_FIELD_ROW_(TC_FIELD_GPU, f, 0, 0, 0, NULL)
-#define TC_FIELD_ROW_STRUCT(type, f) TC_FIELD_ROW_(TC_FIELD_STRUCT, f, 0, sizeof(type), 1, tc_fields_of_##type)
-#define TC_FIELD_ROW_STRUCTS(type, f, n) TC_FIELD_ROW_(TC_FIELD_STRUCT, f, 0, sizeof(type), n, tc_fields_of_##type)
-#define TC_FIELD_ROW_KEPT(type, f) TC_FIELD_ROW_(TC_FIELD_KEPT, f, 0, 0, 0, NULL)
 
 /* Appends the fields of rec (a struct of table fs) in table order. */
 void tc_fields_pack(tc_buf *b, const tc_fields *fs, const void *rec);
