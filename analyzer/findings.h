@@ -1,7 +1,7 @@
 /* findings.h: what the analysis concludes, decided once here from the job's results (no GPU event
  * is read): the straggler (tc_summary.straggler), the basis (complete or partial data, and why),
  * the verdict and its reasons (the process groups whose transfer shows most, against their link), the actions it suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
- * representative step), all as codes and numbers in tc_job.findings (model/job.h). The reports
+ * representative step), all as codes and numbers in tc_job.findings (model/verdict.h). The reports
  * only word them (reports/findings_text.h) and draw them. */
 #ifndef TC_FINDINGS_H
 #define TC_FINDINGS_H

@@ -387,8 +387,10 @@ int tc_fields_rehome(const tc_fields *fs, void *rec, tc_trace *t) {
 
 int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) { return tc_fields_rehome(tc_fields_of_tc_rank_result(), rr, t); }
 
-/* The rows of tc_rank_extra are packed member by member below: a new member must be added there
- * (their sizes are those the members listed add up to). */
+/* The rows of tc_rank_extra (top-kernel parts, kernel aggregates) are packed member by member
+ * below, and own their names (no trace string): a new member must be added there. Their sizes are
+ * what the members shipped add up to (tc_kernel_agg: kind, 1 byte, padded to 4 before ranks; a
+ * member small enough to fit that padding is not caught). */
 _Static_assert(sizeof(tc_kernel_part) == sizeof(char *) + 3 * 8 + sizeof(double),
                "a tc_kernel_part member tc_rank_result_pack does not ship");
 _Static_assert(sizeof(tc_kernel_agg) == sizeof(char *) + sizeof(size_t) + 4 + 4 + 3 * 8,
