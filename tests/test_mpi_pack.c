@@ -192,6 +192,7 @@ Test(mpi_pack, rank_result_keeps_idle_causes_host_ops_and_evidence) {
     cr_assert_null(back.host_ops[1].name);
     cr_assert_neq(tc_strtab_find(v.strings, "cudaStreamSynchronize", 21), TC_NONE);
     free(back.steps);
+    free(back.groups);
     tc_buf_free(&b);
     tc_rank_extra_free(&y);
     tc_trace_free(&t);
