@@ -1,6 +1,7 @@
 /* analyze.c: runs the analyses of a job in order: sort events, match collectives (waits), per-rank
  * and per-step breakdowns, summary shares, then the findings (straggler, verdict, actions:
- * findings.c). See job.h. */
+ * findings.c). See analyze.h. */
+#include "analyze.h"
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
 #include "collectives.h"
@@ -16,54 +17,9 @@
 #include "steps.h"
 #include "base/pool.h"
 #include "base/util.h"
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-void tc_job_init(tc_job *j) { memset(j, 0, sizeof *j); }
-
-void tc_job_free(tc_job *j) {
-    for (size_t i = 0; i < j->n_traces; i++) tc_trace_free(&j->traces[i]);
-    free(j->traces);
-    for (size_t i = 0; i < j->n_ranks; i++) { free(j->ranks[i].steps); free(j->ranks[i].wait_ns); free(j->ranks[i].groups); }
-    free(j->ranks);
-    for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
-    free(j->colls);
-    free(j->summary.mfu_note);
-    free(j->summary.partial_group);
-    tc_job_groups_free(j);
-    tc_findings_free(&j->findings);
-    for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);
-    free(j->top_kernels);
-    for (size_t i = 0; !j->kernel_agg_names_borrowed && i < j->n_kernel_aggs; i++) free(j->kernel_aggs[i].name);
-    free(j->kernel_aggs);
-    for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
-    free(j->warnings);
-    free(j->windows);
-    memset(j, 0, sizeof *j);
-}
-
-void tc_job_warn(tc_job *j, const char *fmt, ...) {
-    char buf[1024]; /* a warning is cut at 1023 bytes */
-    va_list ap;
-    va_start(ap, fmt);
-    tc_vformat(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char *s = tc_strdup(buf);
-    if (!s || TC_PUSH(j->warnings, j->n_warnings, j->cap_warnings, s)) free(s);
-}
-
-const char *tc_verdict_name(tc_verdict v) {
-    switch (v) {
-    case TC_VERDICT_COMPUTE: return "compute-bound";
-    case TC_VERDICT_NETWORK: return "network-bound";
-    case TC_VERDICT_STRAGGLER: return "straggler-bound";
-    case TC_VERDICT_HOST: return "host-bound";
-    default: return "none";
-    }
-}
 
 static int cmp_event(const void *a, const void *b) {
     const tc_gpu_event *x = a, *y = b;
@@ -289,8 +245,7 @@ static void rank_run(void *arg, size_t task, int worker) {
 }
 
 static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t threads = opt->jobs > 0 ? (size_t)opt->jobs : cores > 0 ? (size_t)cores : 1;
+    size_t threads = opt->jobs > 0 ? (size_t)opt->jobs : (size_t)tc_cpu_count();
     if (threads > 2 * j->n_ranks) threads = 2 * j->n_ranks;
     tc_pool *pool = threads >= 2 ? tc_pool_new((int)threads - 1) : NULL; /* this thread works too */
     rank_sync k = {.j = j, .opt = opt, .user_flops = user_flops, .x = x};

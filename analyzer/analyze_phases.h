@@ -8,6 +8,7 @@
  * findings: straggler, verdict, actions, the timeline's ranks and step; findings.h). */
 #ifndef TC_ANALYZE_PHASES_H
 #define TC_ANALYZE_PHASES_H
+#include "analyze_options.h"
 #include "model/job.h"
 #include "kernel_aggs.h"
 

@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tc_findings_free(tc_findings *f) {
-    free(f->timeline_ranks);
-    memset(f, 0, sizeof *f);
-}
-
 /* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
  * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
  * share is 1/n) and that wait, summed over the other ranks, is at least 1% of its window per step

@@ -1,10 +1,11 @@
 /* findings.h: what the analysis concludes, decided once here from the job's results (no GPU event
  * is read): the straggler (tc_summary.straggler), the basis (complete or partial data, and why),
  * the verdict and its reasons (the process groups whose transfer shows most, against their link), the actions it suggests, the network efficiency, and what the HTML timeline draws (its ranks and the
- * representative step), all as codes and numbers in tc_job.findings (model/job.h). The reports
+ * representative step), all as codes and numbers in tc_job.findings (model/verdict.h). The reports
  * only word them (reports/findings_text.h) and draw them. */
 #ifndef TC_FINDINGS_H
 #define TC_FINDINGS_H
+#include "analyze_options.h"
 #include "model/job.h"
 
 /* The straggler rule (decide_straggler; worded once by reports/findings_text.h): it caused at least
@@ -27,6 +28,4 @@
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or
  * -1 out of memory. */
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt);
-/* Frees what tc_job_findings allocated in f and zeroes it. */
-void tc_findings_free(tc_findings *f);
 #endif

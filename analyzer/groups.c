@@ -165,15 +165,6 @@ size_t tc_job_group_find(const tc_job *j, const char *name) {
     return SIZE_MAX;
 }
 
-void tc_job_groups_free(tc_job *j) {
-    for (size_t i = 0; i < j->n_groups; i++) { free(j->groups[i].name); free(j->groups[i].desc); free(j->groups[i].ranks); }
-    free(j->groups);
-    free(j->group_rows);
-    j->groups = NULL;
-    j->group_rows = NULL;
-    j->n_groups = j->n_group_rows = 0;
-}
-
 /* ---- one rank's figures per group ------------------------------------------------------------- */
 
 typedef struct { uint32_t group, event; } group_event;

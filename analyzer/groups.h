@@ -15,6 +15,7 @@
 #ifndef TC_GROUPS_H
 #define TC_GROUPS_H
 #include <stddef.h>
+#include "analyze_options.h"
 #include "model/job.h"
 
 /* Fills j->groups and the nodes of the ranks. j's ranks are prepared (sorted). Inputs that
@@ -35,8 +36,5 @@ int tc_groups_rank(const tc_job *j, tc_rank_result *rr);
  * bandwidth and share of rated (of each group and each collective row), folds j->group_rows and
  * fills the summary's fabric fields. 0, or -1 out of memory. */
 int tc_groups_finish(tc_job *j, const tc_analyze_options *opt);
-
-/* Frees j->groups and j->group_rows (tc_job_free frees each rank's rr->groups). */
-void tc_job_groups_free(tc_job *j);
 
 #endif

@@ -6,7 +6,7 @@
 #define TC_KERNEL_AGGS_H
 #include "model/job.h"
 
-/* A growable set of tc_kernel_agg rows (job.h) keyed by (name bytes, kind). */
+/* A growable set of tc_kernel_agg rows (model/kernel_tables.h) keyed by (name bytes, kind). */
 typedef struct {
     tc_kernel_agg *rows; size_t n, cap;
     size_t *slot; size_t n_slot; /* open-addressing index: row + 1, 0 empty; n_slot a power of two */

@@ -5,6 +5,7 @@
  * tc_job.top_kernels; prints nothing. */
 #ifndef TC_MFU_H
 #define TC_MFU_H
+#include "analyze_options.h"
 #include "model/job.h"
 
 #define TC_TOP_KERNELS 20

@@ -7,6 +7,7 @@
 #include "model/gpu_catalog.h"
 #include "model/link_catalog.h"
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"

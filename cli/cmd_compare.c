@@ -9,6 +9,7 @@
 #include "exitcodes.h"
 #include "output.h"
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "load_job.h"
 #include "opts.h"
 #include "parsers/result_json.h"

@@ -3,6 +3,7 @@
  * (reports/timeline_report.h), cut down by --ranks and --steps. */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "analyzer/analyze.h"
 #include "exitcodes.h"
 #include "load_job.h"
 #include "opts.h"

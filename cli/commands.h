@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "load_job.h"
 #include "reports/termtext.h"
 int tc_cmd_analyze(int argc, char **argv);

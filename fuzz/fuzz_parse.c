@@ -6,6 +6,7 @@
  * result, tc_job_analyze on it, and the JSON report written to a memory stream. Built by `make fuzz` with
  * clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
+#include "analyzer/analyze.h"
 #include "model/job.h"
 #include "parsers/assemble.h"
 #include "parsers/chrome_trace.h"

@@ -6,6 +6,7 @@
  * field by field, the one read back from its saved JSON (issue 16), and the reader of saved
  * results refuses what is not one. */
 #include "testutil.h"
+#include "analyzer/analyze.h"
 #include "analyzer/compare.h"
 #include "base/jsontext.h"
 #include "cli/exitcodes.h"

@@ -15,6 +15,7 @@
 #include "cli/exitcodes.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "parsers/assemble.h"
 #include "base/util.h"
 #include "reports/html_report.h"

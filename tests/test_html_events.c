@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/job.h"
+#include "analyzer/analyze.h"
 #include "reports/html_report.h"
 
 /* 7 ranks, 2 streams each, compute kernels and a collective per step window */

@@ -1,8 +1,9 @@
 /* test_mpi_pack.c: the encodings the MPI build ships between processes (cli/mpi/mpi_pack.h),
  * tested without MPI: a real trace survives pack/unpack unchanged (every array of
  * model/trace_arrays.def), a cut message is refused, a skeleton keeps the comm kernels and their
- * collective arguments with every string id naming the same text, and the size-balanced file
- * assignment. */
+ * collective arguments with every string id naming the same text, the size-balanced file
+ * assignment, a rank's results, and a field added to model/rank_result.def crossing without a
+ * change to the encoding (the one walker of the field tables). */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "cli/mpi/mpi_pack.h"
@@ -191,8 +192,92 @@ Test(mpi_pack, rank_result_keeps_idle_causes_host_ops_and_evidence) {
     cr_assert_null(back.host_ops[1].name);
     cr_assert_neq(tc_strtab_find(v.strings, "cudaStreamSynchronize", 21), TC_NONE);
     free(back.steps);
+    free(back.groups);
     tc_buf_free(&b);
     tc_rank_extra_free(&y);
     tc_trace_free(&t);
+    tc_trace_free(&v);
+}
+
+/* A rank result grown by one string and one array, declared from the rows of model/rank_result.def
+ * as tc_rank_result is, with its field table made by the same macros as mpi_pack.c's; and the
+ * same struct's table without the two new fields (a walker that ignored them). */
+#define TC_RR_GROWN(...) __VA_ARGS__ TC_RR_STRING(new_name) TC_RR_ARRAY(int64_t, new_values, n_new_values)
+#define TC_RR_RANK(type, fields) typedef struct { TC_RR_GROWN(fields) } grown_rank_result;
+#include "model/rank_result_decl.h"
+#include "model/rank_result.def"
+typedef grown_rank_result blind_rank_result;
+
+#define TC_RR_PART TC_FIELDS_OF
+#define TC_RR_RANK(type, fields) TC_FIELDS_OF(grown_rank_result, TC_RR_GROWN(fields)) TC_FIELDS_OF(blind_rank_result, fields)
+#include "cli/mpi/rank_result_rows.h"
+#include "model/rank_result.def"
+
+static const int64_t new_values[3] = {7, -1, INT64_MAX};
+
+/* The new fields arrived: the text, pointing into t's strings, and a copy of the array. */
+static bool new_fields_crossed(const grown_rank_result *g, const tc_trace *t) {
+    if (!g->new_name || strcmp(g->new_name, "a field added to the list") != 0) return false;
+    uint32_t id = tc_strtab_find(t->strings, g->new_name, strlen(g->new_name));
+    if (id == TC_NONE || tc_strtab_get(t->strings, id) != g->new_name) return false;
+    return g->n_new_values == 3 && g->new_values != new_values &&
+           memcmp(g->new_values, new_values, sizeof new_values) == 0;
+}
+
+Test(mpi_pack, a_field_added_to_rank_result_def_crosses) {
+    const tc_fields *grown = tc_fields_of_grown_rank_result(), *blind = tc_fields_of_blind_rank_result();
+    cr_assert_eq(grown->n, blind->n + 2);
+    tc_trace t, u, v;
+    cr_assert_eq(tc_trace_init(&t, "a"), 0);
+    cr_assert_eq(tc_trace_init(&u, "b"), 0);
+    cr_assert_eq(tc_trace_init(&v, "c"), 0);
+    grown_rank_result g, back, lost;
+    memset(&g, 0, sizeof g);
+    g.rank = 3;
+    g.input = 5;
+    g.device = tc_trace_str(&t, tc_strtab_intern(t.strings, "NVIDIA H100", 11));
+    g.gpu = tc_gpu_at(0);
+    g.host_ops[1].name = tc_trace_str(&t, tc_strtab_intern(t.strings, "aten::item", 10));
+    g.evidence.drain_op = g.host_ops[1].name;
+    g.new_name = tc_trace_str(&t, tc_strtab_intern(t.strings, "a field added to the list", 25));
+    g.new_values = (int64_t *)new_values;
+    g.n_new_values = 3;
+    tc_buf b;
+    memset(&b, 0, sizeof b);
+    tc_fields_pack(&b, grown, &g);
+    memset(&back, 0, sizeof back);
+    back.input = 9; /* KEPT: the receiver's own */
+    tc_fields_unpack(&b, grown, &back, &u);
+    cr_assert(!b.bad);
+    cr_assert_eq(b.off, b.n);
+    cr_assert(new_fields_crossed(&back, &u), "the new string and array cross pack -> unpack");
+    cr_assert_eq(back.rank, 3);
+    cr_assert_eq(back.input, 9);
+    cr_assert_eq(back.gpu, tc_gpu_at(0));
+    cr_assert_str_eq(back.device, "NVIDIA H100");
+    cr_assert_str_eq(back.host_ops[1].name, "aten::item");
+    cr_assert_str_eq(back.evidence.drain_op, "aten::item");
+    cr_assert_null(back.host_ops[0].name);
+    /* rehome: the names move to the trace that replaces u (u freed after) */
+    cr_assert_eq(tc_fields_rehome(grown, &back, &v), 0);
+    tc_trace_free(&u);
+    cr_assert(new_fields_crossed(&back, &v), "the new string is rehomed");
+    cr_assert_str_eq(back.device, "NVIDIA H100");
+    /* the check sees a walker that ignores a field: the blind table leaves both behind */
+    tc_buf c;
+    memset(&c, 0, sizeof c);
+    tc_fields_pack(&c, blind, &g);
+    memset(&lost, 0, sizeof lost);
+    cr_assert_eq(tc_trace_init(&u, "d"), 0);
+    tc_fields_unpack(&c, blind, &lost, &u);
+    cr_assert(!c.bad);
+    cr_assert_not(new_fields_crossed(&lost, &u));
+    cr_assert_str_eq(lost.device, "NVIDIA H100");
+    free(back.new_values); free(back.steps); free(back.groups);
+    free(lost.steps); free(lost.groups);
+    tc_buf_free(&b);
+    tc_buf_free(&c);
+    tc_trace_free(&t);
+    tc_trace_free(&u);
     tc_trace_free(&v);
 }

@@ -3,6 +3,7 @@
  * Process 0 holds only skeleton traces (comm kernels) for matching plus every rank's results; each
  * process runs the per-rank phase of the files it parsed (analyze_phases.h). */
 #include "mpi_job.h"
+#include "analyzer/analyze.h"
 #include "analyzer/analyze_phases.h"
 #include "analyzer/collectives.h"
 #include "analyzer/groups.h"

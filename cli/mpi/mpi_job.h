@@ -6,6 +6,7 @@
  * its reports are identical. See docs/mpi.md. */
 #ifndef TC_MPI_JOB_H
 #define TC_MPI_JOB_H
+#include "analyzer/analyze.h"
 #include "cli/commands.h"
 
 typedef struct {

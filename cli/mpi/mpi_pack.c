@@ -1,5 +1,6 @@
 /* mpi_pack.c: byte buffer and trace encoding for the MPI build (see mpi_pack.h). A trace's arrays
- * and the string ids in its records are walked from model/trace_arrays.def. */
+ * and the string ids in its records are walked from model/trace_arrays.def; a rank's results
+ * through the field tables of model/rank_result.def (the one walker: tc_fields_*). */
 #include "mpi_pack.h"
 #include "base/util.h"
 #include "model/gpu_catalog.h"
@@ -276,67 +277,127 @@ int tc_skeleton_unpack(tc_buf *b, tc_trace *t) {
     return 0;
 }
 
-#define RR_STRINGS (TC_HOST_OPS + 7)
+/* ---- field tables ------------------------------------------------------------------------- */
 
-/* The strings of a rank result that point into its trace's string table (host ops, evidence), in
- * the one order pack and unpack use. */
-static void rr_strings(tc_rank_result *rr, const char **out[RR_STRINGS]) {
-    size_t n = 0;
-    for (size_t i = 0; i < TC_HOST_OPS; i++) out[n++] = &rr->host_ops[i].name;
-    out[n++] = &rr->evidence.sync_call;
-    out[n++] = &rr->evidence.sync_op;
-    out[n++] = &rr->evidence.data_op;
-    out[n++] = &rr->evidence.memory_call;
-    out[n++] = &rr->evidence.other_op;
-    out[n++] = &rr->evidence.drain_call;
-    out[n++] = &rr->evidence.drain_op;
+/* s interned into t's strings; NULL and *bad set out of memory. */
+static const char *intern_in(tc_trace *t, const char *s, bool *bad) {
+    uint32_t id = tc_strtab_intern(t->strings, s, strlen(s));
+    if (id == TC_NONE) { *bad = true; return NULL; }
+    return tc_strtab_get(t->strings, id);
 }
 
-static void put_rr_strings(tc_buf *b, const tc_rank_result *rr) {
-    tc_rank_result copy = *rr;
-    const char **strs[RR_STRINGS];
-    rr_strings(&copy, strs);
-    for (size_t i = 0; i < RR_STRINGS; i++) tc_buf_str(b, *strs[i]);
-}
-
-/* Reads them back, interned into t's strings (NULL stays NULL). */
-static void get_rr_strings(tc_buf *b, tc_rank_result *rr, tc_trace *t) {
-    const char **strs[RR_STRINGS];
-    rr_strings(rr, strs);
-    for (size_t i = 0; i < RR_STRINGS; i++) {
-        *strs[i] = NULL;
-        char *s = b->bad ? NULL : tc_buf_get_str(b);
-        if (!s) continue;
-        uint32_t id = tc_strtab_intern(t->strings, s, strlen(s));
-        if (id == TC_NONE) b->bad = true; else *strs[i] = tc_strtab_get(t->strings, id);
-        free(s);
+void tc_fields_pack(tc_buf *b, const tc_fields *fs, const void *rec) {
+    const unsigned char *r = rec;
+    for (size_t i = 0; i < fs->n; i++) {
+        const tc_field *f = &fs->at[i];
+        const void *m = r + f->offset;
+        switch (f->kind) {
+        case TC_FIELD_VALUE: tc_buf_put(b, m, f->size); break;
+        case TC_FIELD_STRING: tc_buf_str(b, *(const char *const *)m); break;
+        case TC_FIELD_ARRAY: {
+            size_t n = *(const size_t *)(const void *)(r + f->count_offset);
+            tc_buf_u64(b, n);
+            tc_buf_put(b, *(const void *const *)m, n * f->elem_size);
+            break;
+        }
+        case TC_FIELD_GPU: {
+            const tc_gpu_spec *g = *(const tc_gpu_spec *const *)m;
+            uint64_t gi = UINT64_MAX;
+            for (size_t k = 0; g && k < tc_gpu_count(); k++) if (tc_gpu_at(k) == g) gi = k;
+            tc_buf_u64(b, gi);
+            break;
+        }
+        case TC_FIELD_STRUCT:
+            for (size_t k = 0; k < f->n; k++) tc_fields_pack(b, f->of(), (const unsigned char *)m + k * f->elem_size);
+            break;
+        case TC_FIELD_KEPT: break;
+        }
     }
 }
 
-int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) {
-    const char **strs[RR_STRINGS + 1];
-    rr_strings(rr, strs);
-    strs[RR_STRINGS] = &rr->device;
+void tc_fields_unpack(tc_buf *b, const tc_fields *fs, void *rec, tc_trace *t) {
+    unsigned char *r = rec;
+    for (size_t i = 0; i < fs->n; i++) {
+        const tc_field *f = &fs->at[i];
+        void *m = r + f->offset;
+        switch (f->kind) {
+        case TC_FIELD_VALUE: tc_buf_get(b, m, f->size); break;
+        case TC_FIELD_STRING: {
+            const char **sp = m;
+            *sp = NULL;
+            char *s = b->bad ? NULL : tc_buf_get_str(b);
+            if (s) *sp = intern_in(t, s, &b->bad);
+            free(s);
+            break;
+        }
+        case TC_FIELD_ARRAY: {
+            void **pp = m;
+            size_t *np = (void *)(r + f->count_offset);
+            free(*pp);
+            *pp = NULL;
+            *np = 0;
+            uint64_t c = tc_buf_get_u64(b);
+            if (b->bad || c > (b->n - b->off) / f->elem_size) { b->bad = true; break; }
+            *pp = malloc(c ? c * f->elem_size : 1);
+            if (!*pp) { b->bad = true; break; }
+            if (tc_buf_get(b, *pp, c * f->elem_size)) *np = c;
+            break;
+        }
+        case TC_FIELD_GPU: {
+            const tc_gpu_spec **gp = m;
+            *gp = NULL;
+            uint64_t gi = tc_buf_get_u64(b);
+            if (b->bad || gi == UINT64_MAX) break;
+            if (gi < tc_gpu_count()) *gp = tc_gpu_at(gi); else b->bad = true;
+            break;
+        }
+        case TC_FIELD_STRUCT:
+            for (size_t k = 0; k < f->n; k++) tc_fields_unpack(b, f->of(), (unsigned char *)m + k * f->elem_size, t);
+            break;
+        case TC_FIELD_KEPT: break;
+        }
+    }
+}
+
+int tc_fields_rehome(const tc_fields *fs, void *rec, tc_trace *t) {
+    unsigned char *r = rec;
     int rc = 0;
-    for (size_t i = 0; i <= RR_STRINGS; i++) {
-        if (!*strs[i]) continue;
-        uint32_t id = tc_strtab_intern(t->strings, *strs[i], strlen(*strs[i]));
-        if (id == TC_NONE) rc = -1;
-        *strs[i] = id == TC_NONE ? NULL : tc_strtab_get(t->strings, id);
+    for (size_t i = 0; i < fs->n; i++) {
+        const tc_field *f = &fs->at[i];
+        void *m = r + f->offset;
+        if (f->kind == TC_FIELD_STRING) {
+            const char **sp = m;
+            bool bad = false;
+            if (*sp) *sp = intern_in(t, *sp, &bad);
+            if (bad) rc = -1;
+        } else if (f->kind == TC_FIELD_STRUCT) {
+            for (size_t k = 0; k < f->n; k++)
+                if (tc_fields_rehome(f->of(), (unsigned char *)m + k * f->elem_size, t)) rc = -1;
+        }
     }
     return rc;
 }
 
+/* The tables of model/rank_result.def: tc_fields_of_tc_host_op, _tc_idle_evidence and
+ * _tc_rank_result. */
+#define TC_RR_PART TC_FIELDS_OF
+#define TC_RR_RANK TC_FIELDS_OF
+#include "rank_result_rows.h"
+#include "model/rank_result.def"
+
+int tc_rank_result_rehome(tc_rank_result *rr, tc_trace *t) { return tc_fields_rehome(tc_fields_of_tc_rank_result(), rr, t); }
+
+/* The rows of tc_rank_extra (top-kernel parts, kernel aggregates) are packed member by member
+ * below, and own their names (no trace string): a new member must be added there. Their sizes are
+ * what the members shipped add up to (tc_kernel_agg: kind, 1 byte, padded to 4 before ranks; a
+ * member small enough to fit that padding is not caught). */
+_Static_assert(sizeof(tc_kernel_part) == sizeof(char *) + 3 * 8 + sizeof(double),
+               "a tc_kernel_part member tc_rank_result_pack does not ship");
+_Static_assert(sizeof(tc_kernel_agg) == sizeof(char *) + sizeof(size_t) + 4 + 4 + 3 * 8,
+               "a tc_kernel_agg member tc_rank_result_pack does not ship");
+
 void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extra *x, const tc_trace *t) {
-    tc_buf_put(b, rr, sizeof *rr); /* pointers fixed on unpack */
-    PUT_ARR(b, rr->steps, rr->n_steps);
-    PUT_ARR(b, rr->groups, rr->n_groups);
-    tc_buf_str(b, rr->device);
-    uint64_t gi = UINT64_MAX;
-    for (size_t i = 0; rr->gpu && i < tc_gpu_count(); i++) if (tc_gpu_at(i) == rr->gpu) gi = i;
-    tc_buf_u64(b, gi);
-    tc_buf_u64(b, !rr->flops_source ? 0 : strcmp(rr->flops_source, "user") == 0 ? 1 : 2);
-    put_rr_strings(b, rr);
+    tc_fields_pack(b, tc_fields_of_tc_rank_result(), rr);
     tc_buf_put(b, &x->mfu, sizeof x->mfu);
     tc_buf_u64(b, x->kernels.n);
     tc_buf_i64(b, x->kernels.total_ns);
@@ -363,33 +424,7 @@ void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extr
 }
 
 int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_trace *t) {
-    size_t input = rr->input;
-    int64_t node = rr->node; /* process 0 placed the ranks on nodes (analyzer/nodes.h) */
-    int64_t *wait = rr->wait_ns;
-    free(rr->steps);
-    free(rr->groups);
-    tc_buf_get(b, rr, sizeof *rr);
-    rr->input = input;
-    rr->node = node;
-    rr->wait_ns = wait;
-    rr->steps = NULL; rr->n_steps = 0; rr->device = NULL; rr->gpu = NULL; rr->flops_source = NULL;
-    rr->groups = NULL; rr->n_groups = 0;
-    size_t cap = 0;
-    GET_ARR(b, rr->steps, rr->n_steps, cap);
-    if (b->bad) rr->n_steps = 0;
-    GET_ARR(b, rr->groups, rr->n_groups, cap);
-    if (b->bad) rr->n_groups = 0;
-    char *dev = tc_buf_get_str(b);
-    if (dev) {
-        uint32_t id = tc_strtab_intern(t->strings, dev, strlen(dev));
-        if (id == TC_NONE) b->bad = true; else rr->device = tc_strtab_get(t->strings, id);
-        free(dev);
-    }
-    uint64_t gi = tc_buf_get_u64(b);
-    if (gi != UINT64_MAX) { if (gi < tc_gpu_count()) rr->gpu = tc_gpu_at(gi); else b->bad = true; }
-    uint64_t fs = tc_buf_get_u64(b);
-    rr->flops_source = fs == 1 ? "user" : fs == 2 ? "shapes" : NULL;
-    get_rr_strings(b, rr, t);
+    tc_fields_unpack(b, tc_fields_of_tc_rank_result(), rr, t);
     if (rr->n_host_ops > TC_HOST_OPS) b->bad = true;
     memset(x, 0, sizeof *x);
     tc_buf_get(b, &x->mfu, sizeof x->mfu);

@@ -1,0 +1,120 @@
+/* summary.h: the job's summary (tc_summary: sums and shares over the ranks, MFU, nodes, the
+ * straggler, the basis of the conclusions, comm kernels by library, idle causes, process-group
+ * figures) and the types it is made of. Filled by analyzer/analyze.c and the analyses it runs. */
+#ifndef TC_SUMMARY_H
+#define TC_SUMMARY_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "breakdown.h"
+#include "comm_kernels.h"
+#include "idle_causes.h"
+#include "process_groups.h"
+#include "verdict.h"
+
+typedef struct {
+    int64_t rank;             /* the straggler */
+    double last_arrival_share;/* share of matched instances it arrived last */
+    double caused_wait_share; /* its share of all the wait in matched instances */
+    int64_t caused_wait_ns_per_step; /* others' wait in instances it arrived last, per step, summed
+                                      * over the other ranks (GPU-ns: ns of each waiting GPU added) */
+    size_t waiting_ranks;     /* the other ranks: ranks - 1 */
+    int64_t wait_per_rank_ns_per_step; /* caused_wait_ns_per_step / waiting_ranks: what each other
+                                        * rank waits for it per step, on average, ns */
+    int64_t compute_ns_per_step, median_compute_ns_per_step;
+} tc_straggler;
+
+/* How the ranks were put on nodes (analyzer/nodes.h). */
+typedef enum {
+    TC_NODES_ASSUMED = 0, /* rank / 8: nothing said (the note) */
+    TC_NODES_FLAG,        /* rank / --gpus-per-node */
+    TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
+} tc_node_rule;
+
+/* Why a conclusion rests on partial data (tc_summary.basis_reasons, decided in findings.c). */
+typedef enum {
+    TC_BASIS_WORLD_SIZE,  /* the traces' world size (of) is larger than the ranks given (count) */
+    TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
+    TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
+    TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
+    TC_BASIS_NOT_SPLIT    /* exposed comm but no wait/transfer split: one rank, or (count) ranks whose
+                           * collectives were not matched */
+} tc_basis_code;
+
+#define TC_MAX_BASIS 5
+#define TC_BASIS_UNMATCHED_SHARE 0.05 /* unmatched exposed time above this share of exposed comm */
+
+typedef struct {
+    tc_basis_code code;
+    int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
+                               * SALVAGED: inputs cut short, inputs; NOT_SPLIT: ranks */
+    int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
+    const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group) */
+    double share;             /* UNMATCHED: unmatched exposed time / exposed comm */
+} tc_basis_reason;
+
+typedef struct {
+    size_t ranks;
+    tc_breakdown b;           /* sums over ranks */
+    bool split_known;
+    double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
+        share_memory_exposed, share_idle; /* of the summed windows; transfer/wait valid if split_known */
+    bool has_ratio;
+    double comm_compute_ratio;
+    bool has_mfu;
+    double mfu;
+    bool has_step_time;
+    int64_t step_time_ns;     /* mean over ranks */
+    tc_verdict verdict;       /* why: tc_findings.reasons */
+    bool partial;             /* the conclusions rest on partial data: basis_reasons say why */
+    tc_basis_reason basis_reasons[TC_MAX_BASIS]; size_t n_basis_reasons;
+    bool transfer_upper_bound;/* exposed transfer may be too high and exposed wait too low (one
+                               * rank, ranks missing, unmatched collectives): transfer is an upper
+                               * bound and wait a lower bound */
+    /* filled by tc_collectives_match: process groups whose size exceeds their ranks among the inputs */
+    size_t partial_groups;    /* how many */
+    char *partial_group;      /* the first one's label (owned), NULL when none */
+    int64_t partial_group_present, partial_group_size; /* its ranks among the inputs, its size */
+    bool has_capture_time;    /* some rank has absolute times */
+    int64_t capture_unix_s;   /* the earliest rank's first GPU event, s since 1970-01-01 UTC: when
+                               * the trace was taken (the date catalog prices are aged against) */
+    /* nodes (analyzer/nodes.h) */
+    int64_t world_size;       /* GPUs of the job: max(ranks, the traces' distributedInfo.world_size) */
+    tc_node_rule node_rule;   /* how ranks were put on nodes */
+    int64_t gpus_per_node;    /* FLAG: --gpus-per-node; ASSUMED: 8; HOSTS: the most ranks on a host */
+    int64_t nodes;            /* nodes of the whole job (world_size ranks) */
+    bool nodes_assumed;       /* 8 GPUs per node were assumed for some ranks (the note) */
+    bool has_straggler;
+    tc_straggler straggler;
+    bool has_fabric_busbw;
+    double fabric_busbw_GBps;
+    /* MFU (mfu.c): means over the ranks that have them */
+    double flops_per_step;    /* FLOPs per GPU per step; valid if has_mfu */
+    bool has_peak;
+    double peak_flops;        /* FLOP/s */
+    const char *flops_source; /* "shapes", "user" or NULL */
+    bool has_hfu;
+    double hfu;               /* Σ ranks' flops/peak over Σ ranks' windows */
+    char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
+    /* comm kernels over all ranks by what made them comm (tc_comm_lib: a library of
+     * comm_kernels.def, collective args, a --comm-kernel pattern) */
+    uint64_t comm_kernels[TC_COMM_LIB_COUNT];   /* launches */
+    int64_t comm_kernel_ns[TC_COMM_LIB_COUNT];  /* summed durations, ns (a sum, not a union) */
+    /* why the GPU waits (host_wait.c): sums over ranks */
+    tc_idle_causes idle;      /* idle causes summed */
+    double idle_cause_share[TC_IDLE_CAUSES]; /* of the summed windows */
+    tc_idle_evidence evidence;/* the ranks' evidence with the most time (names from a rank's trace) */
+    tc_launch_stats launch;   /* summed; delay figures not kept (delay_kernels 0) */
+    size_t host_event_ranks;  /* ranks whose trace holds runtime calls */
+    /* process groups (analyzer/groups.h) */
+    bool has_fabric;          /* --fabric or --nic-gbps named the fabric between nodes */
+    tc_group_link fabric;     /* that fabric, valid if has_fabric */
+    bool has_scoped_groups;   /* a process group of known scope has comm kernels */
+    size_t inter_groups;      /* process groups on two or more nodes */
+    int64_t inter_exposed_transfer_ns; /* Σ ranks' inter_exposed_transfer_ns */
+    bool has_inter_busbw;
+    double inter_busbw_GBps;  /* Σ S × factor / Σ transfer over the inter-node groups' matched
+                               * instances of ≥ 1 MiB; valid if has_inter_busbw */
+    size_t groups_without_comm; /* process groups with no comm kernel in the inputs */
+} tc_summary;
+#endif

@@ -1,0 +1,144 @@
+/* verdict.h: the findings (analyzer/findings.c decides them): the verdict and its name, the reasons
+ * behind it, the actions it suggests, the network efficiency and what the HTML timeline draws, as
+ * codes and the numbers behind them; reports/findings_text.c is the one place that words them. */
+#ifndef TC_VERDICT_H
+#define TC_VERDICT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "idle_causes.h"
+
+typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
+
+/* Why the verdict is what it is: the verdict's own reason first, then (named verdicts) the speed-up,
+ * every share, the rank that stands out, then the straggler when there is one. */
+typedef enum {
+    TC_REASON_NETWORK,        /* exposed comm reaches the threshold and is mostly transfer (or not split) */
+    TC_REASON_STRAGGLER,      /* exposed comm reaches the threshold and is mostly wait */
+    TC_REASON_HOST,           /* idle + exposed memory reaches the threshold and exceeds exposed comm */
+    TC_REASON_COMPUTE,        /* neither loss class reaches the threshold */
+    TC_REASON_SPEEDUP,        /* removing the verdict's loss: speedup; all exposed comm: speedup_class */
+    TC_REASON_SHARES,         /* every share of GPU time */
+    TC_REASON_WORST_RANK,     /* a rank's loss share (class) is over the job's by more than the threshold */
+    TC_REASON_STRAGGLER_RANK, /* the straggler: how much of the waiting it causes */
+    TC_REASON_HOST_CAUSE,     /* host-bound: the idle cause with the most time (host_wait.h) */
+    TC_REASON_FABRIC          /* network-bound: the group row with the most exposed transfer, its
+                               * scope and link, its bus bandwidth against the link's rated one */
+} tc_reason_code;
+
+#define TC_MAX_REASONS 8
+
+/* The two loss classes of the verdict. */
+typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;
+
+typedef struct {
+    tc_reason_code code;
+    double threshold;         /* the verdict threshold share */
+    bool split_known;         /* wait and transfer are split (two or more ranks) */
+    double compute, comm, transfer, wait, host, idle, memory; /* shares of the summed windows: comm =
+                               * transfer + wait (transfer = comm, wait 0 when not split); host =
+                               * idle + memory */
+    double speedup;           /* SPEEDUP: 1 / (1 - the verdict's loss share): transfer (network),
+                               * wait (straggler), exposed comm (network, one rank), host */
+    bool has_speedup_class;   /* SPEEDUP: the verdict's loss is a part of exposed comm */
+    double speedup_class;     /* SPEEDUP: 1 / (1 - exposed comm share) */
+    tc_loss_class loss;       /* WORST_RANK: the class */
+    double rank_share;        /* WORST_RANK: the rank's share of its own window */
+    int64_t rank;             /* WORST_RANK: that rank; STRAGGLER_RANK: the straggler */
+    double caused_wait_share, last_arrival_share; /* STRAGGLER_RANK (tc_straggler) */
+    int64_t wait_ns_per_step; /* STRAGGLER_RANK: the others' wait for it per step, summed (GPU-ns) */
+    size_t waiting_ranks;     /* STRAGGLER_RANK: the other ranks */
+    int64_t wait_per_rank_ns_per_step; /* STRAGGLER_RANK: what each of them waits per step, ns */
+    int cause;                /* HOST_CAUSE: the tc_idle_cause with the most time */
+    double cause_share;       /* HOST_CAUSE: its share of the summed windows */
+    const char *name;         /* HOST_CAUSE: the evidence behind it (the sync call, the DataLoader op,
+                               * the memory call, the host op; a trace's string), NULL none */
+    const char *where;        /* HOST_CAUSE, sync: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* HOST_CAUSE: the gaps that began in a sync call, as a share of the summed
+                               * windows, when they are 10% of idle or more; else 0 */
+    const char *drain_call, *drain_op; /* HOST_CAUSE with after_sync_share: the call they began in most
+                               * and the outermost CPU op around it (NULL none) */
+    size_t row;               /* FABRIC: index into tc_job.group_rows */
+    double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
+    bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
+    bool above_rated;         /* FABRIC: busbw is over TC_FABRIC_ABOVE_RATED_SHARE of it */
+} tc_reason;
+
+/* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
+ * from the idle causes). */
+typedef enum {
+    TC_ACTION_HIDE_COMM,           /* network: bigger buckets, accumulation, overlap */
+    TC_ACTION_FABRIC_BUSBW,        /* network: compare the measured bus bandwidth (value, GB/s) with the links */
+    TC_ACTION_MEASURE_FABRIC,      /* network, no bus bandwidth measured: nccl-tests */
+    TC_ACTION_FEWER_BYTES,         /* network: bf16 gradients, compression, bigger batch */
+    TC_ACTION_LOOK_AT_STRAGGLER,   /* straggler: the rank and its trace (input) */
+    TC_ACTION_STRAGGLER_MORE_WORK, /* its compute per step is over 105% of the median: more GPU work */
+    TC_ACTION_STRAGGLER_HOST_SIDE, /* its compute is within 5% of the median: the delay is host side */
+    TC_ACTION_BALANCE_WORK,        /* straggler-bound without a single straggler */
+    TC_ACTION_COMPARE_RANKS,       /* straggler-bound: compare per-rank compute */
+    TC_ACTION_FEED_GPUS,           /* host: data loading */
+    TC_ACTION_CUT_LAUNCHES,        /* host: launch overhead */
+    TC_ACTION_AVOID_SYNCS,         /* host: host-device syncs */
+    TC_ACTION_KERNEL_WORK,         /* compute: kernel-level work */
+    TC_ACTION_MFU_GAP,             /* compute, MFU known (value, a share) */
+    TC_ACTION_MEASURE_MFU,         /* compute, MFU unknown */
+    /* host, from the idle causes (host_wait.h) in order of their time; FEED_GPUS (data_loading),
+     * CUT_LAUNCHES (launch_overhead) and AVOID_SYNCS (sync) carry their evidence too */
+    TC_ACTION_ALLOCATOR,           /* memory_management: the caching allocator, name = the call */
+    TC_ACTION_WARM_UP,             /* module_load: lazy module loading on first launches */
+    TC_ACTION_HOST_WORK,           /* cpu_other: host work between ops, name = where the host was */
+    TC_ACTION_GPU_SIDE,            /* gpu_side: work queued but waiting on the GPU side */
+    TC_ACTION_TRACE_LAUNCHES,      /* unattributed: launches the trace does not hold */
+    TC_ACTION_OVERLAP_COPIES,      /* exposed memory copies */
+    TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
+    TC_ACTION_FABRIC_TUNE          /* network: the row's link delivers less than it is rated: tune (row) */
+} tc_action_code;
+
+#define TC_MAX_ACTIONS 3
+
+typedef struct {
+    tc_action_code code;
+    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share */
+    int64_t rank;             /* straggler actions: the straggler */
+    size_t input;             /* LOOK_AT_STRAGGLER: its trace, an index into tc_job.traces */
+    int64_t compute_ns_per_step, median_compute_ns_per_step; /* STRAGGLER_MORE_WORK / _HOST_SIDE */
+    /* host actions (from the idle causes): share 0 and name NULL give the generic advice */
+    double share;             /* the share of the summed windows the action answers */
+    const char *name;         /* AVOID_SYNCS: the sync call; FEED_GPUS: the DataLoader op; ALLOCATOR: the
+                               * memory call; HOST_WORK: the host op (a trace's string), NULL none */
+    const char *where;        /* AVOID_SYNCS: the outermost CPU op around the call, NULL none */
+    double after_sync_share;  /* AVOID_SYNCS: the gaps that began in a sync call (share of the summed
+                               * windows); name/where are then the call they began in most when this
+                               * exceeds share */
+    tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
+    size_t row;               /* FABRIC_*: index into tc_job.group_rows; SIZE_MAX none */
+} tc_action;
+
+typedef struct {
+    tc_reason reasons[TC_MAX_REASONS]; size_t n_reasons;
+    tc_action actions[TC_MAX_ACTIONS]; size_t n_actions;
+    double network_efficiency; /* e = 1 - exposed transfer share (exposed comm share with one rank),
+                                * as in analyzer/cost.h */
+    double effective_gpus;    /* ranks x e: the GPUs' worth of work done */
+    /* The HTML timeline: the ranks it draws (indices into tc_job.ranks, ascending): the first rank,
+     * the straggler, the rank that waited most, the last, then others in order, up to
+     * the analysis options' timeline_ranks (analyzer/analyze_options.h). Only these ranks' GPU
+     * events are read by the report. */
+    size_t *timeline_ranks; size_t n_timeline_ranks;
+    /* The representative step drawn: of the first timeline rank whose median-duration step has
+     * GPU events, that step. has_step false: none (the whole window is drawn). */
+    bool has_step;
+    int64_t step_number;      /* N of ProfilerStep#N */
+    int64_t step_time_ns;     /* its duration, the rank's median */
+    size_t step_rank;         /* index into tc_job.ranks of the rank it was taken from */
+    /* The rank whose steps, host ops and launch figures the terminal and HTML show (index into
+     * tc_job.ranks; n_ranks > 0): the representative step's rank, else the first with steps, else
+     * the first. */
+    size_t view_rank;
+} tc_findings;
+
+/* Frees what analyzer/findings.c allocated in f and zeroes it. */
+void tc_findings_free(tc_findings *f);
+
+const char *tc_verdict_name(tc_verdict v);
+#endif
