@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
 #include "analyzer/compare.h"
+#include "analyzer/job_run.h"
 #include "cost_options.h"
 #include "diag.h"
 #include "exitcodes.h"
@@ -14,7 +15,6 @@
 #include "opts.h"
 #include "parsers/result_json.h"
 #include "reports/compare_report.h"
-#include "reports/findings_text.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,9 +80,7 @@ static int load_side(const char *operand, long jobs, bool quiet, bool recursive,
         tc_diag(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
                 operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        char basis[TC_FINDING_TEXT];
-        if (tc_job_analyze(&j, &aopt) ||
-            tc_run_summary_from_job(s, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e) != TC_OK) {
+        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, TC_RUN_AS_SAVED, &e) != TC_OK) {
             tc_diag(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "base/status.h"
+#include "basis.h"
 #include "breakdown.h"
+#include "cost_result.h"
 #include "comm_kernels.h"
 #include "gpu_catalog.h"
 #include "link_catalog.h"
@@ -298,28 +300,6 @@ typedef enum {
     TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
 } tc_node_rule;
 
-/* Why a conclusion rests on partial data (tc_summary.basis_reasons, decided in findings.c). */
-typedef enum {
-    TC_BASIS_WORLD_SIZE,  /* the traces' world size (of) is larger than the ranks given (count) */
-    TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
-    TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
-    TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
-    TC_BASIS_NOT_SPLIT    /* exposed comm but no wait/transfer split: one rank, or (count) ranks whose
-                           * collectives were not matched */
-} tc_basis_code;
-
-#define TC_MAX_BASIS 5
-#define TC_BASIS_UNMATCHED_SHARE 0.05 /* unmatched exposed time above this share of exposed comm */
-
-typedef struct {
-    tc_basis_code code;
-    int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
-                               * SALVAGED: inputs cut short, inputs; NOT_SPLIT: ranks */
-    int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
-    const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group) */
-    double share;             /* UNMATCHED: unmatched exposed time / exposed comm */
-} tc_basis_reason;
-
 typedef struct {
     size_t ranks;
     tc_breakdown b;           /* sums over ranks */
@@ -556,6 +536,9 @@ typedef struct {
     tc_window_info *windows; size_t n_windows; /* the inputs' profiler windows, oldest first; 0 when
                                                 * they hold one (set by whoever loads the job) */
     size_t window;            /* the window this job is, 1-based; 0 when the inputs hold one */
+    /* cost (issue 27): the cost model's result for this job, or why there is none; set by
+     * analyzer/job_cost.h tc_job_price after the analysis, read by every report */
+    tc_job_cost cost;
 } tc_job;
 
 void tc_job_init(tc_job *j);

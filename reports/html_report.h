@@ -10,27 +10,18 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "model/job.h"
-#include "analyzer/cost.h"
 
 /* Every chart's width in px: drawn at this size, so its text keeps its size; the page's body is
  * 1052 px at most, and a narrower screen scrolls a chart's section sideways. */
 #define TC_HTML_CHART_W 940
 
-/* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
- * empty. The report only reads them; the caller owns them. */
-typedef struct tc_html_extras {
-    const tc_cost_result *cost; /* cost model result (analyzer/cost.h), or NULL */
-    const char *cost_missing;   /* why there is no cost result (shown as text), or NULL for the
-                                   default "no cost inputs: pass --price-per-gpu-hour ..." */
-    bool no_cost;               /* --no-cost: the cost section is left out */
-} tc_html_extras;
-
-/* Writes the report to out (x may be NULL). Returns 0, or -1 on a write error or out of memory
+/* Writes the report to out, its cost section from j->cost (none after --no-cost; the reason when
+ * there is no result). Returns 0, or -1 on a write error or out of memory
  * (the file is then incomplete). Output size is bounded: timelines are downsampled (events
  * narrower than a pixel are merged), tables stay exact. It reads GPU events (gpu[], wait_ns) only
  * of the traces of the ranks the analyzer chose for the timeline (j->findings.timeline_ranks; the
  * kernels table reads j->kernel_aggs): the other traces may hold only their metadata and warnings. */
-int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
+int tc_html_report_write(FILE *out, const tc_job *j);
 
 /* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
  * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0
