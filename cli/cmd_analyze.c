@@ -170,30 +170,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
     case TC_OPT_NO_COST: a->no_cost = true; return TC_EXIT_OK;
-    case TC_OPT_GPUS_PER_NODE: {
-        long g;
-        if (!tc_parse_long(v, &g) || g < 1 || g > 1000000)
-            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
-        a->aopt.gpus_per_node = g;
-        return TC_EXIT_OK;
-    }
-    case TC_OPT_FABRIC: {
-        const tc_link_spec *l = tc_link_find(v);
-        if (!l || l->scope != TC_LINK_INTER) {
-            char ids[256];
-            return tc_opts_error(t, "%s: '%s' is %s; it names the fabric between nodes: %s (tracecost gpus --links)",
-                                 name, v ? v : "", l ? "a link inside a node (taken from the GPU catalog)"
-                                                     : "not a fabric of the catalog",
-                                 tc_link_ids(ids, sizeof ids, TC_LINK_INTER));
-        }
-        a->aopt.fabric = l;
-        return TC_EXIT_OK;
-    }
-    case TC_OPT_NIC_GBPS:
-        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e6)
-            return tc_opts_error(t, "%s needs a line rate in Gb/s above 0 (e.g. 400), not '%s'", name, v ? v : "");
-        a->aopt.nic_gbps = x;
-        return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->aopt);
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_count(v, &x) || !(x > 0))
             return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15, 7B, 32K), not '%s'", name, v ? v : "");
@@ -252,8 +229,7 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
         return tc_opts_error(t, "%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
                              a->aopt.params > 0 ? "--tokens-per-step" : "--params");
-    if (a->aopt.fabric && a->aopt.nic_gbps > 0)
-        return tc_opts_error(t, "give either --fabric or --nic-gbps, not both");
+    if ((rc = tc_fabric_options_check(t, &a->aopt)) != TC_EXIT_OK) return rc;
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");

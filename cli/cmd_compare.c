@@ -43,10 +43,12 @@ static void compare_usage(FILE *f) {
 typedef struct { const char *name, *value; } kv;
 
 /* Reads one side into s: a saved result with its reader, else the traces, loaded and analyzed with
- * gpus_per_node (0: the default rule; for a saved result it replaces the saved node count).
- * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, long jobs, bool quiet, bool recursive, long gpus_per_node,
+ * the node and fabric flags (aopt: --gpus-per-node, 0 the default rule, which for a saved result
+ * replaces the saved node count; --fabric, --nic-gbps). Returns an exit code (OK, DAMAGED,
+ * NOTHING, USAGE). */
+static int load_side(const char *operand, long jobs, bool quiet, bool recursive, const tc_analyze_options *fabric,
                      const tc_comm_patterns *comm, tc_run_summary *s) {
+    int64_t gpus_per_node = fabric->gpus_per_node;
     char err[1200];
     tc_error e;
     tc_error_clear(&e);
@@ -73,7 +75,8 @@ static int load_side(const char *operand, long jobs, bool quiet, bool recursive,
     int notes_rc = tc_inputs_print_notes(&inputs, stderr);
     tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
                             .from_folder = inputs.from_folder, .comm = comm, .window = 0};
-    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
+    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node,
+                               .fabric = fabric->fabric, .nic_gbps = fabric->nic_gbps};
     int rc = tc_job_load(&j, inputs.paths, inputs.n, &lopt);
     if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
@@ -113,7 +116,7 @@ typedef struct {
     bool recursive;         /* -r, --recursive: a folder side with its subfolders */
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
-    long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
+    tc_analyze_options fabric; /* --gpus-per-node (0 = the default rule), --fabric, --nic-gbps (cost_options.h) */
     double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
     char **configs;         /* --config and --b-config files (room for argc): inputs no output may name */
@@ -145,10 +148,7 @@ static int set_option(compare_args *a, const tc_opts *o) {
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
-    case TC_OPT_GPUS_PER_NODE:
-        if (!tc_parse_long(v, &a->gpus_per_node) || a->gpus_per_node < 1 || a->gpus_per_node > 1000000)
-            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
-        return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->fabric);
     case TC_OPT_TOKENS: case TC_OPT_TOKENS_B: case TC_OPT_SAMPLES: case TC_OPT_SAMPLES_B: {
         double x;
         if (!tc_parse_count(v, &x) || !(x > 0) || x > 1e18)
@@ -217,7 +217,8 @@ static int parse_args(compare_args *a, int argc, char **argv) {
         if (rc != TC_EXIT_OK || a->help) return rc;
     }
     if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
-    return check_outputs(a);
+    int rc = tc_fabric_options_check(t, &a->fabric);
+    return rc != TC_EXIT_OK ? rc : check_outputs(a);
 }
 
 static void args_free(compare_args *a) {
@@ -290,9 +291,9 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], a.jobs, a.quiet, a.recursive, &a.fabric, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.recursive, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
+    else if ((rb = load_side(a.ops[1], a.jobs, a.quiet, a.recursive, &a.fabric, a.comm, &sb)) != TC_EXIT_OK &&
              rb != TC_EXIT_DAMAGED)
         rc = rb;
     else {

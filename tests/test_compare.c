@@ -650,3 +650,35 @@ Test(compare, no_common_unit_of_work_names_no_side, .timeout = 120) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+/* ---- a saved basis read back (issue 27) ------------------------------------------------- */
+
+/* A saved result's basis_summary is read back into the codes and numbers it was worded from
+ * (reports/findings_text.h tc_basis_list_text), so a compared run words it as analyze did. */
+Test(compare, saved_basis_reads_back_as_codes) {
+    const tc_basis_reason reasons[] = {
+        {.code = TC_BASIS_WORLD_SIZE, .count = 2, .of = 128},
+        {.code = TC_BASIS_GROUP_RANKS, .count = 3, .present = 4, .size = 8},
+        {.code = TC_BASIS_UNMATCHED, .share = 0.126},
+        {.code = TC_BASIS_SALVAGED, .count = 1, .of = 4},
+        {.code = TC_BASIS_NOT_SPLIT, .count = 1},
+    };
+    const tc_basis_reason unmatched = {.code = TC_BASIS_NOT_SPLIT, .count = 6};
+    for (int k = 0; k < 2; k++) {
+        tc_basis_reason rs[TC_MAX_BASIS];
+        memcpy(rs, reasons, sizeof reasons);
+        if (k) rs[4] = unmatched;
+        char words[TC_FINDING_TEXT], doc[2 * TC_FINDING_TEXT], back[TC_FINDING_TEXT];
+        tc_basis_list_text(words, sizeof words, rs, TC_MAX_BASIS);
+        snprintf(doc, sizeof doc, "{\"schema\":\"tracecost/1\",\"summary\":{\"ranks\":2,\"basis\":\"partial\","
+                 "\"basis_summary\":\"%s\",\"shares\":{\"compute\":1,\"exposed_comm\":0,\"memory_exposed\":0,\"idle\":0}}}",
+                 words);
+        tc_run_summary s;
+        tc_error e;
+        tc_error_clear(&e);
+        cr_assert_eq(tc_result_json_parse(&s, doc, "doc", &e), TC_OK, "%s", e.msg);
+        cr_expect_eq(s.n_basis, TC_MAX_BASIS, "%s", words);
+        cr_expect_str_eq(tc_basis_list_text(back, sizeof back, s.basis, s.n_basis), words);
+        tc_run_summary_free(&s);
+    }
+}
