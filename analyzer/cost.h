@@ -3,8 +3,10 @@
  * and the defaults' sources are in docs/cost-model.md.
  *
  * Flow: tc_cost_inputs_defaults -> tc_cost_set_value / tc_cost_set_gpu (the command line's flags
- * and config files: cli/cost_options.h) -> tc_cost_apply_catalog -> tc_cost_compute (with trace
- * facts, or NULL in calculator mode) -> the reports (reports/cost_report.h).
+ * and config files: cli/cost_options.h) -> tc_cost_apply_catalog -> tc_cost_compute (with the
+ * facts of a run, tc_cost_facts_from_run, or NULL in calculator mode) -> the reports
+ * (reports/cost_report.h). analyze and compare take that path through job_cost.h; the values and
+ * the result are model/cost_result.h.
  *
  * Precedence of a value's origin, highest first: flag > config > trace > catalog > default. Each
  * value remembers the rank that set it and is only replaced by an equal or higher rank, so the

@@ -1,6 +1,6 @@
 /* run_summary.h: what `tracecost compare` needs from one run, whichever way the run came in: read
  * from a saved `analyze --json` result (parsers/result_json.h) or built from an analyzed job
- * (analyzer/compare.h). Both hold the same values by construction: every number is what the
+ * (analyzer/job_run.h). Both hold the same values by construction: every number is what the
  * tracecost/1 JSON text holds and every string is valid UTF-8 (base/jsontext.h), so comparing
  * traces and comparing their saved results give the same output. Owns its strings and arrays;
  * tc_run_summary_free releases them. Nothing here reads, prints or computes. */
