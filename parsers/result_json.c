@@ -91,6 +91,8 @@ static bool basis_piece(const char *p, size_t len, tc_basis_reason *b) {
     double v = 0;
     int n = -1;
     if (len >= sizeof t) return false;
+    for (size_t i = 0, run = 0; i < len; i++) /* no number past what a long long holds */
+        if ((run = p[i] >= '0' && p[i] <= '9' ? run + 1 : 0) > 18) return false;
     memcpy(t, p, len);
     t[len] = '\0';
     memset(b, 0, sizeof *b);
