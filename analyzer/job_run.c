@@ -117,7 +117,6 @@ static void basis_figures(tc_run_summary *s, const tc_summary *sm, bool exact) {
                            ? (int)sm->gpus_per_node : 0;
     s->has_capture_time = sm->has_capture_time;
     s->capture_unix_s = sm->capture_unix_s;
-    if (!exact) return; /* TEMPORARY: compare keeps its old facts until its own commit (golden) */
     s->window_us = tc_json_us_from_ns(sm->b.window_ns);
     s->groups_scoped = sm->has_scoped_groups;
     s->inter_groups = sm->inter_groups <= 1000000000 ? (int)sm->inter_groups : 1000000000;

@@ -326,7 +326,7 @@ tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *
     else {
         s->from_json = true;
         s->label = tc_strdup(label);
-        if (0) read_inter_node(s, sm, get(root, "process_groups")); /* TEMPORARY: compare's own commit */
+        read_inter_node(s, sm, get(root, "process_groups"));
         if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm) ||
             !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
             !read_kernels(s, get(root, "top_kernels")) ||
