@@ -1,7 +1,7 @@
-/* compare.c: the comparison of `tracecost compare` (see compare.h): a run's summary from an
- * analyzed job, its cost, and the comparison of two runs in steps (figures, costs, workload check,
- * the cheaper side and why). */
+/* compare.c: the comparison of `tracecost compare` (see compare.h): a run's cost, and the
+ * comparison of two runs in steps (figures, costs, workload check, the cheaper side and why). */
 #include "compare.h"
+#include "job_cost.h"
 #include "base/jsontext.h"
 #include "base/util.h"
 #include "base/version.h"
@@ -9,168 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a run from an analyzed job ---------------------------------------------------------- */
-
-/* v as a saved result holds it: written only when known and finite (else null), read back
- * rounded to the JSON text's digits. False (out untouched) when the result would hold null; like
- * the reader, a value that rounds to infinity is stored and reported unknown. */
-static bool as_saved(bool has, double v, double *out) {
-    if (!has || !isfinite(v)) return false;
-    *out = tc_json_double_round(v);
-    return isfinite(*out);
-}
-
-/* The summary's figures: world size, step time, shares, MFU, fabric bandwidth, straggler. */
-static void summary_figures(tc_run_summary *s, const tc_summary *sm) {
-    s->world_size = sm->ranks >= 1 && sm->ranks <= 1000000000 ? (int)sm->ranks : 1;
-    if (sm->has_step_time) {
-        s->step_time_us = tc_json_us_from_ns(sm->step_time_ns);
-        s->has_step_time = s->step_time_us > 0;
-    }
-    as_saved(true, sm->share_compute, &s->share_compute);
-    as_saved(true, sm->share_exposed_comm, &s->share_exposed_comm);
-    as_saved(true, sm->share_memory_exposed, &s->share_memory);
-    as_saved(true, sm->share_idle, &s->share_idle);
-    s->split_known = as_saved(sm->split_known, sm->share_exposed_transfer, &s->share_exposed_transfer) &&
-                     as_saved(sm->split_known, sm->share_exposed_wait, &s->share_exposed_wait);
-    if (!s->split_known) { s->share_exposed_transfer = 0; s->share_exposed_wait = 0; }
-    s->has_mfu = as_saved(sm->has_mfu, sm->mfu, &s->mfu);
-    s->has_busbw = as_saved(sm->has_fabric_busbw, sm->fabric_busbw_GBps, &s->fabric_busbw_GBps);
-    s->has_straggler = sm->has_straggler;
-    s->straggler_rank = sm->has_straggler ? (long long)sm->straggler.rank : -1;
-}
-
-/* The first rank's device and the mean FLOPs per step over the ranks that have them. */
-static bool rank_figures(tc_run_summary *s, const tc_job *j) {
-    double fsum = 0, d;
-    size_t fn = 0;
-    for (size_t r = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        if (!s->device && rr->device && !(s->device = tc_json_text_dup(rr->device))) return false;
-        if (as_saved(rr->has_mfu, rr->flops_per_step, &d) && d > 0) { fsum += d; fn++; }
-    }
-    if (fn) { s->has_flops = true; s->flops_per_step = fsum / (double)fn; }
-    return true;
-}
-
-/* One row per collectives row of the job. Integers go through a double as a JSON reader's do. */
-static bool coll_rows(tc_run_summary *s, const tc_job *j) {
-    if (!j->n_colls) return true;
-    s->colls = calloc(j->n_colls, sizeof *s->colls);
-    if (!s->colls) return false;
-    for (size_t i = 0; i < j->n_colls; i++) {
-        const tc_collective_result *c = &j->colls[i];
-        tc_cmp_coll *o = &s->colls[s->n_colls++];
-        o->name = tc_json_text_dup(c->name ? c->name : "?");
-        o->process_group = tc_json_text_dup(c->process_group);
-        if (!o->name || (c->process_group && !o->process_group)) return false;
-        o->bytes = c->bytes >= 0 ? (long long)(double)c->bytes : -1;
-        o->count = (unsigned long long)(double)c->count;
-        o->transfer_us_median = tc_json_us_from_ns(c->transfer_ns_median);
-        o->has_busbw = as_saved(c->has_bw, c->busbw_GBps, &o->busbw_GBps);
-    }
-    return true;
-}
-
-/* Each rank's window and where it went, and the top compute kernels, as the JSON holds them. */
-static bool rank_and_kernel_rows(tc_run_summary *s, const tc_job *j) {
-    if (j->n_ranks && !(s->ranks = calloc(j->n_ranks, sizeof *s->ranks))) return false;
-    for (size_t r = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        tc_cmp_rank *o = &s->ranks[s->n_ranks++];
-        o->rank = (long long)(double)rr->rank;
-        o->window_us = tc_json_us_from_ns(rr->b.window_ns);
-        o->compute_us = tc_json_us_from_ns(rr->b.compute_ns);
-        o->exposed_comm_us = tc_json_us_from_ns(rr->b.exposed_comm_ns);
-        o->memory_us = tc_json_us_from_ns(rr->b.memory_exposed_ns);
-        o->idle_us = tc_json_us_from_ns(rr->b.idle_ns);
-        o->has_step_time = rr->has_step_time;
-        o->step_time_us = rr->has_step_time ? tc_json_us_from_ns(rr->step_time_ns) : 0;
-        if (rr->n_steps > s->steps) s->steps = rr->n_steps;
-    }
-    if (j->n_top_kernels && !(s->kernels = calloc(j->n_top_kernels, sizeof *s->kernels))) return false;
-    for (size_t i = 0; i < j->n_top_kernels; i++) {
-        const tc_kernel_row *k = &j->top_kernels[i];
-        tc_cmp_kernel *o = &s->kernels[s->n_kernels++];
-        if (!(o->name = tc_json_text_dup(k->name ? k->name : "?"))) return false;
-        o->time_us = tc_json_us_from_ns(k->time_ns);
-        o->count = (unsigned long long)(double)k->count;
-        o->has_share = as_saved(true, k->share_of_compute, &o->share_of_compute);
-    }
-    return true;
-}
-
-/* The basis, nodes and capture date, as the JSON's summary holds them. */
-static bool basis_figures(tc_run_summary *s, const tc_summary *sm, const char *basis_summary) {
-    s->partial = sm->partial;
-    s->transfer_upper_bound = sm->transfer_upper_bound;
-    s->nodes = sm->nodes >= 1 && sm->nodes <= 1000000000 ? (int)sm->nodes : 0;
-    s->nodes_assumed = sm->nodes_assumed;
-    s->gpus_per_node = sm->node_rule != TC_NODES_ASSUMED && sm->gpus_per_node >= 1 && sm->gpus_per_node <= 1000000000
-                           ? (int)sm->gpus_per_node : 0;
-    s->has_capture_time = sm->has_capture_time;
-    s->capture_unix_s = sm->capture_unix_s;
-    return !s->partial || (s->basis_summary = tc_json_text_dup(basis_summary ? basis_summary : "")) != NULL;
-}
-
-tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, const char *basis_summary,
-                                  tc_error *e) {
-    memset(s, 0, sizeof *s);
-    const char *verdict = tc_verdict_name(j->summary.verdict);
-    s->label = tc_strdup(label);
-    s->tool_version = tc_strdup(TC_VERSION);
-    s->verdict = tc_json_text_dup(verdict ? verdict : "unknown");
-    summary_figures(s, &j->summary);
-    if (!s->label || !s->tool_version || !s->verdict || !rank_figures(s, j) || !coll_rows(s, j) ||
-        !rank_and_kernel_rows(s, j) || !basis_figures(s, &j->summary, basis_summary)) {
-        tc_run_summary_free(s);
-        return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < j->n_traces; i++)
-        if (j->traces[i].world_size > s->world_size && j->traces[i].world_size <= 1000000000)
-            s->world_size = (int)j->traces[i].world_size;
-    return TC_OK;
-}
-
 /* ---- the cost of a run ------------------------------------------------------------------- */
-
-/* The cost inputs a saved result carried, with rank "config" so this run's flags win. */
-static tc_status apply_saved_inputs(const tc_run_summary *s, tc_cost_inputs *in, tc_error *e) {
-    static const char origin[] = "saved result (flag/config at analyze time)";
-    char why[TC_CMP_COST_WHY];
-    for (size_t i = 0; i < s->n_saved_cost; i++) {
-        const tc_saved_cost_input *v = &s->saved_cost[i];
-        int bad = v->input ? tc_cost_set_value(in, v->input, v->value, TC_COST_SRC_CONFIG, origin, why, sizeof why)
-                           : tc_cost_set_gpu(in, v->gpu, TC_COST_SRC_CONFIG, origin, why, sizeof why);
-        if (bad < 0) return tc_error_set(e, TC_ERR_USAGE, "%s: saved cost input: %s", s->label, why);
-    }
-    return TC_OK;
-}
 
 tc_status tc_run_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given,
                       tc_error *e) {
     memset(out, 0, sizeof *out);
-    if (apply_saved_inputs(s, in, e) != TC_OK) return e->code;
-    tc_cost_apply_catalog(in, s->device ? tc_gpu_find_by_device_name(s->device) : NULL);
-    tc_cost_trace_facts f = tc_cost_facts_from_shares(
-        s->world_size, s->split_known, s->share_exposed_transfer, s->share_exposed_wait, s->share_exposed_comm,
-        s->share_idle, s->share_memory, s->has_step_time ? s->step_time_us : 0, s->has_busbw ? s->fabric_busbw_GBps : 0);
-    f.nodes = s->nodes;
-    f.gpus_per_node = s->gpus_per_node;
-    f.nodes_assumed = s->nodes_assumed;
-    f.partial = s->partial;
-    tc_format(f.partial_what, sizeof f.partial_what, "%s", s->basis_summary ? s->basis_summary : "");
-    f.transfer_upper_bound = s->transfer_upper_bound;
-    f.has_capture_time = s->has_capture_time;
-    f.capture_unix_s = s->capture_unix_s;
     out->cost = malloc(sizeof *out->cost);
     if (!out->cost) return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
-    if (tc_cost_compute(in, &f, out->cost, out->why_not, sizeof out->why_not) == 0) {
+    tc_error why;
+    tc_error_clear(&why);
+    tc_status st = tc_run_price(s, in, out->cost, &why);
+    if (st == TC_OK) {
         out->has_cost = true;
         return TC_OK;
     }
     free(out->cost);
     out->cost = NULL;
+    if (st != TC_ERR_INPUT) return tc_error_set(e, st, "%s: %s", s->label, why.msg);
+    tc_format(out->why_not, sizeof out->why_not, "%s", why.msg);
     if (flags_given) return tc_error_set(e, TC_ERR_USAGE, "%s: %s", s->label, out->why_not);
     return TC_OK;
 }

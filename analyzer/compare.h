@@ -1,6 +1,6 @@
-/* compare.h: the comparison of `tracecost compare` (issue 12). Owns three steps: a run's summary
- * (model/run_summary.h) built from an analyzed job, the cost of a run (tc_run_cost, with the cost
- * model of cost.h), and tc_comparison: differences, ratios, matched collectives, cost per unit of
+/* compare.h: the comparison of `tracecost compare` (issue 12). Owns two steps: the cost of a run
+ * (tc_run_cost: job_cost.h tc_run_price, the one pricing analyze uses too; a run's summary from an
+ * analyzed job is job_run.h), and tc_comparison: differences, ratios, matched collectives, cost per unit of
  * work, the workload check and the conclusion, as numbers and codes. The sentences are written by
  * reports/compare_report.c; nothing here reads files, prints or exits. Formulas: docs/compare.md. */
 #ifndef TC_COMPARE_H
@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include "cost.h"
 #include "base/status.h"
-#include "model/job.h"
 #include "model/run_summary.h"
 
 #define TC_CMP_FLOPS_TOLERANCE 0.02   /* FLOPs per step further apart than 2%: not the same workload */
@@ -18,15 +17,6 @@
 #define TC_CMP_MAX_DIFFS 16           /* workload differences kept */
 #define TC_CMP_COST_WHY 400           /* bytes of the cost model's message, NUL included */
 
-/* Fills s from an analyzed job, holding exactly what the job's saved `analyze --json` result
- * would give parsers/result_json.h (numbers rounded as the JSON text holds them, strings as valid
- * UTF-8: base/jsontext.h), so a trace folder and its saved result compare alike. The world size
- * also takes the traces' distributedInfo. label and basis_summary (the words the JSON writes as
- * summary.basis_summary: reports/findings_text.h tc_basis_summary_text; used when the job's basis
- * is partial) are copied. Returns TC_OK, or TC_ERR_NOMEM (message in e; s is then empty). */
-tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, const char *basis_summary,
-                                  tc_error *e);
-
 /* The cost model's result for one run. */
 typedef struct tc_cmp_cost {
     bool has_cost;
@@ -34,9 +24,9 @@ typedef struct tc_cmp_cost {
     char why_not[TC_CMP_COST_WHY]; /* the cost model's reason when !has_cost ("" otherwise) */
 } tc_cmp_cost;
 
-/* Runs the cost model for run s: trace facts from s, inputs from `in` (the side's flags, already
- * set), the values a saved result carried (s->saved_cost, re-applied with rank "config" so the
- * flags win) and the catalog entry of s->device. Fills out (zeroed first). Returns TC_OK
+/* Runs the cost model for run s (job_cost.h tc_run_price: inputs from `in`, the side's flags, already
+ * set; the values a saved result carried; the catalog entry of s->device; facts from s). Fills out
+ * (zeroed first). Returns TC_OK
  * (out->has_cost false with out->why_not when the inputs are not a valid model and no flag was
  * given), TC_ERR_USAGE when a carried value is refused ("LABEL: saved cost input: why" in e) or
  * flags_given and the inputs are not a valid model ("LABEL: why"), or TC_ERR_NOMEM. */

@@ -115,19 +115,29 @@ void tc_cost_apply_catalog(tc_cost_inputs *in, const tc_gpu_spec *detected) {
               TC_COST_SRC_CATALOG, origin);
 }
 
-tc_cost_trace_facts tc_cost_facts_from_shares(int world_size, bool split_known, double exposed_transfer,
-                                              double exposed_wait, double exposed_comm, double idle,
-                                              double memory_exposed, double step_time_us,
-                                              double fabric_busbw_GBps) {
+tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     tc_cost_trace_facts f;
     memset(&f, 0, sizeof f);
-    f.world_size = world_size;
-    f.transfer_split_known = split_known;
-    f.exposed_transfer_share = split_known ? exposed_transfer : exposed_comm;
-    f.exposed_wait_share = split_known ? exposed_wait : 0;
-    f.idle_share = idle + memory_exposed;
-    f.step_time_us = step_time_us > 0 ? step_time_us : 0;
-    f.fabric_busbw_GBps = fabric_busbw_GBps > 0 ? fabric_busbw_GBps : 0;
+    f.world_size = s->world_size;
+    f.transfer_split_known = s->split_known;
+    f.exposed_transfer_share = s->split_known ? s->share_exposed_transfer : s->share_exposed_comm;
+    f.exposed_wait_share = s->split_known ? s->share_exposed_wait : 0;
+    f.idle_share = s->share_idle + s->share_memory;
+    f.step_time_us = s->has_step_time && s->step_time_us > 0 ? s->step_time_us : 0;
+    f.fabric_busbw_GBps = s->has_busbw && s->fabric_busbw_GBps > 0 ? s->fabric_busbw_GBps : 0;
+    f.nodes = s->nodes;
+    f.gpus_per_node = s->gpus_per_node;
+    f.nodes_assumed = s->nodes_assumed;
+    f.partial = s->partial;
+    f.n_basis = s->partial && s->n_basis <= TC_MAX_BASIS ? s->n_basis : 0;
+    for (size_t i = 0; i < f.n_basis; i++) { f.basis[i] = s->basis[i]; f.basis[i].group = NULL; }
+    f.transfer_upper_bound = s->transfer_upper_bound;
+    f.has_capture_time = s->has_capture_time;
+    f.capture_unix_s = s->capture_unix_s;
+    f.groups_scoped = s->groups_scoped;
+    f.inter_groups = s->inter_groups;
+    f.inter_transfer_share = s->groups_scoped && s->window_us > 0 ? s->inter_exposed_transfer_us / s->window_us : 0;
+    f.inter_busbw_GBps = s->has_inter_busbw && s->inter_busbw_GBps > 0 ? s->inter_busbw_GBps : 0;
     return f;
 }
 
@@ -197,7 +207,8 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
     m->gpus_per_node = facts->gpus_per_node > 0 && isfinite(facts->gpus_per_node) ? facts->gpus_per_node : 0;
     m->nodes_assumed = facts->nodes_assumed;
     r->partial = facts->partial;
-    if (facts->partial) tc_format(r->partial_what, sizeof r->partial_what, "%s", facts->partial_what);
+    r->n_basis = facts->partial && facts->n_basis <= TC_MAX_BASIS ? facts->n_basis : 0;
+    for (size_t i = 0; i < r->n_basis; i++) { r->basis[i] = facts->basis[i]; r->basis[i].group = NULL; }
     if (facts->transfer_upper_bound && u->network_efficiency.source == TC_COST_SRC_TRACE)
         r->efficiency_bound = TC_COST_LOWER;
     if (facts->transfer_upper_bound && r->has_straggler_loss) r->straggler_loss_bound = TC_COST_LOWER;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cost_options.h"
 #include "commands.h"
+#include "analyzer/job_cost.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
@@ -13,7 +14,6 @@
 #include "output.h"
 #include "reports/cost_report.h"
 #include "reports/csv_report.h"
-#include "reports/findings_text.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/termtext.h"
@@ -42,53 +42,6 @@ static void analyze_usage(FILE *f) {
         "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 damaged input, 4 output not written.\n");
-}
-
-typedef struct {
-    bool computed;            /* r is valid */
-    bool left_out;            /* --no-cost: no cost section at all */
-    tc_cost_result r;
-    char note[600];           /* why there is no cost section, when not computed */
-} cost_ctx;
-
-static void write_cost_json(jw *w, void *ctx) {
-    cost_ctx *c = ctx;
-    jw_key(w, "cost");
-    if (c->computed) tc_cost_result_json(w, &c->r); else jw_null(w);
-    jw_key(w, "cost_notes");
-    if (c->computed) tc_cost_notes_json(w, &c->r);
-    else { jw_array_begin(w); jw_string(w, c->note); jw_array_end(w); }
-}
-
-/* Cost from the measured job: facts from the summary, prices from flags, config or the catalog
- * entry of the detected GPU. Returns -1 (message printed) when cost flags were given but do not
- * make a valid model; otherwise 0, with c->computed telling whether there is a cost section. */
-static int job_cost(const tc_job *j, tc_cost_inputs *in, bool flags_given, cost_ctx *c) {
-    const char *device = NULL;
-    for (size_t r = 0; r < j->n_ranks && !device; r++) device = j->ranks[r].device;
-    tc_cost_apply_catalog(in, device ? tc_gpu_find_by_device_name(device) : NULL);
-    const tc_summary *sm = &j->summary;
-    tc_cost_trace_facts f = tc_cost_facts_from_shares(
-        sm->world_size <= INT32_MAX ? (int)sm->world_size : 0, sm->split_known, sm->share_exposed_transfer,
-        sm->share_exposed_wait, sm->share_exposed_comm, sm->share_idle, sm->share_memory_exposed,
-        sm->has_step_time ? (double)sm->step_time_ns / 1e3 : 0, sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
-    f.nodes = sm->nodes <= INT32_MAX ? (int)sm->nodes : 0;
-    f.gpus_per_node = sm->node_rule == TC_NODES_ASSUMED ? 0 : (double)sm->gpus_per_node;
-    f.nodes_assumed = sm->nodes_assumed;
-    f.partial = sm->partial;
-    tc_basis_summary_text(f.partial_what, sizeof f.partial_what, sm);
-    f.transfer_upper_bound = sm->transfer_upper_bound;
-    f.has_capture_time = sm->has_capture_time;
-    f.capture_unix_s = sm->capture_unix_s;
-    f.groups_scoped = sm->has_scoped_groups;
-    f.inter_groups = sm->inter_groups <= INT32_MAX ? (int)sm->inter_groups : INT32_MAX;
-    f.inter_transfer_share = sm->b.window_ns > 0 ? (double)sm->inter_exposed_transfer_ns / (double)sm->b.window_ns : 0;
-    f.inter_busbw_GBps = sm->has_inter_busbw ? sm->inter_busbw_GBps : 0;
-    char err[400];
-    if (tc_cost_compute(in, &f, &c->r, err, sizeof err) == 0) { c->computed = true; return 0; }
-    if (flags_given) { tc_diag(stderr, "tracecost analyze: %s\n", err); return -1; }
-    snprintf(c->note, sizeof c->note, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", err);
-    return 0;
 }
 
 bool tc_use_color(FILE *f) {
@@ -211,30 +164,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
     case TC_OPT_NO_COST: a->no_cost = true; return TC_EXIT_OK;
-    case TC_OPT_GPUS_PER_NODE: {
-        long g;
-        if (!tc_parse_long(v, &g) || g < 1 || g > 1000000)
-            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
-        a->aopt.gpus_per_node = g;
-        return TC_EXIT_OK;
-    }
-    case TC_OPT_FABRIC: {
-        const tc_link_spec *l = tc_link_find(v);
-        if (!l || l->scope != TC_LINK_INTER) {
-            char ids[256];
-            return tc_opts_error(t, "%s: '%s' is %s; it names the fabric between nodes: %s (tracecost gpus --links)",
-                                 name, v ? v : "", l ? "a link inside a node (taken from the GPU catalog)"
-                                                     : "not a fabric of the catalog",
-                                 tc_link_ids(ids, sizeof ids, TC_LINK_INTER));
-        }
-        a->aopt.fabric = l;
-        return TC_EXIT_OK;
-    }
-    case TC_OPT_NIC_GBPS:
-        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e6)
-            return tc_opts_error(t, "%s needs a line rate in Gb/s above 0 (e.g. 400), not '%s'", name, v ? v : "");
-        a->aopt.nic_gbps = x;
-        return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->aopt);
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_count(v, &x) || !(x > 0))
             return tc_opts_error(t, "%s needs a positive number (e.g. 1.2e15, 7B, 32K), not '%s'", name, v ? v : "");
@@ -292,8 +222,7 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if ((a->aopt.params > 0) != (a->aopt.tokens_per_step > 0))
         return tc_opts_error(t, "%s needs %s too", a->aopt.params > 0 ? "--params" : "--tokens-per-step",
                              a->aopt.params > 0 ? "--tokens-per-step" : "--params");
-    if (a->aopt.fabric && a->aopt.nic_gbps > 0)
-        return tc_opts_error(t, "give either --fabric or --nic-gbps, not both");
+    if ((rc = tc_fabric_options_check(t, &a->aopt)) != TC_EXIT_OK) return rc;
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
@@ -305,26 +234,20 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
 }
 
 /* The terminal summary of one analyzed job, its cost and actions. */
-static void write_text(const tc_job *j, const cost_ctx *cost) {
+static void write_text(const tc_job *j) {
     tc_term_opts o = tc_term_for(stdout);
     tc_text_report_write(stdout, j, &o);
-    if (!cost->left_out) printf("\n");
-    if (cost->computed) tc_cost_result_print(stdout, &cost->r, &o);
-    else if (!cost->left_out) {
-        char line[1200];
-        snprintf(line, sizeof line, "Cost: %s", cost->note);
-        tc_term_wrap(stdout, line, 0, 2, o.width);
-    }
+    tc_job_cost_print(stdout, &j->cost, &o);
     tc_text_report_actions(stdout, j, &o); /* the summary ends with them */
 }
 
 /* --json for the n analyzed jobs: one tracecost/1 document, or with several (--window all) a JSON
  * array of them, oldest window first. 0, or -1 when a write failed. */
-static int write_json(FILE *f, const tc_job *jobs, cost_ctx *cost, size_t n) {
+static int write_json(FILE *f, const tc_job *jobs, size_t n) {
     int bad = n > 1 && fputs("[\n", f) < 0;
     for (size_t k = 0; k < n; k++) {
         if (k && fputs(",\n", f) < 0) bad = 1;
-        if (tc_json_report_write(f, &jobs[k], write_cost_json, &cost[k])) bad = 1;
+        if (tc_json_report_write(f, &jobs[k])) bad = 1;
     }
     if (n > 1 && fputs("]\n", f) < 0) bad = 1;
     return bad ? -1 : 0;
@@ -353,25 +276,17 @@ static int write_csv(const char *dir, const tc_job *j, bool tell) {
  * summary cut short by a closed pipe loses no file), then the terminal summary of each (unless
  * quiet or a report goes to stdout). Returns rc, or the output exit code when one could not be
  * written. */
-static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const analyze_args *a, int rc) {
+static int write_reports(const tc_job *jobs, size_t n, const analyze_args *a, int rc) {
     bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
     if (a->json_path) {
         FILE *f = tc_output_open("analyze", a->json_path);
-        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, cost, n), !a->quiet) : TC_EXIT_OUTPUT;
+        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, n), !a->quiet) : TC_EXIT_OUTPUT;
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */
         FILE *f = tc_output_open("analyze", a->html_path);
-        int w = TC_EXIT_OUTPUT;
-        if (f) {
-            tc_html_extras hx;
-            memset(&hx, 0, sizeof hx);
-            hx.cost = cost->computed ? &cost->r : NULL;
-            hx.cost_missing = cost->computed ? NULL : cost->note;
-            hx.no_cost = cost->left_out;
-            w = tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs, &hx), !a->quiet);
-        }
+        int w = f ? tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs), !a->quiet) : TC_EXIT_OUTPUT;
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->csv_dir) {
@@ -380,7 +295,7 @@ static int write_reports(const tc_job *jobs, cost_ctx *cost, size_t n, const ana
     }
     for (size_t k = 0; !a->quiet && !json_to_stdout && !html_to_stdout && k < n; k++) {
         if (n > 1) printf("%s== profiler window %zu of %zu ==\n\n", k ? "\n" : "", jobs[k].window, jobs[k].n_windows);
-        write_text(&jobs[k], &cost[k]);
+        write_text(&jobs[k]);
     }
     return rc;
 }
@@ -406,22 +321,19 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
         n = 1;
         rc = hooks->load_analyze(hooks->ctx, &a->inputs, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
     }
-    cost_ctx *cost = calloc(n ? n : 1, sizeof *cost);
-    if (!cost) report = false;
-    for (size_t k = 0; report && k < n; k++) {
-        tc_cost_inputs in = a->cost_in; /* each window priced from its own figures */
-        if (a->no_cost) {
-            cost[k].left_out = true;
-            snprintf(cost[k].note, sizeof cost[k].note, "no cost section: --no-cost was given");
-        } else if (job_cost(&jobs[k], &in, a->cost_flags, &cost[k])) {
-            rc = TC_EXIT_USAGE;
-            report = false;
-        }
+    for (size_t k = 0; report && k < n; k++) { /* each window priced from its own figures */
+        tc_error e;
+        tc_error_clear(&e);
+        tc_status st = tc_job_price(&jobs[k], a->no_cost ? NULL : &a->cost_in, a->cost_flags, &e);
+        if (st == TC_OK) continue;
+        if (st == TC_ERR_NOMEM) fprintf(stderr, "tracecost: out of memory during analysis\n");
+        else tc_diag(stderr, "tracecost analyze: %s\n", e.msg);
+        rc = st == TC_ERR_NOMEM ? TC_EXIT_NOTHING : TC_EXIT_USAGE;
+        report = false;
     }
-    if (report) rc = write_reports(jobs, cost, n, a, rc);
+    if (report) rc = write_reports(jobs, n, a, rc);
     for (size_t k = 0; k < n; k++) tc_job_free(&jobs[k]);
     free(jobs);
-    free(cost);
     return rc;
 }
 

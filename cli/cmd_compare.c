@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
 #include "analyzer/compare.h"
+#include "analyzer/job_run.h"
 #include "cost_options.h"
 #include "diag.h"
 #include "exitcodes.h"
@@ -14,7 +15,6 @@
 #include "opts.h"
 #include "parsers/result_json.h"
 #include "reports/compare_report.h"
-#include "reports/findings_text.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,10 +43,12 @@ static void compare_usage(FILE *f) {
 typedef struct { const char *name, *value; } kv;
 
 /* Reads one side into s: a saved result with its reader, else the traces (in: the operand
- * expanded), loaded and analyzed with gpus_per_node (0: the default rule; for a saved result it
- * replaces the saved node count). Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
-static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bool quiet, long gpus_per_node,
-                     const tc_comm_patterns *comm, tc_run_summary *s) {
+ * expanded), loaded and analyzed with the node and fabric flags (fabric: --gpus-per-node, 0 the
+ * default rule, which for a saved result replaces the saved node count; --fabric, --nic-gbps).
+ * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
+static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bool quiet,
+                     const tc_analyze_options *fabric, const tc_comm_patterns *comm, tc_run_summary *s) {
+    int64_t gpus_per_node = fabric->gpus_per_node;
     tc_error e;
     tc_error_clear(&e);
     if (tc_result_json_is_saved(operand)) {
@@ -67,16 +69,15 @@ static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bo
     int notes_rc = tc_cli_inputs_report(in, stderr, "tracecost compare");
     tc_load_options lopt = {.jobs = (int)jobs, .progress = !quiet && isatty(fileno(stderr)), .err = stderr,
                             .comm = comm, .window = 0};
-    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node};
+    tc_analyze_options aopt = {.bound_threshold = 0.15, .jobs = (int)jobs, .gpus_per_node = gpus_per_node,
+                               .fabric = fabric->fabric, .nic_gbps = fabric->nic_gbps};
     int rc = tc_job_load(&j, &in->list, &lopt);
     if (rc == TC_EXIT_OK) rc = notes_rc; /* a folder entry left out is an input not used */
     if ((rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) && j.n_windows > 1 && !quiet)
         tc_diag(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
                 operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        char basis[TC_FINDING_TEXT];
-        if (tc_job_analyze(&j, &aopt) ||
-            tc_run_summary_from_job(s, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e) != TC_OK) {
+        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, TC_RUN_AS_SAVED, &e) != TC_OK) {
             tc_diag(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
@@ -108,7 +109,7 @@ typedef struct {
     bool recursive;         /* -r, --recursive: a folder side with its subfolders */
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
-    long gpus_per_node;     /* --gpus-per-node; 0 = the default rule */
+    tc_analyze_options fabric; /* --gpus-per-node (0 = the default rule), --fabric, --nic-gbps (cost_options.h) */
     double tokens[2], samples[2]; /* work per step of A (and B unless [1] given), of B; 0 = not given */
     kv *fa, *fb;            /* cost flags for A (and B unless overridden), for B only */
     char **configs;         /* --config and --b-config files (room for argc): inputs no output may name */
@@ -141,10 +142,7 @@ static int set_option(compare_args *a, const tc_opts *o) {
     case TC_OPT_JOBS:
         if (!tc_parse_long(v, &a->jobs) || a->jobs < 1 || a->jobs > 1024) return tc_opts_error(t, "%s needs a whole number from 1 to 1024, not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
-    case TC_OPT_GPUS_PER_NODE:
-        if (!tc_parse_long(v, &a->gpus_per_node) || a->gpus_per_node < 1 || a->gpus_per_node > 1000000)
-            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
-        return TC_EXIT_OK;
+    case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->fabric);
     case TC_OPT_TOKENS: case TC_OPT_TOKENS_B: case TC_OPT_SAMPLES: case TC_OPT_SAMPLES_B: {
         double x;
         if (!tc_parse_count(v, &x) || !(x > 0) || x > 1e18)
@@ -211,6 +209,8 @@ static int parse_args(compare_args *a, int argc, char **argv) {
         if (rc != TC_EXIT_OK || a->help) return rc;
     }
     if (a->n_ops != 2) return tc_opts_error(t, "need two runs to compare: A and B (trace folders or saved --json results)");
+    int rc = tc_fabric_options_check(t, &a->fabric);
+    if (rc != TC_EXIT_OK) return rc;
     for (size_t s = 0; s < 2; s++) {
         char *ops[1] = {(char *)a->ops[s]};
         tc_cli_inputs_expand(&a->sides[s], ops, 1, a->recursive);
@@ -290,9 +290,9 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], &a.sides[0], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], &a.sides[0], a.jobs, a.quiet, &a.fabric, a.comm, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], &a.sides[1], a.jobs, a.quiet, a.gpus_per_node, a.comm, &sb)) != TC_EXIT_OK &&
+    else if ((rb = load_side(a.ops[1], &a.sides[1], a.jobs, a.quiet, &a.fabric, a.comm, &sb)) != TC_EXIT_OK &&
              rb != TC_EXIT_DAMAGED)
         rc = rb;
     else {

@@ -2,7 +2,7 @@
  * model/cost_inputs.def; this file turns their text into numbers and hands them to the model's
  * setters (analyzer/cost.h), which check ranges and keep precedence. */
 #include "cost_options.h"
-#include "opts.h"
+#include "exitcodes.h"
 #include "model/link_catalog.h"
 #include <ctype.h>
 #include <errno.h>
@@ -287,4 +287,45 @@ static int comm_key(void *ctx, const char *key, const char *value, const char *o
 
 int tc_config_comm_kernels(tc_comm_patterns *p, const char *path, char *err, size_t errlen) {
     return read_config(path, comm_key, p, err, errlen);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nodes and the fabric between them                                                            */
+
+int tc_fabric_option(const tc_opts *o, tc_analyze_options *aopt) {
+    const char *name = o->word, *v = o->value;
+    const tc_opt_table *t = o->t;
+    double x;
+    switch (o->opt->id) {
+    case TC_OPT_GPUS_PER_NODE: {
+        long g;
+        if (!tc_parse_long(v, &g) || g < 1 || g > 1000000)
+            return tc_opts_error(t, "%s needs a whole number of GPUs from 1 to 1000000, not '%s'", name, v ? v : "");
+        aopt->gpus_per_node = g;
+        return TC_EXIT_OK;
+    }
+    case TC_OPT_FABRIC: {
+        const tc_link_spec *l = tc_link_find(v);
+        if (!l || l->scope != TC_LINK_INTER) {
+            char ids[256];
+            return tc_opts_error(t, "%s: '%s' is %s; it names the fabric between nodes: %s (tracecost gpus --links)",
+                                 name, v ? v : "", l ? "a link inside a node (taken from the GPU catalog)"
+                                                     : "not a fabric of the catalog",
+                                 tc_link_ids(ids, sizeof ids, TC_LINK_INTER));
+        }
+        aopt->fabric = l;
+        return TC_EXIT_OK;
+    }
+    case TC_OPT_NIC_GBPS:
+        if (!tc_parse_double(v, &x) || !(x > 0) || x > 1e6)
+            return tc_opts_error(t, "%s needs a line rate in Gb/s above 0 (e.g. 400), not '%s'", name, v ? v : "");
+        aopt->nic_gbps = x;
+        return TC_EXIT_OK;
+    default: return 1;
+    }
+}
+
+int tc_fabric_options_check(const tc_opt_table *t, const tc_analyze_options *aopt) {
+    if (aopt->fabric && aopt->nic_gbps > 0) return tc_opts_error(t, "give either --fabric or --nic-gbps, not both");
+    return TC_EXIT_OK;
 }

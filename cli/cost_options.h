@@ -1,5 +1,5 @@
 /* cost_options.h: the cost model's inputs as the command line and config files spell them, shared
- * by `analyze`, `compare` and `cost`: one flag per row of model/cost_inputs.def plus --gpu and
+ * by `analyze`, `compare` and `cost`, and the node and fabric flags analyze and compare share: one flag per row of model/cost_inputs.def plus --gpu and
  * --config, numbers as users type them ("$2.50", "960,000", "60%"), `key = value` config files and
  * "did you mean" for a misspelt config key. The flags' rows in the option tables come from the same
  * model/cost_inputs.def (cli/opt_tables.c). Values go into the model with
@@ -9,8 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "analyzer/analyze_options.h"
 #include "analyzer/cost.h"
 #include "model/comm_kernels.h"
+#include "model/job.h"
+#include "opts.h"
 
 /* The config-file key that is not a cost input: a --comm-kernel pattern (analyze and compare read
  * it with tc_config_comm_kernels; the cost model's reader skips it). Repeatable. */
@@ -59,4 +62,13 @@ int tc_cost_load_config(tc_cost_inputs *in, const char *path, char *err, size_t 
 /* The comm-kernel keys of the same config file, each added to p as a --comm-kernel pattern; other
  * keys are skipped. 0, or -1 with "PATH:LINE: message" in err. */
 int tc_config_comm_kernels(tc_comm_patterns *p, const char *path, char *err, size_t errlen);
+
+/* The node and fabric options of analyze and compare (--gpus-per-node G, --fabric ID, --nic-gbps
+ * X), checked and worded once, into aopt. Returns TC_EXIT_OK when set, 1 when o is none of them,
+ * or the usage exit code after the message (tc_opts_error on o's table). */
+int tc_fabric_option(const tc_opts *o, tc_analyze_options *aopt);
+
+/* After every option: --fabric and --nic-gbps name the same thing, so both are refused. TC_EXIT_OK,
+ * or the usage exit code after the message. */
+int tc_fabric_options_check(const tc_opt_table *t, const tc_analyze_options *aopt);
 #endif

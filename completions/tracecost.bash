@@ -54,8 +54,8 @@ _tracecost() {
         case "$prev" in
             --json|--html|--config|--b-config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu|--b-gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
-            --fabric-target|--b-fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
-            -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node|--comm-kernel)
+            --fabric|--fabric-target|--b-fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
+            -j|--jobs|--work-steps-per-month|--tokens-per-step|--b-tokens-per-step|--samples-per-step|--b-samples-per-step|--gpus-per-node|--comm-kernel|--nic-gbps)
                 COMPREPLY=(); return 0 ;;
         esac
         local b_opts="" o
@@ -63,7 +63,7 @@ _tracecost() {
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
-                --samples-per-step --b-samples-per-step --gpus-per-node --jobs -j --comm-kernel --recursive -r --quiet -q --help -h
+                --samples-per-step --b-samples-per-step --gpus-per-node --fabric --nic-gbps --jobs -j --comm-kernel --recursive -r --quiet -q --help -h
                 $cost_value_opts --gpu --config --fabric-target $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results

@@ -1,6 +1,6 @@
 /* cost_inputs.h: what each input of the cost model is, as data (cost_inputs.def): its name as
  * flags and config files spell it, its JSON key, its kind (which fixes its valid range), unit and
- * help line, and the range check itself. The values live in analyzer/cost.h (tc_cost_inputs); the
+ * help line, and the range check itself. The values live in model/cost_result.h (tc_cost_inputs); the
  * command line (cli/cost_options.h) and the reports (reports/cost_report.h) read this table so a
  * name, unit or range is written once. Static const data; nothing here keeps state or prints. */
 #ifndef TC_COST_INPUTS_H

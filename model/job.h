@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "breakdown.h"
 #include "comm_kernels.h"
+#include "cost_result.h"
 #include "gpu_catalog.h"
 #include "idle_causes.h"
 #include "kernel_tables.h"
@@ -51,6 +52,9 @@ typedef struct {
     tc_window_info *windows; size_t n_windows; /* the inputs' profiler windows, oldest first; 0 when
                                                 * they hold one (set by whoever loads the job) */
     size_t window;            /* the window this job is, 1-based; 0 when the inputs hold one */
+    /* cost (issue 27): the cost model's result for this job, or why there is none; set by
+     * analyzer/job_cost.h tc_job_price after the analysis, read by every report */
+    tc_job_cost cost;
 } tc_job;
 
 void tc_job_init(tc_job *j);

@@ -1,6 +1,6 @@
 /* run_summary.h: what `tracecost compare` needs from one run, whichever way the run came in: read
  * from a saved `analyze --json` result (parsers/result_json.h) or built from an analyzed job
- * (analyzer/compare.h). Both hold the same values by construction: every number is what the
+ * (analyzer/job_run.h). Both hold the same values by construction: every number is what the
  * tracecost/1 JSON text holds and every string is valid UTF-8 (base/jsontext.h), so comparing
  * traces and comparing their saved results give the same output. Owns its strings and arrays;
  * tc_run_summary_free releases them. Nothing here reads, prints or computes. */
@@ -8,6 +8,7 @@
 #define TC_RUN_SUMMARY_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "basis.h"
 #include "cost_inputs.h"
 
 /* One collectives row of a run (a tracecost/1 "collectives[]" entry). */
@@ -70,13 +71,23 @@ typedef struct tc_run_summary {
     char *verdict;              /* "network-bound", ...; owned */
     /* the basis and nodes of the analysis (tracecost/1 summary keys; unknown in older results) */
     bool partial;               /* summary.basis "partial" */
-    char *basis_summary;        /* summary.basis_summary ("2 of 128 ranks"), owned; NULL when complete */
+    tc_basis_reason basis[TC_MAX_BASIS]; /* why, as codes and numbers (group NULL): from the job's
+                                   summary, or read back from a saved summary.basis_summary */
+    size_t n_basis;
     bool transfer_upper_bound;  /* summary.transfer_upper_bound */
     int nodes;                  /* summary.nodes: nodes the world_size GPUs span; 0 unknown */
     int gpus_per_node;          /* summary.gpus_per_node when not assumed; 0 unknown or assumed */
     bool nodes_assumed;         /* summary.nodes_note is set: 8 GPUs per node were assumed */
     bool has_capture_time;
     long long capture_unix_s;   /* summary.captured_at, s since 1970-01-01 UTC */
+    /* the process groups between nodes (summary.inter_node_* and process_groups[]) */
+    double window_us;           /* summary.window_us: the ranks' windows summed, µs */
+    bool groups_scoped;         /* summary.inter_node_exposed_transfer_us is not null: a process
+                                   group of known scope has collectives */
+    int inter_groups;           /* process groups of scope "inter-node" with collectives (comm_us > 0) */
+    double inter_exposed_transfer_us; /* summary.inter_node_exposed_transfer_us; valid if groups_scoped */
+    bool has_inter_busbw;
+    double inter_busbw_GBps;    /* summary.inter_node_busbw_GBps */
     /* the work of one step of the job, given to compare (--tokens-per-step, --samples-per-step) */
     bool has_tokens, has_samples;
     double tokens_per_step, samples_per_step;

@@ -1,11 +1,12 @@
 /* summary.h: the job's summary (tc_summary: sums and shares over the ranks, MFU, nodes, the
- * straggler, the basis of the conclusions, comm kernels by library, idle causes, process-group
- * figures) and the types it is made of. Filled by analyzer/analyze.c and the analyses it runs. */
+ * straggler, the basis of the conclusions (its codes: basis.h), comm kernels by library, idle
+ * causes, process-group figures) and the types it is made of. Filled by analyzer/analyze.c and the analyses it runs. */
 #ifndef TC_SUMMARY_H
 #define TC_SUMMARY_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "basis.h"
 #include "breakdown.h"
 #include "comm_kernels.h"
 #include "idle_causes.h"
@@ -30,28 +31,6 @@ typedef enum {
     TC_NODES_FLAG,        /* rank / --gpus-per-node */
     TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
 } tc_node_rule;
-
-/* Why a conclusion rests on partial data (tc_summary.basis_reasons, decided in findings.c). */
-typedef enum {
-    TC_BASIS_WORLD_SIZE,  /* the traces' world size (of) is larger than the ranks given (count) */
-    TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
-    TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
-    TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
-    TC_BASIS_NOT_SPLIT    /* exposed comm but no wait/transfer split: one rank, or (count) ranks whose
-                           * collectives were not matched */
-} tc_basis_code;
-
-#define TC_MAX_BASIS 5
-#define TC_BASIS_UNMATCHED_SHARE 0.05 /* unmatched exposed time above this share of exposed comm */
-
-typedef struct {
-    tc_basis_code code;
-    int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
-                               * SALVAGED: inputs cut short, inputs; NOT_SPLIT: ranks */
-    int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
-    const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group) */
-    double share;             /* UNMATCHED: unmatched exposed time / exposed comm */
-} tc_basis_reason;
 
 typedef struct {
     size_t ranks;

@@ -83,11 +83,64 @@ static bool utc_time(const char *t, long long *out) {
     return true;
 }
 
+/* One reason of summary.basis_summary ("2 of 128 ranks"), as reports/findings_text.c
+ * tc_basis_list_text words it, back into its code and numbers; false when it is none of them. */
+static bool basis_piece(const char *p, size_t len, tc_basis_reason *b) {
+    char t[256];
+    long long x = 0, y = 0;
+    double v = 0;
+    int n = -1;
+    if (len >= sizeof t) return false;
+    for (size_t i = 0, run = 0; i < len; i++) /* no number past what a long long holds */
+        if ((run = p[i] >= '0' && p[i] <= '9' ? run + 1 : 0) > 18) return false;
+    memcpy(t, p, len);
+    t[len] = '\0';
+    memset(b, 0, sizeof *b);
+#define WHOLE(fmt, ...) (n = -1, sscanf(t, fmt "%n", __VA_ARGS__, &n) >= 1 && n == (int)len)
+    if (WHOLE("%lld of %lld ranks of a process group", &x, &y)) { b->code = TC_BASIS_GROUP_RANKS; b->present = x; b->size = y; }
+    else if (WHOLE("%lld of %lld ranks", &x, &y)) { b->code = TC_BASIS_WORLD_SIZE; b->count = x; b->of = y; }
+    else if (WHOLE("%lf%% of exposed communication unmatched", &v) && isfinite(v)) { b->code = TC_BASIS_UNMATCHED; b->share = v / 100; }
+    else if (WHOLE("%lld of %lld inputs cut short", &x, &y)) { b->code = TC_BASIS_SALVAGED; b->count = x; b->of = y; }
+    else if (!strcmp(t, "one rank, wait and transfer not split")) { b->code = TC_BASIS_NOT_SPLIT; b->count = 1; }
+    else if (!strcmp(t, "collectives unmatched, wait and transfer not split")) { b->code = TC_BASIS_NOT_SPLIT; b->count = 2; }
+    else return false;
+#undef WHOLE
+    return true;
+}
+
+/* summary.basis_summary back into codes and numbers (s->basis); words tracecost does not write
+ * are left out. */
+static void read_basis_summary(tc_run_summary *s, const char *text) {
+    for (const char *p = text; p && *p && s->n_basis < TC_MAX_BASIS;) {
+        const char *end = strstr(p, "; ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (basis_piece(p, len, &s->basis[s->n_basis])) s->n_basis++;
+        p = end ? end + 2 : NULL;
+    }
+}
+
+/* The process groups between nodes: summary.inter_node_* and the inter-node rows of
+ * process_groups[] with collectives. */
+static void read_inter_node(tc_run_summary *s, yajl_val sm, yajl_val groups) {
+    double d;
+    num(get(sm, "window_us"), &s->window_us);
+    s->groups_scoped = num(get(sm, "inter_node_exposed_transfer_us"), &s->inter_exposed_transfer_us);
+    if (!s->groups_scoped) s->inter_exposed_transfer_us = 0;
+    s->has_inter_busbw = num(get(sm, "inter_node_busbw_GBps"), &s->inter_busbw_GBps);
+    if (!groups || !YAJL_IS_ARRAY(groups)) return;
+    for (size_t i = 0; i < groups->u.array.len && s->inter_groups < 1000000000; i++) {
+        yajl_val g = groups->u.array.values[i];
+        const char *scope = str(get(g, "scope"));
+        if (scope && !strcmp(scope, "inter-node") && num(get(g, "comm_us"), &d) && d > 0) s->inter_groups++;
+    }
+}
+
 /* The summary's basis, nodes and capture date (absent in results of older versions: unknown). */
 static void read_basis(tc_run_summary *s, yajl_val sm) {
     double d;
     const char *basis = str(get(sm, "basis")), *rule = str(get(sm, "node_rule"));
     s->partial = basis && !strcmp(basis, "partial");
+    if (s->partial) read_basis_summary(s, str(get(sm, "basis_summary")));
     yajl_val ub = get(sm, "transfer_upper_bound");
     s->transfer_upper_bound = ub && YAJL_IS_TRUE(ub);
     s->nodes = whole(get(sm, "nodes"), &d) && d >= 1 && d <= 1e9 ? (int)d : 0;
@@ -116,8 +169,7 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
     s->straggler_rank = s->has_straggler ? (long long)d : -1;
     if (whole(get(sm, "world_size"), &d) && d > s->world_size && d <= 1e9) s->world_size = (int)d;
     read_basis(s, sm);
-    return take_str(&s->verdict, get(sm, "verdict"), "unknown") &&
-           (!s->partial || take_str(&s->basis_summary, get(sm, "basis_summary"), NULL));
+    return take_str(&s->verdict, get(sm, "verdict"), "unknown");
 }
 
 /* "ranks[]": the first rank's device, the mean FLOPs per step over the ranks that have them, and
@@ -274,6 +326,7 @@ tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *
     else {
         s->from_json = true;
         s->label = tc_strdup(label);
+        read_inter_node(s, sm, get(root, "process_groups"));
         if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm) ||
             !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
             !read_kernels(s, get(root, "top_kernels")) ||

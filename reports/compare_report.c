@@ -3,6 +3,7 @@
  * words a workload difference, the conclusion and a missing cost, so all three say the same. */
 #include "compare_report.h"
 #include "cost_report.h"
+#include "findings_text.h"
 #include "jsonw.h"
 #include "html_report.h"
 #include "termtext.h"
@@ -348,10 +349,10 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
 /* "A: samples/ (traces), NVIDIA H100 80GB HBM3", wrapped: the label is a path and the device a
  * trace string, so both go through the cleaner. */
 static void text_side(FILE *out, char which, const tc_run_summary *s, int width) {
-    char line[2048];
+    char line[2048], basis[TC_FINDING_TEXT];
     snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", side_kind(s),
              s->device ? ", " : "", s->device ? s->device : "", s->partial ? "; on partial data: " : "",
-             s->partial && s->basis_summary ? s->basis_summary : "");
+             s->partial ? tc_basis_list_text(basis, sizeof basis, s->basis, s->n_basis) : "");
     tc_term_wrap(out, line, 0, 3, width);
 }
 
@@ -669,7 +670,8 @@ static void html_head(FILE *out, const tc_comparison *c) {
         html_esc(out, s->device);
         if (s->partial) {
             fputs(" <span class=\"worse\">on partial data: ", out);
-            html_esc(out, s->basis_summary);
+            char basis[TC_FINDING_TEXT];
+            html_esc(out, tc_basis_list_text(basis, sizeof basis, s->basis, s->n_basis));
             fputs("</span>", out);
         }
     }

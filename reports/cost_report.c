@@ -1,11 +1,19 @@
 /* cost_report.c: the cost result as JSON, the headline and the terminal section (see
  * cost_report.h). The inputs are listed and keyed from model/cost_inputs.def. */
 #include "cost_report.h"
+#include "findings_text.h"
 #include "termtext.h"
 #include "textfmt.h"
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+
+#define BASIS_TEXT 160 /* bytes of the basis in words, NUL included (longer ones are cut) */
+
+/* The result's basis in a few words ("2 of 128 ranks"; findings_text.h), for the headline and JSON. */
+static const char *basis_words(char *buf, size_t n, const tc_cost_result *r) {
+    return tc_basis_list_text(buf, n, r->basis, r->n_basis);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                         */
@@ -93,7 +101,8 @@ void tc_cost_result_json(jw *w, const tc_cost_result *r) {
     json_maybe(w, "rent_cost_per_effective_gpu_hour", true, r->rent_cost_per_effective_gpu_hour);
     jw_key(w, "fabric_nodes"); jw_int(w, r->fabric_nodes);
     jw_key(w, "basis"); jw_string(w, r->partial ? "partial" : "complete");
-    jw_key(w, "basis_summary"); jw_string(w, r->partial ? r->partial_what : NULL);
+    char basis[BASIS_TEXT];
+    jw_key(w, "basis_summary"); jw_string(w, r->partial ? basis_words(basis, sizeof basis, r) : NULL);
     jw_key(w, "network_efficiency_bound"); jw_string(w, tc_cost_bound_str(r->efficiency_bound));
     jw_key(w, "straggler_loss_bound");
     jw_string(w, r->has_straggler_loss ? tc_cost_bound_str(r->straggler_loss_bound) : NULL);
@@ -197,7 +206,8 @@ size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
     bool lower = r->efficiency_bound == TC_COST_LOWER;
     char a[64], c[64];
     double N = u->gpus.value;
-    if (r->partial) sb_printf(&b, "on partial data: %s; ", r->partial_what);
+    char basis[BASIS_TEXT];
+    if (r->partial) sb_printf(&b, "on partial data: %s; ", basis_words(basis, sizeof basis, r));
     fmt_num(a, sizeof a, N, 0);
     fmt_num(c, sizeof c, r->effective_gpus, 1);
     sb_printf(&b, "your %s GPU%s %s the work of %s%s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do",
@@ -410,4 +420,35 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts
             tc_term_wrap(out, line, 2, 4, st.width);
         }
     }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A job's cost (model/cost_result.h tc_job_cost)                                               */
+
+const char *tc_cost_missing_text(char *buf, size_t n, const tc_job_cost *c) {
+    if (c->computed || c->missing == TC_COST_UNPRICED) snprintf(buf, n, "%s", "");
+    else if (c->missing == TC_COST_LEFT_OUT) snprintf(buf, n, "no cost section: --no-cost was given");
+    else snprintf(buf, n, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", c->why);
+    return buf;
+}
+
+void tc_job_cost_print(FILE *out, const tc_job_cost *c, const tc_term_opts *o) {
+    if (!c->computed && c->missing != TC_COST_NO_MODEL) return;
+    fputs("\n", out);
+    if (c->computed) { tc_cost_result_print(out, &c->result, o); return; }
+    char note[TC_COST_NOTE_TEXT], line[TC_COST_NOTE_TEXT + 8];
+    snprintf(line, sizeof line, "Cost: %s", tc_cost_missing_text(note, sizeof note, c));
+    tc_term_wrap(out, line, 0, 2, o->width);
+}
+
+void tc_job_cost_json(jw *w, const tc_job_cost *c) {
+    jw_key(w, "cost");
+    if (c->computed) tc_cost_result_json(w, &c->result); else jw_null(w);
+    if (!c->computed && c->missing == TC_COST_UNPRICED) return;
+    jw_key(w, "cost_notes");
+    if (c->computed) { tc_cost_notes_json(w, &c->result); return; }
+    char note[TC_COST_NOTE_TEXT];
+    jw_array_begin(w);
+    jw_string(w, tc_cost_missing_text(note, sizeof note, c));
+    jw_array_end(w);
 }

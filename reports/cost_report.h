@@ -1,6 +1,7 @@
 /* cost_report.h: the cost model's result (analyzer/cost.h) as text and JSON: the headline
- * sentence, the terminal section (results, inputs with their sources, notes) and the `cost` JSON
- * value with its notes. Writers only: every figure was computed by tc_cost_compute. */
+ * sentence, the terminal section (results, inputs with their sources, notes), the `cost` JSON
+ * value with its notes, and a job's cost (tc_job.cost: the result, or why there is none) for the
+ * analyze reports. Writers only: every figure was computed by tc_cost_compute. */
 #ifndef TC_COST_REPORT_H
 #define TC_COST_REPORT_H
 #include <stdbool.h>
@@ -33,4 +34,19 @@ size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r);
  * legend, and the notes, aligned and no wider than o->width columns. o->color adds ANSI bold/dim.
  * Write errors show in ferror(out). */
 void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts *o);
+
+#define TC_COST_NOTE_TEXT 600 /* bytes of tc_cost_missing_text, NUL included */
+
+/* Why job cost c has no result, in words: "no cost section: --no-cost was given", or "no cost
+ * section: WHY (pass --price-per-gpu-hour or --gpu NAME)" with the model's reason; "" when it has
+ * one or nobody priced the job. Returns buf. */
+const char *tc_cost_missing_text(char *buf, size_t n, const tc_job_cost *c);
+
+/* A job's cost section on the terminal: a blank line, then the result (tc_cost_result_print) or
+ * "Cost: " and why there is none, wrapped; nothing when left out (--no-cost) or not priced. */
+void tc_job_cost_print(FILE *out, const tc_job_cost *c, const tc_term_opts *o);
+
+/* A job's "cost" and "cost_notes" keys (tracecost/1): the result and its notes, or null and why
+ * there is none in a one-string array; "cost": null alone when nobody priced the job. */
+void tc_job_cost_json(jw *w, const tc_job_cost *c);
 #endif

@@ -269,10 +269,14 @@ const char *tc_basis_reason_code(const tc_basis_reason *b) {
 }
 
 const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm) {
+    return tc_basis_list_text(buf, n, sm->basis_reasons, sm->n_basis_reasons);
+}
+
+const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reasons, size_t nr) {
     size_t len = 0;
     if (n) buf[0] = '\0';
-    for (size_t i = 0; i < sm->n_basis_reasons && len < n; i++) {
-        const tc_basis_reason *b = &sm->basis_reasons[i];
+    for (size_t i = 0; i < nr && len < n; i++) {
+        const tc_basis_reason *b = &reasons[i];
         const char *sep = i ? "; " : "";
         switch (b->code) {
         case TC_BASIS_WORLD_SIZE:

@@ -38,6 +38,8 @@ const char *tc_basis_reason_code(const tc_basis_reason *b);
 /* The basis reasons in a few words for the verdict line and the cost headline ("2 of 128 ranks;
  * 1 of 4 inputs cut short"); "" when the basis is complete. Returns buf. */
 const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm);
+/* The same words for a list of basis reasons (a cost result's, a compared run's). Returns buf. */
+const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reasons, size_t nr);
 
 /* The note when 8 GPUs per node were assumed (tc_summary.nodes_assumed); "" otherwise. Returns buf. */
 const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm);

@@ -10,17 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/job.h"
-#include "analyzer/cost.h"
+#include "model/cost_result.h"
 #include "html_kit.h"
 
-struct tc_html_extras; /* html_report.h */
-
-/* The page being written: the job it reports, the optional results (x may be NULL), and whether
- * memory ran out (the page is then incomplete and tc_html_report_write fails). */
+/* The page being written: the job it reports (its cost section from j->cost), and whether memory
+ * ran out (the page is then incomplete and tc_html_report_write fails). */
 typedef struct {
     FILE *out;
     const tc_job *j;
-    const struct tc_html_extras *x;
     bool oom;
 } hr;
 

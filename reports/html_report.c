@@ -105,7 +105,7 @@ static void card(hr *h, const char *id, const char *k, const char *v, const char
 
 static void section_key_numbers(hr *h) {
     const tc_summary *sm = &h->j->summary;
-    const tc_cost_result *c = h->x ? h->x->cost : NULL;
+    const tc_cost_result *c = h->j->cost.computed ? &h->j->cost.result : NULL;
     char v[96], d[256], t[256], a[40];
     put(h, "<section id=\"key-numbers\">\n<h2>Key numbers</h2>\n<div class=\"cards\">\n");
     if (sm->has_step_time) {
@@ -155,8 +155,9 @@ static void section_key_numbers(hr *h) {
                  c->has_straggler_loss ? m1 : "n/a", c->has_idle_loss ? m2 : "n/a", tc_html_money(m4, sizeof m4, total));
         card(h, "kn-money", "Money lost / month", v, d, t);
     } else {
-        const char *why = h->x && h->x->cost_missing ? h->x->cost_missing
-                                                     : "no cost inputs: pass --price-per-gpu-hour (and --gpus) to price the losses";
+        char note[TC_COST_NOTE_TEXT];
+        const char *why = h->j->cost.missing != TC_COST_UNPRICED ? tc_cost_missing_text(note, sizeof note, &h->j->cost)
+                                                                 : "no cost inputs: pass --price-per-gpu-hour (and --gpus) to price the losses";
         card(h, "kn-money", "Money lost / month", "n/a", why, NULL);
     }
     put(h, "</div>\n</section>\n");
@@ -181,12 +182,12 @@ static void cost_row(hr *h, const char *label, bool known, double v, bool is_mon
 }
 
 static void section_cost(hr *h) {
-    const tc_cost_result *c = h->x ? h->x->cost : NULL;
-    char a[64], b[64];
+    const tc_cost_result *c = h->j->cost.computed ? &h->j->cost.result : NULL;
+    char a[64], b[64], note[TC_COST_NOTE_TEXT];
     put(h, "<section id=\"cost\">\n<h2>Cost: own vs rent</h2>\n");
     if (!c) {
         put(h, "<p class=\"note\" id=\"cost-missing\">");
-        if (h->x && h->x->cost_missing) esc(h, h->x->cost_missing);
+        if (h->j->cost.missing != TC_COST_UNPRICED) esc(h, tc_cost_missing_text(note, sizeof note, &h->j->cost));
         else put(h, "No cost inputs: pass --price-per-gpu-hour (rent, $ per GPU-hour) and optionally --gpus, "
                     "--purchase-per-gpu, --fabric-cost, --months, --fabric-target-GBps to price the losses, compare owning "
                     "with renting over 36 months and see what a faster fabric would recover.");
@@ -392,8 +393,8 @@ static void page_head(hr *h, const char *nonce) {
     pf(h, " &middot; tracecost %s</span></header>\n", TC_VERSION);
 }
 
-int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
-    hr h = {out, j, x, false};
+int tc_html_report_write(FILE *out, const tc_job *j) {
+    hr h = {out, j, false};
     char nonce[32];
     tc_html_nonce(&h, nonce, sizeof nonce);
     page_head(&h, nonce);
@@ -406,7 +407,7 @@ int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x) {
     tc_html_section_collectives(&h);
     tc_html_section_straggler(&h);
     tc_html_section_kernels(&h);
-    if (!(x && x->no_cost)) section_cost(&h);
+    if (j->cost.computed || j->cost.missing != TC_COST_LEFT_OUT) section_cost(&h); /* --no-cost: none */
     section_definitions(&h);
     tc_html_section_inputs(&h);
     pf(&h, "<footer>Written by tracecost %s. This file is self-contained: it loads nothing from the network and opens "

@@ -11,22 +11,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "model/job.h"
-#include "analyzer/cost.h"
 #include "html_kit.h" /* tc_html_escape, the one escaper; TC_HTML_CHART_W */
 
-/* Optional results of later analyses. Every pointer may be NULL: the section then says why it is
- * empty. The report only reads them; the caller owns them. */
-typedef struct tc_html_extras {
-    const tc_cost_result *cost; /* cost model result (analyzer/cost.h), or NULL */
-    const char *cost_missing;   /* why there is no cost result (shown as text), or NULL for the
-                                   default "no cost inputs: pass --price-per-gpu-hour ..." */
-    bool no_cost;               /* --no-cost: the cost section is left out */
-} tc_html_extras;
-
-/* Writes the report to out (x may be NULL). Returns 0, or -1 on a write error or out of memory
+/* Writes the report to out, its cost section from j->cost (none after --no-cost; the reason when
+ * there is no result). Returns 0, or -1 on a write error or out of memory
  * (the file is then incomplete). Output size is bounded: timelines are downsampled (events
  * narrower than a pixel are merged), tables stay exact. It reads GPU events (gpu[], wait_ns) only
  * of the traces of the ranks the analyzer chose for the timeline (j->findings.timeline_ranks; the
  * kernels table reads j->kernel_aggs): the other traces may hold only their metadata and warnings. */
-int tc_html_report_write(FILE *out, const tc_job *j, const tc_html_extras *x);
+int tc_html_report_write(FILE *out, const tc_job *j);
 #endif

@@ -1,5 +1,6 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
 #include "json_report.h"
+#include "cost_report.h"
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
@@ -290,7 +291,7 @@ static void process_groups(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
-int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, void *extra_ctx) {
+int tc_json_report_write(FILE *out, const tc_job *j) {
     jw w;
     jw_init(&w, out, true);
     jw_object_begin(&w);
@@ -309,8 +310,7 @@ int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, voi
     for (size_t i = 0; i < j->n_warnings; i++) jw_string(&w, j->warnings[i]);
     jw_array_end(&w);
 
-    if (extra) extra(&w, extra_ctx);
-    else { jw_key(&w, "cost"); jw_null(&w); }
+    tc_job_cost_json(&w, &j->cost);
     jw_object_end(&w);
     return jw_finish(&w);
 }

@@ -4,12 +4,8 @@
 #define TC_JSON_REPORT_H
 #include <stdio.h>
 #include "model/job.h"
-#include "jsonw.h"
 
-/* Optional sections added by later analyses (cost, ...): called with the writer positioned inside
- * the top-level object, after the standard keys. */
-typedef void (*tc_json_extra_fn)(jw *w, void *ctx);
-
-/* Writes the document; 0 ok, -1 write error. */
-int tc_json_report_write(FILE *out, const tc_job *j, tc_json_extra_fn extra, void *extra_ctx);
+/* Writes the document, its last keys the job's cost (j->cost: "cost" and "cost_notes",
+ * reports/cost_report.h tc_job_cost_json); 0 ok, -1 write error. */
+int tc_json_report_write(FILE *out, const tc_job *j);
 #endif

@@ -4,10 +4,12 @@
  * prices, usage errors and the HTML report's escaping; the terminal output fits 100 columns and
  * shows hostile trace strings cleaned (issue 11). A run's summary built from an analyzed job equals,
  * field by field, the one read back from its saved JSON (issue 16), and the reader of saved
- * results refuses what is not one. */
+ * results refuses what is not one. A TP+DP run priced by `analyze --json` and by `compare` (traces
+ * or saved result, with a fabric, a catalog GPU or a price) gives the same cost (issue 27). */
 #include "testutil.h"
 #include "analyzer/analyze.h"
 #include "analyzer/compare.h"
+#include "analyzer/job_run.h"
 #include "base/jsontext.h"
 #include "cli/exitcodes.h"
 #include "parsers/assemble.h"
@@ -434,8 +436,13 @@ static void expect_same_run(const char *what, const tc_run_summary *x, const tc_
     cr_expect(same_text(x->verdict, y->verdict), "%s: verdict", what);
     EXPECT_SAME(partial); EXPECT_SAME(transfer_upper_bound); EXPECT_SAME(nodes); EXPECT_SAME(gpus_per_node);
     EXPECT_SAME(nodes_assumed); EXPECT_SAME(has_capture_time); EXPECT_SAME(capture_unix_s);
-    cr_expect(same_text(x->basis_summary, y->basis_summary), "%s: basis_summary '%s' against '%s'", what,
-              x->basis_summary, y->basis_summary);
+    char bx[TC_FINDING_TEXT], by[TC_FINDING_TEXT];
+    tc_basis_list_text(bx, sizeof bx, x->basis, x->n_basis);
+    tc_basis_list_text(by, sizeof by, y->basis, y->n_basis);
+    cr_expect(!strcmp(bx, by), "%s: basis '%s' against '%s'", what, bx, by);
+    EXPECT_SAME(n_basis);
+    EXPECT_SAME(window_us); EXPECT_SAME(groups_scoped); EXPECT_SAME(inter_groups);
+    EXPECT_SAME(inter_exposed_transfer_us); EXPECT_SAME(has_inter_busbw); EXPECT_SAME(inter_busbw_GBps);
     EXPECT_SAME(n_colls);
     for (size_t i = 0; i < x->n_colls && i < y->n_colls; i++) {
         const tc_cmp_coll *cx = &x->colls[i], *cy = &y->colls[i];
@@ -456,14 +463,12 @@ static void expect_round_trip(const char *operand, const char *dir) {
     tc_run_summary from_job, rendered, saved;
     tc_error e;
     tc_error_clear(&e);
-    char basis[TC_FINDING_TEXT];
-    cr_assert_eq(tc_run_summary_from_job(&from_job, &j, operand, tc_basis_summary_text(basis, sizeof basis, &j.summary), &e),
-                 TC_OK, "%s", e.msg);
+    cr_assert_eq(tc_run_summary_from_job(&from_job, &j, operand, TC_RUN_AS_SAVED, &e), TC_OK, "%s", e.msg);
     cr_expect(!from_job.from_json && !strcmp(from_job.label, operand));
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    cr_assert_eq(tc_json_report_write(m, &j, NULL, NULL), 0);
+    cr_assert_eq(tc_json_report_write(m, &j), 0);
     fclose(m);
     cr_assert_eq(tc_result_json_parse(&rendered, text, "rendered", &e), TC_OK, "%s", e.msg);
     for (size_t i = 0; i < j.n_traces; i++)
@@ -491,6 +496,9 @@ Test(compare, run_from_job_equals_run_from_saved_json, .timeout = 120) {
     expect_round_trip(job, dir);
     expect_round_trip("samples/", dir);
     expect_round_trip("samples/hta-pair", dir);
+    snprintf(job, sizeof job, "%s/tpdp", dir); /* process groups of known scope (the inter-node figures) */
+    cr_assert_eq(tu_sh(NULL, "%s -o %s --ranks 16 --tp 4 --gpus-per-node 8 --dp-busbw-GBps 12.5", tu_gen(), job), 0);
+    expect_round_trip(job, dir);
     /* one rank (no transfer/wait split), and names with bytes that are not UTF-8 (U+FFFD in JSON) */
     snprintf(job, sizeof job, "%s/one", dir);
     cr_assert_eq(tu_sh(NULL, "%s -o %s --ranks 1 --steps 3 --seed 3", tu_gen(), job), 0);
@@ -646,4 +654,115 @@ Test(compare, no_common_unit_of_work_names_no_side, .timeout = 120) {
     yajl_tree_free(c);
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
+}
+
+/* ---- analyze and compare price one run alike (issue 27) ----------------------------------- */
+
+/* Every key of analyze's cost value x against compare's y: strings, booleans and nulls exactly;
+ * numbers to the JSON's 10 digits (a saved result holds the shares the cost rests on at 10
+ * digits, so the last printed digit may differ from analyze's, which prices full precision). */
+static void expect_same_cost(const char *what, const char *path, yajl_val x, yajl_val y) {
+    cr_assert(x && y, "%s: %s missing on a side", what, path);
+    if (YAJL_IS_NUMBER(x) && YAJL_IS_NUMBER(y)) {
+        double a = YAJL_GET_DOUBLE(x), b = YAJL_GET_DOUBLE(y);
+        cr_expect(fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)), "%s: %s is %.17g from analyze, %.17g from compare", what,
+                  path, a, b);
+    } else if (YAJL_IS_STRING(x) && YAJL_IS_STRING(y))
+        cr_expect_str_eq(x->u.string, y->u.string, "%s: %s", what, path);
+    else if (YAJL_IS_OBJECT(x) && YAJL_IS_OBJECT(y)) {
+        cr_expect_eq(x->u.object.len, y->u.object.len, "%s: %s has %zu keys from analyze, %zu from compare", what, path,
+                     x->u.object.len, y->u.object.len);
+        for (size_t i = 0; i < x->u.object.len && i < y->u.object.len; i++) {
+            char sub[512];
+            snprintf(sub, sizeof sub, "%s.%s", path, x->u.object.keys[i]);
+            cr_expect_str_eq(x->u.object.keys[i], y->u.object.keys[i], "%s: %s", what, sub);
+            expect_same_cost(what, sub, x->u.object.values[i], y->u.object.values[i]);
+        }
+    } else if (YAJL_IS_ARRAY(x) && YAJL_IS_ARRAY(y)) {
+        cr_expect_eq(x->u.array.len, y->u.array.len, "%s: %s length", what, path);
+        for (size_t i = 0; i < x->u.array.len && i < y->u.array.len; i++) {
+            char sub[512];
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            expect_same_cost(what, sub, x->u.array.values[i], y->u.array.values[i]);
+        }
+    } else
+        cr_expect(x->type == y->type, "%s: %s is of another type from analyze than from compare", what, path);
+}
+
+/* A TP+DP job over two nodes priced by `analyze --json` and by `compare` (against itself and
+ * against another run, reading the traces or the saved result) gives the same cost, what-if on the
+ * inter-node groups included, with and without a fabric, a catalog GPU or a price. */
+Test(compare, analyze_and_compare_price_one_run_alike, .timeout = 240) {
+    char *dir = tu_tmpdir();
+    tu_gen_job(dir, "job", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5");
+    tu_gen_job(dir, "other", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 50 --seed 3");
+    static const char *const flags[] = {
+        "--gpus-per-node 4 --price-per-gpu-hour 2.5",
+        "--gpus-per-node 4 --price-per-gpu-hour 2.5 --fabric eth-100g --fabric-target ib-ndr",
+        "--gpus-per-node 4 --gpu h100-sxm --fabric eth-100g --fabric-target ib-ndr --fabric-upgrade-cost 250000",
+        "--gpus-per-node 4 --gpu h100-sxm --utilization 0.8 --fabric-target-GBps 100",
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+        char saved[600], out[600];
+        snprintf(saved, sizeof saved, "%s/saved%zu.json", dir, k);
+        cr_assert_eq(tu_sh(NULL, "%s analyze -q %s --json %s %s/job", tu_bin(), flags[k], saved, dir), 0, "%s", flags[k]);
+        yajl_val a = tu_json_file(saved), cost = tu_get(a, "cost", NULL);
+        cr_assert(cost && YAJL_IS_OBJECT(cost), "analyze %s: no cost", flags[k]);
+        yajl_val wi = tu_get(cost, "what_if", NULL);
+        cr_assert(wi, "analyze %s: no what_if key", flags[k]);
+        if (strstr(flags[k], "--fabric-target")) /* the what-if of the inter-node groups alone */
+            cr_assert(YAJL_IS_OBJECT(wi) && YAJL_IS_TRUE(tu_get(wi, "inter_node_only", NULL)), "analyze %s", flags[k]);
+        const char *sides[][2] = {{"%s/job", "%s/job"}, {"%s/job", "%s/other"}, {"%s/other", "%s/job"}};
+        for (size_t s = 0; s < 3; s++)
+            for (int from_saved = 0; from_saved < 2; from_saved++) {
+                char opa[600], opb[600], what[2000];
+                if (from_saved && !strcmp(sides[s][0], "%s/job")) snprintf(opa, sizeof opa, "%s", saved);
+                else snprintf(opa, sizeof opa, sides[s][0], dir);
+                if (from_saved && !strcmp(sides[s][1], "%s/job")) snprintf(opb, sizeof opb, "%s", saved);
+                else snprintf(opb, sizeof opb, sides[s][1], dir);
+                snprintf(out, sizeof out, "%s/c%zu_%zu_%d.json", dir, k, s, from_saved);
+                int rc = tu_sh(NULL, "%s compare -q %s --json %s %s %s", tu_bin(), flags[k], out, opa, opb);
+                cr_assert_eq(rc, 0, "compare %s %s %s: exit %d", flags[k], opa, opb, rc);
+                yajl_val c = tu_json_file(out);
+                for (int side = 0; side < 2; side++) {
+                    if (strcmp(sides[s][side], "%s/job")) continue;
+                    snprintf(what, sizeof what, "%s, side %c of compare %s %s", flags[k], side ? 'B' : 'A', opa, opb);
+                    expect_same_cost(what, "cost", cost, tu_get(c, side ? "b" : "a", "cost", NULL));
+                }
+                yajl_tree_free(c);
+            }
+        yajl_tree_free(a);
+    }
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* A saved result's basis_summary is read back into the codes and numbers it was worded from
+ * (reports/findings_text.h tc_basis_list_text), so a compared run words it as analyze did. */
+Test(compare, saved_basis_reads_back_as_codes) {
+    const tc_basis_reason reasons[] = {
+        {.code = TC_BASIS_WORLD_SIZE, .count = 2, .of = 128},
+        {.code = TC_BASIS_GROUP_RANKS, .count = 3, .present = 4, .size = 8},
+        {.code = TC_BASIS_UNMATCHED, .share = 0.126},
+        {.code = TC_BASIS_SALVAGED, .count = 1, .of = 4},
+        {.code = TC_BASIS_NOT_SPLIT, .count = 1},
+    };
+    const tc_basis_reason unmatched = {.code = TC_BASIS_NOT_SPLIT, .count = 6};
+    for (int k = 0; k < 2; k++) {
+        tc_basis_reason rs[TC_MAX_BASIS];
+        memcpy(rs, reasons, sizeof reasons);
+        if (k) rs[4] = unmatched;
+        char words[TC_FINDING_TEXT], doc[2 * TC_FINDING_TEXT], back[TC_FINDING_TEXT];
+        tc_basis_list_text(words, sizeof words, rs, TC_MAX_BASIS);
+        snprintf(doc, sizeof doc, "{\"schema\":\"tracecost/1\",\"summary\":{\"ranks\":2,\"basis\":\"partial\","
+                 "\"basis_summary\":\"%s\",\"shares\":{\"compute\":1,\"exposed_comm\":0,\"memory_exposed\":0,\"idle\":0}}}",
+                 words);
+        tc_run_summary s;
+        tc_error e;
+        tc_error_clear(&e);
+        cr_assert_eq(tc_result_json_parse(&s, doc, "doc", &e), TC_OK, "%s", e.msg);
+        cr_expect_eq(s.n_basis, TC_MAX_BASIS, "%s", words);
+        cr_expect_str_eq(tc_basis_list_text(back, sizeof back, s.basis, s.n_basis), words);
+        tc_run_summary_free(&s);
+    }
 }

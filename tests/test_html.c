@@ -1,7 +1,7 @@
 /* test_html.c: the HTML report (issue 6): `analyze --html` on a generated job (structure, charts,
  * nothing fetched, size), hostile trace strings shown as text (kernel, stream, path, warning), the
- * size bound on a 64-rank job and on an adversarial one, the cost section with and without
- * inputs, the escaper itself, and a headless-Chromium render (DOM + screenshot) where
+ * size bound on a 64-rank job and on an adversarial one, the cost section from the job's cost
+ * (a result, a reason, left out), the escaper itself, and a headless-Chromium render (DOM + screenshot) where
  * /usr/bin/chromium exists. Set TC_HTML_KEEP=DIR to keep the generated reports and screenshot. */
 #include <criterion/criterion.h>
 #include "testutil.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "analyzer/cost.h"
+#include "analyzer/job_cost.h"
 #include "cli/cost_options.h"
 #include "cli/exitcodes.h"
 #include "model/gpu_catalog.h"
@@ -222,12 +222,12 @@ static void build_hostile_job(tc_job *j, size_t ranks, size_t streams, size_t pe
     cr_assert_eq(tc_job_analyze(j, &opt), 0);
 }
 
-static char *render(const tc_job *j, const tc_html_extras *x, size_t *len) {
+static char *render(const tc_job *j, size_t *len) {
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
     cr_assert(f);
-    cr_assert_eq(tc_html_report_write(f, j, x), 0);
+    cr_assert_eq(tc_html_report_write(f, j), 0);
     cr_assert_eq(fclose(f), 0);
     *len = n;
     return buf;
@@ -237,7 +237,7 @@ Test(html, size_bound_adversarial_timeline) {
     tc_job j;
     build_hostile_job(&j, 64, 12, 600);
     size_t len;
-    char *html = render(&j, NULL, &len);
+    char *html = render(&j, &len);
     cr_assert_leq(len, MAX_REPORT_BYTES, "adversarial report is %zu bytes", len);
     /* merging widened past one pixel, and lanes were capped */
     cr_assert_null(strstr(html, "Events narrower than 1 pixel are merged"), "adaptive merging did not engage");
@@ -280,34 +280,29 @@ static void load_generated(tc_job *j, const char *dir, const char *gen_args, int
     free(paths);
 }
 
-/* The cost model run on the job's measured facts, as analyze will once it takes cost flags. */
-static void cost_for(const tc_job *j, tc_cost_result *res) {
-    const tc_summary *sm = &j->summary;
+/* The job priced with the planted inputs, as analyze prices it (analyzer/job_cost.h). */
+static void cost_for(tc_job *j) {
     tc_cost_inputs in;
     char err[300];
     tc_cost_inputs_defaults(&in);
     const char *opts[][2] = {{"price-per-gpu-hour", "2.50"}, {"purchase-per-gpu", "30000"}, {"fabric-cost", "120000"},
                              {"fabric-target-GBps", "400"}, {"fabric-upgrade-cost", "200000"}};
     for (size_t i = 0; i < 5; i++) cr_assert_eq(tc_cost_parse_option(&in, opts[i][0], opts[i][1], err, sizeof err), 0, "%s", err);
-    tc_cost_apply_catalog(&in, tc_gpu_find_by_device_name(j->ranks[0].device));
-    tc_cost_trace_facts f = tc_cost_facts_from_shares((int)sm->ranks, sm->split_known, sm->share_exposed_transfer,
-                                                      sm->share_exposed_wait, sm->share_exposed_comm, sm->share_idle,
-                                                      sm->share_memory_exposed, (double)sm->step_time_ns / 1e3,
-                                                      sm->has_fabric_busbw ? sm->fabric_busbw_GBps : 0);
-    cr_assert_eq(tc_cost_compute(&in, &f, res, err, sizeof err), 0, "%s", err);
+    tc_error e;
+    tc_error_clear(&e);
+    cr_assert_eq(tc_job_price(j, &in, true, &e), TC_OK, "%s", e.msg);
+    cr_assert(j->cost.computed);
 }
 
 Test(html, cost_section) {
     char *dir = make_tmpdir();
     tc_job j;
-    load_generated(&j, dir, "--ranks 8 --straggler 3 --busbw-GBps 40 --clock-offset-us 30", 8);
-    tc_cost_result *res = calloc(1, sizeof *res);
-    cr_assert(res);
-    cost_for(&j, res);
+    load_generated(&j, dir, "--ranks 16 --straggler 3 --busbw-GBps 40 --clock-offset-us 30", 16); /* 2 nodes: the what-if */
+    cost_for(&j);
+    const tc_cost_result *res = &j.cost.result;
     cr_assert(res->has_breakeven && res->breakeven_months < 36, "planted inputs break even inside the horizon");
-    tc_html_extras x = {res, NULL, false};
     size_t len;
-    char *html = render(&j, &x, &len);
+    char *html = render(&j, &len);
     cr_assert_not_null(strstr(html, "<svg id=\"cost-chart\""));
     cr_assert_not_null(strstr(html, "<g id=\"breakeven\">"));
     char be[64];
@@ -334,12 +329,18 @@ Test(html, cost_section) {
     }
     free(html);
     /* a reason instead of a result */
-    tc_html_extras y = {NULL, "cost not computed: --gpus 0 is not a whole number >= 1", false};
-    html = render(&j, &y, &len);
-    cr_assert_not_null(strstr(html, "cost not computed: --gpus 0 is not a whole number &gt;= 1"));
+    j.cost.computed = false;
+    j.cost.missing = TC_COST_NO_MODEL;
+    snprintf(j.cost.why, sizeof j.cost.why, "--gpus 0 is not a whole number >= 1");
+    html = render(&j, &len);
+    cr_assert_not_null(strstr(html, "no cost section: --gpus 0 is not a whole number &gt;= 1 (pass"));
     cr_assert_null(strstr(html, "<svg id=\"cost-chart\""));
     free(html);
-    free(res);
+    /* --no-cost: no cost section */
+    j.cost.missing = TC_COST_LEFT_OUT;
+    html = render(&j, &len);
+    cr_assert_null(strstr(html, "<section id=\"cost\">"));
+    free(html);
     tc_job_free(&j);
     rm_tmpdir(dir);
 }
@@ -350,7 +351,7 @@ Test(html, one_rank_leaves_empty_sections_out) {
     tc_job j;
     load_generated(&j, dir, "--ranks 1", 1);
     size_t len;
-    char *html = render(&j, NULL, &len);
+    char *html = render(&j, &len);
     cr_assert_not_null(strstr(html, "not split: one rank"));
     cr_assert_null(strstr(html, "<section id=\"straggler\">"));
     cr_assert_null(strstr(html, "<section id=\"collectives\">"));
@@ -366,7 +367,7 @@ Test(html, empty_job_renders) {
     tc_job j;
     tc_job_init(&j);
     size_t len;
-    char *html = render(&j, NULL, &len);
+    char *html = render(&j, &len);
     cr_assert_not_null(strstr(html, "<h1 id=\"verdict-title\">No verdict</h1>"));
     cr_assert_not_null(strstr(html, "</html>"));
     free(html);

@@ -1,0 +1,155 @@
+/* cost_result.h: the cost model's values and result as data (issue 27: results stored with the job):
+ * an input with its provenance (tc_cost_value), every input (tc_cost_inputs), the result
+ * (tc_cost_result) and a job's cost (tc_job_cost: the result, or why there is none). The model
+ * that fills them is analyzer/cost.h; the reports (reports/cost_report.h) word them. Plain values:
+ * nothing here allocates, computes or prints. */
+#ifndef TC_COST_RESULT_H
+#define TC_COST_RESULT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "basis.h"
+#include "cost_inputs.h"
+#include "gpu_catalog.h"
+
+#define TC_COST_MAX_NOTES 12           /* notes a result can carry */
+#define TC_COST_ORIGIN_LEN 96          /* bytes of an origin string, NUL included */
+#define TC_COST_WHY_LEN 400            /* bytes of the model's reason for no result, NUL included */
+
+/* Where a value came from, in increasing precedence. */
+typedef enum {
+    TC_COST_SRC_UNSET = 0,
+    TC_COST_SRC_DEFAULT,
+    TC_COST_SRC_CATALOG,
+    TC_COST_SRC_TRACE,
+    TC_COST_SRC_CONFIG,
+    TC_COST_SRC_FLAG
+} tc_cost_source;
+
+/* One input value and its provenance. */
+typedef struct tc_cost_value {
+    double value;                   /* in the unit of the tc_cost_inputs field holding it */
+    bool set;                       /* false: no value (value is then 0) */
+    tc_cost_source source;          /* rank of whoever set it; TC_COST_SRC_UNSET when !set */
+    char origin[TC_COST_ORIGIN_LEN]; /* shown to the user: "flag", "config:cost.conf:3",
+                                        "catalog:h100-sxm (price dated 2026-05)", "trace (...)" */
+} tc_cost_value;
+
+/* Every input of the model. Field names follow the flags (--price-per-gpu-hour ->
+ * price_per_gpu_hour); the letters are those of the formulas in docs/cost-model.md. Every numeric
+ * field has a row in model/cost_inputs.def (tc_cost_inputs_value reaches it by that row). */
+typedef struct tc_cost_inputs {
+    tc_cost_value gpus;                    /* N: GPUs, a whole number >= 1 */
+    tc_cost_value price_per_gpu_hour;      /* P: rent, $ per GPU-hour, > 0 */
+    tc_cost_value purchase_per_gpu;        /* C: purchase, $ per GPU incl. its server share, >= 0 */
+    tc_cost_value fabric_cost;             /* F: network fabric, $ in total, >= 0 */
+    tc_cost_value power_kw_per_gpu;        /* W: wall power per GPU incl. server share, kW, >= 0 */
+    tc_cost_value electricity_per_kwh;     /* E: electricity, $ per kWh, >= 0 */
+    tc_cost_value pue;                     /* pue: facility power / IT power, ratio >= 1 */
+    tc_cost_value ops_per_month;           /* O: staff, colocation, support, $ per month, >= 0 */
+    tc_cost_value months;                  /* M: horizon, months, whole number 1..600 */
+    tc_cost_value utilization;             /* u: share of hours the cluster runs jobs, (0, 1] */
+    tc_cost_value network_efficiency;      /* e: 1 - exposed transfer share, (0, 1] */
+    tc_cost_value rent_network_efficiency; /* e_r: efficiency on the rented fabric, (0, 1] */
+    tc_cost_value fabric_GBps;             /* B: measured fabric bus bandwidth, GB/s, > 0 */
+    tc_cost_value fabric_target_GBps;      /* B': what-if fabric bus bandwidth, GB/s, > 0 */
+    tc_cost_value fabric_upgrade_cost;     /* X: what-if upgrade price, $ in total, >= 0 */
+    const tc_gpu_spec *gpu;                /* catalog GPU (--gpu or detected); NULL = none */
+    tc_cost_source gpu_source;             /* rank of whoever chose gpu */
+    char gpu_origin[TC_COST_ORIGIN_LEN];   /* provenance of gpu, as for the values */
+    bool has_today;                        /* today_unix_s is set (the command line sets it) */
+    int64_t today_unix_s;                  /* "today", s since 1970-01-01 UTC: what catalog prices
+                                              are aged against when the trace has no date */
+    bool today_from_env;                   /* today_unix_s is SOURCE_DATE_EPOCH */
+} tc_cost_inputs;
+
+/* One point of the cumulative-cost chart. */
+typedef struct tc_cost_month {
+    int month;                      /* months since purchase, 0..M */
+    double own;                     /* cumulative cost of owning, $ (capex + month x opex) */
+    double rent;                    /* cumulative cost of renting, $ (month x rent_monthly) */
+} tc_cost_month;
+
+/* The fabric-upgrade what-if: only exposed transfer time changes, scaled by B / B': from a trace
+ * with process groups of known scope, only the inter-node groups' exposed transfer. */
+typedef struct tc_cost_what_if {
+    double fabric_GBps;                      /* B: measured bus bandwidth, GB/s */
+    double target_GBps;                      /* B': target bus bandwidth, GB/s */
+    bool inter_node_only;                    /* only the inter-node groups' transfer was scaled */
+    double scaled_transfer_share;            /* the share 0..1 of the measured step scaled by B/B' */
+    double projected_exposed_transfer_share; /* share 0..1 of the projected step time */
+    bool has_step_time;                      /* projected_step_time_us is known (from a trace) */
+    double projected_step_time_us;           /* µs */
+    double projected_effective_gpus;         /* GPUs: N x e' */
+    double monthly_value_recovered;          /* $ per month: N·P·H·u·(e' - e); < 0 for a downgrade */
+    bool has_upgrade_cost;                   /* X was given */
+    double upgrade_cost;                     /* X, $ */
+    bool has_payback;                        /* X given and value recovered > 0 */
+    double payback_months;                   /* months: X / monthly_value_recovered */
+} tc_cost_what_if;
+
+/* How far a figure can be trusted on partial data. */
+typedef enum {
+    TC_COST_EXACT = 0,  /* as measured */
+    TC_COST_LOWER,      /* a lower bound: the true figure may be higher */
+    TC_COST_UPPER       /* an upper bound: the true figure may be lower */
+} tc_cost_bound;
+
+typedef struct tc_cost_result {
+    tc_cost_inputs used;                     /* every input as resolved (trace facts and derived
+                                                defaults applied): what the JSON "inputs" echo */
+    bool partial;                            /* from a trace on partial data (facts->partial) */
+    tc_basis_reason basis[TC_MAX_BASIS];     /* why, as codes and numbers (reports word them for
+                                                the headline); n_basis 0 when complete */
+    size_t n_basis;
+    tc_cost_bound efficiency_bound;          /* e: LOWER when it came from a trace whose transfer
+                                                is an upper bound; then effective GPUs are LOWER,
+                                                the network loss and the prices per effective
+                                                GPU-hour UPPER */
+    tc_cost_bound straggler_loss_bound;      /* LOWER when the wait share is a lower bound */
+    bool has_price_as_of;                    /* a catalog price was aged: price_as_of_unix_s */
+    int64_t price_as_of_unix_s;              /* the date catalog prices were aged against, s */
+    const char *price_as_of_source;          /* "trace (capture date)", "SOURCE_DATE_EPOCH" or
+                                                "today" (static) */
+    int fabric_nodes;                        /* nodes the N GPUs span for the fabric default */
+    double effective_gpus;                   /* GPUs: N·e */
+    double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e */
+    double network_loss_per_month;           /* $ per month: N·P·H·u·(1 - e) */
+    bool has_idle_loss;                      /* idle_loss_per_month known (from a trace) */
+    double idle_loss_per_month;              /* $ per month: N·P·H·u·idle_share */
+    bool has_straggler_loss;                 /* straggler_loss_per_month known (trace, > 1 rank) */
+    double straggler_loss_per_month;         /* $ per month: N·P·H·u·wait_share */
+    double rent_monthly;                     /* $ per month: N·P·H·u */
+    double tco_rent;                         /* $: M·rent_monthly */
+    double rent_cost_per_effective_gpu_hour; /* $ per effective GPU-hour: P / e_r */
+    bool has_own;                            /* purchase price known: the own side below is set */
+    double own_capex;                        /* $: N·C + F */
+    double own_opex_monthly;                 /* $ per month: N·W·H·u·pue·E + O */
+    double tco_own;                          /* $: own_capex + M·own_opex_monthly */
+    double own_cost_per_effective_gpu_hour;  /* $ per effective GPU-hour: tco_own / (N·H·u·M·e) */
+    bool has_breakeven;                      /* owning pays back: rent_monthly > own_opex_monthly */
+    double breakeven_months;                 /* months: own_capex / (rent_monthly - own_opex_monthly) */
+    size_t timeline_len;                     /* M + 1 entries used in timeline */
+    tc_cost_month timeline[TC_COST_MAX_MONTHS + 1]; /* months 0..M */
+    bool has_what_if;                        /* what_if is set (B and B' known) */
+    tc_cost_what_if what_if;
+    size_t n_notes;                          /* notes used */
+    char notes[TC_COST_MAX_NOTES][200];      /* caveats for the reader, one sentence each */
+} tc_cost_result;
+
+/* Why a job has no cost result (tc_job_cost.missing). */
+typedef enum {
+    TC_COST_UNPRICED = 0,   /* nobody priced the job (the JSON's "cost" is null, nothing else) */
+    TC_COST_LEFT_OUT,       /* --no-cost: no cost section at all */
+    TC_COST_NO_MODEL        /* the inputs are not a valid model: why holds the model's reason */
+} tc_cost_missing;
+
+/* A job's cost (tc_job.cost), set by analyzer/job_cost.h tc_job_price. */
+typedef struct tc_job_cost {
+    bool computed;                 /* result is valid */
+    tc_cost_missing missing;       /* why there is none, when !computed */
+    char why[TC_COST_WHY_LEN];     /* TC_COST_NO_MODEL: the model's reason ("--price-per-gpu-hour is
+                                      required ..."); "" otherwise */
+    tc_cost_result result;         /* valid if computed */
+} tc_job_cost;
+#endif
