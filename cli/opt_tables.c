@@ -92,10 +92,9 @@ static const tc_opt compare_rows[] = {
      "with --b-samples-per-step) B: compare cost per 1,000 samples", 0},
     {TC_OPT_SAMPLES_B, NULL, "--b-samples-per-step", "S", "samples per step of B", 0},
     {TC_OPT_GPUS_PER_NODE, NULL, "--gpus-per-node", "G", "GPUs per node of both runs, as for analyze", 0},
-    /* the fabric between nodes of a side analyzed from traces, as for analyze (not in --help yet:
-       its lines are held by the golden outputs) */
-    {TC_OPT_FABRIC, NULL, "--fabric", "ID", "the fabric between nodes of both runs, as for analyze", TC_OPT_UNLISTED},
-    {TC_OPT_NIC_GBPS, NULL, "--nic-gbps", "X", "each NIC's Gb/s on both runs, as for analyze", TC_OPT_UNLISTED},
+    /* the fabric between nodes of a side analyzed from traces, as for analyze */
+    {TC_OPT_FABRIC, NULL, "--fabric", "ID", "the fabric between nodes of both runs, as for analyze", 0},
+    {TC_OPT_NIC_GBPS, NULL, "--nic-gbps", "X", "each NIC's Gb/s on both runs, as for analyze", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},
     {TC_OPT_COMM_KERNEL, NULL, "--comm-kernel", "REGEX",
      "also count kernels matching REGEX as communication, on both runs\n(repeatable, as for analyze)", 0},
