@@ -31,10 +31,10 @@ const char *tc_ct_parser_error(const tc_ct_parser *p);
 uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p);
 /* Events handled before yajl (valid, and finish_event would only count them or add a host span:
  * flows, instants, ops that are not FLOP ops, annotations that are not steps...; see
- * chrome_trace.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
+ * chrome_scan.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p);
 /* Events read without yajl: valid with plain strings (no escape), so the parser called yajl's
- * callbacks for their tokens itself (emit_event in chrome_trace.c). For tests and benchmarks. */
+ * callbacks for their tokens itself (ct_emit_event in chrome_callbacks.c). For tests and benchmarks. */
 uint64_t tc_ct_parser_emitted(const tc_ct_parser *p);
 /* True when the document ended inside the traceEvents array (the usual truncation). */
 int tc_ct_parser_in_events(const tc_ct_parser *p);
