@@ -18,7 +18,6 @@
  * never holds more than one event. */
 #ifndef TC_CHROME_TRACE_INT_H
 #define TC_CHROME_TRACE_INT_H
-#include "chrome_trace.h"
 #include "model/ops.h"
 #include "model/trace.h"
 #include <stdbool.h>
@@ -26,6 +25,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
+
+/* chrome_trace.h's name for the parser (repeated, not included: chrome_trace.c includes both, and a
+ * header of its own folder that included it back would make an include circle) */
+typedef struct tc_ct_parser tc_ct_parser;
 
 #define MAX_FRAMES 64
 #define NAME_CAP (64u * 1024u) /* longer names are cut (kernel names are a few KB at most) */

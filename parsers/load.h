@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/trace.h"
+#include "read_options.h"
 
 typedef enum {
     TC_LOAD_OK = 0,      /* read completely */
@@ -17,9 +18,6 @@ typedef enum {
 } tc_load_status;
 
 #define TC_LOAD_CHUNK (256u * 1024u) /* bytes handed to the parser at a time */
-
-/* Called after each chunk with the raw bytes read so far and the file size (0 unknown). */
-typedef void (*tc_progress_fn)(void *ctx, uint64_t raw_bytes, uint64_t file_size);
 
 /* Loads path into t (initialized by the caller with tc_trace_init). On anything but TC_LOAD_OK the
  * message (naming the path, and for JSON errors the byte offset, line:column and an excerpt) is

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/trace.h"
-#include "load.h"
+#include "read_options.h"
 #include "source.h"
 
 typedef enum {
