@@ -74,15 +74,11 @@ static void load_one(void *arg, size_t i, int worker) {
     (void)worker;
     progress_arg pa = {c, i};
     if (tc_trace_init(&c->traces[i], c->paths[i])) { c->status[i] = TC_LOAD_NO_MEMORY; return; }
-    c->status[i] = tc_load_trace_mt(&c->traces[i], c->paths[i], c->threads_per_file, on_progress, &pa, c->msg[i],
-                                    sizeof c->msg[i]);
-    if (c->status[i] == TC_LOAD_OK || c->status[i] == TC_LOAD_DAMAGED) {
+    tc_load_trace_options lo = {.threads = c->threads_per_file, .progress = on_progress, .progress_ctx = &pa,
+                                .comm = c->comm};
+    c->status[i] = tc_load_trace_opts(&c->traces[i], c->paths[i], &lo, c->msg[i], sizeof c->msg[i]);
+    if (c->status[i] == TC_LOAD_OK || c->status[i] == TC_LOAD_DAMAGED)
         tc_trace_note_spans(&c->traces[i]); /* for grouping and describing profiler windows (inputs.h) */
-        if (tc_trace_mark_user_comm(&c->traces[i], c->comm) < 0) {
-            c->status[i] = TC_LOAD_NO_MEMORY;
-            snprintf(c->msg[i], sizeof c->msg[i], "%s: out of memory", c->paths[i]);
-        }
-    }
     pthread_mutex_lock(&c->lock);
     c->done++;
     pthread_mutex_unlock(&c->lock);

@@ -71,15 +71,16 @@ static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
         p->oom = true;
 }
 
-/* The comm-kernel catalog's library for a kernel name (comm_kernels.h), looked up once per name. */
-static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id) {
+/* A kernel's comm class by its name and whether it carries collective args (tc_comm_classify:
+ * the catalog, then the args, then the user's patterns), asked once per name and args presence. */
+static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id, bool has_args) {
     tc_trace *t = p->t;
-    size_t old = p->comm_of_cap;
-    if (name_id >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, (size_t)name_id + 1, 1) == 0)
+    size_t at = 2 * (size_t)name_id + has_args, old = p->comm_of_cap;
+    if (at >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, at + 1, 1) == 0)
         memset(p->comm_of + old, 0, p->comm_of_cap - old);
-    if (name_id < p->comm_of_cap && p->comm_of[name_id]) return (uint8_t)(p->comm_of[name_id] - 1);
-    uint8_t lib = tc_comm_kernel_lib(tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id));
-    if (name_id < p->comm_of_cap) p->comm_of[name_id] = (uint8_t)(lib + 1);
+    if (at < p->comm_of_cap && p->comm_of[at]) return (uint8_t)(p->comm_of[at] - 1);
+    uint8_t lib = tc_comm_classify(p->user_comm, tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id), has_args);
+    if (at < p->comm_of_cap) p->comm_of[at] = (uint8_t)(lib + 1);
     return lib;
 }
 
@@ -164,8 +165,7 @@ void ct_finish_event(tc_ct_parser *p) {
         g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
         g.coll = TC_NONE;
         if (g.kind == TC_GPU_KERNEL) {
-            g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name);
-            if (!g.is_comm && ev->coll_name.set) g.is_comm = TC_COMM_ARGS;
+            g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name, ev->coll_name.set);
             if (ev->coll_name.set && (g.coll = push_coll_args(p)) == TC_NONE) return;
         }
         if (g.name == TC_NONE || g.stream == TC_NONE || TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g)) p->oom = true;

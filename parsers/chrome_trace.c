@@ -64,6 +64,8 @@ void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from) {
     into->dropped_bytes += from->dropped_bytes;
 }
 
+void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user) { p->user_comm = user; }
+
 void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);

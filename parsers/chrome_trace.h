@@ -7,6 +7,7 @@
 #define TC_CHROME_TRACE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "model/comm_kernels.h"
 #include "model/trace.h"
 
 typedef struct tc_ct_parser tc_ct_parser;
@@ -20,6 +21,10 @@ void tc_ct_parser_free(tc_ct_parser *p); /* NULL is a no-op */
  * document) and tracks no line numbers. */
 tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst);
 void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from);
+/* The user's --comm-kernel patterns its kernels are classified with, after the catalog and the
+ * collective args (tc_comm_classify, model/comm_kernels.h); NULL, the default: none. Set before
+ * the first feed; not owned (they outlive the parser). */
+void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
 /* Ends the input and adds the warnings of what was skipped (call it after a failed feed too: it then

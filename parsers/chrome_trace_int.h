@@ -18,6 +18,7 @@
  * never holds more than one event. */
 #ifndef TC_CHROME_TRACE_INT_H
 #define TC_CHROME_TRACE_INT_H
+#include "model/comm_kernels.h"
 #include "model/ops.h"
 #include "model/trace.h"
 #include <stdbool.h>
@@ -157,8 +158,9 @@ struct tc_ct_parser {
     bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
-    /* the comm-kernel catalog's verdict per kernel-name string id (tc_comm_kernel_lib + 1; 0 =
-     * not looked up yet): each distinct name is matched once */
+    /* comm-kernel classes (tc_comm_classify + 1; 0 = not asked yet) at [2 * name id + has args]:
+     * each distinct name is matched once with args and once without */
+    const tc_comm_patterns *user_comm; /* the user's patterns, NULL none (tc_ct_parser_set_comm) */
     uint8_t *comm_of; size_t comm_of_cap;
     uint64_t events_skipped_early; /* events kept from yajl (ct_pass_on): counted, and a host span recorded
                                     * when it is one, never parsed by yajl */

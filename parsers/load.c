@@ -22,10 +22,11 @@ static int finish_trace(tc_trace *t, const char *path, char *msg, size_t msglen)
 
 /* The sequential load of an opened source (read from where it stands: nothing read yet); the
  * caller closes it. */
-static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path, tc_progress_fn progress,
-                                  void *progress_ctx, char *msg, size_t msglen) {
+static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path, const tc_load_trace_options *o,
+                                  char *msg, size_t msglen) {
     char err[512] = "";
     tc_ct_parser *p = tc_ct_parser_new(t);
+    if (p) tc_ct_parser_set_comm(p, o->comm);
     char *buf = malloc(TC_LOAD_CHUNK);
     if (!p || !buf) {
         snprintf(msg, msglen, "%s: out of memory", path);
@@ -39,7 +40,7 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
     for (;;) {
         long n = tc_source_read(src, buf, TC_LOAD_CHUNK, err, sizeof err);
         if (n > 0 && tc_ct_parser_feed(p, buf, (size_t)n) != 0) { parse_failed = true; break; }
-        if (progress) progress(progress_ctx, tc_source_raw_bytes(src), tc_source_file_size(src));
+        if (o->progress) o->progress(o->progress_ctx, tc_source_raw_bytes(src), tc_source_file_size(src));
         if (n < 0) { source_failed = true; break; }
         if (n == 0) break;
     }
@@ -95,19 +96,20 @@ done:
     return status;
 }
 
-tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
-                             char *msg, size_t msglen) {
+/* The sequential load of path. */
+static tc_load_status load_path(tc_trace *t, const char *path, const tc_load_trace_options *o, char *msg,
+                                size_t msglen) {
     char err[512] = "";
     tc_source *src = tc_source_open(path, err, sizeof err);
     if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
-    tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
+    tc_load_status status = load_source(t, src, path, o, msg, msglen);
     tc_source_close(src);
     return status;
 }
 
-tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
-                                void *progress_ctx, char *msg, size_t msglen) {
-    if (threads <= 1 || strcmp(path, "-") == 0) return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
+tc_load_status tc_load_trace_opts(tc_trace *t, const char *path, const tc_load_trace_options *o, char *msg,
+                                  size_t msglen) {
+    if (o->threads <= 1 || strcmp(path, "-") == 0) return load_path(t, path, o, msg, msglen);
     /* opened once: a pipe, FIFO or /dev/stdin can be read only once, so anything but a regular file
      * is read sequentially from this very source */
     char err[512];
@@ -115,14 +117,15 @@ tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_p
     if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
     uint64_t size = tc_source_file_size(src);
     if (size == 0) {
-        tc_load_status status = load_source(t, src, path, progress, progress_ctx, msg, msglen);
+        tc_load_status status = load_source(t, src, path, o, msg, msglen);
         tc_source_close(src);
         return status;
     }
     /* gzip'd traces inflate to about 10x; the hint only sizes the pieces */
     uint64_t hint = tc_source_format_of(src) == TC_SOURCE_GZIP ? size * 10 : size;
     tc_par_info info;
-    if (tc_parallel_load(t, src, threads, hint, progress, progress_ctx, &info) == TC_PAR_OK) {
+    tc_read_options ro = {.comm = o->comm};
+    if (tc_parallel_load(t, src, o->threads, hint, &ro, o->progress, o->progress_ctx, &info) == TC_PAR_OK) {
         t->bytes = info.raw_bytes;
         t->bytes_decoded = info.decoded_bytes;
         tc_source_close(src);
@@ -135,5 +138,17 @@ tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_p
     int rc = tc_trace_init(t, p);
     free(p);
     if (rc) { snprintf(msg, msglen, "%s: out of memory", path); return TC_LOAD_NO_MEMORY; }
-    return tc_load_trace(t, path, progress, progress_ctx, msg, msglen);
+    return load_path(t, path, o, msg, msglen);
+}
+
+tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
+                             char *msg, size_t msglen) {
+    tc_load_trace_options o = {.threads = 1, .progress = progress, .progress_ctx = progress_ctx};
+    return tc_load_trace_opts(t, path, &o, msg, msglen);
+}
+
+tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
+                                void *progress_ctx, char *msg, size_t msglen) {
+    tc_load_trace_options o = {.threads = threads, .progress = progress, .progress_ctx = progress_ctx};
+    return tc_load_trace_opts(t, path, &o, msg, msglen);
 }

@@ -19,14 +19,26 @@ typedef enum {
 
 #define TC_LOAD_CHUNK (256u * 1024u) /* bytes handed to the parser at a time */
 
+typedef struct {
+    int threads;                  /* parse threads: more than 1 parses a regular file (plain or gzip)
+                                   * in pieces (parsers/parallel.h); anything the parallel parse is
+                                   * unsure of (damage, a layout it cannot split) is parsed
+                                   * sequentially, so the result is always the sequential one */
+    tc_progress_fn progress;      /* NULL: none */
+    void *progress_ctx;
+    const tc_comm_patterns *comm; /* the user's --comm-kernel patterns (model/comm_kernels.h), applied
+                                   * with the catalog as each kernel is read; NULL: the catalog only */
+} tc_load_trace_options;
+
 /* Loads path into t (initialized by the caller with tc_trace_init). On anything but TC_LOAD_OK the
  * message (naming the path, and for JSON errors the byte offset, line:column and an excerpt) is
  * written to msg. */
+tc_load_status tc_load_trace_opts(tc_trace *t, const char *path, const tc_load_trace_options *opt, char *msg,
+                                  size_t msglen);
+/* tc_load_trace_opts with one thread and no user patterns. */
 tc_load_status tc_load_trace(tc_trace *t, const char *path, tc_progress_fn progress, void *progress_ctx,
                              char *msg, size_t msglen);
-/* Same, parsing with up to `threads` threads (parsers/parallel.h) when the input is a regular file
- * (plain or gzip) and threads > 1; anything the parallel parse is unsure of (damage, an unusual
- * layout it cannot split) is parsed sequentially, so the result is always the sequential one. */
+/* tc_load_trace_opts with `threads` threads and no user patterns. */
 tc_load_status tc_load_trace_mt(tc_trace *t, const char *path, int threads, tc_progress_fn progress,
                                 void *progress_ctx, char *msg, size_t msglen);
 #endif
