@@ -1,5 +1,6 @@
-/* read_options.h: what the loader (load.h) and the parallel parse (parallel.h) share, so that
- * neither includes the other: the options a parse is begun with and the progress callback. */
+/* read_options.h: what the loader (load.h), the readers (reader.h) and the parallel parse
+ * (parallel.h) share, so that none includes another for it: the options a reading is begun with
+ * and the progress callback. */
 #ifndef TC_READ_OPTIONS_H
 #define TC_READ_OPTIONS_H
 #include <stdint.h>
