@@ -1,5 +1,5 @@
-/* comm_kernels.c: the communication-kernel catalog compiled from comm_kernels.def, and user
- * patterns (see comm_kernels.h). */
+/* comm_kernels.c: the communication-kernel catalog compiled from comm_kernels.def, user patterns,
+ * and the one classifier that applies both (see comm_kernels.h). */
 #include "comm_kernels.h"
 #include "base/status.h"
 #include "base/util.h"
@@ -106,24 +106,15 @@ size_t tc_comm_patterns_count(const tc_comm_patterns *p) { return p ? p->n : 0; 
 
 const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i) { return p && i < p->n ? p->text[i] : NULL; }
 
-int64_t tc_trace_mark_user_comm(tc_trace *t, const tc_comm_patterns *p) {
-    if (!p || p->n == 0) return 0;
-    size_t n_names = tc_strtab_count(t->strings);
-    /* per string id: 0 untested, 1 matches, 2 does not */
-    uint8_t *seen = calloc(n_names ? n_names : 1, 1);
-    if (!seen) return -1;
-    int64_t marked = 0;
-    for (size_t e = 0; e < t->n_gpu; e++) {
-        tc_gpu_event *g = &t->gpu[e];
-        if (g->kind != TC_GPU_KERNEL || g->is_comm || g->name >= n_names) continue;
-        if (!seen[g->name]) {
-            const char *name = tc_trace_str(t, g->name);
-            seen[g->name] = 2;
-            for (size_t i = 0; i < p->n; i++)
-                if (regexec(&p->re[i], name, 0, NULL, 0) == 0) { seen[g->name] = 1; break; }
-        }
-        if (seen[g->name] == 1) { g->is_comm = TC_COMM_USER; marked++; }
-    }
-    free(seen);
-    return marked;
+static bool user_match(const tc_comm_patterns *p, const char *name) {
+    for (size_t i = 0; p && i < p->n; i++)
+        if (regexec(&p->re[i], name, 0, NULL, 0) == 0) return true;
+    return false;
+}
+
+uint8_t tc_comm_classify(const tc_comm_patterns *user, const char *name, size_t len, bool has_coll_args) {
+    uint8_t lib = tc_comm_kernel_lib(name, len);
+    if (lib != TC_COMM_NO) return lib;
+    if (has_coll_args) return TC_COMM_ARGS;
+    return user_match(user, name) ? TC_COMM_USER : TC_COMM_NO;
 }

@@ -1,14 +1,14 @@
-/* comm_kernels.h: which GPU kernels are communication. The built-in catalog (comm_kernels.def:
- * NCCL, RCCL, PyTorch symmetric memory, DeepEP, MSCCL++, NVSHMEM, custom all-reduces, ...) names
- * each kernel's library; a kernel with a "Collective name" arg is communication whatever its name;
- * user patterns (`--comm-kernel REGEX`, POSIX extended regular expressions) add more. A GPU
- * event's is_comm holds its tc_comm_lib (0: compute). No I/O; the catalog is static data. */
+/* comm_kernels.h: which GPU kernels are communication, decided in one place (tc_comm_classify). The
+ * built-in catalog (comm_kernels.def: NCCL, RCCL, PyTorch symmetric memory, DeepEP, MSCCL++,
+ * NVSHMEM, custom all-reduces, ...) names each kernel's library; a kernel with a "Collective name"
+ * arg is communication whatever its name; user patterns (`--comm-kernel REGEX`, POSIX extended
+ * regular expressions) add more. A GPU event's is_comm holds its tc_comm_lib (0: compute). No I/O;
+ * the catalog is static data. */
 #ifndef TC_COMM_KERNELS_H
 #define TC_COMM_KERNELS_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace.h"
 
 /* What made a kernel communication: its library (comm_kernels.def), its collective args, or a
  * user pattern. Stored in tc_gpu_event.is_comm (a byte). */
@@ -45,8 +45,12 @@ int tc_comm_patterns_add(tc_comm_patterns *p, const char *regex, char *err, size
 size_t tc_comm_patterns_count(const tc_comm_patterns *p); /* 0 for NULL */
 const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i);
 
-/* Marks every kernel of t whose name matches one of p's patterns, and is not communication
- * already, as TC_COMM_USER (each distinct name is tested once). A no-op for NULL or empty p.
- * Returns the number of kernels marked, or -1 out of memory (t unchanged). */
-int64_t tc_trace_mark_user_comm(tc_trace *t, const tc_comm_patterns *p);
+/* The one rule that decides a kernel's tc_comm_lib (the Chrome-trace parser asks it once per
+ * distinct name, with and without args): the first rule of the built-in catalog that matches the
+ * name decides when it names a library; else a kernel that carries collective args is
+ * TC_COMM_ARGS; else one whose name matches one of the user's patterns (NULL: none) is
+ * TC_COMM_USER; else TC_COMM_NO. A kernel the catalog excludes can thus still be communication by
+ * its args or a user pattern. name holds len bytes and ends with a NUL (patterns are matched up to
+ * its first NUL, the catalog over all len bytes). */
+uint8_t tc_comm_classify(const tc_comm_patterns *user, const char *name, size_t len, bool has_coll_args);
 #endif

@@ -1,6 +1,7 @@
 /* trace.c: lifetime, appending and small queries of the per-input event model (see trace.h). The
  * event store's arrays and record fields are walked from trace_arrays.def. */
 #include "trace.h"
+#include "comm_kernels.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdarg.h>
@@ -289,9 +290,11 @@ static int cmp_corr_coll(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* A communication kernel that carries no collective arguments but can be traced to its launch. */
+/* A communication kernel that carries no collective arguments but can be traced to its launch (not
+ * one of a user pattern: see trace.h). */
 static bool lacks_args(const tc_gpu_event *g) {
-    return g->kind == TC_GPU_KERNEL && g->is_comm && g->coll == TC_NONE && g->correlation != TC_NONE;
+    return g->kind == TC_GPU_KERNEL && g->is_comm && g->is_comm != TC_COMM_USER && g->coll == TC_NONE &&
+           g->correlation != TC_NONE;
 }
 
 int tc_trace_link_op_colls(tc_trace *t) {

@@ -207,7 +207,8 @@ uint32_t tc_trace_intern_thread(tc_trace *t, const char *pid, size_t pid_len, co
 void tc_trace_settle_times(tc_trace *t);
 /* Gives each communication kernel that carries no collective arguments those of the CPU op that
  * launched it (the op whose External id its launch call carries: record_param_comms), when that op
- * carried them. Called once a trace is parsed. 0, or -1 out of memory (nothing changed). */
+ * carried them; a kernel that only a user pattern made communication (TC_COMM_USER) is left as it
+ * is. Called once a trace is parsed. 0, or -1 out of memory (nothing changed). */
 int tc_trace_link_op_colls(tc_trace *t);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);

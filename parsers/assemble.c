@@ -56,20 +56,15 @@ static void on_progress(void *ctx, uint64_t raw, uint64_t size) {
     pthread_mutex_unlock(&c->lock);
 }
 
-/* One file into t: parsed (tc_load_trace_mt), its spans noted for grouping and describing
- * profiler windows (job_rules.h), the user's comm-kernel patterns applied. The one per-file load
- * step; msg gets the loader's message. */
+/* One file into t: parsed with the user's comm-kernel patterns (tc_load_trace_opts: the parser
+ * classifies each kernel by them and the catalog), its spans noted for grouping and describing
+ * profiler windows (job_rules.h). The one per-file load step; msg gets the loader's message. */
 static tc_load_status load_file(tc_trace *t, const char *path, int threads, const tc_comm_patterns *comm,
                                 progress_arg *pa, char *msg, size_t msglen) {
     if (tc_trace_init(t, path)) return TC_LOAD_NO_MEMORY;
-    tc_load_status st = tc_load_trace_mt(t, path, threads, on_progress, pa, msg, msglen);
-    if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) {
-        tc_trace_note_spans(t);
-        if (tc_trace_mark_user_comm(t, comm) < 0) {
-            tc_format(msg, msglen, "%s: out of memory", path);
-            return TC_LOAD_NO_MEMORY;
-        }
-    }
+    tc_load_trace_options lo = {.threads = threads, .progress = on_progress, .progress_ctx = pa, .comm = comm};
+    tc_load_status st = tc_load_trace_opts(t, path, &lo, msg, msglen);
+    if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) tc_trace_note_spans(t);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #define TC_CHROME_TRACE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "model/comm_kernels.h"
 #include "model/trace.h"
 
 typedef struct tc_ct_parser tc_ct_parser;
@@ -20,6 +21,10 @@ void tc_ct_parser_free(tc_ct_parser *p); /* NULL is a no-op */
  * document) and tracks no line numbers. */
 tc_ct_parser *tc_ct_parser_new_events(tc_trace *dst);
 void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from);
+/* The user's --comm-kernel patterns its kernels are classified with, after the catalog and the
+ * collective args (tc_comm_classify, model/comm_kernels.h); NULL, the default: none. Set before
+ * the first feed; not owned (they outlive the parser). */
+void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
 /* Ends the input and adds the warnings of what was skipped (call it after a failed feed too: it then
@@ -31,10 +36,10 @@ const char *tc_ct_parser_error(const tc_ct_parser *p);
 uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p);
 /* Events handled before yajl (valid, and finish_event would only count them or add a host span:
  * flows, instants, ops that are not FLOP ops, annotations that are not steps...; see
- * chrome_trace.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
+ * chrome_scan.c): counted in events_total, their host spans recorded. For tests and benchmarks. */
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p);
 /* Events read without yajl: valid with plain strings (no escape), so the parser called yajl's
- * callbacks for their tokens itself (emit_event in chrome_trace.c). For tests and benchmarks. */
+ * callbacks for their tokens itself (ct_emit_event in chrome_callbacks.c). For tests and benchmarks. */
 uint64_t tc_ct_parser_emitted(const tc_ct_parser *p);
 /* True when the document ended inside the traceEvents array (the usual truncation). */
 int tc_ct_parser_in_events(const tc_ct_parser *p);

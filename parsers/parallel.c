@@ -160,6 +160,7 @@ typedef struct {
     size_t seg_len[2]; /* the last segment ends with the comma before the next piece */
     tc_trace t;        /* partial trace of this piece */
     tc_ct_parser *p;
+    const tc_comm_patterns *comm; /* the user's comm-kernel patterns (tc_read_options) */
     bool ok;
 } piece;
 
@@ -172,6 +173,7 @@ static void parse_piece(piece *c) {
     if (trimmed == TC_SPLIT_NONE) return;
     c->p = tc_ct_parser_new_events(&c->t);
     if (!c->p) return;
+    tc_ct_parser_set_comm(c->p, c->comm);
     if (tc_ct_parser_feed(c->p, "[", 1)) return;
     if (last == 1 && tc_ct_parser_feed(c->p, c->seg[0], c->seg_len[0])) return;
     if (tc_ct_parser_feed(c->p, c->seg[last], trimmed)) return;
@@ -240,6 +242,7 @@ struct kf_load {
     uint64_t queued, merged;
     tc_trace *t;
     tc_ct_parser *p0;     /* the document's sequential parser: head, tail, and absorbed pieces */
+    const tc_comm_patterns *comm; /* the user's comm-kernel patterns, for p0 and every piece */
     tc_split_pattern pat; /* the separator between events */
     uint32_t *remap;
     size_t remap_cap;
@@ -251,7 +254,9 @@ static void parse_fpiece(int fd, fpiece *c, char *slice) {
     c->p = NULL;
     if (tc_trace_init(&c->t, NULL)) return;
     c->p = tc_ct_parser_new_events(&c->t);
-    if (!c->p || tc_ct_parser_feed(c->p, "[", 1)) return;
+    if (!c->p) return;
+    tc_ct_parser_set_comm(c->p, c->k->comm);
+    if (tc_ct_parser_feed(c->p, "[", 1)) return;
     for (uint64_t off = c->from; off < c->to;) {
         size_t want = c->to - off < FILE_SLICE ? (size_t)(c->to - off) : FILE_SLICE;
         long n = pread_full(fd, slice, want, off);
@@ -383,6 +388,7 @@ static int kf_parse(kf_load *k, const char *head, size_t body, size_t gap, char 
     k->info->mode = TC_PAR_MODE_PATTERN;
     k->p0 = tc_ct_parser_new(k->t);
     if (!k->p0) { k->info->why = "out of memory"; return -1; }
+    tc_ct_parser_set_comm(k->p0, k->comm);
     if (tc_ct_parser_feed(k->p0, head, body)) { k->info->why = "head did not parse"; return -1; }
     tc_trace_reserve(k->t, k->size);
     k->ring = calloc(k->cap, sizeof *k->ring);
@@ -398,9 +404,10 @@ typedef enum { KF_OK, KF_FALLBACK, KF_NO_PATTERN } kf_status;
 /* The plain-file path, on pool (the caller parses too). KF_NO_PATTERN: nothing was done (t
  * untouched), use the general path. */
 static kf_status pattern_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t size, size_t gap,
-                                  tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
+                                  const tc_comm_patterns *comm, tc_progress_fn progress, void *progress_ctx,
+                                  tc_par_info *info) {
     int threads = tc_pool_threads(pool) + 1;
-    kf_load k = {.fd = fd, .size = size, .pool = pool, .t = t, .info = info};
+    kf_load k = {.fd = fd, .size = size, .pool = pool, .t = t, .comm = comm, .info = info};
     k.cap = (size_t)threads * FILE_INFLIGHT_PER_THREAD;
     k.slices = calloc((size_t)threads, sizeof *k.slices);
     size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX, body = 0;
@@ -424,6 +431,7 @@ static kf_status pattern_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t 
 typedef struct {
     tc_trace *t;
     tc_ct_parser *p0;
+    const tc_comm_patterns *comm; /* the user's comm-kernel patterns, for p0 and every piece */
     reader r;
     tc_pool *pool;
     piece *pieces;
@@ -450,6 +458,7 @@ static int run_pieces(par_ctx *x, size_t n) {
     for (size_t i = 0; i < n; i++) {
         piece *c = &x->pieces[i];
         memset(c, 0, sizeof *c);
+        c->comm = x->comm;
         size_t from = i == 0 ? (x->prev ? 0 : x->carry_off) : x->bounds[i - 1];
         if (i == 0 && x->prev) {
             c->seg[0] = x->prev + x->carry_off;
@@ -488,6 +497,7 @@ static int par_start(par_ctx *x, int threads) {
     x->pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->pieces);
     x->bounds = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->bounds);
     x->p0 = tc_ct_parser_new(x->t);
+    if (x->p0) tc_ct_parser_set_comm(x->p0, x->comm);
     bool bufs_ok = true;
     for (int i = 0; r->fd < 0 && i < TC_PAR_BUFFERS; i++)
         if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
@@ -613,7 +623,7 @@ static int par_load(par_ctx *x, tc_source *src, int threads, uint64_t size_hint,
     return par_finish(x, src);
 }
 
-tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint,
+tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint, const tc_read_options *opt,
                                tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
     tc_par_info dummy;
     if (!info) info = &dummy;
@@ -625,6 +635,7 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     par_ctx x;
     memset(&x, 0, sizeof x);
     x.t = t;
+    x.comm = opt ? opt->comm : NULL;
     x.info = info;
     x.gap = gap;
     reader *r = &x.r;
@@ -634,7 +645,7 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     x.pool = tc_pool_new(threads - 1 + (r->fd < 0 ? 1 : 0));
     if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
     if (r->fd >= 0) {
-        kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, progress, progress_ctx, info);
+        kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, x.comm, progress, progress_ctx, info);
         if (ks != KF_NO_PATTERN) {
             tc_pool_free(x.pool);
             return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/trace.h"
-#include "load.h"
+#include "read_options.h"
 #include "source.h"
 
 typedef enum {
@@ -45,7 +45,8 @@ typedef struct {
 #define TC_PAR_BUFFERS 8
 
 /* Parses src (opened, nothing read yet) into t (initialized, empty) with `threads` parse threads
- * (>= 2). size_hint: the decoded size expected (0 unknown), to size the pieces. */
-tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint,
+ * (>= 2), every piece's parser begun with opt (NULL: the defaults). size_hint: the decoded size
+ * expected (0 unknown), to size the pieces. */
+tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint, const tc_read_options *opt,
                                tc_progress_fn progress, void *progress_ctx, tc_par_info *info);
 #endif

@@ -1,11 +1,16 @@
 /* test_comm_kernels.c: which kernels are communication (model/comm_kernels.h): every NCCL/RCCL name
  * generation and every other library of the catalog by real kernel names, the local compute kernels
  * it carves out, names that stay compute, the docs' list held to comm_kernels.def, user patterns
- * (--comm-kernel), and what the parser makes of a kernel by its name or its args. */
+ * (--comm-kernel) and the one classifier that applies them with the catalog, and what the parser
+ * makes of a kernel by its name, its args or a pattern, with -j1 and -j2. */
 #include "testutil.h"
 #include "model/comm_kernels.h"
 #include "model/trace.h"
 #include "parsers/chrome_trace.h"
+#include "parsers/load.h"
+#include "parsers/parallel.h"
+#include "parsers/source.h"
+#include <regex.h>
 
 typedef struct { const char *name; uint8_t lib; } named;
 
@@ -109,32 +114,165 @@ Test(comm_kernels, definitions_md_lists_the_catalog) {
     free(doc);
 }
 
-Test(comm_kernels, user_patterns_are_checked_and_mark_kernels_once_per_name) {
+/* One parse of doc (in one feed) with the user's patterns p. */
+static void parse_with(tc_trace *t, const char *doc, const tc_comm_patterns *p) {
+    cr_assert_eq(tc_trace_init(t, "x"), 0);
+    tc_ct_parser *ps = tc_ct_parser_new(t);
+    tc_ct_parser_set_comm(ps, p);
+    cr_assert_eq(tc_ct_parser_feed(ps, doc, strlen(doc)), 0);
+    cr_assert_eq(tc_ct_parser_finish(ps), 0);
+    tc_ct_parser_free(ps);
+}
+
+Test(comm_kernels, user_patterns_are_checked_and_classify_kernels_after_the_catalog_and_args) {
     tc_comm_patterns *p = tc_comm_patterns_new();
     char err[400];
     cr_assert_eq(tc_comm_patterns_add(p, "([unclosed", err, sizeof err), -1);
     cr_expect(strstr(err, "'([unclosed' is not a valid regular expression"), "%s", err);
     cr_assert_eq(tc_comm_patterns_add(p, "^my_allreduce", err, sizeof err), 0, "%s", err);
     cr_assert_eq(tc_comm_patterns_add(p, "alltoall_v[0-9]+", err, sizeof err), 0, "%s", err);
-    cr_expect_eq(tc_comm_patterns_count(p), 2);
+    cr_assert_eq(tc_comm_patterns_add(p, "SendRecv|get_dispatch_layout", err, sizeof err), 0, "%s", err);
+    cr_expect_eq(tc_comm_patterns_count(p), 3);
     cr_expect_str_eq(tc_comm_patterns_at(p, 1), "alltoall_v[0-9]+");
-    tc_trace t;
-    cr_assert_eq(tc_trace_init(&t, "x"), 0);
-    tc_ct_parser *ps = tc_ct_parser_new(&t);
     const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_allreduce_bf16\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2},"
                       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_my_allreduce\",\"pid\":0,\"tid\":7,\"ts\":3,\"dur\":2},"
                       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void ep::alltoall_v2<8>(int)\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":2},"
                       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_allreduce_bf16\",\"pid\":0,\"tid\":7,\"ts\":7,\"dur\":2},"
                       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_SendRecv()\",\"pid\":0,\"tid\":7,\"ts\":9,\"dur\":2},"
-                      "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"my_allreduce\",\"pid\":0,\"tid\":7,\"ts\":11,\"dur\":2}]";
-    cr_assert_eq(tc_ct_parser_feed(ps, doc, strlen(doc)), 0);
-    cr_assert_eq(tc_ct_parser_finish(ps), 0);
-    tc_ct_parser_free(ps);
-    cr_assert_eq(t.n_gpu, 6);
-    cr_expect_eq(tc_trace_mark_user_comm(&t, p), 3, "two names match, one of them twice; NCCL is already comm; a copy is no kernel");
-    uint8_t want[] = {TC_COMM_USER, TC_COMM_NO, TC_COMM_USER, TC_COMM_USER, TC_COMM_NCCL, TC_COMM_NO};
-    for (size_t i = 0; i < 6; i++) cr_expect_eq(t.gpu[i].is_comm, want[i], "event %zu", i);
-    cr_expect_eq(tc_trace_mark_user_comm(&t, NULL), 0);
+                      "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"my_allreduce\",\"pid\":0,\"tid\":7,\"ts\":11,\"dur\":2},"
+                      /* excluded by the catalog (local compute), then matched by a pattern */
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void deep_ep::layout::get_dispatch_layout<256>()\",\"pid\":0,"
+                      "\"tid\":7,\"ts\":13,\"dur\":2},"
+                      /* its args make it communication before any pattern */
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_allreduce_bf16\",\"pid\":0,\"tid\":7,\"ts\":15,\"dur\":2,"
+                      "\"args\":{\"Collective name\":\"allreduce\"}}]";
+    tc_trace t;
+    parse_with(&t, doc, p);
+    cr_assert_eq(t.n_gpu, 8);
+    uint8_t want[] = {TC_COMM_USER, TC_COMM_NO, TC_COMM_USER, TC_COMM_USER, TC_COMM_NCCL, TC_COMM_NO, TC_COMM_USER, TC_COMM_ARGS};
+    for (size_t i = 0; i < 8; i++) cr_expect_eq(t.gpu[i].is_comm, want[i], "event %zu: %d", i, t.gpu[i].is_comm);
+    tc_trace_free(&t);
+    /* without patterns: the catalog and the args only */
+    parse_with(&t, doc, NULL);
+    uint8_t want_none[] = {TC_COMM_NO, TC_COMM_NO, TC_COMM_NO, TC_COMM_NO, TC_COMM_NCCL, TC_COMM_NO, TC_COMM_NO, TC_COMM_ARGS};
+    for (size_t i = 0; i < 8; i++) cr_expect_eq(t.gpu[i].is_comm, want_none[i], "event %zu: %d", i, t.gpu[i].is_comm);
+    tc_trace_free(&t);
+    /* the classifier itself: the catalog first, then the args, then the patterns */
+    cr_expect_eq(tc_comm_classify(p, "ncclDevKernel_SendRecv()", 24, false), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_classify(p, "ncclDevKernel_SendRecv()", 24, true), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_classify(p, "my_allreduce", 12, true), TC_COMM_ARGS);
+    cr_expect_eq(tc_comm_classify(p, "my_allreduce", 12, false), TC_COMM_USER);
+    cr_expect_eq(tc_comm_classify(NULL, "my_allreduce", 12, false), TC_COMM_NO);
+    cr_expect_eq(tc_comm_classify(p, "gemm", 4, false), TC_COMM_NO);
+    /* patterns read a name up to its first NUL, the catalog all of it */
+    cr_expect_eq(tc_comm_classify(p, "x\0my_allreduce", 14, false), TC_COMM_NO);
+    cr_expect_eq(tc_comm_classify(p, "my_allreduce\0ncclKernel_x", 24, false), TC_COMM_NCCL);
+    tc_comm_patterns_free(p);
+}
+
+/* A kernel only a user pattern makes communication keeps no args from the op that launched it
+ * (as when the patterns were applied after the load); a catalog kernel gets them. */
+Test(comm_kernels, a_user_kernel_gets_no_args_of_its_launching_op) {
+    char *dir = tu_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/linked.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (int k = 0; k < 2; k++) /* a user kernel under external id 9, a catalog kernel under 10 */
+        fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                "\"dur\":5,\"args\":{\"External id\":%d,\"Collective name\":\"allreduce\"}},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                "\"dur\":1,\"args\":{\"correlation\":%d,\"External id\":%d}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":2,"
+                "\"args\":{\"correlation\":%d}}%s",
+                k ? "" : "[", 10 * k + 1, 9 + k, 10 * k + 2, 5 + k, 9 + k, k ? "ncclDevKernel_AllReduce()" : "my_allreduce",
+                10 * k + 3, 5 + k, k ? "]" : ",");
+    fclose(f);
+    tc_comm_patterns *p = tc_comm_patterns_new();
+    char err[400], msg[600];
+    cr_assert_eq(tc_comm_patterns_add(p, "allreduce|AllReduce", err, sizeof err), 0, "%s", err);
+    tc_trace t;
+    cr_assert_eq(tc_trace_init(&t, path), 0);
+    tc_load_trace_options o = {.threads = 1, .comm = p};
+    cr_assert_eq(tc_load_trace_opts(&t, path, &o, msg, sizeof msg), TC_LOAD_OK, "%s", msg);
+    cr_assert_eq(t.n_gpu, 2);
+    cr_expect_eq(t.gpu[0].is_comm, TC_COMM_USER);
+    cr_expect_eq(t.gpu[0].coll, TC_NONE);
+    cr_expect_eq(t.gpu[1].is_comm, TC_COMM_NCCL);
+    cr_expect_neq(t.gpu[1].coll, TC_NONE);
     tc_trace_free(&t);
     tc_comm_patterns_free(p);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* How --comm-kernel patterns were applied before they moved into the parse (cli/load_job.c called
+ * it after each load): every kernel that is not communication yet and whose name matches one of
+ * the patterns becomes TC_COMM_USER. The reference the parse is held to. */
+static void mark_after_load(tc_trace *t, const char *const *patterns, size_t n) {
+    regex_t re[8];
+    cr_assert(n <= 8);
+    for (size_t i = 0; i < n; i++) cr_assert_eq(regcomp(&re[i], patterns[i], REG_EXTENDED | REG_NOSUB), 0);
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        tc_gpu_event *g = &t->gpu[e];
+        if (g->kind != TC_GPU_KERNEL || g->is_comm) continue;
+        for (size_t i = 0; i < n; i++)
+            if (regexec(&re[i], tc_trace_str(t, g->name), 0, NULL, 0) == 0) { g->is_comm = TC_COMM_USER; break; }
+    }
+    for (size_t i = 0; i < n; i++) regfree(&re[i]);
+}
+
+static void load_with(tc_trace *t, const char *path, int threads, const tc_comm_patterns *p) {
+    char msg[600];
+    cr_assert_eq(tc_trace_init(t, path), 0);
+    tc_load_trace_options o = {.threads = threads, .comm = p};
+    cr_assert_eq(tc_load_trace_opts(t, path, &o, msg, sizeof msg), TC_LOAD_OK, "%s", msg);
+}
+
+Test(comm_kernels, patterns_mark_the_same_kernels_with_j1_and_j2_as_after_the_load) {
+    static const char *const patterns[] = {"_NNT$", "AllReduce", "elementwise"};
+    tc_comm_patterns *p = tc_comm_patterns_new();
+    char err[400];
+    for (size_t i = 0; i < 3; i++) cr_assert_eq(tc_comm_patterns_add(p, patterns[i], err, sizeof err), 0, "%s", err);
+    char *dir = tu_tmpdir();
+    /* NCCL kernels without args of their own: they get record_param_comms's when the trace is read */
+    tu_gen_job(dir, "job", "--ranks 2 --steps 40 --no-coll-args");
+    char path[300];
+    snprintf(path, sizeof path, "%s/job/rank0.pt.trace.json", dir);
+    cr_assert_eq(tu_sh(NULL, "gzip -kf %s", path), 0);
+    for (int gz = 0; gz < 2; gz++) {
+        if (gz) strcat(path, ".gz");
+        tc_trace j1, j2, after;
+        load_with(&j1, path, 1, p);
+        load_with(&j2, path, 2, p);
+        load_with(&after, path, 1, NULL);
+        mark_after_load(&after, patterns, 3);
+        tu_assert_same_trace(&j1, &j2, path);
+        tu_assert_same_trace(&j1, &after, path);
+        size_t user = 0, nccl = 0;
+        for (size_t e = 0; e < j1.n_gpu; e++) {
+            user += j1.gpu[e].is_comm == TC_COMM_USER;
+            nccl += j1.gpu[e].is_comm == TC_COMM_NCCL && j1.gpu[e].coll != TC_NONE;
+        }
+        cr_expect_gt(user, 40, "%zu kernels marked by the patterns", user);
+        cr_expect_gt(nccl, 0, "NCCL kernels stay NCCL, with their op's args");
+        /* the parallel parse itself, in pieces, classifies as the sequential one */
+        tc_trace par;
+        cr_assert_eq(tc_trace_init(&par, path), 0);
+        tc_source *src = tc_source_open(path, err, sizeof err);
+        cr_assert_not_null(src, "%s", err);
+        tc_par_info info;
+        tc_read_options ro = {.comm = p};
+        cr_assert_eq(tc_parallel_load(&par, src, 2, 64 * 1024, &ro, NULL, NULL, &info), TC_PAR_OK, "%s", info.why);
+        cr_assert_gt(info.pieces, 1);
+        tc_source_close(src);
+        cr_assert_eq(par.n_gpu, j1.n_gpu);
+        for (size_t e = 0; e < j1.n_gpu; e++) cr_assert_eq(par.gpu[e].is_comm, j1.gpu[e].is_comm, "kernel %zu", e);
+        tc_trace_free(&par);
+        tc_trace_free(&j1);
+        tc_trace_free(&j2);
+        tc_trace_free(&after);
+    }
+    tc_comm_patterns_free(p);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
 }

@@ -201,7 +201,7 @@ static void check_parallel_load_threads(const char *path, tc_par_mode mode, uint
     tc_source *src = tc_source_open(path, err, sizeof err);
     cr_assert_not_null(src, "%s", err);
     tc_par_info info;
-    tc_par_status st = tc_parallel_load(&par, src, threads, size_hint, NULL, NULL, &info);
+    tc_par_status st = tc_parallel_load(&par, src, threads, size_hint, NULL, NULL, NULL, &info);
     cr_assert_eq(st, TC_PAR_OK, "%s: fell back (%s)", path, info.why ? info.why : "?");
     cr_assert_eq(info.mode, mode, "%s: mode %d, want %d", path, (int)info.mode, (int)mode);
     cr_assert_gt(info.pieces, 1, "%s: %llu pieces", path, (unsigned long long)info.pieces);
@@ -353,7 +353,7 @@ Test(parallel, wrong_candidate_boundaries_give_the_sequential_result, .init = se
     tc_source *src = tc_source_open(TMP "/concat.json", err, sizeof err);
     cr_assert_not_null(src, "%s", err);
     tc_par_info info;
-    cr_assert_eq(tc_parallel_load(&t, src, 2, 64 * 1024, NULL, NULL, &info), TC_PAR_FALLBACK);
+    cr_assert_eq(tc_parallel_load(&t, src, 2, 64 * 1024, NULL, NULL, NULL, &info), TC_PAR_FALLBACK);
     cr_assert_str_eq(info.why, "a piece did not parse");
     tc_source_close(src);
     tc_trace_free(&t);
@@ -421,7 +421,7 @@ Test(parallel, fallback_waits_for_pieces_in_flight, .init = setup) {
         tc_source *src = tc_source_open(paths[i], err, sizeof err);
         cr_assert_not_null(src, "%s", err);
         tc_par_info info;
-        cr_assert_eq(tc_parallel_load(&t, src, 6, 64 * 1024, NULL, NULL, &info), TC_PAR_FALLBACK, "%s", paths[i]);
+        cr_assert_eq(tc_parallel_load(&t, src, 6, 64 * 1024, NULL, NULL, NULL, &info), TC_PAR_FALLBACK, "%s", paths[i]);
         cr_assert_str_eq(info.why, "a piece did not parse", "%s: %s", paths[i], info.why);
         tc_source_close(src);
         tc_trace_free(&t);

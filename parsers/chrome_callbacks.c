@@ -1,0 +1,455 @@
+/* chrome_callbacks.c: the Chrome-trace parser's yajl callbacks (see chrome_trace_int.h): frames and
+ * keys, each scalar into the event's scratch or the metadata it belongs to, yajl fed and its errors
+ * described, and the tokens of an event read before yajl handed to the same callbacks. */
+#include "chrome_trace_int.h"
+#include "base/util.h"
+#include <stdio.h>
+#include <string.h>
+
+static void small_set(small_str *d, const unsigned char *s, size_t len) {
+    if (len > SMALL - 1) len = SMALL - 1;
+    memcpy(d->text, s, len);
+    d->text[len] = 0;
+    d->len = (uint16_t)len;
+    d->set = true;
+}
+
+#define KEY_IS(lit) (len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+static key_kind classify_key(frame_kind where, const unsigned char *key, size_t len) {
+    const char *k = (const char *)key;
+    switch (where) {
+    case F_TOP:
+        if (KEY_IS("traceEvents")) return K_TRACE_EVENTS;
+        if (KEY_IS("deviceProperties")) return K_DEVICE_PROPERTIES;
+        if (KEY_IS("computeProperties")) return K_DEVICE_PROPERTIES; /* its name in 2021 Kineto */
+        if (KEY_IS("distributedInfo")) return K_DISTRIBUTED_INFO;
+        if (KEY_IS("baseTimeNanoseconds")) return K_BASE_TIME;
+        if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
+        return K_OTHER;
+    case F_EVENT:
+        if (len == 2) {
+            if (KEY_IS("ph")) return K_PH;
+            if (KEY_IS("ts")) return K_TS;
+        }
+        if (KEY_IS("cat")) return K_CAT;
+        if (KEY_IS("name")) return K_NAME;
+        if (KEY_IS("pid")) return K_PID;
+        if (KEY_IS("tid")) return K_TID;
+        if (KEY_IS("dur")) return K_DUR;
+        if (KEY_IS("args")) return K_ARGS;
+        return K_OTHER;
+    case F_ARGS: /* by length first: kernels carry a dozen args we do not read */
+        switch (len) {
+        case 3: return KEY_IS("Seq") ? K_SEQ : K_OTHER;
+        case 5: return KEY_IS("dtype") ? K_DTYPE : K_OTHER;
+        case 10:
+            if (KEY_IS("Group size")) return K_GROUP_SIZE;
+            if (KEY_IS("Input Dims")) return K_INPUT_DIMS;
+            return KEY_IS("Input type") ? K_INPUT_TYPE : K_OTHER;
+        case 11:
+            if (KEY_IS("correlation")) return K_CORRELATION;
+            return KEY_IS("External id") ? K_EXTERNAL_ID : K_OTHER;
+        case 13: return KEY_IS("In msg nelems") ? K_IN_NELEMS : K_OTHER;
+        case 14: return KEY_IS("Out msg nelems") ? K_OUT_NELEMS : K_OTHER;
+        case 15:
+            if (KEY_IS("Collective name")) return K_COLL_NAME;
+            return KEY_IS("Concrete Inputs") ? K_CONCRETE_INPUTS : K_OTHER;
+        case 18: return KEY_IS("Process Group Name") ? K_PG_NAME : K_OTHER;
+        case 19: return KEY_IS("Process Group Ranks") ? K_PG_RANKS : K_OTHER;
+        case 25: return KEY_IS("Process Group Description") ? K_PG_DESC : K_OTHER;
+        default: return K_OTHER;
+        }
+    case F_DEVPROP:
+        if (KEY_IS("id")) return K_ID;
+        if (KEY_IS("name")) return K_NAME;
+        return K_OTHER;
+    case F_DISTINFO:
+        if (KEY_IS("rank")) return K_RANK;
+        if (KEY_IS("world_size")) return K_WORLD_SIZE;
+        if (KEY_IS("backend")) return K_BACKEND;
+        if (KEY_IS("pg_config")) return K_PG_CONFIG;
+        return K_OTHER;
+    case F_PG:
+        if (KEY_IS("pg_name")) return K_PG_NAME;
+        if (KEY_IS("pg_desc")) return K_PG_DESC;
+        if (KEY_IS("pg_size")) return K_GROUP_SIZE;
+        if (KEY_IS("ranks")) return K_PG_RANKS;
+        return K_OTHER;
+    default:
+        return K_OTHER;
+    }
+}
+
+cat_kind ct_classify_cat(const unsigned char *c, size_t len) {
+    const char *k = (const char *)c;
+    switch (len) { /* by length first: every event's category passes here, some twice */
+    case 6:
+        if (KEY_IS("kernel") || KEY_IS("Kernel")) return CAT_KERNEL;
+        if (KEY_IS("cpu_op")) return CAT_CPU_OP;
+        if (KEY_IS("Memcpy")) return CAT_MEMCPY;
+        return KEY_IS("Memset") ? CAT_MEMSET : CAT_OTHER;
+    case 7: return KEY_IS("Runtime") ? CAT_RUNTIME : CAT_OTHER;
+    case 8: return KEY_IS("Operator") ? CAT_CPU_OP : CAT_OTHER;
+    case 10:
+        if (KEY_IS("gpu_memcpy")) return CAT_MEMCPY;
+        return KEY_IS("gpu_memset") ? CAT_MEMSET : CAT_OTHER;
+    case 11: return KEY_IS("cuda_driver") ? CAT_RUNTIME : CAT_OTHER;
+    case 12: return KEY_IS("cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
+    case 15: return KEY_IS("user_annotation") ? CAT_USER_ANNOTATION : CAT_OTHER;
+    case 19: return KEY_IS("gpu_user_annotation") ? CAT_GPU_USER_ANNOTATION : CAT_OTHER;
+    default: return CAT_OTHER;
+    }
+}
+
+static void push(tc_ct_parser *p, frame_kind kind) {
+    if (p->depth < MAX_FRAMES) { p->frames[p->depth].kind = (uint8_t)kind; p->frames[p->depth].key = K_OTHER; }
+    p->depth++;
+}
+
+/* Resets every field of the scratch but the text buffers, which are only read up to their
+ * lengths: clearing them too was a kilobyte of memset per event, 6% of a run. */
+static void reset_event(event_scratch *ev) {
+    small_str *const texts[] = {&ev->pid, &ev->tid, &ev->coll_name, &ev->dtype, &ev->pg_name, &ev->pg_desc};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) { texts[i]->len = 0; texts[i]->set = false; }
+    ev->pg_ranks.len = 0;
+    ev->pg_ranks_set = false;
+    ev->has_ph = ev->ph_long = ev->has_name = ev->pid_numeric = ev->has_correlation = false;
+    ev->ph = 0;
+    ev->cat = CAT_OTHER;
+    ev->name_len = 0;
+    ev->name_at = NULL;
+    ev->pid_value = ev->ts_ns = ev->dur_ns = 0;
+    ev->ts_state = ev->dur_state = NUM_MISSING;
+    ev->correlation = 0;
+    ev->in_nelems = ev->out_nelems = ev->group_size = ev->seq = -1;
+    ev->external_id = -1;
+}
+
+/* ---- yajl callbacks ------------------------------------------------------------------------- */
+/* Input offset just past the token yajl is handling (in a callback), UINT64_MAX outside a feed. */
+static uint64_t yajl_offset(tc_ct_parser *p) {
+    if (p->emitting) return p->emit_pos;
+    if (!p->parsing_from || !p->chunk) return UINT64_MAX;
+    return p->fed_before + (uint64_t)(p->parsing_from - (uintptr_t)p->chunk) + yajl_get_bytes_consumed(p->yh);
+}
+
+/* A scalar of a distributedInfo.pg_config entry (F_PG) or of its ranks list (F_PGRANKS). */
+static void pg_scalar(tc_ct_parser *p, frame_kind fk, key_kind k, const char *c, size_t len, bool is_string) {
+    if (fk == F_PG) {
+        if (k == K_PG_NAME && is_string) small_set(&p->pg_name, (const unsigned char *)c, len);
+        else if (k == K_PG_DESC && is_string) small_set(&p->pg_desc, (const unsigned char *)c, len);
+        else if (k == K_GROUP_SIZE) { if (!ct_parse_int(c, len, &p->pg_size)) p->pg_size = -1; }
+        else if (k == K_PG_RANKS) { /* on-demand traces write the list as a string, "[0, 1]" */
+            p->pg_ranks.len = 0;
+            p->pg_ranks_set = true;
+            p->pg_ranks_bad = !is_string || ct_text_put(&p->pg_ranks, c, len);
+        }
+        return;
+    }
+    int64_t v; /* one rank of the list: written back as text */
+    if (is_string || !ct_parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; return; }
+    if (p->pg_ranks.len > 1 && ct_text_put(&p->pg_ranks, ", ", 2)) p->pg_ranks_bad = true;
+    if (ct_text_put(&p->pg_ranks, c, len)) p->pg_ranks_bad = true;
+}
+
+static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    /* most scalars are values of keys we do not read: leave before the dispatch */
+    if (k == K_OTHER && fk < F_DIMS) return 1;
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    const char *c = (const char *)s;
+    switch (fk) {
+    case F_EVENT:
+        switch (k) {
+        case K_PH:
+            ev->has_ph = true;
+            ev->ph = len ? c[0] : 0;
+            ev->ph_long = len != 1;
+            break;
+        case K_CAT: ev->cat = ct_classify_cat(s, len); break;
+        case K_NAME:
+            if (len > NAME_CAP - 1) len = NAME_CAP - 1;
+            ev->name_len = len;
+            ev->has_name = true;
+            /* Most events end within the yajl_parse call that gave their name, while the name is
+             * still in the caller's bytes: copy it only if the call ends first (ct_yajl_feed). A name
+             * in yajl's own buffer (split across calls) is copied now: yajl reuses that buffer. */
+            if ((uintptr_t)s >= p->parsing_from && (uintptr_t)s + len <= p->parsing_to) {
+                ev->name_at = c;
+            } else {
+                memcpy(ev->name, s, len);
+                ev->name[len] = 0;
+                ev->name_at = NULL;
+            }
+            break;
+        case K_PID:
+            small_set(&ev->pid, s, len);
+            ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+            break;
+        case K_TID: small_set(&ev->tid, s, len); break;
+        case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
+        case K_DUR: ev->dur_state = ct_parse_scaled(c, len, 3, &ev->dur_ns); break;
+        default: break;
+        }
+        break;
+    case F_ARGS:
+        switch (k) {
+        case K_CORRELATION: ev->has_correlation = ct_parse_uint64(c, len, &ev->correlation); break;
+        case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
+        case K_DTYPE: small_set(&ev->dtype, s, len); break;
+        case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
+        case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
+        case K_PG_RANKS:
+            ev->pg_ranks.len = 0;
+            if (ct_text_put(&ev->pg_ranks, c, len)) { p->oom = true; return 0; }
+            ev->pg_ranks_set = true;
+            break;
+        case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
+        case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
+        case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
+            if (!ct_parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
+                ev->group_size = -1;
+                p->bad_group_sizes++;
+            }
+            break;
+        case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
+        case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
+        default: break;
+        }
+        break;
+    case F_DIM: { /* one size of the current input's dims */
+        tc_op_tensor *in = &p->shapes.in[p->shapes.n_inputs - 1];
+        int64_t v;
+        if (in->ndims < 0) break;
+        if (is_string || in->ndims >= TC_OP_MAX_DIMS || !ct_parse_int(c, len, &v)) { in->ndims = -1; break; }
+        in->d[in->ndims++] = v;
+        break;
+    }
+    case F_TYPES:
+    case F_CONCRETE: {
+        tc_op_shapes *sh = &p->shapes;
+        int *n = fk == F_TYPES ? &sh->n_types : &sh->n_concrete;
+        if (*n >= TC_OP_MAX_INPUTS) break;
+        char *dst = fk == F_TYPES ? sh->types[*n] : sh->concrete[*n];
+        size_t l = len < TC_OP_TEXT - 1 ? len : TC_OP_TEXT - 1;
+        memcpy(dst, s, l);
+        dst[l] = 0;
+        (*n)++;
+        break;
+    }
+    case F_DIMS: /* a scalar where an input's list belongs: an input without usable dims */
+        if (p->shapes.n_inputs < TC_OP_MAX_INPUTS) p->shapes.in[p->shapes.n_inputs++].ndims = -1;
+        break;
+    case F_TOP:
+        if (k == K_BASE_TIME) {
+            int64_t v;
+            if (ct_parse_int(c, len, &v) && v > -TC_TIME_LIMIT_NS && v < TC_TIME_LIMIT_NS) { t->base_ns = v; t->has_base = true; }
+            else p->bad_base = true;
+        } else if (k == K_RECORD_SHAPES) {
+            t->record_shapes = len > 0 && (c[0] == '1' || c[0] == 't' || c[0] == 'T');
+        }
+        break;
+    case F_DEVPROP:
+        if (k == K_ID) p->dev_has_id = ct_parse_int(c, len, &p->dev_id);
+        else if (k == K_NAME) small_set(&p->dev_name, s, len);
+        break;
+    case F_PG:
+    case F_PGRANKS: pg_scalar(p, fk, k, c, len, is_string); break;
+    case F_DISTINFO:
+        if (k == K_RANK) { int64_t v; if (ct_parse_int(c, len, &v) && v >= 0) t->rank = v; }
+        else if (k == K_WORLD_SIZE) { int64_t v; if (ct_parse_int(c, len, &v) && v > 0) t->world_size = v; }
+        else if (k == K_BACKEND && is_string) t->backend = tc_strtab_intern(t->strings, c, len);
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx) { (void)ctx; return 1; }
+static int cb_boolean(void *ctx, int v) {
+    return on_scalar_text(ctx, (const unsigned char *)(v ? "true" : "false"), v ? 4 : 5, false);
+}
+static int cb_number(void *ctx, const char *s, size_t len) {
+    return on_scalar_text(ctx, (const unsigned char *)s, len, false);
+}
+static int cb_string(void *ctx, const unsigned char *s, size_t len) {
+    return on_scalar_text(ctx, s, len, true);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len) {
+    tc_ct_parser *p = ctx;
+    frame *f = top(p);
+    if (f && f->kind != F_SKIP && f->kind != F_EVENTS) f->key = (uint8_t)classify_key((frame_kind)f->kind, key, len);
+    return 1;
+}
+
+static int cb_start_map(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (p->depth == 0) { p->documents++; push(p, F_TOP); return 1; }
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    if (fk == F_EVENTS) {
+        reset_event(&p->ev);
+        p->shapes.n_inputs = p->shapes.n_types = p->shapes.n_concrete = 0;
+        p->has_dims = false;
+        push(p, F_EVENT);
+    }
+    else if (fk == F_EVENT && k == K_ARGS) push(p, F_ARGS);
+    else if (fk == F_TOP && k == K_DISTRIBUTED_INFO) push(p, F_DISTINFO);
+    else if (fk == F_PGCONFIG) {
+        p->pg_name.set = p->pg_desc.set = p->pg_ranks_set = p->pg_ranks_bad = false;
+        p->pg_size = -1;
+        p->pg_ranks.len = 0;
+        push(p, F_PG);
+    }
+    else if (fk == F_DEVPROPS) {
+        p->dev_has_id = false;
+        p->dev_name.set = false;
+        push(p, F_DEVPROP);
+    } else {
+        if (fk == F_PGRANKS) p->pg_ranks_bad = true; /* an object inside the ranks: not ranks */
+        push(p, F_SKIP);
+    }
+    return 1;
+}
+
+static int cb_end_map(void *ctx) {
+    tc_ct_parser *p = ctx;
+    frame_kind fk = top_kind(p);
+    if (fk == F_EVENT) { ct_finish_event(p); p->ev.name_at = NULL; p->elem_end = yajl_offset(p); }
+    else if (fk == F_PG) ct_finish_pg(p);
+    else if (fk == F_DEVPROP && p->dev_has_id) {
+        tc_trace *t = p->t;
+        tc_device d = {.id = p->dev_id,
+                       .name = p->dev_name.set && p->dev_name.len > 0 /* "" is no name */
+                                   ? tc_strtab_intern(t->strings, p->dev_name.text, p->dev_name.len) : TC_NONE};
+        if (TC_PUSH(t->devices, t->n_devices, t->cap_devices, d)) p->oom = true;
+    }
+    if (p->depth > 0) p->depth--;
+    return p->oom ? 0 : 1;
+}
+
+static int cb_start_array(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
+        if (!p->events_mode) p->documents++;
+        push(p, F_EVENTS);
+        p->elem_end = yajl_offset(p);
+        return 1;
+    }
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    if (fk == F_TOP && k == K_TRACE_EVENTS) { push(p, F_EVENTS); p->elem_end = yajl_offset(p); }
+    else if (fk == F_TOP && k == K_DEVICE_PROPERTIES) push(p, F_DEVPROPS);
+    else if (fk == F_DISTINFO && k == K_PG_CONFIG) push(p, F_PGCONFIG);
+    else if (fk == F_PG && k == K_PG_RANKS) {
+        p->pg_ranks.len = 0;
+        p->pg_ranks_set = true;
+        p->pg_ranks_bad = ct_text_put(&p->pg_ranks, "[", 1) != 0;
+        push(p, F_PGRANKS);
+    }
+    else if (fk == F_ARGS && k == K_INPUT_DIMS) {
+        p->shapes.n_inputs = 0;
+        p->has_dims = true;
+        push(p, F_DIMS);
+    } else if (fk == F_ARGS && k == K_INPUT_TYPE) { p->shapes.n_types = 0; push(p, F_TYPES); }
+    else if (fk == F_ARGS && k == K_CONCRETE_INPUTS) { p->shapes.n_concrete = 0; push(p, F_CONCRETE); }
+    else if (fk == F_DIMS && p->shapes.n_inputs < TC_OP_MAX_INPUTS) {
+        p->shapes.in[p->shapes.n_inputs++].ndims = 0;
+        push(p, F_DIM);
+    } else {
+        if (fk == F_PGRANKS) p->pg_ranks_bad = true; /* a list inside the ranks: not ranks */
+        /* a list nested in one input's dims (TensorList): that input has no single shape */
+        if (fk == F_DIM) p->shapes.in[p->shapes.n_inputs - 1].ndims = -1;
+        push(p, F_SKIP);
+    }
+    return 1;
+}
+
+static int cb_end_array(void *ctx) {
+    tc_ct_parser *p = ctx;
+    if (top_kind(p) == F_PGRANKS && ct_text_put(&p->pg_ranks, "]", 1)) p->pg_ranks_bad = true;
+    if (p->depth > 0) p->depth--;
+    return 1;
+}
+
+const yajl_callbacks ct_callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* After the callbacks for the bytes at hand: an event still open keeps its name, which must
+ * outlive these bytes (on_scalar_text left it in place). */
+static void keep_open_name(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    if (ev->name_at) {
+        memcpy(ev->name, ev->name_at, ev->name_len);
+        ev->name[ev->name_len] = 0;
+        ev->name_at = NULL;
+    }
+}
+
+/* Passes bytes [from, to) of the current chunk to yajl. 0 ok, -1 error described. */
+int ct_yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    if (to <= from) return 0;
+    p->parsing_from = (uintptr_t)(buf + from);
+    p->parsing_to = (uintptr_t)(buf + to);
+    yajl_status st = yajl_parse(p->yh, (const unsigned char *)buf + from, to - from);
+    keep_open_name(p);
+    p->parsing_from = p->parsing_to = 0;
+    if (st == yajl_status_ok) return 0;
+    size_t at = from + yajl_get_bytes_consumed(p->yh);
+    if (p->oom) ct_describe_error(p, at, "out of memory");
+    else {
+        unsigned char *msg = yajl_get_error(p->yh, 0, (const unsigned char *)buf + from, to - from);
+        char what[160], text[128];
+        snprintf(text, sizeof text, "%s", msg ? (const char *)msg : "parse error");
+        if (msg) yajl_free_error(p->yh, msg);
+        size_t w = strlen(text); /* yajl ends its message with a newline */
+        while (w > 0 && (text[w - 1] == '\n' || text[w - 1] == ' ' || text[w - 1] == '.')) text[--w] = 0;
+        snprintf(what, sizeof what, "invalid JSON (%s)", text);
+        /* yajl may report the error one byte past the offending one */
+        ct_describe_error(p, at > from ? at - 1 : from, what);
+    }
+    return -1;
+}
+
+/* Calls the callbacks yajl would call for the event whose tokens event_tokens left in p->toks
+ * (bytes b[from, to)), in the same order with the same bytes, so the same record results; yajl never
+ * sees the event. 0 ok, -1 error described (only running out of memory stops a callback). */
+int ct_emit_event(tc_ct_parser *p, const char *b, size_t from, size_t to) {
+    p->emitting = true;
+    p->parsing_from = (uintptr_t)(b + from); /* on_scalar_text may keep the name in place */
+    p->parsing_to = (uintptr_t)(b + to);
+    int ok = 1;
+    for (size_t k = 0; k < p->toks.n && ok; k++) {
+        const tok *t = &p->toks.t[k];
+        const unsigned char *s = (const unsigned char *)b + t->at;
+        p->emit_pos = p->fed_before + t->at + (t->kind == TK_KEY || t->kind == TK_STRING ? t->len + 1 : t->len);
+        switch (t->kind) {
+        case TK_OPEN_MAP: ok = cb_start_map(p); break;
+        case TK_CLOSE_MAP: ok = cb_end_map(p); break;
+        case TK_OPEN_ARRAY: ok = cb_start_array(p); break;
+        case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
+        case TK_KEY: ok = cb_map_key(p, s, t->len); break;
+        case TK_STRING: ok = cb_string(p, s, t->len); break;
+        case TK_NUMBER: ok = cb_number(p, (const char *)s, t->len); break;
+        case TK_TRUE: ok = cb_boolean(p, 1); break;
+        case TK_FALSE: ok = cb_boolean(p, 0); break;
+        case TK_NULL: ok = cb_null(p); break;
+        }
+    }
+    keep_open_name(p);
+    p->emitting = false;
+    p->parsing_from = p->parsing_to = 0;
+    if (ok && !p->oom) {
+        p->events_emitted++;
+        return 0;
+    }
+    ct_describe_error(p, from, "out of memory");
+    return -1;
+}

@@ -1,0 +1,216 @@
+/* chrome_events.c: the end of a Chrome-trace event (see chrome_trace_int.h): its scratch turned into
+ * at most one record (a GPU event, a launch, a host span, a step, a FLOP op, collective args), and
+ * the end of a pg_config entry. */
+#include "chrome_trace_int.h"
+#include "base/util.h"
+#include "model/comm_kernels.h"
+#include <string.h>
+
+static int64_t step_number(const char *name, size_t len) {
+    /* "ProfilerStep#551" -> 551; -1 when the suffix is not a number */
+    int64_t v;
+    const char *h = memchr(name, '#', len);
+    if (!h) return -1;
+    size_t rest = len - (size_t)(h + 1 - name);
+    return ct_parse_int(h + 1, rest, &v) ? v : -1;
+}
+
+static void note_bad(tc_ct_parser *p, num_state st) { p->skip_bad_number[st]++; }
+
+/* FNV-1a of the pid and tid text: a thread key for op nesting. */
+static uint64_t thread_key(const event_scratch *ev) {
+    uint64_t h = 1469598103934665603ULL;
+    for (uint16_t i = 0; i < ev->pid.len; i++) { h ^= (unsigned char)ev->pid.text[i]; h *= 1099511628211ULL; }
+    h ^= 0xff; h *= 1099511628211ULL;
+    for (uint16_t i = 0; i < ev->tid.len; i++) { h ^= (unsigned char)ev->tid.text[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+/* The string id of the CPU thread with this pid and tid text (each cut at SMALL - 1 bytes, as
+ * small_set cuts them), through a one-entry cache: a thread's events come in runs. */
+static uint32_t thread_id(tc_ct_parser *p, const char *pid, size_t pid_len, const char *tid, size_t tid_len) {
+    if (pid_len > SMALL - 1) pid_len = SMALL - 1;
+    if (tid_len > SMALL - 1) tid_len = SMALL - 1;
+    if (p->last_thread != TC_NONE && p->last_pid_len == pid_len && p->last_tid_len == tid_len &&
+        memcmp(p->last_pid, pid, pid_len) == 0 && memcmp(p->last_tid, tid, tid_len) == 0)
+        return p->last_thread;
+    uint32_t id = tc_trace_intern_thread(p->t, pid, pid_len, tid, tid_len);
+    memcpy(p->last_pid, pid, pid_len);
+    memcpy(p->last_tid, tid, tid_len);
+    p->last_pid_len = (uint16_t)pid_len;
+    p->last_tid_len = (uint16_t)tid_len;
+    p->last_thread = id;
+    return id;
+}
+
+/* A CPU op or user annotation that is not a ProfilerStep: one tc_host_span. yajl's path
+ * (ct_finish_event) and the check before yajl (ct_pass_on) both come here, so both make the same record
+ * and intern the same strings in the same order (the name, then the thread). */
+void ct_add_host_span(tc_ct_parser *p, tc_host_kind kind, const char *name, size_t name_len, int64_t ts_ns,
+                          int64_t dur_ns, const char *pid, size_t pid_len, const char *tid, size_t tid_len) {
+    tc_trace *t = p->t;
+    tc_host_span h;
+    memset(&h, 0, sizeof h); /* the explicit padding too (model/trace_arrays.def) */
+    h.ts_ns = ts_ns;
+    h.dur_ns = dur_ns;
+    h.kind = (uint8_t)kind;
+    h.name = tc_strtab_intern(t->strings, name, name_len);
+    h.thread = thread_id(p, pid, pid_len, tid, tid_len);
+    if (h.name == TC_NONE || h.thread == TC_NONE || TC_PUSH(t->host, t->n_host, t->cap_host, h)) p->oom = true;
+}
+
+/* A cpu_op that is a FLOP op (flops.h): kept with its shapes; without shapes only counted. */
+static void add_flop_op(tc_ct_parser *p, const char *name, size_t name_len) {
+    tc_flop_op op = tc_flop_op_from_name(name, name_len);
+    if (op == TC_FOP_NONE) return;
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    if (!p->has_dims) { t->ops_without_shapes++; return; }
+    t->ops_with_shapes++;
+    if (tc_trace_add_shaped_op(t, op, name, name_len, ev->ts_ns, ev->dur_ns, thread_key(ev), ev->external_id, &p->shapes))
+        p->oom = true;
+}
+
+/* A kernel's comm class by its name and whether it carries collective args (tc_comm_classify:
+ * the catalog, then the args, then the user's patterns), asked once per name and args presence. */
+static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id, bool has_args) {
+    tc_trace *t = p->t;
+    size_t at = 2 * (size_t)name_id + has_args, old = p->comm_of_cap;
+    if (at >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, at + 1, 1) == 0)
+        memset(p->comm_of + old, 0, p->comm_of_cap - old);
+    if (at < p->comm_of_cap && p->comm_of[at]) return (uint8_t)(p->comm_of[at] - 1);
+    uint8_t lib = tc_comm_classify(p->user_comm, tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id), has_args);
+    if (at < p->comm_of_cap) p->comm_of[at] = (uint8_t)(lib + 1);
+    return lib;
+}
+
+/* The string id of the event's "Process Group Ranks" text (TC_NONE out of memory). */
+static uint32_t intern_ranks(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    const grown_text *r = &ev->pg_ranks;
+    if (p->last_ranks_id != TC_NONE && r->len == p->last_ranks.len && memcmp(r->text, p->last_ranks.text, r->len) == 0)
+        return p->last_ranks_id;
+    uint32_t id = tc_strtab_intern(p->t->strings, r->text, r->len);
+    p->last_ranks.len = 0;
+    p->last_ranks_id = id != TC_NONE && !ct_text_put(&p->last_ranks, r->text, r->len) ? id : TC_NONE;
+    return id;
+}
+
+/* The event's collective arguments as a record of t->colls: its index, or TC_NONE out of memory
+ * (p->oom set). */
+static uint32_t push_coll_args(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    tc_coll_args c;
+    memset(&c, 0, sizeof c); /* the explicit padding too (model/trace_arrays.def) */
+    c.coll_name = tc_strtab_intern(t->strings, ev->coll_name.text, ev->coll_name.len);
+    c.dtype = ev->dtype.set ? tc_strtab_intern(t->strings, ev->dtype.text, ev->dtype.len) : TC_NONE;
+    c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
+    c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
+    c.pg_ranks = ev->pg_ranks_set ? intern_ranks(p) : TC_NONE;
+    c.in_nelems = ev->in_nelems;
+    c.out_nelems = ev->out_nelems;
+    c.group_size = ev->group_size;
+    c.seq = ev->seq;
+    if (TC_PUSH(t->colls, t->n_colls, t->cap_colls, c)) { p->oom = true; return TC_NONE; }
+    return (uint32_t)(t->n_colls - 1);
+}
+
+void ct_finish_event(tc_ct_parser *p) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    t->events_total++;
+    if (!ev->has_ph) { p->skip_missing_ph++; t->events_skipped++; return; }
+    if (ev->ph != 'X' || ev->ph_long) return; /* only complete events carry what we measure */
+    if (ev->ts_state != NUM_OK) {
+        if (ev->ts_state == NUM_MISSING) p->skip_missing_ts++; else note_bad(p, ev->ts_state);
+        t->events_skipped++;
+        return;
+    }
+    if (ev->dur_state != NUM_OK) {
+        if (ev->dur_state == NUM_MISSING) p->skip_missing_dur++; else note_bad(p, ev->dur_state);
+        t->events_skipped++;
+        return;
+    }
+    if (!times_fit(ev->ts_ns, ev->dur_ns)) { note_bad(p, NUM_OVERFLOW); t->events_skipped++; return; }
+
+    const char *name = !ev->has_name ? "" : ev->name_at ? ev->name_at : ev->name;
+    size_t name_len = ev->has_name ? ev->name_len : 0;
+    bool is_step = name_len > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+
+    if ((ev->cat == CAT_CPU_OP || ev->cat == CAT_USER_ANNOTATION) && !is_step) {
+        ct_add_host_span(p, ev->cat == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION, name, name_len, ev->ts_ns,
+                      ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+        if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
+        /* record_param_comms: its arguments are the collective's, for kernels that carry none */
+        if (ev->cat == CAT_CPU_OP && is_param_comms(name, name_len) && ev->coll_name.set && ev->external_id >= 0 &&
+            ev->external_id < (int64_t)TC_NONE) {
+            tc_op_coll o = {(uint32_t)ev->external_id, push_coll_args(p)};
+            if (o.coll != TC_NONE && TC_PUSH(t->op_colls, t->n_op_colls, t->cap_op_colls, o)) p->oom = true;
+        }
+        return;
+    }
+    switch (ev->cat) {
+    case CAT_KERNEL:
+    case CAT_MEMCPY:
+    case CAT_MEMSET: {
+        tc_gpu_event g;
+        memset(&g, 0, sizeof g);
+        g.start_ns = ev->ts_ns;
+        g.dur_ns = ev->dur_ns;
+        g.name = tc_strtab_intern(t->strings, name, name_len);
+        g.stream = tc_strtab_intern(t->strings, ev->tid.text, ev->tid.len);
+        g.correlation = (ev->has_correlation && ev->correlation < TC_NONE) ? (uint32_t)ev->correlation : TC_NONE;
+        g.device = (ev->pid_numeric && ev->pid_value >= 0 && ev->pid_value < INT32_MAX) ? (int32_t)ev->pid_value : -1;
+        g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
+        g.coll = TC_NONE;
+        if (g.kind == TC_GPU_KERNEL) {
+            g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name, ev->coll_name.set);
+            if (ev->coll_name.set && (g.coll = push_coll_args(p)) == TC_NONE) return;
+        }
+        if (g.name == TC_NONE || g.stream == TC_NONE || TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g)) p->oom = true;
+        return;
+    }
+    case CAT_RUNTIME:
+        if (ev->has_correlation && ev->correlation < TC_NONE) {
+            tc_launch l;
+            l.correlation = (uint32_t)ev->correlation;
+            l.external_id = (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE;
+            l.ts_ns = ev->ts_ns;
+            l.dur_ns = ev->dur_ns;
+            l.name = tc_strtab_intern(t->strings, name, name_len);
+            l.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+            if (l.name == TC_NONE || l.thread == TC_NONE || TC_PUSH(t->launches, t->n_launches, t->cap_launches, l))
+                p->oom = true;
+        }
+        return;
+    case CAT_GPU_USER_ANNOTATION:
+        if (is_step) {
+            tc_step_span s = {ev->ts_ns, ev->dur_ns, step_number(name, name_len)};
+            if (TC_PUSH(t->gpu_steps, t->n_gpu_steps, t->cap_gpu_steps, s)) p->oom = true;
+        }
+        return;
+    default:
+        if (is_step) { /* user_annotation, or cpu_op/Operator in older traces */
+            tc_step_span s = {ev->ts_ns, ev->dur_ns, step_number(name, name_len)};
+            if (TC_PUSH(t->cpu_steps, t->n_cpu_steps, t->cap_cpu_steps, s)) p->oom = true;
+        }
+        return;
+    }
+}
+
+/* The end of a pg_config entry: one tc_pg_info when it has a name. */
+void ct_finish_pg(tc_ct_parser *p) {
+    tc_trace *t = p->t;
+    if (!p->pg_name.set) return;
+    tc_pg_info g;
+    memset(&g, 0, sizeof g); /* the explicit padding too */
+    g.size = p->pg_size;
+    g.name = tc_strtab_intern(t->strings, p->pg_name.text, p->pg_name.len);
+    g.desc = p->pg_desc.set ? tc_strtab_intern(t->strings, p->pg_desc.text, p->pg_desc.len) : TC_NONE;
+    bool ranks = p->pg_ranks_set && !p->pg_ranks_bad && p->pg_ranks.len > 0;
+    g.ranks = ranks ? tc_strtab_intern(t->strings, p->pg_ranks.text, p->pg_ranks.len) : TC_NONE;
+    if (g.name == TC_NONE || (ranks && g.ranks == TC_NONE) || (p->pg_desc.set && g.desc == TC_NONE) ||
+        TC_PUSH(t->pgs, t->n_pgs, t->cap_pgs, g))
+        p->oom = true;
+}

@@ -1,0 +1,90 @@
+/* chrome_numbers.c: the Chrome-trace parser's numbers, read from their text (any number of digits,
+ * never through a double): times in ns, counts, ids. */
+#include "chrome_trace_int.h"
+
+/* Parses decimal text (optional sign, digits, fraction, exponent) as value * 10^scale, rounded to
+ * the nearest integer. Exact for any number of digits that matter; never goes through a double. */
+num_state ct_parse_scaled(const char *s, size_t len, int scale, int64_t *out) {
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+')) { neg = s[i] == '-'; i++; }
+    uint64_t mant = 0;
+    int exp10 = 0, round_digit = 0;
+    bool any = false, dropped = false;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        any = true;
+        if (mant <= (UINT64_MAX - 9) / 10) mant = mant * 10 + (uint64_t)(s[i] - '0');
+        else exp10++; /* integer digit beyond 19 digits: magnitude only */
+    }
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            any = true;
+            if (mant <= (UINT64_MAX - 9) / 10) { mant = mant * 10 + (uint64_t)(s[i] - '0'); exp10--; }
+            else if (!dropped) { round_digit = s[i] - '0'; dropped = true; }
+        }
+    }
+    if (!any) return NUM_NOT_NUMERIC;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < len && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
+        int e = 0;
+        bool edig = false;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) { edig = true; if (e < 10000) e = e * 10 + (s[i] - '0'); }
+        if (!edig) return NUM_NOT_NUMERIC;
+        exp10 += eneg ? -e : e;
+    }
+    if (i != len) return NUM_NOT_NUMERIC;
+    int total = exp10 + scale;
+    if (mant == 0) { *out = 0; return NUM_OK; }
+    if (total >= 0) {
+        for (int k = 0; k < total; k++) {
+            if (mant > (uint64_t)INT64_MAX / 10) return neg ? NUM_NEGATIVE : NUM_OVERFLOW;
+            mant *= 10;
+        }
+    } else {
+        if (total < -25) { mant = 0; round_digit = 0; }
+        for (int k = 0; k < -total && mant > 0; k++) { round_digit = (int)(mant % 10); mant /= 10; }
+        if (round_digit >= 5) mant++;
+    }
+    if (mant > (uint64_t)INT64_MAX) return neg ? NUM_NEGATIVE : NUM_OVERFLOW;
+    if (neg && mant != 0) return NUM_NEGATIVE;
+    *out = (int64_t)mant;
+    return NUM_OK;
+}
+
+/* A signed time ("ts"): as ct_parse_scaled, and a leading '-' is kept: relative times before
+ * baseTimeNanoseconds are negative (Chrome-trace allows it: a GPU event recorded just before the
+ * profiler's base). Only a negative "dur" is unusable. */
+num_state ct_parse_scaled_signed(const char *s, size_t len, int scale, int64_t *out) {
+    bool neg = len > 0 && s[0] == '-';
+    num_state st = ct_parse_scaled(neg ? s + 1 : s, neg ? len - 1 : len, scale, out);
+    if (neg && st == NUM_NEGATIVE) return NUM_NOT_NUMERIC; /* "--5" */
+    if (neg && st == NUM_OK) *out = -*out;
+    return st;
+}
+
+/* Signed integer from text (fractions rounded); false when unusable. */
+bool ct_parse_int(const char *s, size_t len, int64_t *out) {
+    bool neg = len > 0 && s[0] == '-';
+    int64_t v;
+    num_state st = ct_parse_scaled(neg ? s + 1 : s, neg ? len - 1 : len, 0, &v);
+    if (st != NUM_OK) return false;
+    *out = neg ? -v : v;
+    return true;
+}
+
+bool ct_parse_uint64(const char *s, size_t len, uint64_t *out) {
+    uint64_t v = 0;
+    if (len == 0) return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            if (s[i] == '.') break; /* "123.0" */
+            return false;
+        }
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}

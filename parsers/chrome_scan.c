@@ -1,0 +1,353 @@
+/* chrome_scan.c: the Chrome-trace events handled before yajl (see below and chrome_trace_int.h):
+ * the byte scanner that counts them, records their host spans, or writes their tokens down for
+ * ct_emit_event, and passes every other byte on to yajl. */
+#include "chrome_trace_int.h"
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* ---- events handled before yajl ---------------------------------------------------------------
+ * Most of a Kineto trace's bytes are events whose only effect is to add to events_total (flows,
+ * instants and counters: ct_finish_event reads only phase "X"; Python functions), or to add one host
+ * span, whose fields are all in the event's top-level keys (CPU ops that are not FLOP ops,
+ * annotations that are not a ProfilerStep). Such an event is handled here without yajl, counted
+ * and its span recorded by the same ct_add_host_span, when all of this holds, so this changes nothing
+ * but the time taken:
+ *  - the parser stands between two elements of the events array (top frame F_EVENTS, and the last
+ *    byte yajl saw before the event, whitespace aside, was the array's '[' or a ',' right after the
+ *    element yajl read last, by yajl's own byte count: not a '[' or ',' inside a string), or right
+ *    after an event handled here;
+ *  - the event is an object that is valid JSON by the grammar yajl applies (strings without
+ *    escapes or control bytes, numbers, literals, nesting up to SKIP_MAX_DEPTH), wholly inside the
+ *    bytes at hand, with its keys in any order and any whitespace (Kineto's "ph" first, a re-saved
+ *    trace's "args" first);
+ *  - by the last value of each of its keys, ct_finish_event would do nothing but count it or add a
+ *    host span (event_fate), and in particular a complete event's "ts" and "dur" are valid numbers
+ *    and its "pid" and "tid", when present, a string or a number;
+ *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
+ *    value next.
+ * Any other event for which the first two rules and the last one hold (a kernel, a launch, a FLOP
+ * op, a step, ...) is read without yajl too: scan_value writes its tokens down as it checks it,
+ * and ct_emit_event calls the callbacks yajl would call for them, in the same order with the same
+ * bytes (a string's text between its quotes, a number's text), so the same record results. This
+ * parser is cheaper than yajl's because it knows the event is whole and plain before the first
+ * callback: no token can straddle two feeds and no string needs decoding.
+ * Anything else (an escape, nesting past SKIP_MAX_DEPTH, more than TOK_CAP tokens, the events
+ * array's last event) goes to yajl as before. */
+
+#define SKIP_MAX_DEPTH 32
+
+static bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* Offset just past the string that opens at b[i] ('"'), or 0 when it holds an escape, a control
+ * byte, or runs past end. */
+static size_t plain_string_end(const char *b, size_t i, size_t end) {
+    for (i++; i < end; i++) {
+        unsigned char c = (unsigned char)b[i];
+        if (c == '"') return i + 1;
+        if (c == '\\' || c < 0x20) return 0;
+    }
+    return 0;
+}
+
+/* Offset just past the JSON number at b[i], or 0 when it is not one by the JSON grammar. */
+static size_t number_end(const char *b, size_t i, size_t end) {
+    if (i < end && b[i] == '-') i++;
+    if (i >= end) return 0;
+    if (b[i] == '0') i++;
+    else if (b[i] >= '1' && b[i] <= '9') while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+    else return 0;
+    if (i < end && b[i] == '.') {
+        size_t d = ++i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+        i++;
+        if (i < end && (b[i] == '+' || b[i] == '-')) i++;
+        size_t d = i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    return i < end ? i : 0; /* a number must be followed by something, as in yajl's lexer */
+}
+
+static inline size_t skip_json_ws(const char *b, size_t i, size_t end) {
+    if (i < end && !is_json_ws(b[i])) return i; /* most often: no whitespace at all */
+#if defined(__SSE2__)
+    /* indented layouts put a newline and a run of spaces before every key: 16 bytes at a time */
+    if (i + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+        if (m) return i + (size_t)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
+    while (i < end && is_json_ws(b[i])) i++;
+    return i;
+}
+
+/* Offset just past the JSON value at b[i] (any nesting up to SKIP_MAX_DEPTH), or 0 when it is
+ * not valid by yajl's grammar, holds an escape or runs past end. With a sink, its tokens are
+ * written there too, in the order yajl would call back for them (0 when more than the sink holds). */
+static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
+#define PUT(k, a, l) do { \
+        if (sink) { \
+            if (sink->n == TOK_CAP) return 0; \
+            sink->t[sink->n++] = (tok){(a), (l), (k)}; \
+        } \
+    } while (0)
+    char open[SKIP_MAX_DEPTH]; /* '{' or '[' per open container */
+    int depth = 0;
+    size_t v;
+    for (;;) { /* at a value */
+        if (i >= end) return 0;
+        char c = b[i];
+        if (c == '{' || c == '[') {
+            if (depth == SKIP_MAX_DEPTH) return 0;
+            PUT(c == '{' ? TK_OPEN_MAP : TK_OPEN_ARRAY, i, 1);
+            open[depth++] = c;
+            i = skip_json_ws(b, i + 1, end);
+            if (i >= end) return 0;
+            if (b[i] == (c == '{' ? '}' : ']')) {
+                PUT(c == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
+                i++;
+                depth--;
+                goto after_value;
+            }
+            if (c == '{') goto at_key;
+            continue;
+        }
+        tok_kind k;
+        if (c == '"') { v = plain_string_end(b, i, end); k = TK_STRING; }
+        else if (c == '-' || (c >= '0' && c <= '9')) { v = number_end(b, i, end); k = TK_NUMBER; }
+        else if (c == 't') { v = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0; k = TK_TRUE; }
+        else if (c == 'f') { v = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0; k = TK_FALSE; }
+        else if (c == 'n') { v = end - i > 4 && memcmp(b + i, "null", 4) == 0 ? i + 4 : 0; k = TK_NULL; }
+        else return 0;
+        if (!v) return 0;
+        if (k == TK_STRING) PUT(k, i + 1, v - i - 2); /* the text between the quotes, as yajl gives it */
+        else PUT(k, i, v - i);
+        i = v;
+    after_value:
+        if (depth == 0) return i;
+        i = skip_json_ws(b, i, end);
+        if (i >= end) return 0;
+        if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) {
+            PUT(open[depth - 1] == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
+            i++;
+            depth--;
+            goto after_value;
+        }
+        if (b[i] != ',') return 0;
+        i = skip_json_ws(b, i + 1, end);
+        if (open[depth - 1] == '[') continue;
+    at_key:
+        if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end))) return 0;
+        PUT(TK_KEY, i + 1, v - i - 2);
+        i = skip_json_ws(b, v, end);
+        if (i >= end || b[i] != ':') return 0;
+        i = skip_json_ws(b, i + 1, end);
+    }
+#undef PUT
+}
+
+static size_t value_end(const char *b, size_t i, size_t end) { return scan_value(b, i, end, NULL); }
+
+typedef struct { size_t at, len; bool is_string; bool seen; } span;
+
+/* What ct_finish_event would do with an event, judged before yajl: hand it to yajl (it may matter, or
+ * its fields are not plain), only count it, or count it and add a host span. */
+typedef enum { FATE_YAJL, FATE_COUNT, FATE_HOST } event_fate_kind;
+
+/* The host span an event handled before yajl makes (FATE_HOST). */
+typedef struct {
+    event_fate_kind fate;
+    tc_host_kind kind;
+    span name, pid, tid;
+    int64_t ts_ns, dur_ns;
+} fast_event;
+
+/* For a complete ("X") event, or one whose "ph" is not read yet (keys come in any order): do the
+ * category and name read so far already make it one that yajl must read (a kernel, a launch, a
+ * copy, a FLOP op, a ProfilerStep)? */
+static bool complete_event_matters(const char *b, const span *ph, const span *cat, const span *name) {
+    if (ph->seen && ph->is_string && !(ph->len == 1 && b[ph->at] == 'X')) return false; /* only counted */
+    if ((cat->seen && !cat->is_string) || (name->seen && !name->is_string)) return true; /* left to yajl */
+    cat_kind k = cat->seen ? ct_classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
+    if (k != CAT_CPU_OP && k != CAT_OTHER && k != CAT_USER_ANNOTATION) return true;
+    if (!name->seen) return false;
+    size_t nl = name->len > NAME_CAP - 1 ? NAME_CAP - 1 : name->len;
+    if (nl > 13 && memcmp(b + name->at, "ProfilerStep#", 13) == 0) return true;
+    if (is_param_comms(b + name->at, nl)) return true; /* its collective args are kept */
+    return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
+}
+
+/* The fate of an event by the last values of its keys (see above); for FATE_HOST fills ev's kind
+ * and times. */
+static event_fate_kind event_fate(const char *b, const span *ph, const span *cat, const span *name, const span *ts,
+                                  const span *dur, fast_event *ev) {
+    if (!ph->seen || !ph->is_string) return FATE_YAJL;
+    if (!(ph->len == 1 && b[ph->at] == 'X')) return FATE_COUNT; /* every other phase is only counted */
+    if (complete_event_matters(b, ph, cat, name)) return FATE_YAJL;
+    /* a complete event whose times are unusable is counted as skipped, with its reason: yajl's */
+    int64_t t0, d;
+    if (!ts->seen || !dur->seen || ts->is_string || dur->is_string) return FATE_YAJL;
+    if (ct_parse_scaled_signed(b + ts->at, ts->len, 3, &t0) != NUM_OK || ct_parse_scaled(b + dur->at, dur->len, 3, &d) != NUM_OK)
+        return FATE_YAJL;
+    if (!times_fit(t0, d)) return FATE_YAJL;
+    cat_kind k = cat->seen ? ct_classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
+    if (k != CAT_CPU_OP && k != CAT_USER_ANNOTATION) return FATE_COUNT;
+    ev->kind = k == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION;
+    ev->ts_ns = t0;
+    ev->dur_ns = d;
+    return FATE_HOST;
+}
+
+/* When the '{' at b[i] opens an event that is handled here (see above) and a ',' follows it
+ * (whitespace aside), the offset just past that comma, with *ev saying what it makes; else 0.
+ * Leaves as soon as a key's value shows the event matters (a kernel, a FLOP op): most events are
+ * judged on their first keys. */
+static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev) {
+    span ph = {0}, cat = {0}, ts = {0}, dur = {0};
+    memset(ev, 0, sizeof *ev);
+    i = skip_json_ws(b, i + 1, end);
+    if (end - i < 64) return 0;
+    /* Kineto writes complete events as "ph": "X", "cat": "...": those that always matter (a
+     * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone; in other
+     * layouts the loop below leaves at the category */
+    static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
+    if (memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
+        const char *c = b + i + sizeof x_cat - 1;
+        if (memcmp(c, "kernel\"", 7) == 0 || memcmp(c, "cuda_runtime\"", 13) == 0 || memcmp(c, "gpu_mem", 7) == 0 ||
+            memcmp(c, "gpu_user_annotation\"", 20) == 0)
+            return 0;
+    }
+    for (;;) {
+        if (i >= end || b[i] != '"') return 0;
+        size_t k = plain_string_end(b, i, end);
+        if (!k) return 0;
+        const char *key = b + i + 1;
+        size_t kl = k - i - 2;
+        span *slot = NULL;
+        if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &ph;
+        else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &ts;
+        else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &cat;
+        else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &dur;
+        else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
+        else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
+        else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
+        i = skip_json_ws(b, k, end);
+        if (i >= end || b[i] != ':') return 0;
+        i = skip_json_ws(b, i + 1, end);
+        size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end) : value_end(b, i, end);
+        if (!v) return 0;
+        if (slot) {
+            bool str = b[i] == '"';
+            /* a pid or tid that is not a string or a number: yajl's path keeps other text */
+            if ((slot == &ev->pid || slot == &ev->tid) && !str && b[i] != '-' && !(b[i] >= '0' && b[i] <= '9')) return 0;
+            *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
+            /* judged early: a kernel, a launch or a FLOP op goes to yajl without reading on */
+            if ((slot == &cat || slot == &ev->name) && complete_event_matters(b, &ph, &cat, &ev->name)) return 0;
+        }
+        i = skip_json_ws(b, v, end);
+        if (i >= end) return 0;
+        if (b[i] == '}') break;
+        if (b[i] != ',') return 0;
+        i = skip_json_ws(b, i + 1, end);
+    }
+    ev->fate = event_fate(b, &ph, &cat, &ev->name, &ts, &dur, ev);
+    if (ev->fate == FATE_YAJL) return 0;
+    i = skip_json_ws(b, i + 1, end);
+    return i < end && b[i] == ',' ? i + 1 : 0;
+}
+
+/* True when the parser stands where an element of the events array may begin: inside it, and
+ * `at` follows an event skipped here (resume), or (whitespace aside, in buf[from, at)) the array's
+ * '[' or a ',' right after the last element yajl read (elem_end). Only yajl's own positions are
+ * trusted: a '[' or ',' inside a string yajl is still reading (a broken document: ["a,{...) must
+ * not start an element, and cannot pass this test, since only whitespace and one comma may lie
+ * between elem_end and the '{', so no quote. */
+static bool at_element_start(tc_ct_parser *p, const char *buf, size_t from, size_t at, size_t resume) {
+    if (top_kind(p) != F_EVENTS) return false;
+    size_t i = at;
+    while (i > from && is_json_ws(buf[i - 1])) i--;
+    if (i == resume) return true;
+    if (i <= from) return false;
+    if (buf[i - 1] == '[') return p->fed_before + i == p->elem_end;
+    if (buf[i - 1] != ',') return false;
+    for (i--; i > from && is_json_ws(buf[i - 1]);) i--;
+    return p->fed_before + i == p->elem_end;
+}
+
+/* Whitespace aside, does buf[from, at) end where an element may begin: after a '[' or a ',', or at
+ * `resume`? The part of at_element_start that needs no yajl position, checked before the event is
+ * read: an object that is the value of a key ("args") follows a ':' and is passed over at once. */
+static bool may_start_element(const char *buf, size_t from, size_t at, size_t resume) {
+    size_t i = at;
+    while (i > from && is_json_ws(buf[i - 1])) i--;
+    return i == resume || (i > from && (buf[i - 1] == ',' || buf[i - 1] == '['));
+}
+
+/* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
+ * close for a memchr call each. */
+static size_t next_brace(const char *b, size_t i, size_t end) {
+#if defined(__SSE2__)
+    const __m128i brace = _mm_set1_epi8('{');
+    for (; i + 16 <= end; i += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + i)), brace));
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < end && b[i] != '{') i++;
+    return i;
+}
+
+/* When the '{' at b[i] opens an event that is valid JSON by yajl's grammar with plain strings (no
+ * escape or control byte), holds at most TOK_CAP tokens, lies wholly in b[i, end) and is followed by
+ * a ',' (whitespace aside), the offset just past that comma, with its tokens in p->toks; else 0. */
+static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end) {
+    p->toks.n = 0;
+    size_t v = scan_value(b, i, end, &p->toks);
+    if (!v) return 0;
+    v = skip_json_ws(b, v, end);
+    return v < end && b[v] == ',' ? v + 1 : 0;
+}
+
+/* Passes bytes [from, to) of the current chunk to yajl, but for the events handled here (see
+ * above): counted, their host spans recorded, or their callbacks called by ct_emit_event. 0 ok, -1
+ * error described. */
+int ct_pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
+    size_t seg = from, i = from, resume = SIZE_MAX;
+    while (i < to) {
+        size_t at = next_brace(buf, i, to);
+        if (at >= to) break;
+        i = at + 1;
+        if (!may_start_element(buf, from, at, resume)) continue;
+        fast_event ev;
+        size_t end = skippable_event_end(buf, at, to, &ev);
+        bool emit = !end;
+        if (emit && !(end = event_tokens(p, buf, at, to))) continue;
+        if (ct_yajl_feed(p, buf, seg, at)) return -1;
+        seg = at;
+        if (!at_element_start(p, buf, from, at, resume)) continue;
+        if (emit) {
+            if (ct_emit_event(p, buf, at, end)) return -1;
+            seg = i = resume = end;
+            continue;
+        }
+        p->t->events_total++;
+        p->events_skipped_early++;
+        if (ev.fate == FATE_HOST) {
+            size_t nl = ev.name.len > NAME_CAP - 1 ? NAME_CAP - 1 : ev.name.len; /* as on_scalar_text cuts */
+            ct_add_host_span(p, ev.kind, buf + ev.name.at, nl, ev.ts_ns, ev.dur_ns, buf + ev.pid.at, ev.pid.len,
+                          buf + ev.tid.at, ev.tid.len);
+            if (p->oom) { ct_describe_error(p, at, "out of memory"); return -1; }
+        }
+        seg = i = resume = end;
+    }
+    return ct_yajl_feed(p, buf, seg, to);
+}
