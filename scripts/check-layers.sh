@@ -6,9 +6,13 @@
 # and header-only files of base/ (it links nothing of the rest); only cli/ may include cupti/.
 # Also: analyzer/ and model/ are pure: no stdio (printf family, puts, fopen, FILE *, stdout, stderr,
 # perror), no exit(); comments and strings do not count.
+# Also: no include circle between the units of one folder (unit X = X.c + X.h; A -> B when A.c or
+# A.h includes B.h of that folder): a circle means two files that cannot be understood apart.
 # Prints each violation as FILE:LINE: message and exits 1 when there is one.
+# Usage: scripts/check-layers.sh [ROOT] (default: the repository; tests/test_unix.c plants violations
+# in a scratch tree to see each rule fail).
 set -eu
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}"
 rank() {
     case "$1" in
         base) echo 0 ;; model) echo 1 ;; parsers) echo 2 ;; analyzer) echo 3 ;; reports) echo 4 ;;
@@ -75,6 +79,28 @@ FNR == 1 { incomment = 0 }
 }' $(ls analyzer/*.[ch] model/*.[ch]) | tee -a "${TMPDIR:-/tmp}/check-layers.$$.io" >&2 || true
 if [ -s "${TMPDIR:-/tmp}/check-layers.$$.io" ]; then cat "${TMPDIR:-/tmp}/check-layers.$$.io" | sed 's/.*/x/' >>"${TMPDIR:-/tmp}/check-layers.$$"; fi
 rm -f "${TMPDIR:-/tmp}/check-layers.$$.io"
+# Include circles inside a folder: tsort names the units of each loop (coreutils).
+for dir in base model parsers analyzer reports cli cli/mpi cupti; do
+    edges=$(for f in "$dir"/*.[ch]; do
+        [ -f "$f" ] || continue
+        a=$(basename "$f"); a=${a%.*}
+        grep -h '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+            sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/' | while read -r inc; do
+                case "$inc" in */*) t="$inc" ;; *) t="$dir/$inc" ;; esac
+                [ "$(dirname "$t")" = "$dir" ] || continue
+                b=$(basename "$t" .h)
+                [ "$a" != "$b" ] && echo "$a $b"
+            done
+    done | sort -u)
+    [ -n "$edges" ] || continue
+    printf '%s\n' "$edges" | LC_ALL=C tsort 2>&1 >/dev/null |
+        awk -v dir="$dir" '/input contains a loop/ { if (u != "") print u; u = ""; next }
+                           { sub(/^tsort: /, ""); u = u (u == "" ? "" : " -> ") $0 } END { if (u != "") print u }' |
+        while read -r loop; do
+            echo "$dir/: include circle: $loop (unit X is X.c with X.h; move what both need to a header of its own)"
+            echo x >>"${TMPDIR:-/tmp}/check-layers.$$"
+        done
+done
 if [ -s "${TMPDIR:-/tmp}/check-layers.$$" ]; then
     n=$(wc -l <"${TMPDIR:-/tmp}/check-layers.$$"); rm -f "${TMPDIR:-/tmp}/check-layers.$$"
     echo "check-layers: $n violation(s) of the layer rules (docs/architecture.md)"; exit 1

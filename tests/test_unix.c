@@ -628,3 +628,78 @@ Test(unix_tool, failed_writes_exit_4_for_every_command) {
         free(out);
     }
 }
+
+/* ---- the layer checker (scripts/check-layers.sh) rejects what it exists to reject ---- */
+
+static void put_file(const char *root, const char *name, const char *text) {
+    char *p = fmt("%s/%s", root, name);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f, "%s", p);
+    cr_assert(fputs(text, f) >= 0);
+    cr_assert_eq(fclose(f), 0);
+    free(p);
+}
+
+/* A scratch tree with every layer folder holding one clean file. */
+static char *layer_tree(void) {
+    char *d = make_tmpdir();
+    static const char *const dirs[] = {"base", "model", "parsers", "analyzer", "reports", "cli", "cli/mpi", "cupti"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char *c = fmt("mkdir -p '%s/%s'", d, dirs[i]);
+        cr_assert_eq(run(c, NULL), 0);
+        free(c);
+        char *name = fmt("%s/ok.h", dirs[i]);
+        put_file(d, name, "/* ok.h: nothing */\n");
+        free(name);
+    }
+    return d;
+}
+
+static int check_layers(const char *root, char **out) {
+    char *c = fmt("sh scripts/check-layers.sh '%s' 2>&1", root);
+    int rc = run(c, out);
+    free(c);
+    return rc;
+}
+
+Test(unix_tool, check_layers_rejects_an_include_circle_inside_a_folder) {
+    char *d = layer_tree(), *out;
+    cr_assert_eq(check_layers(d, &out), 0, "clean tree rejected:\n%s", out);
+    free(out);
+    /* a.c includes b.h, b.c includes a.h: a circle of two units, neither header including the other */
+    put_file(d, "parsers/a.h", "/* a */\n");
+    put_file(d, "parsers/a.c", "#include \"a.h\"\n#include \"b.h\"\n");
+    put_file(d, "parsers/b.h", "/* b */\n#include \"model/ok.h\"\n");
+    put_file(d, "parsers/b.c", "#include \"b.h\"\n#include \"a.h\"\n");
+    cr_expect_eq(check_layers(d, &out), 1);
+    cr_expect(strstr(out, "parsers/: include circle: ") && strstr(out, "a") && strstr(out, "b"), "%s", out);
+    free(out);
+    /* broken the usual way (what both need in a header of its own): accepted again */
+    put_file(d, "parsers/b.c", "#include \"b.h\"\n");
+    cr_expect_eq(check_layers(d, &out), 0, "%s", out);
+    free(out);
+    /* a three-unit circle through headers only */
+    put_file(d, "reports/x.h", "#include \"y.h\"\n");
+    put_file(d, "reports/y.h", "#include \"z.h\"\n");
+    put_file(d, "reports/z.c", "#include \"x.h\"\n");
+    cr_expect_eq(check_layers(d, &out), 1);
+    cr_expect(strstr(out, "reports/: include circle: "), "%s", out);
+    free(out);
+    rm_rf(d);
+    free(d);
+}
+
+Test(unix_tool, check_layers_rejects_a_later_layer_and_io_in_the_analyzer) {
+    char *d = layer_tree(), *out;
+    put_file(d, "model/m.c", "#include \"analyzer/ok.h\"\n");
+    cr_expect_eq(check_layers(d, &out), 1);
+    cr_expect(strstr(out, "model/m.c:1:") && strstr(out, "later layer analyzer/"), "%s", out);
+    free(out);
+    put_file(d, "model/m.c", "#include \"base/ok.h\"\n");
+    put_file(d, "analyzer/p.c", "static void f(void) { printf(\"x\"); }\n");
+    cr_expect_eq(check_layers(d, &out), 1);
+    cr_expect(strstr(out, "analyzer/p.c:1: analyzer/ and model/ do no I/O"), "%s", out);
+    free(out);
+    rm_rf(d);
+    free(d);
+}
