@@ -6,7 +6,6 @@
 #include "diag.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
-#include "model/link_catalog.h"
 #include "model/job.h"
 #include "analyzer/analyze.h"
 #include "load_job.h"

@@ -5,7 +5,7 @@
 #include "cost_report.h"
 #include "findings_text.h"
 #include "jsonw.h"
-#include "html_report.h"
+#include "html_kit.h"
 #include "termtext.h"
 #include "textfmt.h"
 #include "base/version.h"
