@@ -143,3 +143,11 @@ tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char
             s->world_size = (int)j->traces[i].world_size;
     return TC_OK;
 }
+
+void tc_run_summary_set_gpus_per_node(tc_run_summary *s, int64_t g) {
+    if (g <= 0) return;
+    s->gpus_per_node = g > INT32_MAX ? INT32_MAX : (int)g;
+    int64_t nodes = ((int64_t)s->world_size + g - 1) / g;
+    s->nodes = nodes > INT32_MAX ? INT32_MAX : (int)nodes;
+    s->nodes_assumed = false;
+}

@@ -24,4 +24,8 @@ typedef enum {
  * (message in e; s is then empty). */
 tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, tc_run_precision p,
                                   tc_error *e);
+
+/* A saved run re-noded by --gpus-per-node g (> 0): the node rule of nodes.h with the flag, rank / g,
+ * over its world size. */
+void tc_run_summary_set_gpus_per_node(tc_run_summary *s, int64_t g);
 #endif

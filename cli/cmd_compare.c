@@ -56,11 +56,7 @@ static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bo
             tc_diag(stderr, "tracecost compare: %s\n", e.msg);
             return TC_EXIT_NOTHING;
         }
-        if (gpus_per_node > 0) { /* the node rule of analyzer/nodes.h with the flag: rank / G */
-            s->gpus_per_node = (int)gpus_per_node;
-            s->nodes = (int)((s->world_size + gpus_per_node - 1) / gpus_per_node);
-            s->nodes_assumed = false;
-        }
+        tc_run_summary_set_gpus_per_node(s, gpus_per_node);
         return TC_EXIT_OK;
     }
     if (in->error.code != TC_OK) return tc_cli_inputs_report(in, stderr, "tracecost compare");
