@@ -644,6 +644,19 @@ static bool adds_up(const tc_idle_causes *k, int64_t gaps, int64_t idle) {
     return gaps == idle && s == idle;
 }
 
+/* rr->step_idle: the GPU window's causes, the lead (before the first GPU event, a gap that event
+ * ends, with its evidence) and the tail (after the last: host work no GPU event follows, cpu_other;
+ * unattributed when the trace has no runtime calls). */
+static void step_window_causes(hw_ctx *c, const event_list *all, tc_rank_result *rr) {
+    tc_idle_cause host = rr->has_host_events ? TC_IDLE_CPU_OTHER : TC_IDLE_UNATTRIBUTED;
+    rr->step_idle = rr->idle;
+    int64_t lead = rr->before_first_kernel_ns, first = rr->step_b.first_ns + lead;
+    if (lead > 0 && all->n) attribute_gap(c, rr->step_b.first_ns, first, ending_event(c, all, 0, first), true, &rr->step_idle);
+    else rr->step_idle.ns[host] += lead;
+    rr->step_idle.ns[host] += rr->after_last_kernel_ns;
+    assert(c->oom || adds_up(&rr->step_idle, rr->step_b.idle_ns, rr->step_b.idle_ns));
+}
+
 int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     hw_ctx c;
     memset(&c, 0, sizeof c);
@@ -659,6 +672,8 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     int64_t gaps = window_causes(&c, &all, true, &rr->idle);
     if (c.oom) goto done;
     assert(adds_up(&rr->idle, gaps, rr->b.idle_ns));
+    if (rr->has_step_window) step_window_causes(&c, &all, rr);
+    if (c.oom) goto done;
     fill_evidence(&c, rr);
     for (size_t s = 0; s < rr->n_steps && !c.oom; s++) {
         event_list l = {t->gpu, m->steps[s].events, m->steps[s].n_events};
@@ -713,6 +728,19 @@ void tc_host_wait_job(tc_job *j) {
         sl->graph_kernels += l->graph_kernels;
     }
     sm->launch.launch_bound = sm->launch.launch_cpu_ns > sm->launch.gpu_busy_ns;
+    tc_window_figures *st = &sm->step; /* a rank without steps counts its GPU window's causes */
+    memset(&st->causes, 0, sizeof st->causes);
+    st->before_first_kernel_ns = st->after_last_kernel_ns = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        const tc_idle_causes *k = rr->has_step_window ? &rr->step_idle : &rr->idle;
+        for (int c = 0; c < TC_IDLE_CAUSES; c++) st->causes.ns[c] += k->ns[c];
+        st->causes.after_sync_ns += k->after_sync_ns;
+        st->before_first_kernel_ns += rr->has_step_window ? rr->before_first_kernel_ns : 0;
+        st->after_last_kernel_ns += rr->has_step_window ? rr->after_last_kernel_ns : 0;
+    }
+    for (int k = 0; k < TC_IDLE_CAUSES; k++)
+        st->cause_share[k] = st->b.window_ns > 0 ? (double)st->causes.ns[k] / (double)st->b.window_ns : 0;
     for (int k = 0; k < TC_IDLE_CAUSES; k++)
         sm->idle_cause_share[k] = sm->b.window_ns > 0 ? (double)sm->idle.ns[k] / (double)sm->b.window_ns : 0;
 }

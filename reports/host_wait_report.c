@@ -23,6 +23,22 @@ static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
     jw_ns_as_us(w, k->after_sync_ns);
 }
 
+void tc_host_wait_json_step_causes(jw *w, bool has, const tc_idle_causes *k, int64_t before_ns, int64_t after_ns) {
+    jw_key(w, "step_idle_causes");
+    if (!has) { jw_null(w); return; }
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
+        jw_key(w, name);
+        jw_ns_as_us(w, k->ns[c]);
+    }
+    jw_key(w, "idle_after_sync_us"); jw_ns_as_us(w, k->after_sync_ns);
+    jw_key(w, "before_first_kernel_us"); jw_ns_as_us(w, before_ns);
+    jw_key(w, "after_last_kernel_us"); jw_ns_as_us(w, after_ns);
+    jw_object_end(w);
+}
+
 void tc_host_wait_json_step(jw *w, const tc_step_result *st) { causes_object(w, "idle_causes", &st->idle); }
 
 /* Key launch_stats; per_rank adds the delay percentiles. */
