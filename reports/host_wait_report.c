@@ -232,22 +232,27 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
     const tc_summary *sm = &j->summary;
     if (!j->n_ranks) return;
     const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
-    if (sm->b.idle_ns > 0 || rr->launch.kernels) {
+    /* the window the verdict judges (docs/definitions.md "Step window") */
+    const bool st = sm->step.has;
+    const tc_breakdown *b = st ? &sm->step.b : &sm->b;
+    const tc_idle_causes *k = st ? &sm->step.causes : &sm->idle;
+    const char *of = st ? "step time" : "GPU time";
+    if (b->idle_ns > 0 || rr->launch.kernels) {
         char title[200];
-        snprintf(title, sizeof title, "(idle %.1f%% of GPU time; each cause as %% of the summed GPU windows)",
-                 100 * sm->share_idle);
+        snprintf(title, sizeof title, "(idle %.1f%% of %s; each cause as %% of the summed %s windows)",
+                 100 * (st ? sm->step.idle : sm->share_idle), of, st ? "step" : "GPU");
         fprintf(out, "\n%sWhy the GPU waits%s ", bold_on, bold_off);
         tc_term_wrap_from(out, title, 18, 2, width);
-        if (sm->b.idle_ns > 0) {
+        if (b->idle_ns > 0) {
             char items[TC_IDLE_CAUSES + 1][64];
             const char *p[TC_IDLE_CAUSES + 1];
-            size_t n = causes_items(items, &sm->idle, sm->b.window_ns);
+            size_t n = causes_items(items, k, b->window_ns);
             for (size_t i = 0; i < n; i++) p[i] = items[i];
             tc_term_join(out, p, n, " | ", 2, 4, width);
-            if (sm->idle.after_sync_ns > 0) {
+            if (k->after_sync_ns > 0) {
                 char line[200];
-                snprintf(line, sizeof line, "%.1f%% of GPU time is gaps that began while the host waited in a sync call",
-                         pct(sm->idle.after_sync_ns, sm->b.window_ns));
+                snprintf(line, sizeof line, "%.1f%% of %s is gaps that began while the host waited in a sync call",
+                         pct(k->after_sync_ns, b->window_ns), of);
                 tc_term_wrap(out, line, 2, 4, width);
             }
         }
@@ -290,19 +295,23 @@ static int64_t bar_ns(const tc_step_result *st, int k) {
 /* The job's idle causes: a table of every cause. */
 static void html_causes(FILE *out, const tc_summary *sm) {
     char cls[16];
+    const bool st = sm->step.has; /* the window the verdict judges */
+    const tc_breakdown *b = st ? &sm->step.b : &sm->b;
+    const tc_idle_causes *k = st ? &sm->step.causes : &sm->idle;
+    const char *of = st ? "step time" : "GPU time";
     fprintf(out, "<table id=\"idle-cause-table\">\n<thead><tr><th>idle cause</th><th class=\"n\">ms</th>"
-                 "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
+                 "<th class=\"n\">share of %s</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n", of);
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
-        int64_t ns = sm->idle.ns[c];
+        int64_t ns = k->ns[c];
         fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\" "
                      "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
                 tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns), ms(ns),
-                pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
+                pct(ns, b->window_ns), pct(ns, b->idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
-    if (sm->idle.after_sync_ns > 0)
-        fprintf(out, "<p class=\"note\">%.2f%% of GPU time is gaps that began while the host waited in a synchronizing "
-                     "call.</p>\n", pct(sm->idle.after_sync_ns, sm->b.window_ns));
+    if (k->after_sync_ns > 0)
+        fprintf(out, "<p class=\"note\">%.2f%% of %s is gaps that began while the host waited in a synchronizing "
+                     "call.</p>\n", pct(k->after_sync_ns, b->window_ns), of);
 }
 
 /* Where the host was and the launch figures of the view rank. */
@@ -432,7 +441,9 @@ void tc_host_wait_html(FILE *out, const tc_job *j) {
                  "a synchronizing call (sync), an allocator call (memory management), a launch call of 1 ms or more "
                  "(module load), a launch call or the op that launched the work (launch overhead), anything else "
                  "(CPU other); GPU side when the work was already handed over, unattributed when the trace holds no "
-                 "launch for it. Idle is %.2f%% of the summed GPU time.</p>\n", 100 * sm->share_idle);
+                 "launch for it. Idle is %.2f%% of the summed %s.</p>\n", 100 * (sm->step.has ? sm->step.idle : sm->share_idle),
+            sm->step.has ? "step windows (the ProfilerStep spans with their GPU windows: the lead before the first GPU "
+                           "event is one more gap, the tail after the last is CPU other)" : "GPU time");
     html_causes(out, sm);
     html_host(out, rr);
     if (rr->n_steps) {

@@ -84,6 +84,80 @@ Test(step_window, host_preamble_per_step_across_steps, .timeout = 60) {
     free(dir);
 }
 
+/* Writes text to DIR/NAME; returns the path (owned). */
+static char *write_trace(const char *dir, const char *name, const char *text) {
+    char *path = malloc(600);
+    cr_assert(path);
+    snprintf(path, 600, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Issue 28's video-model shape, hand-made: one 382.5 ms step whose host runs `preprocess` for
+ * 217.5 ms before the first kernel, then 160 ms of GPU work (µs timestamps). The GPU window says
+ * compute 100%; the step window says idle 58.2%, host-bound, the host in preprocess. */
+static const char *const preamble_trace =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 382500},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"preprocess\", \"pid\": 1, \"tid\": 1, \"ts\": 1100, \"dur\": 217500},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 218700, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 218710, \"dur\": 20, \"args\": {\"correlation\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 218740, \"dur\": 20, \"args\": {\"correlation\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_a\", \"pid\": 0, \"tid\": 7, \"ts\": 218800, \"dur\": 80000, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_b\", \"pid\": 0, \"tid\": 7, \"ts\": 298800, \"dur\": 80000, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 2}}\n"
+    "]}\n";
+
+Test(step_window, preprocess_before_the_first_kernel_is_named) {
+    char *dir = tu_tmpdir(), *out = NULL, *path = write_trace(dir, "hf.pt.trace.json", preamble_trace);
+    int rc = tu_sh(&out, "%s analyze --no-cost --json - %s 2>/dev/null", tu_bin(), path);
+    cr_assert_eq(rc, 0, "%s", out);
+    yajl_val doc = yajl_tree_parse(out, NULL, 0), sm = tu_get(doc, "summary", NULL);
+    cr_assert(doc);
+    cr_assert(fabs(sub(sm, "shares", "compute") - 1) < 1e-9, "the GPU window: compute 100%%");
+    cr_assert(fabs(tu_num(tu_get(sm, "step_window_us", NULL)) - 382500) < 1e-6);
+    cr_assert(fabs(sub(sm, "step_shares", "idle") - 222500.0 / 382500) < 1e-9);
+    cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "host-bound");
+    yajl_val k = tu_get(sm, "step_idle_causes", NULL);
+    cr_assert_eq(sub(k, "before_first_kernel_us", NULL), 217800);
+    cr_assert_eq(sub(k, "after_last_kernel_us", NULL), 4700);
+    cr_assert(sub(k, "cpu_other_us", NULL) > 222000, "the lead and the tail are host work");
+    const char *reason = tu_str(tu_get(sm, "verdict_reasons", "#1", NULL));
+    cr_assert(strstr(reason, "of step time") && strstr(reason, "(most in preprocess)"), "%s", reason);
+    yajl_tree_free(doc);
+    free(out);
+    free(path);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* Issue 28's Triton shape: a 13,336 ms step with 2 µs of GPU work is not "compute 100%". */
+Test(step_window, a_long_step_with_almost_no_gpu_work_is_host_bound) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    char *path = write_trace(dir, "triton.json",
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#0\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 5, \"dur\": 13336000},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 13000000, \"dur\": 8, \"args\": {\"correlation\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"add_kernel\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 13000010, \"dur\": 2, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9}}\n]}\n");
+    int rc = tu_sh(&out, "%s analyze --no-cost --json - %s 2>/dev/null", tu_bin(), path);
+    cr_assert_eq(rc, 0, "%s", out);
+    yajl_val doc = yajl_tree_parse(out, NULL, 0), sm = tu_get(doc, "summary", NULL);
+    cr_assert(doc);
+    cr_assert(sub(sm, "shares", "compute") == 1, "the GPU window alone is all compute");
+    cr_assert(sub(sm, "step_shares", "idle") > 0.999999, "step idle %.9f", sub(sm, "step_shares", "idle"));
+    cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "host-bound");
+    yajl_tree_free(doc);
+    free(out);
+    free(path);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
 /* Without ProfilerSteps the step keys are null and the text says the GPU window is judged. */
 Test(step_window, no_steps_judge_the_gpu_window) {
     char *dir = tu_tmpdir(), *out = NULL, path[600];
