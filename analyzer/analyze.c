@@ -129,6 +129,18 @@ static void step_window(tc_rank_result *rr, const tc_step_map *m, bool has_gpu) 
     rr->after_last_kernel_ns = has_gpu ? e - rr->b.last_ns : 0;
 }
 
+/* One step's span: its ProfilerStep span stretched to hold its own GPU events (the same rule as
+ * the rank's step window, over the step's events). */
+static void step_span(tc_step_result *sr, const tc_step_events *se) {
+    int64_t s = se->span_start_ns, e = se->span_end_ns;
+    bool has_gpu = sr->b.gpu_events > 0;
+    if (has_gpu && sr->b.first_ns < s) s = sr->b.first_ns;
+    if (has_gpu && sr->b.last_ns > e) e = sr->b.last_ns;
+    tc_breakdown_widen(&sr->b, s, e, &sr->step_b);
+    sr->before_first_kernel_ns = has_gpu ? sr->b.first_ns - s : e - s;
+    sr->after_last_kernel_ns = has_gpu ? e - sr->b.last_ns : 0;
+}
+
 /* Traces without baseTimeNanoseconds hold epoch µs when their times are past 2000-01-01. */
 #define EPOCH_2000_NS INT64_C(946684800000000000)
 
@@ -162,6 +174,7 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             }
             sr->has_ratio = sr->b.compute_ns > 0;
             sr->comm_compute_ratio = sr->has_ratio ? (double)sr->b.comm_ns / (double)sr->b.compute_ns : 0;
+            step_span(sr, &m.steps[s]);
         }
         rr->has_step_time = true;
         step_window(rr, &m, t->n_gpu > 0);

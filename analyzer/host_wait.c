@@ -647,14 +647,20 @@ static bool adds_up(const tc_idle_causes *k, int64_t gaps, int64_t idle) {
 /* rr->step_idle: the GPU window's causes, the lead (before the first GPU event, a gap that event
  * ends, with its evidence) and the tail (after the last: host work no GPU event follows, cpu_other;
  * unattributed when the trace has no runtime calls). */
+static void widen_causes(hw_ctx *c, const event_list *l, const tc_breakdown *wide, int64_t lead, int64_t tail,
+                         bool host_events, bool detail, tc_idle_causes *out) {
+    tc_idle_cause host = host_events ? TC_IDLE_CPU_OTHER : TC_IDLE_UNATTRIBUTED;
+    int64_t first = wide->first_ns + lead;
+    if (lead > 0 && l->n) attribute_gap(c, wide->first_ns, first, ending_event(c, l, 0, first), detail, out);
+    else out->ns[host] += lead;
+    out->ns[host] += tail;
+    assert(c->oom || adds_up(out, wide->idle_ns, wide->idle_ns));
+}
+
 static void step_window_causes(hw_ctx *c, const event_list *all, tc_rank_result *rr) {
-    tc_idle_cause host = rr->has_host_events ? TC_IDLE_CPU_OTHER : TC_IDLE_UNATTRIBUTED;
     rr->step_idle = rr->idle;
-    int64_t lead = rr->before_first_kernel_ns, first = rr->step_b.first_ns + lead;
-    if (lead > 0 && all->n) attribute_gap(c, rr->step_b.first_ns, first, ending_event(c, all, 0, first), true, &rr->step_idle);
-    else rr->step_idle.ns[host] += lead;
-    rr->step_idle.ns[host] += rr->after_last_kernel_ns;
-    assert(c->oom || adds_up(&rr->step_idle, rr->step_b.idle_ns, rr->step_b.idle_ns));
+    widen_causes(c, all, &rr->step_b, rr->before_first_kernel_ns, rr->after_last_kernel_ns, rr->has_host_events, true,
+                 &rr->step_idle);
 }
 
 int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
@@ -677,8 +683,12 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     fill_evidence(&c, rr);
     for (size_t s = 0; s < rr->n_steps && !c.oom; s++) {
         event_list l = {t->gpu, m->steps[s].events, m->steps[s].n_events};
-        gaps = window_causes(&c, &l, false, &rr->steps[s].idle);
-        assert(c.oom || adds_up(&rr->steps[s].idle, gaps, rr->steps[s].b.idle_ns));
+        tc_step_result *st = &rr->steps[s];
+        gaps = window_causes(&c, &l, false, &st->idle);
+        assert(c.oom || adds_up(&st->idle, gaps, st->b.idle_ns));
+        st->step_idle = st->idle; /* the step's span: its lead and tail too */
+        widen_causes(&c, &l, &st->step_b, st->before_first_kernel_ns, st->after_last_kernel_ns, rr->has_host_events,
+                     false, &st->step_idle);
     }
     (void)adds_up;
     (void)gaps;

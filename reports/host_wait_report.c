@@ -39,7 +39,12 @@ void tc_host_wait_json_step_causes(jw *w, bool has, const tc_idle_causes *k, int
     jw_object_end(w);
 }
 
-void tc_host_wait_json_step(jw *w, const tc_step_result *st) { causes_object(w, "idle_causes", &st->idle); }
+void tc_host_wait_json_step(jw *w, const tc_step_result *st) {
+    causes_object(w, "idle_causes", &st->idle);
+    jw_key(w, "step_window_us"); jw_ns_as_us(w, st->step_b.window_ns);
+    jw_key(w, "step_idle_us"); jw_ns_as_us(w, st->step_b.idle_ns);
+    tc_host_wait_json_step_causes(w, true, &st->step_idle, st->before_first_kernel_ns, st->after_last_kernel_ns);
+}
 
 /* Key launch_stats; per_rank adds the delay percentiles. */
 static void launch_object(jw *w, const tc_launch_stats *l, bool per_rank) {
@@ -181,10 +186,10 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
 #define STEP_ROW "%-8s %10s %8s %8s %8s %8s  %s\n" /* 57 columns and the top idle cause */
 
 static void step_row(FILE *out, const tc_step_result *st) {
-    const tc_breakdown *b = &st->b;
-    int top = tc_idle_top_cause(&st->idle);
+    const tc_breakdown *b = &st->step_b; /* the step's span (docs/definitions.md "Step window") */
+    int top = tc_idle_top_cause(&st->step_idle);
     char cause[64] = "-", t[24], num[24], c[16], e[16], m[16], i[16];
-    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
     tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
     snprintf(num, sizeof num, "%lld", (long long)st->number);
     snprintf(c, sizeof c, "%.1f%%", pct(b->compute_ns, b->window_ns));
@@ -200,7 +205,7 @@ static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_
     const tc_step_stats *ss = &rr->step_stats;
     char title[300];
     snprintf(title, sizeof title, "(rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms; %% of each step's "
-             "GPU window)", (long long)rr->rank,
+             "span: its ProfilerStep span with its GPU work)", (long long)rr->rank,
              rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
     fprintf(out, "\n%sSteps%s ", bold_on, bold_off);
     tc_term_wrap_from(out, title, 6, 2, width);
@@ -285,10 +290,10 @@ static const char *bar_label(int k) {
 
 static int64_t bar_ns(const tc_step_result *st, int k) {
     switch (k) {
-    case BAR_COMPUTE: return st->b.compute_ns;
-    case BAR_COMM: return st->b.exposed_comm_ns;
-    case BAR_MEMORY: return st->b.memory_exposed_ns;
-    default: return st->idle.ns[k - BAR_IDLE0];
+    case BAR_COMPUTE: return st->step_b.compute_ns;
+    case BAR_COMM: return st->step_b.exposed_comm_ns;
+    case BAR_MEMORY: return st->step_b.memory_exposed_ns;
+    default: return st->step_idle.ns[k - BAR_IDLE0];
     }
 }
 
@@ -347,11 +352,11 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
     fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
 }
 
-/* One stacked bar per step (its GPU window split into the busy classes and the idle causes). */
+/* One stacked bar per step (its span split into the busy classes and the idle causes). */
 static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
-    for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
+    for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
     const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40];
@@ -374,8 +379,8 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
             y -= h;
             snprintf(a, sizeof a, "%.6f", ms(ns));
             fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" class=\"%s\" data-tip=\"step %lld - "
-                         "%s: %s ms = %.2f%% of its window\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
-                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->b.window_ns));
+                         "%s: %s ms = %.2f%% of its span\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
+                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->step_b.window_ns));
         }
         fputs("\n", out);
     }
@@ -388,13 +393,13 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
 static void html_step_table(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     fputs("<div class=\"scroll\"><table id=\"step-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">step</th>"
-          "<th class=\"n\">step<br>ms</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
+          "<th class=\"n\">step<br>ms</th><th class=\"n\">span<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
           "exp.<br>comm</th><th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th>top idle cause</th>"
           "</tr></thead>\n<tbody>\n", out);
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
-        const tc_breakdown *b = &st->b;
-        int top = tc_idle_top_cause(&st->idle);
+        const tc_breakdown *b = &st->step_b;
+        int top = tc_idle_top_cause(&st->step_idle);
         fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">"
                      "%.3f</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">%.3f</td>", (long long)st->number,
                 (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
@@ -403,7 +408,7 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
         for (int k = 0; k < 4; k++)
             fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%.1f%%</td>",
                     pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns), pct(parts[k], b->window_ns));
-        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
         else fputs("<td>-</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n", out);
@@ -447,8 +452,8 @@ void tc_host_wait_html(FILE *out, const tc_job *j) {
     html_causes(out, sm);
     html_host(out, rr);
     if (rr->n_steps) {
-        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its GPU window (first to last "
-                     "of its GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
+        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its span (its ProfilerStep span, "
+                     "stretched to hold its own GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
                      "segment for its exact value.</p>\n", (long long)rr->rank);
         html_slowest(out, rr);
         html_step_chart(out, rr);

@@ -8,7 +8,8 @@
 #include "model/job.h"
 #include "jsonw.h"
 
-/* Keys idle_causes and idle_after_sync_us inside a steps[] object. */
+/* Keys idle_causes, idle_after_sync_us, step_window_us, step_idle_us and step_idle_causes inside a
+ * steps[] object. */
 void tc_host_wait_json_step(jw *w, const tc_step_result *st);
 /* Keys idle_causes, idle_after_sync_us, idle_host_ops, launch_stats, step_time_min_us,
  * step_time_median_us, step_time_max_us and slowest_steps inside a ranks[] object. */

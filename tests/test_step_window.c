@@ -78,6 +78,17 @@ Test(step_window, host_preamble_per_step_across_steps, .timeout = 60) {
     cr_assert(step_idle > sub(sm, "shares", "idle") + 0.05, "the first preamble is idle of the step window only");
     cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "host-bound");
     step_identity(sm);
+    /* the per-step view: each step's span holds its own preamble */
+    yajl_val steps = tu_get(doc, "ranks", "#0", "steps", NULL);
+    cr_assert(steps && steps->u.array.len == 4);
+    for (size_t s = 0; s < 4; s++) {
+        yajl_val st = steps->u.array.values[s];
+        double idle = tu_num(tu_get(st, "step_idle_us", NULL)), span = tu_num(tu_get(st, "step_window_us", NULL));
+        cr_assert(fabs(idle / span - planted) < 0.02, "step %zu: idle %.4f of its span, planted %.4f", s, idle / span,
+                  planted);
+        cr_assert(fabs(sub(st, "step_idle_causes", "before_first_kernel_us") - 38000) <= 2);
+    }
+    cr_assert(strstr(text, "% of each step's span"), "%s", text);
     yajl_tree_free(doc);
     free(text);
     tu_sh(NULL, "rm -rf %s", dir);
