@@ -108,6 +108,39 @@ static int unmatched_exposed(const tc_trace *t, const int64_t *wait_ns, int64_t 
     return rc;
 }
 
+/* The rank's step window (docs/definitions.md "Step window"): its GPU window stretched to the
+ * first step span's start and the last one's end; the stretch is idle, split into the lead (before
+ * the first GPU event) and the tail (after the last). */
+static void step_window(tc_rank_result *rr, const tc_step_map *m, bool has_gpu) {
+    int64_t s = INT64_MAX, e = INT64_MIN;
+    for (size_t k = 0; k < m->n_steps; k++) {
+        if (m->steps[k].span_start_ns < s) s = m->steps[k].span_start_ns;
+        if (m->steps[k].span_end_ns > e) e = m->steps[k].span_end_ns;
+    }
+    if (has_gpu && rr->b.first_ns < s) s = rr->b.first_ns;
+    if (has_gpu && rr->b.last_ns > e) e = rr->b.last_ns;
+    rr->has_step_window = true;
+    tc_breakdown_widen(&rr->b, s, e, &rr->step_b);
+    const tc_breakdown *b = &rr->step_b;
+    rr->step_shares = (tc_shares){share(b->compute_ns, b->window_ns), share(b->exposed_comm_ns, b->window_ns),
+                                  share(b->exposed_transfer_ns, b->window_ns), share(b->exposed_wait_ns, b->window_ns),
+                                  share(b->memory_exposed_ns, b->window_ns), share(b->idle_ns, b->window_ns)};
+    rr->before_first_kernel_ns = has_gpu ? rr->b.first_ns - s : e - s;
+    rr->after_last_kernel_ns = has_gpu ? e - rr->b.last_ns : 0;
+}
+
+/* One step's span: its ProfilerStep span stretched to hold its own GPU events (the same rule as
+ * the rank's step window, over the step's events). */
+static void step_span(tc_step_result *sr, const tc_step_events *se) {
+    int64_t s = se->span_start_ns, e = se->span_end_ns;
+    bool has_gpu = sr->b.gpu_events > 0;
+    if (has_gpu && sr->b.first_ns < s) s = sr->b.first_ns;
+    if (has_gpu && sr->b.last_ns > e) e = sr->b.last_ns;
+    tc_breakdown_widen(&sr->b, s, e, &sr->step_b);
+    sr->before_first_kernel_ns = has_gpu ? sr->b.first_ns - s : e - s;
+    sr->after_last_kernel_ns = has_gpu ? e - sr->b.last_ns : 0;
+}
+
 /* Traces without baseTimeNanoseconds hold epoch µs when their times are past 2000-01-01. */
 #define EPOCH_2000_NS INT64_C(946684800000000000)
 
@@ -141,8 +174,10 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
             }
             sr->has_ratio = sr->b.compute_ns > 0;
             sr->comm_compute_ratio = sr->has_ratio ? (double)sr->b.comm_ns / (double)sr->b.compute_ns : 0;
+            step_span(sr, &m.steps[s]);
         }
         rr->has_step_time = true;
+        step_window(rr, &m, t->n_gpu > 0);
         int64_t n = (int64_t)rr->n_steps; /* rounded mean, (sum + n/2) / n without passing INT64_MAX */
         rr->step_time_ns = sum / n + (sum % n >= n - n / 2);
         if (m.repeated)
@@ -308,6 +343,19 @@ static void count_comm_libraries(tc_job *j) {
     }
 }
 
+/* The shares of the summed step windows (a rank without steps counts its GPU window). */
+static void step_shares(tc_summary *sm) {
+    tc_window_figures *f = &sm->step;
+    f->on_steps = true;
+    int64_t w = f->b.window_ns;
+    f->compute = share(f->b.compute_ns, w);
+    f->exposed_comm = share(f->b.exposed_comm_ns, w);
+    f->exposed_transfer = share(f->b.exposed_transfer_ns, w);
+    f->exposed_wait = share(f->b.exposed_wait_ns, w);
+    f->memory_exposed = share(f->b.memory_exposed_ns, w);
+    f->idle = share(f->b.idle_ns, w);
+}
+
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;
@@ -329,6 +377,8 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
             sm->capture_unix_s = rr->start_epoch_ns / 1000000000;
         }
         tc_breakdown_add(&sm->b, &rr->b);
+        sm->step.has |= rr->has_step_window; /* a rank without steps counts its GPU window */
+        tc_breakdown_add(&sm->step.b, rr->has_step_window ? &rr->step_b : &rr->b);
         if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
     }
     sm->split_known = j->n_ranks >= 2 && sm->b.split_known;
@@ -339,6 +389,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->share_exposed_wait = share(sm->b.exposed_wait_ns, w);
     sm->share_memory_exposed = share(sm->b.memory_exposed_ns, w);
     sm->share_idle = share(sm->b.idle_ns, w);
+    step_shares(sm);
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }

@@ -1,4 +1,5 @@
-/* breakdown.c: interval-union breakdown of a GPU timeline (see breakdown.h). */
+/* breakdown.c: interval-union breakdown of a GPU timeline, and its widening to a step window (see
+ * breakdown_compute.h). */
 #include "model/breakdown.h"
 #include "intervals.h"
 #include <assert.h>
@@ -63,3 +64,14 @@ done:
     return rc;
 }
 
+
+void tc_breakdown_widen(const tc_breakdown *b, int64_t start, int64_t end, tc_breakdown *out) {
+    assert(start <= end && (!b->gpu_events || (start <= b->first_ns && end >= b->last_ns)));
+    *out = *b;
+    out->first_ns = start;
+    out->last_ns = end;
+    out->window_ns = end - start;
+    out->idle_ns = out->window_ns - (b->compute_ns + b->exposed_comm_ns + b->memory_exposed_ns);
+    assert(out->idle_ns >= b->idle_ns);
+    assert(out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns + out->idle_ns == out->window_ns);
+}

@@ -120,9 +120,12 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     memset(&f, 0, sizeof f);
     f.world_size = s->world_size;
     f.transfer_split_known = s->split_known;
-    f.exposed_transfer_share = s->split_known ? s->share_exposed_transfer : s->share_exposed_comm;
-    f.exposed_wait_share = s->split_known ? s->share_exposed_wait : 0;
-    f.idle_share = s->share_idle + s->share_memory;
+    /* the step window's shares when the run has steps (docs/definitions.md "Step window") */
+    bool st = s->has_step_shares;
+    double comm = st ? s->step_share_exposed_comm : s->share_exposed_comm;
+    f.exposed_transfer_share = s->split_known ? (st ? s->step_share_exposed_transfer : s->share_exposed_transfer) : comm;
+    f.exposed_wait_share = s->split_known ? (st ? s->step_share_exposed_wait : s->share_exposed_wait) : 0;
+    f.idle_share = st ? s->step_share_idle + s->step_share_memory : s->share_idle + s->share_memory;
     f.step_time_us = s->has_step_time && s->step_time_us > 0 ? s->step_time_us : 0;
     f.fabric_busbw_GBps = s->has_busbw && s->fabric_busbw_GBps > 0 ? s->fabric_busbw_GBps : 0;
     f.nodes = s->nodes;
@@ -136,7 +139,8 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     f.capture_unix_s = s->capture_unix_s;
     f.groups_scoped = s->groups_scoped;
     f.inter_groups = s->inter_groups;
-    f.inter_transfer_share = s->groups_scoped && s->window_us > 0 ? s->inter_exposed_transfer_us / s->window_us : 0;
+    double window_us = st && s->step_window_us > 0 ? s->step_window_us : s->window_us;
+    f.inter_transfer_share = s->groups_scoped && window_us > 0 ? s->inter_exposed_transfer_us / window_us : 0;
     f.inter_busbw_GBps = s->has_inter_busbw && s->inter_busbw_GBps > 0 ? s->inter_busbw_GBps : 0;
     return f;
 }

@@ -53,6 +53,17 @@ static size_t decide_straggler(tc_job *j, bool *oom) {
     return who;
 }
 
+/* The window the verdict, the actions and the network efficiency judge (docs/definitions.md "Step
+ * window"): the step window when the job has steps, else the GPU window. */
+static tc_window_figures judged(const tc_summary *sm) {
+    if (sm->step.has) return sm->step;
+    tc_window_figures w = {.has = true, .b = sm->b, .compute = sm->share_compute, .exposed_comm = sm->share_exposed_comm,
+                           .exposed_transfer = sm->share_exposed_transfer, .exposed_wait = sm->share_exposed_wait,
+                           .memory_exposed = sm->share_memory_exposed, .idle = sm->share_idle, .causes = sm->idle};
+    memcpy(w.cause_share, sm->idle_cause_share, sizeof w.cause_share);
+    return w;
+}
+
 static void add_reason(tc_findings *f, tc_reason r) {
     assert(f->n_reasons < TC_MAX_REASONS);
     f->reasons[f->n_reasons++] = r;
@@ -62,7 +73,7 @@ static double share_of(int64_t part, int64_t whole) { return whole > 0 ? (double
 
 /* A rank's share of its own window lost to a class. */
 static double rank_class_share(const tc_rank_result *rr, tc_loss_class c) {
-    const tc_breakdown *b = &rr->b;
+    const tc_breakdown *b = rr->has_step_window ? &rr->step_b : &rr->b; /* the window the job is judged on */
     return c == TC_LOSS_COMM ? share_of(b->exposed_comm_ns, b->window_ns)
                              : share_of(b->idle_ns + b->memory_exposed_ns, b->window_ns);
 }
@@ -128,13 +139,15 @@ static void decide_verdict(tc_job *j, double threshold) {
     memset(&base, 0, sizeof base);
     base.threshold = threshold;
     base.split_known = sm->split_known;
-    base.compute = sm->share_compute;
-    base.comm = sm->share_exposed_comm;
-    base.transfer = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
-    base.wait = sm->split_known ? sm->share_exposed_wait : 0;
-    base.idle = sm->share_idle;
-    base.memory = sm->share_memory_exposed;
-    base.host = sm->share_idle + sm->share_memory_exposed;
+    const tc_window_figures v = judged(sm);
+    base.on_steps = v.on_steps;
+    base.compute = v.compute;
+    base.comm = v.exposed_comm;
+    base.transfer = sm->split_known ? v.exposed_transfer : v.exposed_comm;
+    base.wait = sm->split_known ? v.exposed_wait : 0;
+    base.idle = v.idle;
+    base.memory = v.memory_exposed;
+    base.host = v.idle + v.memory_exposed;
     double named;
     if (base.comm < threshold && base.host < threshold) { sm->verdict = TC_VERDICT_COMPUTE; named = 0; }
     else if (base.host > base.comm) { sm->verdict = TC_VERDICT_HOST; named = base.host; }
@@ -244,15 +257,16 @@ static void cause_evidence(const tc_idle_evidence *e, int cause, const char **na
 static void host_cause_reason(tc_job *j) {
     tc_findings *f = &j->findings;
     const tc_summary *sm = &j->summary;
-    int top = tc_idle_top_cause(&sm->idle); /* -1: the causes were not measured */
+    const tc_window_figures v = judged(sm);
+    int top = tc_idle_top_cause(&v.causes); /* -1: the causes were not measured */
     if (sm->verdict != TC_VERDICT_HOST || top < 0 || f->n_reasons == 0) return;
     tc_reason r = f->reasons[0];
     r.code = TC_REASON_HOST_CAUSE;
     r.cause = top;
-    r.cause_share = sm->idle_cause_share[top];
+    r.cause_share = v.cause_share[top];
     cause_evidence(&sm->evidence, top, &r.name, &r.where);
-    if (sm->b.window_ns > 0 && sm->idle.after_sync_ns * 10 >= sm->b.idle_ns) {
-        r.after_sync_share = (double)sm->idle.after_sync_ns / (double)sm->b.window_ns;
+    if (v.b.window_ns > 0 && v.causes.after_sync_ns * 10 >= v.b.idle_ns) {
+        r.after_sync_share = (double)v.causes.after_sync_ns / (double)v.b.window_ns;
         r.drain_call = sm->evidence.drain_call;
         r.drain_op = sm->evidence.drain_op;
     }
@@ -298,19 +312,20 @@ static void host_actions(tc_job *j) {
         [TC_IDLE_DATA_LOADING] = TC_ACTION_FEED_GPUS, [TC_IDLE_MEMORY_MANAGEMENT] = TC_ACTION_ALLOCATOR,
         [TC_IDLE_MODULE_LOAD] = TC_ACTION_WARM_UP, [TC_IDLE_LAUNCH_OVERHEAD] = TC_ACTION_CUT_LAUNCHES,
         [TC_IDLE_CPU_OTHER] = TC_ACTION_HOST_WORK, [TC_IDLE_UNATTRIBUTED] = TC_ACTION_TRACE_LAUNCHES};
-    if (tc_idle_top_cause(&sm->idle) < 0) {
+    const tc_window_figures v = judged(sm);
+    if (tc_idle_top_cause(&v.causes) < 0) {
         add_action(f, TC_ACTION_FEED_GPUS, 0);
         add_action(f, TC_ACTION_CUT_LAUNCHES, 0);
         add_action(f, TC_ACTION_AVOID_SYNCS, 0);
         return;
     }
     bool used[TC_IDLE_CAUSES + 1] = {false}; /* the causes, then exposed memory */
-    double after_sync = sm->b.window_ns > 0 ? (double)sm->idle.after_sync_ns / (double)sm->b.window_ns : 0;
+    double after_sync = v.b.window_ns > 0 ? (double)v.causes.after_sync_ns / (double)v.b.window_ns : 0;
     while (f->n_actions < TC_MAX_ACTIONS) {
         int best = -1;
         double best_share = 0;
         for (int k = 0; k <= TC_IDLE_CAUSES; k++) { /* syncs rank by their time or the gaps begun in them */
-            double sh = k < TC_IDLE_CAUSES ? sm->idle_cause_share[k] : sm->share_memory_exposed;
+            double sh = k < TC_IDLE_CAUSES ? v.cause_share[k] : v.memory_exposed;
             if (k == TC_IDLE_SYNC && after_sync > sh) sh = after_sync;
             if (!used[k] && sh > best_share) { best = k; best_share = sh; }
         }
@@ -318,7 +333,7 @@ static void host_actions(tc_job *j) {
         used[best] = true;
         add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : TC_ACTION_OVERLAP_COPIES, 0);
         tc_action *a = &f->actions[f->n_actions - 1];
-        a->share = best < TC_IDLE_CAUSES ? sm->idle_cause_share[best] : best_share;
+        a->share = best < TC_IDLE_CAUSES ? v.cause_share[best] : best_share;
         if (best < TC_IDLE_CAUSES) cause_evidence(&sm->evidence, best, &a->name, &a->where);
         if (best == TC_IDLE_SYNC) {
             a->after_sync_share = after_sync;
@@ -435,7 +450,9 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     host_cause_reason(j);
     decide_actions(j, straggler);
-    f->network_efficiency = 1.0 - (sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm);
+    const tc_window_figures v = judged(sm);
+    f->on_steps = v.on_steps;
+    f->network_efficiency = 1.0 - (sm->split_known ? v.exposed_transfer : v.exposed_comm);
     f->effective_gpus = (double)sm->ranks * f->network_efficiency;
     if (timeline_ranks(j, opt->timeline_ranks ? opt->timeline_ranks : TC_TIMELINE_RANKS)) return -1;
     if (representative_step(j)) return -1;

@@ -644,6 +644,25 @@ static bool adds_up(const tc_idle_causes *k, int64_t gaps, int64_t idle) {
     return gaps == idle && s == idle;
 }
 
+/* rr->step_idle: the GPU window's causes, the lead (before the first GPU event, a gap that event
+ * ends, with its evidence) and the tail (after the last: host work no GPU event follows, cpu_other;
+ * unattributed when the trace has no runtime calls). */
+static void widen_causes(hw_ctx *c, const event_list *l, const tc_breakdown *wide, int64_t lead, int64_t tail,
+                         bool host_events, bool detail, tc_idle_causes *out) {
+    tc_idle_cause host = host_events ? TC_IDLE_CPU_OTHER : TC_IDLE_UNATTRIBUTED;
+    int64_t first = wide->first_ns + lead;
+    if (lead > 0 && l->n) attribute_gap(c, wide->first_ns, first, ending_event(c, l, 0, first), detail, out);
+    else out->ns[host] += lead;
+    out->ns[host] += tail;
+    assert(c->oom || adds_up(out, wide->idle_ns, wide->idle_ns));
+}
+
+static void step_window_causes(hw_ctx *c, const event_list *all, tc_rank_result *rr) {
+    rr->step_idle = rr->idle;
+    widen_causes(c, all, &rr->step_b, rr->before_first_kernel_ns, rr->after_last_kernel_ns, rr->has_host_events, true,
+                 &rr->step_idle);
+}
+
 int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     hw_ctx c;
     memset(&c, 0, sizeof c);
@@ -659,11 +678,17 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     int64_t gaps = window_causes(&c, &all, true, &rr->idle);
     if (c.oom) goto done;
     assert(adds_up(&rr->idle, gaps, rr->b.idle_ns));
+    if (rr->has_step_window) step_window_causes(&c, &all, rr);
+    if (c.oom) goto done;
     fill_evidence(&c, rr);
     for (size_t s = 0; s < rr->n_steps && !c.oom; s++) {
         event_list l = {t->gpu, m->steps[s].events, m->steps[s].n_events};
-        gaps = window_causes(&c, &l, false, &rr->steps[s].idle);
-        assert(c.oom || adds_up(&rr->steps[s].idle, gaps, rr->steps[s].b.idle_ns));
+        tc_step_result *st = &rr->steps[s];
+        gaps = window_causes(&c, &l, false, &st->idle);
+        assert(c.oom || adds_up(&st->idle, gaps, st->b.idle_ns));
+        st->step_idle = st->idle; /* the step's span: its lead and tail too */
+        widen_causes(&c, &l, &st->step_b, st->before_first_kernel_ns, st->after_last_kernel_ns, rr->has_host_events,
+                     false, &st->step_idle);
     }
     (void)adds_up;
     (void)gaps;
@@ -713,6 +738,19 @@ void tc_host_wait_job(tc_job *j) {
         sl->graph_kernels += l->graph_kernels;
     }
     sm->launch.launch_bound = sm->launch.launch_cpu_ns > sm->launch.gpu_busy_ns;
+    tc_window_figures *st = &sm->step; /* a rank without steps counts its GPU window's causes */
+    memset(&st->causes, 0, sizeof st->causes);
+    st->before_first_kernel_ns = st->after_last_kernel_ns = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        const tc_idle_causes *k = rr->has_step_window ? &rr->step_idle : &rr->idle;
+        for (int c = 0; c < TC_IDLE_CAUSES; c++) st->causes.ns[c] += k->ns[c];
+        st->causes.after_sync_ns += k->after_sync_ns;
+        st->before_first_kernel_ns += rr->has_step_window ? rr->before_first_kernel_ns : 0;
+        st->after_last_kernel_ns += rr->has_step_window ? rr->after_last_kernel_ns : 0;
+    }
+    for (int k = 0; k < TC_IDLE_CAUSES; k++)
+        st->cause_share[k] = st->b.window_ns > 0 ? (double)st->causes.ns[k] / (double)st->b.window_ns : 0;
     for (int k = 0; k < TC_IDLE_CAUSES; k++)
         sm->idle_cause_share[k] = sm->b.window_ns > 0 ? (double)sm->idle.ns[k] / (double)sm->b.window_ns : 0;
 }

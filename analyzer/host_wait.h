@@ -9,15 +9,16 @@
 #include "model/job.h"
 #include "steps.h"
 
-/* Fills rr->idle, rr->host_ops, rr->evidence, rr->launch, rr->has_host_events and each
+/* Fills rr->idle, rr->step_idle (with a step window: the lead and tail added, docs/definitions.md
+ * "Step window"), rr->host_ops, rr->evidence, rr->launch, rr->has_host_events and each
  * rr->steps[s].idle (m: the step map rr->steps was built from, in the same order). t's GPU events
  * are sorted (tc_job_prepare) and its launches sorted (tc_trace_sort_launches); rr->b and the
  * steps' breakdowns are computed. Sorts t->host (by thread, start, end descending; nothing else
  * reads it). The causes add up to each idle time exactly (asserted). 0, or -1 out of memory. */
 int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m);
 
-/* The job's sums (j->summary.idle, idle_cause_share, evidence, launch, host_event_ranks) from the
- * ranks' results. */
+/* The job's sums (j->summary.idle, idle_cause_share, evidence, launch, host_event_ranks, and the
+ * step window's causes, cause_share, lead and tail in j->summary.step) from the ranks' results. */
 void tc_host_wait_job(tc_job *j);
 
 /* The cause with the most time (ties: the first in tc_idle_cause order), -1 when no cause has any:

@@ -39,6 +39,16 @@ static void summary_figures(tc_run_summary *s, const tc_summary *sm, bool exact)
     s->split_known = figure(sm->split_known, sm->share_exposed_transfer, &s->share_exposed_transfer, exact) &&
                      figure(sm->split_known, sm->share_exposed_wait, &s->share_exposed_wait, exact);
     if (!s->split_known) { s->share_exposed_transfer = 0; s->share_exposed_wait = 0; }
+    const tc_window_figures *st = &sm->step;
+    s->has_step_shares = figure(st->has, st->compute, &s->step_share_compute, exact);
+    if (s->has_step_shares) {
+        figure(true, st->exposed_comm, &s->step_share_exposed_comm, exact);
+        figure(true, st->memory_exposed, &s->step_share_memory, exact);
+        figure(true, st->idle, &s->step_share_idle, exact);
+        figure(s->split_known, st->exposed_transfer, &s->step_share_exposed_transfer, exact);
+        figure(s->split_known, st->exposed_wait, &s->step_share_exposed_wait, exact);
+        s->step_window_us = tc_json_us_from_ns(st->b.window_ns);
+    }
     s->has_mfu = figure(sm->has_mfu, sm->mfu, &s->mfu, exact);
     s->has_busbw = figure(sm->has_fabric_busbw, sm->fabric_busbw_GBps, &s->fabric_busbw_GBps, exact);
     s->has_straggler = sm->has_straggler;

@@ -62,6 +62,8 @@ static int make_steps(const tc_trace *t, tc_step_map *m, size_t *cpu_step, size_
         s.step_time_ns = sp->dur_ns;
         s.cpu_start_ns = sp->start_ns;
         s.cpu_end_ns = sp->start_ns + sp->dur_ns;
+        s.span_start_ns = s.cpu_start_ns;
+        s.span_end_ns = s.cpu_end_ns;
         if (TC_PUSH(m->steps, m->n_steps, cap, s)) goto out;
         cpu_step[i] = m->n_steps - 1;
         by_number[i] = (span_key){sp->number, i};
@@ -79,6 +81,8 @@ static int make_steps(const tc_trace *t, tc_step_map *m, size_t *cpu_step, size_
         s.number = sp->number;
         s.step_time_ns = sp->dur_ns;
         s.cpu_start_ns = s.cpu_end_ns = sp->start_ns;
+        s.span_start_ns = sp->start_ns;
+        s.span_end_ns = sp->start_ns + sp->dur_ns;
         if (TC_PUSH(m->steps, m->n_steps, cap, s)) goto out;
         gpu_step[i] = m->n_steps - 1;
         if (!nc) *repeated += gpu_occ[i] > 0;

@@ -11,6 +11,7 @@ typedef struct {
     int64_t number;        /* N of ProfilerStep#N */
     int64_t step_time_ns;  /* CPU span duration (GPU span when no CPU span has this N) */
     int64_t cpu_start_ns, cpu_end_ns; /* CPU span, trace ns; equal when absent */
+    int64_t span_start_ns, span_end_ns; /* the step's span: its CPU span, else its GPU span, trace ns */
     uint32_t *events; size_t n_events, cap_events; /* GPU event indices, ascending */
 } tc_step_events;
 

@@ -23,6 +23,11 @@ typedef struct {
     uint64_t gpu_events;         /* events counted */
 } tc_breakdown;
 
+/* A breakdown's parts as shares 0..1 of its window (transfer/wait valid if split_known). */
+typedef struct {
+    double compute, exposed_comm, exposed_transfer, exposed_wait, memory_exposed, idle;
+} tc_shares;
+
 /* Adds b into sum (window, every figure; split_known stays true only if both are). */
 void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b);
 #endif

@@ -44,5 +44,10 @@ typedef struct {
     double mfu;             /* valid if has_mfu */
     bool has_mfu;
     tc_idle_causes idle;    /* its idle gaps by cause (gaps of its own events, inside its window) */
+    /* the step's span (docs/definitions.md "Step window"): its ProfilerStep span stretched to hold its
+     * own GPU events, the stretch idle */
+    tc_breakdown step_b;    /* b widened to the span: window and idle grow, the GPU figures are b's */
+    tc_idle_causes step_idle; /* step_b's idle by cause: idle plus the lead and tail */
+    int64_t before_first_kernel_ns, after_last_kernel_ns; /* the lead and tail, ns */
 } tc_step_result;
 #endif

@@ -32,6 +32,20 @@ typedef enum {
     TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
 } tc_node_rule;
 
+/* The job's figures over one kind of window: the ranks' windows summed, their shares 0..1 and the
+ * idle causes (the step window: analyzer/analyze.c; docs/definitions.md "Step window"). */
+typedef struct {
+    bool has;                 /* the kind of window exists (steps: some rank has ProfilerStep spans) */
+    bool on_steps;            /* the step window (else the GPU window) */
+    tc_breakdown b;           /* sums over ranks */
+    double compute, exposed_comm, exposed_transfer, exposed_wait, memory_exposed, idle; /* of b.window;
+                               * transfer/wait valid if the summary's split_known */
+    tc_idle_causes causes;    /* b's idle by cause, summed over ranks */
+    double cause_share[TC_IDLE_CAUSES]; /* of b.window */
+    int64_t before_first_kernel_ns, after_last_kernel_ns; /* step idle before the ranks' first and
+                               * after their last GPU event, summed (the step window only) */
+} tc_window_figures;
+
 typedef struct {
     size_t ranks;
     tc_breakdown b;           /* sums over ranks */
@@ -44,6 +58,7 @@ typedef struct {
     double mfu;
     bool has_step_time;
     int64_t step_time_ns;     /* mean over ranks */
+    tc_window_figures step;   /* over the ranks' step windows; step.has false without steps */
     tc_verdict verdict;       /* why: tc_findings.reasons */
     bool partial;             /* the conclusions rest on partial data: basis_reasons say why */
     tc_basis_reason basis_reasons[TC_MAX_BASIS]; size_t n_basis_reasons;

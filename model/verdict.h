@@ -33,6 +33,8 @@ typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;
 
 typedef struct {
     tc_reason_code code;
+    bool on_steps;            /* the shares are of the step window (the job has steps), else of the GPU
+                               * window: the text says "step time" or "GPU time" */
     double threshold;         /* the verdict threshold share */
     bool split_known;         /* wait and transfer are split (two or more ranks) */
     double compute, comm, transfer, wait, host, idle, memory; /* shares of the summed windows: comm =
@@ -117,6 +119,8 @@ typedef struct {
 typedef struct {
     tc_reason reasons[TC_MAX_REASONS]; size_t n_reasons;
     tc_action actions[TC_MAX_ACTIONS]; size_t n_actions;
+    bool on_steps;            /* the verdict, actions and efficiency judge the step window (the job
+                               * has steps), else the GPU window (tc_summary.step) */
     double network_efficiency; /* e = 1 - exposed transfer share (exposed comm share with one rank),
                                 * as in analyzer/cost.h */
     double effective_gpus;    /* ranks x e: the GPUs' worth of work done */

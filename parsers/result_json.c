@@ -163,6 +163,18 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
     s->split_known = num(get(sh, "exposed_transfer"), &s->share_exposed_transfer) &&
                      num(get(sh, "exposed_wait"), &s->share_exposed_wait);
     if (!s->split_known) { s->share_exposed_transfer = 0; s->share_exposed_wait = 0; }
+    yajl_val st = get(sm, "step_shares"); /* null without steps, absent before issue 28 */
+    s->has_step_shares = st && YAJL_IS_OBJECT(st) && num(get(st, "compute"), &s->step_share_compute);
+    if (s->has_step_shares) {
+        num(get(st, "exposed_comm"), &s->step_share_exposed_comm);
+        num(get(st, "memory_exposed"), &s->step_share_memory);
+        num(get(st, "idle"), &s->step_share_idle);
+        if (s->split_known) {
+            num(get(st, "exposed_transfer"), &s->step_share_exposed_transfer);
+            num(get(st, "exposed_wait"), &s->step_share_exposed_wait);
+        }
+        num(get(sm, "step_window_us"), &s->step_window_us);
+    }
     s->has_mfu = num(get(sm, "mfu"), &s->mfu);
     s->has_busbw = num(get(sm, "fabric_busbw_GBps"), &s->fabric_busbw_GBps);
     s->has_straggler = whole(get(sm, "straggler_rank"), &d);

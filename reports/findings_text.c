@@ -37,6 +37,9 @@ const char *tc_finding_name(char *buf, size_t n, const char *name) {
     return buf;
 }
 
+/* The window a reason's shares are of (docs/definitions.md "Step window"). */
+static const char *of_time(const tc_reason *r) { return r->on_steps ? "step time" : "GPU time"; }
+
 /* The host cause reason: "idle is 31.0% of GPU time, 24.0 points of it waiting on X (in Y)". */
 static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     char name[256], where[256], what[600];
@@ -61,7 +64,7 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
     default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
     }
-    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of GPU time, %.1f points of it %s", 100 * r->idle,
+    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of %s, %.1f points of it %s", 100 * r->idle, of_time(r),
                                    100 * r->cause_share, what);
     if (r->after_sync_share <= 0 || len >= n) return;
     const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
@@ -143,16 +146,16 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_NETWORK:
         if (r->split_known)
-            tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%), mostly moving bytes "
-                      "(not hidden by compute): transfer %.1f%%, wait %.1f%%", 100 * r->comm, 100 * r->threshold,
+            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly moving bytes "
+                      "(not hidden by compute): transfer %.1f%%, wait %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold,
                       100 * r->transfer, 100 * r->wait);
         else
-            tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%; not split into wait "
-                      "and transfer: one rank)", 100 * r->comm, 100 * r->threshold);
+            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%; not split into wait "
+                      "and transfer: one rank)", 100 * r->comm, of_time(r), 100 * r->threshold);
         break;
     case TC_REASON_STRAGGLER:
-        tc_format(buf, n, "exposed communication is %.1f%% of GPU time (threshold %.0f%%), mostly waiting for slower "
-                  "ranks: wait %.1f%%, transfer %.1f%%", 100 * r->comm, 100 * r->threshold, 100 * r->wait,
+        tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly waiting for slower "
+                  "ranks: wait %.1f%%, transfer %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold, 100 * r->wait,
                   100 * r->transfer);
         break;
     case TC_REASON_HOST:
@@ -160,8 +163,8 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                   "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
-        tc_format(buf, n, "no loss reaches %.0f%% of GPU time: exposed communication %.1f%%, idle + exposed memory "
-                  "%.1f%%", 100 * r->threshold, 100 * r->comm, 100 * r->host);
+        tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed memory "
+                  "%.1f%%", 100 * r->threshold, of_time(r), 100 * r->comm, 100 * r->host);
         break;
     case TC_REASON_SPEEDUP:
         if (r->has_speedup_class)
@@ -171,12 +174,12 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_SHARES:
         if (r->split_known)
-            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
-                      "exposed memory %.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->transfer, 100 * r->wait,
+            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
+                      "exposed memory %.1f%%, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->transfer, 100 * r->wait,
                       100 * r->memory, 100 * r->idle);
         else
-            tc_format(buf, n, "shares of GPU time: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
-                      "%.1f%%, idle %.1f%%", 100 * r->compute, 100 * r->comm,
+            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
+                      "%.1f%%, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->comm,
                       r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", 100 * r->memory, 100 * r->idle);
         break;
     case TC_REASON_WORST_RANK:

@@ -23,7 +23,28 @@ static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
     jw_ns_as_us(w, k->after_sync_ns);
 }
 
-void tc_host_wait_json_step(jw *w, const tc_step_result *st) { causes_object(w, "idle_causes", &st->idle); }
+void tc_host_wait_json_step_causes(jw *w, bool has, const tc_idle_causes *k, int64_t before_ns, int64_t after_ns) {
+    jw_key(w, "step_idle_causes");
+    if (!has) { jw_null(w); return; }
+    jw_object_begin(w);
+    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
+        jw_key(w, name);
+        jw_ns_as_us(w, k->ns[c]);
+    }
+    jw_key(w, "idle_after_sync_us"); jw_ns_as_us(w, k->after_sync_ns);
+    jw_key(w, "before_first_kernel_us"); jw_ns_as_us(w, before_ns);
+    jw_key(w, "after_last_kernel_us"); jw_ns_as_us(w, after_ns);
+    jw_object_end(w);
+}
+
+void tc_host_wait_json_step(jw *w, const tc_step_result *st) {
+    causes_object(w, "idle_causes", &st->idle);
+    jw_key(w, "step_window_us"); jw_ns_as_us(w, st->step_b.window_ns);
+    jw_key(w, "step_idle_us"); jw_ns_as_us(w, st->step_b.idle_ns);
+    tc_host_wait_json_step_causes(w, true, &st->step_idle, st->before_first_kernel_ns, st->after_last_kernel_ns);
+}
 
 /* Key launch_stats; per_rank adds the delay percentiles. */
 static void launch_object(jw *w, const tc_launch_stats *l, bool per_rank) {
@@ -165,10 +186,10 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
 #define STEP_ROW "%-8s %10s %8s %8s %8s %8s  %s\n" /* 57 columns and the top idle cause */
 
 static void step_row(FILE *out, const tc_step_result *st) {
-    const tc_breakdown *b = &st->b;
-    int top = tc_idle_top_cause(&st->idle);
+    const tc_breakdown *b = &st->step_b; /* the step's span (docs/definitions.md "Step window") */
+    int top = tc_idle_top_cause(&st->step_idle);
     char cause[64] = "-", t[24], num[24], c[16], e[16], m[16], i[16];
-    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
     tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
     snprintf(num, sizeof num, "%lld", (long long)st->number);
     snprintf(c, sizeof c, "%.1f%%", pct(b->compute_ns, b->window_ns));
@@ -184,7 +205,7 @@ static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_
     const tc_step_stats *ss = &rr->step_stats;
     char title[300];
     snprintf(title, sizeof title, "(rank %lld: %zu step%s; time min %.3f / median %.3f / max %.3f ms; %% of each step's "
-             "GPU window)", (long long)rr->rank,
+             "span: its ProfilerStep span with its GPU work)", (long long)rr->rank,
              rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->median_ns), ms(ss->max_ns));
     fprintf(out, "\n%sSteps%s ", bold_on, bold_off);
     tc_term_wrap_from(out, title, 6, 2, width);
@@ -216,22 +237,27 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
     const tc_summary *sm = &j->summary;
     if (!j->n_ranks) return;
     const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
-    if (sm->b.idle_ns > 0 || rr->launch.kernels) {
+    /* the window the verdict judges (docs/definitions.md "Step window") */
+    const bool st = sm->step.has;
+    const tc_breakdown *b = st ? &sm->step.b : &sm->b;
+    const tc_idle_causes *k = st ? &sm->step.causes : &sm->idle;
+    const char *of = st ? "step time" : "GPU time";
+    if (b->idle_ns > 0 || rr->launch.kernels) {
         char title[200];
-        snprintf(title, sizeof title, "(idle %.1f%% of GPU time; each cause as %% of the summed GPU windows)",
-                 100 * sm->share_idle);
+        snprintf(title, sizeof title, "(idle %.1f%% of %s; each cause as %% of the summed %s windows)",
+                 100 * (st ? sm->step.idle : sm->share_idle), of, st ? "step" : "GPU");
         fprintf(out, "\n%sWhy the GPU waits%s ", bold_on, bold_off);
         tc_term_wrap_from(out, title, 18, 2, width);
-        if (sm->b.idle_ns > 0) {
+        if (b->idle_ns > 0) {
             char items[TC_IDLE_CAUSES + 1][64];
             const char *p[TC_IDLE_CAUSES + 1];
-            size_t n = causes_items(items, &sm->idle, sm->b.window_ns);
+            size_t n = causes_items(items, k, b->window_ns);
             for (size_t i = 0; i < n; i++) p[i] = items[i];
             tc_term_join(out, p, n, " | ", 2, 4, width);
-            if (sm->idle.after_sync_ns > 0) {
+            if (k->after_sync_ns > 0) {
                 char line[200];
-                snprintf(line, sizeof line, "%.1f%% of GPU time is gaps that began while the host waited in a sync call",
-                         pct(sm->idle.after_sync_ns, sm->b.window_ns));
+                snprintf(line, sizeof line, "%.1f%% of %s is gaps that began while the host waited in a sync call",
+                         pct(k->after_sync_ns, b->window_ns), of);
                 tc_term_wrap(out, line, 2, 4, width);
             }
         }
@@ -264,29 +290,33 @@ static const char *bar_label(int k) {
 
 static int64_t bar_ns(const tc_step_result *st, int k) {
     switch (k) {
-    case BAR_COMPUTE: return st->b.compute_ns;
-    case BAR_COMM: return st->b.exposed_comm_ns;
-    case BAR_MEMORY: return st->b.memory_exposed_ns;
-    default: return st->idle.ns[k - BAR_IDLE0];
+    case BAR_COMPUTE: return st->step_b.compute_ns;
+    case BAR_COMM: return st->step_b.exposed_comm_ns;
+    case BAR_MEMORY: return st->step_b.memory_exposed_ns;
+    default: return st->step_idle.ns[k - BAR_IDLE0];
     }
 }
 
 /* The job's idle causes: a table of every cause. */
 static void html_causes(FILE *out, const tc_summary *sm) {
     char cls[16];
+    const bool st = sm->step.has; /* the window the verdict judges */
+    const tc_breakdown *b = st ? &sm->step.b : &sm->b;
+    const tc_idle_causes *k = st ? &sm->step.causes : &sm->idle;
+    const char *of = st ? "step time" : "GPU time";
     fprintf(out, "<table id=\"idle-cause-table\">\n<thead><tr><th>idle cause</th><th class=\"n\">ms</th>"
-                 "<th class=\"n\">share of GPU time</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n");
+                 "<th class=\"n\">share of %s</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n", of);
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
-        int64_t ns = sm->idle.ns[c];
+        int64_t ns = k->ns[c];
         fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\" "
                      "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
                 tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns), ms(ns),
-                pct(ns, sm->b.window_ns), pct(ns, sm->b.idle_ns));
+                pct(ns, b->window_ns), pct(ns, b->idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
-    if (sm->idle.after_sync_ns > 0)
-        fprintf(out, "<p class=\"note\">%.2f%% of GPU time is gaps that began while the host waited in a synchronizing "
-                     "call.</p>\n", pct(sm->idle.after_sync_ns, sm->b.window_ns));
+    if (k->after_sync_ns > 0)
+        fprintf(out, "<p class=\"note\">%.2f%% of %s is gaps that began while the host waited in a synchronizing "
+                     "call.</p>\n", pct(k->after_sync_ns, b->window_ns), of);
 }
 
 /* Where the host was and the launch figures of the view rank. */
@@ -322,11 +352,11 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
     fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
 }
 
-/* One stacked bar per step (its GPU window split into the busy classes and the idle causes). */
+/* One stacked bar per step (its span split into the busy classes and the idle causes). */
 static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
-    for (size_t s = 0; s < n; s++) if (rr->steps[s].b.window_ns > top) top = rr->steps[s].b.window_ns;
+    for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
     const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40];
@@ -349,8 +379,8 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
             y -= h;
             snprintf(a, sizeof a, "%.6f", ms(ns));
             fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" class=\"%s\" data-tip=\"step %lld - "
-                         "%s: %s ms = %.2f%% of its window\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
-                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->b.window_ns));
+                         "%s: %s ms = %.2f%% of its span\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
+                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->step_b.window_ns));
         }
         fputs("\n", out);
     }
@@ -363,13 +393,13 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
 static void html_step_table(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     fputs("<div class=\"scroll\"><table id=\"step-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">step</th>"
-          "<th class=\"n\">step<br>ms</th><th class=\"n\">window<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
+          "<th class=\"n\">step<br>ms</th><th class=\"n\">span<br>ms</th><th class=\"n\">compute</th><th class=\"n\">"
           "exp.<br>comm</th><th class=\"n\">exp.<br>memory</th><th class=\"n\">idle</th><th>top idle cause</th>"
           "</tr></thead>\n<tbody>\n", out);
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
-        const tc_breakdown *b = &st->b;
-        int top = tc_idle_top_cause(&st->idle);
+        const tc_breakdown *b = &st->step_b;
+        int top = tc_idle_top_cause(&st->step_idle);
         fprintf(out, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">"
                      "%.3f</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%.6f ms\">%.3f</td>", (long long)st->number,
                 (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
@@ -378,7 +408,7 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
         for (int k = 0; k < 4; k++)
             fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%.1f%%</td>",
                     pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns), pct(parts[k], b->window_ns));
-        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->idle.ns[top], b->window_ns));
+        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
         else fputs("<td>-</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n", out);
@@ -416,12 +446,14 @@ void tc_host_wait_html(FILE *out, const tc_job *j) {
                  "a synchronizing call (sync), an allocator call (memory management), a launch call of 1 ms or more "
                  "(module load), a launch call or the op that launched the work (launch overhead), anything else "
                  "(CPU other); GPU side when the work was already handed over, unattributed when the trace holds no "
-                 "launch for it. Idle is %.2f%% of the summed GPU time.</p>\n", 100 * sm->share_idle);
+                 "launch for it. Idle is %.2f%% of the summed %s.</p>\n", 100 * (sm->step.has ? sm->step.idle : sm->share_idle),
+            sm->step.has ? "step windows (the ProfilerStep spans with their GPU windows: the lead before the first GPU "
+                           "event is one more gap, the tail after the last is CPU other)" : "GPU time");
     html_causes(out, sm);
     html_host(out, rr);
     if (rr->n_steps) {
-        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its GPU window (first to last "
-                     "of its GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
+        fprintf(out, "<h3>Per step (rank %lld)</h3>\n<p class=\"note\">One bar per step: its span (its ProfilerStep span, "
+                     "stretched to hold its own GPU events) split into compute, exposed comm, exposed memory and idle by cause. Hover a "
                      "segment for its exact value.</p>\n", (long long)rr->rank);
         html_slowest(out, rr);
         html_step_chart(out, rr);

@@ -71,6 +71,15 @@ static void section_verdict(hr *h) {
         else pf(h, " &middot; exposed comm %.1f%% (not split: one rank)", 100 * sm->share_exposed_comm);
         pf(h, " &middot; exposed memory %.1f%% &middot; idle %.1f%%.</p>\n", 100 * sm->share_memory_exposed,
            100 * sm->share_idle);
+        const tc_window_figures *w = &sm->step; /* which window the verdict and the money judge */
+        if (w->has)
+            pf(h, "<p class=\"figures\" id=\"step-window\">Of %s ms summed step window (the ProfilerStep spans with their "
+               "GPU windows; the verdict and the money use it): compute %.1f%% &middot; exposed comm %.1f%% &middot; "
+               "exposed memory %.1f%% &middot; idle %.1f%% (%s ms before the first GPU event).</p>\n",
+               tc_html_ms_round(r, sizeof r, w->b.window_ns), 100 * w->compute, 100 * w->exposed_comm,
+               100 * w->memory_exposed, 100 * w->idle, tc_html_ms_round(a, sizeof a, w->before_first_kernel_ns));
+        else put(h, "<p class=\"figures\" id=\"step-window\">No ProfilerStep: the verdict and the money use the GPU "
+                 "window.</p>\n");
     }
     if (f->n_reasons > 1) {
         put(h, "<ul>\n");

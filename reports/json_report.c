@@ -25,6 +25,22 @@ static void opt_double(jw *w, const char *key, bool has, double v) {
     if (has) jw_double(w, v); else jw_null(w);
 }
 
+/* Keys step_window_us and step_shares (the keys of shares; null without steps): docs/definitions.md
+ * "Step window". */
+static void step_window(jw *w, bool has, int64_t window_ns, const tc_shares *s, bool split) {
+    jw_key(w, "step_window_us"); if (has) jw_ns_as_us(w, window_ns); else jw_null(w);
+    jw_key(w, "step_shares");
+    if (!has) { jw_null(w); return; }
+    jw_object_begin(w);
+    jw_key(w, "compute"); jw_double(w, s->compute);
+    jw_key(w, "exposed_comm"); jw_double(w, s->exposed_comm);
+    opt_double(w, "exposed_transfer", split, s->exposed_transfer);
+    opt_double(w, "exposed_wait", split, s->exposed_wait);
+    jw_key(w, "memory_exposed"); jw_double(w, s->memory_exposed);
+    jw_key(w, "idle"); jw_double(w, s->idle);
+    jw_object_end(w);
+}
+
 /* Key inputs: each trace's file, rank, sizes, counts and warnings. */
 static void inputs(jw *w, const tc_job *j) {
     jw_key(w, "inputs");
@@ -79,6 +95,9 @@ static void ranks(jw *w, const tc_job *j) {
         jw_key(w, "rank"); jw_int(w, rr->rank);
         jw_key(w, "device"); jw_string(w, rr->device);
         breakdown_fields(w, &rr->b, rr->b.split_known);
+        step_window(w, rr->has_step_window, rr->step_b.window_ns, &rr->step_shares, rr->b.split_known);
+        tc_host_wait_json_step_causes(w, rr->has_step_window, &rr->step_idle, rr->before_first_kernel_ns,
+                                      rr->after_last_kernel_ns);
         opt_double(w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
         opt_double(w, "mfu", rr->has_mfu, rr->mfu);
         tc_mfu_json_rank(w, rr);
@@ -170,6 +189,12 @@ static void summary(jw *w, const tc_job *j) {
     jw_key(w, "memory_exposed"); jw_double(w, sm->share_memory_exposed);
     jw_key(w, "idle"); jw_double(w, sm->share_idle);
     jw_object_end(w);
+    const tc_shares ss = {sm->step.compute, sm->step.exposed_comm, sm->step.exposed_transfer, sm->step.exposed_wait,
+                          sm->step.memory_exposed, sm->step.idle};
+    step_window(w, sm->step.has, sm->step.b.window_ns, &ss, sm->split_known);
+    tc_host_wait_json_step_causes(w, sm->step.has, &sm->step.causes, sm->step.before_first_kernel_ns,
+                                  sm->step.after_last_kernel_ns);
+    jw_key(w, "verdict_window"); jw_string(w, j->findings.on_steps ? "step" : "gpu");
     opt_double(w, "comm_compute_ratio", sm->has_ratio, sm->comm_compute_ratio);
     opt_double(w, "mfu", sm->has_mfu, sm->mfu);
     tc_mfu_json_summary(w, sm);

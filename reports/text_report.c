@@ -284,6 +284,33 @@ static void verdict_lines(const tw *t, const tc_job *j) {
     }
 }
 
+/* Which window the verdict and the money judge: the step window's figures when the job has steps,
+ * else a note that they are the GPU window's (docs/definitions.md "Step window"). */
+static void step_window_lines(const tw *t, const tc_summary *sm) {
+    FILE *out = t->out;
+    char line[400];
+    if (!sm->step.has) {
+        fputs(c_on(t, DIM), out);
+        tc_term_wrap(out, "no ProfilerStep: the verdict and the money use the GPU window", 2, 4, t->width);
+        fputs(c_off(t), out);
+        return;
+    }
+    const tc_window_figures *w = &sm->step;
+    snprintf(line, sizeof line, "step window %.3f ms (%s; the verdict and the money use it):", ms(w->b.window_ns),
+             sm->ranks == 1 ? "the rank's ProfilerStep spans with its GPU window"
+                            : "the ranks' ProfilerStep spans with their GPU windows, summed");
+    tc_term_wrap(out, line, 2, 4, t->width);
+    char it[4][160];
+    const char *items[4];
+    snprintf(it[0], sizeof it[0], "compute %.1f%%", 100 * w->compute);
+    snprintf(it[1], sizeof it[0], "exposed comm %.1f%%", 100 * w->exposed_comm);
+    snprintf(it[2], sizeof it[0], "memory %.1f%%", 100 * w->memory_exposed);
+    snprintf(it[3], sizeof it[0], "idle %.1f%% (%.3f ms before the first GPU event, %.3f ms after the last)",
+             100 * w->idle, ms(w->before_first_kernel_ns), ms(w->after_last_kernel_ns));
+    for (size_t i = 0; i < 4; i++) items[i] = it[i];
+    tc_term_join(out, items, 4, " | ", 4, 4, t->width);
+}
+
 /* The job's figures under the verdict: size and devices, the shares, ratio, step time, bandwidth. */
 static void totals(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -311,6 +338,7 @@ static void totals(const tw *t, const tc_job *j) {
     snprintf(it[n++], sizeof it[0], "idle %.1f%%", 100 * sm->share_idle);
     for (size_t i = 0; i < n; i++) items[i] = it[i];
     tc_term_join(out, items, n, " | ", 2, 4, t->width);
+    step_window_lines(t, sm);
     n = 0;
     if (sm->has_ratio) snprintf(it[n++], sizeof it[0], "comm/compute ratio %.3f", sm->comm_compute_ratio);
     else snprintf(it[n++], sizeof it[0], "comm/compute ratio n/a (no compute)");

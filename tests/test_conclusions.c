@@ -62,8 +62,9 @@ Test(conclusions, straggler_job_on_a_slow_fabric_is_straggler_bound, .timeout = 
               comm, tr, wa);
     cr_assert_str_eq(jstr(tu_get(doc, "summary", "verdict", NULL)), "straggler-bound");
     cr_assert(!strncmp(text, "Verdict: straggler-bound - ", 27), "%.200s", text);
-    cr_assert(strstr(text, "mostly waiting for slower ranks: wait 13.7%, transfer 12.1%"), "%s", text);
-    cr_assert(strstr(text, "shares of GPU time: compute 67.2%, exposed transfer 12.1%, exposed wait 13.7%"), "%s", text);
+    /* the verdict's shares are of the step window: the first step's data-loader gap is idle there */
+    cr_assert(strstr(text, "mostly waiting for slower ranks: wait 13.3%, transfer 11.7%"), "%s", text);
+    cr_assert(strstr(text, "shares of step time: compute 65.2%, exposed transfer 11.7%, exposed wait 13.3%"), "%s", text);
     cr_assert_str_eq(jstr(tu_get(doc, "summary", "basis", NULL)), "complete");
     yajl_tree_free(doc);
     free(text);

@@ -248,7 +248,8 @@ Test(e2e, cost_from_a_network_bound_job, .timeout = 60) {
     snprintf(json, sizeof json, "%s/out.json", dir);
     yajl_val doc = tu_json_file(json);
     cr_assert_str_eq(YAJL_GET_STRING(tu_get(doc, "summary", "verdict", NULL)), "network-bound");
-    double s = tu_num(tu_get(doc, "summary", "shares", "exposed_transfer", NULL));
+    /* the cost judges the step window (docs/definitions.md "Step window") */
+    double s = tu_num(tu_get(doc, "summary", "step_shares", "exposed_transfer", NULL));
     double eff = tu_num(tu_get(doc, "cost", "effective_gpus", NULL));
     cr_assert(fabs(eff - 8 * (1 - s)) <= 0.01 * 8 * (1 - s), "effective GPUs %.4f vs N(1-s) = %.4f", eff, 8 * (1 - s));
     double loss = tu_num(tu_get(doc, "cost", "network_loss_per_month", NULL));

@@ -166,14 +166,14 @@ Test(groups, done_when_two_nodes_tp_dp, .timeout = 120) {
     cr_expect(YAJL_IS_TRUE(tu_get(wi, "inter_node_only", NULL)));
     cr_expect_eq(field(wi, "fabric_GBps"), 12.5, "B: the inter-node groups' bus bandwidth, not the blend");
     cr_expect_eq(field(wi, "target_GBps"), 50, "B': ib-ndr's rated figure");
-    double windows = field(tu_get(doc, "summary", NULL), "window_us");
+    double windows = field(tu_get(doc, "summary", NULL), "step_window_us"); /* the cost's window */
     double t = inter / windows;
     cr_expect(fabs(field(wi, "scaled_transfer_share") - t) < 1e-9);
     double step = field(tu_get(doc, "summary", NULL), "step_time_us");
     double projected = step * (1 - t + t * 12.5 / 50);
     cr_expect(fabs(field(wi, "projected_step_time_us") - projected) < 1e-6 * step, "%.3f vs %.3f",
               field(wi, "projected_step_time_us"), projected);
-    double s = field(tu_get(doc, "summary", "shares", NULL), "exposed_transfer");
+    double s = field(tu_get(doc, "summary", "step_shares", NULL), "exposed_transfer");
     cr_expect(s - t > 0.1, "TP transfer (%.3f of GPU time, less where it overlaps DP's) is not scaled", s - t);
     cr_expect(fabs(field(tu_get(doc, "summary", NULL), "inter_node_busbw_GBps") - 12.5) < 1e-9);
     cr_expect_str_eq(tu_str(tu_get(doc, "summary", "fabric_link", NULL)), "eth-100g");
