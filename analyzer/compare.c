@@ -11,9 +11,19 @@
 
 /* ---- the cost of a run ------------------------------------------------------------------- */
 
+/* Its verdict is too-small (a saved result's verdict is the string its JSON gave). */
+static bool is_too_small(const tc_run_summary *s) {
+    return s->verdict && !strcmp(s->verdict, tc_verdict_name(TC_VERDICT_TOO_SMALL));
+}
+
 tc_status tc_run_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given,
                       tc_error *e) {
     memset(out, 0, sizeof *out);
+    if (is_too_small(s)) {
+        out->too_small = true;
+        tc_format(out->why_not, sizeof out->why_not, "the run is too small to judge (see its verdict), so it is not priced");
+        return TC_OK;
+    }
     out->cost = malloc(sizeof *out->cost);
     if (!out->cost) return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     tc_error why;
@@ -127,6 +137,11 @@ static void choose_unit(tc_comparison *c) {
         w = &c->model_pflop_per_step;
     } else { c->unit = TC_CMP_UNIT_NONE; return; }
     c->work_per_step = pair(true, w->a / scale, true, w->b / scale);
+    if (c->unit != TC_CMP_UNIT_STEP && w->a > 0 && w->b > 0) {
+        c->has_work_ratio = true;
+        c->work_ratio = fmax(w->a, w->b) / fmin(w->a, w->b);
+        c->work_apart = c->work_ratio > TC_CMP_WORK_APART;
+    }
     c->gpu_s_per_unit = per_work(&c->gpu_s_per_step, &c->work_per_step, 1);
     c->cost_per_unit = per_work(&c->cost_per_step, &c->work_per_step, 1);
     c->has_monthly_diff = c->cost_per_unit.has_diff && c->work_steps_per_month > 0;
@@ -338,12 +353,15 @@ static void decide_cheaper(tc_comparison *c) {
     c->cheaper = '?';
     double xa = 0, xb = 0;
     c->missing_step_time = !c->a->has_step_time || !c->b->has_step_time;
-    if (c->unit == TC_CMP_UNIT_NONE) return;
+    c->too_small_a = is_too_small(c->a);
+    c->too_small_b = is_too_small(c->b);
+    if (c->unit == TC_CMP_UNIT_NONE || c->too_small_a || c->too_small_b) return;
     if (c->cost_per_unit.has_diff) { c->by_cost = true; xa = c->cost_per_unit.a; xb = c->cost_per_unit.b; }
     else if (c->gpu_s_per_unit.has_diff) { xa = c->gpu_s_per_unit.a; xb = c->gpu_s_per_unit.b; }
     if (xa <= 0 || xb <= 0) return;
     double hi = fmax(xa, xb), lo = fmin(xa, xb);
     c->cheaper_pct = (hi - lo) / hi * 100;
+    c->cheaper_ratio = hi / lo;
     if (c->cheaper_pct < TC_CMP_SAME_COST_PCT) { c->cheaper = '='; return; }
     c->cheaper = xb < xa ? 'B' : 'A';
     find_reason(c);

@@ -14,6 +14,10 @@
 #define TC_CMP_FLOPS_TOLERANCE 0.02   /* FLOPs per step further apart than 2%: not the same workload */
 #define TC_CMP_COLL_TOLERANCE 0.02    /* transfer medians within 2%: "same" speed */
 #define TC_CMP_SAME_COST_PCT 0.05     /* cheaper by less than 0.05%: the same cost */
+#define TC_CMP_WORK_APART 10.0       /* work per step further apart than 10x (not per step): the runs are
+                                        different jobs, and the conclusion says so with the ratio */
+#define TC_CMP_RATIO_FROM 10.0       /* cheaper by 10x or more (or work apart): said as a ratio ("27,000x
+                                        cheaper"), never as a percentage that rounds to 100 */
 #define TC_CMP_MAX_DIFFS 16           /* workload differences kept */
 #define TC_CMP_COST_WHY 400           /* bytes of the cost model's message, NUL included */
 
@@ -22,11 +26,13 @@ typedef struct tc_cmp_cost {
     bool has_cost;
     tc_cost_result *cost;       /* owned (large); NULL when !has_cost */
     char why_not[TC_CMP_COST_WHY]; /* the cost model's reason when !has_cost ("" otherwise) */
+    bool too_small;             /* not priced: the run's verdict is too-small (why_not says so) */
 } tc_cmp_cost;
 
 /* Runs the cost model for run s (job_cost.h tc_run_price: inputs from `in`, the side's flags, already
  * set; the values a saved result carried; the catalog entry of s->device; facts from s). Fills out
- * (zeroed first). Returns TC_OK
+ * (zeroed first); a run whose verdict is too-small is not priced (out->too_small, whatever the
+ * flags). Returns TC_OK
  * (out->has_cost false with out->why_not when the inputs are not a valid model and no flag was
  * given), TC_ERR_USAGE when a carried value is refused ("LABEL: saved cost input: why" in e) or
  * flags_given and the inputs are not a valid model ("LABEL: why"), or TC_ERR_NOMEM. */
@@ -148,11 +154,19 @@ typedef struct tc_comparison {
     bool same_workload;
     tc_cmp_diff differences[TC_CMP_MAX_DIFFS]; size_t n_differences; /* why not the same workload */
     char cheaper;                     /* 'A', 'B', '=' (within TC_CMP_SAME_COST_PCT) or '?' (unknown) */
+    bool too_small_a, too_small_b;    /* '?' because that side's verdict is too-small (too little GPU
+                                         work to judge or price: docs/definitions.md) */
     bool missing_step_time;           /* '?' because a step time is missing (else no common unit of
                                          work, or a cost or GPU time per unit is zero on one side) */
     bool by_cost;                     /* cheaper decided by cost per unit (prices known), else by
                                          GPU-seconds per unit */
     double cheaper_pct;               /* how much cheaper per unit, % of the dearer side */
+    double cheaper_ratio;             /* the dearer side's cost (or GPU time) per unit / the cheaper
+                                         side's: 'A'/'B' and '=' only, else 0 */
+    bool has_work_ratio;              /* work_ratio is set (the unit is not a step) */
+    double work_ratio;                /* the larger work per step / the smaller (model FLOPs, tokens or
+                                         samples per step, whichever the unit is) */
+    bool work_apart;                  /* work_ratio > TC_CMP_WORK_APART */
     tc_cmp_reason reason;             /* why X (the cheaper side) is cheaper; NONE unless 'A'/'B' */
     double reason_x, reason_y;        /* the reason's figure on X and on the other side, in the
                                          unit tc_cmp_reason gives */

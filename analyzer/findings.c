@@ -128,13 +128,8 @@ static void decide_fabric(tc_job *j, const tc_reason *base) {
     add_reason(&j->findings, r);
 }
 
-/* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
- * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
- * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
- * one rank: not split), straggler-bound when wait is larger. */
-static void decide_verdict(tc_job *j, double threshold) {
-    tc_summary *sm = &j->summary;
-    tc_findings *f = &j->findings;
+/* A reason holding the job's shares (every reason starts from it) and the verdict threshold. */
+static tc_reason shares_reason(const tc_summary *sm, double threshold) {
     tc_reason base;
     memset(&base, 0, sizeof base);
     base.threshold = threshold;
@@ -148,6 +143,17 @@ static void decide_verdict(tc_job *j, double threshold) {
     base.idle = v.idle;
     base.memory = v.memory_exposed;
     base.host = v.idle + v.memory_exposed;
+    return base;
+}
+
+/* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
+ * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
+ * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
+ * one rank: not split), straggler-bound when wait is larger. */
+static void decide_verdict(tc_job *j, double threshold) {
+    tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    tc_reason base = shares_reason(sm, threshold);
     double named;
     if (base.comm < threshold && base.host < threshold) { sm->verdict = TC_VERDICT_COMPUTE; named = 0; }
     else if (base.host > base.comm) { sm->verdict = TC_VERDICT_HOST; named = base.host; }
@@ -180,6 +186,25 @@ static void decide_verdict(tc_job *j, double threshold) {
         r.wait_per_rank_ns_per_step = sm->straggler.wait_per_rank_ns_per_step;
         add_reason(f, r);
     }
+}
+
+/* Too little to judge: below both TC_JUDGE_MIN_EVENTS and TC_JUDGE_MIN_BUSY_NS. Then the verdict
+ * is too-small with what was found against what is needed, the shares (the breakdown still holds),
+ * and one action, to profile longer; nothing that names a loss or a speed-up. Returns whether. */
+static bool decide_too_small(tc_job *j) {
+    tc_summary *sm = &j->summary;
+    int64_t busy = sm->b.window_ns - sm->b.idle_ns;
+    if (sm->b.gpu_events >= TC_JUDGE_MIN_EVENTS || busy >= TC_JUDGE_MIN_BUSY_NS) return false;
+    sm->verdict = TC_VERDICT_TOO_SMALL;
+    tc_reason r = shares_reason(sm, 0);
+    r.code = TC_REASON_TOO_SMALL;
+    r.gpu_events = sm->b.gpu_events;
+    r.gpu_busy_ns = busy;
+    r.need_events = TC_JUDGE_MIN_EVENTS;
+    r.need_busy_ns = TC_JUDGE_MIN_BUSY_NS;
+    add_reason(&j->findings, r);
+    if (sm->ranks) { r.code = TC_REASON_SHARES; add_reason(&j->findings, r); }
+    return true;
 }
 
 static void add_basis(tc_summary *sm, tc_basis_reason b) {
@@ -371,6 +396,9 @@ static void decide_actions(tc_job *j, size_t straggler) {
     case TC_VERDICT_HOST:
         host_actions(j);
         break;
+    case TC_VERDICT_TOO_SMALL:
+        add_action(f, TC_ACTION_PROFILE_LONGER, 0);
+        break;
     case TC_VERDICT_COMPUTE:
         add_action(f, TC_ACTION_KERNEL_WORK, 0);
         if (sm->has_mfu) add_action(f, TC_ACTION_MFU_GAP, sm->mfu);
@@ -447,8 +475,10 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     size_t straggler = decide_straggler(j, &oom);
     if (oom) return -1;
     decide_basis(j);
-    decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
-    host_cause_reason(j);
+    if (!decide_too_small(j)) {
+        decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
+        host_cause_reason(j);
+    }
     decide_actions(j, straggler);
     const tc_window_figures v = judged(sm);
     f->on_steps = v.on_steps;

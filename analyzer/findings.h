@@ -24,6 +24,13 @@
  * in-network reduction, another fabric than --fabric names): the reason says so. */
 #define TC_FABRIC_ABOVE_RATED_SHARE 1.10
 
+/* Too little to judge (decide_too_small; docs/definitions.md "Too small to judge"): a job with fewer
+ * than TC_JUDGE_MIN_EVENTS GPU events and less than TC_JUDGE_MIN_BUSY_NS of GPU time (Σ over ranks of
+ * the time some GPU activity runs: window − idle) gets the verdict too-small: no loss class, no
+ * speed-up, no money. Either figure reached is enough to judge. */
+#define TC_JUDGE_MIN_EVENTS 100
+#define TC_JUDGE_MIN_BUSY_NS 10000000 /* 10 ms */
+
 /* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or
  * -1 out of memory. */

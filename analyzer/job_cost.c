@@ -33,6 +33,10 @@ tc_status tc_job_price(tc_job *j, const tc_cost_inputs *in, bool flags_given, tc
         c->missing = TC_COST_LEFT_OUT;
         return TC_OK;
     }
+    if (j->summary.verdict == TC_VERDICT_TOO_SMALL) { /* no money on almost nothing, whatever the flags */
+        c->missing = TC_COST_TOO_SMALL;
+        return TC_OK;
+    }
     tc_run_summary s;
     if (tc_run_summary_from_job(&s, j, "", TC_RUN_EXACT, e) != TC_OK) return e->code;
     tc_cost_inputs u = *in;

@@ -141,7 +141,8 @@ typedef struct tc_cost_result {
 typedef enum {
     TC_COST_UNPRICED = 0,   /* nobody priced the job (the JSON's "cost" is null, nothing else) */
     TC_COST_LEFT_OUT,       /* --no-cost: no cost section at all */
-    TC_COST_NO_MODEL        /* the inputs are not a valid model: why holds the model's reason */
+    TC_COST_NO_MODEL,       /* the inputs are not a valid model: why holds the model's reason */
+    TC_COST_TOO_SMALL       /* the verdict is too-small: too little GPU work to price (model/verdict.h) */
 } tc_cost_missing;
 
 /* A job's cost (tc_job.cost), set by analyzer/job_cost.h tc_job_price. */

@@ -45,6 +45,7 @@ const char *tc_verdict_name(tc_verdict v) {
     case TC_VERDICT_NETWORK: return "network-bound";
     case TC_VERDICT_STRAGGLER: return "straggler-bound";
     case TC_VERDICT_HOST: return "host-bound";
+    case TC_VERDICT_TOO_SMALL: return "too-small";
     default: return "none";
     }
 }

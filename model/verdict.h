@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include "idle_causes.h"
 
-typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST } tc_verdict;
+/* TOO_SMALL: too little GPU work to judge (analyzer/findings.h TC_JUDGE_MIN_*): no loss class is named,
+ * no speed-up, no money. */
+typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
+               TC_VERDICT_TOO_SMALL } tc_verdict;
 
 /* Why the verdict is what it is: the verdict's own reason first, then (named verdicts) the speed-up,
  * every share, the rank that stands out, then the straggler when there is one. */
@@ -22,8 +25,9 @@ typedef enum {
     TC_REASON_WORST_RANK,     /* a rank's loss share (class) is over the job's by more than the threshold */
     TC_REASON_STRAGGLER_RANK, /* the straggler: how much of the waiting it causes */
     TC_REASON_HOST_CAUSE,     /* host-bound: the idle cause with the most time (host_wait.h) */
-    TC_REASON_FABRIC          /* network-bound: the group row with the most exposed transfer, its
+    TC_REASON_FABRIC,         /* network-bound: the group row with the most exposed transfer, its
                                * scope and link, its bus bandwidth against the link's rated one */
+    TC_REASON_TOO_SMALL       /* too-small: the GPU events and GPU time found, against what is needed */
 } tc_reason_code;
 
 #define TC_MAX_REASONS 8
@@ -64,10 +68,14 @@ typedef struct {
     double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
     bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
     bool above_rated;         /* FABRIC: busbw is over TC_FABRIC_ABOVE_RATED_SHARE of it */
+    uint64_t gpu_events;      /* TOO_SMALL: GPU events over the job (tc_summary.b.gpu_events) */
+    int64_t gpu_busy_ns;      /* TOO_SMALL: GPU time over the job: Σ ranks |∪ GPU activity| (window − idle) */
+    uint64_t need_events;     /* TOO_SMALL: the GPU events a verdict needs (TC_JUDGE_MIN_EVENTS) */
+    int64_t need_busy_ns;     /* TOO_SMALL: or the GPU time it needs (TC_JUDGE_MIN_BUSY_NS) */
 } tc_reason;
 
 /* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
- * from the idle causes). */
+ * from the idle causes); too-small: one, profile longer. */
 typedef enum {
     TC_ACTION_HIDE_COMM,           /* network: bigger buckets, accumulation, overlap */
     TC_ACTION_FABRIC_BUSBW,        /* network: compare the measured bus bandwidth (value, GB/s) with the links */
@@ -93,7 +101,8 @@ typedef enum {
     TC_ACTION_TRACE_LAUNCHES,      /* unattributed: launches the trace does not hold */
     TC_ACTION_OVERLAP_COPIES,      /* exposed memory copies */
     TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
-    TC_ACTION_FABRIC_TUNE          /* network: the row's link delivers less than it is rated: tune (row) */
+    TC_ACTION_FABRIC_TUNE,         /* network: the row's link delivers less than it is rated: tune (row) */
+    TC_ACTION_PROFILE_LONGER       /* too-small: profile more steps of the real workload */
 } tc_action_code;
 
 #define TC_MAX_ACTIONS 3

@@ -187,12 +187,33 @@ static const char *settle_text(const tc_comparison *c) {
            "record_shapes=True so their model FLOPs are known";
 }
 
+/* How much cheaper X is: as a ratio ("27,000x") when the work per step is TC_CMP_WORK_APART apart or
+ * the ratio reaches TC_CMP_RATIO_FROM (a percentage would round to 100), else a percentage ("49.3%"). */
+static const char *cheaper_by_text(char *buf, size_t n, const tc_comparison *c) {
+    if (c->work_apart || c->cheaper_ratio >= TC_CMP_RATIO_FROM) {
+        size_t w = tc_fmt_grouped(buf, n, c->cheaper_ratio, c->cheaper_ratio < 100 ? 1 : 0);
+        if (w < n) snprintf(buf + w, n - w, "x");
+    } else snprintf(buf, n, "%.1f%%", c->cheaper_pct);
+    return buf;
+}
+
+/* The unit's name for an amount of work per step ("PFLOP of model FLOPs"). */
+static const char *work_unit_name(tc_cmp_unit u) {
+    return u == TC_CMP_UNIT_PFLOP ? "PFLOP of model FLOPs" : u == TC_CMP_UNIT_MTOKENS ? "million tokens"
+           : u == TC_CMP_UNIT_KSAMPLES ? "thousand samples" : "units";
+}
+
 /* The conclusion: which side is cheaper per unit of work, by how much and why, or why no side can
  * be named (CONCLUSION_TEXT bytes at most). Returns p. */
 static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
     char d[DIFF_TEXT];
     if (c->cheaper == '?') {
-        if (c->unit == TC_CMP_UNIT_NONE)
+        bool both = c->too_small_a && c->too_small_b;
+        if (c->too_small_a || c->too_small_b)
+            snprintf(p, n, "No conclusion: %s too small to judge (too little GPU work in the traces: see %s verdict), so "
+                     "%s cost per unit of work says nothing.", both ? "A and B are" : c->too_small_a ? "A is" : "B is",
+                     both ? "their" : "its", both ? "their" : "its");
+        else if (c->unit == TC_CMP_UNIT_NONE)
             snprintf(p, n, "No cheaper side: the runs do different work per step (%s) and no unit of work is known "
                      "for both, so their costs cannot be compared; %s.",
                      c->n_differences ? diff_text(d, sizeof d, c, &c->differences[0]) : "?", settle_text(c));
@@ -206,9 +227,9 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
         snprintf(p, n, "A and B cost the same %s (within %g%%: %s).", unit_words(c->unit), TC_CMP_SAME_COST_PCT,
                  c->by_cost ? "cost" : "GPU-seconds");
     } else {
-        char reason[REASON_TEXT];
+        char reason[REASON_TEXT], by[64];
         reason_text(reason, sizeof reason, c);
-        size_t w = (size_t)snprintf(p, n, "%c is %.1f%% cheaper %s%s: %s", c->cheaper, c->cheaper_pct,
+        size_t w = (size_t)snprintf(p, n, "%c is %s cheaper %s%s: %s", c->cheaper, cheaper_by_text(by, sizeof by, c),
                                     unit_words(c->unit), c->by_cost ? "" : " in GPU time", reason);
         if (w < n && c->by_cost) w = cost_figures(p, n, w, c);
         if (w < n) snprintf(p + w, n - w, ".");
@@ -218,6 +239,15 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
         if (w < n)
             snprintf(p + w, n - w, " The runs are not the same workload (%s), so they are compared %s, not per step.",
                      diff_text(d, sizeof d, c, &c->differences[0]), unit_words(c->unit));
+    }
+    if (c->work_apart) {
+        size_t w = strlen(p);
+        char r[48];
+        tc_fmt_grouped(r, sizeof r, c->work_ratio, c->work_ratio < 100 ? 1 : 0);
+        if (w < n)
+            snprintf(p + w, n - w, " Their work per step is %sx apart (A %.4g, B %.4g %s per step): they are different "
+                     "jobs, so the ratio tells their sizes apart more than it ranks their setups.", r, c->work_per_step.a,
+                     c->work_per_step.b, work_unit_name(c->unit));
     }
     return p;
 }
@@ -235,7 +265,8 @@ static const char *mismatch_title(char *buf, size_t n, const tc_comparison *c) {
 
 /* Why side s has no cost, in words (COST_NOTE_TEXT bytes at most). Returns buf. */
 static const char *cost_note(char *buf, size_t n, const tc_cmp_cost *s) {
-    snprintf(buf, n, "no cost: %s (pass --price-per-gpu-hour or --gpu NAME)", s->why_not);
+    if (s->too_small) snprintf(buf, n, "no cost: %s", s->why_not);
+    else snprintf(buf, n, "no cost: %s (pass --price-per-gpu-hour or --gpu NAME)", s->why_not);
     return buf;
 }
 
@@ -601,6 +632,9 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     jw_key(&w, "cheaper_by"); jw_string(&w, c->cheaper == '?' ? NULL : by);
     jw_key(&w, "work_unit"); jw_string(&w, unit_key(c->unit));
     jw_key(&w, "cheaper_pct"); if (c->cheaper == '?') jw_null(&w); else jw_double(&w, c->cheaper_pct);
+    jw_key(&w, "cheaper_ratio"); if (c->cheaper == '?') jw_null(&w); else jw_double(&w, c->cheaper_ratio);
+    jw_key(&w, "work_per_step_ratio"); if (c->has_work_ratio) jw_double(&w, c->work_ratio); else jw_null(&w);
+    jw_key(&w, "work_apart"); jw_bool(&w, c->work_apart);
     jw_key(&w, "reason"); jw_string(&w, reason_key(c->reason));
     jw_key(&w, "a"); json_side(&w, c->a, c->cost_a);
     jw_key(&w, "b"); json_side(&w, c->b, c->cost_b);

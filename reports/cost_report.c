@@ -428,12 +428,14 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts
 const char *tc_cost_missing_text(char *buf, size_t n, const tc_job_cost *c) {
     if (c->computed || c->missing == TC_COST_UNPRICED) snprintf(buf, n, "%s", "");
     else if (c->missing == TC_COST_LEFT_OUT) snprintf(buf, n, "no cost section: --no-cost was given");
+    else if (c->missing == TC_COST_TOO_SMALL)
+        snprintf(buf, n, "no cost section: the job is too small to judge (see the verdict), so no loss is priced");
     else snprintf(buf, n, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", c->why);
     return buf;
 }
 
 void tc_job_cost_print(FILE *out, const tc_job_cost *c, const tc_term_opts *o) {
-    if (!c->computed && c->missing != TC_COST_NO_MODEL) return;
+    if (!c->computed && c->missing != TC_COST_NO_MODEL && c->missing != TC_COST_TOO_SMALL) return;
     fputs("\n", out);
     if (c->computed) { tc_cost_result_print(out, &c->result, o); return; }
     char note[TC_COST_NOTE_TEXT], line[TC_COST_NOTE_TEXT + 8];

@@ -138,6 +138,10 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
     return buf;
 }
 
+const char *tc_verdict_words(tc_verdict v) {
+    return v == TC_VERDICT_TOO_SMALL ? "too small to judge" : tc_verdict_name(v);
+}
+
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
     switch (r->code) {
     case TC_REASON_FABRIC:
@@ -197,6 +201,11 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     }
     case TC_REASON_HOST_CAUSE:
         host_cause_text(buf, n, r);
+        break;
+    case TC_REASON_TOO_SMALL:
+        tc_format(buf, n, "%llu GPU event%s, %.3g ms of GPU time: at least %llu events or %.3g ms "
+                  "are needed to judge", (unsigned long long)r->gpu_events, r->gpu_events == 1 ? "" : "s",
+                  ms(r->gpu_busy_ns), (unsigned long long)r->need_events, ms(r->need_busy_ns));
         break;
     default:
         tc_format(buf, n, "?");
@@ -347,6 +356,9 @@ static const char *action_fixed(tc_action_code code) {
     case TC_ACTION_KERNEL_WORK:
         return "The GPUs are busy: speed-ups come from kernel-level work (Nsight Compute on the top kernels, fusion, "
                "torch.compile, bf16/fp8 math).";
+    case TC_ACTION_PROFILE_LONGER:
+        return "Profile more of the real workload (several steps of training or serving, past warm-up) before "
+               "acting on these figures: too little GPU work is in the trace to name a bottleneck.";
     case TC_ACTION_MEASURE_MFU:
         return "Measure MFU (record shapes with record_shapes=True) to see how far kernels are from the GPU's peak.";
     default:

@@ -10,6 +10,10 @@
 
 #define TC_FINDING_TEXT 1024 /* bytes a finding's sentence needs at most (longer ones are cut) */
 
+/* The verdict as the text report and the HTML say it: its JSON name (model/job.h tc_verdict_name),
+ * except too-small, which is "too small to judge". */
+const char *tc_verdict_words(tc_verdict v);
+
 /* The reason's sentence, without a closing period ("exposed wait for slower ranks is 31.2% of GPU
  * time (threshold 15%)"); j gives the process-group row a FABRIC reason names. Returns buf (always
  * NUL-terminated when n > 0). */

@@ -22,6 +22,7 @@ static const char *verdict_class(tc_verdict v) {
     case TC_VERDICT_NETWORK: return "v-network";
     case TC_VERDICT_STRAGGLER: return "v-straggler";
     case TC_VERDICT_HOST: return "v-host";
+    case TC_VERDICT_TOO_SMALL: return "v-none v-small"; /* styled as no verdict */
     default: return "v-none";
     }
 }
@@ -32,6 +33,7 @@ static const char *verdict_title(tc_verdict v) {
     case TC_VERDICT_NETWORK: return "Network-bound";
     case TC_VERDICT_STRAGGLER: return "Straggler-bound";
     case TC_VERDICT_HOST: return "Host-bound";
+    case TC_VERDICT_TOO_SMALL: return "Too small to judge";
     default: return "No verdict";
     }
 }
@@ -142,14 +144,15 @@ static void section_key_numbers(hr *h) {
                  100 * c->used.network_efficiency.value);
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
-    } else if (sm->ranks) {
+    } else if (sm->ranks && sm->verdict != TC_VERDICT_TOO_SMALL) {
         const tc_findings *f = &h->j->findings; /* network efficiency e and ranks x e */
         snprintf(v, sizeof v, "%s%.2f of %zu", sm->transfer_upper_bound ? "at least " : "", f->effective_gpus, sm->ranks);
         snprintf(d, sizeof d, "ranks x (1 - exposed %s share %.1f%%)", sm->split_known ? "transfer" : "comm",
                  100 * (1 - f->network_efficiency));
         snprintf(t, sizeof t, "effective GPUs %.6f", f->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
-    } else card(h, "kn-effective", "Effective GPUs", "n/a", "no ranks", NULL);
+    } else card(h, "kn-effective", "Effective GPUs", "n/a", sm->ranks ? "too small to judge: no efficiency is claimed" : "no ranks",
+                NULL);
     if (c) {
         double total = c->network_loss_per_month + (c->has_straggler_loss ? c->straggler_loss_per_month : 0) +
                        (c->has_idle_loss ? c->idle_loss_per_month : 0);
@@ -383,7 +386,7 @@ static void page_head(hr *h, const char *nonce) {
     if (sm->has_capture_time) tc_utc_text(date, sizeof date, sm->capture_unix_s);
     tc_html_head_begin(h->out, nonce);
     esc(h, name);
-    pf(h, ": %s, %zu rank%s%s%s &middot; tracecost", tc_verdict_name(sm->verdict), sm->ranks, sm->ranks == 1 ? "" : "s",
+    pf(h, ": %s, %zu rank%s%s%s &middot; tracecost", tc_verdict_words(sm->verdict), sm->ranks, sm->ranks == 1 ? "" : "s",
        date[0] ? ", " : "", date);
     tc_html_head_end(h->out);
     put(h, "<header class=\"top\" id=\"report-head\"><span><b id=\"job-name\">");

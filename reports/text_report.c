@@ -264,13 +264,14 @@ static void collectives_table(const tw *t, const tc_job *j) {
 static void verdict_lines(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
     FILE *out = t->out;
-    const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW : RED;
+    const char *vc = sm->verdict == TC_VERDICT_COMPUTE ? GREEN : sm->verdict == TC_VERDICT_HOST ? YELLOW
+                     : sm->verdict == TC_VERDICT_TOO_SMALL ? BOLD : RED; /* too small: no alarm */
     char basis[TC_FINDING_TEXT], said[TC_FINDING_TEXT + 24];
-    fprintf(out, "%sVerdict: %s%s", c_on(t, vc), tc_verdict_name(sm->verdict), c_off(t));
+    fprintf(out, "%sVerdict: %s%s", c_on(t, vc), tc_verdict_words(sm->verdict), c_off(t));
     if (sm->partial) { /* on the verdict's line, wrapped after it */
         snprintf(said, sizeof said, "(on partial data: %s)", tc_basis_summary_text(basis, sizeof basis, sm));
         fputc(' ', out);
-        tc_term_wrap_from(out, said, (int)strlen(tc_verdict_name(sm->verdict)) + 10, 2, t->width);
+        tc_term_wrap_from(out, said, (int)strlen(tc_verdict_words(sm->verdict)) + 10, 2, t->width);
     } else fprintf(out, "\n");
     for (size_t i = 0; i < j->findings.n_reasons; i++) {
         char reason[TC_FINDING_TEXT], item[TC_FINDING_TEXT + 8];

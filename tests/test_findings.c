@@ -39,6 +39,7 @@ static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) 
     }
     tc_summary *sm = &j->summary;
     sm->ranks = n;
+    sm->b.gpu_events = 1000 * n; /* enough to judge (TC_JUDGE_MIN_EVENTS) */
     sm->split_known = true;
     sm->share_compute = 0.6;
     sm->share_exposed_comm = 0.35;
@@ -396,4 +397,42 @@ Test(findings, straggler_rule_worded_once_in_docs_man_page_and_html) {
                            files[i], want);
     }
     free(want);
+}
+
+/* Too little to judge: below 100 GPU events and below 10 ms of GPU time (window − idle, summed over
+ * ranks) the verdict is too-small, with what was found and what is needed, the shares, one action
+ * and no speed-up; either figure reached is enough to judge (the boundaries included). */
+Test(findings, too_small_below_both_figures) {
+    static const struct { uint64_t events; int64_t busy_ns; bool small; } cases[] = {
+        {4, 1600 * 1000, true}, {99, 10 * MS - 1, true}, {100, 1 * MS, false}, {3, 10 * MS, false}, {0, 0, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        tc_job j;
+        make_job(&j, 2, 1, 6 * MS);
+        j.summary.b.gpu_events = cases[k].events;
+        j.summary.b.window_ns = 20 * MS;
+        j.summary.b.idle_ns = 20 * MS - cases[k].busy_ns;
+        tc_analyze_options opt = {.bound_threshold = 0.15};
+        cr_assert_eq(tc_job_findings(&j, &opt), 0);
+        const tc_findings *f = &j.findings;
+        if (!cases[k].small) {
+            cr_assert_eq(j.summary.verdict, TC_VERDICT_STRAGGLER, "case %zu: judged", k);
+            tc_job_free(&j);
+            continue;
+        }
+        cr_assert_eq(j.summary.verdict, TC_VERDICT_TOO_SMALL, "case %zu", k);
+        cr_assert_str_eq(tc_verdict_name(j.summary.verdict), "too-small");
+        cr_assert_eq(f->n_reasons, 2);
+        cr_assert_eq(f->reasons[0].code, TC_REASON_TOO_SMALL);
+        cr_assert_eq(f->reasons[0].gpu_events, cases[k].events);
+        cr_assert_eq(f->reasons[0].gpu_busy_ns, cases[k].busy_ns);
+        cr_assert_eq(f->reasons[1].code, TC_REASON_SHARES);
+        cr_assert_eq(f->n_actions, 1);
+        cr_assert_eq(f->actions[0].code, TC_ACTION_PROFILE_LONGER);
+        char buf[TC_FINDING_TEXT];
+        if (k == 0)
+            cr_assert_str_eq(reason(&j, 0, buf), "4 GPU events, 1.6 ms of GPU time: at least 100 events or 10 ms are "
+                                                 "needed to judge");
+        tc_job_free(&j);
+    }
 }

@@ -145,7 +145,7 @@ Test(step_window, preprocess_before_the_first_kernel_is_named) {
 }
 
 /* Issue 28's Triton shape: a 13,336 ms step with 2 µs of GPU work is not "compute 100%". */
-Test(step_window, a_long_step_with_almost_no_gpu_work_is_host_bound) {
+Test(step_window, a_long_step_with_almost_no_gpu_work_is_not_compute_bound) {
     char *dir = tu_tmpdir(), *out = NULL;
     char *path = write_trace(dir, "triton.json",
         "{\"traceEvents\": [\n"
@@ -161,7 +161,8 @@ Test(step_window, a_long_step_with_almost_no_gpu_work_is_host_bound) {
     cr_assert(doc);
     cr_assert(sub(sm, "shares", "compute") == 1, "the GPU window alone is all compute");
     cr_assert(sub(sm, "step_shares", "idle") > 0.999999, "step idle %.9f", sub(sm, "step_shares", "idle"));
-    cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "host-bound");
+    /* one 2 µs kernel: too small to judge (issue 28 item 7), never "compute 100%, the GPUs are busy" */
+    cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "too-small");
     yajl_tree_free(doc);
     free(out);
     free(path);
