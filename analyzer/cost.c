@@ -405,7 +405,8 @@ static void compute_losses(tc_cost_result *r, const tc_cost_trace_facts *f, cons
             x = s * (f->inter_transfer_share < traced ? f->inter_transfer_share : traced) / traced;
         bool unknown = r->inter_rule == TC_COST_INTER_SCOPE_UNKNOWN;
         if (unknown) x = s;
-        L[TC_COST_LOSS_INTER_NODE] = loss(true, x, unknown ? TC_COST_UPPER : up);
+        bool none = r->inter_rule != TC_COST_INTER_MEASURED && !unknown; /* no network between nodes: 0, exact */
+        L[TC_COST_LOSS_INTER_NODE] = loss(true, x, unknown ? TC_COST_UPPER : none ? TC_COST_EXACT : up);
         L[TC_COST_LOSS_INTRA_NODE] = loss(!unknown, s - x, up); /* unknown: inside the inter-node figure */
         L[TC_COST_LOSS_STRAGGLER] = loss(r->has_straggler_loss, m->wait_share, r->straggler_loss_bound);
         L[TC_COST_LOSS_IDLE] = loss(true, m->idle_share - m->memory_share, TC_COST_EXACT);
