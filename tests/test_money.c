@@ -35,6 +35,15 @@ static yajl_val analyze(const char *dir, const char *name, const char *flags, ch
     return tu_json_file(p);
 }
 
+/* Frees what analyze gave and removes the job's folder. */
+static void finish(yajl_val doc, char *text, char *html, char *dir) {
+    yajl_tree_free(doc);
+    free(text);
+    free(html);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
 static const char *const classes[] = {"inter_node_network", "intra_node_comm", "straggler_wait", "host_idle",
                                       "memory_copies"};
 
@@ -102,11 +111,7 @@ Test(money, host_bound_job_with_a_straggler_leads_with_idle_money, .timeout = 90
     cr_expect(tu_num(tu_get(per, "host_idle", NULL)) > tu_num(tu_get(per, "straggler_wait", NULL)), "idle costs most");
     expect_classes_add_up(doc, text, html, 8);
     cr_expect(strstr(html, "against an infinitely fast network"), "N x e is labelled");
-    yajl_tree_free(doc);
-    free(text);
-    free(html);
-    tu_sh(NULL, "rm -rf %s", dir);
-    free(dir);
+    finish(doc, text, html, dir);
 }
 
 /* A lost rank file makes the data partial: the comm classes are bounds, idle is not, the sum holds. */
@@ -128,11 +133,7 @@ Test(money, lost_rank_labels_the_comm_classes_as_bounds, .timeout = 90) {
     first_money_line(text, line, sizeof line);
     cr_expect(strstr(line, "host idle and memory copies cost $"), "first money line: %s", line);
     expect_classes_add_up(doc, text, html, 8);
-    yajl_tree_free(doc);
-    free(text);
-    free(html);
-    tu_sh(NULL, "rm -rf %s", dir);
-    free(dir);
+    finish(doc, text, html, dir);
 }
 
 /* One GPU, idle most of the time: idle money first, the network $0 because there is one GPU. */
@@ -152,11 +153,7 @@ Test(money, one_gpu_idle_trace_prices_its_idle_time, .timeout = 90) {
     cr_expect_eq(tu_num(tu_get(cost, "network_loss_per_month", NULL)), 0);
     cr_expect(strstr(tu_str(tu_get(cost, "inter_node_network_reason", NULL)), "one GPU"));
     expect_classes_add_up(doc, text, html, 1);
-    yajl_tree_free(doc);
-    free(text);
-    free(html);
-    tu_sh(NULL, "rm -rf %s", dir);
-    free(dir);
+    finish(doc, text, html, dir);
 }
 
 /* Two nodes of 4, tensor parallel inside a node and data parallel across on a slow fabric: the
@@ -180,9 +177,5 @@ Test(money, two_node_job_prices_the_inter_node_groups, .timeout = 90) {
     cr_expect(fabs(tu_num(tu_get(cost, "intra_node_comm_loss_per_month", NULL)) - 8 * RENT_H100 * (s - t)) < 1e-2);
     cr_expect_str_eq(tu_str(tu_get(cost, "inter_node_network_reason", NULL)), "the inter-node process groups' exposed transfer");
     expect_classes_add_up(doc, text, html, 8);
-    yajl_tree_free(doc);
-    free(text);
-    free(html);
-    tu_sh(NULL, "rm -rf %s", dir);
-    free(dir);
+    finish(doc, text, html, dir);
 }
