@@ -461,7 +461,8 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
         else if (l->known || r->lead == TC_COST_LEAD_NONE) snprintf(f, sizeof f, "%s", l->known ? how[c] : "needs a trace");
         else snprintf(f, sizeof f, "%s", c == TC_COST_LOSS_STRAGGLER ? "needs a trace of 2+ ranks"
                                          : "in the inter-node network's figure (scopes unknown)");
-        row(out, st, labels[c], l->known ? bounded(w, sizeof w, v, l->bound) : "-", f);
+        bool given = c == TC_COST_LOSS_INTER_NODE && r->inter_rule == TC_COST_INTER_GIVEN; /* e as given: "the network" */
+        row(out, st, given ? "network loss per month" : labels[c], l->known ? bounded(w, sizeof w, v, l->bound) : "-", f);
     }
     money0(v, sizeof v, r->total_loss_per_month);
     row(out, st, "all losses per month", v, "the classes summed");
