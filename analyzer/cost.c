@@ -126,6 +126,12 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     f.exposed_transfer_share = s->split_known ? (st ? s->step_share_exposed_transfer : s->share_exposed_transfer) : comm;
     f.exposed_wait_share = s->split_known ? (st ? s->step_share_exposed_wait : s->share_exposed_wait) : 0;
     f.idle_share = st ? s->step_share_idle + s->step_share_memory : s->share_idle + s->share_memory;
+    f.memory_share = st ? s->step_share_memory : s->share_memory;
+    static const tc_verdict verdicts[] = {TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
+                                          TC_VERDICT_TOO_SMALL};
+    f.verdict = TC_VERDICT_NONE;
+    for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++)
+        if (s->verdict && strcmp(s->verdict, tc_verdict_name(verdicts[i])) == 0) f.verdict = verdicts[i];
     f.step_time_us = s->has_step_time && s->step_time_us > 0 ? s->step_time_us : 0;
     f.fabric_busbw_GBps = s->has_busbw && s->fabric_busbw_GBps > 0 ? s->fabric_busbw_GBps : 0;
     f.nodes = s->nodes;
@@ -153,6 +159,7 @@ typedef struct measured {
     double step_us;    /* mean step time, µs; 0 = unknown */
     double idle_share; /* share 0..1 idle plus exposed host memory copies */
     double wait_share; /* share 0..1 waiting for other ranks inside collectives */
+    double memory_share; /* share 0..1: the exposed memory copies' part of idle_share */
     int world;         /* GPUs of the traced job; 0 = no trace */
     int nodes;         /* nodes they span; 0 = unknown */
     double gpus_per_node; /* GPUs per node for another N; 0 = TC_COST_GPUS_PER_NODE */
@@ -173,7 +180,8 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
                        size_t errlen) {
     tc_cost_inputs *u = &r->used;
     if (!share_ok(facts->exposed_transfer_share) || !share_ok(facts->exposed_wait_share) ||
-        !share_ok(facts->idle_share) ||
+        !share_ok(facts->idle_share) || !share_ok(facts->memory_share) ||
+        facts->memory_share > facts->idle_share + 1e-9 ||
         facts->exposed_transfer_share + facts->exposed_wait_share > 1 + 1e-9) {
         tc_format(err, errlen,
                   "trace shares out of range (transfer %.6g, wait %.6g, idle %.6g): each must be "
@@ -205,6 +213,7 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
         return -1;
     }
     m->idle_share = facts->idle_share;
+    m->memory_share = facts->memory_share < facts->idle_share ? facts->memory_share : facts->idle_share;
     r->has_idle_loss = true;
     m->world = facts->world_size > 0 ? facts->world_size : 0;
     m->nodes = facts->nodes > 0 ? facts->nodes : 0;
@@ -355,11 +364,66 @@ static void compute_rent(tc_cost_result *r, const measured *m) {
     r->rent_monthly = N * P * TC_COST_HOURS_PER_MONTH * u->utilization.value;
     r->effective_gpus = N * e;
     r->effective_price_per_gpu_hour = P / e;
-    r->network_loss_per_month = r->rent_monthly * (1 - e);
     if (r->has_idle_loss) r->idle_loss_per_month = r->rent_monthly * m->idle_share;
     if (r->has_straggler_loss) r->straggler_loss_per_month = r->rent_monthly * m->wait_share;
     r->tco_rent = (int)u->months.value * r->rent_monthly;
     r->rent_cost_per_effective_gpu_hour = P / u->rent_network_efficiency.value;
+}
+
+/* Why the traced job's inter-node network share is what it is (docs/cost-model.md). */
+static tc_cost_inter_rule inter_rule(const tc_cost_trace_facts *f) {
+    if (f->world_size == 1) return TC_COST_INTER_ONE_GPU;
+    if (f->nodes == 1) return TC_COST_INTER_ONE_NODE;
+    if (f->groups_scoped) return f->inter_groups > 0 ? TC_COST_INTER_MEASURED : TC_COST_INTER_GROUPS_IN_NODE;
+    return TC_COST_INTER_SCOPE_UNKNOWN;
+}
+
+static tc_cost_lead lead_of(tc_verdict v) {
+    switch (v) {
+    case TC_VERDICT_NETWORK: return TC_COST_LEAD_TRANSFER;
+    case TC_VERDICT_STRAGGLER: return TC_COST_LEAD_STRAGGLER;
+    case TC_VERDICT_HOST: return TC_COST_LEAD_HOST;
+    default: return TC_COST_LEAD_TOTAL;
+    }
+}
+
+static tc_cost_loss loss(bool known, double share, tc_cost_bound bound) {
+    tc_cost_loss l = {known, known && share > 0 ? share : 0, 0, bound};
+    return l;
+}
+
+/* Step 5b: every class of loss, its share of GPU time x N·P·H·u. The exposed transfer s = 1 - e
+ * splits into the inter-node network's part (the inter-node groups' share of the trace's, kept in
+ * proportion when e was given) and the rest, intra-node; the verdict names the headline's lead. */
+static void compute_losses(tc_cost_result *r, const tc_cost_trace_facts *f, const measured *m) {
+    const double s = 1 - r->used.network_efficiency.value;
+    const tc_cost_bound up = r->efficiency_bound == TC_COST_LOWER ? TC_COST_UPPER : TC_COST_EXACT;
+    tc_cost_loss *L = r->loss;
+    if (!f) { /* calculator: all of 1 - e is the network's, as given; nothing else is known */
+        r->inter_rule = TC_COST_INTER_GIVEN;
+        L[TC_COST_LOSS_INTER_NODE] = loss(true, s, TC_COST_EXACT);
+    } else {
+        r->inter_rule = inter_rule(f);
+        r->inter_nodes_assumed = r->inter_rule == TC_COST_INTER_ONE_NODE && f->nodes_assumed;
+        double traced = f->exposed_transfer_share + (f->transfer_split_known ? 0 : f->exposed_wait_share), x = 0;
+        if (r->inter_rule == TC_COST_INTER_MEASURED && traced > 0)
+            x = s * (f->inter_transfer_share < traced ? f->inter_transfer_share : traced) / traced;
+        bool unknown = r->inter_rule == TC_COST_INTER_SCOPE_UNKNOWN;
+        if (unknown) x = s;
+        bool none = r->inter_rule != TC_COST_INTER_MEASURED && !unknown; /* no network between nodes: 0, exact */
+        L[TC_COST_LOSS_INTER_NODE] = loss(true, x, unknown ? TC_COST_UPPER : none ? TC_COST_EXACT : up);
+        L[TC_COST_LOSS_INTRA_NODE] = loss(!unknown, s - x, up); /* unknown: inside the inter-node figure */
+        L[TC_COST_LOSS_STRAGGLER] = loss(r->has_straggler_loss, m->wait_share, r->straggler_loss_bound);
+        L[TC_COST_LOSS_IDLE] = loss(true, m->idle_share - m->memory_share, TC_COST_EXACT);
+        L[TC_COST_LOSS_MEMORY] = loss(true, m->memory_share, TC_COST_EXACT);
+        r->lead = lead_of(f->verdict);
+    }
+    r->total_loss_per_month = 0;
+    for (int c = 0; c < TC_COST_LOSS_COUNT; c++) {
+        L[c].per_month = L[c].known ? r->rent_monthly * L[c].share : 0;
+        r->total_loss_per_month += L[c].per_month;
+    }
+    r->network_loss_per_month = L[TC_COST_LOSS_INTER_NODE].per_month;
 }
 
 /* Step 6: the own side (when a purchase price is known) and the cumulative timeline of both. */
@@ -459,7 +523,8 @@ static bool result_finite(const tc_cost_result *r) {
                         r->tco_own, r->own_cost_per_effective_gpu_hour, r->breakeven_months,
                         r->what_if.projected_exposed_transfer_share,
                         r->what_if.projected_step_time_us, r->what_if.projected_effective_gpus,
-                        r->what_if.monthly_value_recovered, r->what_if.payback_months};
+                        r->what_if.monthly_value_recovered, r->what_if.payback_months,
+                        r->total_loss_per_month};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i])) return false;
     for (size_t i = 0; i < r->timeline_len; i++)
@@ -481,6 +546,7 @@ int tc_cost_compute(const tc_cost_inputs *in, const tc_cost_trace_facts *facts, 
     derive_defaults(r, &m);
     age_prices(r, facts);
     compute_rent(r, &m);
+    compute_losses(r, facts, &m);
     compute_own(r);
     compute_what_if(r, facts, &m);
     if (!result_finite(r)) {

@@ -24,6 +24,7 @@
 #include "model/cost_result.h"
 #include "model/gpu_catalog.h"
 #include "model/run_summary.h"
+#include "model/verdict.h"
 
 #define TC_COST_HOURS_PER_MONTH 730.0  /* H: hours in a month (8,760 / 12, rounded) */
 #define TC_COST_PRICE_AGE_MONTHS 18    /* a catalog price older than this many months gets a note */
@@ -49,6 +50,8 @@ typedef struct tc_cost_trace_facts {
     double exposed_transfer_share;  /* share 0..1 of time moving data with no compute to hide it */
     double exposed_wait_share;      /* share 0..1 waiting for other ranks inside collectives */
     double idle_share;              /* share 0..1 idle plus exposed host memory copies */
+    double memory_share;            /* share 0..1: the exposed memory copies' part of idle_share */
+    tc_verdict verdict;             /* the job's verdict: the loss the headline leads with */
     double step_time_us;            /* mean step time, µs; <= 0 = unknown */
     double fabric_busbw_GBps;       /* measured bus bandwidth, GB/s; <= 0 = unknown */
     bool transfer_split_known;      /* false (one rank): transfer and wait cannot be separated;
@@ -77,7 +80,8 @@ typedef struct tc_cost_trace_facts {
 /* The facts of run s (a job's summary or a saved result, model/run_summary.h): the one mapping
  * analyze and compare share. With one rank (split unknown) all exposed communication counts as
  * transfer and the wait share is unknown (0); the idle share is idle + exposed memory (the host's
- * part); the inter-node share is the inter-node groups' exposed transfer over the summed windows. */
+ * part), the memory share that part alone; the inter-node share is the inter-node groups' exposed
+ * transfer over the summed windows; the verdict is s->verdict's (none when not a known name). */
 tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s);
 
 /* "exact", "lower bound", "upper bound". */

@@ -95,6 +95,46 @@ typedef enum {
     TC_COST_UPPER       /* an upper bound: the true figure may be lower */
 } tc_cost_bound;
 
+/* The classes of loss the money is split into (docs/cost-model.md "Every loss priced"): together
+ * they are every share of GPU time that is not compute. */
+typedef enum {
+    TC_COST_LOSS_INTER_NODE = 0, /* exposed transfer of the inter-node process groups: the network
+                                    between nodes */
+    TC_COST_LOSS_INTRA_NODE,     /* the rest of the exposed transfer: NVLink/PCIe inside a node */
+    TC_COST_LOSS_STRAGGLER,      /* exposed wait: waiting for a straggler inside collectives */
+    TC_COST_LOSS_IDLE,           /* GPU idle (the host's part of the host class) */
+    TC_COST_LOSS_MEMORY,         /* exposed memory copies */
+    TC_COST_LOSS_COUNT
+} tc_cost_loss_class;
+
+/* Why the inter-node network's share is what it is. */
+typedef enum {
+    TC_COST_INTER_GIVEN = 0,     /* calculator: all of 1 - e, as given */
+    TC_COST_INTER_MEASURED,      /* the inter-node process groups' exposed transfer */
+    TC_COST_INTER_ONE_GPU,       /* one GPU: 0 */
+    TC_COST_INTER_ONE_NODE,      /* the job's GPUs are on one node: 0 */
+    TC_COST_INTER_GROUPS_IN_NODE,/* every process group with collectives runs within one node: 0 */
+    TC_COST_INTER_SCOPE_UNKNOWN  /* several nodes, no group of known scope: all exposed transfer
+                                    (an upper bound; the intra-node part is in it) */
+} tc_cost_inter_rule;
+
+/* The class the headline leads with: the verdict's loss. */
+typedef enum {
+    TC_COST_LEAD_NONE = 0,       /* no trace (calculator): the network, as given */
+    TC_COST_LEAD_TRANSFER,       /* network-bound: exposed transfer (inter-node + intra-node) */
+    TC_COST_LEAD_STRAGGLER,      /* straggler-bound: exposed wait */
+    TC_COST_LEAD_HOST,           /* host-bound: idle and exposed memory copies */
+    TC_COST_LEAD_TOTAL           /* compute-bound or no verdict: every loss together */
+} tc_cost_lead;
+
+/* One class's money. */
+typedef struct tc_cost_loss {
+    bool known;                  /* false: share and per_month unknown (JSON null) */
+    double share;                /* of GPU time, 0..1: what the class is priced with */
+    double per_month;            /* $ per month: N·P·H·u·share */
+    tc_cost_bound bound;         /* how far it can be trusted on partial data */
+} tc_cost_loss;
+
 typedef struct tc_cost_result {
     tc_cost_inputs used;                     /* every input as resolved (trace facts and derived
                                                 defaults applied): what the JSON "inputs" echo */
@@ -114,11 +154,19 @@ typedef struct tc_cost_result {
     int fabric_nodes;                        /* nodes the N GPUs span for the fabric default */
     double effective_gpus;                   /* GPUs: N·e */
     double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e */
-    double network_loss_per_month;           /* $ per month: N·P·H·u·(1 - e) */
+    double network_loss_per_month;           /* $ per month: the inter-node network's (issue 28; it
+                                                was N·P·H·u·(1 - e), every exposed transfer):
+                                                loss[TC_COST_LOSS_INTER_NODE].per_month */
     bool has_idle_loss;                      /* idle_loss_per_month known (from a trace) */
     double idle_loss_per_month;              /* $ per month: N·P·H·u·idle_share */
     bool has_straggler_loss;                 /* straggler_loss_per_month known (trace, > 1 rank) */
     double straggler_loss_per_month;         /* $ per month: N·P·H·u·wait_share */
+    tc_cost_loss loss[TC_COST_LOSS_COUNT];   /* every class of loss priced (network_loss_per_month
+                                                is loss[INTER_NODE]'s) */
+    double total_loss_per_month;             /* $ per month: the known classes summed */
+    tc_cost_inter_rule inter_rule;           /* why the inter-node network's share is what it is */
+    bool inter_nodes_assumed;                /* ONE_NODE rests on 8 GPUs per node assumed */
+    tc_cost_lead lead;                       /* the class the headline leads with */
     double rent_monthly;                     /* $ per month: N·P·H·u */
     double tco_rent;                         /* $: M·rent_monthly */
     double rent_cost_per_effective_gpu_hour; /* $ per effective GPU-hour: P / e_r */

@@ -46,6 +46,63 @@ static void what_if_json(jw *w, const tc_cost_result *r) {
     jw_object_end(w);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The classes of loss                                                                          */
+
+static const char *const loss_keys[TC_COST_LOSS_COUNT] = {"inter_node_network", "intra_node_comm", "straggler_wait",
+                                                          "host_idle", "memory_copies"};
+static const char *const loss_labels[TC_COST_LOSS_COUNT] = {"the inter-node network", "intra-node communication",
+                                                            "waiting for a straggler", "host idle", "memory copies"};
+
+const char *tc_cost_loss_key(int c) { return c >= 0 && c < TC_COST_LOSS_COUNT ? loss_keys[c] : "?"; }
+const char *tc_cost_loss_label(int c) { return c >= 0 && c < TC_COST_LOSS_COUNT ? loss_labels[c] : "?"; }
+
+const char *tc_cost_inter_rule_text(const tc_cost_result *r) {
+    switch (r->inter_rule) {
+    case TC_COST_INTER_GIVEN: return "given: all of 1 - e, the network efficiency passed";
+    case TC_COST_INTER_MEASURED: return "the inter-node process groups' exposed transfer";
+    case TC_COST_INTER_ONE_GPU: return "one GPU: no network between nodes";
+    case TC_COST_INTER_ONE_NODE:
+        return r->inter_nodes_assumed ? "one node, 8 GPUs per node assumed: no network between nodes"
+                                      : "one node: no network between nodes";
+    case TC_COST_INTER_GROUPS_IN_NODE: return "every process group with collectives runs within one node";
+    case TC_COST_INTER_SCOPE_UNKNOWN:
+        return "scopes unknown: all exposed transfer, the intra-node part included";
+    }
+    return "?";
+}
+
+static const char *lead_key(tc_cost_lead l) {
+    switch (l) {
+    case TC_COST_LEAD_TRANSFER: return "exposed_transfer";
+    case TC_COST_LEAD_STRAGGLER: return "straggler_wait";
+    case TC_COST_LEAD_HOST: return "host_idle_and_copies";
+    case TC_COST_LEAD_TOTAL: return "total";
+    case TC_COST_LEAD_NONE: break;
+    }
+    return NULL;
+}
+
+/* loss_per_month, loss_shares and loss_bounds (one key per class; null when unknown), the lead
+ * and why the inter-node network's share is what it is. */
+static void losses_json(jw *w, const tc_cost_result *r) {
+    for (int k = 0; k < 3; k++) {
+        jw_key(w, k == 0 ? "loss_per_month" : k == 1 ? "loss_shares" : "loss_bounds");
+        jw_object_begin(w);
+        for (int c = 0; c < TC_COST_LOSS_COUNT; c++) {
+            const tc_cost_loss *l = &r->loss[c];
+            if (k == 2) { jw_key(w, loss_keys[c]); jw_string(w, l->known ? tc_cost_bound_str(l->bound) : NULL); }
+            else json_maybe(w, loss_keys[c], l->known, k == 0 ? l->per_month : l->share);
+        }
+        double share = 0;
+        for (int c = 0; c < TC_COST_LOSS_COUNT; c++) share += r->loss[c].known ? r->loss[c].share : 0;
+        if (k < 2) json_maybe(w, "total", true, k == 0 ? r->total_loss_per_month : share);
+        jw_object_end(w);
+    }
+    jw_key(w, "loss_lead"); jw_string(w, lead_key(r->lead));
+    jw_key(w, "inter_node_network_reason"); jw_string(w, tc_cost_inter_rule_text(r));
+}
+
 /* "key": {"value": ..., "source": ...} for one input that is not a number. */
 static void input_json(jw *w, const char *key, const char *value, const char *source) {
     jw_key(w, key);
@@ -91,6 +148,9 @@ void tc_cost_result_json(jw *w, const tc_cost_result *r) {
     json_maybe(w, "network_loss_per_month", true, r->network_loss_per_month);
     json_maybe(w, "idle_loss_per_month", r->has_idle_loss, r->idle_loss_per_month);
     json_maybe(w, "straggler_loss_per_month", r->has_straggler_loss, r->straggler_loss_per_month);
+    const tc_cost_loss *intra = &r->loss[TC_COST_LOSS_INTRA_NODE];
+    json_maybe(w, "intra_node_comm_loss_per_month", intra->known, intra->per_month);
+    losses_json(w, r);
     json_maybe(w, "rent_monthly", true, r->rent_monthly);
     json_maybe(w, "own_capex", r->has_own, r->own_capex);
     json_maybe(w, "own_opex_monthly", r->has_own, r->own_opex_monthly);
@@ -199,6 +259,92 @@ static const char *bound_words(tc_cost_bound b) {
     return b == TC_COST_LOWER ? "at least " : b == TC_COST_UPPER ? "at most " : "";
 }
 
+/* "LABEL $X": one class's money with its bound; the inter-node network's rule when it is not
+ * measured. */
+static void loss_clause(sbuf *b, const tc_cost_result *r, int c) {
+    char m[64];
+    const tc_cost_loss *l = &r->loss[c];
+    money0(m, sizeof m, l->per_month);
+    sb_printf(b, "%s %s%s", loss_labels[c], bound_words(l->bound), m);
+    if (c == TC_COST_LOSS_INTER_NODE && r->inter_rule != TC_COST_INTER_MEASURED && r->inter_rule != TC_COST_INTER_GIVEN)
+        sb_printf(b, " (%s)", tc_cost_inter_rule_text(r));
+}
+
+/* The known classes not in the lead, most money first, as "A $x, B $y". */
+static void other_losses(sbuf *b, const tc_cost_result *r, const bool in_lead[TC_COST_LOSS_COUNT]) {
+    bool done[TC_COST_LOSS_COUNT];
+    size_t k = 0;
+    for (int c = 0; c < TC_COST_LOSS_COUNT; c++) done[c] = in_lead[c] || !r->loss[c].known;
+    for (;;) {
+        int best = -1;
+        for (int c = 0; c < TC_COST_LOSS_COUNT; c++)
+            if (!done[c] && (best < 0 || r->loss[c].per_month > r->loss[best].per_month)) best = c;
+        if (best < 0) return;
+        done[best] = true;
+        sb_printf(b, "%s", k++ ? ", " : "");
+        loss_clause(b, r, best);
+    }
+}
+
+/* The trace's losses, the verdict's first: "host idle and memory copies cost $X a month (host idle
+ * $A, memory copies $B), at $P/GPU-hour if this job ran all month as profiled; the others: ...;
+ * $T a month in all". */
+static void headline_losses(sbuf *b, const tc_cost_result *r) {
+    const tc_cost_inputs *u = &r->used;
+    const tc_cost_loss *L = r->loss;
+    bool in_lead[TC_COST_LOSS_COUNT] = {false};
+    char a[64], c[64];
+    int pair[2] = {-1, -1};
+    if (r->lead == TC_COST_LEAD_HOST) {
+        pair[0] = TC_COST_LOSS_IDLE; pair[1] = TC_COST_LOSS_MEMORY;
+        sb_printf(b, "host idle and memory copies cost ");
+    } else if (r->lead == TC_COST_LEAD_TRANSFER) {
+        pair[0] = TC_COST_LOSS_INTER_NODE; pair[1] = TC_COST_LOSS_INTRA_NODE;
+        sb_printf(b, "exposed transfer costs ");
+    }
+    money0(c, sizeof c, r->total_loss_per_month);
+    if (pair[0] >= 0) {
+        in_lead[pair[0]] = in_lead[pair[1]] = true;
+        bool upper = L[pair[0]].bound == TC_COST_UPPER || L[pair[1]].bound == TC_COST_UPPER;
+        money0(a, sizeof a, L[pair[0]].per_month + L[pair[1]].per_month);
+        sb_printf(b, "%s%s a month (", bound_words(upper ? TC_COST_UPPER : TC_COST_EXACT), a);
+        loss_clause(b, r, pair[0]);
+        if (L[pair[1]].known) {
+            sb_printf(b, ", ");
+            loss_clause(b, r, pair[1]);
+        }
+        sb_printf(b, ")");
+    } else if (r->lead == TC_COST_LEAD_STRAGGLER && L[TC_COST_LOSS_STRAGGLER].known) {
+        in_lead[TC_COST_LOSS_STRAGGLER] = true;
+        money0(a, sizeof a, L[TC_COST_LOSS_STRAGGLER].per_month);
+        sb_printf(b, "waiting for a straggler costs %s%s a month", bound_words(L[TC_COST_LOSS_STRAGGLER].bound), a);
+    } else {
+        sb_printf(b, "the losses cost %s a month in all (", c);
+        other_losses(b, r, in_lead);
+        sb_printf(b, ")");
+        for (int k = 0; k < TC_COST_LOSS_COUNT; k++) in_lead[k] = true;
+    }
+    money2(a, sizeof a, u->price_per_gpu_hour.value);
+    sb_printf(b, ", at %s/GPU-hour if this job ran ", a);
+    if (u->utilization.value >= 1) sb_printf(b, "all month");
+    else sb_printf(b, "%.0f%% of the month", 100 * u->utilization.value);
+    sb_printf(b, " as profiled");
+    bool others = false;
+    for (int k = 0; k < TC_COST_LOSS_COUNT; k++) others = others || (!in_lead[k] && L[k].known);
+    if (others) {
+        sb_printf(b, "; the others: ");
+        other_losses(b, r, in_lead);
+        sb_printf(b, "; %s a month in all", c);
+    }
+}
+
+size_t tc_cost_losses_text(char *buf, size_t n, const tc_cost_result *r) {
+    sbuf b = {buf, n, 0};
+    if (n > 0) buf[0] = '\0';
+    if (r->lead != TC_COST_LEAD_NONE) headline_losses(&b, r);
+    return b.len;
+}
+
 size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
     sbuf b = {buf, n, 0};
     if (n > 0) buf[0] = '\0';
@@ -208,17 +354,23 @@ size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
     double N = u->gpus.value;
     char basis[BASIS_TEXT];
     if (r->partial) sb_printf(&b, "on partial data: %s; ", basis_words(basis, sizeof basis, r));
+    if (r->lead != TC_COST_LEAD_NONE) {
+        headline_losses(&b, r);
+        sb_printf(&b, "; ");
+    }
     fmt_num(a, sizeof a, N, 0);
     fmt_num(c, sizeof c, r->effective_gpus, 1);
-    sb_printf(&b, "your %s GPU%s %s the work of %s%s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do",
-              bound_words(lower ? TC_COST_LOWER : TC_COST_EXACT), c);
-    money2(a, sizeof a, u->price_per_gpu_hour.value);
-    money0(c, sizeof c, r->network_loss_per_month);
-    sb_printf(&b, "; at %s/GPU-hour, if %s ran ", a, r->has_idle_loss ? "this job" : "they");
-    if (u->utilization.value >= 1) sb_printf(&b, "all month");
-    else sb_printf(&b, "%.0f%% of the month", 100 * u->utilization.value);
-    sb_printf(&b, " at this efficiency, the network would cost you %s%s a month%s",
-              bound_words(lower ? TC_COST_UPPER : TC_COST_EXACT), c, lower ? " (an upper bound)" : "");
+    sb_printf(&b, "your %s GPU%s %s the work of %s%s against an infinitely fast network", a, N == 1 ? "" : "s",
+              N == 1 ? "does" : "do", bound_words(lower ? TC_COST_LOWER : TC_COST_EXACT), c);
+    if (r->lead == TC_COST_LEAD_NONE) {
+        money2(a, sizeof a, u->price_per_gpu_hour.value);
+        money0(c, sizeof c, r->network_loss_per_month);
+        sb_printf(&b, "; at %s/GPU-hour, if they ran ", a);
+        if (u->utilization.value >= 1) sb_printf(&b, "all month");
+        else sb_printf(&b, "%.0f%% of the month", 100 * u->utilization.value);
+        sb_printf(&b, " at this efficiency, the network would cost you %s%s a month%s",
+                  bound_words(lower ? TC_COST_UPPER : TC_COST_EXACT), c, lower ? " (an upper bound)" : "");
+    }
     if (r->has_own) {
         if (r->has_breakeven)
             sb_printf(&b, "; owning pays back in %.1f months against renting", r->breakeven_months);
@@ -281,22 +433,39 @@ static const char *bounded(char *buf, size_t n, const char *v, tc_cost_bound b) 
 }
 
 static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
-    char v[112], w[120];
+    static const char *const labels[TC_COST_LOSS_COUNT] = {"inter-node network per month", "intra-node comm per month",
+                                                           "straggler wait per month", "host idle per month",
+                                                           "memory copies per month"};
+    static const char *const how[TC_COST_LOSS_COUNT] = {"N x P x H x u x t", "N x P x H x u x (s - t)",
+                                                        "N x P x H x u x wait share", "N x P x H x u x idle share",
+                                                        "N x P x H x u x exposed memory share"};
+    char v[112], w[120], f[400];
     bool lower = r->efficiency_bound == TC_COST_LOWER;
     tc_cost_bound up = lower ? TC_COST_UPPER : TC_COST_EXACT;
-    section(out, st, "what the network costs, a month at this efficiency");
+    section(out, st, r->lead == TC_COST_LEAD_NONE ? "what the network costs, a month at this efficiency"
+                                                  : "what each loss costs, a month as profiled");
     fmt_num(v, sizeof v, r->effective_gpus, 2);
-    row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound), "N x e");
+    row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound),
+        "N x e, against an infinitely fast network");
     money2(v, sizeof v, r->effective_price_per_gpu_hour);
     row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, up), "P / e");
-    money0(v, sizeof v, r->network_loss_per_month);
-    row(out, st, "network loss per month", bounded(w, sizeof w, v, up), "N x P x H x u x (1 - e)");
-    if (r->has_idle_loss) money0(v, sizeof v, r->idle_loss_per_month);
-    row(out, st, "idle loss per month", r->has_idle_loss ? v : "-",
-        r->has_idle_loss ? "N x P x H x u x idle share" : "needs a trace");
-    if (r->has_straggler_loss) money0(v, sizeof v, r->straggler_loss_per_month);
-    row(out, st, "straggler loss per month", r->has_straggler_loss ? bounded(w, sizeof w, v, r->straggler_loss_bound) : "-",
-        r->has_straggler_loss ? "N x P x H x u x wait share" : "needs a trace of 2+ ranks");
+    for (int c = 0; c < TC_COST_LOSS_COUNT; c++) {
+        const tc_cost_loss *l = &r->loss[c];
+        money0(v, sizeof v, l->per_month);
+        if (c == TC_COST_LOSS_INTER_NODE && r->inter_rule == TC_COST_INTER_GIVEN)
+            snprintf(f, sizeof f, "N x P x H x u x (1 - e)");
+        else if (c == TC_COST_LOSS_INTER_NODE && r->inter_rule == TC_COST_INTER_SCOPE_UNKNOWN)
+            snprintf(f, sizeof f, "N x P x H x u x s: %s", tc_cost_inter_rule_text(r));
+        else if (c == TC_COST_LOSS_INTER_NODE && r->inter_rule != TC_COST_INTER_MEASURED)
+            snprintf(f, sizeof f, "t = 0: %s", tc_cost_inter_rule_text(r));
+        else if (l->known || r->lead == TC_COST_LEAD_NONE) snprintf(f, sizeof f, "%s", l->known ? how[c] : "needs a trace");
+        else snprintf(f, sizeof f, "%s", c == TC_COST_LOSS_STRAGGLER ? "needs a trace of 2+ ranks"
+                                         : "in the inter-node network's figure (scopes unknown)");
+        bool given = c == TC_COST_LOSS_INTER_NODE && r->inter_rule == TC_COST_INTER_GIVEN; /* e as given: "the network" */
+        row(out, st, given ? "network loss per month" : labels[c], l->known ? bounded(w, sizeof w, v, l->bound) : "-", f);
+    }
+    money0(v, sizeof v, r->total_loss_per_month);
+    row(out, st, "all losses per month", v, "the classes summed");
     if (lower) {
         fputs(st->dim, out);
         tc_term_wrap(out, "<= upper bound, >= lower bound: exposed transfer is an upper bound on this data", 2, 4, st->width);
@@ -394,7 +563,7 @@ static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
     }
     input_row(out, st, "gpu", u->gpu ? u->gpu->id : "-", "", u->gpu ? u->gpu_origin : "unset");
     items[n++] = "s = 1 - e (the exposed transfer share)";
-    items[n++] = "t = the inter-node groups' part of s";
+    items[n++] = "t = the inter-node groups' part of s (the inter-node network's)";
     items[n++] = "e' = e after the upgrade; precedence: flag > config > trace > catalog > default";
     fputs(st->dim, out);
     tc_term_join(out, items, n, ", ", 2, 4, st->width);

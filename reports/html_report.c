@@ -140,32 +140,30 @@ static void section_key_numbers(hr *h) {
     bool lower = c && c->efficiency_bound == TC_COST_LOWER; /* partial data: e is a lower bound */
     if (c) {
         snprintf(v, sizeof v, "%s%.2f of %.0f", lower ? "at least " : "", c->effective_gpus, c->used.gpus.value);
-        snprintf(d, sizeof d, "GPUs' worth of work done: N x network efficiency (%.1f%%)",
+        snprintf(d, sizeof d, "GPUs' worth of work against an infinitely fast network: N x network efficiency (%.1f%%)",
                  100 * c->used.network_efficiency.value);
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else if (sm->ranks && sm->verdict != TC_VERDICT_TOO_SMALL) {
         const tc_findings *f = &h->j->findings; /* network efficiency e and ranks x e */
         snprintf(v, sizeof v, "%s%.2f of %zu", sm->transfer_upper_bound ? "at least " : "", f->effective_gpus, sm->ranks);
-        snprintf(d, sizeof d, "ranks x (1 - exposed %s share %.1f%%)", sm->split_known ? "transfer" : "comm",
-                 100 * (1 - f->network_efficiency));
+        snprintf(d, sizeof d, "against an infinitely fast network: ranks x (1 - exposed %s share %.1f%%)",
+                 sm->split_known ? "transfer" : "comm", 100 * (1 - f->network_efficiency));
         snprintf(t, sizeof t, "effective GPUs %.6f", f->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else card(h, "kn-effective", "Effective GPUs", "n/a", sm->ranks ? "too small to judge: no efficiency is claimed" : "no ranks",
                 NULL);
     if (c) {
-        double total = c->network_loss_per_month + (c->has_straggler_loss ? c->straggler_loss_per_month : 0) +
-                       (c->has_idle_loss ? c->idle_loss_per_month : 0);
-        char m1[48], m2[48], m3[48], m4[48];
-        tc_html_money(m4, sizeof m4, c->network_loss_per_month);
-        snprintf(v, sizeof v, "%s%s", lower ? "at most " : "", m4);
-        snprintf(d, sizeof d, "network, per month; plus stragglers %s%s and idle %s",
-                 c->straggler_loss_bound == TC_COST_LOWER ? "at least " : "",
-                 c->has_straggler_loss ? tc_html_money(m1, sizeof m1, c->straggler_loss_per_month) : "n/a",
-                 c->has_idle_loss ? tc_html_money(m2, sizeof m2, c->idle_loss_per_month) : "n/a");
-        snprintf(t, sizeof t, "network %s + stragglers %s + idle %s = %s per month", tc_html_money(m3, sizeof m3, c->network_loss_per_month),
-                 c->has_straggler_loss ? m1 : "n/a", c->has_idle_loss ? m2 : "n/a", tc_html_money(m4, sizeof m4, total));
-        card(h, "kn-money", "Money lost / month", v, d, t);
+        char losses[1024], tip[256], m[48];
+        tc_html_money(v, sizeof v, c->total_loss_per_month);
+        tc_cost_losses_text(losses, sizeof losses, c);
+        size_t o = (size_t)snprintf(tip, sizeof tip, "per month:");
+        for (int k = 0; k < TC_COST_LOSS_COUNT && o < sizeof tip; k++)
+            if (c->loss[k].known)
+                o += (size_t)snprintf(tip + o, sizeof tip - o, "%s %s %s", k ? " +" : "", tc_cost_loss_label(k),
+                                      tc_html_money(m, sizeof m, c->loss[k].per_month));
+        if (o < sizeof tip) snprintf(tip + o, sizeof tip - o, " = %s", v);
+        card(h, "kn-money", "Money lost / month", v, losses, tip);
     } else {
         char note[TC_COST_NOTE_TEXT];
         const char *why = h->j->cost.missing != TC_COST_UNPRICED ? tc_cost_missing_text(note, sizeof note, &h->j->cost)
@@ -221,17 +219,29 @@ static void section_cost(hr *h) {
     tc_html_cost_chart(h, c);
 
     put(h, "<h3>Results</h3>\n<table id=\"cost-table\"><thead><tr><th>figure</th><th class=\"n\">value</th><th>how</th></tr></thead><tbody>\n");
-    bool lower = c->efficiency_bound == TC_COST_LOWER, slower = c->straggler_loss_bound == TC_COST_LOWER;
+    bool lower = c->efficiency_bound == TC_COST_LOWER;
     cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs",
-             lower ? "N x network efficiency e; a lower bound on this data" : "N x network efficiency e");
+             lower ? "N x network efficiency e, against an infinitely fast network; a lower bound on this data"
+                   : "N x network efficiency e, against an infinitely fast network");
     cost_row(h, "effective price", true, c->effective_price_per_gpu_hour, true, "per GPU-hour",
              lower ? "P / e; an upper bound on this data" : "P / e");
-    cost_row(h, "network loss", true, c->network_loss_per_month, true, "per month",
-             lower ? "N x P x 730 h x u x (1 - e); an upper bound on this data" : "N x P x 730 h x u x (1 - e)");
-    cost_row(h, "straggler loss", c->has_straggler_loss, c->straggler_loss_per_month, true, "per month",
-             slower ? "N x P x 730 h x u x exposed wait share; a lower bound on this data"
-                    : "N x P x 730 h x u x exposed wait share");
-    cost_row(h, "idle loss", c->has_idle_loss, c->idle_loss_per_month, true, "per month", "N x P x 730 h x u x (idle + exposed memory share)");
+    static const char *const how[TC_COST_LOSS_COUNT] = {
+        "N x P x 730 h x u x t, the inter-node process groups' exposed transfer share",
+        "N x P x 730 h x u x (exposed transfer share - t)", "N x P x 730 h x u x exposed wait share",
+        "N x P x 730 h x u x idle share", "N x P x 730 h x u x exposed memory share"};
+    static const char *const label[TC_COST_LOSS_COUNT] = {"inter-node network loss", "intra-node comm loss",
+                                                          "straggler loss", "host idle loss", "memory copies loss"};
+    for (int k = 0; k < TC_COST_LOSS_COUNT; k++) {
+        const tc_cost_loss *l = &c->loss[k];
+        char why[400];
+        const char *f = k == TC_COST_LOSS_INTER_NODE && c->inter_rule != TC_COST_INTER_MEASURED ? tc_cost_inter_rule_text(c)
+                        : l->known ? how[k] : k == TC_COST_LOSS_STRAGGLER ? "needs a trace of 2+ ranks"
+                        : "in the inter-node network's figure (scopes unknown)";
+        snprintf(why, sizeof why, "%s%s", f, l->bound == TC_COST_UPPER ? "; an upper bound on this data"
+                                             : l->bound == TC_COST_LOWER ? "; a lower bound on this data" : "");
+        cost_row(h, label[k], l->known, l->per_month, true, "per month", why);
+    }
+    cost_row(h, "all losses", true, c->total_loss_per_month, true, "per month", "the classes above summed");
     cost_row(h, "rent per month", true, c->rent_monthly, true, NULL, "N x P x 730 h x u");
     cost_row(h, "rent, total", true, c->tco_rent, true, NULL, "months x rent per month");
     cost_row(h, "own: purchase", c->has_own, c->own_capex, true, NULL, "N x purchase per GPU + fabric");

@@ -102,7 +102,7 @@ Test(cost, eight_gpus_at_sixty_percent) {
     cr_expect_eq(r.timeline_len, 37);
     char head[512];
     tc_cost_headline(head, sizeof head, &r);
-    cr_expect_str_eq(head, "your 8 GPUs do the work of 4.8; at $2.00/GPU-hour, if they ran all month at this "
+    cr_expect_str_eq(head, "your 8 GPUs do the work of 4.8 against an infinitely fast network; at $2.00/GPU-hour, if they ran all month at this "
                            "efficiency, the network would cost you $4,672 a month.");
 }
 
@@ -158,7 +158,7 @@ Test(cost, buy_versus_rent_every_formula) {
     NEAR(r.timeline[10].own, 2880000.0 + 10 * 28199.36, 1e-4);
     char head[600];
     tc_cost_headline(head, sizeof head, &r);
-    cr_expect(strstr(head, "your 64 GPUs do the work of 44.8; at $2.50/GPU-hour, if they ran 90% of the month "
+    cr_expect(strstr(head, "your 64 GPUs do the work of 44.8 against an infinitely fast network; at $2.50/GPU-hour, if they ran 90% of the month "
                            "at this efficiency, the network would cost you $31,536 a month; owning pays back "
                            "in 37.4 months against renting; over 36 months owning costs $3,895,177 and "
                            "renting $3,784,320.") != NULL,
@@ -179,7 +179,7 @@ Test(cost, renting_never_dearer_gives_null_breakeven) {
     NEAR(r.own_opex_monthly, 1.25 * 730 * 1.3 * 0.10, 1e-9);
     char head[600];
     tc_cost_headline(head, sizeof head, &r);
-    cr_expect(strstr(head, "your 1 GPU does the work of 1;") != NULL, "%s", head);
+    cr_expect(strstr(head, "your 1 GPU does the work of 1 against an infinitely fast network;") != NULL, "%s", head);
     cr_expect(strstr(head, "owning never pays back") != NULL, "%s", head);
 }
 
@@ -514,7 +514,7 @@ Test(cost_main, efficiency_of_one_is_fine_and_equals_form_works) {
     const char *args[] = {"--gpus=8", "--network-efficiency=1", "--price-per-gpu-hour=2", NULL};
     run_out r = run_cost(args);
     cr_expect_eq(r.rc, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "your 8 GPUs do the work of 8;") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "your 8 GPUs do the work of 8 against an infinitely fast network;") != NULL, "%s", r.out);
     cr_expect_str_eq(r.err, "");
     run_free(&r);
 }
@@ -638,7 +638,8 @@ Test(cost_main, json_output_parses_and_has_every_key) {
     cr_assert(YAJL_IS_OBJECT(cost));
     static const char *const keys[] = {
         "effective_gpus", "effective_price_per_gpu_hour", "network_loss_per_month",
-        "idle_loss_per_month", "straggler_loss_per_month", "rent_monthly", "own_capex",
+        "idle_loss_per_month", "straggler_loss_per_month", "intra_node_comm_loss_per_month", "loss_per_month",
+        "loss_shares", "loss_bounds", "loss_lead", "inter_node_network_reason", "rent_monthly", "own_capex",
         "own_opex_monthly", "breakeven_months", "tco_own", "tco_rent",
         "own_cost_per_effective_gpu_hour", "rent_cost_per_effective_gpu_hour", "fabric_nodes", "basis",
         "basis_summary", "network_efficiency_bound", "straggler_loss_bound", "timeline", "what_if", "inputs"};
@@ -648,6 +649,11 @@ Test(cost_main, json_output_parses_and_has_every_key) {
         cr_expect_not_null(obj_get(cost, keys[i]), "cost.%s missing", keys[i]);
     cr_expect(YAJL_IS_NULL(obj_get(cost, "idle_loss_per_month")));
     cr_expect(YAJL_IS_NULL(obj_get(cost, "straggler_loss_per_month")));
+    /* calculator: all of 1 - e is the network's, as given; the other classes need a trace */
+    cr_expect(YAJL_IS_NULL(obj_get(cost, "intra_node_comm_loss_per_month")));
+    cr_expect(YAJL_IS_NULL(obj_get(cost, "loss_lead")));
+    NEAR(YAJL_GET_DOUBLE(obj_get(obj_get(cost, "loss_per_month"), "inter_node_network")), 105120 * 0.3, 1e-6);
+    NEAR(YAJL_GET_DOUBLE(obj_get(obj_get(cost, "loss_per_month"), "total")), 105120 * 0.3, 1e-6);
     NEAR(YAJL_GET_DOUBLE(obj_get(cost, "rent_monthly")), 105120, 1e-6);
     NEAR(YAJL_GET_DOUBLE(obj_get(cost, "breakeven_months")), 2880000.0 / 76920.64, 1e-6);
     NEAR(YAJL_GET_DOUBLE(obj_get(cost, "tco_own")), 3895176.96, 1e-3);

@@ -252,8 +252,9 @@ Test(e2e, cost_from_a_network_bound_job, .timeout = 60) {
     double s = tu_num(tu_get(doc, "summary", "step_shares", "exposed_transfer", NULL));
     double eff = tu_num(tu_get(doc, "cost", "effective_gpus", NULL));
     cr_assert(fabs(eff - 8 * (1 - s)) <= 0.01 * 8 * (1 - s), "effective GPUs %.4f vs N(1-s) = %.4f", eff, 8 * (1 - s));
-    double loss = tu_num(tu_get(doc, "cost", "network_loss_per_month", NULL));
-    cr_assert(fabs(loss - 8 * 2 * 730 * s) < 0.01, "network loss %.2f", loss);
+    double loss = tu_num(tu_get(doc, "cost", "intra_node_comm_loss_per_month", NULL));
+    cr_assert(fabs(loss - 8 * 2 * 730 * s) < 0.01, "intra-node comm loss %.2f", loss);
+    cr_assert_eq(tu_num(tu_get(doc, "cost", "network_loss_per_month", NULL)), 0, "8 GPUs on one node: no network");
     yajl_tree_free(doc);
     /* bad values are refused with a message and exit 1 */
     cr_assert_eq(tu_sh(&out, "%s analyze -q --price-per-gpu-hour -2 %s/job", tu_bin(), dir), 1);
