@@ -32,13 +32,13 @@ bool tc_file_name_host(const char *path, size_t *off, size_t *len) {
     const char *base = slash ? slash + 1 : path;
     size_t n = strlen(base), rest;
     if (!ends_with(base, n, ".pt.trace.json", &rest) && !ends_with(base, n, ".pt.trace.json.gz", &rest)) return false;
-    size_t dot = rest; /* an optional .<digits> (the handler's time) or .rank<R> (record's rank) */
+    size_t dot = rest; /* .<digits> (the handler's time) or .rank<R> (record's rank) */
     while (dot > 0 && base[dot - 1] != '.') dot--;
-    if (dot > 0) {
-        const char *tail = base + dot;
-        size_t tn = rest - dot;
-        if (all_digits(tail, tn) || (tn > 4 && !memcmp(tail, "rank", 4) && all_digits(tail + 4, tn - 4))) rest = dot - 1;
-    }
+    if (dot == 0) return false;
+    const char *tail = base + dot;
+    size_t tn = rest - dot;
+    if (!all_digits(tail, tn) && !(tn > 4 && !memcmp(tail, "rank", 4) && all_digits(tail + 4, tn - 4))) return false;
+    rest = dot - 1;
     size_t us = rest; /* HOST_PID[-K] */
     while (us > 0 && base[us - 1] != '_') us--;
     if (us < 2 || !pid_part(base + us, rest - us)) return false;

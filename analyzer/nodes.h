@@ -17,7 +17,7 @@
 #define TC_NODES_ASSUMED_GPUS 8 /* GPUs per node assumed when nothing says */
 
 /* The HOST part of a file name as tensorboard_trace_handler (HOST_PID.<digits>.pt.trace.json) or
- * tracecost record (HOST_PID[-K][.rank<R>].pt.trace.json) names it, each optionally .gz: HOST not
+ * tracecost record (HOST_PID[-K].rank<R>.pt.trace.json) names it, each optionally .gz: HOST not
  * empty, PID, K, R and <digits> decimal. True with the host at path[*off .. *off + *len); false
  * otherwise. */
 bool tc_file_name_host(const char *path, size_t *off, size_t *len);

@@ -153,7 +153,7 @@ Test(nodes, missing_ranks_leave_out_what_needs_their_nodes, .timeout = 60) {
 }
 
 /* The HOST of a tensorboard_trace_handler name (HOST_PID.<digits>.pt.trace.json[.gz]) or a
- * tracecost record name (HOST_PID[-K][.rank<R>].pt.trace.json[.gz]), and what is not one. */
+ * tracecost record name (HOST_PID[-K].rank<R>.pt.trace.json[.gz]), and what is not one. */
 Test(nodes, file_name_host) {
     static const struct { const char *path, *host; } cases[] = {
         {"run/node0_11956.1717171717074.pt.trace.json", "node0"},
@@ -162,7 +162,7 @@ Test(nodes, file_name_host) {
         {"worker3_step_12.1717171717074.pt.trace.json", "worker3_step"}, /* fits: the devices must say */
         {"host_123.rank0.pt.trace.json", "host"},   /* tracecost record's names */
         {"gpu-a_123-2.rank15.pt.trace.json.gz", "gpu-a"},
-        {"host_12.pt.trace.json", "host"},          /* record without a rank */
+        {"host_12.pt.trace.json", NULL},            /* record without a rank: one process, no job */
         {"_1234.17.pt.trace.json", NULL},           /* no host */
         {"host_12a.17.pt.trace.json", NULL},        /* pid not decimal */
         {"host_12.17x.pt.trace.json", NULL},
