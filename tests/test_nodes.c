@@ -2,7 +2,8 @@
  * device indices over file names that do not fit them (eight worker*_step_* files on devices 0-7
  * are one node, no fabric), tracecost record's names of two hosts agreeing with devices 0-3 twice,
  * names that disagree (a note, and the devices decide), the host names traces record, ROCm agent
- * ids, missing ranks (the figures that need their nodes are left out), and the file-name rule. */
+ * ids, host names on some inputs only, devices out of rank order (assumed, said), missing ranks (the
+ * figures that need their nodes are left out), and the file-name rule. */
 #include "testutil.h"
 #include "analyzer/nodes.h"
 
@@ -146,6 +147,44 @@ Test(nodes, missing_ranks_leave_out_what_needs_their_nodes, .timeout = 60) {
     cr_assert(strstr(jstr(tu_get(sm, "nodes_note", NULL)), "8 GPUs per node assumed for the ranks not among the inputs"));
     expect_nodes(doc, 8, 8);
     cr_assert(YAJL_IS_NULL(tu_get(doc, "process_groups", "#0", "nodes", NULL)));
+    cr_assert(YAJL_IS_NULL(tu_get(doc, "process_groups", "#0", "scope", NULL)));
+    yajl_tree_free(doc);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* Host names on only some inputs are not used (a note); the device indices decide. */
+Test(nodes, host_names_on_some_inputs_are_not_used, .timeout = 60) {
+    char *dir = tu_tmpdir(), args[700];
+    tu_gen_job(dir, "p", "--ranks 8 --steps 2 --gpus-per-node 4 --trace-hosts");
+    tu_sh(NULL, "sed -i '/\"host_name\"/d' %s/p/rank5.pt.trace.json", dir);
+    snprintf(args, sizeof args, "%s/p", dir);
+    yajl_val doc = analyze(dir, "p", args, NULL);
+    yajl_val sm = tu_get(doc, "summary", NULL);
+    cr_assert_str_eq(jstr(tu_get(sm, "node_rule", NULL)), "device indices");
+    cr_assert_eq(tu_num(tu_get(sm, "nodes", NULL)), 2);
+    cr_assert(strstr(jstr(tu_get(sm, "nodes_note", NULL)), "7 of 8 inputs record a host name, so the host names are not used"));
+    expect_nodes(doc, 8, 4);
+    yajl_tree_free(doc);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* Device indices that do not follow the ranks (ranks 1 and 2 swapped: rank 1 on device 2) and no
+ * other evidence: 8 GPUs per node assumed, said, and the process groups' scope left out. */
+Test(nodes, devices_out_of_rank_order_are_assumed_and_said, .timeout = 60) {
+    char *dir = tu_tmpdir(), args[700];
+    tu_gen_job(dir, "u", "--ranks 4 --steps 2");
+    tu_sh(NULL, "cd %s/u && sed -i 's/\"rank\": 1,/\"rank\": 2,/' rank1.pt.trace.json && "
+                "sed -i 's/\"rank\": 2,/\"rank\": 1,/' rank2.pt.trace.json", dir);
+    snprintf(args, sizeof args, "%s/u", dir);
+    yajl_val doc = analyze(dir, "u", args, NULL);
+    yajl_val sm = tu_get(doc, "summary", NULL);
+    cr_assert_str_eq(jstr(tu_get(sm, "node_rule", NULL)), "assumed");
+    cr_assert(YAJL_IS_TRUE(tu_get(sm, "nodes_assumed", NULL)));
+    const char *note = jstr(tu_get(sm, "nodes_note", NULL));
+    cr_assert(strstr(note, "the device indices do not follow the ranks"), "%s", note);
+    cr_assert(strstr(note, "8 GPUs per node assumed: 1 node"), "%s", note);
     cr_assert(YAJL_IS_NULL(tu_get(doc, "process_groups", "#0", "scope", NULL)));
     yajl_tree_free(doc);
     tu_sh(NULL, "rm -rf %s", dir);
