@@ -123,7 +123,7 @@ static void basis_figures(tc_run_summary *s, const tc_summary *sm, bool exact) {
     s->transfer_upper_bound = sm->transfer_upper_bound;
     s->nodes = sm->nodes >= 1 && sm->nodes <= 1000000000 ? (int)sm->nodes : 0;
     s->nodes_assumed = sm->nodes_assumed;
-    s->gpus_per_node = sm->node_rule != TC_NODES_ASSUMED && sm->gpus_per_node >= 1 && sm->gpus_per_node <= 1000000000
+    s->gpus_per_node = sm->node_rule != TC_NODES_ASSUMED && !sm->nodes_assumed && sm->gpus_per_node >= 1 && sm->gpus_per_node <= 1000000000
                            ? (int)sm->gpus_per_node : 0;
     s->has_capture_time = sm->has_capture_time;
     s->capture_unix_s = sm->capture_unix_s;

@@ -748,6 +748,12 @@ static void write_metadata(rw_t *w) {
     jw_close(j, '}');
   }
   jw_close(j, ']');
+  if (c->o.trace_hosts) {
+    char host[32];
+    snprintf(host, sizeof host, "node%d", w->r / c->o.gpn);
+    jw_brk(j, 2);
+    JK(j, "host_name"); jw_str(j, host);
+  }
   jw_brk(j, 2);
   JK(j, "distributedInfo");
   jw_open(j, '{', -1);
@@ -801,7 +807,8 @@ static void meta_ev(rw_t *w, const char *name, int64_t pid, int64_t tid, int64_t
 
 /* file name of window win of rank r: rank{R}.pt.trace.json, or HOST_PID.<ms>.pt.trace.json as
  * tensorboard_trace_handler writes it (ms: the export time, 1 ms after the window's last step, on
- * the rank's clock) */
+ * the rank's clock), HOST_PID.rank{R}.pt.trace.json as tracecost record does, or
+ * worker{R}_step_12.<ms>.pt.trace.json (a handler given worker_name: not a host) */
 void rank_file_name(const ctx_t *c, int r, int win, char *buf, size_t n) {
   const char *gz = c->o.gzip ? ".gz" : "";
   if (!c->o.handler_names) {
@@ -809,7 +816,12 @@ void rank_file_name(const ctx_t *c, int r, int win, char *buf, size_t n) {
     return;
   }
   int64_t end = c->P[win_last_step(c, r, win)] + MS + c->off[r];
-  snprintf(buf, n, "node%d_%" PRId64 ".%" PRId64 ".pt.trace.json%s", r / c->o.gpn, c->pid[r], (int64_t)(end / MS), gz);
+  if (c->o.handler_names == 2)
+    snprintf(buf, n, "node%d_%" PRId64 ".rank%d.pt.trace.json%s", r / c->o.gpn, c->pid[r], r, gz);
+  else if (c->o.handler_names == 3)
+    snprintf(buf, n, "worker%d_step_12.%" PRId64 ".pt.trace.json%s", r, (int64_t)(end / MS), gz);
+  else
+    snprintf(buf, n, "node%d_%" PRId64 ".%" PRId64 ".pt.trace.json%s", r / c->o.gpn, c->pid[r], (int64_t)(end / MS), gz);
 }
 
 /* three warm-up kernels launched before the profiler started: before baseTimeNanoseconds (--negative-ts) */

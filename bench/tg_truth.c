@@ -649,7 +649,7 @@ void write_expected_ext(const ctx_t *c, const char *path, rw_t **ws) {
   fprintf(f, "  \"mode\": \"%s\",\n", c->mode == MODE_MD ? "multi-dim" : c->mode == MODE_IDLE ? "idle-cause" : "classic");
   int nodes = (n + o->gpn - 1) / o->gpn;
   fprintf(f, "  \"gpus_per_node\": %d,\n  \"nodes\": %d,\n  \"file_names\": \"%s\",\n", o->gpn, nodes,
-          o->handler_names ? "handler" : "rank");
+          (const char *[]){"rank", "handler", "record", "worker"}[o->handler_names]);
   fprintf(f, "  \"comm_lib\": \"%s\",\n  \"rocm_agent_ids\": %s,\n  \"negative_ts\": %s,\n", LIBS[o->comm_lib],
           o->rocm ? "true" : "false", o->negts ? "true" : "false");
   if (c->mode == MODE_MD) {

@@ -63,7 +63,9 @@ static void usage(FILE *f) {
       "  --dp-busbw-GBps B      planted DP bus bandwidth (default: --busbw-GBps)\n"
       "  --tp-mib M             TP all-reduce size, MiB (default: M*N elements of the GEMM output)\n"
       "  --tp-jitter-us J       max extra time of the GEMM before each TP all-reduce (default 10)\n"
-      "  --file-names rank|handler  rank{R}.pt.trace.json, or HOST_PID.<ms>.pt.trace.json (default rank)\n"
+      "  --file-names rank|handler|record|worker  rank{R}.pt.trace.json, HOST_PID.<ms>.pt.trace.json,\n"
+      "                         HOST_PID.rank{R}.pt.trace.json or worker{R}_step_12.<ms>.pt.trace.json\n"
+      "  --trace-hosts          each trace records its host (top-level host_name \"node{K}\")\n"
       "Damage and other real-world shapes (issue 17):\n"
       "  --drop-kernel R:K      delete rank R's K-th collective kernel (1-based, file order); repeatable\n"
       "  --cut-rank R --cut-after-step S   rank R's file stops after its first S steps\n"
@@ -97,7 +99,7 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 
 /* the options added for issues 17, 19, 20: 1 = flag, 2 = takes a value, 0 = not one of them */
 static int new_option(const char *name) {
-  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts"};
+  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause"};
@@ -117,17 +119,18 @@ static int pick(const char *opt, const char *val, const char *const *names, int 
 static void parse_new(options *o, const char *name, const char *val) {
   static const char *libs[] = {"nccl", "deepep", "symm", "vllm"};
   static const char *idles[] = {NULL, "sync", "launch", "dataloader", "mixed"};
-  static const char *fnames[] = {"rank", "handler"};
+  static const char *fnames[] = {"rank", "handler", "record", "worker"};
   if (!strcmp(name, "--fsdp")) o->fsdp = 1;
   else if (!strcmp(name, "--rocm-agent-ids")) o->rocm = 1;
   else if (!strcmp(name, "--negative-ts")) o->negts = 1;
+  else if (!strcmp(name, "--trace-hosts")) o->trace_hosts = 1;
   else if (!strcmp(name, "--tp")) o->tp = parse_int(name, val, 1, MAX_RANKS);
   else if (!strcmp(name, "--gpus-per-node")) o->gpn = parse_int(name, val, 1, 1024);
   else if (!strcmp(name, "--tp-busbw-GBps")) o->tp_busbw = parse_num(name, val, 1e-6, 1e9);
   else if (!strcmp(name, "--dp-busbw-GBps")) o->dp_busbw = parse_num(name, val, 1e-6, 1e9);
   else if (!strcmp(name, "--tp-mib")) o->tp_mib = parse_num(name, val, 1e-6, 1e6);
   else if (!strcmp(name, "--tp-jitter-us")) o->tp_jitter_ns = us_to_ns(name, val, 0, 1e9);
-  else if (!strcmp(name, "--file-names")) o->handler_names = pick(name, val, fnames, 2);
+  else if (!strcmp(name, "--file-names")) o->handler_names = pick(name, val, fnames, 4);
   else if (!strcmp(name, "--drop-kernel")) {
     int r, k;
     char tail;

@@ -56,7 +56,9 @@ typedef struct {
   /* added for issues 17, 19, 20; any of them makes expected.json the extended form */
   int extended;            /* 1 when any option below was given */
   int tp, fsdp, gpn;       /* tensor-parallel size (0 = not a multi-dimensional job), FSDP, GPUs per node */
-  int handler_names;       /* file names HOST_PID.<ms>.pt.trace.json */
+  int handler_names;       /* file names: 0 rank{R}, 1 HOST_PID.<ms> (handler), 2 HOST_PID.rank{R} (tracecost
+                            * record), 3 worker{R}_step_12.<ms> (a handler worker_name) */
+  int trace_hosts;         /* top-level host_name "node{K}" */
   double tp_busbw, dp_busbw, tp_mib; /* GB/s (0 = --busbw-GBps); TP message MiB (0 = M·N elements) */
   int64_t tp_jitter_ns;
   int ndrop;

@@ -82,8 +82,10 @@ typedef struct tc_run_summary {
     size_t n_basis;
     bool transfer_upper_bound;  /* summary.transfer_upper_bound */
     int nodes;                  /* summary.nodes: nodes the world_size GPUs span; 0 unknown */
-    int gpus_per_node;          /* summary.gpus_per_node when not assumed; 0 unknown or assumed */
-    bool nodes_assumed;         /* summary.nodes_note is set: 8 GPUs per node were assumed */
+    int gpus_per_node;          /* summary.gpus_per_node when neither the rule nor the nodes are assumed;
+                                 * 0 unknown or assumed */
+    bool nodes_assumed;         /* summary.nodes_assumed (older results: nodes_note set): 8 GPUs per
+                                 * node were assumed */
     bool has_capture_time;
     long long capture_unix_s;   /* summary.captured_at, s since 1970-01-01 UTC */
     /* the process groups between nodes (summary.inter_node_* and process_groups[]) */

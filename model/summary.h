@@ -25,11 +25,14 @@ typedef struct {
     int64_t compute_ns_per_step, median_compute_ns_per_step;
 } tc_straggler;
 
-/* How the ranks were put on nodes (analyzer/nodes.h). */
+/* How the ranks were put on nodes (analyzer/nodes.h), the first evidence that holds. */
 typedef enum {
-    TC_NODES_ASSUMED = 0, /* rank / 8: nothing said (the note) */
-    TC_NODES_FLAG,        /* rank / --gpus-per-node */
-    TC_NODES_HOSTS        /* the host of each input's tensorboard_trace_handler file name */
+    TC_NODES_ASSUMED = 0,   /* rank / 8: no evidence holds (the note) */
+    TC_NODES_FLAG,          /* rank / --gpus-per-node */
+    TC_NODES_FILE_NAMES,    /* the host in each input's file name (tensorboard_trace_handler's or
+                             * tracecost record's), where the device indices agree */
+    TC_NODES_TRACE_HOSTS,   /* the host name each trace records (top-level host_name) */
+    TC_NODES_DEVICES        /* the ranks' device indices: rank r on local device r mod G */
 } tc_node_rule;
 
 /* The job's figures over one kind of window: the ranks' windows summed, their shares 0..1 and the
@@ -45,6 +48,17 @@ typedef struct {
     int64_t before_first_kernel_ns, after_last_kernel_ns; /* step idle before the ranks' first and
                                * after their last GPU event, summed (the step window only) */
 } tc_window_figures;
+
+/* What the node evidence lacked or where it disagreed (tc_summary.node_notes, bits). */
+enum {
+    TC_NODE_NOTE_NAMES_DISAGREE = 1u << 0, /* the file names' hosts differ from the device indices' nodes */
+    TC_NODE_NOTE_NAMES_UNCHECKED = 1u << 1,/* file names used, some rank's device index unknown */
+    TC_NODE_NOTE_HOSTS_PARTIAL = 1u << 2,  /* some inputs record a host name, not all: not used */
+    TC_NODE_NOTE_HOSTS_SHARE = 1u << 3,    /* two ranks of one recorded host on one device */
+    TC_NODE_NOTE_DEVICES_UNFIT = 1u << 4,  /* device indices known but not rank r on r mod G */
+    TC_NODE_NOTE_DEVICES_UNKNOWN = 1u << 5 /* some rank's device index unknown (no GPU event on one
+                                            * numeric device) */
+};
 
 typedef struct {
     size_t ranks;
@@ -75,9 +89,17 @@ typedef struct {
     /* nodes (analyzer/nodes.h) */
     int64_t world_size;       /* GPUs of the job: max(ranks, the traces' distributedInfo.world_size) */
     tc_node_rule node_rule;   /* how ranks were put on nodes */
-    int64_t gpus_per_node;    /* FLAG: --gpus-per-node; ASSUMED: 8; HOSTS: the most ranks on a host */
+    int64_t gpus_per_node;    /* FLAG: --gpus-per-node; ASSUMED: 8; FILE_NAMES, TRACE_HOSTS: the most
+                               * ranks on a host; DEVICES: G (docs/definitions.md "Nodes") */
     int64_t nodes;            /* nodes of the whole job (world_size ranks) */
     bool nodes_assumed;       /* 8 GPUs per node were assumed for some ranks (the note) */
+    int64_t node_period;      /* G when rank r is on node r / G for every rank of the world (FLAG, and
+                               * DEVICES when the indices settle G); 0 when only the inputs' ranks
+                               * have a node (ASSUMED: none) */
+    unsigned node_notes;      /* TC_NODE_NOTE_* bits */
+    int64_t node_name_hosts;  /* hosts the file names give (0: they give none) */
+    int64_t node_device_nodes;/* nodes the device indices give the inputs' ranks (0: they give none) */
+    int64_t node_host_inputs; /* inputs whose trace records a host name */
     bool has_straggler;
     tc_straggler straggler;
     bool has_fabric_busbw;

@@ -84,6 +84,8 @@ int tc_trace_init(tc_trace *t, const char *path) {
     t->rank = -1;
     t->world_size = -1;
     t->backend = UINT32_MAX;
+    t->host_name = UINT32_MAX;
+    t->gpu_device = TC_DEVICE_NONE;
     t->path = tc_strdup(path ? path : "-");
     t->strings = tc_strtab_new();
     return (t->path && t->strings) ? 0 : -1;
@@ -157,6 +159,7 @@ bool tc_trace_refs_valid(const tc_trace *t) {
     size_t ns = tc_strtab_count(t->strings);
     array_counts len = counts_of(t);
     if (t->backend != TC_NONE && t->backend >= ns) return false;
+    if (t->host_name != TC_NONE && t->host_name >= ns) return false;
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
     if (!refs_valid_##type(t->field, t->count, ns, &len)) return false;
 #include "trace_arrays.def"
@@ -233,7 +236,11 @@ void tc_trace_note_spans(tc_trace *t) {
         int64_t s = t->gpu[e].start_ns, end = s + t->gpu[e].dur_ns;
         if (e == 0 || s < t->gpu_first_ns) t->gpu_first_ns = s;
         if (e == 0 || end > t->gpu_last_ns) t->gpu_last_ns = end;
+        int64_t d = t->gpu[e].device < 0 ? TC_DEVICE_NONE : t->gpu[e].device;
+        if (e == 0) t->gpu_device = d;
+        else if (d != t->gpu_device) t->gpu_device = TC_DEVICE_SEVERAL;
     }
+    if (!t->n_gpu) t->gpu_device = TC_DEVICE_NONE;
     t->has_steps = false;
     for (size_t s = 0; s < t->n_cpu_steps + t->n_gpu_steps; s++) {
         int64_t num = s < t->n_cpu_steps ? t->cpu_steps[s].number : t->gpu_steps[s - t->n_cpu_steps].number;

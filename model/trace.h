@@ -23,6 +23,9 @@ typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_
  * tc_trace_settle_times checks the base against the events. Sums are bounded by time_sum_ns. */
 #define TC_TIME_LIMIT_NS ((int64_t)1 << 62)
 
+#define TC_DEVICE_NONE (-1)    /* tc_trace.gpu_device: no GPU event on a numeric device */
+#define TC_DEVICE_SEVERAL (-2) /* tc_trace.gpu_device: GPU events on more than one device */
+
 typedef struct {
     int64_t start_ns;     /* trace ns */
     int64_t dur_ns;       /* ns, >= 0 */
@@ -138,12 +141,16 @@ typedef struct {
     int64_t rank;            /* distributedInfo.rank, -1 unknown */
     int64_t world_size;      /* distributedInfo.world_size, -1 unknown */
     uint32_t backend;        /* strtab id, TC_NONE unknown */
+    uint32_t host_name;      /* strtab id of the host name the trace records (top-level "host_name" or
+                              * "hostname", as Meta's Kineto writes), TC_NONE when it records none */
     bool record_shapes;      /* top-level record_shapes was true */
     /* noted at load (tc_trace_note_spans), so an MPI skeleton keeps them for all its events */
     bool has_gpu_span;       /* gpu_first_ns/gpu_last_ns set */
     int64_t gpu_first_ns, gpu_last_ns; /* trace ns: first GPU start, last GPU end */
     bool has_steps;          /* first_step/last_step set */
     int64_t first_step, last_step; /* lowest and highest N of its ProfilerStep#N spans (CPU or GPU) */
+    int64_t gpu_device;      /* the device index (pid) of its GPU events when they are all on one numeric
+                              * device; TC_DEVICE_NONE without GPU events or numeric pids, TC_DEVICE_SEVERAL */
 
     /* events: one row of trace_arrays.def each, `type *field; size_t count, cap;` (gpu, n_gpu,
      * cap_gpu; cpu_steps; gpu_steps; launches; colls; ops; devices; pgs; host) */
@@ -192,8 +199,8 @@ bool tc_trace_refs_valid(const tc_trace *t);
  * counted; dropped out of memory. */
 void tc_trace_warn(tc_trace *t, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
 const char *tc_trace_str(const tc_trace *t, uint32_t id);
-/* Sets the span fields: the GPU span from gpu[] (none when empty) and the step numbers of the
- * ProfilerStep spans (none without a numbered one). */
+/* Sets the span fields: the GPU span from gpu[] (none when empty), the device of its GPU events
+ * (gpu_device) and the step numbers of the ProfilerStep spans (none without a numbered one). */
 void tc_trace_note_spans(tc_trace *t);
 /* The GPU span on the epoch clock (ns since 1970): base + span when the trace has a base time,
  * else the span itself when it reads as epoch time (after 2001, as PyTorch <= 2.3 writes); false

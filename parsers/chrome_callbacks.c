@@ -26,6 +26,7 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("distributedInfo")) return K_DISTRIBUTED_INFO;
         if (KEY_IS("baseTimeNanoseconds")) return K_BASE_TIME;
         if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
+        if (KEY_IS("host_name") || KEY_IS("hostname")) return K_HOST_NAME; /* Meta's Kineto writes host_name */
         return K_OTHER;
     case F_EVENT:
         if (len == 2) {
@@ -250,6 +251,10 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
             else p->bad_base = true;
         } else if (k == K_RECORD_SHAPES) {
             t->record_shapes = len > 0 && (c[0] == '1' || c[0] == 't' || c[0] == 'T');
+        } else if (k == K_HOST_NAME && is_string && len > 0) {
+            uint32_t id = tc_strtab_intern(t->strings, c, len < 255 ? len : 255);
+            if (id == TC_NONE) { p->oom = true; return 0; }
+            t->host_name = id;
         }
         break;
     case F_DEVPROP:

@@ -47,7 +47,7 @@ typedef enum {
 typedef enum {
     K_OTHER,
     /* top level */
-    K_TRACE_EVENTS, K_DEVICE_PROPERTIES, K_DISTRIBUTED_INFO, K_BASE_TIME, K_RECORD_SHAPES,
+    K_TRACE_EVENTS, K_DEVICE_PROPERTIES, K_DISTRIBUTED_INFO, K_BASE_TIME, K_RECORD_SHAPES, K_HOST_NAME,
     /* event */
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */

@@ -144,8 +144,9 @@ static void read_basis(tc_run_summary *s, yajl_val sm) {
     yajl_val ub = get(sm, "transfer_upper_bound");
     s->transfer_upper_bound = ub && YAJL_IS_TRUE(ub);
     s->nodes = whole(get(sm, "nodes"), &d) && d >= 1 && d <= 1e9 ? (int)d : 0;
-    s->nodes_assumed = str(get(sm, "nodes_note")) != NULL;
-    s->gpus_per_node = rule && strcmp(rule, "assumed") && whole(get(sm, "gpus_per_node"), &d) && d >= 1 && d <= 1e9
+    yajl_val assumed = get(sm, "nodes_assumed"); /* before 2026-12: a nodes note meant assumed */
+    s->nodes_assumed = assumed ? YAJL_IS_TRUE(assumed) : str(get(sm, "nodes_note")) != NULL;
+    s->gpus_per_node = rule && strcmp(rule, "assumed") && !s->nodes_assumed && whole(get(sm, "gpus_per_node"), &d) && d >= 1 && d <= 1e9
                            ? (int)d : 0;
     s->has_capture_time = utc_time(str(get(sm, "captured_at")), &s->capture_unix_s);
 }

@@ -314,16 +314,72 @@ const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reaso
     return buf;
 }
 
+/* One clause of the nodes note for each bit of sm->node_notes, appended at buf + len. */
+static size_t node_note_clauses(char *buf, size_t n, size_t len, const tc_summary *sm) {
+    unsigned m = sm->node_notes;
+    const char *sep = len ? "; " : "";
+#define CLAUSE(...) (len += tc_format(buf + len, n > len ? n - len : 0, __VA_ARGS__), sep = "; ")
+    if (m & TC_NODE_NOTE_HOSTS_PARTIAL)
+        CLAUSE("%s%lld of %zu inputs record a host name, so the host names are not used", sep,
+               (long long)sm->node_host_inputs, sm->ranks);
+    if (m & TC_NODE_NOTE_HOSTS_SHARE) CLAUSE("%stwo ranks the traces put on one host use the same device", sep);
+    if ((m & TC_NODE_NOTE_NAMES_DISAGREE) && sm->node_device_nodes > 0)
+        CLAUSE("%sthe hosts in the file names (%lld) are not the nodes of the device indices (%lld): the file names "
+               "are not used", sep, (long long)sm->node_name_hosts, (long long)sm->node_device_nodes);
+    else if (m & TC_NODE_NOTE_NAMES_DISAGREE)
+        CLAUSE("%sthe file names give %lld host%s, but two ranks of one host use the same device: the file names are "
+               "not used", sep, (long long)sm->node_name_hosts, sm->node_name_hosts == 1 ? "" : "s");
+    if (m & TC_NODE_NOTE_NAMES_UNCHECKED)
+        CLAUSE("%sthe ranks' device indices are unknown, so the file names' hosts are not checked", sep);
+    if (m & TC_NODE_NOTE_DEVICES_UNFIT) CLAUSE("%sthe device indices do not follow the ranks (rank r on device r mod G)", sep);
+    if (m & TC_NODE_NOTE_DEVICES_UNKNOWN)
+        CLAUSE("%sa rank's device index is unknown (its GPU events are not on one numbered device)", sep);
+#undef CLAUSE
+    return len;
+}
+
 const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm) {
-    if (!sm->nodes_assumed) { if (n) buf[0] = '\0'; return buf; }
-    if (sm->node_rule == TC_NODES_HOSTS)
-        tc_format(buf, n, "%lld GPUs per node assumed for the ranks not among the inputs (the file names give the "
-                  "hosts of the others): %lld nodes; pass --gpus-per-node G to say", (long long)TC_NODES_ASSUMED_GPUS,
-                  (long long)sm->nodes);
+    if (n) buf[0] = '\0';
+    size_t len = node_note_clauses(buf, n, 0, sm);
+    if (!sm->nodes_assumed) return buf;
+    const char *sep = len ? "; " : "";
+    if (sm->node_rule == TC_NODES_ASSUMED)
+        tc_format(buf + len, n > len ? n - len : 0, "%s%lld GPUs per node assumed: %lld node%s; pass --gpus-per-node G "
+                  "to say", sep, (long long)TC_NODES_ASSUMED_GPUS, (long long)sm->nodes, sm->nodes == 1 ? "" : "s");
     else
-        tc_format(buf, n, "%lld GPUs per node assumed (no --gpus-per-node, and the file names are not "
-                  "HOST_PID.<digits>.pt.trace.json): %lld node%s; pass --gpus-per-node G to say",
-                  (long long)TC_NODES_ASSUMED_GPUS, (long long)sm->nodes, sm->nodes == 1 ? "" : "s");
+        tc_format(buf + len, n > len ? n - len : 0, "%s%lld GPUs per node assumed for the ranks not among the inputs: "
+                  "%lld node%s; pass --gpus-per-node G to say", sep, (long long)TC_NODES_ASSUMED_GPUS,
+                  (long long)sm->nodes, sm->nodes == 1 ? "" : "s");
+    return buf;
+}
+
+const char *tc_node_rule_name(tc_node_rule rule) {
+    switch (rule) {
+    case TC_NODES_FLAG: return "flag";
+    case TC_NODES_FILE_NAMES: return "file names";
+    case TC_NODES_TRACE_HOSTS: return "trace hosts";
+    case TC_NODES_DEVICES: return "device indices";
+    case TC_NODES_ASSUMED: break;
+    }
+    return "assumed";
+}
+
+const char *tc_nodes_rule_text(char *buf, size_t n, const tc_summary *sm) {
+    long long k = (long long)sm->nodes, g = (long long)sm->gpus_per_node;
+    switch (sm->node_rule) {
+    case TC_NODES_FLAG: tc_format(buf, n, "%lld, %lld GPU%s per node as --gpus-per-node says", k, g, g == 1 ? "" : "s"); break;
+    case TC_NODES_TRACE_HOSTS: tc_format(buf, n, "%lld, by the host names the traces record", k); break;
+    case TC_NODES_FILE_NAMES:
+        tc_format(buf, n, "%lld, by the hosts in the file names%s", k,
+                  sm->node_notes & TC_NODE_NOTE_NAMES_UNCHECKED ? "" : " (the device indices agree)");
+        break;
+    case TC_NODES_DEVICES:
+        if (sm->node_period > 0)
+            tc_format(buf, n, "%lld, by the ranks' device indices (%lld GPU%s per node)", k, g, g == 1 ? "" : "s");
+        else tc_format(buf, n, "%lld, by the ranks' device indices", k);
+        break;
+    case TC_NODES_ASSUMED: tc_format(buf, n, "%lld, assumed (nothing in the traces says)", k); break;
+    }
     return buf;
 }
 

@@ -45,8 +45,14 @@ const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm);
 /* The same words for a list of basis reasons (a cost result's, a compared run's). Returns buf. */
 const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reasons, size_t nr);
 
-/* The note when 8 GPUs per node were assumed (tc_summary.nodes_assumed); "" otherwise. Returns buf. */
+/* What the node evidence lacked or where it disagreed (tc_summary.node_notes) and what was assumed
+ * (nodes_assumed), clauses joined by "; "; "" when the evidence holds. Returns buf. */
 const char *tc_nodes_note_text(char *buf, size_t n, const tc_summary *sm);
+/* How the nodes were decided, after "nodes: ": "2, by the hosts in the file names (the device
+ * indices agree)". Returns buf. */
+const char *tc_nodes_rule_text(char *buf, size_t n, const tc_summary *sm);
+/* The JSON's name of the node rule: "flag", "trace hosts", "device indices", "file names", "assumed". */
+const char *tc_node_rule_name(tc_node_rule rule);
 
 /* The action's sentence, ending in a period. j gives the straggler's trace file (its base name,
  * control characters replaced). Returns buf. */

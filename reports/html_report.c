@@ -44,6 +44,19 @@ static size_t max_steps(const tc_job *j) {
     return s;
 }
 
+/* How the nodes were decided, and the note when the evidence lacked or disagreed. */
+static void nodes_line(hr *h) {
+    const tc_summary *sm = &h->j->summary;
+    char text[TC_FINDING_TEXT];
+    put(h, "<p id=\"nodes\" class=\"figures\">Nodes: ");
+    esc(h, tc_nodes_rule_text(text, sizeof text, sm));
+    put(h, ".</p>\n");
+    if (!tc_nodes_note_text(text, sizeof text, sm)[0]) return;
+    put(h, "<p id=\"nodes-note\" class=\"note\">");
+    esc(h, text);
+    put(h, ".</p>\n");
+}
+
 static void section_verdict(hr *h) {
     const tc_summary *sm = &h->j->summary;
     const tc_findings *f = &h->j->findings;
@@ -101,6 +114,7 @@ static void section_verdict(hr *h) {
         }
         put(h, "</ul>\n");
     }
+    nodes_line(h);
     put(h, "</section>\n");
 }
 

@@ -148,15 +148,16 @@ static void basis(jw *w, const tc_summary *sm) {
     jw_array_end(w);
 }
 
-/* Keys world_size, nodes, node_rule, gpus_per_node, nodes_note, captured_at. */
+/* Keys world_size, nodes, node_rule, gpus_per_node, nodes_assumed, nodes_note, captured_at. */
 static void nodes(jw *w, const tc_summary *sm) {
-    static const char *const rules[] = {"assumed", "--gpus-per-node", "file names"};
     char text[TC_FINDING_TEXT];
     jw_key(w, "world_size"); jw_int(w, sm->world_size);
     jw_key(w, "nodes"); jw_int(w, sm->nodes);
-    jw_key(w, "node_rule"); jw_string(w, rules[sm->node_rule]);
+    jw_key(w, "node_rule"); jw_string(w, tc_node_rule_name(sm->node_rule));
     jw_key(w, "gpus_per_node"); jw_int(w, sm->gpus_per_node);
-    jw_key(w, "nodes_note"); jw_string(w, sm->nodes_assumed ? tc_nodes_note_text(text, sizeof text, sm) : NULL);
+    jw_key(w, "nodes_assumed"); jw_bool(w, sm->nodes_assumed);
+    tc_nodes_note_text(text, sizeof text, sm);
+    jw_key(w, "nodes_note"); jw_string(w, text[0] ? text : NULL);
     jw_key(w, "captured_at");
     if (sm->has_capture_time) jw_string(w, tc_utc_text(text, sizeof text, sm->capture_unix_s));
     else jw_null(w);

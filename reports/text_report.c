@@ -312,6 +312,18 @@ static void step_window_lines(const tw *t, const tc_summary *sm) {
     tc_term_join(out, items, 4, " | ", 4, 4, t->width);
 }
 
+/* How the nodes were decided, and what the evidence lacked or where it disagreed. */
+static void nodes_lines(const tw *t, const tc_summary *sm) {
+    char rule[200], note[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 220];
+    snprintf(line, sizeof line, "nodes: %s", tc_nodes_rule_text(rule, sizeof rule, sm));
+    tc_term_wrap(t->out, line, 2, 4, t->width);
+    if (!tc_nodes_note_text(note, sizeof note, sm)[0]) return;
+    snprintf(line, sizeof line, "note: %s", note);
+    fputs(c_on(t, DIM), t->out);
+    tc_term_wrap(t->out, line, 2, 8, t->width);
+    fputs(c_off(t), t->out);
+}
+
 /* The job's figures under the verdict: size and devices, the shares, ratio, step time, bandwidth. */
 static void totals(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -326,6 +338,7 @@ static void totals(const tw *t, const tc_job *j) {
     fprintf(out, "\n%s", c_on(t, BOLD));
     tc_term_wrap(out, line, 0, 2, t->width);
     fputs(c_off(t), out);
+    nodes_lines(t, sm);
     windows_line(t, j);
     char it[6][160];
     const char *items[6];

@@ -2,10 +2,9 @@
  * verdict by loss class on a planted straggler job, the straggler's wait per waiting rank, the
  * basis of every conclusion on partial data (2 of 128 ranks) and the money bounds it labels, the
  * cost defaults (no fabric on one node, fabric per node, the age of catalog prices, the headline's
- * extrapolation), --no-cost, and the node of each rank (--gpus-per-node, handler file names, the
- * 8-per-node note). Compare per unit of work is in test_compare.c. */
+ * extrapolation), --no-cost, and the node of each rank (--gpus-per-node, handler file names; the
+ * other evidence: test_nodes.c). Compare per unit of work is in test_compare.c. */
 #include "testutil.h"
-#include "analyzer/nodes.h"
 #include <math.h>
 
 static const char *jstr(yajl_val v) {
@@ -160,14 +159,14 @@ Test(conclusions, fabric_is_counted_per_node_past_one_node, .timeout = 60) {
     cr_assert_eq(capex, c, "capital = one GPU, no fabric");
     yajl_tree_free(doc);
     free(text);
-    /* 4 ranks (8 GPUs per node assumed): one node, no fabric, and a note says 8 were assumed */
+    /* 4 ranks on devices 0-3: one node by the device indices, no fabric, nothing assumed */
     gen(dir, "four", "--ranks 4 --steps 2");
     snprintf(args, sizeof args, "%s/four", dir);
     doc = analyze(dir, "four", args, &text);
     cr_assert_eq(tu_num(tu_get(doc, "cost", "inputs", "fabric_cost", "value", NULL)), 0);
-    cr_assert_str_eq(jstr(tu_get(doc, "summary", "node_rule", NULL)), "assumed");
-    cr_assert(strstr(jstr(tu_get(doc, "summary", "nodes_note", NULL)), "8 GPUs per node assumed"));
-    cr_assert(strstr(text, "fabric: 8 GPUs per node assumed, so 4 GPUs span 1 node and need no fabric"), "%s", text);
+    cr_assert_str_eq(jstr(tu_get(doc, "summary", "node_rule", NULL)), "device indices");
+    cr_assert(YAJL_IS_NULL(tu_get(doc, "summary", "nodes_note", NULL)));
+    cr_assert(!strstr(text, "GPUs per node assumed"), "%s", text);
     yajl_tree_free(doc);
     free(text);
     /* --gpus-per-node 2: two nodes, $30,000 of fabric, no note */
@@ -250,29 +249,4 @@ Test(conclusions, old_catalog_prices_say_their_age) {
     rc = tu_sh(&out, "SOURCE_DATE_EPOCH=1764547200 %s cost --gpu h100-sxm --gpus 64 --network-efficiency 0.8", tu_bin());
     cr_assert(strstr(out, "default ($15,000 x 8 nodes)"), "%s", out);
     free(out);
-}
-
-/* The HOST of a tensorboard_trace_handler name, HOST_PID.<digits>.pt.trace.json[.gz], and what is
- * not one. */
-Test(conclusions, handler_file_host) {
-    static const struct { const char *path, *host; } cases[] = {
-        {"run/node0_11956.1717171717074.pt.trace.json", "node0"},
-        {"node1.cluster_1234.1700000000000.pt.trace.json.gz", "node1.cluster"},
-        {"a/b/my_host_77.1.pt.trace.json", "my_host"},
-        {"_1234.17.pt.trace.json", NULL},           /* no host */
-        {"host_12a.17.pt.trace.json", NULL},        /* pid not decimal */
-        {"host_12.pt.trace.json", NULL},            /* no <digits> */
-        {"host_12.17x.pt.trace.json", NULL},
-        {"host_12.17.pt.trace.json.bz2", NULL},
-        {"rank3.pt.trace.json", NULL},
-        {"host_123.rank0.pt.trace.json", NULL},     /* tracecost record's names */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t off = 0, len = 0;
-        bool ok = tc_handler_file_host(cases[i].path, &off, &len);
-        cr_expect_eq(ok, cases[i].host != NULL, "%s", cases[i].path);
-        if (ok && cases[i].host)
-            cr_expect(len == strlen(cases[i].host) && !strncmp(cases[i].path + off, cases[i].host, len), "%s: host %.*s",
-                      cases[i].path, (int)len, cases[i].path + off);
-    }
 }

@@ -65,8 +65,8 @@ char *tc_buf_get_str(tc_buf *b) {
     } while (0)
 
 /* What tc_trace_pack and tc_skeleton_pack both write first: identity, strings (t's own, or the
- * skeleton's table with backend renumbered into it), metadata. Read by unpack_header. */
-static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, uint32_t backend) {
+ * skeleton's table with backend and host renumbered into it), metadata. Read by unpack_header. */
+static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, uint32_t backend, uint32_t host) {
     tc_buf_str(b, t->path);
     tc_buf_u64(b, t->bytes);
     tc_buf_u64(b, t->bytes_decoded);
@@ -82,6 +82,8 @@ static void pack_header(tc_buf *b, const tc_trace *t, const tc_strtab *strings, 
     tc_buf_i64(b, t->rank);
     tc_buf_i64(b, t->world_size);
     tc_buf_u64(b, backend);
+    tc_buf_u64(b, host);
+    tc_buf_i64(b, t->gpu_device);
     tc_buf_u64(b, t->record_shapes);
     tc_buf_u64(b, t->has_gpu_span);
     tc_buf_i64(b, t->gpu_first_ns);
@@ -115,7 +117,7 @@ static void unpack_counts(tc_buf *b, tc_trace *t) {
 }
 
 void tc_trace_pack(tc_buf *b, const tc_trace *t) {
-    pack_header(b, t, t->strings, t->backend);
+    pack_header(b, t, t->strings, t->backend, t->host_name);
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve) PUT_ARR(b, t->field, t->count);
 #include "model/trace_arrays.def"
     pack_counts(b, t);
@@ -142,6 +144,8 @@ static void unpack_header(tc_buf *b, tc_trace *t) {
     t->rank = tc_buf_get_i64(b);
     t->world_size = tc_buf_get_i64(b);
     t->backend = (uint32_t)tc_buf_get_u64(b);
+    t->host_name = (uint32_t)tc_buf_get_u64(b);
+    t->gpu_device = tc_buf_get_i64(b);
     t->record_shapes = tc_buf_get_u64(b) != 0;
     t->has_gpu_span = tc_buf_get_u64(b) != 0;
     t->gpu_first_ns = tc_buf_get_i64(b);
@@ -251,8 +255,9 @@ void tc_skeleton_pack(tc_buf *b, const tc_trace *t) {
         restring(RECORD_tc_pg_info, &pgs[i], st, t, &bad);
     }
     uint32_t backend = bad ? TC_NONE : remap(st, t, t->backend, &bad);
+    uint32_t host = bad ? TC_NONE : remap(st, t, t->host_name, &bad);
     if (bad) { b->bad = true; goto out; }
-    pack_header(b, t, st, backend);
+    pack_header(b, t, st, backend, host);
     tc_buf_u64(b, t->n_gpu);
     PUT_ARR(b, ev, k);
     PUT_ARR(b, args, a);
