@@ -338,6 +338,8 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->share_exposed_transfer = share(sm->b.exposed_transfer_ns, w);
     sm->share_exposed_wait = share(sm->b.exposed_wait_ns, w);
     sm->share_memory_exposed = share(sm->b.memory_exposed_ns, w);
+    sm->share_memory_host_exposed = share(sm->b.memory_host_exposed_ns, w);
+    sm->share_memory_device_exposed = share(sm->b.memory_device_exposed_ns, w);
     sm->share_idle = share(sm->b.idle_ns, w);
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;

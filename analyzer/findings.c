@@ -64,7 +64,7 @@ static double share_of(int64_t part, int64_t whole) { return whole > 0 ? (double
 static double rank_class_share(const tc_rank_result *rr, tc_loss_class c) {
     const tc_breakdown *b = &rr->b;
     return c == TC_LOSS_COMM ? share_of(b->exposed_comm_ns, b->window_ns)
-                             : share_of(b->idle_ns + b->memory_exposed_ns, b->window_ns);
+                             : share_of(b->idle_ns + b->memory_host_exposed_ns, b->window_ns);
 }
 
 /* The rank whose share of a loss class is furthest above the job's, when by more than the
@@ -118,7 +118,7 @@ static void decide_fabric(tc_job *j, const tc_reason *base) {
 }
 
 /* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
- * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
+ * exposed host copies; exposed device copies are GPU work, like compute). Compute-bound when both are below the threshold share; otherwise the larger
  * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
  * one rank: not split), straggler-bound when wait is larger. */
 static void decide_verdict(tc_job *j, double threshold) {
@@ -133,8 +133,9 @@ static void decide_verdict(tc_job *j, double threshold) {
     base.transfer = sm->split_known ? sm->share_exposed_transfer : sm->share_exposed_comm;
     base.wait = sm->split_known ? sm->share_exposed_wait : 0;
     base.idle = sm->share_idle;
-    base.memory = sm->share_memory_exposed;
-    base.host = sm->share_idle + sm->share_memory_exposed;
+    base.memory = sm->share_memory_host_exposed; /* device copies are GPU work, as compute */
+    base.device_memory = sm->share_memory_device_exposed;
+    base.host = sm->share_idle + sm->share_memory_host_exposed;
     double named;
     if (base.comm < threshold && base.host < threshold) { sm->verdict = TC_VERDICT_COMPUTE; named = 0; }
     else if (base.host > base.comm) { sm->verdict = TC_VERDICT_HOST; named = base.host; }
@@ -251,6 +252,11 @@ static void host_cause_reason(tc_job *j) {
     r.cause = top;
     r.cause_share = sm->idle_cause_share[top];
     cause_evidence(&sm->evidence, top, &r.name, &r.where);
+    if (top == TC_IDLE_SYNC && 2 * sm->idle.copy_held_ns > sm->idle.ns[TC_IDLE_SYNC]) {
+        r.copy_holds = true; /* most of it was copy calls holding the host: name the copy */
+        r.name = sm->evidence.copy_call;
+        r.where = sm->evidence.copy_op;
+    }
     if (sm->b.window_ns > 0 && sm->idle.after_sync_ns * 10 >= sm->b.idle_ns) {
         r.after_sync_share = (double)sm->idle.after_sync_ns / (double)sm->b.window_ns;
         r.drain_call = sm->evidence.drain_call;
@@ -288,7 +294,7 @@ static void fabric_action(tc_job *j) {
 }
 
 /* What a host-bound job should do, from the evidence: one action per idle cause (and for exposed
- * memory copies), in order of their share of the summed windows, those of at least 1% (the first
+ * host copies), in order of their share of the summed windows, those of at least 1% (the first
  * always), at most three; the generic three when no idle time has a measured cause. */
 static void host_actions(tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -304,22 +310,27 @@ static void host_actions(tc_job *j) {
         add_action(f, TC_ACTION_AVOID_SYNCS, 0);
         return;
     }
-    bool used[TC_IDLE_CAUSES + 1] = {false}; /* the causes, then exposed memory */
-    double after_sync = sm->b.window_ns > 0 ? (double)sm->idle.after_sync_ns / (double)sm->b.window_ns : 0;
+    enum { HOST_COPIES = TC_IDLE_CAUSES, HELD_BY_COPIES, CANDIDATES };
+    bool used[CANDIDATES] = {false}; /* the causes, exposed host copies, sync held by copy calls */
+    double after_sync = share_of(sm->idle.after_sync_ns, sm->b.window_ns);
+    double held = share_of(sm->idle.copy_held_ns, sm->b.window_ns), sync_calls = sm->idle_cause_share[TC_IDLE_SYNC] - held;
     while (f->n_actions < TC_MAX_ACTIONS) {
         int best = -1;
         double best_share = 0;
-        for (int k = 0; k <= TC_IDLE_CAUSES; k++) { /* syncs rank by their time or the gaps begun in them */
-            double sh = k < TC_IDLE_CAUSES ? sm->idle_cause_share[k] : sm->share_memory_exposed;
+        for (int k = 0; k < CANDIDATES; k++) { /* syncs rank by their time or the gaps begun in them */
+            double sh = k == TC_IDLE_SYNC ? sync_calls : k < TC_IDLE_CAUSES ? sm->idle_cause_share[k]
+                        : k == HOST_COPIES ? sm->share_memory_host_exposed : held;
             if (k == TC_IDLE_SYNC && after_sync > sh) sh = after_sync;
             if (!used[k] && sh > best_share) { best = k; best_share = sh; }
         }
         if (best < 0 || (f->n_actions > 0 && best_share < 0.01)) break;
         used[best] = true;
-        add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : TC_ACTION_OVERLAP_COPIES, 0);
+        add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : best == HOST_COPIES ? TC_ACTION_OVERLAP_COPIES
+                      : TC_ACTION_PIN_COPIES, 0);
         tc_action *a = &f->actions[f->n_actions - 1];
-        a->share = best < TC_IDLE_CAUSES ? sm->idle_cause_share[best] : best_share;
+        a->share = best == TC_IDLE_SYNC ? sync_calls : best < TC_IDLE_CAUSES ? sm->idle_cause_share[best] : best_share;
         if (best < TC_IDLE_CAUSES) cause_evidence(&sm->evidence, best, &a->name, &a->where);
+        if (best == HELD_BY_COPIES) { a->name = sm->evidence.copy_call; a->where = sm->evidence.copy_op; }
         if (best == TC_IDLE_SYNC) {
             a->after_sync_share = after_sync;
             if (after_sync > a->share) { a->name = sm->evidence.drain_call; a->where = sm->evidence.drain_op; }

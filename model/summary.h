@@ -38,6 +38,8 @@ typedef struct {
     bool split_known;
     double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
         share_memory_exposed, share_idle; /* of the summed windows; transfer/wait valid if split_known */
+    double share_memory_host_exposed, share_memory_device_exposed; /* memory_exposed's two parts (copies
+                               * that involve the host; device copies), of the summed windows */
     bool has_ratio;
     double comm_compute_ratio;
     bool has_mfu;
