@@ -159,7 +159,7 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                   100 * r->transfer);
         break;
     case TC_REASON_HOST:
-        if (r->device_memory > 0)
+        if (r->device_memory >= TC_SHOWN_SHARE)
             tc_format(buf, n, "GPUs idle or copying to or from the host %.1f%% of the time (idle %.1f%% + exposed host "
                       "copies %.1f%%; threshold %.0f%%; device copies, %.1f%%, are GPU work)", 100 * r->host,
                       100 * r->idle, 100 * r->memory, 100 * r->threshold, 100 * r->device_memory);
@@ -168,7 +168,7 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                       "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
-        if (r->device_memory > 0)
+        if (r->device_memory >= TC_SHOWN_SHARE)
             tc_format(buf, n, "no loss reaches %.0f%% of GPU time: exposed communication %.1f%%, idle + exposed host "
                       "copies %.1f%% (device copies, %.1f%%, are GPU work)", 100 * r->threshold, 100 * r->comm,
                       100 * r->host, 100 * r->device_memory);
@@ -184,7 +184,7 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_SHARES: {
         char mem[80];
-        if (r->device_memory > 0)
+        if (r->device_memory >= TC_SHOWN_SHARE)
             tc_format(mem, sizeof mem, "%.1f%% (host copies %.1f%%, device copies %.1f%%)",
                       100 * (r->memory + r->device_memory), 100 * r->memory, 100 * r->device_memory);
         else tc_format(mem, sizeof mem, "%.1f%%", 100 * r->memory);

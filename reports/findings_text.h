@@ -9,6 +9,7 @@
 #include "model/job.h"
 
 #define TC_FINDING_TEXT 1024 /* bytes a finding's sentence needs at most (longer ones are cut) */
+#define TC_SHOWN_SHARE 0.0005 /* a part of a share is named in the text when it shows as 0.1% or more */
 
 /* The reason's sentence, without a closing period ("exposed wait for slower ranks is 31.2% of GPU
  * time (threshold 15%)"); j gives the process-group row a FABRIC reason names. Returns buf (always

@@ -247,7 +247,7 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
                          pct(sm->idle.after_sync_ns, sm->b.window_ns));
                 tc_term_wrap(out, line, 2, 4, width);
             }
-            if (sm->idle.copy_held_ns > 0) copy_line(out, sm, width);
+            if (pct(sm->idle.copy_held_ns, sm->b.window_ns) >= 100 * TC_SHOWN_SHARE) copy_line(out, sm, width);
         }
         host_lines(out, j, rr, dim_on, dim_off, width);
     }

@@ -70,7 +70,7 @@ static void section_verdict(hr *h) {
                100 * sm->share_exposed_wait);
         else pf(h, " &middot; exposed comm %.1f%% (not split: one rank)", 100 * sm->share_exposed_comm);
         pf(h, " &middot; exposed memory %.1f%%", 100 * sm->share_memory_exposed);
-        if (sm->b.memory_device_exposed_ns > 0)
+        if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
             pf(h, " (host copies %.1f%%, device copies %.1f%%)", 100 * sm->share_memory_host_exposed,
                100 * sm->share_memory_device_exposed);
         pf(h, " &middot; idle %.1f%%.</p>\n", 100 * sm->share_idle);

@@ -307,7 +307,7 @@ static void totals(const tw *t, const tc_job *j) {
         snprintf(it[n++], sizeof it[0], "exposed comm %.1f%% (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_comm,
                  100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
     else snprintf(it[n++], sizeof it[0], "exposed comm %.1f%%", 100 * sm->share_exposed_comm);
-    if (sm->b.memory_device_exposed_ns > 0)
+    if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
         snprintf(it[n++], sizeof it[0], "memory %.1f%% (host %.1f%%, device %.1f%%)", 100 * sm->share_memory_exposed,
                  100 * sm->share_memory_host_exposed, 100 * sm->share_memory_device_exposed);
     else snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
