@@ -166,3 +166,38 @@ Test(copies, memory_split_adds_up_on_real_traces, .timeout = 120) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+/* A generated 4-rank job (µs timestamps, clock offsets, host time before the first kernel) whose
+ * per-step exposed copy is D2D: 12.6% device copies and 2.6% idle is compute-bound, every rank's
+ * exposed memory is device copies exactly as planted; the same job with the copy from pinned host
+ * memory is host-bound (those copies are host loss). */
+Test(copies, generated_job_with_d2d_copies_is_not_host_bound, .timeout = 120) {
+    static const char *const flags = "--ranks 4 --memcpy-us 3300 --idle-us 1000 --time-format epoch --clock-offset-us 3000";
+    char *dir = tu_tmpdir(), gen[600], job[600];
+    snprintf(gen, sizeof gen, "%s --copy-kind d2d", flags);
+    tu_gen_job(dir, "d2d", gen);
+    tu_gen_job(dir, "h2d", flags);
+    snprintf(job, sizeof job, "%s/d2d/rank*.pt.trace.json", dir);
+    yajl_val o = analyze(dir, job, NULL);
+    yajl_val sm = tu_get(o, "summary", NULL);
+    cr_assert_str_eq(tu_str(tu_get(sm, "verdict", NULL)), "compute-bound");
+    cr_assert_eq(ns_of(tu_get(sm, "memory_host_exposed_us", NULL)), 0);
+    cr_assert_gt(tu_num(tu_get(sm, "shares", "memory_device_exposed", NULL)), 0.12);
+    expect_split_everywhere(o, "d2d job");
+    snprintf(job, sizeof job, "%s/d2d/expected.json", dir);
+    yajl_val e = tu_json_file(job);
+    yajl_val per = tu_get(e, "per_rank", NULL), ranks = tu_get(o, "ranks", NULL);
+    cr_assert_eq(YAJL_GET_ARRAY(per)->len, YAJL_GET_ARRAY(ranks)->len);
+    for (size_t r = 0; r < YAJL_GET_ARRAY(per)->len; r++)
+        cr_assert_eq(ns_of(tu_get(YAJL_GET_ARRAY(ranks)->values[r], "memory_device_exposed_us", NULL)),
+                     ns_of(tu_get(YAJL_GET_ARRAY(per)->values[r], "memory_exposed_us", NULL)), "rank %zu", r);
+    yajl_tree_free(e);
+    yajl_tree_free(o);
+    snprintf(job, sizeof job, "%s/h2d/rank*.pt.trace.json", dir);
+    o = analyze(dir, job, NULL);
+    cr_assert_str_eq(tu_str(tu_get(o, "summary", "verdict", NULL)), "host-bound");
+    cr_assert_eq(ns_of(tu_get(o, "summary", "memory_device_exposed_us", NULL)), 0);
+    yajl_tree_free(o);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
