@@ -353,6 +353,8 @@ static void step_shares(tc_summary *sm) {
     f->exposed_transfer = share(f->b.exposed_transfer_ns, w);
     f->exposed_wait = share(f->b.exposed_wait_ns, w);
     f->memory_exposed = share(f->b.memory_exposed_ns, w);
+    f->memory_host_exposed = share(f->b.memory_host_exposed_ns, w);
+    f->memory_device_exposed = share(f->b.memory_device_exposed_ns, w);
     f->idle = share(f->b.idle_ns, w);
 }
 
@@ -388,6 +390,8 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->share_exposed_transfer = share(sm->b.exposed_transfer_ns, w);
     sm->share_exposed_wait = share(sm->b.exposed_wait_ns, w);
     sm->share_memory_exposed = share(sm->b.memory_exposed_ns, w);
+    sm->share_memory_host_exposed = share(sm->b.memory_host_exposed_ns, w);
+    sm->share_memory_device_exposed = share(sm->b.memory_device_exposed_ns, w);
     sm->share_idle = share(sm->b.idle_ns, w);
     step_shares(sm);
     sm->has_ratio = sm->b.compute_ns > 0;

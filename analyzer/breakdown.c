@@ -10,8 +10,8 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
     memset(out, 0, sizeof *out);
     out->split_known = wait_ns != NULL;
     if (n == 0) return 0;
-    tc_ivset comp, comm, mem, heads, tails, busy, tmp;
-    tc_ivset *all[] = {&comp, &comm, &mem, &heads, &tails, &busy, &tmp};
+    tc_ivset comp, comm, mem, heads, tails, dev, busy, tmp;
+    tc_ivset *all[] = {&comp, &comm, &mem, &heads, &tails, &dev, &busy, &tmp};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) tc_ivset_init(all[i]);
     int rc = -1;
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -22,7 +22,7 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
         if (s < first) first = s;
         if (end > last) last = end;
         int r;
-        if (e->kind != TC_GPU_KERNEL) r = tc_ivset_add(&mem, s, end);
+        if (e->kind != TC_GPU_KERNEL) r = tc_ivset_add(&mem, s, end) || (!tc_copy_is_host(e->copy) && tc_ivset_add(&dev, s, end));
         else if (!e->is_comm) r = tc_ivset_add(&comp, s, end);
         else {
             r = tc_ivset_add(&comm, s, end);
@@ -35,7 +35,7 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
         }
         if (r) goto done;
     }
-    for (size_t i = 0; i < 5; i++) tc_ivset_normalize(all[i]);
+    for (size_t i = 0; i < 6; i++) tc_ivset_normalize(all[i]);
     out->first_ns = first;
     out->last_ns = last;
     out->window_ns = last - first;
@@ -46,6 +46,9 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
     out->exposed_comm_ns = out->comm_ns - out->overlapped_comm_ns;
     if (tc_ivset_union(&comp, &comm, &busy)) goto done;
     out->memory_exposed_ns = tc_ivset_subtract_length(&mem, &busy);
+    /* device copies are GPU work: where both kinds run, the time is the device's (mem = host ∪ dev) */
+    out->memory_device_exposed_ns = tc_ivset_subtract_length(&dev, &busy);
+    out->memory_host_exposed_ns = out->memory_exposed_ns - out->memory_device_exposed_ns;
     out->idle_ns = out->window_ns - (out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns);
     if (wait_ns) {
         /* time moving bytes on any stream is not waiting: heads are measured outside the tails */
@@ -57,6 +60,7 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
         assert(out->exposed_wait_ns + out->exposed_transfer_ns == out->exposed_comm_ns);
     }
     assert(out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns + out->idle_ns == out->window_ns);
+    assert(out->memory_host_exposed_ns >= 0 && out->memory_device_exposed_ns <= out->memory_exposed_ns);
     assert(out->overlapped_comm_ns >= 0 && out->overlapped_comm_ns <= out->comm_ns);
     rc = 0;
 done:

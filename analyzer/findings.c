@@ -59,7 +59,9 @@ static tc_window_figures judged(const tc_summary *sm) {
     if (sm->step.has) return sm->step;
     tc_window_figures w = {.has = true, .b = sm->b, .compute = sm->share_compute, .exposed_comm = sm->share_exposed_comm,
                            .exposed_transfer = sm->share_exposed_transfer, .exposed_wait = sm->share_exposed_wait,
-                           .memory_exposed = sm->share_memory_exposed, .idle = sm->share_idle, .causes = sm->idle};
+                           .memory_exposed = sm->share_memory_exposed, .memory_host_exposed = sm->share_memory_host_exposed,
+                           .memory_device_exposed = sm->share_memory_device_exposed, .idle = sm->share_idle,
+                           .causes = sm->idle};
     memcpy(w.cause_share, sm->idle_cause_share, sizeof w.cause_share);
     return w;
 }
@@ -75,7 +77,7 @@ static double share_of(int64_t part, int64_t whole) { return whole > 0 ? (double
 static double rank_class_share(const tc_rank_result *rr, tc_loss_class c) {
     const tc_breakdown *b = rr->has_step_window ? &rr->step_b : &rr->b; /* the window the job is judged on */
     return c == TC_LOSS_COMM ? share_of(b->exposed_comm_ns, b->window_ns)
-                             : share_of(b->idle_ns + b->memory_exposed_ns, b->window_ns);
+                             : share_of(b->idle_ns + b->memory_host_exposed_ns, b->window_ns);
 }
 
 /* The rank whose share of a loss class is furthest above the job's, when by more than the
@@ -141,13 +143,14 @@ static tc_reason shares_reason(const tc_summary *sm, double threshold) {
     base.transfer = sm->split_known ? v.exposed_transfer : v.exposed_comm;
     base.wait = sm->split_known ? v.exposed_wait : 0;
     base.idle = v.idle;
-    base.memory = v.memory_exposed;
-    base.host = v.idle + v.memory_exposed;
+    base.memory = v.memory_host_exposed; /* device copies are GPU work, as compute */
+    base.device_memory = v.memory_device_exposed;
+    base.host = v.idle + v.memory_host_exposed;
     return base;
 }
 
 /* The verdict: two loss classes, communication (exposed comm: transfer + wait) and host (idle +
- * exposed memory). Compute-bound when both are below the threshold share; otherwise the larger
+ * exposed host copies; exposed device copies are GPU work, like compute). Compute-bound when both are below the threshold share; otherwise the larger
  * names it: host-bound when host is larger, else network-bound when transfer >= wait (always with
  * one rank: not split), straggler-bound when wait is larger. */
 static void decide_verdict(tc_job *j, double threshold) {
@@ -290,6 +293,11 @@ static void host_cause_reason(tc_job *j) {
     r.cause = top;
     r.cause_share = v.cause_share[top];
     cause_evidence(&sm->evidence, top, &r.name, &r.where);
+    if (top == TC_IDLE_SYNC && 2 * v.causes.copy_held_ns > v.causes.ns[TC_IDLE_SYNC]) {
+        r.copy_holds = true; /* most of it was copy calls holding the host: name the copy */
+        r.name = sm->evidence.copy_call;
+        r.where = sm->evidence.copy_op;
+    }
     if (v.b.window_ns > 0 && v.causes.after_sync_ns * 10 >= v.b.idle_ns) {
         r.after_sync_share = (double)v.causes.after_sync_ns / (double)v.b.window_ns;
         r.drain_call = sm->evidence.drain_call;
@@ -327,7 +335,7 @@ static void fabric_action(tc_job *j) {
 }
 
 /* What a host-bound job should do, from the evidence: one action per idle cause (and for exposed
- * memory copies), in order of their share of the summed windows, those of at least 1% (the first
+ * host copies), in order of their share of the summed windows, those of at least 1% (the first
  * always), at most three; the generic three when no idle time has a measured cause. */
 static void host_actions(tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -344,22 +352,27 @@ static void host_actions(tc_job *j) {
         add_action(f, TC_ACTION_AVOID_SYNCS, 0);
         return;
     }
-    bool used[TC_IDLE_CAUSES + 1] = {false}; /* the causes, then exposed memory */
-    double after_sync = v.b.window_ns > 0 ? (double)v.causes.after_sync_ns / (double)v.b.window_ns : 0;
+    enum { HOST_COPIES = TC_IDLE_CAUSES, HELD_BY_COPIES, CANDIDATES };
+    bool used[CANDIDATES] = {false}; /* the causes, exposed host copies, sync held by copy calls */
+    double after_sync = share_of(v.causes.after_sync_ns, v.b.window_ns);
+    double held = share_of(v.causes.copy_held_ns, v.b.window_ns), sync_calls = v.cause_share[TC_IDLE_SYNC] - held;
     while (f->n_actions < TC_MAX_ACTIONS) {
         int best = -1;
         double best_share = 0;
-        for (int k = 0; k <= TC_IDLE_CAUSES; k++) { /* syncs rank by their time or the gaps begun in them */
-            double sh = k < TC_IDLE_CAUSES ? v.cause_share[k] : v.memory_exposed;
+        for (int k = 0; k < CANDIDATES; k++) { /* syncs rank by their time or the gaps begun in them */
+            double sh = k == TC_IDLE_SYNC ? sync_calls : k < TC_IDLE_CAUSES ? v.cause_share[k]
+                        : k == HOST_COPIES ? v.memory_host_exposed : held;
             if (k == TC_IDLE_SYNC && after_sync > sh) sh = after_sync;
             if (!used[k] && sh > best_share) { best = k; best_share = sh; }
         }
         if (best < 0 || (f->n_actions > 0 && best_share < 0.01)) break;
         used[best] = true;
-        add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : TC_ACTION_OVERLAP_COPIES, 0);
+        add_action(f, best < TC_IDLE_CAUSES ? for_cause[best] : best == HOST_COPIES ? TC_ACTION_OVERLAP_COPIES
+                      : TC_ACTION_PIN_COPIES, 0);
         tc_action *a = &f->actions[f->n_actions - 1];
-        a->share = best < TC_IDLE_CAUSES ? v.cause_share[best] : best_share;
+        a->share = best == TC_IDLE_SYNC ? sync_calls : best < TC_IDLE_CAUSES ? v.cause_share[best] : best_share;
         if (best < TC_IDLE_CAUSES) cause_evidence(&sm->evidence, best, &a->name, &a->where);
+        if (best == HELD_BY_COPIES) { a->name = sm->evidence.copy_call; a->where = sm->evidence.copy_op; }
         if (best == TC_IDLE_SYNC) {
             a->after_sync_share = after_sync;
             if (after_sync > a->share) { a->name = sm->evidence.drain_call; a->where = sm->evidence.drain_op; }

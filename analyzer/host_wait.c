@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODULE_LOAD_NS 1000000 /* a launch call this long or longer is lazy module loading */
+#define MODULE_LOAD_NS 1000000 /* a kernel launch call this long or longer is lazy module loading */
+#define HOLD_NS 1000000        /* a copy call this long or longer held the host (a pageable copy) */
 #define SHORT_KERNEL_NS 10000  /* kernels shorter than this are short */
 
 /* ---- call names ------------------------------------------------------------------------------ */
@@ -28,24 +29,32 @@ typedef struct {
 
 static const named_class exact_calls[] = {
     {"cudaDeviceSynchronize", TC_CALL_SYNC}, {"cudaStreamSynchronize", TC_CALL_SYNC},
-    {"cudaEventSynchronize", TC_CALL_SYNC}, {"cudaMemcpy", TC_CALL_SYNC}, {"cudaMemcpy2D", TC_CALL_SYNC},
-    {"cudaMemcpyToSymbol", TC_CALL_SYNC}, {"cudaMemcpyFromSymbol", TC_CALL_SYNC}, {"cudaMemset", TC_CALL_SYNC},
-    {"cuCtxSynchronize", TC_CALL_SYNC}, {"cuStreamSynchronize", TC_CALL_SYNC}, {"cuEventSynchronize", TC_CALL_SYNC},
-    {"cuMemcpy", TC_CALL_SYNC}, {"hipMemcpyWithStream", TC_CALL_SYNC},
+    {"cudaEventSynchronize", TC_CALL_SYNC}, {"cudaMemcpy", TC_CALL_SYNC_COPY}, {"cudaMemcpy2D", TC_CALL_SYNC_COPY},
+    {"cudaMemcpyToSymbol", TC_CALL_SYNC_COPY}, {"cudaMemcpyFromSymbol", TC_CALL_SYNC_COPY},
+    {"cudaMemset", TC_CALL_SYNC_COPY}, {"cuCtxSynchronize", TC_CALL_SYNC}, {"cuStreamSynchronize", TC_CALL_SYNC},
+    {"cuEventSynchronize", TC_CALL_SYNC}, {"cuMemcpy", TC_CALL_SYNC_COPY}, {"hipMemcpyWithStream", TC_CALL_SYNC_COPY},
     {"cudaHostAlloc", TC_CALL_MEMORY}, {"cuMemHostAlloc", TC_CALL_MEMORY}, {"cuMemFreeHost", TC_CALL_MEMORY},
     {"hipHostMalloc", TC_CALL_MEMORY}, {"hipHostFree", TC_CALL_MEMORY},
     {"cudaLaunchKernel", TC_CALL_LAUNCH}, {"cudaLaunchKernelExC", TC_CALL_LAUNCH},
     {"cudaLaunchCooperativeKernel", TC_CALL_LAUNCH}, {"cuLaunchKernel", TC_CALL_LAUNCH},
-    {"cuLaunchKernelEx", TC_CALL_LAUNCH}, {"cudaMemcpyAsync", TC_CALL_LAUNCH}, {"cudaMemsetAsync", TC_CALL_LAUNCH},
-    {"hipLaunchKernel", TC_CALL_LAUNCH}, {"hipExtLaunchKernel", TC_CALL_LAUNCH},
+    {"cuLaunchKernelEx", TC_CALL_LAUNCH}, {"hipLaunchKernel", TC_CALL_LAUNCH}, {"hipExtLaunchKernel", TC_CALL_LAUNCH},
     {"hipExtModuleLaunchKernel", TC_CALL_LAUNCH}, {"hipModuleLaunchKernel", TC_CALL_LAUNCH},
     {"cudaGraphLaunch", TC_CALL_GRAPH_LAUNCH},
+    {"cudaMemcpyAsync", TC_CALL_COPY}, {"cudaMemsetAsync", TC_CALL_COPY}, {"cudaMemcpy2DAsync", TC_CALL_COPY},
+    {"cudaMemcpyPeerAsync", TC_CALL_COPY}, {"cudaMemcpyToSymbolAsync", TC_CALL_COPY},
+    {"cudaMemcpyFromSymbolAsync", TC_CALL_COPY}, {"cuMemcpyAsync", TC_CALL_COPY}, {"cuMemcpyPeerAsync", TC_CALL_COPY},
 };
 /* cudaMalloc* (cudaMallocHost, cudaMallocAsync, ...), cudaFree* (cudaFreeHost, ...), cuMemAlloc*,
- * cuMemFree*; the blocking driver copies cuMemcpyDtoH* and cuMemcpyHtoD* (not their Async forms) */
+ * cuMemFree*; the blocking driver copies cuMemcpyDtoH* and cuMemcpyHtoD* (their Async forms are
+ * async copies); the module calls cuModuleLoad* (cuModuleLoadData, ...), cuModuleGetFunction,
+ * cuLibraryLoad*, cuLibraryGetKernel, cudaLibraryLoad*, cudaLibraryGetKernel, and cudaModuleLoad*,
+ * cudaModuleGetFunction, which are the hip spellings hipModuleLoad*, hipModuleGetFunction */
 static const named_class prefix_calls[] = {
     {"cudaMalloc", TC_CALL_MEMORY}, {"cudaFree", TC_CALL_MEMORY}, {"cuMemAlloc", TC_CALL_MEMORY},
-    {"cuMemFree", TC_CALL_MEMORY}, {"cuMemcpyDtoH", TC_CALL_SYNC}, {"cuMemcpyHtoD", TC_CALL_SYNC},
+    {"cuMemFree", TC_CALL_MEMORY}, {"cuMemcpyDtoH", TC_CALL_SYNC_COPY}, {"cuMemcpyHtoD", TC_CALL_SYNC_COPY},
+    {"cuModuleLoad", TC_CALL_MODULE}, {"cuModuleGetFunction", TC_CALL_MODULE}, {"cuLibraryLoad", TC_CALL_MODULE},
+    {"cuLibraryGetKernel", TC_CALL_MODULE}, {"cudaLibraryLoad", TC_CALL_MODULE}, {"cudaLibraryGetKernel", TC_CALL_MODULE},
+    {"cudaModuleLoad", TC_CALL_MODULE}, {"cudaModuleGetFunction", TC_CALL_MODULE},
 };
 
 static bool has_suffix(const char *s, size_t len, const char *suf) {
@@ -68,7 +77,7 @@ static tc_call_class class_of_base(const char *s, size_t len) {
     for (size_t i = 0; i < sizeof prefix_calls / sizeof *prefix_calls; i++) {
         size_t k = strlen(prefix_calls[i].name);
         if (len < k || memcmp(prefix_calls[i].name, s, k) != 0) continue;
-        if (prefix_calls[i].cls == TC_CALL_SYNC && has_suffix(s, len, "Async")) return TC_CALL_OTHER;
+        if (prefix_calls[i].cls == TC_CALL_SYNC_COPY && has_suffix(s, len, "Async")) return TC_CALL_COPY;
         return prefix_calls[i].cls;
     }
     return TC_CALL_OTHER;
@@ -162,7 +171,8 @@ typedef struct {
 } item;
 
 /* What an instant inside an item counts as (cause flags, in the order the causes are tried). */
-enum { F_DATA = 1, F_SYNC = 2, F_MEMORY = 4, F_MODULE = 8, F_LAUNCH = 16 };
+enum { F_DATA = 1, F_SYNC = 2, F_COPY = 4, F_MEMORY = 8, F_MODULE = 16, F_LAUNCH = 32 };
+#define N_FLAGS 6
 
 typedef struct {
     int64_t at;
@@ -196,6 +206,7 @@ typedef struct {
     edge *e; size_t ne, cap_e;
     sum_map host_ops;             /* (cause << 32 | name) -> ns */
     sum_map sync_sites;           /* (call << 32 | op) -> ns */
+    sum_map copy_sites;           /* (call << 32 | op) -> ns of sync time held by a copy call */
     sum_map drain_sites;          /* (call << 32 | op) -> ns of after-sync gaps begun in it */
     sum_map data_ops, memory_calls; /* name -> ns */
     bool oom;
@@ -366,6 +377,11 @@ typedef struct {
     int64_t a, hend, Le;    /* the gap's start, the end of its host part, R's end */
 } gap_ctx;
 
+/* A copy call (async, or a blocking one that is R) holds the host when it lasts HOLD_NS or more: the
+ * host copied (a copy of pageable memory is staged by the CPU) or waited in it, it launched nothing
+ * for that long. */
+static bool holds_host(const item *it) { return it->end - it->start >= HOLD_NS; }
+
 static unsigned item_flags(hw_ctx *c, const item *it, const gap_ctx *g) {
     uint32_t name = item_name(c, it);
     if (REF_KIND(it->ref) != IT_CALL) {
@@ -373,20 +389,21 @@ static unsigned item_flags(hw_ctx *c, const item *it, const gap_ctx *g) {
         return it->ref == g->p_ref ? f | F_LAUNCH : f;
     }
     tc_call_class k = call_class(c, name);
-    unsigned f = 0;
-    if (k == TC_CALL_SYNC && it->ref != g->r_ref) f |= F_SYNC;
-    if (k == TC_CALL_MEMORY) f |= F_MEMORY;
-    if (k == TC_CALL_LAUNCH || k == TC_CALL_GRAPH_LAUNCH || it->ref == g->r_ref)
-        f |= it->end - it->start >= MODULE_LOAD_NS ? F_MODULE : F_LAUNCH;
-    return f;
+    bool is_r = it->ref == g->r_ref;
+    if ((k == TC_CALL_SYNC || k == TC_CALL_SYNC_COPY) && !is_r) return F_SYNC;
+    if (k == TC_CALL_MEMORY) return F_MEMORY;
+    if (k == TC_CALL_MODULE) return F_MODULE;
+    if (k == TC_CALL_COPY || k == TC_CALL_SYNC_COPY) return holds_host(it) ? F_COPY : F_LAUNCH;
+    if (k == TC_CALL_LAUNCH || k == TC_CALL_GRAPH_LAUNCH) return it->end - it->start >= MODULE_LOAD_NS ? F_MODULE : F_LAUNCH;
+    return is_r ? F_LAUNCH : 0;
 }
 
 static tc_idle_cause cause_of(const unsigned *count) {
     if (count[0]) return TC_IDLE_DATA_LOADING;
-    if (count[1]) return TC_IDLE_SYNC;
-    if (count[2]) return TC_IDLE_MEMORY_MANAGEMENT;
-    if (count[3]) return TC_IDLE_MODULE_LOAD;
-    if (count[4]) return TC_IDLE_LAUNCH_OVERHEAD;
+    if (count[1] || count[2]) return TC_IDLE_SYNC; /* a sync call, or a copy call holding the host */
+    if (count[3]) return TC_IDLE_MEMORY_MANAGEMENT;
+    if (count[4]) return TC_IDLE_MODULE_LOAD;
+    if (count[5]) return TC_IDLE_LAUNCH_OVERHEAD;
     return TC_IDLE_CPU_OTHER;
 }
 
@@ -450,6 +467,8 @@ static void note_piece(hw_ctx *c, const gap_ctx *g, uint32_t host_op, tc_idle_ca
     const item *h = NULL;
     if (k == TC_IDLE_SYNC && (h = holder(c, g, x, F_SYNC))) {
         bad |= map_add(&c->sync_sites, (uint64_t)item_name(c, h) << 32 | op_around(c, h), len) != 0;
+    } else if (k == TC_IDLE_SYNC && (h = holder(c, g, x, F_COPY))) {
+        bad |= map_add(&c->copy_sites, (uint64_t)item_name(c, h) << 32 | op_around(c, h), len) != 0;
     } else if (k == TC_IDLE_DATA_LOADING && (h = holder(c, g, x, F_DATA))) {
         bad |= map_add(&c->data_ops, item_name(c, h), len) != 0;
     } else if (k == TC_IDLE_MEMORY_MANAGEMENT && (h = holder(c, g, x, F_MEMORY))) {
@@ -472,18 +491,19 @@ static void split_host_part(hw_ctx *c, const gap_ctx *g, bool detail, tc_idle_ca
     if (c->oom) return;
     tc_sort(c->e, c->ne, sizeof *c->e, cmp_edge);
     uint32_t host_op = detail ? gap_host_op(c, g) : TC_NONE;
-    unsigned count[5] = {0};
+    unsigned count[N_FLAGS] = {0};
     int64_t pos = g->a;
     for (size_t i = 0; i <= c->ne; i++) {
         int64_t at = i < c->ne ? c->e[i].at : g->hend;
         if (at > pos) {
             tc_idle_cause k = cause_of(count);
             out->ns[k] += at - pos;
+            if (k == TC_IDLE_SYNC && !count[1]) out->copy_held_ns += at - pos;
             if (detail) note_piece(c, g, host_op, k, pos, at - pos);
             pos = at;
         }
         if (i == c->ne) break;
-        for (int b = 0; b < 5; b++)
+        for (int b = 0; b < N_FLAGS; b++)
             if (c->e[i].flags & (1u << b)) count[b] = (unsigned)((int)count[b] + c->e[i].delta);
     }
 }
@@ -580,7 +600,7 @@ static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     for (size_t i = 0; i < t->n_launches; i++) {
         tc_call_class k = call_class(c, t->launches[i].name);
         if (k == TC_CALL_GRAPH_LAUNCH) ls->graph_launches++;
-        if (k != TC_CALL_LAUNCH && k != TC_CALL_GRAPH_LAUNCH && !used[i]) continue;
+        if (k != TC_CALL_LAUNCH && k != TC_CALL_GRAPH_LAUNCH && k != TC_CALL_COPY && !used[i]) continue;
         ls->launch_calls++;
         ls->launch_cpu_ns += t->launches[i].dur_ns;
     }
@@ -617,6 +637,12 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
         ev->sync_ns = v[0].ns;
         free(v);
     }
+    if ((v = map_sorted(&c->copy_sites, &c->oom))) {
+        ev->copy_call = str_or_null(t, (uint32_t)(v[0].key >> 32));
+        ev->copy_op = str_or_null(t, (uint32_t)v[0].key);
+        ev->copy_ns = v[0].ns;
+        free(v);
+    }
     if ((v = map_sorted(&c->drain_sites, &c->oom))) {
         ev->drain_call = str_or_null(t, (uint32_t)(v[0].key >> 32));
         ev->drain_op = str_or_null(t, (uint32_t)v[0].key);
@@ -634,7 +660,7 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
 static void ctx_free(hw_ctx *c) {
     for (int k = 0; k < 2; k++) { free(c->seq[k].idx); free(c->seq[k].prev_longer); free(c->seq[k].thr); }
     free(c->call_cls); free(c->dl); free(c->used); free(c->q); free(c->e);
-    free(c->host_ops.v); free(c->sync_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
+    free(c->host_ops.v); free(c->sync_sites.v); free(c->copy_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
 }
 
 /* The invariant: the gaps add up to the breakdown's idle time, and the causes to the gaps. */
@@ -718,10 +744,12 @@ void tc_host_wait_job(tc_job *j) {
         const tc_rank_result *rr = &j->ranks[r];
         for (int k = 0; k < TC_IDLE_CAUSES; k++) sm->idle.ns[k] += rr->idle.ns[k];
         sm->idle.after_sync_ns += rr->idle.after_sync_ns;
+        sm->idle.copy_held_ns += rr->idle.copy_held_ns;
         sm->host_event_ranks += rr->has_host_events;
         const tc_idle_evidence *e = &rr->evidence;
         tc_idle_evidence *s = &sm->evidence;
         if (e->sync_ns > s->sync_ns) { s->sync_call = e->sync_call; s->sync_op = e->sync_op; s->sync_ns = e->sync_ns; }
+        if (e->copy_ns > s->copy_ns) { s->copy_call = e->copy_call; s->copy_op = e->copy_op; s->copy_ns = e->copy_ns; }
         if (e->data_ns > s->data_ns) { s->data_op = e->data_op; s->data_ns = e->data_ns; }
         if (e->memory_ns > s->memory_ns) { s->memory_call = e->memory_call; s->memory_ns = e->memory_ns; }
         if (e->other_ns > s->other_ns) { s->other_op = e->other_op; s->other_ns = e->other_ns; }
@@ -746,6 +774,7 @@ void tc_host_wait_job(tc_job *j) {
         const tc_idle_causes *k = rr->has_step_window ? &rr->step_idle : &rr->idle;
         for (int c = 0; c < TC_IDLE_CAUSES; c++) st->causes.ns[c] += k->ns[c];
         st->causes.after_sync_ns += k->after_sync_ns;
+        st->causes.copy_held_ns += k->copy_held_ns;
         st->before_first_kernel_ns += rr->has_step_window ? rr->before_first_kernel_ns : 0;
         st->after_last_kernel_ns += rr->has_step_window ? rr->after_last_kernel_ns : 0;
     }

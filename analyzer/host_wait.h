@@ -27,6 +27,15 @@ int tc_idle_top_cause(const tc_idle_causes *k);
 
 /* The class of a runtime or driver call by its name (the lists of docs/definitions.md, hip
  * spellings included; a version suffix _vN and a per-thread suffix _ptsz/_ptds are ignored). */
-typedef enum { TC_CALL_OTHER, TC_CALL_SYNC, TC_CALL_MEMORY, TC_CALL_LAUNCH, TC_CALL_GRAPH_LAUNCH } tc_call_class;
+typedef enum {
+    TC_CALL_OTHER,
+    TC_CALL_SYNC,         /* synchronizing (cudaStreamSynchronize, ...) */
+    TC_CALL_MEMORY,       /* memory management (cudaMalloc, cudaFree, ...) */
+    TC_CALL_LAUNCH,       /* kernel launch (cudaLaunchKernel, cuLaunchKernel, ...) */
+    TC_CALL_GRAPH_LAUNCH, /* cudaGraphLaunch */
+    TC_CALL_COPY,         /* async copy or memset (cudaMemcpyAsync, cudaMemsetAsync, ...): a launch */
+    TC_CALL_SYNC_COPY,    /* blocking copy or memset (cudaMemcpy, cuMemcpyHtoD, ...): synchronizing */
+    TC_CALL_MODULE        /* module loading (cuModuleLoad*, cuModuleGetFunction, cuLibraryLoad*, ...) */
+} tc_call_class;
 tc_call_class tc_host_call_class(const char *name, size_t len);
 #endif

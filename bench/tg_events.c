@@ -255,7 +255,10 @@ static void gpu_event(rw_t *w, const gop *g, int64_t ext, int64_t corr) {
   int stream = gop_stream(g);
   const char *cat = "kernel", *name = NULL;
   switch (g->kind) {
-  case OP_MEMCPY: cat = "gpu_memcpy"; name = "Memcpy HtoD (Pinned -> Device)"; break;
+  case OP_MEMCPY:
+    cat = "gpu_memcpy";
+    name = c->o.copy_d2d ? "Memcpy DtoD (Device -> Device)" : "Memcpy HtoD (Pinned -> Device)";
+    break;
   case OP_MEMSET: cat = "gpu_memset"; name = "Memset (Device)"; break;
   case OP_FWD: name = c->gemm_fwd; break;
   case OP_BGI: name = c->gemm_bgi; break;

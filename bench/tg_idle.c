@@ -8,7 +8,8 @@
 #include "tracegen.h"
 
 enum { H_ANNOT, H_CPUOP, H_RT, H_STEP };          /* host event kinds */
-enum { RT_LAUNCH, RT_SYNC, RT_MEM, RT_OTHER };    /* runtime call classes of issue 20 */
+enum { RT_LAUNCH, RT_SYNC, RT_MEM, RT_OTHER, RT_COPY }; /* runtime call classes of issue 20; RT_COPY: an
+                                                         * async copy call (issue 28) */
 enum { GK_KERNEL, GK_H2D, GK_D2H };
 enum { C_GPU, C_SYNC, C_DATA, C_MEM, C_MODULE, C_LAUNCH, C_OTHER, C_UNATTR, C_N };
 
@@ -124,7 +125,7 @@ static void op_launch(struct idle_model *m, const char *annot, const char *op, c
   if (annot) { h_add(m, H_ANNOT, annot, t, pre + rt + post + 4 * US); t += 2 * US; }
   h_add(m, H_CPUOP, op, t, pre + rt + post);
   int cbid = !strcmp(rtname, "cudaMemcpyAsync") ? 41 : 211;
-  rt_call(m, rtname, cbid, RT_LAUNCH, t + pre, rt, gkind, kname, kd, gpu_delay);
+  rt_call(m, rtname, cbid, cbid == 41 ? RT_COPY : RT_LAUNCH, t + pre, rt, gkind, kname, kd, gpu_delay);
   m->host = t + pre + rt + post + (annot ? 2 * US : 0);
 }
 
@@ -135,7 +136,7 @@ static void item_sync(struct idle_model *m) {
   size_t ii = m->nh - 1;
   h_add(m, H_CPUOP, "aten::_local_scalar_dense", t + 2 * US, 0);
   size_t li = m->nh - 1;
-  rt_call(m, "cudaMemcpyAsync", 41, RT_LAUNCH, t + 4 * US, 6 * US, GK_D2H, "Memcpy DtoH (Device -> Pageable)", 2 * US, 0);
+  rt_call(m, "cudaMemcpyAsync", 41, RT_COPY, t + 4 * US, 6 * US, GK_D2H, "Memcpy DtoH (Device -> Pageable)", 2 * US, 0);
   int64_t s0 = t + 12 * US, s1 = m->gfree + SYNC_RET;
   if (s1 < s0 + US) s1 = s0 + US;
   rt_call(m, "cudaStreamSynchronize", 131, RT_SYNC, s0, s1 - s0, -1, NULL, 0, 0);
@@ -345,9 +346,11 @@ static int cause_at(const struct idle_model *m, size_t lo, size_t hi, int64_t x,
     if (is_dl(h)) dl = 1;
     if (h->kind == H_RT && h->rt == RT_SYNC && i != ri) sync = 1;
     if (h->kind == H_RT && h->rt == RT_MEM) mem = 1;
-    if (h->kind == H_RT && (h->rt == RT_LAUNCH || i == ri)) {
-      if (h->d >= MS) mod = 1; else launch = 1;
-    }
+    if (h->kind == H_RT && h->rt == RT_COPY) { /* issue 28: a copy call of 1 ms or more held the host */
+      if (h->d >= MS) sync = 1; else launch = 1;
+    } else if (h->kind == H_RT && h->rt == RT_LAUNCH) {
+      if (h->d >= MS) mod = 1; else launch = 1; /* a kernel launch call of 1 ms or more: lazy module loading */
+    } else if (h->kind == H_RT && i == ri) launch = 1;
     if ((long)i == pi) launch = 1;
   }
   return dl ? C_DATA : sync ? C_SYNC : mem ? C_MEM : mod ? C_MODULE : launch ? C_LAUNCH : C_OTHER;

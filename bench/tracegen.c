@@ -42,6 +42,7 @@ static void usage(FILE *f) {
       "  --optimizer-us O       optimizer kernel per step (default 200)\n"
       "  --idle-us I            data-loader GPU gap per step, >= 20 (default 2000)\n"
       "  --memcpy-us M          exposed H2D copy per step, 0 = none (default 300)\n"
+      "  --copy-kind h2d|d2d    that copy: pinned host to device (default) or device to device\n"
       "  --gemm M,N,K           planted GEMM shape (default 4096,4096,4096)\n"
       "  --dtype bf16|fp16|fp32|fp8  GEMM dtype (default bf16)\n"
       "  --no-shapes            omit Input Dims / Input type\n"
@@ -227,6 +228,12 @@ static void parse_args(options *o, int argc, char **argv) {
     else if (FLAG("--optimizer-us")) { NEEDV(); o->opt_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--idle-us")) { NEEDV(); o->idle_ns = us_to_ns(name, val, 20, 1e12); }
     else if (FLAG("--memcpy-us")) { NEEDV(); o->memcpy_ns = us_to_ns(name, val, 0, 1e12); }
+    else if (FLAG("--copy-kind")) {
+      NEEDV();
+      if (!strcmp(val, "h2d")) o->copy_d2d = 0;
+      else if (!strcmp(val, "d2d")) o->copy_d2d = 1;
+      else die("--copy-kind: want h2d|d2d, got '%s'", val);
+    }
     else if (FLAG("--gemm")) {
       NEEDV();
       if (sscanf(val, "%lld,%lld,%lld", &o->gm, &o->gn, &o->gk) != 3 || o->gm < 1 || o->gn < 1 || o->gk < 1 ||

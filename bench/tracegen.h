@@ -53,6 +53,7 @@ typedef struct {
   int64_t strag_ns, offmax_ns, compute_ns, idle_ns, memcpy_ns, opt_ns, jitter_ns;
   long long gm, gn, gk;
   int dtype, shapes, seq, pg, pgconfig, collargs, layout, relative, meta_after, hostile;
+  int copy_d2d;            /* --copy-kind d2d: the per-step copy is device to device (issue 28) */
   /* added for issues 17, 19, 20; any of them makes expected.json the extended form */
   int extended;            /* 1 when any option below was given */
   int tp, fsdp, gpn;       /* tensor-parallel size (0 = not a multi-dimensional job), FSDP, GPUs per node */

@@ -9,6 +9,8 @@ void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b) {
     sum->overlapped_comm_ns += b->overlapped_comm_ns;
     sum->exposed_comm_ns += b->exposed_comm_ns;
     sum->memory_exposed_ns += b->memory_exposed_ns;
+    sum->memory_device_exposed_ns += b->memory_device_exposed_ns;
+    sum->memory_host_exposed_ns += b->memory_host_exposed_ns;
     sum->idle_ns += b->idle_ns;
     sum->exposed_wait_ns += b->exposed_wait_ns;
     sum->exposed_transfer_ns += b->exposed_transfer_ns;

@@ -1,6 +1,7 @@
 /* breakdown.h: the exact split of one GPU timeline (a rank, or one step of it) into compute,
  * exposed communication, exposed memory and idle, from interval unions. Owns nothing.
- * Invariant (tested): compute + exposed_comm + memory_exposed + idle == window. */
+ * Invariant (tested): compute + exposed_comm + memory_exposed + idle == window, and
+ * memory_host_exposed + memory_device_exposed == memory_exposed. */
 #ifndef TC_BREAKDOWN_H
 #define TC_BREAKDOWN_H
 #include <stdbool.h>
@@ -14,7 +15,10 @@ typedef struct {
     int64_t comm_ns;             /* |∪ comm kernels| */
     int64_t overlapped_comm_ns;  /* |∪ compute ∩ ∪ comm| */
     int64_t exposed_comm_ns;     /* comm − overlapped */
-    int64_t memory_exposed_ns;   /* |∪ memcpy/memset − ∪(compute ∪ comm)| */
+    int64_t memory_exposed_ns;   /* |∪ memcpy/memset − ∪(compute ∪ comm)| = host + device below */
+    int64_t memory_device_exposed_ns; /* |∪ device copies (D2D, peer, memset) − ∪(compute ∪ comm)| */
+    int64_t memory_host_exposed_ns;   /* |∪ host copies (H2D, D2H, H2H, unknown) − ∪(compute ∪ comm
+                                       * ∪ device copies)| */
     int64_t idle_ns;             /* window − |∪ all GPU activity| */
     int64_t exposed_wait_ns;     /* |∪ wait heads − ∪ compute − ∪ transfer tails|; valid if split_known */
     int64_t exposed_transfer_ns; /* |∪ transfer tails − ∪ compute|; valid if split_known */

@@ -12,10 +12,12 @@
 /* The cause of each instant of an idle gap, in the order of the JSON keys. */
 typedef enum {
     TC_IDLE_GPU_SIDE,          /* the work was handed over before the GPU ran dry */
-    TC_IDLE_SYNC,              /* the launching thread was in a synchronizing call */
+    TC_IDLE_SYNC,              /* the launching thread was in a synchronizing call, or in a copy call
+                                * that held the host (1 ms or more: a pageable copy) */
     TC_IDLE_DATA_LOADING,      /* ... in a CPU op or annotation whose name holds "DataLoader" */
     TC_IDLE_MEMORY_MANAGEMENT, /* ... in cudaMalloc, cudaFree and the like */
-    TC_IDLE_MODULE_LOAD,       /* ... in a launch call of 1 ms or more (lazy module loading) */
+    TC_IDLE_MODULE_LOAD,       /* ... in a module call, or a kernel launch call of 1 ms or more (lazy
+                                * module loading) */
     TC_IDLE_LAUNCH_OVERHEAD,   /* ... in a launch call, or in the CPU op that launched the work */
     TC_IDLE_CPU_OTHER,         /* ... elsewhere (Python between ops, CPU optimizer, logging) */
     TC_IDLE_UNATTRIBUTED,      /* the work that ended the gap has no launch call in the trace */
@@ -27,6 +29,8 @@ typedef struct {
     int64_t ns[TC_IDLE_CAUSES];  /* ns per tc_idle_cause */
     int64_t after_sync_ns;       /* the gaps split by time that began while the launching thread was
                                   * in a synchronizing call (evidence, not a cause) */
+    int64_t copy_held_ns;        /* the part of ns[TC_IDLE_SYNC] where the thread was in a copy call
+                                  * that held the host (1 ms or more) and in no synchronizing call */
 } tc_idle_causes;
 
 #define TC_HOST_OPS 10           /* entries of tc_rank_result.host_ops */

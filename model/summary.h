@@ -43,6 +43,7 @@ typedef struct {
     tc_breakdown b;           /* sums over ranks */
     double compute, exposed_comm, exposed_transfer, exposed_wait, memory_exposed, idle; /* of b.window;
                                * transfer/wait valid if the summary's split_known */
+    double memory_host_exposed, memory_device_exposed; /* memory_exposed's two parts, of b.window */
     tc_idle_causes causes;    /* b's idle by cause, summed over ranks */
     double cause_share[TC_IDLE_CAUSES]; /* of b.window */
     int64_t before_first_kernel_ns, after_last_kernel_ns; /* step idle before the ranks' first and
@@ -66,6 +67,8 @@ typedef struct {
     bool split_known;
     double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
         share_memory_exposed, share_idle; /* of the summed windows; transfer/wait valid if split_known */
+    double share_memory_host_exposed, share_memory_device_exposed; /* memory_exposed's two parts (copies
+                               * that involve the host; device copies), of the summed windows */
     bool has_ratio;
     double comm_compute_ratio;
     bool has_mfu;

@@ -198,6 +198,21 @@ const char *tc_trace_device_name(const tc_trace *t, int64_t device) {
     return NULL;
 }
 
+/* A side of "Memcpy XtoY": 'H' host, 'D' or 'A' device memory (an array is on the device), 'P' a peer
+ * device; 0 anything else. */
+static char copy_side(char c) { return c == 'A' ? 'D' : (c == 'H' || c == 'D' || c == 'P') ? c : 0; }
+
+tc_copy_kind tc_copy_kind_of(tc_gpu_kind kind, const char *name, size_t len) {
+    if (kind == TC_GPU_KERNEL) return TC_COPY_NONE;
+    if (kind == TC_GPU_MEMSET) return TC_COPY_MEMSET;
+    char x = len >= 11 && memcmp(name, "Memcpy ", 7) == 0 && name[8] == 't' && name[9] == 'o' ? copy_side(name[7]) : 0;
+    char y = x ? copy_side(name[10]) : 0;
+    if (!y || (len > 11 && name[11] != ' ')) return TC_COPY_UNKNOWN;
+    if (x == 'H') return y == 'H' ? TC_COPY_HTOH : y == 'D' ? TC_COPY_HTOD : TC_COPY_UNKNOWN;
+    if (y == 'H') return x == 'D' ? TC_COPY_DTOH : TC_COPY_UNKNOWN;
+    return x == 'P' || y == 'P' ? TC_COPY_PTOP : TC_COPY_DTOD;
+}
+
 static int cmp_launch(const void *a, const void *b) {
     const tc_launch *x = a, *y = b;
     if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
@@ -210,13 +225,17 @@ void tc_trace_sort_launches(tc_trace *t) {
     t->launch_slot = NULL;
     tc_sort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
     /* a direct table when ids are dense enough (CUPTI numbers them in order): one probe per lookup
-     * instead of a binary search that misses the cache */
-    t->launch_slot = tc_dense_index(t->launches, t->n_launches, sizeof *t->launches, offsetof(tc_launch, correlation),
+     * instead of a binary search that misses the cache; over the calls with a correlation id (those
+     * without, TC_NONE, sort last) */
+    size_t with_id = t->n_launches;
+    while (with_id > 0 && t->launches[with_id - 1].correlation == TC_NONE) with_id--;
+    t->launch_slot = tc_dense_index(t->launches, with_id, sizeof *t->launches, offsetof(tc_launch, correlation),
                                     &t->launch_slot_base, &t->launch_slot_n);
     t->launch_slot_for = t->n_launches;
 }
 
 const tc_launch *tc_trace_find_launch(const tc_trace *t, uint32_t corr) {
+    if (corr == TC_NONE) return NULL; /* calls without a correlation id launched nothing known */
     if (t->launch_slot && t->launch_slot_for == t->n_launches) {
         if (corr < t->launch_slot_base || corr - t->launch_slot_base >= t->launch_slot_n) return NULL;
         uint32_t i = t->launch_slot[corr - t->launch_slot_base];

@@ -17,6 +17,23 @@
 
 typedef enum { TC_GPU_KERNEL = 0, TC_GPU_MEMCPY = 1, TC_GPU_MEMSET = 2 } tc_gpu_kind;
 
+/* What a memcpy or memset moves between, from its name as Kineto and CUPTI write it ("Memcpy HtoD
+ * (Pageable -> Device)", "Memcpy DtoD (Device -> Device)", "Memcpy PtoP ...", "Memset (Device)";
+ * A, a CUDA array, counts as device memory). A copy whose name gives no direction is
+ * TC_COPY_UNKNOWN. Host copies (the host's memory is one side) are HTOD, DTOH, HTOH and UNKNOWN
+ * (as before the split: docs/definitions.md "Copies by kind"); device copies DTOD, PTOP, MEMSET. */
+typedef enum {
+    TC_COPY_NONE = 0, /* a kernel */
+    TC_COPY_HTOD, TC_COPY_DTOH, TC_COPY_HTOH, TC_COPY_UNKNOWN, /* host copies */
+    TC_COPY_DTOD, TC_COPY_PTOP, TC_COPY_MEMSET                 /* device copies */
+} tc_copy_kind;
+
+/* The copy kind of a GPU event of kind `kind` named name[0, len). */
+tc_copy_kind tc_copy_kind_of(tc_gpu_kind kind, const char *name, size_t len);
+
+/* Whether a copy of this kind involves the host's memory (see tc_copy_kind). */
+static inline bool tc_copy_is_host(uint8_t copy) { return copy >= TC_COPY_HTOD && copy <= TC_COPY_UNKNOWN; }
+
 /* Every time the event model holds (an event's start and end, baseTimeNanoseconds, and the base
  * plus a GPU event's end) lies strictly within +-2^62 ns (146 years): differences of two such
  * times fit an int64. The parser skips events past it as overflowing and ignores a base past it;
@@ -37,7 +54,8 @@ typedef struct {
     uint8_t kind;         /* tc_gpu_kind */
     uint8_t is_comm;      /* its tc_comm_lib (comm_kernels.h): 0 = not communication, else what made
                            * it communication (a library of comm_kernels.def, its args, a user pattern) */
-    uint16_t reserved;
+    uint8_t copy;         /* tc_copy_kind (TC_COPY_NONE for kernels) */
+    uint8_t reserved;     /* explicit padding, 0 (trace_arrays.def) */
 } tc_gpu_event;
 
 /* A ProfilerStep#N span, CPU (user_annotation) or GPU (gpu_user_annotation). */
@@ -47,11 +65,11 @@ typedef struct {
     int64_t number;   /* N of ProfilerStep#N */
 } tc_step_span;
 
-/* A runtime or driver call (cuda_runtime, cuda_driver, old Runtime) that carried a correlation id:
- * the launch of the GPU work with that id (step assignment, launch statistics), or a call that
- * launched nothing (a sync, an allocation: idle causes, docs/definitions.md). */
+/* A runtime or driver call (cuda_runtime, cuda_driver, old Runtime): the launch of the GPU work with
+ * its correlation id (step assignment, launch statistics), or a call that launched nothing (a sync,
+ * an allocation: idle causes, docs/definitions.md), with or without a correlation id. */
 typedef struct {
-    uint32_t correlation;
+    uint32_t correlation; /* TC_NONE when the call carried none (it sorts last) */
     uint32_t external_id; /* External id of the launching op, TC_NONE when absent */
     int64_t ts_ns;        /* trace ns of the call's start (CPU clock) */
     int64_t dur_ns;       /* ns */

@@ -42,8 +42,9 @@ typedef struct {
     double threshold;         /* the verdict threshold share */
     bool split_known;         /* wait and transfer are split (two or more ranks) */
     double compute, comm, transfer, wait, host, idle, memory; /* shares of the summed windows: comm =
-                               * transfer + wait (transfer = comm, wait 0 when not split); host =
-                               * idle + memory */
+                               * transfer + wait (transfer = comm, wait 0 when not split); memory =
+                               * exposed host copies; host = idle + memory */
+    double device_memory;     /* exposed device copies (D2D, peer, memset): GPU work, in no loss class */
     double speedup;           /* SPEEDUP: 1 / (1 - the verdict's loss share): transfer (network),
                                * wait (straggler), exposed comm (network, one rank), host */
     bool has_speedup_class;   /* SPEEDUP: the verdict's loss is a part of exposed comm */
@@ -64,6 +65,8 @@ typedef struct {
                                * windows, when they are 10% of idle or more; else 0 */
     const char *drain_call, *drain_op; /* HOST_CAUSE with after_sync_share: the call they began in most
                                * and the outermost CPU op around it (NULL none) */
+    bool copy_holds;          /* HOST_CAUSE, sync: copy calls holding the host (1 ms or more) hold most
+                               * of it; name and where are the copy call and the CPU op around it */
     size_t row;               /* FABRIC: index into tc_job.group_rows */
     double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
     bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
@@ -99,7 +102,8 @@ typedef enum {
     TC_ACTION_HOST_WORK,           /* cpu_other: host work between ops, name = where the host was */
     TC_ACTION_GPU_SIDE,            /* gpu_side: work queued but waiting on the GPU side */
     TC_ACTION_TRACE_LAUNCHES,      /* unattributed: launches the trace does not hold */
-    TC_ACTION_OVERLAP_COPIES,      /* exposed memory copies */
+    TC_ACTION_OVERLAP_COPIES,      /* exposed host copies */
+    TC_ACTION_PIN_COPIES,          /* sync held by copy calls (1 ms or more): name = the call, where = its op */
     TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
     TC_ACTION_FABRIC_TUNE,         /* network: the row's link delivers less than it is rated: tune (row) */
     TC_ACTION_PROFILE_LONGER       /* too-small: profile more steps of the real workload */

@@ -164,6 +164,7 @@ void ct_finish_event(tc_ct_parser *p) {
         g.device = (ev->pid_numeric && ev->pid_value >= 0 && ev->pid_value < INT32_MAX) ? (int32_t)ev->pid_value : -1;
         g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
         g.coll = TC_NONE;
+        g.copy = (uint8_t)tc_copy_kind_of((tc_gpu_kind)g.kind, name, name_len);
         if (g.kind == TC_GPU_KERNEL) {
             g.is_comm = g.name == TC_NONE ? TC_COMM_NO : comm_lib_of(p, g.name, ev->coll_name.set);
             if (ev->coll_name.set && (g.coll = push_coll_args(p)) == TC_NONE) return;
@@ -171,19 +172,18 @@ void ct_finish_event(tc_ct_parser *p) {
         if (g.name == TC_NONE || g.stream == TC_NONE || TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g)) p->oom = true;
         return;
     }
-    case CAT_RUNTIME:
-        if (ev->has_correlation && ev->correlation < TC_NONE) {
-            tc_launch l;
-            l.correlation = (uint32_t)ev->correlation;
-            l.external_id = (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE;
-            l.ts_ns = ev->ts_ns;
-            l.dur_ns = ev->dur_ns;
-            l.name = tc_strtab_intern(t->strings, name, name_len);
-            l.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
-            if (l.name == TC_NONE || l.thread == TC_NONE || TC_PUSH(t->launches, t->n_launches, t->cap_launches, l))
-                p->oom = true;
-        }
+    case CAT_RUNTIME: { /* with or without a correlation id: a call without one can still hold the host */
+        tc_launch l;
+        l.correlation = ev->has_correlation && ev->correlation < TC_NONE ? (uint32_t)ev->correlation : TC_NONE;
+        l.external_id = (ev->external_id >= 0 && ev->external_id < (int64_t)TC_NONE) ? (uint32_t)ev->external_id : TC_NONE;
+        l.ts_ns = ev->ts_ns;
+        l.dur_ns = ev->dur_ns;
+        l.name = tc_strtab_intern(t->strings, name, name_len);
+        l.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+        if (l.name == TC_NONE || l.thread == TC_NONE || TC_PUSH(t->launches, t->n_launches, t->cap_launches, l))
+            p->oom = true;
         return;
+    }
     case CAT_GPU_USER_ANNOTATION:
         if (is_step) {
             tc_step_span s = {ev->ts_ns, ev->dur_ns, step_number(name, name_len)};

@@ -69,7 +69,8 @@ static void header(csv *c, const char *const *cols) {
 
 /* The breakdown's columns, as in the JSON (window_us ... exposed_wait_us). */
 static const char *const BREAKDOWN_COLS[] = {"window_us", "compute_us", "comm_us", "overlapped_comm_us", "exposed_comm_us",
-                                             "exposed_transfer_us", "exposed_wait_us", "memory_exposed_us", "idle_us"};
+                                             "exposed_transfer_us", "exposed_wait_us", "memory_exposed_us",
+                                             "memory_host_exposed_us", "memory_device_exposed_us", "idle_us"};
 #define N_BREAKDOWN (sizeof BREAKDOWN_COLS / sizeof BREAKDOWN_COLS[0])
 
 static void breakdown(csv *c, const tc_breakdown *b) {
@@ -81,6 +82,8 @@ static void breakdown(csv *c, const tc_breakdown *b) {
     us(c, b->split_known, b->exposed_transfer_ns);
     us(c, b->split_known, b->exposed_wait_ns);
     us(c, true, b->memory_exposed_ns);
+    us(c, true, b->memory_host_exposed_ns);
+    us(c, true, b->memory_device_exposed_ns);
     us(c, true, b->idle_ns);
 }
 

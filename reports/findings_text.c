@@ -9,7 +9,7 @@
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 static const char *class_words(tc_loss_class c) {
-    return c == TC_LOSS_COMM ? "exposed communication" : "idle and exposed memory copies";
+    return c == TC_LOSS_COMM ? "exposed communication" : "idle and exposed host copies";
 }
 
 static const char *const cause_keys[TC_IDLE_CAUSES] = {
@@ -46,7 +46,10 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     const char *nm = r->name ? tc_finding_name(name, sizeof name, r->name) : NULL;
     switch (r->cause) {
     case TC_IDLE_SYNC:
-        if (nm && r->where)
+        if (r->copy_holds)
+            tc_format(what, sizeof what, "held by %s, a copy call holding the host (pageable memory)%s%s", nm ? nm : "copy calls",
+                      r->where ? " called in " : "", r->where ? tc_finding_name(where, sizeof where, r->where) : "");
+        else if (nm && r->where)
             tc_format(what, sizeof what, "waiting on %s (called in %s)", nm, tc_finding_name(where, sizeof where, r->where));
         else tc_format(what, sizeof what, "waiting on %s", nm ? nm : "synchronizing calls");
         break;
@@ -163,12 +166,22 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                   100 * r->transfer);
         break;
     case TC_REASON_HOST:
-        tc_format(buf, n, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; "
-                  "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
+        if (r->device_memory >= TC_SHOWN_SHARE)
+            tc_format(buf, n, "GPUs idle or copying to or from the host %.1f%% of the time (idle %.1f%% + exposed host "
+                      "copies %.1f%%; threshold %.0f%%; device copies, %.1f%%, are GPU work)", 100 * r->host,
+                      100 * r->idle, 100 * r->memory, 100 * r->threshold, 100 * r->device_memory);
+        else
+            tc_format(buf, n, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; "
+                      "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
-        tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed memory "
-                  "%.1f%%", 100 * r->threshold, of_time(r), 100 * r->comm, 100 * r->host);
+        if (r->device_memory >= TC_SHOWN_SHARE)
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed host "
+                      "copies %.1f%% (device copies, %.1f%%, are GPU work)", 100 * r->threshold, of_time(r), 100 * r->comm,
+                      100 * r->host, 100 * r->device_memory);
+        else
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed memory "
+                      "%.1f%%", 100 * r->threshold, of_time(r), 100 * r->comm, 100 * r->host);
         break;
     case TC_REASON_SPEEDUP:
         if (r->has_speedup_class)
@@ -176,16 +189,22 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                       r->wait > r->transfer ? "waiting" : "exposed transfer", r->speedup, r->speedup_class);
         else tc_format(buf, n, "removing that time would make the job %.2fx faster", r->speedup);
         break;
-    case TC_REASON_SHARES:
+    case TC_REASON_SHARES: {
+        char mem[80];
+        if (r->device_memory >= TC_SHOWN_SHARE)
+            tc_format(mem, sizeof mem, "%.1f%% (host copies %.1f%%, device copies %.1f%%)",
+                      100 * (r->memory + r->device_memory), 100 * r->memory, 100 * r->device_memory);
+        else tc_format(mem, sizeof mem, "%.1f%%", 100 * r->memory);
         if (r->split_known)
             tc_format(buf, n, "shares of %s: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
-                      "exposed memory %.1f%%, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->transfer, 100 * r->wait,
-                      100 * r->memory, 100 * r->idle);
+                      "exposed memory %s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->transfer, 100 * r->wait, mem,
+                      100 * r->idle);
         else
             tc_format(buf, n, "shares of %s: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
-                      "%.1f%%, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->comm,
-                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", 100 * r->memory, 100 * r->idle);
+                      "%s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->comm,
+                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", mem, 100 * r->idle);
         break;
+    }
     case TC_REASON_WORST_RANK:
         tc_format(buf, n, "rank %lld loses %.1f%% of its GPU time to %s, against %.1f%% over all ranks",
                   (long long)r->rank, 100 * r->rank_share, class_words(r->loss),
@@ -482,8 +501,15 @@ static bool host_action_text(char *buf, size_t n, const tc_action *a) {
         tc_format(buf, n, "The trace holds no launch call for work that ends %.1f%% of idle time: record CPU activity on "
                   "every thread (torch.profiler activities=[CPU, CUDA]) to see what the host was doing.", pct);
         return true;
+    case TC_ACTION_PIN_COPIES:
+        if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
+        else where[0] = 0;
+        tc_format(buf, n, "Copy from pinned memory: %s%s holds the host while the GPU sits idle %.1f%% of the time (copy calls "
+                  "of 1 ms or more: the CPU stages a copy of pageable memory). Pin the host tensors (pin_memory=True, tensor.pin_memory()) and "
+                  "copy with non_blocking=True, or keep the data on the GPU.", nm ? nm : "copy calls", where, pct);
+        return true;
     case TC_ACTION_OVERLAP_COPIES:
-        tc_format(buf, n, "Overlap memory copies with compute: exposed copies take %.1f%% of the time. pin_memory=True with "
+        tc_format(buf, n, "Overlap memory copies with compute: exposed host copies take %.1f%% of the time. pin_memory=True with "
                   "non_blocking=True, prefetch the next batch on a side stream.", pct);
         return true;
     default: return false;

@@ -9,6 +9,7 @@
 #include "model/job.h"
 
 #define TC_FINDING_TEXT 1024 /* bytes a finding's sentence needs at most (longer ones are cut) */
+#define TC_SHOWN_SHARE 0.0005 /* a part of a share is named in the text when it shows as 0.1% or more */
 
 /* The verdict as the text report and the HTML say it: its JSON name (model/job.h tc_verdict_name),
  * except too-small, which is "too small to judge". */

@@ -21,6 +21,8 @@ static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
     jw_object_end(w);
     jw_key(w, "idle_after_sync_us");
     jw_ns_as_us(w, k->after_sync_ns);
+    jw_key(w, "idle_sync_copy_us");
+    jw_ns_as_us(w, k->copy_held_ns);
 }
 
 void tc_host_wait_json_step_causes(jw *w, bool has, const tc_idle_causes *k, int64_t before_ns, int64_t after_ns) {
@@ -232,6 +234,18 @@ static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_
     }
 }
 
+/* The part of sync held by copy calls of 1 ms or more, with the call and its op. */
+static void copy_line(FILE *out, const tc_summary *sm, const tc_idle_causes *k, const tc_breakdown *b, const char *of,
+                      int width) {
+    char line[700], call[256], op[256];
+    const tc_idle_evidence *e = &sm->evidence;
+    snprintf(line, sizeof line, "sync %.1f%% of %s is copy calls holding the host (1 ms or more: pageable memory)%s%s%s%s%s",
+             pct(k->copy_held_ns, b->window_ns), of, e->copy_call ? ", most in " : "",
+             e->copy_call ? tc_finding_name(call, sizeof call, e->copy_call) : "", e->copy_op ? " (called in " : "",
+             e->copy_op ? tc_finding_name(op, sizeof op, e->copy_op) : "", e->copy_op ? ")" : "");
+    tc_term_wrap(out, line, 2, 4, width);
+}
+
 void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const char *bold_off, const char *dim_on,
                        const char *dim_off, int width) {
     const tc_summary *sm = &j->summary;
@@ -260,6 +274,7 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
                          pct(k->after_sync_ns, b->window_ns), of);
                 tc_term_wrap(out, line, 2, 4, width);
             }
+            if (pct(k->copy_held_ns, b->window_ns) >= 100 * TC_SHOWN_SHARE) copy_line(out, sm, k, b, of, width);
         }
         host_lines(out, j, rr, dim_on, dim_off, width);
     }
@@ -317,6 +332,13 @@ static void html_causes(FILE *out, const tc_summary *sm) {
     if (k->after_sync_ns > 0)
         fprintf(out, "<p class=\"note\">%.2f%% of %s is gaps that began while the host waited in a synchronizing "
                      "call.</p>\n", pct(k->after_sync_ns, b->window_ns), of);
+    if (k->copy_held_ns > 0) {
+        fprintf(out, "<p class=\"note\">Of sync, %.2f%% of %s is copy calls holding the host (1 ms or more: pageable memory)",
+                pct(k->copy_held_ns, b->window_ns), of);
+        if (sm->evidence.copy_call) { fputs(", most in ", out); esc(out, sm->evidence.copy_call); }
+        if (sm->evidence.copy_op) { fputs(" (called in ", out); esc(out, sm->evidence.copy_op); fputs(")", out); }
+        fputs(".</p>\n", out);
+    }
 }
 
 /* Where the host was and the launch figures of the view rank. */

@@ -84,8 +84,11 @@ static void section_verdict(hr *h) {
             pf(h, " &middot; exposed transfer %.1f%% &middot; exposed wait %.1f%%", 100 * sm->share_exposed_transfer,
                100 * sm->share_exposed_wait);
         else pf(h, " &middot; exposed comm %.1f%% (not split: one rank)", 100 * sm->share_exposed_comm);
-        pf(h, " &middot; exposed memory %.1f%% &middot; idle %.1f%%.</p>\n", 100 * sm->share_memory_exposed,
-           100 * sm->share_idle);
+        pf(h, " &middot; exposed memory %.1f%%", 100 * sm->share_memory_exposed);
+        if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
+            pf(h, " (host copies %.1f%%, device copies %.1f%%)", 100 * sm->share_memory_host_exposed,
+               100 * sm->share_memory_device_exposed);
+        pf(h, " &middot; idle %.1f%%.</p>\n", 100 * sm->share_idle);
         const tc_window_figures *w = &sm->step; /* which window the verdict and the money judge */
         if (w->has)
             pf(h, "<p class=\"figures\" id=\"step-window\">Of %s ms summed step window (the ProfilerStep spans with their "

@@ -15,6 +15,8 @@ static void breakdown_fields(jw *w, const tc_breakdown *b, bool split) {
     jw_key(w, "overlapped_comm_us"); jw_ns_as_us(w, b->overlapped_comm_ns);
     jw_key(w, "exposed_comm_us"); jw_ns_as_us(w, b->exposed_comm_ns);
     jw_key(w, "memory_exposed_us"); jw_ns_as_us(w, b->memory_exposed_ns);
+    jw_key(w, "memory_host_exposed_us"); jw_ns_as_us(w, b->memory_host_exposed_ns);
+    jw_key(w, "memory_device_exposed_us"); jw_ns_as_us(w, b->memory_device_exposed_ns);
     jw_key(w, "idle_us"); jw_ns_as_us(w, b->idle_ns);
     jw_key(w, "exposed_wait_us"); if (split) jw_ns_as_us(w, b->exposed_wait_ns); else jw_null(w);
     jw_key(w, "exposed_transfer_us"); if (split) jw_ns_as_us(w, b->exposed_transfer_ns); else jw_null(w);
@@ -188,6 +190,8 @@ static void summary(jw *w, const tc_job *j) {
     opt_double(w, "exposed_transfer", sm->split_known, sm->share_exposed_transfer);
     opt_double(w, "exposed_wait", sm->split_known, sm->share_exposed_wait);
     jw_key(w, "memory_exposed"); jw_double(w, sm->share_memory_exposed);
+    jw_key(w, "memory_host_exposed"); jw_double(w, sm->share_memory_host_exposed);
+    jw_key(w, "memory_device_exposed"); jw_double(w, sm->share_memory_device_exposed);
     jw_key(w, "idle"); jw_double(w, sm->share_idle);
     jw_object_end(w);
     const tc_shares ss = {sm->step.compute, sm->step.exposed_comm, sm->step.exposed_transfer, sm->step.exposed_wait,

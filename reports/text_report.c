@@ -348,7 +348,10 @@ static void totals(const tw *t, const tc_job *j) {
         snprintf(it[n++], sizeof it[0], "exposed comm %.1f%% (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_comm,
                  100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
     else snprintf(it[n++], sizeof it[0], "exposed comm %.1f%%", 100 * sm->share_exposed_comm);
-    snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
+    if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
+        snprintf(it[n++], sizeof it[0], "memory %.1f%% (host %.1f%%, device %.1f%%)", 100 * sm->share_memory_exposed,
+                 100 * sm->share_memory_host_exposed, 100 * sm->share_memory_device_exposed);
+    else snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
     snprintf(it[n++], sizeof it[0], "idle %.1f%%", 100 * sm->share_idle);
     for (size_t i = 0; i < n; i++) items[i] = it[i];
     tc_term_join(out, items, n, " | ", 2, 4, t->width);

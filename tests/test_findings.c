@@ -46,7 +46,7 @@ static void make_job(tc_job *j, size_t n, size_t slow, int64_t slow_compute_ns) 
     sm->share_exposed_wait = 0.3;
     sm->share_exposed_transfer = 0.05;
     sm->share_idle = 0.02;
-    sm->share_memory_exposed = 0.01;
+    sm->share_memory_exposed = sm->share_memory_host_exposed = 0.01; /* host copies only */
 }
 
 static const char *reason(const tc_job *j, size_t i, char *buf) {
@@ -240,7 +240,7 @@ Test(findings, verdict_by_loss_class_then_transfer_against_wait) {
     sm->share_exposed_comm = 0.258;
     sm->share_exposed_transfer = 0.120;
     sm->share_exposed_wait = 0.138;
-    sm->share_memory_exposed = 0.009;
+    sm->share_memory_exposed = sm->share_memory_host_exposed = 0.009;
     sm->share_idle = 0.061;
     tc_analyze_options opt = {.bound_threshold = 0.15};
     cr_assert_eq(tc_job_findings(&j, &opt), 0);

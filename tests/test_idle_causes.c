@@ -318,14 +318,16 @@ Test(idle_causes, real_traces_give_the_independent_shares) {
 
 Test(idle_causes, call_lists) {
     static const struct { const char *name; tc_call_class cls; } cases[] = {
-        {"cudaStreamSynchronize", TC_CALL_SYNC}, {"cudaDeviceSynchronize", TC_CALL_SYNC}, {"cudaMemcpy", TC_CALL_SYNC},
-        {"cuMemcpyDtoH_v2", TC_CALL_SYNC}, {"cuMemcpyHtoD_v2", TC_CALL_SYNC}, {"cuMemcpyDtoHAsync_v2", TC_CALL_OTHER},
-        {"hipStreamSynchronize", TC_CALL_SYNC}, {"hipMemcpyWithStream", TC_CALL_SYNC}, {"hipMemcpy", TC_CALL_SYNC},
+        {"cudaStreamSynchronize", TC_CALL_SYNC}, {"cudaDeviceSynchronize", TC_CALL_SYNC}, {"cudaMemcpy", TC_CALL_SYNC_COPY},
+        {"cuMemcpyDtoH_v2", TC_CALL_SYNC_COPY}, {"cuMemcpyHtoD_v2", TC_CALL_SYNC_COPY}, {"cuMemcpyDtoHAsync_v2", TC_CALL_COPY},
+        {"hipStreamSynchronize", TC_CALL_SYNC}, {"hipMemcpyWithStream", TC_CALL_SYNC_COPY}, {"hipMemcpy", TC_CALL_SYNC_COPY},
         {"cudaStreamWaitEvent", TC_CALL_OTHER}, {"cudaEventRecord", TC_CALL_OTHER}, {"cudaMalloc", TC_CALL_MEMORY},
         {"cudaMallocAsync", TC_CALL_MEMORY}, {"cudaFreeHost", TC_CALL_MEMORY}, {"cudaHostAlloc", TC_CALL_MEMORY},
         {"cuMemAlloc_v2", TC_CALL_MEMORY}, {"hipMalloc", TC_CALL_MEMORY}, {"hipHostMalloc", TC_CALL_MEMORY},
         {"cudaLaunchKernel", TC_CALL_LAUNCH}, {"cudaLaunchKernel_ptsz_v7000", TC_CALL_LAUNCH},
-        {"cudaMemcpyAsync", TC_CALL_LAUNCH}, {"hipMemsetAsync", TC_CALL_LAUNCH}, {"hipExtModuleLaunchKernel", TC_CALL_LAUNCH},
+        {"cudaMemcpyAsync", TC_CALL_COPY}, {"hipMemsetAsync", TC_CALL_COPY}, {"hipExtModuleLaunchKernel", TC_CALL_LAUNCH},
+        {"hipMemcpyAsync", TC_CALL_COPY}, {"cuMemcpyHtoDAsync_v2", TC_CALL_COPY}, {"cuModuleLoadData", TC_CALL_MODULE},
+        {"cuModuleGetFunction", TC_CALL_MODULE}, {"cuLibraryLoadData", TC_CALL_MODULE}, {"hipModuleLoad", TC_CALL_MODULE},
         {"cuLaunchKernel", TC_CALL_LAUNCH}, {"cudaGraphLaunch", TC_CALL_GRAPH_LAUNCH},
         {"hipGraphLaunch", TC_CALL_GRAPH_LAUNCH}, {"cudaGetDeviceCount", TC_CALL_OTHER}, {"", TC_CALL_OTHER},
         {"hip", TC_CALL_OTHER}, {"_v", TC_CALL_OTHER},
