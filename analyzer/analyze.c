@@ -124,7 +124,9 @@ static void step_window(tc_rank_result *rr, const tc_step_map *m, bool has_gpu) 
     const tc_breakdown *b = &rr->step_b;
     rr->step_shares = (tc_shares){share(b->compute_ns, b->window_ns), share(b->exposed_comm_ns, b->window_ns),
                                   share(b->exposed_transfer_ns, b->window_ns), share(b->exposed_wait_ns, b->window_ns),
-                                  share(b->memory_exposed_ns, b->window_ns), share(b->idle_ns, b->window_ns)};
+                                  share(b->memory_exposed_ns, b->window_ns), share(b->idle_ns, b->window_ns),
+                                  share(b->memory_host_exposed_ns, b->window_ns),
+                                  share(b->memory_device_exposed_ns, b->window_ns)};
     rr->before_first_kernel_ns = has_gpu ? rr->b.first_ns - s : e - s;
     rr->after_last_kernel_ns = has_gpu ? e - rr->b.last_ns : 0;
 }

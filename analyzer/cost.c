@@ -125,8 +125,9 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     double comm = st ? s->step_share_exposed_comm : s->share_exposed_comm;
     f.exposed_transfer_share = s->split_known ? (st ? s->step_share_exposed_transfer : s->share_exposed_transfer) : comm;
     f.exposed_wait_share = s->split_known ? (st ? s->step_share_exposed_wait : s->share_exposed_wait) : 0;
-    f.idle_share = st ? s->step_share_idle + s->step_share_memory : s->share_idle + s->share_memory;
-    f.memory_share = st ? s->step_share_memory : s->share_memory;
+    /* host copies are a host loss; device copies (D2D, peer, memset) are GPU work, as compute */
+    f.memory_share = st ? s->step_share_memory_host : s->share_memory_host;
+    f.idle_share = (st ? s->step_share_idle : s->share_idle) + f.memory_share;
     static const tc_verdict verdicts[] = {TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
                                           TC_VERDICT_TOO_SMALL};
     f.verdict = TC_VERDICT_NONE;

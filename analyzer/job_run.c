@@ -35,6 +35,7 @@ static void summary_figures(tc_run_summary *s, const tc_summary *sm, bool exact)
     figure(true, sm->share_compute, &s->share_compute, exact);
     figure(true, sm->share_exposed_comm, &s->share_exposed_comm, exact);
     figure(true, sm->share_memory_exposed, &s->share_memory, exact);
+    figure(true, sm->share_memory_host_exposed, &s->share_memory_host, exact);
     figure(true, sm->share_idle, &s->share_idle, exact);
     s->split_known = figure(sm->split_known, sm->share_exposed_transfer, &s->share_exposed_transfer, exact) &&
                      figure(sm->split_known, sm->share_exposed_wait, &s->share_exposed_wait, exact);
@@ -44,6 +45,7 @@ static void summary_figures(tc_run_summary *s, const tc_summary *sm, bool exact)
     if (s->has_step_shares) {
         figure(true, st->exposed_comm, &s->step_share_exposed_comm, exact);
         figure(true, st->memory_exposed, &s->step_share_memory, exact);
+        figure(true, st->memory_host_exposed, &s->step_share_memory_host, exact);
         figure(true, st->idle, &s->step_share_idle, exact);
         figure(s->split_known, st->exposed_transfer, &s->step_share_exposed_transfer, exact);
         figure(s->split_known, st->exposed_wait, &s->step_share_exposed_wait, exact);

@@ -30,6 +30,7 @@ typedef struct {
 /* A breakdown's parts as shares 0..1 of its window (transfer/wait valid if split_known). */
 typedef struct {
     double compute, exposed_comm, exposed_transfer, exposed_wait, memory_exposed, idle;
+    double memory_host_exposed, memory_device_exposed; /* memory_exposed's two parts */
 } tc_shares;
 
 /* Adds b into sum (window, every figure; split_known stays true only if both are). */

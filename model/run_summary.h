@@ -58,11 +58,12 @@ typedef struct tc_run_summary {
     double step_time_us;        /* mean step time over ranks, µs */
     bool split_known;           /* transfer and wait are separated (more than one rank) */
     double share_compute, share_exposed_comm, share_exposed_transfer, share_exposed_wait,
-        share_memory, share_idle; /* shares 0..1 of the summed GPU windows; transfer/wait valid
+        share_memory, share_idle, share_memory_host; /* shares 0..1 of the summed GPU windows (share_memory_host:
+                                     the host copies' part of share_memory); transfer/wait valid
                                      if split_known */
     bool has_step_shares;       /* summary.step_shares is not null: the run has ProfilerSteps */
     double step_share_compute, step_share_exposed_comm, step_share_exposed_transfer, step_share_exposed_wait,
-        step_share_memory, step_share_idle; /* shares 0..1 of the summed step windows (the cost model
+        step_share_memory, step_share_idle, step_share_memory_host; /* shares 0..1 of the summed step windows (the cost model
                                      prices these when has_step_shares); transfer/wait valid if
                                      split_known */
     double step_window_us;      /* summary.step_window_us: the ranks' step windows summed, µs */

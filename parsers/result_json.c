@@ -160,6 +160,8 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
     num(get(sh, "compute"), &s->share_compute);
     num(get(sh, "exposed_comm"), &s->share_exposed_comm);
     num(get(sh, "memory_exposed"), &s->share_memory);
+    if (!num(get(sh, "memory_host_exposed"), &s->share_memory_host)) /* before issue 28: not split */
+        s->share_memory_host = s->share_memory;
     num(get(sh, "idle"), &s->share_idle);
     s->split_known = num(get(sh, "exposed_transfer"), &s->share_exposed_transfer) &&
                      num(get(sh, "exposed_wait"), &s->share_exposed_wait);
@@ -169,6 +171,7 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
     if (s->has_step_shares) {
         num(get(st, "exposed_comm"), &s->step_share_exposed_comm);
         num(get(st, "memory_exposed"), &s->step_share_memory);
+        if (!num(get(st, "memory_host_exposed"), &s->step_share_memory_host)) s->step_share_memory_host = s->step_share_memory;
         num(get(st, "idle"), &s->step_share_idle);
         if (s->split_known) {
             num(get(st, "exposed_transfer"), &s->step_share_exposed_transfer);

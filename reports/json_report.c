@@ -39,6 +39,8 @@ static void step_window(jw *w, bool has, int64_t window_ns, const tc_shares *s, 
     opt_double(w, "exposed_transfer", split, s->exposed_transfer);
     opt_double(w, "exposed_wait", split, s->exposed_wait);
     jw_key(w, "memory_exposed"); jw_double(w, s->memory_exposed);
+    jw_key(w, "memory_host_exposed"); jw_double(w, s->memory_host_exposed);
+    jw_key(w, "memory_device_exposed"); jw_double(w, s->memory_device_exposed);
     jw_key(w, "idle"); jw_double(w, s->idle);
     jw_object_end(w);
 }
@@ -195,7 +197,8 @@ static void summary(jw *w, const tc_job *j) {
     jw_key(w, "idle"); jw_double(w, sm->share_idle);
     jw_object_end(w);
     const tc_shares ss = {sm->step.compute, sm->step.exposed_comm, sm->step.exposed_transfer, sm->step.exposed_wait,
-                          sm->step.memory_exposed, sm->step.idle};
+                          sm->step.memory_exposed, sm->step.idle, sm->step.memory_host_exposed,
+                          sm->step.memory_device_exposed};
     step_window(w, sm->step.has, sm->step.b.window_ns, &ss, sm->split_known);
     tc_host_wait_json_step_causes(w, sm->step.has, &sm->step.causes, sm->step.before_first_kernel_ns,
                                   sm->step.after_last_kernel_ns);
