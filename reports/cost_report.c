@@ -438,7 +438,7 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
                                                            "memory copies per month"};
     static const char *const how[TC_COST_LOSS_COUNT] = {"N x P x H x u x t", "N x P x H x u x (s - t)",
                                                         "N x P x H x u x wait share", "N x P x H x u x idle share",
-                                                        "N x P x H x u x exposed memory share"};
+                                                        "N x P x H x u x exposed host-copy share"};
     char v[112], w[120], f[400];
     bool lower = r->efficiency_bound == TC_COST_LOWER;
     tc_cost_bound up = lower ? TC_COST_UPPER : TC_COST_EXACT;

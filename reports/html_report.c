@@ -245,7 +245,7 @@ static void section_cost(hr *h) {
     static const char *const how[TC_COST_LOSS_COUNT] = {
         "N x P x 730 h x u x t, the inter-node process groups' exposed transfer share",
         "N x P x 730 h x u x (exposed transfer share - t)", "N x P x 730 h x u x exposed wait share",
-        "N x P x 730 h x u x idle share", "N x P x 730 h x u x exposed memory share"};
+        "N x P x 730 h x u x idle share", "N x P x 730 h x u x exposed host-copy share"};
     static const char *const label[TC_COST_LOSS_COUNT] = {"inter-node network loss", "intra-node comm loss",
                                                           "straggler loss", "host idle loss", "memory copies loss"};
     for (int k = 0; k < TC_COST_LOSS_COUNT; k++) {
