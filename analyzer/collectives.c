@@ -31,6 +31,7 @@ typedef struct {
     uint32_t ranks_with;   /* ranks that have this group */
     int64_t group_size;    /* from args, -1 unknown */
     size_t pg;             /* its process group in tc_job.groups (groups.h), SIZE_MAX none */
+    int64_t end_tol;       /* ordinal groups: ends of one instance agree within this, ns (measure_spread) */
 } group_info;
 
 int tc_dtype_bytes(const char *d) {
@@ -141,7 +142,6 @@ typedef struct {
     int64_t **offset_samples;  /* per rank: its end-time differences to rank 0, ns */
     size_t *n_off, *cap_off;
     double fabric_bytes, fabric_ns; /* bytes × bus factor and ns of the big transfers */
-    int64_t end_tol;           /* ns: ends of one instance agree within this (measure_spread) */
 } matcher;
 
 static const tc_trace *rank_trace(const matcher *m, size_t r) { return &m->j->traces[m->j->ranks[r].input]; }
@@ -196,7 +196,7 @@ static int rank_keys(matcher *m, size_t r) {
         if (gid == TC_NONE) return -1;
         if (gid >= m->n_ginfo) {
             size_t pg = c && c->pg_name != TC_NONE ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
-            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg};
+            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg, 0};
             if (!gi.label || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) { free(gi.label); return -1; }
         }
         assert(gid < m->n_ginfo); /* ids are handed out in order */
@@ -550,10 +550,18 @@ static void group_counts(const matcher *m, size_t a, size_t b, bool *has, size_t
     for (size_t r = 0; r < m->nr && *ref == m->nr; r++) if (has[r]) *ref = r;
 }
 
-/* The job's end spread and the agreement tolerance (m->end_tol). Every ordinal group's ranks that
- * agree in count and sizes are paired in order; the spread is the SPREAD_QUANTILE quantile of their
- * residuals (inorder_residuals: how far an end lies from where its rank's clock offset puts it), and
- * ends agree within SPREAD_FACTOR spreads plus END_RESOLUTION_NS. 0, or -1 out of memory. */
+static int64_t quantile_spread(int64_t *v, size_t n) {
+    tc_sort_i64(v, n);
+    return v[(size_t)((double)(n - 1) * SPREAD_QUANTILE)];
+}
+
+/* The end spread of each ordinal group and of the job, and each group's agreement tolerance
+ * (group_info.end_tol). Every ordinal group's ranks that agree in count and sizes are paired in
+ * order; a spread is the SPREAD_QUANTILE quantile of their residuals (inorder_residuals: how far an
+ * end lies from where its rank's clock offset puts it), the group's own, or the job's (all groups'
+ * residuals pooled) for a group without such pairs; ends agree within SPREAD_FACTOR spreads plus
+ * END_RESOLUTION_NS. A group of its own spread keeps it: point-to-point kernels whose ends do not
+ * coincide do not loosen the others. 0, or -1 out of memory. */
 static int measure_spread(matcher *m, bool *has, size_t *cnt) {
     int64_t *v = NULL;
     size_t n = 0, cap = 0;
@@ -564,17 +572,16 @@ static int measure_spread(matcher *m, bool *has, size_t *cnt) {
         uint32_t with;
         size_t ref;
         group_counts(m, a, b, has, cnt, &with, &ref);
+        size_t n0 = n;
         if (with >= 2) rc = group_residuals(m, a, b, has, cnt, &v, &n, &cap);
+        m->ginfo[m->recs[a].group].end_tol = n > n0 ? SPREAD_FACTOR * quantile_spread(v + n0, n - n0) + END_RESOLUTION_NS : -1;
     }
-    int64_t spread = 0;
-    if (n) {
-        tc_sort_i64(v, n);
-        spread = v[(size_t)((double)(n - 1) * SPREAD_QUANTILE)];
-    }
+    int64_t spread = n ? quantile_spread(v, n) : 0;
     free(v);
-    m->end_tol = SPREAD_FACTOR * spread + END_RESOLUTION_NS;
+    m->j->summary.has_end_spread = n > 0;
     m->j->summary.end_spread_ns = spread;
-    m->j->summary.end_tol_ns = m->end_tol;
+    for (size_t g = 0; g < m->n_ginfo; g++)
+        if (m->ginfo[g].end_tol < 0) m->ginfo[g].end_tol = SPREAD_FACTOR * spread + END_RESOLUTION_NS;
     return rc;
 }
 
@@ -596,11 +603,11 @@ static int align_ordinals(matcher *m, size_t a, size_t b, const bool *has, const
             if (!has[r] || r == ref) continue;
             kernel_list lb = {rank_trace(m, r), lists[r], cnt[r]};
             int64_t offset = 0;
-            size_t agree = align_by_ends(&la, &lb, pair, scratch, &offset, m->end_tol);
+            size_t agree = align_by_ends(&la, &lb, pair, scratch, &offset, gi->end_tol);
             if (same_in_order(&la, &lb)) {
                 size_t in_order = 0;
                 inorder_residuals(&la, &lb, res);
-                for (size_t k = 0; k < lb.n; k++) in_order += res[k] <= m->end_tol;
+                for (size_t k = 0; k < lb.n; k++) in_order += res[k] <= gi->end_tol;
                 if (agree <= in_order) {
                     for (size_t k = 0; k < lb.n; k++) pair[k] = (long)k;
                     agree = in_order;
@@ -817,6 +824,7 @@ int tc_collectives_match(tc_job *j) {
     int rc = m.groups && m.offset_samples && m.n_off && m.cap_off ? 0 : -1;
     for (size_t r = 0; rc == 0 && r < m.nr; r++) rc = rank_keys(&m, r);
     if (rc == 0 && m.nr >= 2 && m.n_recs > 0) {
+        j->summary.has_coll_instances = true;
         number_repeats(&m);
         rc = align_groups(&m);
         if (rc == 0) rc = match_instances(&m);

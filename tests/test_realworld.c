@@ -156,6 +156,9 @@ Test(realworld, ranks_leaving_collectives_apart_match_every_instance, .timeout =
         assert_matched_waits(doc, exp, spread_jobs[i]);
         cr_expect_str_eq(YAJL_GET_STRING(tu_get(doc, "summary", "basis", NULL)), "complete", "%s", spread_jobs[i]);
         cr_expect_not(warned(doc, "could not be matched"), "%s: an instance left unmatched", spread_jobs[i]);
+        cr_expect_eq(YAJL_GET_INTEGER(tu_get(doc, "summary", "unmatched_collectives", NULL)), 0, "%s", spread_jobs[i]);
+        yajl_val sp = tu_get(doc, "summary", "collective_end_spread_us", NULL); /* within the planted 1-3 µs */
+        cr_expect(sp && YAJL_IS_NUMBER(sp) && YAJL_GET_DOUBLE(sp) <= 3.0005, "%s: end spread", spread_jobs[i]);
         yajl_tree_free(doc);
         yajl_tree_free(exp);
         tu_sh(NULL, "rm -rf %s", dir);
@@ -187,6 +190,7 @@ Test(realworld, a_lost_kernel_on_real_clocks_is_said_and_moves_nothing_else, .ti
         cr_expect(bs && strcmp(bs, spread_damaged[i].basis) == 0, "%s: basis_summary \"%s\"", opts, bs ? bs : "(null)");
         yajl_val s = tu_get(doc, "summary", "straggler_rank", NULL);
         cr_expect(s && YAJL_IS_NUMBER(s) && YAJL_GET_INTEGER(s) == 2, "%s: the planted straggler", opts);
+        cr_expect_eq(YAJL_GET_INTEGER(tu_get(doc, "summary", "unmatched_collectives", NULL)), 1, "%s", opts);
         yajl_tree_free(doc);
         yajl_tree_free(exp);
         tu_sh(NULL, "rm -rf %s", dir);
