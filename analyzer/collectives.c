@@ -2,10 +2,10 @@
  *
  * Method. Every comm kernel gets a key: (process group, Seq) when the trace has them; otherwise
  * (process group, its ordinal among that group's kernels on the rank); otherwise (stream, name,
- * ordinal). When ranks hold different numbers of an ordinal group's kernels, each rank's are aligned
- * to the reference rank's by their end times (stage 2 below: true end times coincide, so a right
- * alignment shows one clock offset). An instance is matched when
- * every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
+ * ordinal). A rank's kernels of an ordinal group pair in order with the reference rank's when they
+ * agree in count and sizes, unless their end times say otherwise; else they are aligned by end times
+ * (stage 2 below: the ends of one instance coincide within the job's measured end spread, so a right
+ * alignment shows one clock offset). An instance is matched when every rank that has its group has it; the rest stay unmatched, are counted as transfer, and are
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
 #include "groups.h"
@@ -31,6 +31,7 @@ typedef struct {
     uint32_t ranks_with;   /* ranks that have this group */
     int64_t group_size;    /* from args, -1 unknown */
     size_t pg;             /* its process group in tc_job.groups (groups.h), SIZE_MAX none */
+    int64_t end_tol;       /* ordinal groups: ends of one instance agree within this, ns (measure_spread) */
 } group_info;
 
 int tc_dtype_bytes(const char *d) {
@@ -195,7 +196,7 @@ static int rank_keys(matcher *m, size_t r) {
         if (gid == TC_NONE) return -1;
         if (gid >= m->n_ginfo) {
             size_t pg = c && c->pg_name != TC_NONE ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
-            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg};
+            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg, 0};
             if (!gi.label || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) { free(gi.label); return -1; }
         }
         assert(gid < m->n_ginfo); /* ids are handed out in order */
@@ -227,18 +228,20 @@ static void number_repeats(matcher *m) {
 /* ---- Stage 2: aligning the ordinals of one group across ranks -------------------------------------
  * When a rank lacks kernels of an ordinal group that others have (a kernel lost by the profiler, a
  * rank whose trace stops early or starts late), order alone pairs the wrong kernels from the first
- * difference on. True end times of one instance coincide on every rank (everyone leaves a
- * collective together), so on their absolute clocks a rank's ends are the reference rank's plus one
- * clock offset. Each rank's kernels are aligned to the reference rank's:
+ * difference on. End times of one instance nearly coincide on every rank (everyone leaves a
+ * collective together, within the job's end spread: measure_spread), so on their absolute clocks a
+ * rank's ends are the reference rank's plus one clock offset. Each rank's kernels are aligned to the
+ * reference rank's (and kept in order when they agree with it in count and sizes and no alignment
+ * agrees on more pairs: align_ordinals):
  *  1. candidate offsets: where the end-time differences of kernels a few places apart in order bunch
  *     most, and each shift's median difference (offset_candidates);
  *  2. under each, both lists are walked pairing each kernel with the other rank's kernel whose end
- *     is nearest (a kernel nearer to another partner has none), following the offset as clocks
- *     drift (walk_pairs); a pair agrees when the ends are within a quarter of the gap to the
- *     neighbouring kernels and the message sizes, when both are known, are equal;
+ *     is nearest (a kernel nearer to another partner has none), following the offset halfway to each
+ *     agreeing pair as clocks drift (walk_pairs); a pair agrees when the ends are within a quarter
+ *     of the gap to the neighbouring kernels and the message sizes, when both are known, are equal;
  *  3. the true pairs' residual is the smallest median residual among the candidates that pair at
- *     least half as many as the best; the candidate with most pairs within 8 times that (or 1 µs)
- *     wins, the smaller offset among equals (align_by_ends). A whole step's misalignment can pair as
+ *     least half as many as the best; the candidate with most pairs within 8 times that (at least
+ *     the job's end tolerance) wins, the smaller offset among equals (align_by_ends). A whole step's misalignment can pair as
  *     many kernels as the truth, but never as closely; the hosts of one job keep their clocks close.
  * The alignment is used only with real agreement: two pairs or more, and half of the shorter list.
  * Otherwise (a single kernel, ends that do not coincide, as point-to-point kernels whose peers are
@@ -290,7 +293,7 @@ static size_t walk_pairs(const kernel_list *a, const kernel_list *b, int64_t o, 
         if (pair_agrees(a, i, b, k, o, tol, &r)) {
             if (res) res[agree] = r;
             agree++;
-            o = list_end(b, k) - list_end(a, i);
+            o += (list_end(b, k) - list_end(a, i) - o) / 2; /* follows drift, halves one end's noise */
             pair[k] = (long)i;
         } else if (tol < 0) pair[k] = (long)i;
         i++;
@@ -359,16 +362,15 @@ static size_t offset_candidates(const kernel_list *a, const kernel_list *b, long
     return n;
 }
 
-#define END_RESOLUTION_NS 1000 /* ends closer than this are the same: Kineto's µs before PyTorch 2.4 */
-
 /* The best alignment of b to a into pair[] (b->n entries); *offset its clock offset. Every candidate
  * offset is walked loosely (pair_agrees without tol); the residual of true pairs is the smallest
  * median residual among the candidates pairing at least half as many as the best, and tol = 8
- * times that (at least the timestamps' resolution): a whole step's misalignment can pair as many
+ * times that (at least floor_tol, the job's end tolerance): a whole step's misalignment can pair as many
  * kernels, but never that closely. The candidate under which most pairs agree within tol wins
  * (the smaller offset among equals: the hosts of one job keep their clocks close). Returns its
  * agreeing pairs, or 0 when none had real agreement (pair[] is then order). */
-static size_t align_by_ends(const kernel_list *a, const kernel_list *b, long *pair, long *scratch, int64_t *offset) {
+static size_t align_by_ends(const kernel_list *a, const kernel_list *b, long *pair, long *scratch, int64_t *offset,
+                            int64_t floor_tol) {
     size_t diff = a->n > b->n ? a->n - b->n : b->n - a->n;
     long span = (long)(diff + 4 < 32 ? diff + 4 : 32);
     int64_t cand[DENSE_CANDIDATES + 2 * 32 + 1], med[DENSE_CANDIDATES + 2 * 32 + 1];
@@ -381,7 +383,7 @@ static size_t align_by_ends(const kernel_list *a, const kernel_list *b, long *pa
     }
     for (size_t c = 0; c < n_cand; c++)
         if (res && loose[c] && 2 * loose[c] >= most && med[c] < typical) typical = med[c];
-    int64_t tol = typical == INT64_MAX ? 0 : typical > END_RESOLUTION_NS / 8 ? 8 * typical : END_RESOLUTION_NS;
+    int64_t tol = typical == INT64_MAX ? 0 : 8 * typical > floor_tol ? 8 * typical : floor_tol;
     for (size_t c = 0; res && c < n_cand; c++) {
         if (!loose[c]) continue;
         size_t agree = walk_pairs(a, b, cand[c], scratch, tol, NULL);
@@ -452,58 +454,195 @@ static void warn_alignment(matcher *m, const char *label, size_t r, size_t ref, 
     free(un_b); free(un_a); free(paired);
 }
 
-/* Stage 2, one ordinal group recs[a, b): each rank's kernels are aligned to the reference rank `ref`
- * (align_by_ends) and keyed by their partner's ordinal; kernels without one get keys no other rank
- * has (unmatched). */
+/* ---- Stage 2, in order first: the end spread of the job and the order rule -------------------------
+ * Real ranks leave a collective a few µs apart, not at one instant, and µs timestamps round each end.
+ * Ranks whose kernels of a group agree in count and sizes pair in order unless the ends say
+ * otherwise: unless an alignment by ends agrees on more pairs than the order does. The tolerance of
+ * "agree" comes from the spread the job shows (measure_spread), not a fixed figure. */
+
+#define SPREAD_WINDOW 4        /* an in-order pair's clock offset: the median difference within 4 places */
+#define SPREAD_QUANTILE 0.9    /* the job's end spread: this quantile of the in-order residuals */
+#define SPREAD_FACTOR 4        /* ends of one instance agree within 4 spreads ... */
+#define END_RESOLUTION_NS 2000 /* ... plus the rounding of two µs timestamps (Kineto's before PyTorch 2.4) */
+
+/* Do a and b hold as many kernels, of the same message sizes in order where both are known? */
+static bool same_in_order(const kernel_list *a, const kernel_list *b) {
+    if (a->n != b->n) return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const tc_gpu_event *x = &a->t->gpu[a->ev[i]], *y = &b->t->gpu[b->ev[i]];
+        if (x->coll != TC_NONE && y->coll != TC_NONE && a->t->colls[x->coll].in_nelems != b->t->colls[y->coll].in_nelems)
+            return false;
+    }
+    return true;
+}
+
+/* The residuals of a and b paired in order (same_in_order): res[k] = |d_k − the median of d over the
+ * pairs within SPREAD_WINDOW places|, d_k = b's k-th end − a's k-th end on their absolute clocks (the
+ * local median follows clocks that drift). */
+static void inorder_residuals(const kernel_list *a, const kernel_list *b, int64_t *res) {
+    int64_t win[2 * SPREAD_WINDOW + 1];
+    for (size_t k = 0; k < a->n; k++) {
+        size_t lo = k > SPREAD_WINDOW ? k - SPREAD_WINDOW : 0, hi = k + SPREAD_WINDOW < a->n ? k + SPREAD_WINDOW : a->n - 1;
+        size_t q = 0;
+        for (size_t i = lo; i <= hi; i++) win[q++] = list_end(b, i) - list_end(a, i);
+        res[k] = llabs(list_end(b, k) - list_end(a, k) - median_i64(win, q));
+    }
+}
+
+/* Per rank: its kernels of the group recs[a, b), in ordinal order (records of one rank are ordered by
+ * key within the group block). NULL out of memory; free with free_lists. */
+static uint32_t **group_lists(const matcher *m, size_t a, size_t b, const bool *has, const size_t *cnt) {
+    uint32_t **lists = calloc(m->nr, sizeof *lists);
+    size_t *fill = calloc(m->nr, sizeof *fill);
+    bool ok = lists && fill;
+    for (size_t r = 0; ok && r < m->nr; r++)
+        if (has[r]) ok = (lists[r] = malloc((cnt[r] + 1) * sizeof **lists)) != NULL;
+    for (size_t i = a; ok && i < b; i++) lists[m->recs[i].rank][fill[m->recs[i].rank]++] = m->recs[i].event;
+    free(fill);
+    if (ok) return lists;
+    for (size_t r = 0; lists && r < m->nr; r++) free(lists[r]);
+    free(lists);
+    return NULL;
+}
+
+static void free_lists(uint32_t **lists, size_t nr) {
+    for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
+    free(lists);
+}
+
+/* One ordinal group's in-order residuals into *v: each rank that has it against the previous rank
+ * that has it, when the two agree in count and sizes. 0, or -1 out of memory. */
+static int group_residuals(matcher *m, size_t a, size_t b, const bool *has, const size_t *cnt, int64_t **v, size_t *n,
+                           size_t *cap) {
+    uint32_t **lists = group_lists(m, a, b, has, cnt);
+    if (!lists) return -1;
+    int rc = 0;
+    for (size_t r = 0, prev = m->nr; rc == 0 && r < m->nr; r++) {
+        if (!has[r]) continue;
+        kernel_list la = {prev < m->nr ? rank_trace(m, prev) : NULL, prev < m->nr ? lists[prev] : NULL,
+                          prev < m->nr ? cnt[prev] : 0};
+        kernel_list lb = {rank_trace(m, r), lists[r], cnt[r]};
+        if (prev < m->nr && same_in_order(&la, &lb)) {
+            int64_t *res = malloc((lb.n + 1) * sizeof *res);
+            if (!res) { rc = -1; break; }
+            inorder_residuals(&la, &lb, res);
+            for (size_t k = 0; rc == 0 && k < lb.n; k++) rc = TC_PUSH(*v, *n, *cap, res[k]) ? -1 : 0;
+            free(res);
+        }
+        prev = r;
+    }
+    free_lists(lists, m->nr);
+    return rc;
+}
+
+/* Which ranks have the group recs[a, b) and how many of its kernels each holds (*ranks_with: how
+ * many ranks); *ref: the first rank that has it (nr: none). */
+static void group_counts(const matcher *m, size_t a, size_t b, bool *has, size_t *cnt, uint32_t *ranks_with, size_t *ref) {
+    memset(has, 0, m->nr * sizeof *has);
+    memset(cnt, 0, m->nr * sizeof *cnt);
+    *ranks_with = 0;
+    for (size_t i = a; i < b; i++) {
+        if (!has[m->recs[i].rank]) (*ranks_with)++;
+        has[m->recs[i].rank] = true;
+        cnt[m->recs[i].rank]++;
+    }
+    *ref = m->nr;
+    for (size_t r = 0; r < m->nr && *ref == m->nr; r++) if (has[r]) *ref = r;
+}
+
+static int64_t quantile_spread(int64_t *v, size_t n) {
+    tc_sort_i64(v, n);
+    return v[(size_t)((double)(n - 1) * SPREAD_QUANTILE)];
+}
+
+/* The end spread of each ordinal group and of the job, and each group's agreement tolerance
+ * (group_info.end_tol). Every ordinal group's ranks that agree in count and sizes are paired in
+ * order; a spread is the SPREAD_QUANTILE quantile of their residuals (inorder_residuals: how far an
+ * end lies from where its rank's clock offset puts it), the group's own, or the job's (all groups'
+ * residuals pooled) for a group without such pairs; ends agree within SPREAD_FACTOR spreads plus
+ * END_RESOLUTION_NS. A group of its own spread keeps it: point-to-point kernels whose ends do not
+ * coincide do not loosen the others. 0, or -1 out of memory. */
+static int measure_spread(matcher *m, bool *has, size_t *cnt) {
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (size_t a = 0, b; rc == 0 && a < m->n_recs; a = b) {
+        for (b = a; b < m->n_recs && m->recs[b].group == m->recs[a].group;) b++;
+        if (m->ginfo[m->recs[a].group].by_seq) continue;
+        uint32_t with;
+        size_t ref;
+        group_counts(m, a, b, has, cnt, &with, &ref);
+        size_t n0 = n;
+        if (with >= 2) rc = group_residuals(m, a, b, has, cnt, &v, &n, &cap);
+        m->ginfo[m->recs[a].group].end_tol = n > n0 ? SPREAD_FACTOR * quantile_spread(v + n0, n - n0) + END_RESOLUTION_NS : -1;
+    }
+    int64_t spread = n ? quantile_spread(v, n) : 0;
+    free(v);
+    m->j->summary.has_end_spread = n > 0;
+    m->j->summary.end_spread_ns = spread;
+    for (size_t g = 0; g < m->n_ginfo; g++)
+        if (m->ginfo[g].end_tol < 0) m->ginfo[g].end_tol = SPREAD_FACTOR * spread + END_RESOLUTION_NS;
+    return rc;
+}
+
+/* Stage 2, one ordinal group recs[a, b): each rank's kernels are paired with the reference rank
+ * `ref`'s: in order when the two agree in count and sizes and no alignment by ends (align_by_ends)
+ * agrees on more pairs, else by that alignment; kernels are keyed by their partner's ordinal, and
+ * those without one get keys the reference has not (unmatched). */
 static int align_ordinals(matcher *m, size_t a, size_t b, const bool *has, const size_t *cnt, size_t ref) {
     size_t nr = m->nr, biggest = 0;
     for (size_t r = 0; r < nr; r++) if (has[r] && cnt[r] > biggest) biggest = cnt[r];
-    uint32_t **lists = calloc(nr, sizeof *lists); /* per rank: its events of the group, in key order */
-    size_t *fill = calloc(nr, sizeof *fill);
+    uint32_t **lists = group_lists(m, a, b, has, cnt);
     long *pair = malloc((biggest + 1) * sizeof *pair), *scratch = malloc((biggest + 1) * sizeof *scratch);
-    bool ok = lists && fill && pair && scratch;
-    for (size_t r = 0; ok && r < nr; r++)
-        if (has[r]) ok = (lists[r] = malloc(cnt[r] * sizeof **lists)) != NULL;
+    int64_t *res = malloc((biggest + 1) * sizeof *res);
+    bool ok = lists && pair && scratch && res;
     if (ok) {
-        /* records of one rank are ordered by key (= ordinal) within the group block */
-        for (size_t i = a; i < b; i++) lists[m->recs[i].rank][fill[m->recs[i].rank]++] = m->recs[i].event;
         const group_info *gi = &m->ginfo[m->recs[a].group];
         kernel_list la = {rank_trace(m, ref), lists[ref], cnt[ref]};
-        int64_t spare = (int64_t)cnt[ref]; /* keys from here on belong to no reference kernel */
         for (size_t r = 0; r < nr; r++) {
             if (!has[r] || r == ref) continue;
             kernel_list lb = {rank_trace(m, r), lists[r], cnt[r]};
             int64_t offset = 0;
-            size_t agree = align_by_ends(&la, &lb, pair, scratch, &offset);
-            for (size_t i = a, k = 0; i < b; i++)
-                if (m->recs[i].rank == r) { m->recs[i].key = pair[k] >= 0 ? pair[k] : spare++; k++; }
+            size_t agree = align_by_ends(&la, &lb, pair, scratch, &offset, gi->end_tol);
+            if (same_in_order(&la, &lb)) {
+                size_t in_order = 0;
+                inorder_residuals(&la, &lb, res);
+                for (size_t k = 0; k < lb.n; k++) in_order += res[k] <= gi->end_tol;
+                if (agree <= in_order) {
+                    for (size_t k = 0; k < lb.n; k++) pair[k] = (long)k;
+                    agree = in_order;
+                }
+            }
+            /* a kernel without partner: a key past the reference's, by where it falls among them (the
+             * ranks' kernels missing from the reference at one place are one instance, unmatched) */
+            long prev = -1;
+            int64_t run = 0, spare_base = (int64_t)cnt[ref], stride = (int64_t)biggest + 1;
+            for (size_t i = a, k = 0; i < b; i++) {
+                if (m->recs[i].rank != r) continue;
+                if (pair[k] >= 0) { m->recs[i].key = prev = pair[k]; run = 0; }
+                else m->recs[i].key = spare_base + (prev + 1) * stride + run++;
+                k++;
+            }
             warn_alignment(m, gi->label, r, ref, &la, &lb, pair, agree, offset);
         }
     }
-    for (size_t r = 0; lists && r < nr; r++) free(lists[r]);
-    free(lists); free(fill); free(pair); free(scratch);
+    free_lists(lists, nr);
+    free(pair); free(scratch); free(res);
     return ok ? 0 : -1;
 }
 
-/* Stage 2: which ranks have each group; ordinal groups aligned to their first rank; records
- * sorted again by the aligned keys. */
+/* Stage 2: which ranks have each group; the job's end spread; ordinal groups aligned to their first
+ * rank; records sorted again by the aligned keys. */
 static int align_groups(matcher *m) {
     size_t nr = m->nr;
     bool *has = malloc(nr * sizeof *has);
     size_t *cnt = malloc(nr * sizeof *cnt);
-    int rc = has && cnt ? 0 : -1;
+    int rc = has && cnt ? measure_spread(m, has, cnt) : -1;
     for (size_t a = 0, b; rc == 0 && a < m->n_recs; a = b) {
         for (b = a; b < m->n_recs && m->recs[b].group == m->recs[a].group;) b++;
         group_info *gi = &m->ginfo[m->recs[a].group];
-        memset(has, 0, nr * sizeof *has);
-        memset(cnt, 0, nr * sizeof *cnt);
-        for (size_t i = a; i < b; i++) {
-            if (!has[m->recs[i].rank]) gi->ranks_with++;
-            has[m->recs[i].rank] = true;
-            cnt[m->recs[i].rank]++;
-        }
-        size_t ref = nr;
-        for (size_t r = 0; r < nr && ref == nr; r++) if (has[r]) ref = r;
+        size_t ref;
+        group_counts(m, a, b, has, cnt, &gi->ranks_with, &ref);
         /* every ordinal group, even counts too: one rank may lack the first kernel, another the last */
         if (!gi->by_seq && gi->ranks_with >= 2 && ref < nr) rc = align_ordinals(m, a, b, has, cnt, ref);
     }
@@ -594,8 +733,10 @@ static int match_instances(matcher *m) {
         const comm_rec *r0 = &m->recs[a];
         for (b = a; b < m->n_recs && m->recs[b].group == r0->group && m->recs[b].key == r0->key && m->recs[b].sub == r0->sub;)
             b++;
+        m->j->summary.coll_instances++;
         if (!instance_matched(m, a, b)) {
             for (size_t i = a; i < b; i++) m->j->ranks[m->recs[i].rank].unmatched_comm++;
+            m->j->summary.unmatched_instances++;
             continue;
         }
         int64_t transfer, wait_sum;
@@ -683,6 +824,7 @@ int tc_collectives_match(tc_job *j) {
     int rc = m.groups && m.offset_samples && m.n_off && m.cap_off ? 0 : -1;
     for (size_t r = 0; rc == 0 && r < m.nr; r++) rc = rank_keys(&m, r);
     if (rc == 0 && m.nr >= 2 && m.n_recs > 0) {
+        j->summary.has_coll_instances = true;
         number_repeats(&m);
         rc = align_groups(&m);
         if (rc == 0) rc = match_instances(&m);

@@ -216,8 +216,8 @@ static void add_basis(tc_summary *sm, tc_basis_reason b) {
 }
 
 /* Whether the conclusions rest on partial data, and why: ranks of the job missing from the inputs
- * (its world size, else a process group's size), unmatched collectives above 5% of exposed comm
- * (counted as transfer), inputs cut short, exposed comm not split into wait and transfer (one rank,
+ * (its world size, else a process group's size), any unmatched collective instance (counted as
+ * transfer), inputs cut short, exposed comm not split into wait and transfer (one rank,
  * or collectives not matched). Each of these but a cut input makes transfer an upper bound and wait
  * a lower bound. */
 static void decide_basis(tc_job *j) {
@@ -241,11 +241,12 @@ static void decide_basis(tc_job *j) {
     }
     int64_t unmatched = 0;
     for (size_t r = 0; r < j->n_ranks; r++) unmatched += j->ranks[r].unmatched_exposed_ns;
-    double um = share_of(unmatched, sm->b.exposed_comm_ns);
-    if (sm->split_known && um > TC_BASIS_UNMATCHED_SHARE) {
+    if (sm->split_known && sm->unmatched_instances > 0) {
         memset(&b, 0, sizeof b);
         b.code = TC_BASIS_UNMATCHED;
-        b.share = um;
+        b.count = sm->unmatched_instances;
+        b.of = sm->coll_instances;
+        b.share = share_of(unmatched, sm->b.exposed_comm_ns);
         add_basis(sm, b);
     }
     bool bounds = sm->n_basis_reasons > 0;

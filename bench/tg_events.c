@@ -419,7 +419,7 @@ static void record_gop(rw_t *w, const gop *g, int written) {
     e.seq = g->seq;
     e.ci = g->ci;
     e.real_group = g->ci ? g->group : 0;
-    e.wait = g->ci ? g->wait : g->d - c->T;
+    e.wait = g->wait;
     /* a kernel's group is known from its own args or its record_param_comms (NCCL only) */
     if (c->o.pg && c->o.comm_lib == LIB_NCCL) e.group = e.real_group;
   } else {
@@ -521,6 +521,13 @@ int64_t jitter(const ctx_t *c, int s, int r, int k) {
   uint64_t n = (uint64_t)(c->J / c->q) + 1;
   return (int64_t)(h4(c->o.seed, 1 + (uint64_t)s, (uint64_t)r, (uint64_t)k) % n) * c->q;
 }
+/* how much earlier than the collective's end X rank r's kernel of collective k of step s ends:
+ * uniform in [0, --end-spread-us], in the time quantum (0 without the option) */
+int64_t end_spread(const ctx_t *c, int s, int r, int k) {
+  if (c->SPR == 0) return 0;
+  uint64_t n = (uint64_t)(c->SPR / c->q) + 1;
+  return (int64_t)(h4(c->o.seed ^ 0x5E5EADULL, 1 + (uint64_t)s, (uint64_t)r, (uint64_t)k) % n) * c->q;
+}
 /* arrival of rank r at collective k of step s (true time) */
 static inline int64_t arrival(const ctx_t *c, int s, int r, int k) {
   int64_t a = c->Xstart[(size_t)s * c->K + k] + jitter(c, s, r, k);
@@ -534,14 +541,26 @@ static inline int64_t delay_len(const ctx_t *c, int s, int r, int k) {
 int64_t classic_arrival(const ctx_t *c, int s, int r, int k) { return arrival(c, s, r, k); }
 int64_t classic_delay(const ctx_t *c, int s, int r, int k) { return delay_len(c, s, r, k); }
 
+/* the shortest kernel over the ranks of collective k of step s ending at x: the instance's transfer
+ * (docs/definitions.md); T when every rank leaves at x */
+static int64_t min_kernel(const ctx_t *c, int s, int k, int64_t x) {
+  int64_t m = INT64_MAX;
+  for (int r = 0; r < c->o.ranks; r++) {
+    int64_t d = x - end_spread(c, s, r, k) - arrival(c, s, r, k);
+    if (d < m) m = d;
+  }
+  return m;
+}
+
 void model_build(ctx_t *c, int S) {
   if (c->mode == MODE_MD) { md_build(c, S); return; }
   if (c->mode == MODE_IDLE) { idle_build(c, S); return; }
-  free(c->P); free(c->X); free(c->Xstart);
+  free(c->P); free(c->X); free(c->Xstart); free(c->Tmin);
   c->S = S;
   c->P = xcalloc((size_t)S + 1, sizeof(int64_t));
   c->X = xcalloc((size_t)S * (size_t)(c->K ? c->K : 1), sizeof(int64_t));
   c->Xstart = xcalloc((size_t)S * (size_t)(c->K ? c->K : 1), sizeof(int64_t));
+  c->Tmin = xcalloc((size_t)S * (size_t)(c->K ? c->K : 1), sizeof(int64_t));
   c->P[0] = T0_NS;
   int n = c->o.ranks;
   for (int s = 0; s < S; s++) {
@@ -557,6 +576,7 @@ void model_build(ctx_t *c, int S) {
         if (a > last) last = a;
       }
       c->X[ix] = last + c->T;
+      c->Tmin[ix] = min_kernel(c, s, h, c->X[ix]);
       if (c->X[ix] >= bwd_start + (h + 1) * c->Q || c->X[ix] >= bwd_end)
         die("internal: hidden collective %d of step %d does not end under compute", h, s);
     }
@@ -570,6 +590,7 @@ void model_build(ctx_t *c, int S) {
         if (a > last) last = a;
       }
       x = c->X[ix] = last + c->T;
+      c->Tmin[ix] = min_kernel(c, s, k, x);
     }
     c->P[s + 1] = x + c->OPT;
   }
@@ -697,7 +718,9 @@ static void write_step(rw_t *w, int s) {
       int64_t a = arrival(c, s, r, h);
       if (a >= kend) break;
       if (a < t) die("internal: hidden collective before its backward kernel");
-      gop cg = {OP_COLL, a, c->X[(size_t)s * c->K + h] - a, 1 + (int64_t)(c->first_step + s) * c->K + h, 0, NULL, -1, 0, 0};
+      size_t ix = (size_t)s * c->K + h;
+      int64_t d = c->X[ix] - end_spread(c, s, r, h) - a;
+      gop cg = {OP_COLL, a, d, 1 + (int64_t)(c->first_step + s) * c->K + h, 0, NULL, -1, d - c->Tmin[ix], 0};
       launch_op(w, &cg);
       h++;
     }
@@ -709,8 +732,9 @@ static void write_step(rw_t *w, int s) {
     gop dg = {OP_DELAY, t, dl, 0, 0, NULL, -1, 0, 0};
     launch_op(w, &dg);
     int64_t a = t + dl;
-    int64_t xe = c->X[(size_t)s * c->K + k];
-    gop cg = {OP_COLL, a, xe - a, 1 + (int64_t)(c->first_step + s) * c->K + k, 0, NULL, -1, 0, 0};
+    size_t ix = (size_t)s * c->K + k;
+    int64_t xe = c->X[ix], d = xe - end_spread(c, s, r, k) - a;
+    gop cg = {OP_COLL, a, d, 1 + (int64_t)(c->first_step + s) * c->K + k, 0, NULL, -1, d - c->Tmin[ix], 0};
     launch_op(w, &cg);
     t = xe;
   }

@@ -62,6 +62,7 @@ typedef struct {
   int trace_hosts;         /* top-level host_name "node{K}" */
   double tp_busbw, dp_busbw, tp_mib; /* GB/s (0 = --busbw-GBps); TP message MiB (0 = M·N elements) */
   int64_t tp_jitter_ns;
+  int64_t spread_ns;        /* --end-spread-us: ranks leave each collective up to this far apart */
   int ndrop;
   int drop_rank[MAX_DROPS], drop_k[MAX_DROPS]; /* --drop-kernel R:K (K 1-based) */
   int cut_rank, cut_steps; /* -1 / 0 = none */
@@ -134,6 +135,8 @@ struct ctx {
   int64_t *P;              /* S+1 step starts (true time); P[s+1] = end of step s */
   int64_t *X;              /* S*K collective ends */
   int64_t *Xstart;         /* S*K nominal start of each collective (hidden: nominal; exposed: cursor) */
+  int64_t *Tmin;           /* S*K shortest kernel of each collective over the ranks (T without end spread) */
+  int64_t SPR;             /* quantized --end-spread-us */
   int64_t *off;            /* per-rank clock offsets */
   int64_t *pid;            /* per-rank pids */
   /* names */
@@ -397,6 +400,7 @@ int64_t win_base(const ctx_t *c, int r, int win);
 void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *step_end_bytes);
 void rank_file_name(const ctx_t *c, int r, int win, char *buf, size_t n);
 int64_t jitter(const ctx_t *c, int s, int r, int k);
+int64_t end_spread(const ctx_t *c, int s, int r, int k);
 int64_t classic_arrival(const ctx_t *c, int s, int r, int k);
 int64_t classic_delay(const ctx_t *c, int s, int r, int k);
 int win_first_step(const ctx_t *c, int win);

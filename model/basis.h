@@ -9,19 +9,20 @@
 typedef enum {
     TC_BASIS_WORLD_SIZE,  /* the traces' world size (of) is larger than the ranks given (count) */
     TC_BASIS_GROUP_RANKS, /* groups (count) miss ranks; the first, group, has present of its size ranks */
-    TC_BASIS_UNMATCHED,   /* unmatched collectives' exposed time is share (> 5%) of exposed comm */
+    TC_BASIS_UNMATCHED,   /* count of the of collective instances are unmatched; their exposed time
+                           * is share of exposed comm */
     TC_BASIS_SALVAGED,    /* count of the of inputs were cut short or damaged: read in part */
     TC_BASIS_NOT_SPLIT    /* exposed comm but no wait/transfer split: one rank, or (count) ranks whose
                            * collectives were not matched */
 } tc_basis_code;
 
 #define TC_MAX_BASIS 5
-#define TC_BASIS_UNMATCHED_SHARE 0.05 /* unmatched exposed time above this share of exposed comm */
 
 typedef struct {
     tc_basis_code code;
     int64_t count, of;        /* WORLD_SIZE: ranks, world size; GROUP_RANKS: groups missing ranks;
-                               * SALVAGED: inputs cut short, inputs; NOT_SPLIT: ranks */
+                               * UNMATCHED: instances unmatched, instances; SALVAGED: inputs cut
+                               * short, inputs; NOT_SPLIT: ranks */
     int64_t present, size;    /* GROUP_RANKS: the first such group's ranks among the inputs, its size */
     const char *group;        /* GROUP_RANKS: that group's label (tc_summary.partial_group); NULL in
                                * the copies that outlive the job (cost facts and result, a run summary) */

@@ -86,6 +86,12 @@ typedef struct {
     size_t partial_groups;    /* how many */
     char *partial_group;      /* the first one's label (owned), NULL when none */
     int64_t partial_group_present, partial_group_size; /* its ranks among the inputs, its size */
+    /* filled by tc_collectives_match: collective instances (a kernel with its partners on the other
+     * ranks, or one left without), how many of them are unmatched, and the end spread it measured */
+    bool has_coll_instances;  /* matching ran: two ranks or more with collective kernels */
+    int64_t coll_instances, unmatched_instances;
+    bool has_end_spread;      /* measured: ordinal groups have kernels paired in order */
+    int64_t end_spread_ns;    /* the job's end spread across ranks, ns (collectives.c measure_spread) */
     bool has_capture_time;    /* some rank has absolute times */
     int64_t capture_unix_s;   /* the earliest rank's first GPU event, s since 1970-01-01 UTC: when
                                * the trace was taken (the date catalog prices are aged against) */

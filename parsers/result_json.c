@@ -99,6 +99,9 @@ static bool basis_piece(const char *p, size_t len, tc_basis_reason *b) {
 #define WHOLE(fmt, ...) (n = -1, sscanf(t, fmt "%n", __VA_ARGS__, &n) >= 1 && n == (int)len)
     if (WHOLE("%lld of %lld ranks of a process group", &x, &y)) { b->code = TC_BASIS_GROUP_RANKS; b->present = x; b->size = y; }
     else if (WHOLE("%lld of %lld ranks", &x, &y)) { b->code = TC_BASIS_WORLD_SIZE; b->count = x; b->of = y; }
+    else if (WHOLE("%lld of %lld collectives unmatched, %lf%% of exposed communication", &x, &y, &v) && isfinite(v)) {
+        b->code = TC_BASIS_UNMATCHED; b->count = x; b->of = y; b->share = v / 100;
+    } /* before issue 28: */
     else if (WHOLE("%lf%% of exposed communication unmatched", &v) && isfinite(v)) { b->code = TC_BASIS_UNMATCHED; b->share = v / 100; }
     else if (WHOLE("%lld of %lld inputs cut short", &x, &y)) { b->code = TC_BASIS_SALVAGED; b->count = x; b->of = y; }
     else if (!strcmp(t, "one rank, wait and transfer not split")) { b->code = TC_BASIS_NOT_SPLIT; b->count = 1; }

@@ -265,9 +265,9 @@ const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) 
                   (long long)b->size, b->count > 1 ? " (and other groups miss ranks too)" : "");
         break;
     case TC_BASIS_UNMATCHED:
-        tc_format(buf, n, "collectives that could not be matched across ranks are %.1f%% of exposed communication "
-                  "(over %.0f%%): they count as transfer, so transfer is an upper bound and wait a lower bound",
-                  100 * b->share, 100 * TC_BASIS_UNMATCHED_SHARE);
+        tc_format(buf, n, "%lld of %lld collective instances could not be matched across ranks (%.1f%% of exposed "
+                  "communication): they count as transfer, so transfer is an upper bound and wait a lower bound",
+                  (long long)b->count, (long long)b->of, 100 * b->share);
         break;
     case TC_BASIS_SALVAGED:
         tc_format(buf, n, "%lld of %lld inputs %s cut short or damaged: %s figures cover the part that was read",
@@ -318,7 +318,8 @@ const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reaso
                              (long long)b->size);
             break;
         case TC_BASIS_UNMATCHED:
-            len += tc_format(buf + len, n - len, "%s%.0f%% of exposed communication unmatched", sep, 100 * b->share);
+            len += tc_format(buf + len, n - len, "%s%lld of %lld collectives unmatched, %.0f%% of exposed communication",
+                             sep, (long long)b->count, (long long)b->of, 100 * b->share);
             break;
         case TC_BASIS_SALVAGED:
             len += tc_format(buf + len, n - len, "%s%lld of %lld inputs cut short", sep, (long long)b->count,

@@ -135,6 +135,14 @@ static void straggler(jw *w, const tc_summary *sm) {
     jw_object_end(w);
 }
 
+/* Keys collective_instances, unmatched_collectives, collective_end_spread_us: how cross-rank
+ * matching went (null where it did not run or measure). */
+static void matching(jw *w, const tc_summary *sm) {
+    jw_key(w, "collective_instances"); if (sm->has_coll_instances) jw_int(w, sm->coll_instances); else jw_null(w);
+    jw_key(w, "unmatched_collectives"); if (sm->has_coll_instances) jw_int(w, sm->unmatched_instances); else jw_null(w);
+    jw_key(w, "collective_end_spread_us"); if (sm->has_end_spread) jw_ns_as_us(w, sm->end_spread_ns); else jw_null(w);
+}
+
 /* Keys basis, basis_summary, basis_reasons: whether the conclusions rest on partial data, and why. */
 static void basis(jw *w, const tc_summary *sm) {
     char text[TC_FINDING_TEXT];
@@ -220,6 +228,7 @@ static void summary(jw *w, const tc_job *j) {
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);
     fabric(w, sm);
     basis(w, sm);
+    matching(w, sm);
     nodes(w, sm);
     jw_key(w, "comm_libraries");
     jw_array_begin(w);

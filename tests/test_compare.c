@@ -744,7 +744,7 @@ Test(compare, saved_basis_reads_back_as_codes) {
     const tc_basis_reason reasons[] = {
         {.code = TC_BASIS_WORLD_SIZE, .count = 2, .of = 128},
         {.code = TC_BASIS_GROUP_RANKS, .count = 3, .present = 4, .size = 8},
-        {.code = TC_BASIS_UNMATCHED, .share = 0.126},
+        {.code = TC_BASIS_UNMATCHED, .count = 3, .of = 40, .share = 0.126},
         {.code = TC_BASIS_SALVAGED, .count = 1, .of = 4},
         {.code = TC_BASIS_NOT_SPLIT, .count = 1},
     };
@@ -766,4 +766,15 @@ Test(compare, saved_basis_reads_back_as_codes) {
         cr_expect_str_eq(tc_basis_list_text(back, sizeof back, s.basis, s.n_basis), words);
         tc_run_summary_free(&s);
     }
+    /* a result saved before issue 28 worded unmatched collectives by their share alone */
+    tc_run_summary s;
+    tc_error e;
+    tc_error_clear(&e);
+    cr_assert_eq(tc_result_json_parse(&s, "{\"schema\":\"tracecost/1\",\"summary\":{\"ranks\":2,\"basis\":\"partial\","
+                 "\"basis_summary\":\"13% of exposed communication unmatched\",\"shares\":{\"compute\":1,"
+                 "\"exposed_comm\":0,\"memory_exposed\":0,\"idle\":0}}}", "old", &e), TC_OK, "%s", e.msg);
+    cr_expect_eq(s.n_basis, 1);
+    cr_expect_eq(s.basis[0].code, TC_BASIS_UNMATCHED);
+    cr_expect_float_eq(s.basis[0].share, 0.13, 1e-9);
+    tc_run_summary_free(&s);
 }

@@ -319,6 +319,8 @@ Test(findings, basis_partial_reasons_and_bounds) {
     j.summary.world_size = 128; /* 4 of 128 ranks */
     j.summary.b.exposed_comm_ns = 10 * MS;
     j.ranks[0].unmatched_exposed_ns = MS; /* 10% of exposed comm unmatched */
+    j.summary.unmatched_instances = 2;   /* 2 of 40 instances */
+    j.summary.coll_instances = 40;
     j.traces[3].truncated = true;
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     const tc_summary *sm = &j.summary;
@@ -328,15 +330,30 @@ Test(findings, basis_partial_reasons_and_bounds) {
     cr_assert_eq(sm->basis_reasons[0].code, TC_BASIS_WORLD_SIZE);
     cr_assert_eq(sm->basis_reasons[1].code, TC_BASIS_UNMATCHED);
     cr_assert_float_eq(sm->basis_reasons[1].share, 0.1, 1e-12);
+    cr_assert_eq(sm->basis_reasons[1].count, 2);
+    cr_assert_eq(sm->basis_reasons[1].of, 40);
     cr_assert_eq(sm->basis_reasons[2].code, TC_BASIS_SALVAGED);
     char buf[TC_FINDING_TEXT];
     cr_assert_str_eq(tc_basis_summary_text(buf, sizeof buf, sm),
-                     "4 of 128 ranks; 10% of exposed communication unmatched; 1 of 4 inputs cut short");
+                     "4 of 128 ranks; 2 of 40 collectives unmatched, 10% of exposed communication; 1 of 4 inputs cut short");
+
+    /* one unmatched instance of hidden time is said too (issue 28: no 5% threshold) */
+    j.summary.world_size = 4;
+    j.traces[3].truncated = false;
+    j.ranks[0].unmatched_exposed_ns = 0;
+    j.summary.unmatched_instances = 1;
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    cr_assert(sm->partial);
+    cr_assert(sm->transfer_upper_bound);
+    cr_assert_eq(sm->n_basis_reasons, 1);
+    cr_assert_eq(sm->basis_reasons[0].code, TC_BASIS_UNMATCHED);
+    cr_assert_str_eq(tc_basis_summary_text(buf, sizeof buf, sm), "1 of 40 collectives unmatched, 0% of exposed communication");
+    j.traces[3].truncated = true;
     cr_assert_str_eq(tc_basis_reason_code(&sm->basis_reasons[2]), "salvaged_inputs");
 
     /* a cut input alone: partial, but transfer is no bound */
     j.summary.world_size = 4;
-    j.ranks[0].unmatched_exposed_ns = MS / 100;
+    j.summary.unmatched_instances = 0;
     cr_assert_eq(tc_job_findings(&j, &opt), 0);
     cr_assert(sm->partial);
     cr_assert_not(sm->transfer_upper_bound);
