@@ -3,7 +3,7 @@
  * event writer and the record of what each rank's file holds, from which expected.json is computed.
  *
  *   tracegen.c     options, context, main        tg_out.c    sink, JSON writer, errors
- *   tg_events.c    Kineto events, the classic model, a rank's file
+ *   tg_events.c    Kineto events, the classic model   tg_file.c  a rank's file
  *   tg_md.c        multi-dimensional jobs (TP/DP/FSDP): the program and its simulation
  *   tg_idle.c      idle-cause jobs (issue 20)    tg_truth.c  expected.json
  *
@@ -384,6 +384,13 @@ void args_open(rw_t *w);
 void args_close(rw_t *w);
 void ev_close(rw_t *w);
 void w_ts(rw_t *w, int64_t t);
+/* a recorded duration: ns as fractional µs (relative times) or whole µs */
+static inline void w_dur(rw_t *w, int64_t d) {
+  if (w->c->o.relative)
+    jw_fixed(&w->j, d, 3);
+  else
+    jw_i64(&w->j, d / US);
+}
 void flow(rw_t *w, int start, int64_t id, int64_t pid, int64_t tid, int64_t t);
 typedef void (*args_fn)(rw_t *, const void *);
 int64_t cpu_span(rw_t *w, const char *cat, const char *name, int64_t t, int64_t d, args_fn fn, const void *arg);
@@ -394,6 +401,7 @@ void gpu_copy_ev(rw_t *w, const char *name, int stream, int64_t t, int64_t d, in
 void launch_op(rw_t *w, const gop *g);
 void step_head(rw_t *w, int s, int64_t Ps, int64_t Ge, int64_t gstart);
 void step_sync(rw_t *w, int64_t Ge);
+void write_step(rw_t *w, int s); /* one step of the classic model (tg_events.c) */
 void model_build(ctx_t *c, int S);
 int64_t rank_base(const ctx_t *c, int r);
 int64_t win_base(const ctx_t *c, int r, int win);
