@@ -20,6 +20,7 @@ typedef struct {
     bool no_device_name;
     bool bad_gpu_option;
     bool no_steps;
+    double over_peak;         /* largest step MFU above 1 (FLOPs past the GPU's peak), left out; 0 none */
     char fallback[128];       /* first catalog fallback note of this rank, "" none */
     char fallback_dtype[16];
 } tc_mfu_rank_facts;

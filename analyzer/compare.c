@@ -51,11 +51,13 @@ void tc_cmp_cost_free(tc_cmp_cost *c) {
 static tc_cmp_pair pair(bool ha, double a, bool hb, double b) {
     tc_cmp_pair p;
     memset(&p, 0, sizeof p);
-    p.has_a = ha; p.a = ha ? a : 0;
-    p.has_b = hb; p.b = hb ? b : 0;
-    p.has_diff = ha && hb;
+    /* no figure, difference or ratio is inf or NaN (a saved result is checked, but a ratio of two
+     * figures in range can still pass any double): a side that is not finite is unknown */
+    p.has_a = ha && isfinite(a); p.a = p.has_a ? a : 0;
+    p.has_b = hb && isfinite(b); p.b = p.has_b ? b : 0;
+    p.has_diff = p.has_a && p.has_b && isfinite(b - a);
     p.diff = p.has_diff ? b - a : 0;
-    p.has_ratio = p.has_diff && a != 0;
+    p.has_ratio = p.has_diff && a != 0 && isfinite(b / a);
     p.ratio = p.has_ratio ? b / a : 0;
     return p;
 }
@@ -228,7 +230,8 @@ static tc_status match_ranks(tc_comparison *c) {
 #undef RANK_SHARE
             r->step_time_us = pair(ra && ra->has_step_time, ra ? ra->step_time_us : 0, rb && rb->has_step_time,
                                    rb ? rb->step_time_us : 0);
-            r->change = ra && rb ? change_of(&r->step_time_us) : ra ? TC_CMP_ONLY_IN_A : TC_CMP_ONLY_IN_B;
+            r->change = !ra ? TC_CMP_ONLY_IN_B : !rb ? TC_CMP_ONLY_IN_A /* a rank of both runs, with or without a step time */
+                      : r->step_time_us.has_a && r->step_time_us.has_b ? change_of(&r->step_time_us) : TC_CMP_NO_STEP_TIME;
         }
     return TC_OK;
 }

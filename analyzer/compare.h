@@ -50,8 +50,9 @@ typedef struct tc_cmp_pair {
     double ratio;               /* b / a */
 } tc_cmp_pair;
 
-/* How a collective changed from A to B. */
-typedef enum { TC_CMP_SAME, TC_CMP_SLOWER, TC_CMP_FASTER, TC_CMP_ONLY_IN_A, TC_CMP_ONLY_IN_B } tc_cmp_change;
+/* How a collective or a rank changed from A to B (NO_STEP_TIME: a rank of both runs, without a step
+ * time on a side). */
+typedef enum { TC_CMP_SAME, TC_CMP_SLOWER, TC_CMP_FASTER, TC_CMP_ONLY_IN_A, TC_CMP_ONLY_IN_B, TC_CMP_NO_STEP_TIME } tc_cmp_change;
 
 /* A matched collective (same name and bytes; the same process group preferred). */
 typedef struct tc_cmp_coll_row {

@@ -416,7 +416,7 @@ static void decide_actions(tc_job *j, size_t straggler) {
     case TC_VERDICT_COMPUTE:
         add_action(f, TC_ACTION_KERNEL_WORK, 0);
         if (sm->has_mfu) add_action(f, TC_ACTION_MFU_GAP, sm->mfu);
-        else add_action(f, TC_ACTION_MEASURE_MFU, 0);
+        else if (!sm->mfu_over_peak) add_action(f, TC_ACTION_MEASURE_MFU, 0); /* else the MFU note says */
         break;
     default: break;
     }

@@ -9,6 +9,7 @@
 #include "steps.h"
 #include "base/status.h"
 #include "base/util.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ typedef struct {
     bool no_device_name;
     bool bad_gpu_option;
     bool no_steps;
+    double over_peak;             /* largest step MFU above 1 of any rank (left out); 0 none */
     char fallback[128];           /* first catalog fallback note ("" none) */
     char fallback_dtype[16];
 } mfu_facts;
@@ -149,12 +151,21 @@ int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, do
             } else {
                 st->mfu = ideal[s] / secs;
             }
+            /* an MFU above 1 (or past any double) is not a result: the FLOPs exceed the peak */
+            if (!(st->mfu <= 1)) {
+                if (!(st->mfu <= f->over_peak)) f->over_peak = isfinite(st->mfu) ? st->mfu : HUGE_VAL;
+                st->mfu = 0;
+                continue;
+            }
             st->has_mfu = true;
             mfu_sum += st->mfu;
             flops_sum += st->flops;
             n++;
         }
-        if (n) {
+        if (f->over_peak > 0) {
+            /* one impossible step makes the rank's FLOPs figure untrustworthy: no MFU at all */
+            for (size_t s = 0; s < rr->n_steps; s++) rr->steps[s].has_mfu = false;
+        } else if (n) {
             rr->has_mfu = true;
             rr->mfu = mfu_sum / (double)n;
             rr->flops_per_step = flops_sum / (double)n;
@@ -202,6 +213,16 @@ static char *make_note(const mfu_facts *f, const tc_analyze_options *opt, bool u
     else if (f->no_device_name)
         note_add(&n, "the trace names no device (deviceProperties), so its peak FLOP/s is unknown: pass --gpu NAME "
                  "(`tracecost gpus` lists the names)");
+    if (f->over_peak > 0) {
+        const char *by = opt->model_flops_per_step > 0 ? "--model-flops-per-step"
+                       : user ? "--params with --tokens-per-step (6 N T over the ranks)" : "the operator shapes";
+        char times[48];
+        if (isfinite(f->over_peak) && f->over_peak < 1e6) tc_format(times, sizeof times, "%.4g times", f->over_peak);
+        else tc_format(times, sizeof times, "over a million times");
+        note_add(&n, "the FLOPs per step given by %s exceed the GPU's peak FLOP/s over the step time (%s): "
+                 "an MFU above 100%% is not a result, so mfu is null; check the %s", by, times,
+                 user ? "flags (per GPU, per step)" : "shapes and --gpu");
+    }
     if (f->no_steps)
         note_add(&n, "no ProfilerStep spans, so no step time: mfu needs them (call prof.step() each step); "
                  "hardware_flops_utilization uses the GPU window instead");
@@ -450,6 +471,7 @@ int tc_mfu_finish(tc_job *j, const tc_analyze_options *opt, double user, const t
         f.no_device_name |= rf->no_device_name;
         f.bad_gpu_option |= rf->bad_gpu_option;
         f.no_steps |= rf->no_steps;
+        if (rf->over_peak > f.over_peak) f.over_peak = rf->over_peak;
         if (rf->fallback[0] && !f.fallback[0]) {
             memcpy(f.fallback, rf->fallback, sizeof f.fallback);
             memcpy(f.fallback_dtype, rf->fallback_dtype, sizeof f.fallback_dtype);
@@ -466,6 +488,7 @@ int tc_mfu_finish(tc_job *j, const tc_analyze_options *opt, double user, const t
     }
     if (n_peak) { sm->has_peak = true; sm->peak_flops = peak / (double)n_peak; }
     if (win > 0) { sm->has_hfu = true; sm->hfu = ideal / (double)win; }
+    sm->mfu_over_peak = f.over_peak > 0;
     sm->mfu_note = make_note(&f, opt, user > 0);
     int rc = top_kernels(j, parts);
     free(parts);

@@ -18,6 +18,7 @@
 #include "reports/termtext.h"
 #include "reports/text_report.h"
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/ioctl.h>
@@ -224,6 +225,9 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if ((rc = tc_fabric_options_check(t, &a->aopt)) != TC_EXIT_OK) return rc;
     if (a->aopt.model_flops_per_step > 0 && a->aopt.params > 0)
         return tc_opts_error(t, "give either --model-flops-per-step or --params with --tokens-per-step, not both");
+    if (!isfinite(6.0 * a->aopt.params * a->aopt.tokens_per_step))
+        return tc_opts_error(t, "--params times --tokens-per-step gives FLOPs (6 N T) past any number: no GPU "
+                             "reaches that in a step; check both flags");
     if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
     if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
         return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "

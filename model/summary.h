@@ -121,6 +121,7 @@ typedef struct {
     bool has_hfu;
     double hfu;               /* Σ ranks' flops/peak over Σ ranks' windows */
     char *mfu_note;           /* why MFU is missing or approximate; NULL when fine */
+    bool mfu_over_peak;       /* MFU left out: the FLOPs per step exceed the GPU's peak (mfu_note says) */
     /* comm kernels over all ranks by what made them comm (tc_comm_lib: a library of
      * comm_kernels.def, collective args, a --comm-kernel pattern) */
     uint64_t comm_kernels[TC_COMM_LIB_COUNT];   /* launches */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
 /* ---- telling a saved result from a trace -------------------------------------------------- */
@@ -18,9 +19,11 @@ static const char *skip_space(const char *p) {
     return p;
 }
 
-/* The object's first key is "schema" and its value "tracecost/1" (buf NUL-terminated). */
+/* The object's first key is "schema" and its value "tracecost/1" (buf NUL-terminated); or an
+ * array (analyze --window all --json) whose first object is one. */
 static bool schema_first(const char *buf) {
     const char *o = skip_space(buf);
+    if (*o == '[') o = skip_space(o + 1);
     if (*o != '{') return false;
     const char *k = strstr(o, "\"schema\"");
     if (!k || skip_space(o + 1) != k) return false;
@@ -44,11 +47,40 @@ bool tc_result_json_is_saved(const char *path) {
 
 /* ---- JSON access ------------------------------------------------------------------------- */
 
+/* v's value for key; of a key given twice, the last (as for traces: docs/damage.md). */
 static yajl_val get(yajl_val v, const char *key) {
     if (!v || !YAJL_IS_OBJECT(v)) return NULL;
-    for (size_t i = 0; i < v->u.object.len; i++)
+    for (size_t i = v->u.object.len; i-- > 0;)
         if (!strcmp(v->u.object.keys[i], key)) return v->u.object.values[i];
     return NULL;
+}
+
+/* How many times v (an object) holds key. */
+static size_t key_count(yajl_val v, const char *key) {
+    size_t n = 0;
+    for (size_t i = 0; v && YAJL_IS_OBJECT(v) && i < v->u.object.len; i++) n += !strcmp(v->u.object.keys[i], key);
+    return n;
+}
+
+/* Why text is not valid JSON, on one line with the byte offset (yajl_tree_parse's own message
+ * quotes the text around the error over several lines). */
+static void json_error_line(const char *text, char *out, size_t n) {
+    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+    if (!h) { snprintf(out, n, "out of memory"); return; }
+    size_t len = strlen(text);
+    yajl_status st = yajl_parse(h, (const unsigned char *)text, len);
+    if (st == yajl_status_ok) st = yajl_complete_parse(h);
+    size_t at = yajl_get_bytes_consumed(h);
+    unsigned char *msg = st == yajl_status_ok ? NULL : yajl_get_error(h, 0, (const unsigned char *)text, len);
+    char what[128];
+    snprintf(what, sizeof what, "%s", msg ? (const char *)msg : "parse error");
+    if (msg) yajl_free_error(h, msg);
+    yajl_free(h);
+    size_t w = strlen(what); /* yajl ends its message with a newline */
+    while (w > 0 && (what[w - 1] == '\n' || what[w - 1] == ' ' || what[w - 1] == '.')) what[--w] = 0;
+    for (char *c = what; *c; c++) if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    /* yajl may report the error one byte past the offending one, as for traces */
+    snprintf(out, n, "byte %zu: %s", at > 0 && at <= len ? at - 1 : at, what);
 }
 
 /* A finite number into *out (a non-finite one is still stored, and false returned). */
@@ -60,6 +92,52 @@ static bool num(yajl_val v, double *out) {
 
 /* A number that fits a long long (counts, bytes, ranks). */
 static bool whole(yajl_val v, double *out) { return num(v, out) && fabs(*out) < 9.2e18; }
+
+/* The first saved figure out of range, for the message ("ranks[2].step_time_us is -1: ..."). */
+typedef struct { char why[200]; } bad_figure;
+
+#define TIME_MAX_US 9.2e15 /* 2^63 ns */
+#define COUNT_MAX 9.2e18   /* what an int64 holds */
+
+/* obj.key when it is a figure tracecost can have written: absent or null is unknown (false); a
+ * finite number in [lo, hi] (whole when `whole_only`) is true with *out set; anything else sets
+ * b->why (the first one kept) naming where.key and its text, and is false. */
+static bool ranged(yajl_val obj, const char *key, const char *where, double lo, double hi, bool whole_only,
+                   double *out, bad_figure *b) {
+    yajl_val v = get(obj, key);
+    if (!v || YAJL_IS_NULL(v)) return false;
+    double d = v && YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : NAN;
+    if (YAJL_IS_NUMBER(v) && isfinite(d) && d >= lo && d <= hi && (!whole_only || d == floor(d))) {
+        *out = d;
+        return true;
+    }
+    if (!b->why[0]) {
+        char text[48];
+        if (YAJL_IS_NUMBER(v)) snprintf(text, sizeof text, "%.40s", v->u.number.r ? v->u.number.r : "?");
+        else snprintf(text, sizeof text, "not a number");
+        snprintf(b->why, sizeof b->why, "%s.%s is %s: %s", where, key, text,
+                 !YAJL_IS_NUMBER(v) ? "a figure is a number or null"
+                 : !isfinite(d) ? "not a finite number" : d < lo ? "negative"
+                 : d > hi ? (whole_only ? "more than a count can hold" : "longer than 292 years")
+                 : "a count is a whole number");
+    }
+    return false;
+}
+
+/* A time in µs (0 to 2^63 ns). */
+static bool time_us(yajl_val obj, const char *key, const char *where, double *out, bad_figure *b) {
+    return ranged(obj, key, where, 0, TIME_MAX_US, false, out, b);
+}
+
+/* A step time in µs: a time, and 1 ns or more when not 0 (no step is shorter than the clock's
+ * resolution, and a smaller one would make steps per second pass any number). */
+static bool step_time(yajl_val obj, const char *where, double *out, bad_figure *b) {
+    if (!time_us(obj, "step_time_us", where, out, b)) return false;
+    if (*out == 0 || *out >= 1e-3) return true;
+    if (!b->why[0])
+        snprintf(b->why, sizeof b->why, "%s.step_time_us is %g: shorter than 1 ns, the traces' resolution", where, *out);
+    return false;
+}
 
 static const char *str(yajl_val v) { return v && YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL; }
 
@@ -124,10 +202,10 @@ static void read_basis_summary(tc_run_summary *s, const char *text) {
 
 /* The process groups between nodes: summary.inter_node_* and the inter-node rows of
  * process_groups[] with collectives. */
-static void read_inter_node(tc_run_summary *s, yajl_val sm, yajl_val groups) {
+static void read_inter_node(tc_run_summary *s, yajl_val sm, yajl_val groups, bad_figure *b) {
     double d;
-    num(get(sm, "window_us"), &s->window_us);
-    s->groups_scoped = num(get(sm, "inter_node_exposed_transfer_us"), &s->inter_exposed_transfer_us);
+    time_us(sm, "window_us", "summary", &s->window_us, b);
+    s->groups_scoped = time_us(sm, "inter_node_exposed_transfer_us", "summary", &s->inter_exposed_transfer_us, b);
     if (!s->groups_scoped) s->inter_exposed_transfer_us = 0;
     s->has_inter_busbw = num(get(sm, "inter_node_busbw_GBps"), &s->inter_busbw_GBps);
     if (!groups || !YAJL_IS_ARRAY(groups)) return;
@@ -155,10 +233,10 @@ static void read_basis(tc_run_summary *s, yajl_val sm) {
 }
 
 /* "summary": world size, step time, shares, MFU, fabric bandwidth, straggler, verdict. */
-static bool read_summary(tc_run_summary *s, yajl_val sm) {
+static bool read_summary(tc_run_summary *s, yajl_val sm, bad_figure *b) {
     double d;
     s->world_size = whole(get(sm, "ranks"), &d) && d >= 1 && d <= 1e9 ? (int)d : 1;
-    s->has_step_time = num(get(sm, "step_time_us"), &s->step_time_us) && s->step_time_us > 0;
+    s->has_step_time = step_time(sm, "summary", &s->step_time_us, b) && s->step_time_us > 0;
     yajl_val sh = get(sm, "shares");
     num(get(sh, "compute"), &s->share_compute);
     num(get(sh, "exposed_comm"), &s->share_exposed_comm);
@@ -180,7 +258,7 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
             num(get(st, "exposed_transfer"), &s->step_share_exposed_transfer);
             num(get(st, "exposed_wait"), &s->step_share_exposed_wait);
         }
-        num(get(sm, "step_window_us"), &s->step_window_us);
+        time_us(sm, "step_window_us", "summary", &s->step_window_us, b);
     }
     s->has_mfu = num(get(sm, "mfu"), &s->mfu);
     s->has_busbw = num(get(sm, "fabric_busbw_GBps"), &s->fabric_busbw_GBps);
@@ -193,7 +271,7 @@ static bool read_summary(tc_run_summary *s, yajl_val sm) {
 
 /* "ranks[]": the first rank's device, the mean FLOPs per step over the ranks that have them, and
  * each rank's window and where it went (tc_cmp_rank); the most steps of a rank. */
-static bool read_ranks(tc_run_summary *s, yajl_val ranks) {
+static bool read_ranks(tc_run_summary *s, yajl_val ranks, bad_figure *b) {
     if (!ranks || !YAJL_IS_ARRAY(ranks)) return true;
     double fsum = 0, d;
     size_t fn = 0;
@@ -201,15 +279,18 @@ static bool read_ranks(tc_run_summary *s, yajl_val ranks) {
     for (size_t i = 0; i < ranks->u.array.len; i++) {
         yajl_val r = ranks->u.array.values[i], steps = get(r, "steps");
         if (!s->device && str(get(r, "device")) && !take_str(&s->device, get(r, "device"), NULL)) return false;
-        if (num(get(r, "flops_per_step"), &d) && d > 0) { fsum += d; fn++; }
+        char at[40];
+        snprintf(at, sizeof at, "ranks[%zu]", i);
+        /* FLOPs past 1e30 per GPU per step: no GPU does that (an MFU of 1 is at most ~1e23) */
+        if (ranged(r, "flops_per_step", at, 0, 1e30, false, &d, b) && d > 0) { fsum += d; fn++; }
         tc_cmp_rank *o = &s->ranks[s->n_ranks++];
         o->rank = whole(get(r, "rank"), &d) ? (long long)d : (long long)i;
-        num(get(r, "window_us"), &o->window_us);
-        num(get(r, "compute_us"), &o->compute_us);
-        num(get(r, "exposed_comm_us"), &o->exposed_comm_us);
-        num(get(r, "memory_exposed_us"), &o->memory_us);
-        num(get(r, "idle_us"), &o->idle_us);
-        o->has_step_time = num(get(r, "step_time_us"), &o->step_time_us);
+        time_us(r, "window_us", at, &o->window_us, b);
+        time_us(r, "compute_us", at, &o->compute_us, b);
+        time_us(r, "exposed_comm_us", at, &o->exposed_comm_us, b);
+        time_us(r, "memory_exposed_us", at, &o->memory_us, b);
+        time_us(r, "idle_us", at, &o->idle_us, b);
+        o->has_step_time = step_time(r, at, &o->step_time_us, b);
         if (steps && YAJL_IS_ARRAY(steps) && steps->u.array.len > s->steps) s->steps = steps->u.array.len;
     }
     if (fn) { s->has_flops = true; s->flops_per_step = fsum / (double)fn; }
@@ -217,7 +298,7 @@ static bool read_ranks(tc_run_summary *s, yajl_val ranks) {
 }
 
 /* "collectives[]": one tc_cmp_coll each. */
-static bool read_colls(tc_run_summary *s, yajl_val colls) {
+static bool read_colls(tc_run_summary *s, yajl_val colls, bad_figure *b) {
     if (!colls || !YAJL_IS_ARRAY(colls) || !colls->u.array.len) return true;
     s->colls = calloc(colls->u.array.len, sizeof *s->colls);
     if (!s->colls) return false;
@@ -228,15 +309,17 @@ static bool read_colls(tc_run_summary *s, yajl_val colls) {
         if (!take_str(&o->name, get(c, "name"), "?") || !take_str(&o->process_group, get(c, "process_group"), NULL))
             return false;
         o->bytes = whole(get(c, "bytes"), &d) ? (long long)d : -1;
-        o->count = whole(get(c, "count"), &d) && d >= 0 ? (unsigned long long)d : 0;
-        num(get(c, "transfer_us_median"), &o->transfer_us_median);
+        char at[40];
+        snprintf(at, sizeof at, "collectives[%zu]", i);
+        o->count = ranged(c, "count", at, 0, COUNT_MAX, true, &d, b) ? (unsigned long long)d : 0;
+        time_us(c, "transfer_us_median", at, &o->transfer_us_median, b);
         o->has_busbw = num(get(c, "busbw_GBps"), &o->busbw_GBps);
     }
     return true;
 }
 
 /* "top_kernels[]": one tc_cmp_kernel each. */
-static bool read_kernels(tc_run_summary *s, yajl_val top) {
+static bool read_kernels(tc_run_summary *s, yajl_val top, bad_figure *b) {
     if (!top || !YAJL_IS_ARRAY(top) || !top->u.array.len) return true;
     if (!(s->kernels = calloc(top->u.array.len, sizeof *s->kernels))) return false;
     for (size_t i = 0; i < top->u.array.len; i++) {
@@ -244,8 +327,10 @@ static bool read_kernels(tc_run_summary *s, yajl_val top) {
         tc_cmp_kernel *o = &s->kernels[s->n_kernels++];
         double d;
         if (!take_str(&o->name, get(k, "name"), "?")) return false;
-        num(get(k, "time_us"), &o->time_us);
-        o->count = whole(get(k, "count"), &d) && d >= 0 ? (unsigned long long)d : 0;
+        char at[40];
+        snprintf(at, sizeof at, "top_kernels[%zu]", i);
+        time_us(k, "time_us", at, &o->time_us, b);
+        o->count = ranged(k, "count", at, 0, COUNT_MAX, true, &d, b) ? (unsigned long long)d : 0;
         o->has_share = num(get(k, "share_of_compute"), &o->share_of_compute);
     }
     return true;
@@ -334,25 +419,36 @@ tc_status tc_result_json_parse(tc_run_summary *s, const char *text, const char *
     memset(s, 0, sizeof *s);
     char perr[256] = "";
     yajl_val root = yajl_tree_parse(text, perr, sizeof perr);
-    if (!root) return tc_error_set(e, TC_ERR_INPUT, "%s: not valid JSON: %s", label, perr);
+    if (!root) {
+        json_error_line(text, perr, sizeof perr);
+        return tc_error_set(e, TC_ERR_INPUT, "%s: not valid JSON: %s", label, perr);
+    }
     tc_status rc = TC_OK;
     const char *schema = str(get(root, "schema"));
     yajl_val sm = get(root, "summary");
-    if (!schema || strcmp(schema, TC_SCHEMA))
+    bad_figure bad = {""};
+    if (YAJL_IS_ARRAY(root))
+        rc = tc_error_set(e, TC_ERR_INPUT, "%s: a result of %zu profiler windows (analyze --window all --json): compare "
+                          "one window: save it with analyze --window K --json", label, root->u.array.len);
+    else if (key_count(root, "schema") > 1)
+        rc = tc_error_set(e, TC_ERR_INPUT, "%s: \"schema\" is given %zu times: a tracecost result names it once",
+                          label, key_count(root, "schema"));
+    else if (!schema || strcmp(schema, TC_SCHEMA))
         rc = tc_error_set(e, TC_ERR_INPUT, "%s: not a tracecost result (schema \"%s\", want \"%s\")", label,
                           schema ? schema : "missing", TC_SCHEMA);
     else if (!sm || !YAJL_IS_OBJECT(sm)) rc = tc_error_set(e, TC_ERR_INPUT, "%s: no \"summary\" object", label);
     else {
         s->from_json = true;
         s->label = tc_strdup(label);
-        read_inter_node(s, sm, get(root, "process_groups"));
-        if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm) ||
-            !read_ranks(s, get(root, "ranks")) || !read_colls(s, get(root, "collectives")) ||
-            !read_kernels(s, get(root, "top_kernels")) ||
+        read_inter_node(s, sm, get(root, "process_groups"), &bad);
+        if (!s->label || !take_str(&s->tool_version, get(root, "tool_version"), NULL) || !read_summary(s, sm, &bad) ||
+            !read_ranks(s, get(root, "ranks"), &bad) || !read_colls(s, get(root, "collectives"), &bad) ||
+            !read_kernels(s, get(root, "top_kernels"), &bad) ||
             !read_cost_inputs(s, get(get(root, "cost"), "inputs")))
             rc = tc_error_set(e, TC_ERR_NOMEM, "out of memory");
         char why[200];
-        if (rc == TC_OK && !figures_possible(s, why, sizeof why))
+        if (rc == TC_OK && bad.why[0]) snprintf(why, sizeof why, "%s", bad.why);
+        if (rc == TC_OK && (bad.why[0] || !figures_possible(s, why, sizeof why)))
             rc = tc_error_set(e, TC_ERR_INPUT, "%s: %s; not a result tracecost wrote", label, why);
     }
     yajl_tree_free(root);

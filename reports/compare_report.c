@@ -39,6 +39,7 @@ static const char *change_name(tc_cmp_change ch) {
     case TC_CMP_FASTER: return "faster";
     case TC_CMP_ONLY_IN_A: return "only in A";
     case TC_CMP_ONLY_IN_B: return "only in B";
+    case TC_CMP_NO_STEP_TIME: return "no step time";
     case TC_CMP_SAME: break;
     }
     return "same";

@@ -146,7 +146,10 @@ static void section_key_numbers(hr *h) {
         snprintf(v, sizeof v, "%.1f%%", 100 * sm->mfu);
         snprintf(t, sizeof t, "MFU %.4f%%", 100 * sm->mfu);
         card(h, "kn-mfu", "MFU", v, "model FLOPs per second / the GPU's dense peak", t);
-    } else
+    } else if (sm->mfu_over_peak)
+        card(h, "kn-mfu", "MFU", "n/a", "the FLOPs per step exceed the GPU's peak over the step time (an MFU above "
+             "100% is not a result): check the FLOP flags", sm->mfu_note);
+    else
         card(h, "kn-mfu", "MFU", "n/a",
              "needs FLOP counts (traces recorded with record_shapes) and a known GPU peak", NULL);
     if (sm->has_ratio) {

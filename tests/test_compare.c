@@ -571,6 +571,48 @@ Test(compare, saved_result_reader_refuses_what_is_not_one) {
     free(dir);
 }
 
+/* Issue 30: a saved result's times and counts are checked as strictly as a trace's (the key named),
+ * "schema" is given once, an array of windows is refused, and a JSON error is one line with its
+ * byte offset; a rank of both runs without a step time is not "only in A". */
+Test(compare, saved_result_reader_checks_every_time_and_count) {
+    static const struct { const char *doc, *msg; } bad[] = {
+        {"{\"schema\":\"tracecost/1\",\"summary\":{\"step_time_us\":1e-300}}", "summary.step_time_us is 1e-300: shorter than 1 ns"},
+        {"{\"schema\":\"tracecost/1\",\"summary\":{},\"ranks\":[{\"step_time_us\":1e999}]}", "ranks[0].step_time_us is 1e999: not a finite number"},
+        {"{\"schema\":\"tracecost/1\",\"summary\":{},\"ranks\":[{\"idle_us\":\"7\"}]}", "ranks[0].idle_us is not a number"},
+        {"{\"schema\":\"tracecost/1\",\"summary\":{},\"top_kernels\":[{\"name\":\"k\",\"time_us\":-1}]}", "top_kernels[0].time_us is -1: negative"},
+        {"{\"schema\":\"tracecost/1\",\"summary\":{},\"top_kernels\":[{\"name\":\"k\",\"count\":1e300}]}", "top_kernels[0].count is 1e300: more than"},
+        {"{\"schema\":\"tracecost/1\",\"summary\":{},\"collectives\":[{\"count\":2.5}]}", "collectives[0].count is 2.5: a count is a whole"},
+        {"{\"schema\":\"tracecost/1\",\"schema\":\"other/9\",\"summary\":{}}", "\"schema\" is given 2 times"},
+        {"[{\"schema\":\"tracecost/1\",\"summary\":{}},{\"schema\":\"tracecost/1\",\"summary\":{}}]", "a result of 2 profiler windows"},
+        {"{\"schema\":\"tracecost/1\",\n\"summary\":{\"mfu\": NaN}}", "not valid JSON: byte 43: lexical error: invalid char in json text"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tc_run_summary s;
+        tc_error e;
+        tc_error_clear(&e);
+        cr_expect_eq(tc_result_json_parse(&s, bad[i].doc, "r.json", &e), TC_ERR_INPUT, "%s: accepted", bad[i].doc);
+        cr_expect(strstr(e.msg, bad[i].msg) && !strchr(e.msg, '\n'), "%s: '%s', want '%s'", bad[i].doc, e.msg, bad[i].msg);
+    }
+    /* null is unknown, not an error; a rank of both runs without a step time is "no step time" */
+    tc_run_summary a, b;
+    tc_error e;
+    tc_error_clear(&e);
+    const char *ra = "{\"schema\":\"tracecost/1\",\"summary\":{\"step_time_us\":100},\"ranks\":[{\"rank\":0,\"step_time_us\":100}]}";
+    const char *rb = "{\"schema\":\"tracecost/1\",\"summary\":{\"step_time_us\":1e-3},\"ranks\":[{\"rank\":0,\"step_time_us\":null}]}";
+    cr_assert_eq(tc_result_json_parse(&a, ra, "a.json", &e), TC_OK, "%s", e.msg);
+    cr_assert_eq(tc_result_json_parse(&b, rb, "b.json", &e), TC_OK, "%s", e.msg);
+    tc_comparison c;
+    tc_cmp_cost none;
+    memset(&none, 0, sizeof none);
+    cr_assert_eq(tc_compare(&c, &a, &none, &b, &none, 0), TC_OK);
+    cr_assert_eq(c.n_ranks, 1);
+    cr_expect_eq(c.ranks[0].change, TC_CMP_NO_STEP_TIME);
+    cr_expect(c.steps_per_s.has_ratio && isfinite(c.steps_per_s.ratio) && c.step_time_us.has_ratio);
+    tc_comparison_free(&c);
+    tc_run_summary_free(&a);
+    tc_run_summary_free(&b);
+}
+
 /* Issue 18: a 4-GPU job against an 8-GPU job doing 4x the FLOPs per step. Per step A is cheaper
  * (half the GPUs), but per PFLOP of model FLOPs B is: the conclusion says B, per PFLOP, and the
  * HTML's mismatch box says the conclusion compares per PFLOP. */

@@ -422,6 +422,30 @@ Test(mfu, user_flops_replace_shapes) {
     yajl_tree_free(exp);
 }
 
+/* Issue 30: FLOPs per step past the GPU's peak over the step time give no MFU (never above 100%,
+ * inf or 300 digits) and a note naming the flag; 6 N T past any double is refused at the flag. */
+Test(mfu, flops_past_the_peak_give_null_and_a_note) {
+    const char *dir = gen("overpeak", "--ranks 2 --steps 3 --no-shapes");
+    static const char *const flags[] = {"--model-flops-per-step 1e308", "--params 999P --tokens-per-step 999P",
+                                        "--model-flops-per-step 1e17"};
+    static const char *const named[] = {"--model-flops-per-step", "--params with --tokens-per-step", "--model-flops-per-step"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        yajl_val got = analyze(dir, flags[i], NULL);
+        yajl_val sm = get(got, "summary", NULL);
+        cr_expect(YAJL_IS_NULL(get(sm, "mfu", NULL)), "%s: summary mfu not null", flags[i]);
+        cr_expect(YAJL_IS_NULL(get(get(got, "ranks", NULL)->u.array.values[0], "mfu", NULL)), "%s: rank mfu", flags[i]);
+        const char *note = YAJL_GET_STRING(get(sm, "mfu_note", NULL));
+        cr_assert_not_null(note, "%s: no mfu_note", flags[i]);
+        cr_expect(strstr(note, named[i]) && strstr(note, "exceed the GPU's peak"), "%s: %s", flags[i], note);
+        yajl_tree_free(got);
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s analyze --params 1e300 --tokens-per-step 1e300 %s >/dev/null 2>&1",
+             bin("TRACECOST_BIN", "build/tracecost"), dir);
+    int st = system(cmd);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "6 N T past any double: exit %d, want 1", WEXITSTATUS(st));
+}
+
 Test(mfu, unknown_gpu_says_how_to_pass_gpu) {
     const char *dir = gen("unknowngpu", "--ranks 2 --steps 2 --no-shapes --gpu 'Acme Tensor 9000'");
     yajl_val got = analyze(dir, "--model-flops-per-step 1e12", NULL);
