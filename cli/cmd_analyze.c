@@ -39,7 +39,6 @@ static void analyze_usage(FILE *f) {
         "Examples:\n"
         "  tracecost analyze run42/rank3.pt.trace.json.gz\n"
         "  tracecost analyze --price-per-gpu-hour 2 --json out.json --html report.html traces/\n"
-        "  cat trace.json | tracecost analyze -\n"
         "\n"
         "Exit codes: 0 analyzed, 1 usage error, 2 nothing analyzable, 3 damaged input, 4 output not written.\n");
 }
@@ -114,6 +113,7 @@ typedef struct {
     const char *json_path, *html_path;
     const char *csv_dir;      /* --csv DIR: the tables as CSV files (reports/csv_report.h) */
     bool quiet;
+    bool force;               /* --force: replace an output file that holds input-like data (output.h) */
     bool recursive;           /* -r, --recursive: folders with their subfolders (parsers/inputs.h) */
     long jobs;
     tc_analyze_options aopt;
@@ -138,6 +138,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     case TC_OPT_HELP: analyze_usage(stdout); return -1;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
     case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
+    case TC_OPT_FORCE: a->force = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
@@ -193,7 +194,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
 
 /* Refuses outputs that would destroy an input or each other (output.h): the inputs are the
  * operands as expanded for loading (when they cannot be expanded, loading says why) and the config
- * files. TC_EXIT_OK, or the usage exit code after the message. */
+ * files; and, unless --force, an output file that holds a trace or other input-like data. TC_EXIT_OK, or the usage exit code after the message. */
 static int check_outputs(const analyze_args *a) {
     tc_output_spec outs[3];
     size_t n = 0;
@@ -205,6 +206,7 @@ static int check_outputs(const analyze_args *a) {
     const tc_input_list *in = &a->inputs.list;
     int rc = tc_output_check(outs, n, in->paths, in->n, err, sizeof err);
     if (rc == 0) rc = tc_output_check(outs, n, a->configs, a->n_configs, err, sizeof err);
+    if (rc == 0) rc = tc_output_check_existing(outs, n, a->force, err, sizeof err);
     return rc ? tc_opts_error(&tc_opts_analyze, "%s", err) : TC_EXIT_OK;
 }
 
@@ -269,8 +271,9 @@ static int write_csv(const char *dir, const tc_job *j, bool tell) {
     for (int t = 0; t < TC_CSV_TABLES && rc == TC_EXIT_OK; t++) {
         char path[4200];
         snprintf(path, sizeof path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", tc_csv_files[t]);
-        FILE *f = tc_output_open("analyze", path);
-        rc = f ? tc_output_close("analyze", path, f, tc_csv_write(f, j, (tc_csv_table)t), tell) : TC_EXIT_OUTPUT;
+        tc_output o;
+        rc = tc_output_open(&o, "analyze", path) ? TC_EXIT_OUTPUT
+                                                 : tc_output_close(&o, "analyze", tc_csv_write(o.f, j, (tc_csv_table)t), tell);
     }
     return rc;
 }
@@ -283,13 +286,15 @@ static int write_reports(const tc_job *jobs, size_t n, const analyze_args *a, in
     bool json_to_stdout = a->json_path && !strcmp(a->json_path, "-");
     bool html_to_stdout = a->html_path && !strcmp(a->html_path, "-");
     if (a->json_path) {
-        FILE *f = tc_output_open("analyze", a->json_path);
-        int w = f ? tc_output_close("analyze", a->json_path, f, write_json(f, jobs, n), !a->quiet) : TC_EXIT_OUTPUT;
+        tc_output o;
+        int w = tc_output_open(&o, "analyze", a->json_path) ? TC_EXIT_OUTPUT
+                                                            : tc_output_close(&o, "analyze", write_json(o.f, jobs, n), !a->quiet);
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */
-        FILE *f = tc_output_open("analyze", a->html_path);
-        int w = f ? tc_output_close("analyze", a->html_path, f, tc_html_report_write(f, jobs), !a->quiet) : TC_EXIT_OUTPUT;
+        tc_output o;
+        int w = tc_output_open(&o, "analyze", a->html_path) ? TC_EXIT_OUTPUT
+                                                            : tc_output_close(&o, "analyze", tc_html_report_write(o.f, jobs), !a->quiet);
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->csv_dir) {

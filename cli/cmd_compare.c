@@ -93,8 +93,8 @@ static int apply_flags(tc_cost_inputs *in, const kv *f, size_t n, const char *si
 }
 
 static int write_file(const char *path, int (*fn)(FILE *, const tc_comparison *), const tc_comparison *c, bool tell) {
-    FILE *f = tc_output_open("compare", path);
-    return f ? tc_output_close("compare", path, f, fn(f, c), tell) : TC_EXIT_OUTPUT;
+    tc_output o;
+    return tc_output_open(&o, "compare", path) ? TC_EXIT_OUTPUT : tc_output_close(&o, "compare", fn(o.f, c), tell);
 }
 
 /* What the command line asked for. */
@@ -102,6 +102,7 @@ typedef struct {
     const char *json_path, *html_path, *ops[2];
     size_t n_ops;
     bool quiet, help;
+    bool force;             /* --force: replace an output file that holds input-like data (output.h) */
     bool recursive;         /* -r, --recursive: a folder side with its subfolders */
     long jobs;
     double work;            /* --work-steps-per-month; 0 = the default */
@@ -127,6 +128,7 @@ static int set_option(compare_args *a, const tc_opts *o) {
         return TC_EXIT_OK;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
     case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
+    case TC_OPT_FORCE: a->force = true; return TC_EXIT_OK;
     case TC_OPT_JSON: case TC_OPT_HTML:
         if (!v) return tc_opts_error(t, "%s needs a file name%s", name, o->opt->id == TC_OPT_JSON ? " (or - for stdout)" : "");
         if (o->opt->id == TC_OPT_JSON) a->json_path = v; else a->html_path = v;
@@ -166,7 +168,7 @@ static int set_option(compare_args *a, const tc_opts *o) {
 }
 
 /* Refuses outputs that would destroy an input (either run's traces or saved result, a config) or
- * each other (output.h). TC_EXIT_OK, or the usage exit code after the message. */
+ * each other, or (unless --force) that hold a trace or other input-like data (output.h). TC_EXIT_OK, or the usage exit code after the message. */
 static int check_outputs(const compare_args *a) {
     tc_output_spec outs[2];
     size_t n = 0;
@@ -179,6 +181,7 @@ static int check_outputs(const compare_args *a) {
         if (in->error.code != TC_OK) continue; /* loading says why */
         rc = tc_output_check(outs, n, in->list.paths, in->list.n, err, sizeof err);
     }
+    if (n && rc == 0) rc = tc_output_check_existing(outs, n, a->force, err, sizeof err);
     return rc ? tc_opts_error(&tc_opts_compare, "%s", err) : TC_EXIT_OK;
 }
 

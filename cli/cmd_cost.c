@@ -76,14 +76,14 @@ static int parse_args(int argc, char **argv, tc_cost_inputs *in, const char **js
 static int write_outputs(const tc_cost_result *r, const char *json_path) {
     bool json_to_stdout = json_path && strcmp(json_path, "-") == 0;
     if (json_path) {
-        FILE *f = tc_output_open("cost", json_path);
-        if (!f) return TC_EXIT_OUTPUT;
-        int rc = tc_output_close("cost", json_path, f, tc_cost_json_write(f, r), true);
+        tc_output out;
+        if (tc_output_open(&out, "cost", json_path)) return TC_EXIT_OUTPUT;
+        int rc = tc_output_close(&out, "cost", tc_cost_json_write(out.f, r), true);
         if (rc != TC_EXIT_OK || json_to_stdout) return rc;
     }
     tc_term_opts o = tc_term_for(stdout);
     tc_cost_result_print(stdout, r, &o);
-    return tc_output_close("cost", "-", stdout, 0, false);
+    return tc_output_close_stdout("cost", 0);
 }
 
 int tc_cmd_cost(int argc, char **argv) {
@@ -104,7 +104,7 @@ int tc_cmd_cost(int argc, char **argv) {
         }
     }
     free(configs);
-    if (rc < 0) return tc_output_close("cost", "-", stdout, 0, false); /* --help */
+    if (rc < 0) return tc_output_close_stdout("cost", 0); /* --help */
     if (rc != TC_EXIT_OK) return rc;
     tc_cost_apply_catalog(&in, NULL);
     tc_cost_result *r = malloc(sizeof *r); /* large: a timeline of up to 601 months */

@@ -37,12 +37,12 @@ int tc_cmd_gpus(int argc, char **argv) {
         jw w;
         jw_init(&w, stdout, true);
         if (links) tc_link_catalog_json(&w); else tc_gpu_catalog_json(&w);
-        if (jw_finish(&w)) return tc_output_close("gpus", "-", stdout, 1, false);
+        if (jw_finish(&w)) return tc_output_close_stdout("gpus", 1);
         fputc('\n', stdout);
     } else if (links) {
         tc_link_catalog_print(stdout);
     } else {
         tc_gpu_catalog_print(stdout);
     }
-    return tc_output_close("gpus", "-", stdout, 0, false);
+    return tc_output_close_stdout("gpus", 0);
 }

@@ -39,6 +39,7 @@ typedef struct {
     bool has_steps;
     int64_t first_step, last_step;
     bool quiet, recursive;
+    bool force;             /* --force: replace an output file that holds input-like data (output.h) */
     long jobs, window;
     tc_comm_patterns *comm;
     char **operands; size_t n_operands;
@@ -95,6 +96,7 @@ static int set_option(const tc_opts *o, timeline_args *a) {
     case TC_OPT_HELP: timeline_usage(stdout); return -1;
     case TC_OPT_QUIET: a->quiet = true; return TC_EXIT_OK;
     case TC_OPT_RECURSIVE: a->recursive = true; return TC_EXIT_OK;
+    case TC_OPT_FORCE: a->force = true; return TC_EXIT_OK;
     case TC_OPT_OUTPUT:
         if (!v || !*v) return tc_opts_error(t, "%s needs a file name (or - for stdout)", name);
         a->out = v;
@@ -134,7 +136,8 @@ static int parse_args(int argc, char **argv, timeline_args *a) {
     tc_output_spec out = {"-o", a->out, NULL};
     char err[1200];
     tc_cli_inputs_expand(&a->inputs, a->operands, a->n_operands, a->recursive); /* a failure: loading says why */
-    if (a->inputs.error.code == TC_OK && tc_output_check(&out, 1, a->inputs.list.paths, a->inputs.list.n, err, sizeof err))
+    if ((a->inputs.error.code == TC_OK && tc_output_check(&out, 1, a->inputs.list.paths, a->inputs.list.n, err, sizeof err)) ||
+        tc_output_check_existing(&out, 1, a->force, err, sizeof err))
         return tc_opts_error(t, "%s", err);
     return TC_EXIT_OK;
 }
@@ -153,8 +156,9 @@ static int write_timeline(const timeline_args *a, const tc_job *j, int rc) {
         }
         f.ranks = keep;
     }
-    FILE *out = tc_output_open("timeline", a->out);
-    int w = out ? tc_output_close("timeline", a->out, out, tc_timeline_write(out, j, &f), !a->quiet) : TC_EXIT_OUTPUT;
+    tc_output out;
+    int w = tc_output_open(&out, "timeline", a->out) ? TC_EXIT_OUTPUT
+                                                     : tc_output_close(&out, "timeline", tc_timeline_write(out.f, j, &f), !a->quiet);
     free(keep);
     return w != TC_EXIT_OK ? w : rc;
 }

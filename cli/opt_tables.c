@@ -41,6 +41,7 @@ static const tc_opt analyze_rows[] = {
     {TC_OPT_HTML, NULL, "--html", "FILE",
      "write one HTML file (inline charts and tables) to FILE, or - for stdout", 0},
     {TC_OPT_CSV, NULL, "--csv", "DIR", "write the tables as CSV files (ranks.csv, steps.csv, ...) into DIR", 0},
+    {TC_OPT_FORCE, NULL, "--force", NULL, "replace an output file that holds a trace", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads (default: number of cores; a few files each on all of them)", 0},
     {TC_OPT_BOUND_THRESHOLD, NULL, "--bound-threshold", "X",
      "share of GPU time a loss must reach to name the verdict (default 0.15)", 0},
@@ -80,6 +81,7 @@ const tc_opt_table tc_opts_analyze = {"analyze", analyze_rows, N(analyze_rows), 
 static const tc_opt compare_rows[] = {
     {TC_OPT_JSON, NULL, "--json", "FILE", "write the comparison as JSON to FILE, or - for stdout only", 0},
     {TC_OPT_HTML, NULL, "--html", "FILE", "write a self-contained HTML comparison report", 0},
+    {TC_OPT_FORCE, NULL, "--force", NULL, "replace an output file that holds a trace", 0},
     {TC_OPT_WORK, NULL, "--work-steps-per-month", "W",
      "work volume for the monthly difference (default: the steps A\n"
      "runs in a month, 730 h x 3600 x utilization / A's step time)", 0},
@@ -145,6 +147,7 @@ const tc_opt_table tc_opts_cost = {"cost", cost_rows, N(cost_rows), 29};
 
 static const tc_opt timeline_rows[] = {
     {TC_OPT_OUTPUT, "-o", "--output", "FILE", "write the merged Chrome-trace JSON to FILE, or - for stdout", 0},
+    {TC_OPT_FORCE, NULL, "--force", NULL, "replace an output file that holds a trace", 0},
     {TC_OPT_RANKS, NULL, "--ranks", "LIST", "only these ranks: 0,2,4-7 (default: every rank)", 0},
     {TC_OPT_STEPS, NULL, "--steps", "A-B", "only the events of ProfilerStep#A to #B (or one step: A)", 0},
     {TC_OPT_JOBS, "-j", "--jobs", "N", "threads, as for analyze", 0},

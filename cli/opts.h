@@ -49,7 +49,8 @@ typedef enum {
     TC_OPT_WINDOW,         /* analyze --window K|all: the profiler window (parsers/assemble.h) */
     TC_OPT_COST_FLAG,      /* a cost option (cost_options.h): name without "--" is its key */
     TC_OPT_COST_FLAG_B,    /* compare's --b-FLAG: the cost option FLAG for run B only */
-    TC_OPT_RECORD          /* a `record` option (cupti/record.c parses them) */
+    TC_OPT_RECORD,         /* a `record` option (cupti/record.c parses them) */
+    TC_OPT_FORCE           /* --force: an output may replace a file holding input-like data (cli/output.h) */
 } tc_opt_id;
 
 enum {

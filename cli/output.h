@@ -25,15 +25,41 @@ typedef struct {
 int tc_output_check(const tc_output_spec *outs, size_t n_outs, char *const *inputs, size_t n_inputs, char *err,
                     size_t errlen);
 
-/* Opens path for writing ("-": stdout). On failure prints "tracecost CMD: PATH: cannot write: why"
- * and returns NULL. cmd is the command's name ("analyze"). */
-FILE *tc_output_open(const char *cmd, const char *path);
+/* Whether the outputs' files may be replaced (docs/cli.md, "Outputs"): a regular file that holds
+ * what a reader would take for an input is refused unless force: gzip data (a compressed trace), a
+ * JSON array or a JSON object that tracecost did not write (a Chrome trace, an NCCL log). tracecost's
+ * own files may be replaced: a result or a comparison (the document, or a --window all array of
+ * them, begins with "schema": "tracecost/1" or "tracecost-compare/1") and a timeline (its
+ * otherData.schema, at the end, is "tracecost-timeline/1"); so may anything else (HTML, CSV, text,
+ * an empty file). Returns 0, or -1 with "OPTION PATH: the file is WHAT: refusing to overwrite it;
+ * pass --force to replace it" in err. */
+int tc_output_check_existing(const tc_output_spec *outs, size_t n_outs, bool force, char *err, size_t errlen);
+
+/* One output being written. A regular file (or one that does not exist yet) is written to a
+ * temporary file beside it (same folder, created with O_EXCL, named ".NAME.tracecost-PID-K") that
+ * tc_output_close renames over it, so a failed write leaves the old file whole and no temporary
+ * file behind; "-" (stdout), devices (/dev/null), FIFOs and other non-regular files are written in
+ * place. */
+typedef struct {
+    FILE *f;           /* what the writer writes to */
+    const char *path;  /* the target as given */
+    char *target;      /* what the temporary file replaces (a link's real path); malloc'd; NULL in place */
+    char *tmp;         /* the temporary file; malloc'd; NULL in place */
+} tc_output;
+
+/* Opens path for writing ("-": stdout) into o. On failure prints "tracecost CMD: PATH: cannot
+ * write: why" and returns -1 (o holds nothing to close). cmd is the command's name ("analyze"). */
+int tc_output_open(tc_output *o, const char *cmd, const char *path);
 /* Finishes what tc_output_open gave: write_rc is the writer's own result (non-zero = it failed),
- * then the stream's error flag, flush and close (stdout is flushed, not closed) are checked.
+ * then the stream's error flag, flush and close (stdout is flushed, not closed) are checked, then
+ * the temporary file is renamed over the target (or removed when anything failed).
  * Returns TC_EXIT_OK, or prints "tracecost CMD: PATH: write failed: why" and returns TC_EXIT_OUTPUT.
  * tell: when a file (not stdout) was written, say so on stderr with its size:
  * "tracecost CMD: wrote PATH (12,345 bytes)" (a regular file only: not a device or pipe). */
-int tc_output_close(const char *cmd, const char *path, FILE *f, int write_rc, bool tell);
+int tc_output_close(tc_output *o, const char *cmd, int write_rc, bool tell);
+/* tc_output_close for a command's terminal output on stdout: "tracecost CMD: standard output:
+ * write failed: why" and TC_EXIT_OUTPUT when write_rc or the stream says it failed. */
+int tc_output_close_stdout(const char *cmd, int write_rc);
 /* Flushes stdout and checks it: main() calls it after every command. Returns TC_EXIT_OK, or prints
  * "tracecost: standard output: write failed: why" and returns TC_EXIT_OUTPUT. */
 int tc_output_finish_stdout(void);

@@ -42,7 +42,7 @@ _tracecost() {
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --html --csv --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
+            COMPREPLY=($(compgen -W "--json --html --csv --force --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
                 --fabric --nic-gbps --no-cost --comm-kernel --window" -- "$cur"))
         else
@@ -63,7 +63,7 @@ _tracecost() {
         if [ -n "$prev" ] && [[ " $cost_value_opts $b_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --work-steps-per-month --tokens-per-step --b-tokens-per-step
-                --samples-per-step --b-samples-per-step --gpus-per-node --fabric --nic-gbps --jobs -j --comm-kernel --recursive -r --quiet -q --help -h
+                --samples-per-step --b-samples-per-step --gpus-per-node --fabric --nic-gbps --jobs -j --comm-kernel --recursive -r --force --quiet -q --help -h
                 $cost_value_opts --gpu --config --fabric-target $b_opts" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null # A and B: trace folders or files, or saved --json results
@@ -88,7 +88,7 @@ _tracecost() {
             --ranks|--steps|-j|--jobs|--comm-kernel|--window) COMPREPLY=(); return 0 ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "-o --output --ranks --steps --jobs -j --comm-kernel --window --recursive -r --quiet -q
+            COMPREPLY=($(compgen -W "-o --output --force --ranks --steps --jobs -j --comm-kernel --window --recursive -r --quiet -q
                 --help -h" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null

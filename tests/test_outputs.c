@@ -126,3 +126,48 @@ Test(outputs, stderr_says_what_was_written_and_its_size) {
     free(out);
     rm_rf(d);
 }
+
+/* A forgotten argument (issue 30): `--json *.json.gz` takes the first trace for the output; it is
+ * refused (exit 1, the trace untouched) unless --force, and a previous result is replaced. */
+Test(outputs, a_trace_taken_for_an_output_is_refused_unless_force) {
+    char *d = job_copy();
+    expect_refused(d, "analyze --json job/rank0.pt.trace.json.gz job/rank1.pt.trace.json.gz job/rank2.pt.trace.json.gz",
+                   "--json job/rank0.pt.trace.json.gz: the file is a trace (gzip): refusing to overwrite it");
+    expect_refused(d, "compare --html job/rank0.pt.trace.json.gz job/rank1.pt.trace.json.gz job/rank2.pt.trace.json.gz",
+                   "pass --force to replace it");
+    expect_refused(d, "timeline -o job/rank0.pt.trace.json.gz job/rank1.pt.trace.json.gz", "the file is a trace (gzip)");
+    char *out = NULL, *bin = realpath(tu_bin(), NULL);
+    cr_assert_not_null(bin);
+    cr_expect_eq(tu_sh(&out, "cd %s && %s analyze -q --json r.json job/ && %s analyze -q --json r.json job/ && "
+                       "cp job/rank3.pt.trace.json.gz f.gz && %s analyze -q --force --json f.gz job/", d, bin, bin, bin),
+                 0, "%s", out);
+    free(out);
+    free(bin);
+    char p[512];
+    snprintf(p, sizeof p, "%s/f.gz", d);
+    yajl_val v = tu_json_file(p); /* --force: the trace is replaced by the report */
+    cr_expect_not_null(tu_get(v, "summary", NULL));
+    yajl_tree_free(v);
+    rm_rf(d);
+}
+
+/* A write that fails (here: past the file size limit) leaves the old file whole and no temporary
+ * file beside it. */
+Test(outputs, a_failed_write_leaves_the_old_file_whole) {
+    char *d = tu_tmpdir(), *out = NULL, p[512];
+    cr_assert_eq(tu_sh(NULL, "%s analyze -q --json %s/o.json samples/", tu_bin(), d), 0);
+    snprintf(p, sizeof p, "%s/o.json", d);
+    size_t before_len = 0, after_len = 0;
+    char *before = tu_read_file(p, &before_len);
+    int rc = tu_sh(&out, "trap '' XFSZ; ulimit -f 1; %s analyze -q --json %s/o.json samples/rank0.pt.trace.json.gz", tu_bin(), d);
+    cr_expect_eq(rc, 4, "exit %d, want 4: %s", rc, out);
+    char *after = tu_read_file(p, &after_len);
+    cr_expect(after_len == before_len && !memcmp(before, after, before_len), "o.json changed");
+    free(out);
+    cr_expect_eq(tu_sh(&out, "ls -A %s", d), 0);
+    cr_expect_str_eq(out, "o.json\n", "a temporary file was left behind: %s", out);
+    free(out);
+    free(before);
+    free(after);
+    rm_rf(d);
+}
