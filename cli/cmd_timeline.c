@@ -166,16 +166,16 @@ static int check_steps(const timeline_args *a, const tc_job *j, const bool *keep
     step_ranges(held, sizeof held, v, n, INT64_MIN, INT64_MAX, false);
     int rc = 0;
     if (!hit && n)
-        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs%s hold steps %s", asked, keep ? " (the ranks kept)" : "", held);
+        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs hold steps %s%s", asked, held, keep ? " on the ranks kept" : "");
     else if (!hit)
-        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs%s hold no ProfilerSteps", asked, keep ? " (the ranks kept)" : "");
+        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs hold no ProfilerSteps%s", asked, keep ? " on the ranks kept" : "");
     else {
         step_ranges(absent, sizeof absent, v, n, a->first_step, a->last_step, true);
         step_ranges(present, sizeof present, v, n, a->first_step, a->last_step, false);
         if (strcmp(absent, "none"))
-            tc_diag(stderr, "tracecost timeline: note: --steps %s: %s %s %s not in the inputs%s (they hold steps %s); the "
+            tc_diag(stderr, "tracecost timeline: note: --steps %s: %s %s %s not in the inputs (they hold steps %s%s); the "
                     "file holds %s %s\n", asked, one_step(absent) ? "step" : "steps", absent, one_step(absent) ? "is" : "are",
-                    keep ? " (the ranks kept)" : "", held, one_step(present) ? "step" : "steps", present);
+                    held, keep ? " on the ranks kept" : "", one_step(present) ? "step" : "steps", present);
     }
     free(v);
     return rc;
