@@ -3,7 +3,9 @@
  * (reports/timeline_report.h), cut down by --ranks and --steps. */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "diag.h"
 #include "analyzer/analyze.h"
+#include "base/util.h"
 #include "exitcodes.h"
 #include "load_job.h"
 #include "opts.h"
@@ -88,6 +90,98 @@ static int pick_ranks(const char *list, const tc_job *j, bool *keep, char *err, 
     return rc;
 }
 
+/* The step numbers the kept ranks hold (their ProfilerSteps, CPU or GPU spans, and the analyzer's
+ * steps), sorted, each once, into *out. -1 out of memory. */
+static int held_steps(const tc_job *j, const bool *keep, int64_t **out, size_t *n) {
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    for (size_t k = 0; k < j->n_ranks; k++) {
+        if (keep && !keep[k]) continue;
+        const tc_rank_result *rr = &j->ranks[k];
+        const tc_trace *t = &j->traces[rr->input];
+        for (size_t s = 0; s < rr->n_steps; s++)
+            if (TC_PUSH(*out, *n, cap, rr->steps[s].number)) return -1;
+        for (size_t s = 0; s < t->n_cpu_steps; s++)
+            if (TC_PUSH(*out, *n, cap, t->cpu_steps[s].number)) return -1;
+        for (size_t s = 0; s < t->n_gpu_steps; s++)
+            if (TC_PUSH(*out, *n, cap, t->gpu_steps[s].number)) return -1;
+    }
+    for (size_t a = 1; a < *n; a++) /* insertion sort: a profiler window holds few steps */
+        for (size_t b = a; b > 0 && (*out)[b - 1] > (*out)[b]; b--) {
+            int64_t x = (*out)[b];
+            (*out)[b] = (*out)[b - 1];
+            (*out)[b - 1] = x;
+        }
+    size_t u = 0;
+    for (size_t i = 0; i < *n; i++) if (u == 0 || (*out)[u - 1] != (*out)[i]) (*out)[u++] = (*out)[i];
+    *n = u;
+    return 0;
+}
+
+/* One range "A-B" (or "A") after the others in buf. false when buf is full (it then ends in "..."). */
+static bool add_range(char *buf, size_t len, size_t *used, int64_t a, int64_t b) {
+    char one[64];
+    if (b > a) snprintf(one, sizeof one, "%s%lld-%lld", *used ? ", " : "", (long long)a, (long long)b);
+    else snprintf(one, sizeof one, "%s%lld", *used ? ", " : "", (long long)a);
+    if (*used + strlen(one) + 6 >= len) { snprintf(buf + *used, len - *used, ", ..."); return false; }
+    *used += (size_t)snprintf(buf + *used, len - *used, "%s", one);
+    return true;
+}
+
+/* The numbers of sorted v[0..n) inside [a, b] as ranges: "2-4, 7"; missing: those of [a, b] not in
+ * v instead. "none" when there are none. */
+static void step_ranges(char *buf, size_t len, const int64_t *v, size_t n, int64_t a, int64_t b, bool missing) {
+    size_t used = 0;
+    int64_t cur = a; /* missing: the first number of [a, b] not yet written nor held */
+    bool room = true, to_b = false;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && room; i++) {
+        if (v[i] < a || v[i] > b) continue;
+        size_t e = i;
+        while (e + 1 < n && v[e + 1] == v[e] + 1 && v[e + 1] <= b) e++;
+        if (!missing) room = add_range(buf, len, &used, v[i], v[e]);
+        else if (v[i] > cur) room = add_range(buf, len, &used, cur, v[i] - 1);
+        if (v[e] == b) { to_b = true; break; }
+        cur = v[e] + 1;
+        i = e;
+    }
+    if (missing && room && !to_b) add_range(buf, len, &used, cur, b);
+    if (!used) snprintf(buf, len, "none");
+}
+
+static bool one_step(const char *ranges) { return !strchr(ranges, ',') && !strchr(ranges + 1, '-'); }
+
+/* --steps A-B against the steps the inputs hold: none of them there is a usage error naming both;
+ * some missing: the note that says which (the file holds the others). 0, or the usage exit code. */
+static int check_steps(const timeline_args *a, const tc_job *j, const bool *keep) {
+    if (!a->has_steps) return 0;
+    int64_t *v;
+    size_t n;
+    if (held_steps(j, keep, &v, &n)) { free(v); return TC_EXIT_NOTHING; }
+    size_t hit = 0;
+    for (size_t i = 0; i < n; i++) hit += v[i] >= a->first_step && v[i] <= a->last_step;
+    char asked[48], held[200], present[200], absent[200];
+    if (a->first_step == a->last_step) snprintf(asked, sizeof asked, "%lld", (long long)a->first_step);
+    else snprintf(asked, sizeof asked, "%lld-%lld", (long long)a->first_step, (long long)a->last_step);
+    step_ranges(held, sizeof held, v, n, INT64_MIN, INT64_MAX, false);
+    int rc = 0;
+    if (!hit && n)
+        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs hold steps %s%s", asked, held, keep ? " on the ranks kept" : "");
+    else if (!hit)
+        rc = tc_opts_error(&tc_opts_timeline, "--steps %s: the inputs hold no ProfilerSteps%s", asked, keep ? " on the ranks kept" : "");
+    else {
+        step_ranges(absent, sizeof absent, v, n, a->first_step, a->last_step, true);
+        step_ranges(present, sizeof present, v, n, a->first_step, a->last_step, false);
+        if (strcmp(absent, "none"))
+            tc_diag(stderr, "tracecost timeline: note: --steps %s: %s %s %s not in the inputs (they hold steps %s%s); the "
+                    "file holds %s %s\n", asked, one_step(absent) ? "step" : "steps", absent, one_step(absent) ? "is" : "are",
+                    held, keep ? " on the ranks kept" : "", one_step(present) ? "step" : "steps", present);
+    }
+    free(v);
+    return rc;
+}
+
 /* One option into a. TC_EXIT_OK, -1 after --help, or the usage exit code after the message. */
 static int set_option(const tc_opts *o, timeline_args *a) {
     const tc_opt_table *t = &tc_opts_timeline;
@@ -155,6 +249,11 @@ static int write_timeline(const timeline_args *a, const tc_job *j, int rc) {
             return tc_opts_error(&tc_opts_timeline, "%s", err);
         }
         f.ranks = keep;
+    }
+    int bad = check_steps(a, j, keep);
+    if (bad) {
+        free(keep);
+        return bad;
     }
     tc_output out;
     int w = tc_output_open(&out, "timeline", a->out) ? TC_EXIT_OUTPUT

@@ -14,15 +14,28 @@ static void print_tflops(FILE *out, double v) {
     else fprintf(out, " %6.1f", v);
 }
 
+/* The width of the id and name columns: the longest entry (or the header), so no id or name is cut. */
+static void gpu_widths(int *idw, int *namew) {
+    *idw = 9; /* at least the widths the table always had */
+    *namew = 22;
+    for (size_t i = 0; i < tc_gpu_count(); i++) {
+        const tc_gpu_spec *g = tc_gpu_at(i);
+        if ((int)strlen(g->id) > *idw) *idw = (int)strlen(g->id);
+        if ((int)strlen(g->name) > *namew) *namew = (int)strlen(g->name);
+    }
+}
+
 void tc_gpu_catalog_print(FILE *out) {
-    /* Columns: id 9, name 22, five TFLOP/s 7 each, GB/s 6, W 5, $/h 7, $ 8: 94 wide. */
-    fprintf(out, "%-9s %-22s %-34s %6s %5s %7s %8s\n", "", "",
+    /* Columns: id and name as wide as their longest entry, five TFLOP/s 7 each, GB/s 6, W 5, $/h 7, $ 8. */
+    int idw, namew;
+    gpu_widths(&idw, &namew);
+    fprintf(out, "%-*s %-*s %-34s %6s %5s %7s %8s\n", idw, "", namew, "",
             "      dense peak TFLOP/s", "memory", "TDP", "rent", "buy");
-    fprintf(out, "%-9s %-22s %6s %6s %6s %6s %6s %6s %5s %7s %8s\n", "id", "name", "FP32",
+    fprintf(out, "%-*s %-*s %6s %6s %6s %6s %6s %6s %5s %7s %8s\n", idw, "id", namew, "name", "FP32",
             "TF32", "BF16", "FP16", "FP8", "GB/s", "W", "$/GPU-h", "$/GPU");
     for (size_t i = 0; i < tc_gpu_count(); i++) {
         const tc_gpu_spec *g = tc_gpu_at(i);
-        fprintf(out, "%-9.9s %-22.22s", g->id, g->name);
+        fprintf(out, "%-*s %-*s", idw, g->id, namew, g->name);
         for (int d = 0; d < TC_DTYPE_COUNT; d++) print_tflops(out, g->peak_tflops[d]);
         char rent[32], buy[32];
         tc_fmt_money(rent, sizeof rent, g->rent_usd_per_hour, 2);
@@ -66,13 +79,19 @@ void tc_gpu_catalog_print(FILE *out) {
 static const char *scope_name(tc_link_scope s) { return s == TC_LINK_INTRA ? "intra-node" : "inter-node"; }
 
 void tc_link_catalog_print(FILE *out) {
-    fprintf(out, "%-10s %-18s %-10s %10s %9s %7s\n", "link", "name", "scope", "rated GB/s", "line Gb/s", "date");
+    int idw = 10, namew = 18; /* at least the widths the table always had; wider for a longer id or name */
+    for (size_t i = 0; i < tc_link_count(); i++) {
+        const tc_link_spec *l = tc_link_at(i);
+        if ((int)strlen(l->id) > idw) idw = (int)strlen(l->id);
+        if ((int)strlen(l->name) > namew) namew = (int)strlen(l->name);
+    }
+    fprintf(out, "%-*s %-*s %-10s %10s %9s %7s\n", idw, "link", namew, "name", "scope", "rated GB/s", "line Gb/s", "date");
     for (size_t i = 0; i < tc_link_count(); i++) {
         const tc_link_spec *l = tc_link_at(i);
         char line[16];
         if (l->line_Gbps > 0) snprintf(line, sizeof line, "%.0f", l->line_Gbps); else snprintf(line, sizeof line, "-");
-        fprintf(out, "%-10.10s %-18.18s %-10s %10.4g %9s %7s\n", l->id, l->name, scope_name(l->scope), l->rated_GBps, line,
-                l->date);
+        fprintf(out, "%-*s %-*s %-10s %10.4g %9s %7s\n", idw, l->id, namew, l->name, scope_name(l->scope), l->rated_GBps,
+                line, l->date);
     }
     fputc('\n', out);
     tc_term_wrap(out,

@@ -2,14 +2,15 @@
 # setup-deps.sh: installs the Debian packages tracecost needs, and only those that are missing.
 # Usage: scripts/setup-deps.sh [--check] [base] [test] [speed] [mpi] [browser] [fuzz]
 #   --check  install nothing: name the missing packages and the command that installs them, and
-#            exit 1 when any is missing (what plain `make` runs; `make deps` installs)
+#            exit 1 when any is missing (what plain `make` runs; `make deps` installs); quiet when
+#            none is (make runs it behind every build, rarely: its stamps are build/.deps-*)
 #   base    gcc make libc6-dev libyajl-dev zlib1g-dev pkg-config (always needed)
 #   test    libcriterion-dev yajl-tools man-db groff-base bsdutils time python3 (make test, make bench)
 #   speed   libisal-dev                              (fast gzip inflate; optional)
 #   mpi     libopenmpi-dev openmpi-bin               (make mpi)
 #   browser chromium                                 (HTML report rendering test)
 #   fuzz    clang libclang-rt-dev valgrind           (make fuzz, make fuzz-run, make valgrind)
-# Says what it installs; never downloads anything but Debian packages.
+# Says what it installs, or that every package is there; never downloads anything but Debian packages.
 set -eu
 check=0
 if [ "${1:-}" = --check ]; then check=1; shift; fi
@@ -32,7 +33,10 @@ for p in $want; do
     missing="$missing $p"
   fi
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+  [ "$check" = 1 ] || echo "setup-deps: every package for $groups is installed; nothing to do" >&2
+  exit 0
+fi
 if [ "$check" = 1 ]; then
   echo "setup-deps: missing Debian packages:$missing" >&2
   echo "setup-deps: install them with: sh scripts/setup-deps.sh $groups   (or: make deps; make test-deps)" >&2

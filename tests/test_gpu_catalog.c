@@ -403,3 +403,36 @@ Test(link_catalog, gpus_command_lists_the_links) {
     cr_expect_not_null(strstr(out, "eth-800g"));
     free(out);
 }
+
+/* True when text has a line "ID<spaces>NAME<space>..." whose fields start in the header's columns
+ * (hdr_id at 0, hdr_name at the name column). */
+static bool row_whole(const char *text, const char *hdr, const char *id, const char *name) {
+    const char *h = strstr(text, hdr);
+    if (!h) return false;
+    h++; /* hdr starts with its newline */
+    size_t name_col = (size_t)(strstr(h, " name") + 1 - h);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        size_t n = strlen(id);
+        if (strncmp(p, id, n) || p[n] != ' ') continue;
+        return !strncmp(p + name_col, name, strlen(name)) && p[name_col + strlen(name)] == ' ' && p[name_col - 1] == ' ';
+    }
+    return false;
+}
+
+/* Issue 31 item 6: the id and name columns of the gpus and links tables are as wide as the longest
+ * entry, at every terminal width: `nvlink4-h800` is never `nvlink4-h8`. */
+Test(link_catalog, ids_and_names_are_never_cut) {
+    static const int widths[] = {80, 100, 120};
+    for (size_t c = 0; c < sizeof widths / sizeof *widths; c++) {
+        char *out = NULL;
+        cr_assert_eq(tu_sh(&out, "COLUMNS=%d %s gpus", widths[c], tu_bin()), 0);
+        for (size_t i = 0; i < tc_gpu_count(); i++)
+            cr_expect(row_whole(out, "\nid ", tc_gpu_at(i)->id, tc_gpu_at(i)->name), "%d columns: gpu row %s (%s) cut",
+                      widths[c], tc_gpu_at(i)->id, tc_gpu_at(i)->name);
+        for (size_t i = 0; i < tc_link_count(); i++)
+            cr_expect(row_whole(out, "\nlink ", tc_link_at(i)->id, tc_link_at(i)->name), "%d columns: link row %s (%s) cut",
+                      widths[c], tc_link_at(i)->id, tc_link_at(i)->name);
+        cr_expect_null(strstr(out, "nvlink4-h8 "));
+        free(out);
+    }
+}

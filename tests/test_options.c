@@ -423,3 +423,26 @@ Test(options, help_lines) {
     tu_expect_width(text, 100);
     free(text);
 }
+
+/* Issue 31 item 8: the man page's SYNOPSIS has a line for every command of the top table
+ * (analyze, compare, cost, timeline, gpus, record, help; `version` is the --version line's). */
+Test(options, man_synopsis_lists_every_command) {
+    char *man = tu_read_file("docs/tracecost.1", NULL);
+    cr_assert_not_null(man);
+    char *syn = strstr(man, "\n.SH SYNOPSIS\n");
+    cr_assert_not_null(syn);
+    char *end = strstr(syn + 1, "\n.SH ");
+    cr_assert_not_null(end);
+    *end = '\0';
+    size_t commands = 0;
+    for (size_t i = 0; i < tc_opts_top.n_rows; i++) {
+        const tc_opt *r = &tc_opts_top.rows[i];
+        if (!r->name || r->name[0] == '-' || r->id == TC_OPT_VERSION) continue; /* version: the --version line */
+        char line[80];
+        snprintf(line, sizeof line, "\n.B tracecost %s\n", r->name);
+        cr_expect_not_null(strstr(syn, line), "SYNOPSIS has no '%s' line", r->name);
+        commands++;
+    }
+    cr_expect_eq(commands, 7, "the top table lists %zu commands", commands);
+    free(man);
+}

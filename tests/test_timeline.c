@@ -224,3 +224,36 @@ Test(timeline, memory_is_that_of_analyze, .timeout = 120) {
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
+
+/* Issue 31 item 4: --steps that the inputs do not hold is a usage error naming the steps asked for
+ * and those held, and writes no file; a range partly held writes the steps held and a note naming
+ * the missing ones. */
+Test(timeline, steps_not_in_the_inputs) {
+    char *dir = tu_tmpdir(), *out = NULL, p[600];
+    snprintf(p, sizeof p, "%s/t.json", dir);
+    cr_expect_eq(tu_sh(&out, "%s timeline -o %s samples/ --steps 99", tu_bin(), p), 1, "%s", out);
+    cr_expect_not_null(strstr(out, "--steps 99: the inputs hold steps 2-4"), "%s", out);
+    cr_expect_neq(access(p, F_OK), 0, "a file was written for steps the inputs lack");
+    free(out);
+    cr_expect_eq(tu_sh(&out, "%s timeline --ranks 2 -o %s samples/ --steps 0-1", tu_bin(), p), 1, "%s", out);
+    cr_expect_not_null(strstr(out, "--steps 0-1: the inputs hold steps 2-4 on the ranks kept"), "%s", out);
+    free(out);
+    cr_expect_eq(tu_sh(&out, "%s timeline -q -o %s samples/ --steps 3-6", tu_bin(), p), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "note: --steps 3-6: steps 5-6 are not in the inputs (they hold steps 2-4); the file "
+                                   "holds steps 3-4"), "%s", out);
+    free(out);
+    yajl_val tl = tu_json_file(p);
+    yajl_val ev = tu_get(tl, "traceEvents", NULL);
+    size_t steps[8] = {0};
+    for (size_t i = 0; i < ev->u.array.len; i++) {
+        const char *name = str_of(ev->u.array.values[i], "name");
+        if (!strncmp(name, "ProfilerStep#", 13) && atoi(name + 13) >= 0 && atoi(name + 13) < 8) steps[atoi(name + 13)]++;
+    }
+    cr_expect(steps[3] > 0 && steps[4] > 0 && steps[5] == 0, "steps 3 and 4 drawn (%zu, %zu)", steps[3], steps[4]);
+    yajl_tree_free(tl);
+    cr_expect_eq(tu_sh(&out, "%s timeline -q -o %s samples/ --steps 2-4", tu_bin(), p), 0, "%s", out);
+    cr_expect_null(strstr(out, "note:"), "all held: no note: %s", out);
+    free(out);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}

@@ -382,6 +382,57 @@ Test(unix_tool, plain_make_builds_the_tool) {
     free(out);
 }
 
+/* Issue 31 item 8: README's sample output (the block after "`build/tracecost analyze samples/`
+ * starts with:") is what that command prints first, at the 100 columns the README is set in, so
+ * it cannot go stale again. */
+Test(unix_tool, readme_sample_is_what_analyze_prints) {
+    char *readme = tu_read_file("README.md", NULL), *out;
+    cr_assert_not_null(readme);
+    const char *intro = "`build/tracecost analyze samples/` starts with:\n\n```\n";
+    char *block = strstr(readme, intro);
+    cr_assert_not_null(block, "README.md has no \"%s\" block", intro);
+    block += strlen(intro);
+    char *end = strstr(block, "\n```\n");
+    cr_assert_not_null(end, "the README block is not closed");
+    end[1] = '\0'; /* the block, each line with its newline */
+    cr_assert_eq(run("COLUMNS=100 build/tracecost analyze samples/ 2>/dev/null", &out), 0);
+    size_t lines = 0;
+    for (const char *p = block; *p; p++) lines += *p == '\n';
+    char *cut = out;
+    for (size_t n = 0; n < lines && cut; n++) cut = strchr(cut, '\n') ? strchr(cut, '\n') + 1 : NULL;
+    cr_assert_not_null(cut, "the command printed fewer than the README's %zu lines:\n%s", lines, out);
+    *cut = '\0';
+    cr_expect_str_eq(block, out, "README.md's sample differs from `COLUMNS=100 build/tracecost analyze samples/`: "
+                     "paste the command's first %zu lines into the block", lines);
+    free(out);
+    free(readme);
+}
+
+/* Issue 31 item 8: with every package there (a stand-in dpkg-query says so), setup-deps says so and
+ * installs nothing; --check (behind every build) stays quiet. */
+Test(unix_tool, setup_deps_says_when_nothing_is_missing) {
+    char *d = make_tmpdir(), *out;
+    char *c = fmt("for t in apt-get sudo; do printf '#!/bin/sh\\ntouch %s/called-$t\\n' > %s/$t; done; "
+                  "printf '#!/bin/sh\\necho install ok installed\\n' > %s/dpkg-query; chmod +x %s/*; "
+                  "PATH='%s':$PATH sh scripts/setup-deps.sh base test 2>&1", d, d, d, d, d);
+    cr_expect_eq(run(c, &out), 0, "%s", out);
+    cr_expect_str_eq(out, "setup-deps: every package for base test is installed; nothing to do\n");
+    free(out);
+    free(c);
+    c = fmt("PATH='%s':$PATH sh scripts/setup-deps.sh --check base 2>&1", d);
+    cr_expect_eq(run(c, &out), 0, "%s", out);
+    cr_expect_str_eq(out, "", "--check says nothing when nothing is missing");
+    free(out);
+    free(c);
+    c = fmt("ls '%s'", d);
+    run(c, &out);
+    cr_expect_null(strstr(out, "called-"), "apt-get or sudo called with nothing missing: %s", out);
+    free(out);
+    free(c);
+    rm_rf(d);
+    free(d);
+}
+
 /* Plain `make` installs nothing: with packages missing (a stand-in dpkg-query says so) the check it
  * runs names them and the command that installs them, exits 1 and never calls apt-get or sudo. */
 Test(unix_tool, plain_make_never_installs_packages) {
