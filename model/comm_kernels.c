@@ -3,7 +3,7 @@
 #include "comm_kernels.h"
 #include "base/status.h"
 #include "base/util.h"
-#include <regex.h>
+#include "pattern.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,14 +68,14 @@ bool tc_comm_rule_at(size_t i, const char **text, bool *prefix, uint8_t *lib, co
 /* ---- user patterns ------------------------------------------------------------------------- */
 
 struct tc_comm_patterns {
-    regex_t *re; char **text; size_t n, cap, cap_text;
+    tc_pattern **re; char **text; size_t n, cap, cap_text;
 };
 
 tc_comm_patterns *tc_comm_patterns_new(void) { return calloc(1, sizeof(tc_comm_patterns)); }
 
 void tc_comm_patterns_free(tc_comm_patterns *p) {
     if (!p) return;
-    for (size_t i = 0; i < p->n; i++) { regfree(&p->re[i]); free(p->text[i]); }
+    for (size_t i = 0; i < p->n; i++) { tc_pattern_free(p->re[i]); free(p->text[i]); }
     free(p->re);
     free(p->text);
     free(p);
@@ -87,17 +87,24 @@ int tc_comm_patterns_add(tc_comm_patterns *p, const char *regex, char *err, size
         tc_format(err, errlen, "out of memory");
         return -1;
     }
-    char *copy = tc_strdup(regex);
-    if (!copy) { tc_format(err, errlen, "out of memory"); return -1; }
-    int rc = regcomp(&p->re[p->n], regex, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &p->re[p->n], why, sizeof why);
-        regfree(&p->re[p->n]);
-        free(copy);
+    if (!*regex) {
+        tc_format(err, errlen, "an empty pattern would make every kernel communication");
+        return -1;
+    }
+    char why[256];
+    tc_pattern *re = tc_pattern_compile(regex, why, sizeof why);
+    if (!re) {
         tc_format(err, errlen, "'%s' is not a valid regular expression: %s", regex, why);
         return -1;
     }
+    if (tc_pattern_matches_every_name(re)) {
+        tc_pattern_free(re);
+        tc_format(err, errlen, "'%s' matches the empty string, so every kernel would be communication", regex);
+        return -1;
+    }
+    char *copy = tc_strdup(regex);
+    if (!copy) { tc_pattern_free(re); tc_format(err, errlen, "out of memory"); return -1; }
+    p->re[p->n] = re;
     p->text[p->n++] = copy;
     return 0;
 }
@@ -106,9 +113,12 @@ size_t tc_comm_patterns_count(const tc_comm_patterns *p) { return p ? p->n : 0; 
 
 const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i) { return p && i < p->n ? p->text[i] : NULL; }
 
-static bool user_match(const tc_comm_patterns *p, const char *name) {
+static bool user_match(const tc_comm_patterns *p, const char *name, size_t len) {
+    size_t n = len;
+    const char *nul = memchr(name, '\0', len); /* matched up to the first NUL, as regexec did */
+    if (nul) n = (size_t)(nul - name);
     for (size_t i = 0; p && i < p->n; i++)
-        if (regexec(&p->re[i], name, 0, NULL, 0) == 0) return true;
+        if (tc_pattern_search(p->re[i], name, n)) return true;
     return false;
 }
 
@@ -116,5 +126,5 @@ uint8_t tc_comm_classify(const tc_comm_patterns *user, const char *name, size_t 
     uint8_t lib = tc_comm_kernel_lib(name, len);
     if (lib != TC_COMM_NO) return lib;
     if (has_coll_args) return TC_COMM_ARGS;
-    return user_match(user, name) ? TC_COMM_USER : TC_COMM_NO;
+    return user_match(user, name, len) ? TC_COMM_USER : TC_COMM_NO;
 }

@@ -1,8 +1,8 @@
 /* comm_kernels.h: which GPU kernels are communication, decided in one place (tc_comm_classify). The
  * built-in catalog (comm_kernels.def: NCCL, RCCL, PyTorch symmetric memory, DeepEP, MSCCL++,
  * NVSHMEM, custom all-reduces, ...) names each kernel's library; a kernel with a "Collective name"
- * arg is communication whatever its name; user patterns (`--comm-kernel REGEX`, POSIX extended
- * regular expressions) add more. A GPU event's is_comm holds its tc_comm_lib (0: compute). No I/O;
+ * arg is communication whatever its name; user patterns (`--comm-kernel REGEX`, the dialect of
+ * pattern.h: POSIX extended without back-references, linear time) add more. A GPU event's is_comm holds its tc_comm_lib (0: compute). No I/O;
  * the catalog is static data. */
 #ifndef TC_COMM_KERNELS_H
 #define TC_COMM_KERNELS_H
@@ -34,13 +34,14 @@ const char *tc_comm_lib_name(uint8_t lib);
 size_t tc_comm_rule_count(void);
 bool tc_comm_rule_at(size_t i, const char **text, bool *prefix, uint8_t *lib, const char **why);
 
-/* User patterns: compiled once, read by any number of threads (regexec is thread-safe). */
+/* User patterns: compiled once, read by any number of threads (pattern.h). */
 typedef struct tc_comm_patterns tc_comm_patterns;
 
 tc_comm_patterns *tc_comm_patterns_new(void); /* NULL when out of memory */
 void tc_comm_patterns_free(tc_comm_patterns *p); /* NULL is a no-op */
-/* Adds a POSIX extended regular expression, matched anywhere in a kernel name (anchor it with ^
- * and $). 0, or -1 with regcomp's message (naming the pattern) in err. */
+/* Adds a pattern of pattern.h's dialect, matched anywhere in a kernel name (anchor it with ^ and
+ * $; only a name's first TC_PATTERN_MAX_NAME bytes are looked at). 0, or -1 with why (naming
+ * the pattern) in err: not in the dialect, empty, or matching the empty string (so every name). */
 int tc_comm_patterns_add(tc_comm_patterns *p, const char *regex, char *err, size_t errlen);
 size_t tc_comm_patterns_count(const tc_comm_patterns *p); /* 0 for NULL */
 const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i);

@@ -129,6 +129,13 @@ Test(comm_kernels, user_patterns_are_checked_and_classify_kernels_after_the_cata
     char err[400];
     cr_assert_eq(tc_comm_patterns_add(p, "([unclosed", err, sizeof err), -1);
     cr_expect(strstr(err, "'([unclosed' is not a valid regular expression"), "%s", err);
+    cr_assert_eq(tc_comm_patterns_add(p, "", err, sizeof err), -1);
+    cr_expect(strstr(err, "an empty pattern would make every kernel communication"), "%s", err);
+    cr_assert_eq(tc_comm_patterns_add(p, "nccl|", err, sizeof err), -1);
+    cr_expect(strstr(err, "'nccl|' matches the empty string"), "%s", err);
+    cr_assert_eq(tc_comm_patterns_add(p, "(a*)\\1b", err, sizeof err), -1);
+    cr_expect(strstr(err, "back-references"), "%s", err);
+    cr_expect_eq(tc_comm_patterns_count(p), 0);
     cr_assert_eq(tc_comm_patterns_add(p, "^my_allreduce", err, sizeof err), 0, "%s", err);
     cr_assert_eq(tc_comm_patterns_add(p, "alltoall_v[0-9]+", err, sizeof err), 0, "%s", err);
     cr_assert_eq(tc_comm_patterns_add(p, "SendRecv|get_dispatch_layout", err, sizeof err), 0, "%s", err);

@@ -63,4 +63,12 @@ awk 'BEGIN {
     for (i = 0; i < 100000; i++) printf "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::kernel_%07d<float>(int)\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5}%s\n", i, i * 10, i < 99999 ? "," : "";
     printf "]}\n" }' >names_100k.json
 
+# issue 30 item 2: 200 kernel names of 30 000 'a' and more, each ended by '!' (--comm-kernel patterns
+# that back-track on them)
+awk 'BEGIN {
+    a = "a"; for (k = 0; k < 15; k++) a = a a; a = substr(a, 1, 30000);
+    printf "{\"traceEvents\": [\n";
+    for (i = 0; i < 200; i++) { printf "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s", a; for (j = 0; j < i; j++) printf "a"; printf "!\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5}%s\n", i * 10, i < 199 ? "," : "" }
+    printf "]}\n" }' >long_names.json
+
 # item 10: a config that never ends is made by the case itself (yes | ...)
