@@ -1,6 +1,7 @@
 /* chrome_trace.c: the Chrome-trace parser's public API (chrome_trace.h): its life, feeding (the
- * string-length guard in front of the scanner and yajl), the end of the input, line counts and
- * error descriptions. Its other files are named in chrome_trace_int.h. */
+ * string-length guard in front of the scanner and yajl, a leading byte order mark passed over, the
+ * vertical tabs and form feeds yajl would take for whitespace refused), the end of the input, line
+ * counts and error descriptions. Its other files are named in chrome_trace_int.h. */
 #include "chrome_trace.h"
 #include "chrome_trace_int.h"
 #include "base/util.h"
