@@ -281,8 +281,8 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
 }
 
 /* A null is the value missing (docs/damage.md): the last value wins, so a null after a value of
- * the same key resets what that value set. Nulls elsewhere (in a list of dims, under keys not read)
- * are passed over as before. */
+ * the same key resets what that value set (an event's keys and args, baseTimeNanoseconds, a
+ * device's id). Nulls elsewhere (in a list of dims, under keys not read) are passed over. */
 static int cb_null(void *ctx) {
     tc_ct_parser *p = ctx;
     event_scratch *ev = &p->ev;
@@ -314,6 +314,11 @@ static int cb_null(void *ctx) {
         case K_EXTERNAL_ID: ev->external_id = -1; break;
         default: break;
         }
+    } else if (fk == F_TOP && k == K_BASE_TIME) {
+        p->t->has_base = false;
+        p->t->base_ns = 0;
+    } else if (fk == F_DEVPROP && k == K_ID) {
+        p->dev_has_id = false;
     }
     return 1;
 }

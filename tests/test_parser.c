@@ -547,7 +547,7 @@ Test(parser, null_after_a_value_makes_the_key_missing_on_every_path) {
      * ends null is skipped as without it; one whose "cat" ends null is no kernel; a "dur" null
      * then 5 is 5. Whole (read without yajl) and in chunks of 1..31 bytes (yajl): the same. */
     const char *doc =
-        "{\"traceEvents\": [\n"
+        "{\"deviceProperties\": [{\"id\": 0, \"id\": null, \"name\": \"H100\"}], \"traceEvents\": [\n"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":5,\"dur\":null},\n"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":20,\"ts\":null,\"dur\":5},\n"
         "{\"ph\":\"X\",\"ph\":null,\"cat\":\"kernel\",\"name\":\"c\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":5},\n"
@@ -555,7 +555,7 @@ Test(parser, null_after_a_value_makes_the_key_missing_on_every_path) {
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":5,\"dur\":null},\n"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"e\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":null,\"dur\":5,"
         "\"args\":{\"correlation\":4,\"correlation\":null}},\n"
-        KERNEL("60", "1") "\n]}";
+        KERNEL("60", "1") "\n], \"baseTimeNanoseconds\": 1000, \"baseTimeNanoseconds\": null}";
     tc_trace whole;
     uint64_t emitted, at;
     cr_assert_eq(parse_len(doc, strlen(doc), &whole, 0, &emitted, &at), 0);
@@ -569,6 +569,8 @@ Test(parser, null_after_a_value_makes_the_key_missing_on_every_path) {
     cr_assert(has_warning(&whole, "skipped 2 complete events without \"dur\""));
     cr_assert(has_warning(&whole, "skipped 1 complete events without \"ts\""));
     cr_assert(has_warning(&whole, "skipped 1 events without \"ph\""));
+    cr_assert(!whole.has_base, "the base ends null");
+    cr_assert_eq(whole.n_devices, 0, "a device whose id ends null is no device");
     for (size_t chunk = 1; chunk <= 31; chunk++) {
         tc_trace t;
         cr_assert_eq(parse_len(doc, strlen(doc), &t, chunk, &emitted, &at), 0, "chunk %zu", chunk);
