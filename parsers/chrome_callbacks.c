@@ -14,6 +14,12 @@ static void small_set(small_str *d, const unsigned char *s, size_t len) {
     d->set = true;
 }
 
+static void small_clear(small_str *d) {
+    d->text[0] = 0;
+    d->len = 0;
+    d->set = false;
+}
+
 #define KEY_IS(lit) (len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
 static key_kind classify_key(frame_kind where, const unsigned char *key, size_t len) {
@@ -274,7 +280,48 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
     return 1;
 }
 
-static int cb_null(void *ctx) { (void)ctx; return 1; }
+/* A null is the value missing (docs/damage.md): the last value wins, so a null after a value of
+ * the same key resets what that value set (an event's keys and args, baseTimeNanoseconds, a
+ * device's id). Nulls elsewhere (in a list of dims, under keys not read) are passed over. */
+static int cb_null(void *ctx) {
+    tc_ct_parser *p = ctx;
+    event_scratch *ev = &p->ev;
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    if (fk == F_EVENT) {
+        switch (k) {
+        case K_PH: ev->has_ph = false; ev->ph = 0; ev->ph_long = false; break;
+        case K_CAT: ev->cat = CAT_OTHER; break;
+        case K_NAME: ev->has_name = false; ev->name_len = 0; ev->name_at = NULL; break;
+        case K_PID: small_clear(&ev->pid); ev->pid_numeric = false; ev->pid_value = 0; break;
+        case K_TID: small_clear(&ev->tid); break;
+        case K_TS: ev->ts_state = NUM_MISSING; ev->ts_ns = 0; break;
+        case K_DUR: ev->dur_state = NUM_MISSING; ev->dur_ns = 0; break;
+        default: break;
+        }
+    } else if (fk == F_ARGS) {
+        switch (k) {
+        case K_CORRELATION: ev->has_correlation = false; ev->correlation = 0; break;
+        case K_COLL_NAME: small_clear(&ev->coll_name); break;
+        case K_DTYPE: small_clear(&ev->dtype); break;
+        case K_PG_NAME: small_clear(&ev->pg_name); break;
+        case K_PG_DESC: small_clear(&ev->pg_desc); break;
+        case K_PG_RANKS: ev->pg_ranks.len = 0; ev->pg_ranks_set = false; break;
+        case K_IN_NELEMS: ev->in_nelems = -1; break;
+        case K_OUT_NELEMS: ev->out_nelems = -1; break;
+        case K_GROUP_SIZE: ev->group_size = -1; break;
+        case K_SEQ: ev->seq = -1; break;
+        case K_EXTERNAL_ID: ev->external_id = -1; break;
+        default: break;
+        }
+    } else if (fk == F_TOP && k == K_BASE_TIME) {
+        p->t->has_base = false;
+        p->t->base_ns = 0;
+    } else if (fk == F_DEVPROP && k == K_ID) {
+        p->dev_has_id = false;
+    }
+    return 1;
+}
 static int cb_boolean(void *ctx, int v) {
     return on_scalar_text(ctx, (const unsigned char *)(v ? "true" : "false"), v ? 4 : 5, false);
 }

@@ -1,6 +1,7 @@
 /* chrome_trace.c: the Chrome-trace parser's public API (chrome_trace.h): its life, feeding (the
- * string-length guard in front of the scanner and yajl), the end of the input, line counts and
- * error descriptions. Its other files are named in chrome_trace_int.h. */
+ * string-length guard in front of the scanner and yajl, a leading byte order mark passed over, the
+ * vertical tabs and form feeds yajl would take for whitespace refused), the end of the input, line
+ * counts and error descriptions. Its other files are named in chrome_trace_int.h. */
 #include "chrome_trace.h"
 #include "chrome_trace_int.h"
 #include "base/util.h"
@@ -107,24 +108,29 @@ void ct_describe_error(tc_ct_parser *p, size_t at, const char *what) {
 }
 
 /* One vector pass over buf[0, len): the number of bytes equal to `c`, or SIZE_MAX when a byte
- * equals `stop` (stop = c: never stops). */
-static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) {
+ * equals `stop` (stop = c: never stops). With vtff, also whether a vertical tab or form feed lies
+ * in the bytes passed (set true when one does; the pass may stop early at `stop`). */
+static inline size_t count_byte_unless(const char *buf, size_t len, char c, char stop, bool *vtff) {
     size_t n = 0, i = 0;
 #if defined(__SSE2__)
     const __m128i want = _mm_set1_epi8(c), halt = _mm_set1_epi8(stop), zero = _mm_setzero_si128();
+    const __m128i vt = _mm_set1_epi8('\v'), ff = _mm_set1_epi8('\f');
     while (i + 16 <= len) {
-        __m128i counts = zero, seen = zero; /* per-byte-lane counts: at most 255 rounds */
+        __m128i counts = zero, seen = zero, odd = zero; /* per-byte-lane counts: at most 255 rounds */
         for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
             counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, want)); /* a match is -1 */
             seen = _mm_or_si128(seen, _mm_cmpeq_epi8(v, halt));
+            if (vtff) odd = _mm_or_si128(odd, _mm_or_si128(_mm_cmpeq_epi8(v, vt), _mm_cmpeq_epi8(v, ff)));
         }
+        if (vtff && _mm_movemask_epi8(odd)) *vtff = true;
         if (stop != c && _mm_movemask_epi8(seen)) return SIZE_MAX;
         __m128i sums = _mm_sad_epu8(counts, zero);
         n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
     }
 #endif
     for (; i < len; i++) {
+        if (vtff && (buf[i] == '\v' || buf[i] == '\f')) *vtff = true;
         if (stop != c && buf[i] == stop) return SIZE_MAX;
         n += buf[i] == c;
     }
@@ -134,7 +140,7 @@ static size_t count_byte_unless(const char *buf, size_t len, char c, char stop) 
 /* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
  * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
 static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
-    size_t n = count_byte_unless(buf, len, '\n', '\n');
+    size_t n = count_byte_unless(buf, len, '\n', '\n', NULL);
     if (n == 0) return;
     p->lines_before += n;
     size_t last = len;
@@ -147,9 +153,8 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
  * STR_CAP/2 bytes hold a quote and a string carried in from the last chunk closes in time, no
  * string reaches STR_CAP here; the state at the end follows from the quote count's parity and the
  * last quote. Returns false (nothing changed) when the exact scan must decide. */
-static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
+static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len, size_t quotes) {
     if (p->esc_left || p->after_backslash || p->dropping || len == 0) return false;
-    size_t quotes = count_byte_unless(buf, len, '"', '\\');
     if (quotes == SIZE_MAX) return false;
     size_t stride = STR_CAP / 2 ? STR_CAP / 2 : 1;
     for (size_t off = 0; off + stride <= len; off += stride)
@@ -170,10 +175,82 @@ static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len) {
     return true;
 }
 
+/* Offset of the first vertical tab or form feed in buf[0, len), or len. yajl takes both for
+ * whitespace; JSON's whitespace is only space, tab, LF and CR, and a string must escape them, so
+ * such a byte is an error wherever it stands. Only called when the guard's pass (tc_ct_parser_feed)
+ * saw one or stopped at a backslash. */
+static size_t first_vt_ff(const char *buf, size_t len) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i vt = _mm_set1_epi8('\v'), ff = _mm_set1_epi8('\f');
+    for (; i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vt), _mm_cmpeq_epi8(v, ff)))) break;
+    }
+#endif
+    for (; i < len; i++)
+        if (buf[i] == '\v' || buf[i] == '\f') return i;
+    return len;
+}
+
+/* The bytes of the input's start that are a UTF-8 byte order mark (EF BB BF), which RFC 8259 lets a
+ * parser ignore (Windows tools write one): passed over with a note, counted in the offsets (they
+ * stay those of the input). A mark cut by the chunk's end is held until the next chunk decides.
+ * Returns how many bytes of buf it took, or SIZE_MAX for a mark begun and not finished (an error,
+ * described: no JSON text starts with those bytes, whatever the chunks). */
+static size_t skip_bom(tc_ct_parser *p, const char *buf, size_t len) {
+    static const char bom[3] = {'\xEF', '\xBB', '\xBF'};
+    size_t k = 0;
+    while (k < len && p->bom_seen < 3 && buf[k] == bom[p->bom_seen]) { k++; p->bom_seen++; }
+    if (p->bom_seen == 3) {
+        p->bom_decided = true;
+        tc_trace_warn(p->t, "skipped a UTF-8 byte order mark (EF BB BF) at the start of the input");
+    } else if (k == len) {
+        return k; /* all a mark so far: held */
+    } else {
+        p->bom_decided = true;
+        if (p->bom_seen == 0) return 0;
+        p->error_offset = 0;
+        p->in_events_at_error = false;
+        snprintf(p->error, sizeof p->error,
+                 "byte 0 (line 1, column 1): invalid JSON (the input begins with %u of the 3 bytes of a UTF-8 byte order mark)",
+                 (unsigned)p->bom_seen);
+        return SIZE_MAX;
+    }
+    return k;
+}
+
+static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes);
+
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
+    if (!p->bom_decided && !p->events_mode) {
+        size_t k = skip_bom(p, buf, len);
+        if (k == SIZE_MAX) return -1;
+        p->fed_before += k;
+        buf += k;
+        len -= k;
+        if (!p->bom_decided) return 0;
+    }
+    /* the string guard's pass over the chunk looks for vertical tabs and form feeds too */
+    bool vtff = false;
+    size_t quotes = count_byte_unless(buf, len, '"', '\\', &vtff);
+    size_t bad = quotes == SIZE_MAX || vtff ? first_vt_ff(buf, len) : len;
+    if (bad == len) return feed_chunk(p, buf, len, quotes);
+    /* an error before it is yajl's to report */
+    if (feed_chunk(p, buf, bad, count_byte_unless(buf, bad, '"', '\\', NULL))) return -1;
+    p->chunk = (const unsigned char *)buf + bad;
+    p->chunk_len = len - bad;
+    ct_describe_error(p, 0, buf[bad] == '\v' ? "invalid JSON (a vertical tab: JSON's whitespace is space, tab, LF and CR)"
+                                              : "invalid JSON (a form feed: JSON's whitespace is space, tab, LF and CR)");
+    return -1;
+}
+
+/* Feeds buf[0, len), which holds no vertical tab or form feed, through the string guard; quotes:
+ * count_byte_unless(buf, len, '"', '\\'). */
+static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
-    if (guard_fast(p, buf, len)) {
+    if (guard_fast(p, buf, len, quotes)) {
         if (ct_pass_on(p, buf, 0, len)) return -1;
         if (!p->events_mode) count_lines(p, buf, len);
         p->fed_before += len;
@@ -257,6 +334,7 @@ static void summarize_skips(tc_ct_parser *p) {
 int tc_ct_parser_finish(tc_ct_parser *p) {
     p->chunk = NULL;
     p->chunk_len = 0;
+    if (!p->bom_decided && p->bom_seen > 0 && !p->error[0]) skip_bom(p, "", 1); /* a mark cut by the end */
     if (!p->events_mode) summarize_skips(p);
     if (p->error[0]) return -1; /* a feed failed: its error stands (the warnings above still go out) */
     yajl_status st = yajl_complete_parse(p->yh);

@@ -158,6 +158,10 @@ struct tc_ct_parser {
     bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
+    /* a UTF-8 byte order mark before the document (ct_skip_bom): bytes of it matched so far, and
+     * whether the start is decided */
+    uint8_t bom_seen;
+    bool bom_decided;
     /* comm-kernel classes (tc_comm_classify + 1; 0 = not asked yet) at [2 * name id + has args]:
      * each distinct name is matched once with args and once without */
     const tc_comm_patterns *user_comm; /* the user's patterns, NULL none (tc_ct_parser_set_comm) */

@@ -22,7 +22,8 @@ static size_t string_end(const char *b, size_t len, size_t i) {
 }
 
 tc_split_find tc_split_find_events(const char *b, size_t len, size_t *body) {
-    size_t i = skip_ws(b, len, 0);
+    /* a UTF-8 byte order mark before the document: the parser of the head passes it over */
+    size_t i = skip_ws(b, len, len >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0);
     if (i >= len) return TC_SPLIT_NEED_MORE;
     if (b[i] == '[') { *body = i + 1; return TC_SPLIT_FOUND; }
     if (b[i] != '{') return TC_SPLIT_NOT_FOUND;

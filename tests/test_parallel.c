@@ -427,3 +427,27 @@ Test(parallel, fallback_waits_for_pieces_in_flight, .init = setup) {
         tc_trace_free(&t);
     }
 }
+
+/* A byte order mark before the document and a kernel whose "dur" ends null, in a file cut into
+ * pieces: the parallel parse is taken and gives the sequential trace (the kernel skipped as without
+ * "dur", the mark passed over with its note), plain and gzip'd. */
+Test(parallel, byte_order_mark_and_null_duplicate_in_pieces, .init = setup) {
+    cr_assert_eq(sh("{ printf '\\357\\273\\277'; awk 'BEGIN { printf \"{\\\"traceEvents\\\": [\\n\"; "
+                    "for (i = 0; i < 20000; i++) printf \"{\\\"ph\\\": \\\"X\\\", \\\"cat\\\": \\\"kernel\\\", \\\"name\\\": \\\"k%%d\\\", "
+                    "\\\"pid\\\": 0, \\\"tid\\\": 7, \\\"ts\\\": %%d, \\\"dur\\\": 5%%s}%%s\\n\", i %% 7, i * 10, "
+                    "i == 12345 ? \", \\\"dur\\\": null\" : \"\", i < 19999 ? \",\" : \"\"; printf \"]}\\n\" }'; } >%s/bomnull.json "
+                    "&& gzip -nkf %s/bomnull.json", TMP, TMP), 0);
+    const char *paths[] = {TMP "/bomnull.json", TMP "/bomnull.json.gz"};
+    for (size_t i = 0; i < 2; i++) {
+        check_parallel_load(paths[i], TC_PAR_MODE_PATTERN);
+        tc_trace t;
+        char msg[600];
+        cr_assert_eq(tc_trace_init(&t, paths[i]), 0);
+        cr_assert_eq(tc_load_trace(&t, paths[i], NULL, NULL, msg, sizeof msg), TC_LOAD_OK, "%s: %s", paths[i], msg);
+        cr_assert_eq(t.n_gpu, 19999);
+        cr_assert_eq(t.events_skipped, 1);
+        cr_assert_eq(t.n_warnings, 2, "the mark and the skip: %zu", t.n_warnings);
+        cr_assert(strstr(t.warnings[0], "byte order mark"), "%s", t.warnings[0]);
+        tc_trace_free(&t);
+    }
+}

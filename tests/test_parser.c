@@ -519,3 +519,146 @@ Test(parser, every_layout_parses_the_same_whole_and_a_byte_at_a_time) {
     cr_assert_eq(tu_sh(NULL, "rm -rf %s", dir), 0);
     free(dir);
 }
+
+/* Parses doc (len bytes: it may hold NUL-free control bytes) in chunks of `chunk` (0 = whole):
+ * finish's rc (or the feed's), the events read without yajl and the error offset on failure. */
+static int parse_len(const char *doc, size_t n, tc_trace *t, size_t chunk, uint64_t *emitted, uint64_t *err_at) {
+    cr_assert_eq(tc_trace_init(t, "test"), 0);
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    size_t step = chunk ? chunk : n;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0; off += step)
+        rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
+    if (rc == 0) rc = tc_ct_parser_finish(p);
+    *emitted = tc_ct_parser_emitted(p) + tc_ct_parser_fast_skipped(p);
+    *err_at = rc ? tc_ct_parser_error_offset(p) : UINT64_MAX;
+    tc_ct_parser_free(p);
+    return rc;
+}
+
+static bool has_warning(const tc_trace *t, const char *part) {
+    for (size_t i = 0; i < t->n_warnings; i++)
+        if (strstr(t->warnings[i], part)) return true;
+    return false;
+}
+
+Test(parser, null_after_a_value_makes_the_key_missing_on_every_path) {
+    /* the last value wins, and null is no value (docs/damage.md): a kernel whose "dur", "ts" or "ph"
+     * ends null is skipped as without it; one whose "cat" ends null is no kernel; a "dur" null
+     * then 5 is 5. Whole (read without yajl) and in chunks of 1..31 bytes (yajl): the same. */
+    const char *doc =
+        "{\"deviceProperties\": [{\"id\": 0, \"id\": null, \"name\": \"H100\"}], \"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":5,\"dur\":null},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":20,\"ts\":null,\"dur\":5},\n"
+        "{\"ph\":\"X\",\"ph\":null,\"cat\":\"kernel\",\"name\":\"c\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":5},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"cat\":null,\"name\":\"d\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":5,\"dur\":null},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"e\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":null,\"dur\":5,"
+        "\"args\":{\"correlation\":4,\"correlation\":null}},\n"
+        KERNEL("60", "1") "\n], \"baseTimeNanoseconds\": 1000, \"baseTimeNanoseconds\": null}";
+    tc_trace whole;
+    uint64_t emitted, at;
+    cr_assert_eq(parse_len(doc, strlen(doc), &whole, 0, &emitted, &at), 0);
+    cr_assert_eq(emitted, 6, "all but the last event read without yajl: %llu", (unsigned long long)emitted);
+    cr_assert_eq(whole.n_gpu, 2, "e and k: %zu", whole.n_gpu);
+    cr_assert_str_eq(tc_trace_str(&whole, whole.gpu[0].name), "e");
+    cr_assert_eq(whole.gpu[0].dur_ns, 5000);
+    cr_assert_eq(whole.gpu[0].correlation, TC_NONE, "the correlation ends null");
+    cr_assert_eq(whole.n_host, 0, "the op whose dur ends null is skipped");
+    cr_assert_eq(whole.events_skipped, 4, "%llu", (unsigned long long)whole.events_skipped);
+    cr_assert(has_warning(&whole, "skipped 2 complete events without \"dur\""));
+    cr_assert(has_warning(&whole, "skipped 1 complete events without \"ts\""));
+    cr_assert(has_warning(&whole, "skipped 1 events without \"ph\""));
+    cr_assert(!whole.has_base, "the base ends null");
+    cr_assert_eq(whole.n_devices, 0, "a device whose id ends null is no device");
+    for (size_t chunk = 1; chunk <= 31; chunk++) {
+        tc_trace t;
+        cr_assert_eq(parse_len(doc, strlen(doc), &t, chunk, &emitted, &at), 0, "chunk %zu", chunk);
+        tu_assert_same_trace(&whole, &t, "null keys");
+        cr_assert_eq(t.events_skipped, whole.events_skipped, "chunk %zu", chunk);
+        tc_trace_free(&t);
+    }
+    tc_trace_free(&whole);
+}
+
+Test(parser, byte_order_mark_is_passed_over_with_a_note) {
+    /* RFC 8259 lets a parser ignore a leading UTF-8 BOM: the trace parses as without it, with a
+     * note, however the chunks cut the mark; offsets stay those of the input. Two bytes of a mark
+     * are an error at byte 0, and a mark after the start is the JSON error it always was. */
+    const char *plain = "{\"traceEvents\": [" KERNEL("10", "2") ",\n" KERNEL("20", "2") "]}";
+    char doc[512];
+    snprintf(doc, sizeof doc, "\xEF\xBB\xBF%s", plain);
+    tc_trace ref, t;
+    uint64_t emitted, at;
+    cr_assert_eq(parse_len(plain, strlen(plain), &t, 0, &emitted, &at), 0);
+    cr_assert(!has_warning(&t, "byte order mark"));
+    size_t n_gpu = t.n_gpu;
+    int64_t start = t.gpu[1].start_ns;
+    tc_trace_free(&t);
+    cr_assert_eq(parse_len(doc, strlen(doc), &ref, 0, &emitted, &at), 0);
+    cr_assert_eq(emitted, 1, "the first event is read without yajl after the mark");
+    cr_assert_eq(ref.n_gpu, n_gpu);
+    cr_assert_eq(ref.gpu[1].start_ns, start);
+    cr_assert_eq(ref.n_warnings, 1);
+    for (size_t chunk = 1; chunk <= 31; chunk++) {
+        cr_assert_eq(parse_len(doc, strlen(doc), &t, chunk, &emitted, &at), 0, "chunk %zu", chunk);
+        tu_assert_same_trace(&ref, &t, "bom");
+        cr_assert(has_warning(&t, "skipped a UTF-8 byte order mark"), "chunk %zu", chunk);
+        tc_trace_free(&t);
+    }
+    /* an error after the mark is placed in the input's bytes */
+    const char *bad = "\xEF\xBB\xBF{\"traceEvents\": [01]}";
+    for (size_t chunk = 0; chunk <= 31; chunk++) {
+        cr_assert_neq(parse_len(bad, strlen(bad), &t, chunk, &emitted, &at), 0);
+        cr_assert(at >= 20 && at <= 22, "chunk %zu: error at %llu", chunk, (unsigned long long)at);
+        tc_trace_free(&t);
+    }
+    static const char *const broken[] = {"\xEF\xBB{}", "\xEF{}", "\xEF\xBB", " \xEF\xBB\xBF{}"};
+    for (size_t b = 0; b < 4; b++)
+        for (size_t chunk = 0; chunk <= 31; chunk++) {
+            cr_assert_neq(parse_len(broken[b], strlen(broken[b]), &t, chunk, &emitted, &at), 0, "%zu chunk %zu", b, chunk);
+            cr_assert_eq(at, b == 3 ? 1 : 0, "%zu chunk %zu: error at %llu", b, chunk, (unsigned long long)at);
+            tc_trace_free(&t);
+        }
+    tc_trace_free(&ref);
+}
+
+Test(parser, only_json_whitespace_between_tokens) {
+    /* yajl takes \v and \f for whitespace; JSON does not (RFC 8259: space, tab, LF, CR), nor may a
+     * string hold them raw: an error at their byte on every path, unless an earlier error stands;
+     * \r and \t stay whitespace */
+    const char *ok = "{\"traceEvents\":\r\t[" KERNEL("10", "2") ",\r\n\t" KERNEL("20", "2") "]}";
+    tc_trace t;
+    uint64_t emitted, at;
+    cr_assert_eq(parse_len(ok, strlen(ok), &t, 0, &emitted, &at), 0);
+    cr_assert_eq(t.n_gpu, 2);
+    tc_trace_free(&t);
+    const char *const seps[] = {"\v", "\f"};
+    for (size_t s = 0; s < 2; s++) {
+        char docs[4][512];
+        size_t want[4];
+        /* between events (an event the scanner reads follows), inside an event, before the
+         * document, inside a string */
+        want[0] = (size_t)snprintf(docs[0], 512, "{\"traceEvents\": [" KERNEL("10", "2") ",") ;
+        snprintf(docs[0] + want[0], 512 - want[0], "%s" KERNEL("20", "2") "," KERNEL("30", "2") "]}", seps[s]);
+        want[1] = (size_t)snprintf(docs[1], 512, "{\"traceEvents\": [" KERNEL("10", "2") ", {\"ph\":");
+        snprintf(docs[1] + want[1], 512 - want[1], "%s\"X\"}," KERNEL("30", "2") "]}", seps[s]);
+        want[2] = 0;
+        snprintf(docs[2], 512, "%s{\"traceEvents\": []}", seps[s]);
+        want[3] = (size_t)snprintf(docs[3], 512, "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"a");
+        snprintf(docs[3] + want[3], 512 - want[3], "%sb\"}]}", seps[s]);
+        for (size_t d = 0; d < 4; d++)
+            for (size_t chunk = 0; chunk <= 31; chunk++) {
+                cr_assert_neq(parse_len(docs[d], strlen(docs[d]), &t, chunk, &emitted, &at), 0, "%zu/%zu chunk %zu", s, d, chunk);
+                cr_assert_eq(at, want[d], "%zu/%zu chunk %zu: error at %llu", s, d, chunk, (unsigned long long)at);
+                tc_trace_free(&t);
+            }
+    }
+    /* an earlier error is reported first, whatever the chunks */
+    const char *both = "{\"traceEvents\": [01,\f]}";
+    for (size_t chunk = 0; chunk <= 31; chunk++) {
+        cr_assert_neq(parse_len(both, strlen(both), &t, chunk, &emitted, &at), 0);
+        cr_assert(at >= 17 && at <= 19, "chunk %zu: error at %llu", chunk, (unsigned long long)at);
+        tc_trace_free(&t);
+    }
+}
