@@ -106,8 +106,8 @@ static void per_rank_table(const tw *t, const tc_job *j) {
 }
 
 /* Row k's n: the ranks of each of its groups (its size, else its ranks among the inputs), "G x R"
- * when G groups are folded into it, "?" for R when they differ or none is known. */
-static void group_row_ranks(char *buf, size_t n, const tc_job *j, size_t k) {
+ * when G groups are folded into it, "?" for R when they differ or none is known. Returns buf. */
+static const char *group_row_ranks(char *buf, size_t n, const tc_job *j, size_t k) {
     int64_t ranks = -1;
     bool same = true;
     for (size_t i = j->group_rows[k].first; i < j->n_groups; i++) {
@@ -120,23 +120,31 @@ static void group_row_ranks(char *buf, size_t n, const tc_job *j, size_t k) {
     if (same && ranks > 0) snprintf(r, sizeof r, "%lld", (long long)ranks); else snprintf(r, sizeof r, "?");
     if (j->group_rows[k].groups > 1) snprintf(buf, n, "%zux%s", j->group_rows[k].groups, r);
     else snprintf(buf, n, "%s", r);
+    return buf;
 }
 
 /* The Process groups section: one line per row of groups (tc_job.group_rows: one description, scope
  * and link), its ranks, its exposed transfer share and its bus bandwidth against the link's rated
  * figure, with a bar of that share (10 columns = the rated figure). The group column takes what the
  * others leave of the width. */
-#define GROUP_FIXED 70 /* columns besides the group's name */
+#define GROUP_FIXED 66 /* columns besides the group's name and n */
+#define GROUP_N_MAX 9  /* the n column at most ("16x128") */
 static void group_table(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
     if (!j->n_group_rows) return;
-    int gw = t->width - GROUP_FIXED;
+    int nw = 3; /* as wide as its widest "GxR", 3 at least */
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        char ranks[48];
+        int c = (int)strlen(group_row_ranks(ranks, sizeof ranks, j, k));
+        if (c > nw) nw = c < GROUP_N_MAX ? c : GROUP_N_MAX;
+    }
+    int gw = t->width - GROUP_FIXED - nw;
     fprintf(t->out, "\n%sProcess groups%s ", c_on(t, BOLD), c_off(t));
     tc_term_wrap_from(t->out, "(a row per description, scope and link; busbw against the link's rated figure)", 15, 2,
                       t->width);
-    fprintf(t->out, "%-*s %4s %-5s %-18s %8s %6s %6s %5s\n", gw, "group", "n", "scope", "link",
+    fprintf(t->out, "%-*s %*s %-5s %-18s %8s %6s %6s %5s\n", gw, "group", nw, "n", "scope", "link",
             sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "used");
-    fprintf(t->out, "%-*s %4s %-5s %-18s %8s %6s %6s %5s\n", gw, "", "", "", "", "% GPU", "GB/s", "GB/s", "%");
+    fprintf(t->out, "%-*s %*s %-5s %-18s %8s %6s %6s %5s\n", gw, "", nw, "", "", "", "% GPU", "GB/s", "GB/s", "%");
     const char **labels = calloc(j->n_group_rows, sizeof *labels);
     char (*text)[96] = calloc(j->n_group_rows, sizeof *text);
     bool partial = false;
@@ -150,7 +158,7 @@ static void group_table(const tw *t, const tc_job *j) {
     for (size_t k = 0; labels && text && k < j->n_group_rows; k++) {
         const tc_group_row *row = &j->group_rows[k];
         const tc_group_figures *f = &row->f;
-        char group[4 * 64 + 1], link[4 * 18 + 1], bus[24], rated[24], share[16], bar[16], ranks[48], nc[4 * 4 + 1];
+        char group[4 * 64 + 1], link[4 * 18 + 1], bus[24], rated[24], share[16], bar[16], ranks[48], nc[4 * GROUP_N_MAX + 1];
         tc_term_name_cell(group, sizeof group, labels[k], labels, j->n_group_rows, -gw);
         group_row_ranks(ranks, sizeof ranks, j, k);
         partial |= f->partial;
@@ -165,7 +173,7 @@ static void group_table(const tw *t, const tc_job *j) {
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
         }
-        fprintf(t->out, "%s %s %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, 4),
+        fprintf(t->out, "%s %s %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
                 f->scope == TC_SCOPE_INTRA ? "intra" : f->scope == TC_SCOPE_INTER ? "inter" : "?", link,
                 100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
