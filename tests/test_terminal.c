@@ -2,7 +2,9 @@
  * own width, else 100 in a pipe, held to 80..120; at 80 columns no line of any section is longer
  * (the bundled job, a 2-node TP+DP job with its fabric what-if, an idle-cause job, compare, cost);
  * kernel names that share a long start are cut so that their rows differ; every table header says
- * its unit and aggregation; a legend explains the abbreviations; µs, never "us"; MFU once. */
+ * its unit and aggregation; a legend explains the abbreviations; µs, never "us"; MFU once. The
+ * labels of issue 31: collective names readable at 80/100/120 columns with the group "stream N",
+ * the process-groups n the ranks of a group, singular counts, the no-cost hint once. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
