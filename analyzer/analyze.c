@@ -369,9 +369,10 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     for (size_t r = 0; r < j->n_ranks; r++) {
         tc_rank_result *rr = &j->ranks[r];
         if (rr->wait_ns && rr->unmatched_comm)
-            tc_job_warn(j, "rank %lld: %llu collective kernels could not be matched across ranks; their exposed time, "
+            tc_job_warn(j, "rank %lld: %llu collective kernel%s could not be matched across ranks; %s exposed time, "
                         "%.3f ms (%.2f%% of the window), is counted as transfer", (long long)rr->rank,
-                        (unsigned long long)rr->unmatched_comm, (double)rr->unmatched_exposed_ns / 1e6,
+                        (unsigned long long)rr->unmatched_comm, rr->unmatched_comm == 1 ? "" : "s",
+                        rr->unmatched_comm == 1 ? "its" : "their", (double)rr->unmatched_exposed_ns / 1e6,
                         100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
         rr->last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
         rr->caused_wait_ns_per_step = rr->caused_wait_ns / (int64_t)(rr->steps_total ? rr->steps_total : 1);

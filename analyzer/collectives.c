@@ -26,7 +26,8 @@ typedef struct {
 } comm_rec;
 
 typedef struct {
-    char *label;      /* "pg 0 (default_pg)" or "stream 20, <name>" */
+    char *label;      /* the matching key: "pg 0 (default_pg)" or "stream 20: <name>" */
+    char *shown;      /* the group as reports show it: "pg 0 (default_pg)" or "stream 20" */
     bool by_seq;
     uint32_t ranks_with;   /* ranks that have this group */
     int64_t group_size;    /* from args, -1 unknown */
@@ -151,7 +152,7 @@ static void matcher_free(matcher *m) {
         free(m->rows[i].name); free(m->rows[i].group); free(m->rows[i].dtype); free(m->rows[i].transfers);
     }
     free(m->rows);
-    for (size_t g = 0; g < m->n_ginfo; g++) free(m->ginfo[g].label);
+    for (size_t g = 0; g < m->n_ginfo; g++) { free(m->ginfo[g].label); free(m->ginfo[g].shown); }
     free(m->ginfo);
     free(m->recs);
     if (m->offset_samples) for (size_t r = 0; r < m->nr; r++) free(m->offset_samples[r]);
@@ -160,17 +161,21 @@ static void matcher_free(matcher *m) {
 }
 
 /* A comm kernel's group label: its process group when the trace names it (*by_seq when it has a
- * Seq), else its stream and collective name. */
+ * Seq), else its stream and collective name (kernels of one stream match by name). shown gets the
+ * group as every report names it: the process group, else "stream N" alone (the collective's name
+ * has a column of its own). */
 static void group_label(const tc_trace *t, const tc_gpu_event *g, const tc_coll_args *c, char *label, size_t size,
-                        bool *by_seq) {
+                        char *shown, size_t shown_size, bool *by_seq) {
     *by_seq = false;
     if (c && c->pg_name != TC_NONE) {
         const char *desc = c->pg_desc != TC_NONE ? tc_trace_str(t, c->pg_desc) : "";
         tc_format(label, size, "pg %s%s%s%s", tc_trace_str(t, c->pg_name), *desc ? " (" : "", desc, *desc ? ")" : "");
+        tc_format(shown, shown_size, "%s", label);
         *by_seq = c->seq >= 0;
     } else {
         tc_format(label, size, "stream %s: %.300s", tc_trace_str(t, g->stream),
                   c ? tc_trace_str(t, c->coll_name) : tc_trace_str(t, g->name));
+        tc_format(shown, shown_size, "stream %s", tc_trace_str(t, g->stream));
     }
 }
 
@@ -189,15 +194,17 @@ static int rank_keys(matcher *m, size_t r) {
         if (!g->is_comm) continue;
         if (rr->wait_ns) rr->wait_ns[e] = -1; /* unmatched until an instance claims it */
         const tc_coll_args *c = g->coll != TC_NONE ? &t->colls[g->coll] : NULL;
-        char label[400];
+        char label[400], shown[400];
         bool by_seq;
-        group_label(t, g, c, label, sizeof label, &by_seq);
+        group_label(t, g, c, label, sizeof label, shown, sizeof shown, &by_seq);
         uint32_t gid = tc_strtab_intern(m->groups, label, strlen(label));
         if (gid == TC_NONE) return -1;
         if (gid >= m->n_ginfo) {
             size_t pg = c && c->pg_name != TC_NONE ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
-            group_info gi = {tc_strdup(label), by_seq, 0, -1, pg, 0};
-            if (!gi.label || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) { free(gi.label); return -1; }
+            group_info gi = {tc_strdup(label), tc_strdup(shown), by_seq, 0, -1, pg, 0};
+            if (!gi.label || !gi.shown || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) {
+                free(gi.label); free(gi.shown); return -1;
+            }
         }
         assert(gid < m->n_ginfo); /* ids are handed out in order */
         if (c && c->group_size > m->ginfo[gid].group_size) m->ginfo[gid].group_size = c->group_size;
@@ -711,7 +718,7 @@ static int add_to_row(matcher *m, size_t a, size_t b, int64_t transfer, int64_t 
     const char *dtype = (c && c->dtype != TC_NONE) ? tc_trace_str(t0, c->dtype) : NULL;
     int64_t gsize = (c && c->group_size > 0) ? c->group_size : gi->group_size > 0 ? gi->group_size : (int64_t)(b - a);
     int64_t bytes = c ? tc_collective_bytes(cname, dtype, c->in_nelems, c->out_nelems) : -1;
-    row_acc *row = find_row(&m->rows, &m->n_rows, &m->cap_rows, cname, gi->label, gi->pg, dtype, gsize, bytes);
+    row_acc *row = find_row(&m->rows, &m->n_rows, &m->cap_rows, cname, gi->shown, gi->pg, dtype, gsize, bytes);
     if (!row || TC_PUSH(row->transfers, row->n_transfers, row->cap_transfers, transfer)) return -1;
     row->wait_total += wait_sum;
     double factor = tc_busbw_factor(cname, gsize);
@@ -771,7 +778,7 @@ static void report_matching(matcher *m) {
         tc_job_warn(j, "%s: only %u of its %lld ranks are in the inputs; transfer = minimum over the ranks present "
                     "(an upper bound), waits are lower bounds", gi->label, gi->ranks_with, (long long)gi->group_size);
         if (!j->summary.partial_groups++) { /* the basis of the findings names the first */
-            j->summary.partial_group = tc_strdup(gi->label);
+            j->summary.partial_group = tc_strdup(gi->shown);
             j->summary.partial_group_present = gi->ranks_with;
             j->summary.partial_group_size = gi->group_size;
         }

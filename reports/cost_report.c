@@ -599,7 +599,7 @@ const char *tc_cost_missing_text(char *buf, size_t n, const tc_job_cost *c) {
     else if (c->missing == TC_COST_LEFT_OUT) snprintf(buf, n, "no cost section: --no-cost was given");
     else if (c->missing == TC_COST_TOO_SMALL)
         snprintf(buf, n, "no cost section: the job is too small to judge (see the verdict), so no loss is priced");
-    else snprintf(buf, n, "no cost section: %s (pass --price-per-gpu-hour or --gpu NAME)", c->why);
+    else snprintf(buf, n, "no cost section: %s", c->why); /* the model's reason names what to pass, once */
     return buf;
 }
 

@@ -441,9 +441,9 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
 
 static void html_slowest(FILE *out, const tc_rank_result *rr) {
     const tc_step_stats *ss = &rr->step_stats;
-    fprintf(out, "<p id=\"step-times\">Step time over %zu steps: min <span data-tip=\"%.6f ms\">%.3f ms</span>, median "
+    fprintf(out, "<p id=\"step-times\">Step time over %zu step%s: min <span data-tip=\"%.6f ms\">%.3f ms</span>, median "
                  "<span data-tip=\"%.6f ms\">%.3f ms</span>, max <span data-tip=\"%.6f ms\">%.3f ms</span>.</p>\n",
-            rr->n_steps, ms(ss->min_ns), ms(ss->min_ns), ms(ss->median_ns), ms(ss->median_ns), ms(ss->max_ns), ms(ss->max_ns));
+            rr->n_steps, rr->n_steps == 1 ? "" : "s", ms(ss->min_ns), ms(ss->min_ns), ms(ss->median_ns), ms(ss->median_ns), ms(ss->max_ns), ms(ss->max_ns));
     if (!ss->n_slowest) return;
     fputs("<ul id=\"slowest-steps\">\n", out);
     for (size_t i = 0; i < ss->n_slowest; i++) {

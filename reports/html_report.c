@@ -369,8 +369,8 @@ static void section_definitions(hr *h) {
            "collectives, of the difference of their end times (collectives end together on every rank).</dd>\n"
            "<dt>Effective GPUs, money</dt><dd>Network efficiency e = 1 - exposed transfer share; N GPUs do the work "
            "of N x e. A month is 730 hours. See the cost model documentation for every formula.</dd>\n"
-           "<dt>Times</dt><dd>Tables give times in ms with 6 decimals or &micro;s with 3, that is every nanosecond the "
-           "traces hold.</dd>\n</dl>\n");
+           "<dt>Times</dt><dd>Tables give times in ms or &micro;s, rounded for reading; hover a figure for every "
+           "nanosecond the traces hold (ms with 6 decimals), and the JSON and CSV keep them all.</dd>\n</dl>\n");
     (void)sm;
     put(h, "</section>\n");
 }

@@ -42,6 +42,8 @@ static size_t cols_of(const char *s, size_t len) {
     return c;
 }
 
+size_t tc_term_cols(const char *s) { return cols_of(s, strlen(s)); }
+
 /* Bytes of the first `cols` code points of s[0, len). */
 static size_t bytes_of_cols(const char *s, size_t len, size_t cols) {
     size_t i = 0, c = 0;

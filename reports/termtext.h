@@ -32,6 +32,9 @@ void tc_term_wrap(FILE *out, const char *text, int indent_first, int indent_rest
  * such as "Conclusion: ", which may carry its own colour codes): the text continues there. */
 void tc_term_wrap_from(FILE *out, const char *text, int col, int indent_rest, int width);
 
+/* The columns s takes (its code points; s as tc_term_clean leaves it). */
+size_t tc_term_cols(const char *s);
+
 /* A table cell of |width| columns, like printf's %*s: src cleaned as by tc_term_clean, cut to
  * |width| columns ending in "…" when it is longer, then padded with spaces, on the left when
  * width > 0 (right-aligned), on the right when width < 0 (left-aligned). Returns dst, which should

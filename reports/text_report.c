@@ -105,21 +105,46 @@ static void per_rank_table(const tw *t, const tc_job *j) {
     fputs(c_off(t), t->out);
 }
 
+/* Row k's n: the ranks of each of its groups (its size, else its ranks among the inputs), "G x R"
+ * when G groups are folded into it, "?" for R when they differ or none is known. Returns buf. */
+static const char *group_row_ranks(char *buf, size_t n, const tc_job *j, size_t k) {
+    int64_t ranks = -1;
+    bool same = true;
+    for (size_t i = j->group_rows[k].first; i < j->n_groups; i++) {
+        if (j->groups[i].row != k) continue;
+        int64_t r = j->groups[i].size >= 0 ? j->groups[i].size : j->groups[i].ranks_present;
+        if (ranks >= 0 && r != ranks) same = false;
+        if (ranks < 0) ranks = r;
+    }
+    char r[24];
+    if (same && ranks > 0) snprintf(r, sizeof r, "%lld", (long long)ranks); else snprintf(r, sizeof r, "?");
+    if (j->group_rows[k].groups > 1) snprintf(buf, n, "%zux%s", j->group_rows[k].groups, r);
+    else snprintf(buf, n, "%s", r);
+    return buf;
+}
+
 /* The Process groups section: one line per row of groups (tc_job.group_rows: one description, scope
- * and link), its exposed transfer share and its bus bandwidth against the link's rated figure, with
- * a bar of that share (10 columns = the rated figure). The group column takes what the others
- * leave of the width. */
-#define GROUP_FIXED 69 /* columns besides the group's name */
+ * and link), its ranks, its exposed transfer share and its bus bandwidth against the link's rated
+ * figure, with a bar of that share (10 columns = the rated figure). The group column takes what the
+ * others leave of the width. */
+#define GROUP_FIXED 66 /* columns besides the group's name and n */
+#define GROUP_N_MAX 9  /* the n column at most ("16x128") */
 static void group_table(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
     if (!j->n_group_rows) return;
-    int gw = t->width - GROUP_FIXED;
+    int nw = 3; /* as wide as its widest "GxR", 3 at least */
+    for (size_t k = 0; k < j->n_group_rows; k++) {
+        char ranks[48];
+        int c = (int)strlen(group_row_ranks(ranks, sizeof ranks, j, k));
+        if (c > nw) nw = c < GROUP_N_MAX ? c : GROUP_N_MAX;
+    }
+    int gw = t->width - GROUP_FIXED - nw;
     fprintf(t->out, "\n%sProcess groups%s ", c_on(t, BOLD), c_off(t));
     tc_term_wrap_from(t->out, "(a row per description, scope and link; busbw against the link's rated figure)", 15, 2,
                       t->width);
-    fprintf(t->out, "%-*s %3s %-5s %-18s %8s %6s %6s %5s\n", gw, "group", "n", "scope", "link",
+    fprintf(t->out, "%-*s %*s %-5s %-18s %8s %6s %6s %5s\n", gw, "group", nw, "n", "scope", "link",
             sm->split_known ? "exp xfer" : "exp comm", "busbw", "rated", "used");
-    fprintf(t->out, "%-*s %3s %-5s %-18s %8s %6s %6s %5s\n", gw, "", "", "", "", "% GPU", "GB/s", "GB/s", "%");
+    fprintf(t->out, "%-*s %*s %-5s %-18s %8s %6s %6s %5s\n", gw, "", nw, "", "", "", "% GPU", "GB/s", "GB/s", "%");
     const char **labels = calloc(j->n_group_rows, sizeof *labels);
     char (*text)[96] = calloc(j->n_group_rows, sizeof *text);
     bool partial = false;
@@ -133,8 +158,9 @@ static void group_table(const tw *t, const tc_job *j) {
     for (size_t k = 0; labels && text && k < j->n_group_rows; k++) {
         const tc_group_row *row = &j->group_rows[k];
         const tc_group_figures *f = &row->f;
-        char group[4 * 64 + 1], link[4 * 18 + 1], bus[24], rated[24], share[16], bar[16];
+        char group[4 * 64 + 1], link[4 * 18 + 1], bus[24], rated[24], share[16], bar[16], ranks[48], nc[4 * GROUP_N_MAX + 1];
         tc_term_name_cell(group, sizeof group, labels[k], labels, j->n_group_rows, -gw);
+        group_row_ranks(ranks, sizeof ranks, j, k);
         partial |= f->partial;
         tc_term_cell(link, sizeof link, f->link.id ? f->link.name : "?", -18);
         if (f->has_busbw) tc_term_fit(bus, sizeof bus, f->busbw_GBps, 1, 6); else snprintf(bus, sizeof bus, "-");
@@ -147,7 +173,7 @@ static void group_table(const tw *t, const tc_job *j) {
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
         }
-        fprintf(t->out, "%s %3zu %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, row->groups,
+        fprintf(t->out, "%s %s %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
                 f->scope == TC_SCOPE_INTRA ? "intra" : f->scope == TC_SCOPE_INTER ? "inter" : "?", link,
                 100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
@@ -155,8 +181,8 @@ static void group_table(const tw *t, const tc_job *j) {
     free(labels);
     free(text);
     fputs(c_on(t, DIM), t->out);
-    tc_term_wrap(t->out, "scope: intra = inside a node, inter = between nodes; used = busbw / rated (# = 10%)", 2, 4,
-                 t->width);
+    tc_term_wrap(t->out, "n = ranks in each group (GxR: G groups of R ranks folded into the row); scope: intra = inside "
+                 "a node, inter = between nodes; used = busbw / rated (# = 10%)", 2, 4, t->width);
     if (partial)
         tc_term_wrap(t->out, "* ranks missing from the inputs: exposed transfer an upper bound, busbw a lower bound", 2, 4,
                      t->width);
@@ -223,16 +249,27 @@ static void windows_line(const tw *t, const tc_job *j) {
     fputs(c_off(t), t->out);
 }
 
-/* The Collectives section: the first 20 rows; the name and group columns share what the figures
- * leave of the width. */
+/* The Collectives section: the first 20 rows. The group column is as wide as its widest label
+ * (short: "pg 0 (default_pg)", "stream 84"), the name gets what the figures leave; a name longer
+ * than its column goes on a line of its own, whole up to the width, with the row's figures on the
+ * next line. */
 #define COLL_FIXED 55 /* columns besides the collective's and the group's names */
 #define COLL_ROWS 20
+#define COLL_GROUP_MAX 20 /* the group column at most */
 static void collectives_table(const tw *t, const tc_job *j) {
     if (!j->n_colls) return;
     size_t shown = j->n_colls < COLL_ROWS ? j->n_colls : COLL_ROWS;
-    int names = t->width - COLL_FIXED - 1, nw = names / 2, gw = names - nw;
     const char *cn[COLL_ROWS], *gn[COLL_ROWS];
-    for (size_t i = 0; i < shown; i++) { cn[i] = j->colls[i].name; gn[i] = j->colls[i].process_group; }
+    char cell[4 * 1024 + 1];
+    int names = t->width - COLL_FIXED - 1, gw = 5; /* "group" */
+    for (size_t i = 0; i < shown; i++) {
+        cn[i] = j->colls[i].name; gn[i] = j->colls[i].process_group;
+        int c = (int)tc_term_cols(tc_term_clean(cell, sizeof cell, gn[i], 0));
+        if (c > gw) gw = c;
+    }
+    if (gw > COLL_GROUP_MAX) gw = COLL_GROUP_MAX;
+    if (gw > names - 10) gw = names - 10; /* "collective": longer names go on a line of their own */
+    int nw = names - gw;
     fprintf(t->out, "\n%sCollectives%s (matched across ranks; transfer = the fastest rank's kernel)\n", c_on(t, BOLD),
             c_off(t));
     fprintf(t->out, "%-*s %-*s %3s %6s %8s %9s %10s %6s %6s\n", nw, "collective", gw, "group", "n", "count", "size",
@@ -242,14 +279,21 @@ static void collectives_table(const tw *t, const tc_job *j) {
             tc_term_cell(med, sizeof med, "µs, med", 9), tc_term_cell(sum, sizeof sum, "µs, sum", 10), "GB/s", "GB/s");
     for (size_t i = 0; i < shown; i++) {
         const tc_collective_result *c = &j->colls[i];
-        char size[24], alg[24], bus[24], xfer[24], wait[24], name[4 * 64 + 1], group[4 * 64 + 1], n[24], count[24];
+        char size[24], alg[24], bus[24], xfer[24], wait[24], name[4 * 1024 + 1], group[4 * 64 + 1], n[24], count[24];
         if (c->has_bw) { tc_term_fit(alg, sizeof alg, c->algbw_GBps, 1, 6); tc_term_fit(bus, sizeof bus, c->busbw_GBps, 1, 6); }
         else { snprintf(alg, sizeof alg, "n/a"); snprintf(bus, sizeof bus, "n/a"); }
         if (c->group_size >= 0) snprintf(n, sizeof n, "%lld", (long long)c->group_size); else snprintf(n, sizeof n, "?");
         snprintf(count, sizeof count, "%llu", (unsigned long long)c->count);
         tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 9);
         tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
-        fprintf(t->out, "%s %s %3s %6s %8s %9s %10s %6s %6s\n", tc_term_name_cell(name, sizeof name, c->name, cn, shown, -nw),
+        if ((int)tc_term_cols(tc_term_clean(cell, sizeof cell, c->name, 0)) > nw) { /* its own line */
+            tc_term_name_cell(name, sizeof name, c->name, cn, shown, -t->width);
+            size_t end = strlen(name);
+            while (end && name[end - 1] == ' ') end--; /* the cell's padding: not at a line's end */
+            fprintf(t->out, "%.*s\n", (int)end, name);
+            snprintf(name, sizeof name, "%*s", nw, "");
+        } else tc_term_name_cell(name, sizeof name, c->name, cn, shown, -nw);
+        fprintf(t->out, "%s %s %3s %6s %8s %9s %10s %6s %6s\n", name,
                 tc_term_name_cell(group, sizeof group, c->process_group, gn, shown, -gw), n, count,
                 tc_fmt_bytes(size, sizeof size, c->bytes), xfer, wait, alg, bus);
     }

@@ -14,6 +14,7 @@
 #include "cli/cost_options.h"
 #include "model/cost_inputs.h"
 #include "reports/cost_report.h"
+#include "reports/cost_report.h"
 #include "reports/textfmt.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -879,4 +880,25 @@ Test(cost_main, full_disk_exits_4) {
     rc = tu_sh(&out, "'%s' cost --help >/dev/full", tu_bin());
     cr_expect_eq(rc, 4, "%s", out);
     free(out);
+}
+
+/* Issue 31 item 5: a job's missing cost says the model's reason, its hint once, and names the price
+ * only when the price is what is missing (an efficiency of 0 is not a missing price). */
+Test(cost, missing_text_names_only_its_own_hint) {
+    tc_job_cost c;
+    memset(&c, 0, sizeof c);
+    c.missing = TC_COST_NO_MODEL;
+    char buf[TC_COST_NOTE_TEXT];
+    snprintf(c.why, sizeof c.why, "the trace spends all its time in exposed communication (network efficiency 0): there "
+             "is no useful work to price; pass --network-efficiency to override");
+    tc_cost_missing_text(buf, sizeof buf, &c);
+    cr_expect(strstr(buf, "network efficiency 0"), "%s", buf);
+    cr_expect_null(strstr(buf, "--price-per-gpu-hour"), "an efficiency of 0 read as a missing price: %s", buf);
+    snprintf(c.why, sizeof c.why, "--price-per-gpu-hour is required (rent in $ per GPU-hour), or pass --gpu NAME for "
+             "the catalog's dated default (tracecost gpus lists them)");
+    tc_cost_missing_text(buf, sizeof buf, &c);
+    const char *first = strstr(buf, "--gpu NAME");
+    cr_assert_not_null(first, "%s", buf);
+    cr_expect_null(strstr(first + 1, "--gpu NAME"), "the hint said twice: %s", buf);
+    cr_expect_null(strstr(strstr(buf, "--price-per-gpu-hour") + 1, "--price-per-gpu-hour"), "%s", buf);
 }

@@ -237,12 +237,12 @@ Test(groups, tables_fold_rows_and_bar_against_rated, .timeout = 120) {
     snprintf(html, sizeof html, "raw:--gpus-per-node 4 --fabric ib-ndr --html %s/job.html", dir);
     yajl_val doc = analyze(dir, "job", html, &text);
     tu_expect_width(text, 100);
-    /* the group column takes what the figures leave of the width (100 when piped) */
+    /* the group column takes what the figures leave of the width (100 when piped); n = groups x ranks */
     cr_expect_not_null(strstr(text, "\ngroup                             n scope link               exp xfer  busbw  rated  "
                                     "used\n"), "%s", text);
-    cr_expect_not_null(strstr(text, "\nTP                                2 intra NVLink 4              14.4%  360.0  450.0   "
+    cr_expect_not_null(strstr(text, "\nTP                              2x4 intra NVLink 4              14.4%  360.0  450.0   "
                                     "80% ########..\n"), "%s", text);
-    cr_expect_not_null(strstr(text, "\nDP                                4 inter IB NDR 400 Gb/s       15.3%   12.5   50.0   "
+    cr_expect_not_null(strstr(text, "\nDP                              4x2 inter IB NDR 400 Gb/s       15.3%   12.5   50.0   "
                                     "25% ###.......\n"), "%s", text);
     snprintf(html, sizeof html, "%s/job.html", dir);
     char *h = tu_read_file(html, NULL);

@@ -2,7 +2,9 @@
  * own width, else 100 in a pipe, held to 80..120; at 80 columns no line of any section is longer
  * (the bundled job, a 2-node TP+DP job with its fabric what-if, an idle-cause job, compare, cost);
  * kernel names that share a long start are cut so that their rows differ; every table header says
- * its unit and aggregation; a legend explains the abbreviations; µs, never "us"; MFU once. */
+ * its unit and aggregation; a legend explains the abbreviations; µs, never "us"; MFU once. The
+ * labels of issue 31: collective names readable at 80/100/120 columns with the group "stream N",
+ * the process-groups n the ranks of a group, singular counts, the no-cost hint once. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -172,4 +174,91 @@ Test(terminal, name_cells_keep_the_difference) {
     tc_term_join(m, items, 4, " | ", 2, 4, 40);
     fclose(m);
     cr_expect_str_eq(items_out, "  compute 66.1%\n    exposed comm 28.7% (transfer 25.0%,\n    wait 3.8%)\n    memory 1.0% | idle 4.2%\n");
+}
+
+/* The Collectives section of out (up to its legend), NULL when there is none; owned by out. */
+static char *collectives_section(char *out) {
+    char *s = strstr(out, "\nCollectives ");
+    if (!s) return NULL;
+    char *end = strstr(s, "\n  n = ranks in the group");
+    if (end) *end = '\0';
+    return s;
+}
+
+/* Issue 31 item 1: a SendRecv job without process-group args (hta-pair) at 80, 100 and 120
+ * columns: the kernel's name is readable (its SendRecv part on a line, never a "…ernel_" cut), the
+ * group is "stream N" alone, and every line fits. */
+Test(terminal, collective_names_readable_at_80_100_120) {
+    static const int widths[] = {80, 100, 120};
+    for (size_t w = 0; w < 3; w++) {
+        char *out = run_at(widths[w], "analyze samples/hta-pair/");
+        cr_expect_leq(widest(out), (size_t)widths[w], "at %d columns:\n%s", widths[w], out);
+        char *sec = collectives_section(out);
+        cr_assert_not_null(sec, "no Collectives section at %d columns:\n%s", widths[w], out);
+        cr_expect_geq(count(sec, "ncclKernel_SendRecv_RING_SIMPLE"), 2, "at %d columns the names are cut:\n%s", widths[w], sec);
+        cr_expect_null(strstr(sec, "\xe2\x80\xa6" "ernel_"), "at %d columns a name cut inside:\n%s", widths[w], sec);
+        cr_expect_null(strstr(sec, "stre\xe2\x80\xa6"), "at %d columns the group is cut:\n%s", widths[w], sec);
+        cr_expect_geq(count(sec, " stream 84 "), 1, "at %d columns no 'stream 84' group:\n%s", widths[w], sec);
+        cr_expect_eq(count(sec, "stream 84:"), 0, "at %d columns the group repeats the name:\n%s", widths[w], sec);
+        free(out);
+    }
+}
+
+/* Issue 31 item 1: JSON and CSV name a group without process-group args "stream N", never with the
+ * kernel's name after it. */
+Test(labels, stream_group_in_json_and_csv) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    int rc = tu_sh(&out, "%s analyze --json - --csv %s/csv samples/hta-pair/ 2>/dev/null", tu_bin(), dir);
+    cr_assert(rc == 0 || rc == 3, "exit %d", rc);
+    cr_expect_not_null(strstr(out, "\"process_group\": \"stream 84\""), "JSON:\n%s", out);
+    cr_expect_null(strstr(out, "\"stream 84: "), "JSON repeats the kernel's name:\n%s", out);
+    free(out);
+    rc = tu_sh(&out, "cat %s/csv/collectives.csv", dir);
+    cr_assert_eq(rc, 0);
+    cr_expect_not_null(strstr(out, ",stream 84,"), "CSV:\n%s", out);
+    cr_expect_null(strstr(out, "stream 84: "), "CSV repeats the kernel's name:\n%s", out);
+    free(out);
+}
+
+/* Issue 31 item 5: singular counts read singular: one dropped kernel per rank is "1 collective
+ * kernel", a one-step job's HTML "Step time over 1 step:". */
+Test(labels, singular_counts_read_singular, .timeout = 60) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    tu_gen_job(dir, "drop", "--ranks 4 --steps 3 --drop-kernel 1:4 --clock-offset-us 2000 --seed 8");
+    tu_gen_job(dir, "one", "--ranks 2 --steps 1 --seed 5");
+    int rc = tu_sh(&out, "NO_COLOR=1 COLUMNS=120 %s analyze %s/drop/ 2>&1", tu_bin(), dir);
+    cr_assert(rc == 0 || rc == 3, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, ": 1 collective kernel could not be matched"), "%s", out);
+    cr_expect_null(strstr(out, " 1 collective kernels"), "%s", out);
+    free(out);
+    rc = tu_sh(&out, "%s analyze --html - %s/one/ 2>/dev/null", tu_bin(), dir);
+    cr_assert(rc == 0 || rc == 3, "exit %d", rc);
+    cr_expect_not_null(strstr(out, "Step time over 1 step:"), "no singular step line");
+    cr_expect_null(strstr(out, "over 1 steps"), "plural for one step");
+    free(out);
+}
+
+/* Issue 31 item 5: the process-groups table's n is the ranks of the group (4 for the bundled job's
+ * default group), and its legend says so. */
+Test(labels, process_group_n_is_its_ranks) {
+    char *out = run_at(100, "analyze samples/");
+    char *sec = strstr(out, "\nProcess groups ");
+    cr_assert_not_null(sec, "%s", out);
+    char *row = strstr(sec, "\ndefault_pg "), n[16] = "";
+    cr_assert_not_null(row, "%s", sec);
+    cr_expect_eq(sscanf(row, " %*s %15s", n), 1);
+    cr_expect_str_eq(n, "4", "n of the 4-rank default group:\n%s", sec);
+    cr_expect_not_null(strstr(sec, "n = ranks in each group"), "%s", sec);
+    free(out);
+}
+
+/* Issue 31 item 5: a missing price is said once, its hint once. */
+Test(labels, no_cost_message_says_its_hint_once) {
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s analyze --json - samples/hta-pair/ 2>/dev/null", tu_bin());
+    cr_assert(rc == 0 || rc == 3, "exit %d", rc);
+    char *m = strstr(out, "no cost section:");
+    cr_assert_not_null(m, "no cost note");
+    cr_expect_leq(count(m, "--gpu NAME"), 1, "%.300s", m);
+    free(out);
 }
