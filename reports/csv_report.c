@@ -25,7 +25,7 @@ static void text(csv *c, const char *s) {
     char *u = tc_json_text_dup(s); /* invalid UTF-8 as U+FFFD */
     const char *v = u ? u : "";
     size_t len = strlen(v);
-    bool formula = strchr("=+-@\t", v[0]) && v[0];
+    bool formula = strchr("=+-@\t\r\n", v[0]) && v[0]; /* the OWASP formula starters, CR and LF too */
     bool quote = formula || strpbrk(v, ",\"\r\n") || (len && (v[0] == ' ' || v[len - 1] == ' '));
     if (quote) fputc('"', c->f);
     if (formula) fputc('\'', c->f);
