@@ -266,8 +266,12 @@ static int cost_key(void *ctx, const char *key, const char *value, const char *o
     int r = tc_cost_set_option(ctx, key, value, TC_COST_SRC_CONFIG, origin, err, errlen);
     if (r == 1) {
         const char *hint = tc_cost_suggest_option(key);
-        set_err(err, errlen, "unknown key '%s'%s%s%s", key, hint ? " (did you mean '" : "",
-                hint ? hint : "", hint ? "'?)" : "");
+        if (hint && strcasecmp(hint, key) == 0) /* a command-line option, not a config key */
+            set_err(err, errlen, "unknown key '%s': a config file holds the cost model's inputs and comm-kernel; "
+                    "pass --%s on the command line", key, key);
+        else
+            set_err(err, errlen, "unknown key '%s'%s%s%s", key, hint ? " (did you mean '" : "",
+                    hint ? hint : "", hint ? "'?)" : "");
     }
     return r == 0 ? 0 : -1;
 }
