@@ -369,6 +369,12 @@ static void compute_rent(tc_cost_result *r, const measured *m) {
     if (r->has_straggler_loss) r->straggler_loss_per_month = r->rent_monthly * m->wait_share;
     r->tco_rent = (int)u->months.value * r->rent_monthly;
     r->rent_cost_per_effective_gpu_hour = P / u->rent_network_efficiency.value;
+    /* Every price per effective GPU-hour divides by e (or by e_r left at e): a lower bound on e
+     * makes each an upper bound; an e_r given on its own is exact. */
+    const tc_cost_bound up = r->efficiency_bound == TC_COST_LOWER ? TC_COST_UPPER : TC_COST_EXACT;
+    r->effective_price_bound = up;
+    r->rent_price_bound = u->rent_network_efficiency.source == TC_COST_SRC_DEFAULT ? up : TC_COST_EXACT;
+    r->own_price_bound = up;
 }
 
 /* Why the traced job's inter-node network share is what it is (docs/cost-model.md). */

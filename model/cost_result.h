@@ -147,6 +147,9 @@ typedef struct tc_cost_result {
                                                 the network loss and the prices per effective
                                                 GPU-hour UPPER */
     tc_cost_bound straggler_loss_bound;      /* LOWER when the wait share is a lower bound */
+    tc_cost_bound effective_price_bound;     /* P / e: UPPER when e is LOWER */
+    tc_cost_bound rent_price_bound;          /* P / e_r: UPPER when e_r is e's default and e LOWER */
+    tc_cost_bound own_price_bound;           /* own per effective GPU-hour: UPPER when e is LOWER */
     bool has_price_as_of;                    /* a catalog price was aged: price_as_of_unix_s */
     int64_t price_as_of_unix_s;              /* the date catalog prices were aged against, s */
     const char *price_as_of_source;          /* "trace (capture date)", "SOURCE_DATE_EPOCH" or

@@ -441,14 +441,13 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
                                                         "N x P x H x u x exposed host-copy share"};
     char v[112], w[120], f[400];
     bool lower = r->efficiency_bound == TC_COST_LOWER;
-    tc_cost_bound up = lower ? TC_COST_UPPER : TC_COST_EXACT;
     section(out, st, r->lead == TC_COST_LEAD_NONE ? "what the network costs, a month at this efficiency"
                                                   : "what each loss costs, a month as profiled");
     fmt_num(v, sizeof v, r->effective_gpus, 2);
     row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound),
         "N x e, against an infinitely fast network");
     money2(v, sizeof v, r->effective_price_per_gpu_hour);
-    row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, up), "P / e");
+    row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, r->effective_price_bound), "P / e");
     for (int c = 0; c < TC_COST_LOSS_COUNT; c++) {
         const tc_cost_loss *l = &r->loss[c];
         money0(v, sizeof v, l->per_month);
@@ -474,7 +473,7 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
 }
 
 static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) {
-    char v[112], title[128];
+    char v[112], w[120], title[128];
     snprintf(title, sizeof title, "rent or own, over %.0f months", r->used.months.value);
     section(out, st, title);
     money0(v, sizeof v, r->rent_monthly);
@@ -482,7 +481,7 @@ static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) 
     money0(v, sizeof v, r->tco_rent);
     row(out, st, "total cost of renting", v, "M x rent per month");
     money2(v, sizeof v, r->rent_cost_per_effective_gpu_hour);
-    row(out, st, "rent per effective GPU-hour", v, "P / e_r");
+    row(out, st, "rent per effective GPU-hour", bounded(w, sizeof w, v, r->rent_price_bound), "P / e_r");
     const char *need = "needs --purchase-per-gpu or --gpu";
     money0(v, sizeof v, r->own_capex);
     row(out, st, "own: capital cost", r->has_own ? v : "-", r->has_own ? "N x C + F" : need);
@@ -493,7 +492,7 @@ static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) 
     row(out, st, "total cost of owning", r->has_own ? v : "-",
         r->has_own ? "capital + M x running" : need);
     money2(v, sizeof v, r->own_cost_per_effective_gpu_hour);
-    row(out, st, "own per effective GPU-hour", r->has_own ? v : "-",
+    row(out, st, "own per effective GPU-hour", r->has_own ? bounded(w, sizeof w, v, r->own_price_bound) : "-",
         r->has_own ? "total own / (N x H x u x M x e)" : need);
     if (r->has_breakeven) snprintf(v, sizeof v, "%.1f months", r->breakeven_months);
     row(out, st, "owning pays back after", r->has_breakeven ? v : (r->has_own ? "never" : "-"),

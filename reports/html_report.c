@@ -202,13 +202,24 @@ static void section_ranks(hr *h) {
 }
 
 /* ------------------------------------------------------------------ cost */
-static void cost_row(hr *h, const char *label, bool known, double v, bool is_money, const char *unit, const char *how) {
+/* One row of the cost table; a bounded value (partial data, decided in analyzer/cost.c) carries
+ * "<= " or ">= " in front of it, as in the text. */
+static void cost_row(hr *h, const char *label, bool known, double v, bool is_money, const char *unit, const char *how,
+                     tc_cost_bound b) {
     char m[64];
+    const char *mark = !known ? "" : b == TC_COST_UPPER ? "&lt;= " : b == TC_COST_LOWER ? "&gt;= " : "";
     pf(h, "<tr><td>%s</td><td class=\"n\"", label);
     if (!known) put(h, ">n/a");
-    else if (is_money) pf(h, " data-tip=\"%.6f\">%s", v, tc_html_money(m, sizeof m, v));
-    else pf(h, " data-tip=\"%.9g\">%.2f", v, v);
+    else if (is_money) pf(h, " data-tip=\"%.6f\">%s%s", v, mark, tc_html_money(m, sizeof m, v));
+    else pf(h, " data-tip=\"%.9g\">%s%.2f", v, mark, v);
     pf(h, "%s%s</td><td class=\"note\">%s</td></tr>\n", known && unit ? " " : "", known && unit ? unit : "", how);
+}
+
+/* "HOW; an upper bound on this data" (or lower) for a bounded figure, HOW alone otherwise. Returns buf. */
+static const char *bound_how(char *buf, size_t n, const char *how, tc_cost_bound b) {
+    snprintf(buf, n, "%s%s", how, b == TC_COST_UPPER ? "; an upper bound on this data"
+                                  : b == TC_COST_LOWER ? "; a lower bound on this data" : "");
+    return buf;
 }
 
 static void section_cost(hr *h) {
@@ -239,12 +250,12 @@ static void section_cost(hr *h) {
     tc_html_cost_chart(h, c);
 
     put(h, "<h3>Results</h3>\n<table id=\"cost-table\"><thead><tr><th>figure</th><th class=\"n\">value</th><th>how</th></tr></thead><tbody>\n");
-    bool lower = c->efficiency_bound == TC_COST_LOWER;
+    char why[400];
     cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs",
-             lower ? "N x network efficiency e, against an infinitely fast network; a lower bound on this data"
-                   : "N x network efficiency e, against an infinitely fast network");
+             bound_how(why, sizeof why, "N x network efficiency e, against an infinitely fast network", c->efficiency_bound),
+             c->efficiency_bound);
     cost_row(h, "effective price", true, c->effective_price_per_gpu_hour, true, "per GPU-hour",
-             lower ? "P / e; an upper bound on this data" : "P / e");
+             bound_how(why, sizeof why, "P / e", c->effective_price_bound), c->effective_price_bound);
     static const char *const how[TC_COST_LOSS_COUNT] = {
         "N x P x 730 h x u x t, the inter-node process groups' exposed transfer share",
         "N x P x 730 h x u x (exposed transfer share - t)", "N x P x 730 h x u x exposed wait share",
@@ -253,23 +264,22 @@ static void section_cost(hr *h) {
                                                           "straggler loss", "host idle loss", "memory copies loss"};
     for (int k = 0; k < TC_COST_LOSS_COUNT; k++) {
         const tc_cost_loss *l = &c->loss[k];
-        char why[400];
         const char *f = k == TC_COST_LOSS_INTER_NODE && c->inter_rule != TC_COST_INTER_MEASURED ? tc_cost_inter_rule_text(c)
                         : l->known ? how[k] : k == TC_COST_LOSS_STRAGGLER ? "needs a trace of 2+ ranks"
                         : "in the inter-node network's figure (scopes unknown)";
-        snprintf(why, sizeof why, "%s%s", f, l->bound == TC_COST_UPPER ? "; an upper bound on this data"
-                                             : l->bound == TC_COST_LOWER ? "; a lower bound on this data" : "");
-        cost_row(h, label[k], l->known, l->per_month, true, "per month", why);
+        cost_row(h, label[k], l->known, l->per_month, true, "per month", bound_how(why, sizeof why, f, l->bound), l->bound);
     }
-    cost_row(h, "all losses", true, c->total_loss_per_month, true, "per month", "the classes above summed");
-    cost_row(h, "rent per month", true, c->rent_monthly, true, NULL, "N x P x 730 h x u");
-    cost_row(h, "rent, total", true, c->tco_rent, true, NULL, "months x rent per month");
-    cost_row(h, "own: purchase", c->has_own, c->own_capex, true, NULL, "N x purchase per GPU + fabric");
-    cost_row(h, "own: running cost", c->has_own, c->own_opex_monthly, true, "per month", "N x kW x 730 h x u x PUE x $/kWh + operations");
-    cost_row(h, "own, total", c->has_own, c->tco_own, true, NULL, "purchase + months x running cost");
-    cost_row(h, "breakeven", c->has_own && c->has_breakeven, c->breakeven_months, false, "months", "purchase / (rent - running cost per month)");
-    cost_row(h, "own: per effective GPU-hour", c->has_own, c->own_cost_per_effective_gpu_hour, true, NULL, "own total / (N x 730 h x u x months x e)");
-    cost_row(h, "rent: per effective GPU-hour", true, c->rent_cost_per_effective_gpu_hour, true, NULL, "P / rented fabric's efficiency");
+    cost_row(h, "all losses", true, c->total_loss_per_month, true, "per month", "the classes above summed", TC_COST_EXACT);
+    cost_row(h, "rent per month", true, c->rent_monthly, true, NULL, "N x P x 730 h x u", TC_COST_EXACT);
+    cost_row(h, "rent, total", true, c->tco_rent, true, NULL, "months x rent per month", TC_COST_EXACT);
+    cost_row(h, "own: purchase", c->has_own, c->own_capex, true, NULL, "N x purchase per GPU + fabric", TC_COST_EXACT);
+    cost_row(h, "own: running cost", c->has_own, c->own_opex_monthly, true, "per month", "N x kW x 730 h x u x PUE x $/kWh + operations", TC_COST_EXACT);
+    cost_row(h, "own, total", c->has_own, c->tco_own, true, NULL, "purchase + months x running cost", TC_COST_EXACT);
+    cost_row(h, "breakeven", c->has_own && c->has_breakeven, c->breakeven_months, false, "months", "purchase / (rent - running cost per month)", TC_COST_EXACT);
+    cost_row(h, "own: per effective GPU-hour", c->has_own, c->own_cost_per_effective_gpu_hour, true, NULL,
+             bound_how(why, sizeof why, "own total / (N x 730 h x u x months x e)", c->own_price_bound), c->own_price_bound);
+    cost_row(h, "rent: per effective GPU-hour", true, c->rent_cost_per_effective_gpu_hour, true, NULL,
+             bound_how(why, sizeof why, "P / rented fabric's efficiency", c->rent_price_bound), c->rent_price_bound);
     put(h, "</tbody></table>\n");
 
     put(h, "<h3>What if the fabric were faster</h3>\n");

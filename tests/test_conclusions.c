@@ -144,6 +144,57 @@ Test(conclusions, two_of_128_ranks_say_partial_in_verdict_and_cost, .timeout = 6
     free(dir);
 }
 
+/* Lines of text (split at '\n') that contain key: how many, and how many of those contain mark. */
+static void count_lines(const char *text, const char *key, const char *mark, int *with_key, int *with_mark) {
+    *with_key = *with_mark = 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        if (strstr(line, key)) { ++*with_key; if (strstr(line, mark)) ++*with_mark; }
+        p = e ? e + 1 : NULL;
+    }
+}
+
+/* Issue 31 item 3: on partial data every price per effective GPU-hour (P / e, rent, own) divides by
+ * a lower bound on e, so every line of the text cost section and every row of the HTML cost table
+ * that shows one says "<=", not only the first; with e_r given, the rent figure is exact. */
+Test(conclusions, partial_data_bounds_every_price_per_effective_gpu_hour, .timeout = 60) {
+    char *dir = tu_tmpdir(), *text = NULL, *page = NULL;
+    int rc = tu_sh(&text, "SOURCE_DATE_EPOCH=1764547200 %s analyze --html %s/p.html --gpu a100-sxm samples/hta-pair "
+                   "2>/dev/null", tu_bin(), dir);
+    cr_assert_eq(rc, 0, "%s", text);
+    int keyed, marked;
+    count_lines(text, "per effective GPU-hour", "<= $", &keyed, &marked);
+    cr_assert_eq(keyed, 2, "rent and own rows\n%s", text);
+    cr_assert_eq(marked, keyed, "a per-effective-GPU-hour line without its bound\n%s", text);
+    count_lines(text, "effective price per GPU-hour", "<= $", &keyed, &marked);
+    cr_assert_eq(keyed, 1, "%s", text);
+    cr_assert_eq(marked, 1, "%s", text);
+    cr_assert_eq(tu_sh(&page, "cat %s/p.html", dir), 0);
+    count_lines(page, "per effective GPU-hour</td>", "&lt;= $", &keyed, &marked);
+    cr_assert_eq(keyed, 2, "rent and own rows of the cost table");
+    cr_assert_eq(marked, keyed, "a cost-table row without its bound");
+    count_lines(page, "<tr><td>effective price</td>", "&lt;= $", &keyed, &marked);
+    cr_assert_eq(keyed, 1);
+    cr_assert_eq(marked, 1);
+    free(text);
+    free(page);
+    /* an efficiency for the rented fabric given on its own: the rent figure no longer rests on e */
+    rc = tu_sh(&text, "SOURCE_DATE_EPOCH=1764547200 %s analyze --gpu a100-sxm --rent-network-efficiency 0.9 "
+               "samples/hta-pair 2>/dev/null", tu_bin());
+    cr_assert_eq(rc, 0, "%s", text);
+    count_lines(text, "rent per effective GPU-hour", "<=", &keyed, &marked);
+    cr_assert_eq(keyed, 1, "%s", text);
+    cr_assert_eq(marked, 0, "%s", text);
+    count_lines(text, "own per effective GPU-hour", "<= $", &keyed, &marked);
+    cr_assert_eq(marked, 1, "%s", text);
+    free(text);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
 /* One GPU spans one node: no fabric. Eight GPUs of a 16-GPU job on two hosts: two nodes' fabric. */
 Test(conclusions, fabric_is_counted_per_node_past_one_node, .timeout = 60) {
     char *dir = tu_tmpdir(), *text = NULL;
