@@ -50,16 +50,14 @@ typedef struct {
 
 /* "A-B" or "A" into *a, *b (A <= B). */
 static bool parse_range(const char *v, int64_t *a, int64_t *b) {
-    char *end;
-    if (!v || !*v) return false;
-    long long x = strtoll(v, &end, 10), y = x;
-    if (end == v) return false;
-    if (*end == '-') {
-        const char *p = end + 1;
-        y = strtoll(p, &end, 10);
-        if (end == p) return false;
-    }
-    if (*end || y < x) return false;
+    char buf[64];
+    if (!v || !*v || snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) return false;
+    char *dash = strchr(buf + 1, '-');
+    if (dash) *dash = '\0';
+    long x, y;
+    if (!tc_parse_long(buf, &x)) return false;
+    if (dash ? !tc_parse_long(dash + 1, &y) : (y = x, false)) return false;
+    if (y < x) return false;
     *a = x;
     *b = y;
     return true;

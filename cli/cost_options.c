@@ -41,55 +41,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Parses a number as users type it: optional sign and '$', digits with '_' or proper ','
- * grouping, a decimal point, an exponent, and for shares a trailing '%'. Returns NULL and sets
- * *out, or a phrase saying what is wrong ("is not a number"). */
-static const char *parse_number(const char *text, bool allow_percent, double *out) {
-    const char *s = text;
-    char buf[64];
-    size_t n = 0;
-    bool percent = false, any_digit = false;
-    while (isspace((unsigned char)*s)) s++;
-    for (int k = 0; k < 2; k++) { /* '-' and '$' in either order */
-        if (*s == '-' || *s == '+') { if (n == 0) buf[n++] = *s; s++; }
-        else if (*s == '$') s++;
-    }
-    for (; *s; s++) {
-        char c = *s;
-        if (n + 1 >= sizeof buf) return "is too long for a number";
-        if (isdigit((unsigned char)c)) { buf[n++] = c; any_digit = true; continue; }
-        if (c == '.' || c == 'e' || c == 'E' || ((c == '-' || c == '+') && n > 0 &&
-                                                  (buf[n - 1] == 'e' || buf[n - 1] == 'E'))) {
-            buf[n++] = c;
-            continue;
-        }
-        if (c == '_' && n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1]))
-            continue;
-        if (c == ',') {
-            /* Only thousands grouping: a digit before, exactly three digits after. */
-            if (n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1]) &&
-                isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) &&
-                !isdigit((unsigned char)s[4]))
-                continue;
-            return "is not a number (use '.' for decimals; ',' only between groups of three digits)";
-        }
-        if (c == '%' && allow_percent) { percent = true; s++; break; }
-        if (isspace((unsigned char)c)) break;
-        return "is not a number";
-    }
-    while (isspace((unsigned char)*s)) s++;
-    if (*s) return "is not a number";
-    if (!any_digit) return "is not a number";
-    buf[n] = '\0';
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (end != buf + n || !isfinite(v) || errno == ERANGE) return "is not a usable number";
-    if (percent) v /= 100.0;
-    *out = v;
-    return NULL;
-}
-
 /* --fabric-target ID: the what-if's bus bandwidth B' is the rated figure of that fabric between
  * nodes (model/links.def), as --fabric-target-GBps with its origin naming the link. */
 static int set_fabric_target(tc_cost_inputs *in, const char *value, tc_cost_source src, const char *origin,
@@ -131,7 +82,10 @@ int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,
         return -1;
     }
     double v = 0;
-    const char *why = parse_number(value, d->kind == TC_COST_KIND_SHARE, &v);
+    unsigned forms = d->kind == TC_COST_KIND_SHARE ? TC_NUM_SHARE
+                     : d->kind == TC_COST_KIND_GPUS || d->kind == TC_COST_KIND_MONTHS ? TC_NUM_WHOLE
+                     : d->kind == TC_COST_KIND_MONEY || d->kind == TC_COST_KIND_PRICE ? TC_NUM_MONEY : 0;
+    const char *why = tc_parse_number(value, forms, &v);
     if (why) {
         set_err(err, errlen, "--%s: '%s' %s", d->name, value, why);
         return -1;

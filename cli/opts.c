@@ -6,6 +6,8 @@
 #include "model/comm_kernels.h"
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -176,43 +178,76 @@ void tc_opts_help(FILE *f, const tc_opt_table *t) {
     }
 }
 
-bool tc_parse_double(const char *s, double *out) {
-    if (!s || !*s) return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno || !isfinite(v)) return false;
-    *out = v;
-    return true;
+/* The digits, sign, '.', exponent and grouping of a number as users type it, copied into buf
+ * without the grouping ('_' between digits, ',' before exactly three digits). Returns where the
+ * number ends, or NULL with *why set. */
+static const char *number_body(const char *s, unsigned forms, char *buf, size_t cap, const char **why) {
+    size_t n = 0;
+    bool any_digit = false, whole = true;
+    for (int k = 0; k < 2; k++) { /* '-' and '$' in either order */
+        if ((*s == '-' || *s == '+') && n == 0) buf[n++] = *s++;
+        else if (*s == '$' && (forms & TC_NUM_MONEY)) s++;
+    }
+    for (;; s++) {
+        char c = *s;
+        if (n + 1 >= cap) { *why = "is too long for a number"; return NULL; }
+        if (isdigit((unsigned char)c)) { buf[n++] = c; any_digit = true; continue; }
+        bool sign = (c == '-' || c == '+') && n > 0 && (buf[n - 1] == 'e' || buf[n - 1] == 'E');
+        if (c == '.' || c == 'e' || c == 'E' || sign) { buf[n++] = c; whole = false; continue; }
+        if (c == '_' && n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1])) continue;
+        if (c == ',' && n > 0 && isdigit((unsigned char)buf[n - 1]) && isdigit((unsigned char)s[1]) &&
+            isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && !isdigit((unsigned char)s[4]))
+            continue;
+        if (c == ',') { *why = "is not a number (use '.' for decimals; ',' only between groups of three digits)"; return NULL; }
+        break;
+    }
+    buf[n] = '\0';
+    if (!any_digit) *why = "is not a number";
+    else if ((s[0] == 'x' || s[0] == 'X') && n > 0 && buf[n - 1] == '0') *why = "is hexadecimal: numbers are taken in decimal only";
+    else if (!whole && (forms & TC_NUM_WHOLE)) *why = "is not a whole number (no '.', exponent or hex)";
+    else return s;
+    return NULL;
 }
 
-bool tc_parse_count(const char *s, double *out) {
+const char *tc_parse_number(const char *text, unsigned forms, double *out) {
     static const struct { char c; double scale; } suffixes[] = {
         {'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15},
     };
-    if (!s || !*s) return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v)) return false;
-    if (*end) {
+    if (!text || !*text) return "is empty: a number is needed";
+    if (isspace((unsigned char)*text)) return "begins with a space: a number is needed";
+    char buf[64];
+    const char *why = NULL, *s = number_body(text, forms, buf, sizeof buf, &why);
+    if (!s) return why;
+    double scale = 1, divisor = 1;
+    if (*s == '%') {
+        if (!(forms & TC_NUM_SHARE)) return "has a '%': only shares take one";
+        divisor = 100, s++;
+    } else if (*s) {
         size_t i = 0, n = sizeof suffixes / sizeof suffixes[0];
-        while (i < n && toupper((unsigned char)*end) != suffixes[i].c) i++;
-        if (i == n || end[1]) return false;
-        v *= suffixes[i].scale;
-        if (!isfinite(v)) return false;
+        while (i < n && toupper((unsigned char)*s) != suffixes[i].c) i++;
+        if (i < n && !(forms & TC_NUM_COUNT)) return "has a suffix K, M, B, T or P: only counts take one";
+        if (i < n) scale = suffixes[i].scale, s++;
     }
+    if (*s) return isspace((unsigned char)*s) ? "has a space in it: a number is needed" : "is not a number";
+    errno = 0;
+    char *end;
+    double v = strtod(buf, &end) * scale / divisor;
+    if (*end) return "is not a number";
+    if (errno == ERANGE || !isfinite(v)) return "is out of range (beyond 1e308 or below 1e-307)";
+    if (v != 0 && fabs(v) < DBL_MIN) return "is out of range (beyond 1e308 or below 1e-307)";
     *out = v;
-    return true;
+    return NULL;
 }
 
+bool tc_parse_double(const char *s, double *out) { return tc_parse_number(s, 0, out) == NULL; }
+
+bool tc_parse_count(const char *s, double *out) { return tc_parse_number(s, TC_NUM_COUNT, out) == NULL; }
+
 bool tc_parse_long(const char *s, long *out) {
-    if (!s || !*s) return false;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno) return false;
-    *out = v;
+    double v;
+    if (tc_parse_number(s, TC_NUM_WHOLE, &v) || v < (double)LONG_MIN || v >= (double)LONG_MAX || fabs(v) > 9007199254740992.0)
+        return false;
+    *out = (long)v;
     return true;
 }
 

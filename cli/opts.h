@@ -146,10 +146,21 @@ void tc_opts_help(FILE *f, const tc_opt_table *t);
 /* Edit distance ignoring case; a swap of two neighbours counts 1 ("gpsu" is 1 from "gpus").
  * Strings over 63 bytes count as far apart. */
 size_t tc_edit_distance(const char *a, const char *b);
-/* Strict number parsing: the whole text must be a finite number. */
+/* Numbers in flags, one parser (docs/cli.md "Numbers in flags"): an optional sign, decimal digits
+ * with '_' or ',' grouping (',' before exactly three digits), a '.', an exponent; never hex, spaces,
+ * inf or nan, and finite and normal (0, or 1e-307 to 1e308 in size). forms adds what a flag takes
+ * besides: */
+enum {
+    TC_NUM_WHOLE = 1u << 0, /* digits only: no '.' nor exponent (--window, --gpus, -j, ...) */
+    TC_NUM_COUNT = 1u << 1, /* a suffix K, M, B (or G), T or P, any case: 1e3 ... 1e15 */
+    TC_NUM_SHARE = 1u << 2, /* a trailing '%': divided by 100 */
+    TC_NUM_MONEY = 1u << 3, /* a '$' before the digits (or after the '-') */
+};
+/* NULL with *out set, or a phrase saying what is wrong ("is hexadecimal: ..."), to follow the text. */
+const char *tc_parse_number(const char *text, unsigned forms, double *out);
+/* tc_parse_number with no extra form; a whole number in a long; a count (TC_NUM_COUNT): "7B" is
+ * 7e9, "32k" 32000, "1.2e15" 1.2e15. */
 bool tc_parse_double(const char *s, double *out);
 bool tc_parse_long(const char *s, long *out);
-/* A count as people write it: a number with an optional suffix K, M, B (or G), T or P (any case:
- * 1e3, 1e6, 1e9, 1e12, 1e15): "7B" is 7e9, "32k" 32000, "1.2e15" 1.2e15. */
 bool tc_parse_count(const char *s, double *out);
 #endif

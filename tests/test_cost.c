@@ -407,18 +407,23 @@ Test(cost, number_spellings) {
     static const struct { const char *name, *text; int rc; double v; } cases[] = {
         {"price-per-gpu-hour", "$2.50", 0, 2.5},     {"fabric-cost", "960,000", 0, 960000},
         {"fabric-cost", "960_000", 0, 960000},       {"fabric-cost", "1,234,567.5", 0, 1234567.5},
-        {"network-efficiency", "60%", 0, 0.6},       {"network-efficiency", " 0.6 ", 0, 0.6},
+        {"network-efficiency", "60%", 0, 0.6},       {"network-efficiency", " 0.6 ", -1, 0}, 
         {"fabric-cost", "1e6", 0, 1e6},              {"gpus", "8", 0, 8},
         {"price-per-gpu-hour", "60%", -1, 0},        {"fabric-cost", "1,5", -1, 0},
         {"fabric-cost", "12,34", -1, 0},             {"fabric-cost", "0x10", -1, 0},
         {"fabric-cost", "", -1, 0},                  {"fabric-cost", "inf", -1, 0},
         {"fabric-cost", "nan", -1, 0},               {"fabric-cost", "1e999", -1, 0},
         {"fabric-cost", "-$5", -1, 0},               {"fabric-cost", "5 5", -1, 0},
-        {"gpus", "8.0", 0, 8},                        {"gpus", "8.5", -1, 0},
+        {"gpus", "8.0", -1, 0},                       {"gpus", "8.5", -1, 0},
         {"months", "601", -1, 0},                    {"months", "600", 0, 600},
         {"pue", "1", 0, 1},                          {"utilization", "100%", 0, 1},
         {"rent-network-efficiency", "0", -1, 0},     {"fabric-target-GBps", "0", -1, 0},
         {"power-kw-per-gpu", "-1", -1, 0},           {"ops-per-month", "0", 0, 0},
+        /* issue 30 item 9: each flag only its own forms, never hex, spaces or subnormals */
+        {"gpus", "1e1", -1, 0},                      {"gpus", "$8", -1, 0},
+        {"pue", "130%", -1, 0},                      {"fabric-cost", "2K", -1, 0},
+        {"fabric-cost", "400 ", -1, 0},              {"fabric-cost", "1e-320", -1, 0},
+        {"fabric-cost", "0x1p4", -1, 0},             {"months", "36", 0, 36},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tc_cost_inputs in;

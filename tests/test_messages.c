@@ -74,6 +74,14 @@ Test(messages, counts_take_suffixes) {
     cr_expect(!tc_parse_count("7X", &x));
     cr_expect(!tc_parse_count("7BB", &x));
     cr_expect(!tc_parse_count("B", &x));
+    cr_expect(!tc_parse_count("0x10", &x) && !tc_parse_count("1K ", &x) && !tc_parse_count("50%", &x));
+    double dv;
+    cr_expect(!tc_parse_double("0x10", &dv) && !tc_parse_double("0x1p4", &dv) && !tc_parse_double("1e-320", &dv));
+    cr_expect(!tc_parse_double("400 ", &dv) && !tc_parse_double(" 400", &dv) && !tc_parse_double("1K", &dv));
+    cr_expect(tc_parse_double("4e2", &dv) && dv == 400 && tc_parse_double("1_000.5", &dv) && dv == 1000.5);
+    long l;
+    cr_expect(!tc_parse_long("1.0", &l) && !tc_parse_long("1e3", &l) && !tc_parse_long("0x10", &l));
+    cr_expect(tc_parse_long("1,024", &l) && l == 1024 && tc_parse_long("-3", &l) && l == -3);
     char *d = tu_tmpdir(), *out = NULL;
     cr_assert_eq(tu_sh(&out, "%s analyze -q --params 7B --tokens-per-step 32K --json %s/a.json samples/ && "
                              "%s analyze -q --params 7e9 --tokens-per-step 32000 --json %s/b.json samples/ && "
