@@ -23,16 +23,6 @@
 
 /* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits:
  * "$4,466", "$2.95", "$0.00005841". Returns buf. */
-static const char *cmp_money(char *buf, size_t n, double v) {
-    double m = fabs(v);
-    if (m >= 1 || m == 0 || !isfinite(m)) tc_fmt_money(buf, n, v, m >= 100 ? 0 : 2);
-    else {
-        int dec = 3 - (int)floor(log10(m));
-        snprintf(buf, n, "%s$%.*f", v < 0 ? "-" : "", dec > 12 ? 12 : dec, m);
-    }
-    return buf;
-}
-
 static const char *change_name(tc_cmp_change ch) {
     switch (ch) {
     case TC_CMP_SLOWER: return "slower";
@@ -111,9 +101,12 @@ static const char *diff_text(char *buf, size_t n, const tc_comparison *c, const 
                  c->a->world_size, c->b->world_size);
         break;
     case TC_CMP_DIFF_FLOPS:
-        snprintf(buf, n, "different FLOPs per step per GPU: A %.4g, B %.4g (from shapes)", c->a->flops_per_step,
-                 c->b->flops_per_step);
+    {
+        char fa[TC_ATTR_LEN], fb[TC_ATTR_LEN];
+        snprintf(buf, n, "different FLOPs per step per GPU: A %s, B %s (from shapes)", TC_SIG4(fa, c->a->flops_per_step),
+                 TC_SIG4(fb, c->b->flops_per_step));
         break;
+    }
     case TC_CMP_DIFF_COLL_ONLY_IN_A:
     case TC_CMP_DIFF_COLL_ONLY_IN_B: {
         char sz[48];
@@ -143,8 +136,11 @@ static void reason_text(char *buf, size_t n, const tc_comparison *c) {
         snprintf(buf, n, "its GPUs deliver %.1f TFLOP/s each against %.1f", x, y);
         break;
     case TC_CMP_REASON_COMPUTE_PER_UNIT:
-        snprintf(buf, n, "its compute takes %.4g GPU-seconds %s against %.4g", x, unit_words(c->unit), y);
+    {
+        char fx[TC_ATTR_LEN], fy[TC_ATTR_LEN];
+        snprintf(buf, n, "its compute takes %s GPU-seconds %s against %s", TC_SIG4(fx, x), unit_words(c->unit), TC_SIG4(fy, y));
         break;
+    }
     case TC_CMP_REASON_STEP_TIME:
         snprintf(buf, n, "its step takes %.3f ms against %.3f ms", x, y);
         break;
@@ -163,10 +159,10 @@ static size_t cost_figures(char *p, size_t n, size_t w, const tc_comparison *c) 
     double cpx = X == 'A' ? c->cost_per_unit.a : c->cost_per_unit.b;
     double cpy = X == 'A' ? c->cost_per_unit.b : c->cost_per_unit.a;
     char mx[48], my[48], mm[48], ww[48];
-    w += (size_t)snprintf(p + w, n - w, " (%s against %s %s", cmp_money(mx, sizeof mx, cpx),
-                          cmp_money(my, sizeof my, cpy), unit_short(c->unit));
+    w += (size_t)snprintf(p + w, n - w, " (%s against %s %s", tc_fmt_money_any(mx, sizeof mx, cpx),
+                          tc_fmt_money_any(my, sizeof my, cpy), unit_short(c->unit));
     if (w < n && c->has_monthly_diff) {
-        cmp_money(mm, sizeof mm, fabs(c->monthly_diff));
+        tc_fmt_money_any(mm, sizeof mm, fabs(c->monthly_diff));
         tc_fmt_grouped(ww, sizeof ww, c->work_steps_per_month, 0);
         w += (size_t)snprintf(p + w, n - w, c->unit == TC_CMP_UNIT_STEP ? "; %s a month at %s steps a month"
                                                                         : "; %s a month for the work A does in %s steps",
@@ -243,12 +239,12 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
     }
     if (c->work_apart) {
         size_t w = strlen(p);
-        char r[48];
+        char r[TC_ATTR_LEN], wa[TC_ATTR_LEN], wb[TC_ATTR_LEN];
         tc_fmt_grouped(r, sizeof r, c->work_ratio, c->work_ratio < 100 ? 1 : 0);
         if (w < n)
-            snprintf(p + w, n - w, " Their work per step is %sx apart (A %.4g, B %.4g %s per step): they are different "
-                     "jobs, so the ratio tells their sizes apart more than it ranks their setups.", r, c->work_per_step.a,
-                     c->work_per_step.b, work_unit_name(c->unit));
+            snprintf(p + w, n - w, " Their work per step is %sx apart (A %s, B %s %s per step): they are different "
+                     "jobs, so the ratio tells their sizes apart more than it ranks their setups.", r,
+                     TC_SIG4(wa, c->work_per_step.a), TC_SIG4(wb, c->work_per_step.b), work_unit_name(c->unit));
     }
     return p;
 }
@@ -316,19 +312,17 @@ static const tc_cmp_pair *pair_of(const tc_comparison *c, const metric *m) {
 }
 
 /* The text table's cells are 16 columns: a figure its fixed format writes wider (a saved result may
- * hold any magnitude) is written with 4 significant digits instead, sign (when sign) and unit kept. */
+ * hold any magnitude) is written with 4 significant digits instead, sign (when sign) and unit kept,
+ * or as the bound ">999,999,999 ms" when even that is wider: never an exponent. */
 #define CELL_COLS 16
 static void fit_cell(char *buf, size_t n, fmt_kind k, double v, bool sign) {
     if (strlen(buf) <= CELL_COLS) return;
-    const char *sg = sign ? (v < 0 ? "-" : "+") : (v < 0 ? "-" : "");
-    double m = fabs(v);
-    switch (k) {
-    case F_MS: snprintf(buf, n, "%s%.4g ms", sg, m / 1e3); break;
-    case F_SHARE: snprintf(buf, n, "%s%.4g%s", sg, m * 100, sign ? " pt" : "%"); break;
-    case F_GBPS: snprintf(buf, n, "%s%.4g GB/s", sg, m); break;
-    case F_MONEY: snprintf(buf, n, "%s$%.4g", sg, m); break;
-    default: snprintf(buf, n, "%s%.4g", sg, m); break;
-    }
+    const char *sg = sign && v >= 0 ? "+" : "";
+    const char *unit = k == F_MS ? " ms" : k == F_GBPS ? " GB/s" : k == F_SHARE ? (sign ? " pt" : "%") : "";
+    double x = k == F_MS ? v / 1e3 : k == F_SHARE ? v * 100 : v;
+    char f[CELL_COLS + 8]; /* a plain form wider than this becomes the bound */
+    tc_fmt_num_fit(f, sizeof f, x, tc_sig_decimals(x, 4), k == F_MONEY ? "$" : "", unit, CELL_COLS - strlen(sg));
+    snprintf(buf, n, "%s%s", sg, f);
 }
 
 static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
@@ -337,8 +331,8 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     case F_MS: snprintf(buf, n, "%.3f ms", v / 1e3); break;
     case F_SHARE: snprintf(buf, n, "%.1f%%", v * 100); break;
     case F_GBPS: snprintf(buf, n, "%.1f GB/s", v); break;
-    case F_MONEY: cmp_money(buf, n, v); break;
-    case F_RATE: snprintf(buf, n, "%.4g", v); break;
+    case F_MONEY: tc_fmt_money_any(buf, n, v); break;
+    case F_RATE: tc_fmt_num(buf, n, v, tc_sig_decimals(v, 4)); break;
     case F_TFLOPS: snprintf(buf, n, "%.1f", v); break;
     case F_NUM: snprintf(buf, n, "%.0f", v); break;
     }
@@ -349,17 +343,18 @@ static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
     if (!p->has_diff) { snprintf(buf, n, "-"); return; }
     char v[48];
     if (k == F_SHARE) snprintf(v, sizeof v, "%+.1f pt", p->diff * 100);
-    else if (k == F_MONEY) { cmp_money(v + 1, sizeof v - 1, fabs(p->diff)); v[0] = p->diff < 0 ? '-' : '+'; }
+    else if (k == F_MONEY) { tc_fmt_money_any(v + 1, sizeof v - 1, fabs(p->diff)); v[0] = p->diff < 0 ? '-' : '+'; }
     else if (k == F_MS) snprintf(v, sizeof v, "%+.3f ms", p->diff / 1e3);
     else if (k == F_GBPS) snprintf(v, sizeof v, "%+.1f GB/s", p->diff);
-    else snprintf(v, sizeof v, "%+.4g", p->diff);
+    else { char f[TC_ATTR_LEN]; snprintf(v, sizeof v, "%s%s", p->diff < 0 ? "-" : "+", TC_SIG4(f, fabs(p->diff))); }
     snprintf(buf, n, "%s", v);
     fit_cell(buf, n, k, p->diff, true);
 }
 
 static void fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
     if (p->has_ratio) snprintf(buf, n, "%.3fx", p->ratio); else snprintf(buf, n, "-");
-    if (p->has_ratio && strlen(buf) > 9) snprintf(buf, n, "%.3gx", p->ratio); /* its column is 9 wide */
+    if (p->has_ratio && strlen(buf) > 9) /* its column is 9 wide: fewer decimals or a bound, never an exponent */
+        tc_fmt_num_fit(buf, n, p->ratio, p->ratio < 1e4 ? 1 : 0, "", "x", 9);
 }
 
 /* One metric's row as text: A, B, B - A and B / A; false when neither side has it (no row). */
@@ -487,7 +482,7 @@ static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
         snprintf(buf, n, "%s %s steps a month (%s), B costs %s a month %s than A",
                  c->unit == TC_CMP_UNIT_STEP ? "at" : "for the work A does in", w,
                  c->work_from_flag ? "--work-steps-per-month" : "A's month at its utilization",
-                 cmp_money(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
+                 tc_fmt_money_any(m, sizeof m, fabs(c->monthly_diff)), c->monthly_diff < 0 ? "less" : "more");
     else
         snprintf(buf, n, "monthly difference: n/a (%s)", c->unit == TC_CMP_UNIT_NONE ? "no common unit of work"
                                                                                      : "cost per step unknown on a side");

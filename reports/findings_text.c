@@ -1,5 +1,6 @@
 /* findings_text.c: the sentences of the verdict reasons and actions (see findings_text.h). */
 #include "findings_text.h"
+#include "textfmt.h"
 #include "termtext.h"
 #include "analyzer/nodes.h"
 #include "base/status.h"
@@ -105,11 +106,12 @@ static const char *scope_link(char *buf, size_t n, const tc_group_figures *f) {
 /* What the fabric reason says of the row's bus bandwidth. */
 static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f, bool many, const tc_reason *r) {
     const char *they = many ? "they reach" : "it reaches";
+    char rated[TC_ATTR_LEN];
     if (!f->has_busbw)
         tc_format(buf, n, "%s bus bandwidth is not measured (no matched collective of 1 MiB or more)", many ? "their" : "its");
     else if (f->has_share)
-        tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %.0f%% of the link's rated %.4g GB/s: %s", they, f->busbw_GBps,
-                  100 * f->share_of_rated, f->link.rated_GBps,
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %.0f%% of the link's rated %s GB/s: %s", they, f->busbw_GBps,
+                  100 * f->share_of_rated, TC_SIG4(rated, f->link.rated_GBps),
                   r->above_rated ? "saturated, and more than the link is rated for (several NICs per GPU, in-network "
                                    "reduction, or another link than the one named?)"
                   : r->saturated ? "saturated" : "look at NCCL and NIC settings before buying");
@@ -222,10 +224,15 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         host_cause_text(buf, n, r);
         break;
     case TC_REASON_TOO_SMALL:
-        tc_format(buf, n, "%llu GPU event%s, %.3g ms of GPU time: at least %llu events or %.3g ms "
+    {
+        char busy[TC_ATTR_LEN], need[TC_ATTR_LEN];
+        tc_format(buf, n, "%llu GPU event%s, %s ms of GPU time: at least %llu events or %s ms "
                   "are needed to judge", (unsigned long long)r->gpu_events, r->gpu_events == 1 ? "" : "s",
-                  ms(r->gpu_busy_ns), (unsigned long long)r->need_events, ms(r->need_busy_ns));
+                  tc_fmt_num(busy, sizeof busy, ms(r->gpu_busy_ns), tc_sig_decimals(ms(r->gpu_busy_ns), 3)),
+                  (unsigned long long)r->need_events,
+                  tc_fmt_num(need, sizeof need, ms(r->need_busy_ns), tc_sig_decimals(ms(r->need_busy_ns), 3)));
         break;
+    }
     default:
         tc_format(buf, n, "?");
     }

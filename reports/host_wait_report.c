@@ -1,6 +1,7 @@
 /* host_wait_report.c: the idle causes, host ops, launch statistics and per-step view in JSON,
  * terminal and HTML (see host_wait_report.h). */
 #include "host_wait_report.h"
+#include "textfmt.h"
 #include "findings_text.h"
 #include "html_kit.h"
 #include "termtext.h"
@@ -381,7 +382,7 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
     const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
-    char cls[16], a[40];
+    char cls[16], a[40], topms[TC_ATTR_LEN];
     fputs("<ul class=\"legend\">", out);
     for (int k = 0; k < BAR_N; k++)
         fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
@@ -389,8 +390,8 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
                  "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
             W, T + H + B, W, T + H + B);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%.4g ms</text><text x=\"%d\" y=\"%d\" "
-                 "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), ms(top), L - 6, T + H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%s ms</text><text x=\"%d\" y=\"%d\" "
+                 "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), TC_SIG4(topms, ms(top)), L - 6, T + H);
     for (size_t s = 0; s < n; s++) {
         const tc_step_result *st = &rr->steps[s];
         double x = L + (double)s * bw, y = T + H;

@@ -2,6 +2,7 @@
  * colours and their legend, the per-rank stacked bars, the straggler evidence with its
  * last-arrival chart, and the cumulative cost of owning against renting. */
 #include "html_page.h"
+#include "textfmt.h"
 #include "findings_text.h"
 #include <string.h>
 
@@ -23,9 +24,10 @@ static void percent_grid(hr *h, int L, double PW, int top, int H) {
 
 /* Short money for axis labels: "$1.2M", "$350k". */
 static const char *money_short(char *buf, size_t n, double v) {
-    if (v >= 1e9) snprintf(buf, n, "$%.3gB", v / 1e9);
-    else if (v >= 1e6) snprintf(buf, n, "$%.3gM", v / 1e6);
-    else if (v >= 1e3) snprintf(buf, n, "$%.3gk", v / 1e3);
+    char f[TC_ATTR_LEN];
+    if (v >= 1e9) snprintf(buf, n, "$%sB", TC_SIG4(f, v / 1e9)); /* 3 digits, as "$1.2M"; never an exponent */
+    else if (v >= 1e6) snprintf(buf, n, "$%sM", tc_fmt_num(f, sizeof f, v / 1e6, tc_sig_decimals(v / 1e6, 3)));
+    else if (v >= 1e3) snprintf(buf, n, "$%sk", tc_fmt_num(f, sizeof f, v / 1e3, tc_sig_decimals(v / 1e3, 3)));
     else snprintf(buf, n, "$%.0f", v);
     return buf;
 }

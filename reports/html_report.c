@@ -206,12 +206,12 @@ static void section_ranks(hr *h) {
  * "<= " or ">= " in front of it, as in the text. */
 static void cost_row(hr *h, const char *label, bool known, double v, bool is_money, const char *unit, const char *how,
                      tc_cost_bound b) {
-    char m[64];
+    char m[TC_ATTR_LEN], a[TC_ATTR_LEN];
     const char *mark = !known ? "" : b == TC_COST_UPPER ? "&lt;= " : b == TC_COST_LOWER ? "&gt;= " : "";
     pf(h, "<tr><td>%s</td><td class=\"n\"", label);
     if (!known) put(h, ">n/a");
     else if (is_money) pf(h, " data-tip=\"%.6f\">%s%s", v, mark, tc_html_money(m, sizeof m, v));
-    else pf(h, " data-tip=\"%.9g\">%s%.2f", v, mark, v);
+    else pf(h, " data-tip=\"%s\">%s%s", tc_fmt_attr(a, sizeof a, v, 9), mark, tc_fmt_num(m, sizeof m, v, 2));
     pf(h, "%s%s</td><td class=\"note\">%s</td></tr>\n", known && unit ? " " : "", known && unit ? unit : "", how);
 }
 
@@ -319,9 +319,11 @@ static void section_cost(hr *h) {
         {"rented fabric's efficiency (e_r)", &u->rent_network_efficiency}, {"fabric busbw GB/s (B)", &u->fabric_GBps},
         {"what-if busbw GB/s (B')", &u->fabric_target_GBps}, {"upgrade $ (X)", &u->fabric_upgrade_cost},
     };
+    char m[TC_ATTR_LEN], tip[TC_ATTR_LEN];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         pf(h, "<tr><td>%s</td>", rows[i].name);
-        if (rows[i].v->set) pf(h, "<td class=\"n\" data-tip=\"%.10g\">%.4g</td><td>", rows[i].v->value, rows[i].v->value);
+        if (rows[i].v->set) pf(h, "<td class=\"n\" data-tip=\"%s\">%s</td><td>", tc_fmt_attr(tip, sizeof tip, rows[i].v->value, 10),
+                               TC_SIG4(m, rows[i].v->value));
         else put(h, "<td class=\"n\">unset</td><td>");
         esc(h, rows[i].v->set ? rows[i].v->origin : "");
         put(h, "</td></tr>\n");

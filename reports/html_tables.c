@@ -4,6 +4,11 @@
 #include "html_page.h"
 #include "findings_text.h"
 #include "textfmt.h"
+
+/* A sort key in plain decimal (tc_fmt_attr), in a buffer that lives to the end of the statement's
+ * block (a compound literal): several in one call are distinct. */
+#define TMP ((char[TC_ATTR_LEN]){0})
+#define AV(v) tc_fmt_attr(TMP, TC_ATTR_LEN, (v), 9)
 #include <string.h>
 
 /* A table cell of ns: rounded ms, the exact ms in its tooltip, the ns to sort by. */
@@ -67,7 +72,7 @@ void tc_html_rank_table(hr *h) {
         PCELL(bd->idle_ns, true);
 #undef PCELL
         if (rr->has_ratio)
-            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f\">%.2f</td>", rr->comm_compute_ratio, rr->comm_compute_ratio,
+            pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f\">%.2f</td>", AV(rr->comm_compute_ratio), rr->comm_compute_ratio,
                rr->comm_compute_ratio);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (rr->has_step_time) ms_cell(h, rr->step_time_ns); else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
@@ -95,8 +100,8 @@ static void rated_bar_cell(hr *h, bool has_busbw, bool has_share, double share_o
         return;
     }
     double w = share_of_rated >= 1 ? 100 : 100 * share_of_rated;
-    pf(h, "<td data-v=\"%.9g\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-          "%.0f%% of rated</td>", share_of_rated, w, 100 * share_of_rated);
+    pf(h, "<td data-v=\"%s\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
+          "%.0f%% of rated</td>", AV(share_of_rated), w, 100 * share_of_rated);
 }
 
 /* The names of row k's groups, "1, 2" (at most 8, then how many in all). */
@@ -146,14 +151,15 @@ void tc_html_section_groups(hr *h) {
         esc(h, f->link.id ? f->link.name : "unknown");
         int64_t w = sm->b.window_ns;
         if (f->split_known)
-            pf(h, "</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td><td class=\"n\" data-v=\"%.9g\">%.2f%%</td>",
-               row->exposed_transfer_share, 100 * row->exposed_transfer_share, share(f->sums.exposed_wait_ns, w),
+            pf(h, "</td><td class=\"n\" data-v=\"%s\">%.2f%%</td><td class=\"n\" data-v=\"%s\">%.2f%%</td>",
+               AV(row->exposed_transfer_share), 100 * row->exposed_transfer_share, AV(share(f->sums.exposed_wait_ns, w)),
                100 * share(f->sums.exposed_wait_ns, w));
         else put(h, "</td><td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
-        pf(h, "<td class=\"n\" data-v=\"%.9g\">%.2f%%</td>", row->exposed_comm_share, 100 * row->exposed_comm_share);
-        if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.3f</td>", f->busbw_GBps, f->busbw_GBps);
+        pf(h, "<td class=\"n\" data-v=\"%s\">%.2f%%</td>", AV(row->exposed_comm_share), 100 * row->exposed_comm_share);
+        if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%s\">%.3f</td>", AV(f->busbw_GBps), f->busbw_GBps);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
-        if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%.9g\">%.4g</td>", f->link.rated_GBps, f->link.rated_GBps);
+        if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%s\">%s</td>", AV(f->link.rated_GBps),
+                              tc_fmt_num(TMP, TC_ATTR_LEN, f->link.rated_GBps, tc_sig_decimals(f->link.rated_GBps, 4)));
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         rated_bar_cell(h, f->has_busbw, f->has_share, f->share_of_rated);
         put(h, "</tr>\n");
@@ -221,8 +227,8 @@ void tc_html_section_collectives(hr *h) {
         us_cell(h, c->transfer_ns_median);
         us_cell(h, c->wait_ns_total);
         if (c->has_bw) {
-            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f GB/s\">%.1f</td><td class=\"n\" data-v=\"%.9g\" "
-                  "data-tip=\"%.6f GB/s\">%.1f</td>", c->algbw_GBps, c->algbw_GBps, c->algbw_GBps, c->busbw_GBps,
+            pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f GB/s\">%.1f</td><td class=\"n\" data-v=\"%s\" "
+                  "data-tip=\"%.6f GB/s\">%.1f</td>", AV(c->algbw_GBps), c->algbw_GBps, c->algbw_GBps, AV(c->busbw_GBps),
                c->busbw_GBps, c->busbw_GBps);
             rated_bar_cell(h, true, c->has_share, c->share_of_rated);
         } else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td><td data-v=\"NaN\">n/a</td>");
@@ -252,11 +258,11 @@ void tc_html_section_kernels(hr *h) {
         esc(h, k->name);
         put(h, "</td>");
         ms_cell(h, k->time_ns);
-        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%.9g\" data-tip=\"%.4f%%\">%.1f</td>",
-           (unsigned long long)k->count, (unsigned long long)k->count, k->share_of_compute, 100 * k->share_of_compute,
+        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%.1f</td>",
+           (unsigned long long)k->count, (unsigned long long)k->count, AV(k->share_of_compute), 100 * k->share_of_compute,
            100 * k->share_of_compute);
         if (k->has_tflops)
-            pf(h, "<td class=\"n\" data-v=\"%.9g\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", k->achieved_tflops,
+            pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", AV(k->achieved_tflops),
                k->achieved_tflops, k->achieved_tflops);
         else put(h, "<td class=\"n\" data-v=\"NaN\">-</td></tr>\n");
     }

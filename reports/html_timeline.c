@@ -2,6 +2,7 @@
  * lane per CUDA stream of each drawn rank, clocks aligned by the estimated offsets, events
  * narrower than a pixel merged so the output stays bounded, with its note and footnotes. */
 #include "html_page.h"
+#include "textfmt.h"
 #include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -317,10 +318,12 @@ static void timeline_svg(hr *h, const tl_lanes *ls, const tl_rank *tr, size_t nt
     pf(h, "<svg id=\"timeline-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"timeline of one step, one lane per stream\">\n", TL_W, H, TL_W, H);
     double step_ms = tc_html_nice_step((double)span / 1e6, 8);
+    char tick[TC_ATTR_LEN];
     for (double t = 0; t <= (double)span / 1e6 + 1e-9; t += step_ms) {
         double x = TL_L + t * 1e6 * px_per_ns;
         pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
-              "text-anchor=\"middle\">%g ms</text>\n", x, TL_TOP - 4, x, H - 26, x, H - 10, t);
+              "text-anchor=\"middle\">%s ms</text>\n", x, TL_TOP - 4, x, H - 26, x, H - 10,
+           tc_fmt_num(tick, sizeof tick, t, tc_sig_decimals(t, 6)));
     }
     int y = TL_TOP;
     size_t prev_rank = SIZE_MAX;

@@ -45,11 +45,11 @@ void tc_mfu_json_top_kernels(jw *w, const tc_job *j) {
 
 void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off, int width) {
     const tc_summary *sm = &j->summary;
-    char mfu[200], hfu[64];
+    char mfu[600], hfu[64], tflop[TC_ATTR_LEN];
     const char *items[2] = {mfu, hfu};
     if (sm->has_mfu)
-        snprintf(mfu, sizeof mfu, "MFU %.1f%% (%.4g TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
-                 sm->flops_per_step / 1e12, sm->flops_source, sm->peak_flops / 1e12);
+        snprintf(mfu, sizeof mfu, "MFU %.1f%% (%s TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
+                 TC_SIG4(tflop, sm->flops_per_step / 1e12), sm->flops_source, sm->peak_flops / 1e12);
     else snprintf(mfu, sizeof mfu, "MFU n/a");
     if (sm->has_hfu) snprintf(hfu, sizeof hfu, "HFU %.1f%% of the window", 100 * sm->hfu); else snprintf(hfu, sizeof hfu, "HFU n/a");
     tc_term_join(out, items, 2, " | ", 2, 4, width);

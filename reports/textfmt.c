@@ -16,16 +16,16 @@ static size_t put_clipped(char *buf, size_t n, const char *src) {
     return len;
 }
 
-/* Formats |v| with thousands separators into tmp (at least 64 bytes); prefix goes first. */
+/* Formats |v| with thousands separators into tmp; prefix goes first. Never an exponent: a finite
+ * double has at most 309 integer digits, which digits[] holds. */
 static size_t grouped_into(char *tmp, size_t tmplen, const char *prefix, double v, int decimals) {
     if (decimals < 0) decimals = 0;
     if (decimals > 6) decimals = 6;
-    char digits[64];
+    char digits[330];
     double mag = fabs(v);
     /* Round once, here, so "-0.004" at 2 decimals prints as "$0.00", not "-$0.00". */
     double scale = pow(10.0, decimals);
     double rounded = round(mag * scale) / scale;
-    if (rounded >= 1e18) { snprintf(tmp, tmplen, "%s%.3g", prefix, v); return strlen(tmp); }
     snprintf(digits, sizeof digits, "%.*f", decimals, rounded);
     const char *dot = strchr(digits, '.');
     size_t intlen = dot ? (size_t)(dot - digits) : strlen(digits);
@@ -43,16 +43,81 @@ static size_t grouped_into(char *tmp, size_t tmplen, const char *prefix, double 
 
 size_t tc_fmt_money(char *buf, size_t n, double v, int decimals) {
     if (!isfinite(v)) return put_clipped(buf, n, "-");
-    char tmp[96];
+    char tmp[448];
     grouped_into(tmp, sizeof tmp, "$", v, decimals);
     return put_clipped(buf, n, tmp);
 }
 
+const char *tc_fmt_money_any(char *buf, size_t n, double v) {
+    double m = fabs(v);
+    if (m >= 1 || m == 0 || !isfinite(m)) tc_fmt_money(buf, n, v, m >= 100 ? 0 : 2);
+    else {
+        int dec = 3 - (int)floor(log10(m));
+        snprintf(buf, n, "%s$%.*f", v < 0 ? "-" : "", dec > 12 ? 12 : dec, m);
+    }
+    return buf;
+}
+
 size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals) {
     if (!isfinite(v)) return put_clipped(buf, n, "-");
-    char tmp[96];
+    char tmp[448];
     grouped_into(tmp, sizeof tmp, "", v, decimals);
     return put_clipped(buf, n, tmp);
+}
+
+const char *tc_fmt_num(char *buf, size_t n, double v, int decimals) {
+    if (decimals < 0) decimals = 0;
+    if (decimals > 6) decimals = 6;
+    double least = pow(10.0, -decimals) / 2; /* the smallest magnitude that rounds away from 0 */
+    if (isfinite(v) && v != 0 && fabs(v) < least) {
+        char tmp[16];
+        snprintf(tmp, sizeof tmp, "%s%.*f", v < 0 ? ">-" : "<", decimals, 2 * least);
+        put_clipped(buf, n, tmp);
+        return buf;
+    }
+    tc_fmt_grouped(buf, n, v, decimals);
+    return buf;
+}
+
+const char *tc_fmt_num_fit(char *buf, size_t n, double v, int decimals, const char *prefix, const char *unit,
+                           size_t cols) {
+    char tmp[TC_ATTR_LEN];
+    tc_fmt_num(tmp, sizeof tmp, fabs(v), decimals);
+    snprintf(buf, n, "%s%s%s%s", v < 0 ? "-" : "", prefix, tmp, unit);
+    if (tc_fmt_width(buf) <= cols) return buf;
+    /* too wide: the bound 9, 99, ..., 999,999 with the most nines that fit */
+    size_t fixed = 1 + (v < 0) + tc_fmt_width(prefix) + tc_fmt_width(unit);
+    double bound = 9;
+    for (double next = 99; next < 1e300; next = next * 10 + 9) {
+        if (fixed + tc_fmt_grouped(tmp, sizeof tmp, next, 0) > cols) break;
+        bound = next;
+    }
+    tc_fmt_grouped(tmp, sizeof tmp, bound, 0);
+    snprintf(buf, n, "%s%s%s%s", v < 0 ? "<-" : ">", prefix, tmp, unit);
+    return buf;
+}
+
+int tc_sig_decimals(double v, int sig) {
+    if (!isfinite(v) || v == 0) return 0;
+    int d = sig - 1 - (int)floor(log10(fabs(v)));
+    d = d < 0 ? 0 : d > 6 ? 6 : d;
+    /* as %g does, no trailing zeros: the fewest decimals that round to the same figure */
+    while (d > 0 && fmod(round(fabs(v) * pow(10.0, d)), 10) == 0) d--;
+    return d;
+}
+
+const char *tc_fmt_attr(char *buf, size_t n, double v, int sig) {
+    if (!isfinite(v)) { put_clipped(buf, n, "0"); return buf; }
+    snprintf(buf, n, "%.*g", sig, v);
+    if (!strpbrk(buf, "eE")) return buf;
+    int d = v == 0 ? 0 : sig - 1 - (int)floor(log10(fabs(v)));
+    snprintf(buf, n, "%.*f", d < 0 ? 0 : d > 40 ? 40 : d, v);
+    if (d > 0 && strchr(buf, '.')) { /* 0.0000123400 -> 0.00001234 */
+        size_t len = strlen(buf);
+        while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+        if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
+    }
+    return buf;
 }
 
 size_t tc_fmt_width(const char *s) {

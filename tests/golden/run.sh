@@ -59,5 +59,16 @@ for name in $(grep -v '^#' "$root/tests/golden/cases.txt" | cut -f1); do
         else echo "  (missing on one side)"; fi
     done
 done
-echo "golden: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+# No figure in text or HTML is in scientific notation (issue 31): allowed are unit definitions
+# ("GB = 1e9 B", "/ 1e12"), CSS colours (#2e7d32) and the table-sorting script's -1e300. CSV and JSON keep
+# full precision and are not checked (nor is JSON written to stdout).
+sci=0
+for f in actual/*.out actual/*.html; do
+    [ -e "$f" ] || continue
+    case "$(head -c1 "$f")" in '{' | '[') continue ;; esac # JSON written to stdout
+    hits="$(sed 's/#[0-9a-fA-F]\{3,8\}\b//g; s/= 1e9 \(B\|bytes\)//g; s/-1e300//g; s|/ 1e[0-9]*||g' "$f" |
+        grep -noE '[0-9.]*[0-9]e[+-]?[0-9]+[^<"]{0,20}' | head -5)" || true
+    if [ -n "$hits" ]; then sci=$((sci + 1)); echo "golden: $(basename "$f"): scientific notation:"; echo "$hits"; fi
+done
+echo "golden: $pass passed, $fail failed, $sci outputs with scientific notation"
+[ "$fail" -eq 0 ] && [ "$sci" -eq 0 ]

@@ -1,0 +1,56 @@
+/* test_plainnums.c: the plain number forms of reports/textfmt.h (issue 31 item 2): no figure in text
+ * or HTML is written in scientific notation, whatever its magnitude; tiny values read "<0.01"; HTML
+ * sort keys and tooltips are plain decimals. The golden outputs are checked for exponents by
+ * tests/golden/run.sh. */
+#include "testutil.h"
+#include "reports/textfmt.h"
+#include <string.h>
+
+static bool has_exponent(const char *s) {
+    for (const char *p = s; *p; p++)
+        if ((*p == 'e' || *p == 'E') && p > s && p[-1] >= '0' && p[-1] <= '9') return true;
+    return false;
+}
+
+Test(plainnums, figures_of_any_magnitude_have_no_exponent) {
+    const double vs[] = {6.049e-05, 1.862e4, 1.2e5, 2.71e4, 6.049e7, 6.597e12, 1e18, 3e25, 1.7e308, -4.2e20, 1e-300};
+    char buf[TC_ATTR_LEN];
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        TC_SIG4(buf, vs[i]);
+        cr_expect(!has_exponent(buf), "%g -> %s", vs[i], buf);
+        tc_fmt_attr(buf, sizeof buf, vs[i], 9);
+        cr_expect(!has_exponent(buf), "attr %g -> %s", vs[i], buf);
+        tc_fmt_money(buf, sizeof buf, vs[i], 0);
+        cr_expect(!has_exponent(buf), "money %g -> %s", vs[i], buf);
+        tc_fmt_money_any(buf, sizeof buf, vs[i]);
+        cr_expect(!has_exponent(buf), "money any %g -> %s", vs[i], buf);
+    }
+}
+
+Test(plainnums, the_issue_figures_read_plainly) {
+    char buf[TC_ATTR_LEN];
+    cr_expect_str_eq(TC_SIG4(buf, 18620.0), "18,620");
+    cr_expect_str_eq(TC_SIG4(buf, 120000.0), "120,000");
+    cr_expect_str_eq(TC_SIG4(buf, 60490000.0), "60,490,000");
+    cr_expect_str_eq(TC_SIG4(buf, 6.049e-05), "0.00006"); /* 6 decimals at most */
+    cr_expect_str_eq(TC_SIG4(buf, 0.9), "0.9");           /* no trailing zeros, as %g */
+    cr_expect_str_eq(TC_SIG4(buf, 36.0), "36");
+    cr_expect_str_eq(TC_SIG4(buf, 1.785714286), "1.786");
+    cr_expect_str_eq(tc_fmt_num(buf, sizeof buf, 0.004, 2), "<0.01");
+    cr_expect_str_eq(tc_fmt_num(buf, sizeof buf, -0.004, 2), ">-0.01");
+    cr_expect_str_eq(tc_fmt_num(buf, sizeof buf, 0.0, 2), "0.00");
+    cr_expect_str_eq(tc_fmt_num(buf, sizeof buf, 1e-9, 6), "<0.000001");
+    cr_expect_str_eq(tc_fmt_num(buf, sizeof buf, 1e18, 0), "1,000,000,000,000,000,000");
+    cr_expect_str_eq(tc_fmt_attr(buf, sizeof buf, 4.66666667e-05, 9), "0.0000466666667");
+    cr_expect_str_eq(tc_fmt_attr(buf, sizeof buf, 0.5, 9), "0.5");
+    cr_expect_str_eq(tc_fmt_attr(buf, sizeof buf, 2e9, 9), "2000000000");
+}
+
+Test(plainnums, a_figure_too_wide_for_its_cell_is_a_bound) {
+    char buf[64];
+    cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 1234.5, 1, "", " ms", 16), "1,234.5 ms");
+    cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 9.1e12, 0, "", " ms", 16), ">999,999,999 ms");
+    cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, -9.1e12, 0, "$", "", 10), "<-$999,999");
+    cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 9.1e16, 0, "", "x", 9), ">999,999x");
+    cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 1e300, 0, "", "x", 9), ">999,999x");
+}
