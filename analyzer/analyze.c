@@ -121,12 +121,7 @@ static void step_window(tc_rank_result *rr, const tc_step_map *m, bool has_gpu) 
     if (has_gpu && rr->b.last_ns > e) e = rr->b.last_ns;
     rr->has_step_window = true;
     tc_breakdown_widen(&rr->b, s, e, &rr->step_b);
-    const tc_breakdown *b = &rr->step_b;
-    rr->step_shares = (tc_shares){share(b->compute_ns, b->window_ns), share(b->exposed_comm_ns, b->window_ns),
-                                  share(b->exposed_transfer_ns, b->window_ns), share(b->exposed_wait_ns, b->window_ns),
-                                  share(b->memory_exposed_ns, b->window_ns), share(b->idle_ns, b->window_ns),
-                                  share(b->memory_host_exposed_ns, b->window_ns),
-                                  share(b->memory_device_exposed_ns, b->window_ns)};
+    rr->step_shares = tc_breakdown_shares(&rr->step_b);
     rr->before_first_kernel_ns = has_gpu ? rr->b.first_ns - s : e - s;
     rr->after_last_kernel_ns = has_gpu ? e - rr->b.last_ns : 0;
 }
@@ -349,15 +344,15 @@ static void count_comm_libraries(tc_job *j) {
 static void step_shares(tc_summary *sm) {
     tc_window_figures *f = &sm->step;
     f->on_steps = true;
-    int64_t w = f->b.window_ns;
-    f->compute = share(f->b.compute_ns, w);
-    f->exposed_comm = share(f->b.exposed_comm_ns, w);
-    f->exposed_transfer = share(f->b.exposed_transfer_ns, w);
-    f->exposed_wait = share(f->b.exposed_wait_ns, w);
-    f->memory_exposed = share(f->b.memory_exposed_ns, w);
-    f->memory_host_exposed = share(f->b.memory_host_exposed_ns, w);
-    f->memory_device_exposed = share(f->b.memory_device_exposed_ns, w);
-    f->idle = share(f->b.idle_ns, w);
+    const tc_shares s = tc_breakdown_shares(&f->b);
+    f->compute = s.compute;
+    f->exposed_comm = s.exposed_comm;
+    f->exposed_transfer = s.exposed_transfer;
+    f->exposed_wait = s.exposed_wait;
+    f->memory_exposed = s.memory_exposed;
+    f->memory_host_exposed = s.memory_host_exposed;
+    f->memory_device_exposed = s.memory_device_exposed;
+    f->idle = s.idle;
 }
 
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
@@ -387,15 +382,15 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
         if (rr->has_step_time) { step_sum += rr->step_time_ns; step_ranks++; }
     }
     sm->split_known = j->n_ranks >= 2 && sm->b.split_known;
-    int64_t w = sm->b.window_ns;
-    sm->share_compute = share(sm->b.compute_ns, w);
-    sm->share_exposed_comm = share(sm->b.exposed_comm_ns, w);
-    sm->share_exposed_transfer = share(sm->b.exposed_transfer_ns, w);
-    sm->share_exposed_wait = share(sm->b.exposed_wait_ns, w);
-    sm->share_memory_exposed = share(sm->b.memory_exposed_ns, w);
-    sm->share_memory_host_exposed = share(sm->b.memory_host_exposed_ns, w);
-    sm->share_memory_device_exposed = share(sm->b.memory_device_exposed_ns, w);
-    sm->share_idle = share(sm->b.idle_ns, w);
+    const tc_shares gs = tc_breakdown_shares(&sm->b);
+    sm->share_compute = gs.compute;
+    sm->share_exposed_comm = gs.exposed_comm;
+    sm->share_exposed_transfer = gs.exposed_transfer;
+    sm->share_exposed_wait = gs.exposed_wait;
+    sm->share_memory_exposed = gs.memory_exposed;
+    sm->share_memory_host_exposed = gs.memory_host_exposed;
+    sm->share_memory_device_exposed = gs.memory_device_exposed;
+    sm->share_idle = gs.idle;
     step_shares(sm);
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;

@@ -13,7 +13,7 @@
 
 /* Its verdict is too-small (a saved result's verdict is the string its JSON gave). */
 static bool is_too_small(const tc_run_summary *s) {
-    return s->verdict && !strcmp(s->verdict, tc_verdict_name(TC_VERDICT_TOO_SMALL));
+    return tc_verdict_of_name(s->verdict) == TC_VERDICT_TOO_SMALL;
 }
 
 tc_status tc_run_cost(tc_cmp_cost *out, const tc_run_summary *s, tc_cost_inputs *in, bool flags_given,

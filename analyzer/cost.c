@@ -128,11 +128,7 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     /* host copies are a host loss; device copies (D2D, peer, memset) are GPU work, as compute */
     f.memory_share = st ? s->step_share_memory_host : s->share_memory_host;
     f.idle_share = (st ? s->step_share_idle : s->share_idle) + f.memory_share;
-    static const tc_verdict verdicts[] = {TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
-                                          TC_VERDICT_TOO_SMALL};
-    f.verdict = TC_VERDICT_NONE;
-    for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++)
-        if (s->verdict && strcmp(s->verdict, tc_verdict_name(verdicts[i])) == 0) f.verdict = verdicts[i];
+    f.verdict = tc_verdict_of_name(s->verdict);
     f.step_time_us = s->has_step_time && s->step_time_us > 0 ? s->step_time_us : 0;
     f.fabric_busbw_GBps = s->has_busbw && s->fabric_busbw_GBps > 0 ? s->fabric_busbw_GBps : 0;
     f.nodes = s->nodes;

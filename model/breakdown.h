@@ -33,6 +33,9 @@ typedef struct {
     double memory_host_exposed, memory_device_exposed; /* memory_exposed's two parts */
 } tc_shares;
 
+/* b's parts as shares of its window (all 0 when the window is empty). */
+tc_shares tc_breakdown_shares(const tc_breakdown *b);
+
 /* Adds b into sum (window, every figure; split_known stays true only if both are). */
 void tc_breakdown_add(tc_breakdown *sum, const tc_breakdown *b);
 #endif

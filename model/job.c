@@ -50,6 +50,14 @@ const char *tc_verdict_name(tc_verdict v) {
     }
 }
 
+tc_verdict tc_verdict_of_name(const char *name) {
+    static const tc_verdict all[] = {TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
+                                     TC_VERDICT_TOO_SMALL};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(name, tc_verdict_name(all[i])) == 0) return all[i];
+    return TC_VERDICT_NONE;
+}
+
 void tc_job_groups_free(tc_job *j) {
     for (size_t i = 0; i < j->n_groups; i++) { free(j->groups[i].name); free(j->groups[i].desc); free(j->groups[i].ranks); }
     free(j->groups);

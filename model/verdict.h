@@ -158,4 +158,6 @@ typedef struct {
 void tc_findings_free(tc_findings *f);
 
 const char *tc_verdict_name(tc_verdict v);
+/* The verdict tc_verdict_name gives name; TC_VERDICT_NONE for NULL or any other text. */
+tc_verdict tc_verdict_of_name(const char *name);
 #endif

@@ -10,15 +10,20 @@
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
-    jw_key(w, key);
-    jw_object_begin(w);
+/* The keys CAUSE_us of every idle cause, in cause order. */
+static void cause_keys(jw *w, const tc_idle_causes *k) {
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
         char name[48];
         snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
         jw_key(w, name);
         jw_ns_as_us(w, k->ns[c]);
     }
+}
+
+static void causes_object(jw *w, const char *key, const tc_idle_causes *k) {
+    jw_key(w, key);
+    jw_object_begin(w);
+    cause_keys(w, k);
     jw_object_end(w);
     jw_key(w, "idle_after_sync_us");
     jw_ns_as_us(w, k->after_sync_ns);
@@ -30,12 +35,7 @@ void tc_host_wait_json_step_causes(jw *w, bool has, const tc_idle_causes *k, int
     jw_key(w, "step_idle_causes");
     if (!has) { jw_null(w); return; }
     jw_object_begin(w);
-    for (int c = 0; c < TC_IDLE_CAUSES; c++) {
-        char name[48];
-        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
-        jw_key(w, name);
-        jw_ns_as_us(w, k->ns[c]);
-    }
+    cause_keys(w, k);
     jw_key(w, "idle_after_sync_us"); jw_ns_as_us(w, k->after_sync_ns);
     jw_key(w, "before_first_kernel_us"); jw_ns_as_us(w, before_ns);
     jw_key(w, "after_last_kernel_us"); jw_ns_as_us(w, after_ns);
