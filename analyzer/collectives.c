@@ -9,6 +9,7 @@
  * reported. For a matched instance, transfer = min duration; each rank's wait = duration − transfer. */
 #include "collectives.h"
 #include "groups.h"
+#include "nodes.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <assert.h>
@@ -722,6 +723,13 @@ static int add_to_row(matcher *m, size_t a, size_t b, int64_t transfer, int64_t 
     if (!row || TC_PUSH(row->transfers, row->n_transfers, row->cap_transfers, transfer)) return -1;
     row->wait_total += wait_sum;
     double factor = tc_busbw_factor(cname, gsize);
+    tc_coll_instance in = {m->recs[a].group, (uint32_t)m->j->n_inst_members, (uint32_t)(b - a),
+                           c ? c->coll_name : g0->name, 0, bytes, factor, gsize, transfer};
+    if (TC_PUSH(m->j->instances, m->j->n_instances, m->j->cap_instances, in)) return -1;
+    for (size_t i = a; i < b; i++) {
+        tc_inst_member mb = {m->recs[i].rank, m->recs[i].event};
+        if (TC_PUSH(m->j->inst_members, m->j->n_inst_members, m->j->cap_inst_members, mb)) return -1;
+    }
     if (bytes >= ONE_MIB && factor > 0 && transfer > 0) {
         m->fabric_bytes += (double)bytes * factor;
         m->fabric_ns += (double)transfer;
@@ -791,6 +799,43 @@ static void report_matching(matcher *m) {
     }
 }
 
+/* Stage 6, first: the matching groups into j->inst_groups (index = group id), each with its scope:
+ * its process group's when known, else from the nodes of its instances' ranks. */
+static int export_groups(matcher *m) {
+    tc_job *j = m->j;
+    j->inst_groups = calloc(m->n_ginfo ? m->n_ginfo : 1, sizeof *j->inst_groups);
+    if (!j->inst_groups) return -1;
+    j->n_inst_groups = j->cap_inst_groups = m->n_ginfo;
+    int64_t *first_node = malloc((m->n_ginfo ? m->n_ginfo : 1) * sizeof *first_node);
+    uint8_t *state = calloc(m->n_ginfo ? m->n_ginfo : 1, 1); /* 0 none yet, 1 one node, 2 several, 3 unknown */
+    if (!first_node || !state) { free(first_node); free(state); return -1; }
+    for (size_t i = 0; i < j->n_instances; i++) {
+        const tc_coll_instance *in = &j->instances[i];
+        for (uint32_t k = 0; k < in->n; k++) {
+            int64_t node;
+            uint8_t *st = &state[in->group];
+            if (*st == 3) break;
+            if (!tc_node_of_rank(j, j->ranks[j->inst_members[in->first + k].rank].rank, &node)) *st = 3;
+            else if (*st == 0) { *st = 1; first_node[in->group] = node; }
+            else if (node != first_node[in->group]) *st = 2;
+        }
+    }
+    for (size_t g = 0; g < m->n_ginfo; g++) {
+        tc_inst_group *ig = &j->inst_groups[g];
+        const group_info *gi = &m->ginfo[g];
+        ig->shown = gi->shown;
+        m->ginfo[g].shown = NULL;
+        ig->pg = gi->pg;
+        ig->ranks_with = gi->ranks_with;
+        ig->group_size = gi->group_size;
+        ig->scope = state[g] == 2 ? TC_SCOPE_INTER : state[g] == 1 ? TC_SCOPE_INTRA : TC_SCOPE_UNKNOWN;
+        if (gi->pg != SIZE_MAX && j->groups[gi->pg].f.scope != TC_SCOPE_UNKNOWN) ig->scope = j->groups[gi->pg].f.scope;
+    }
+    free(first_node);
+    free(state);
+    return 0;
+}
+
 /* Stage 6: the per-collective rows (median transfer, bandwidths) into j->colls, and the fabric's
  * bus bandwidth. The rows' strings move to the job. */
 static int emit_rows(matcher *m) {
@@ -837,6 +882,7 @@ int tc_collectives_match(tc_job *j) {
         if (rc == 0) rc = match_instances(&m);
         if (rc == 0) report_matching(&m);
         if (rc == 0) rc = emit_rows(&m);
+        if (rc == 0) rc = export_groups(&m);
     }
     matcher_free(&m);
     return rc;

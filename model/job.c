@@ -15,6 +15,10 @@ void tc_job_free(tc_job *j) {
     free(j->ranks);
     for (size_t i = 0; i < j->n_colls; i++) { free(j->colls[i].name); free(j->colls[i].process_group); free(j->colls[i].dtype); }
     free(j->colls);
+    for (size_t i = 0; i < j->n_inst_groups; i++) free(j->inst_groups[i].shown);
+    free(j->inst_groups);
+    free(j->instances);
+    free(j->inst_members);
     free(j->summary.mfu_note);
     free(j->summary.partial_group);
     tc_job_groups_free(j);

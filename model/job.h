@@ -17,6 +17,7 @@
 #include "cost_result.h"
 #include "gpu_catalog.h"
 #include "idle_causes.h"
+#include "coll_instances.h"
 #include "kernel_tables.h"
 #include "process_groups.h"
 #include "rank_result.h"
@@ -42,6 +43,10 @@ typedef struct {
     tc_collective_result *colls; size_t n_colls, cap_colls;
     tc_process_group *groups; size_t n_groups;        /* every process group seen, by name (groups.h) */
     tc_group_row *group_rows; size_t n_group_rows;    /* the groups folded for the tables (groups.h) */
+    /* matched collective instances (coll_instances.h, collectives.h), in matching order */
+    tc_inst_group *inst_groups; size_t n_inst_groups, cap_inst_groups;
+    tc_coll_instance *instances; size_t n_instances, cap_instances;
+    tc_inst_member *inst_members; size_t n_inst_members, cap_inst_members;
     tc_summary summary;
     tc_findings findings;
     tc_kernel_row *top_kernels; size_t n_top_kernels; /* at most 20, by time (mfu.c) */
