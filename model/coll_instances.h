@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process_groups.h"
+#include "replay.h"
 
 /* One rank's kernel of an instance. */
 typedef struct {
@@ -23,6 +24,7 @@ typedef struct {
                            * its instances hold (tc_node_of_rank); TC_SCOPE_UNKNOWN when a node is unknown */
     uint32_t ranks_with;  /* ranks among the inputs that have this group */
     int64_t group_size;   /* from the collective args, -1 unknown */
+    tc_coll_model model;  /* its collective time model (analyzer/comm_model.h); fit NONE until fitted */
 } tc_inst_group;
 
 /* One matched instance: every rank of its group that is among the inputs has it, once. */

@@ -21,6 +21,11 @@ void tc_job_free(tc_job *j) {
     free(j->inst_members);
     free(j->summary.mfu_note);
     free(j->summary.partial_group);
+    tc_replay_summary_free(&j->summary.replay);
+    tc_critical_path_free(&j->summary.critical_path);
+    for (size_t i = 0; i < j->summary.n_cp_steps; i++) tc_critical_path_free(&j->summary.cp_steps[i]);
+    free(j->summary.cp_steps);
+    if (j->graph && j->graph_free) j->graph_free(j->graph);
     tc_job_groups_free(j);
     tc_findings_free(&j->findings);
     for (size_t i = 0; i < j->n_top_kernels; i++) free(j->top_kernels[i].name);

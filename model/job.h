@@ -60,6 +60,10 @@ typedef struct {
     /* cost (issue 27): the cost model's result for this job, or why there is none; set by
      * analyzer/job_cost.h tc_job_price after the analysis, read by every report */
     tc_job_cost cost;
+    /* the step graph the analysis built (analyzer/replay.h), kept for the what-if's replays at
+     * pricing; freed through graph_free by tc_job_free. NULL when none. */
+    struct tc_step_graph *graph;
+    void (*graph_free)(struct tc_step_graph *);
 } tc_job;
 
 void tc_job_init(tc_job *j);

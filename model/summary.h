@@ -11,6 +11,7 @@
 #include "comm_kernels.h"
 #include "idle_causes.h"
 #include "process_groups.h"
+#include "replay.h"
 #include "verdict.h"
 
 typedef struct {
@@ -138,6 +139,11 @@ typedef struct {
     bool has_scoped_groups;   /* a process group of known scope has comm kernels */
     size_t inter_groups;      /* process groups on two or more nodes */
     int64_t inter_exposed_transfer_ns; /* Σ ranks' inter_exposed_transfer_ns */
+    /* the replay of the step graph (model/replay.h, analyzer/replay.h) */
+    tc_replay_summary replay;
+    bool has_critical_path;
+    tc_critical_path critical_path;      /* over all steps (number -1) */
+    tc_critical_path *cp_steps; size_t n_cp_steps; /* one per step, in step order (owned) */
     bool has_inter_busbw;
     double inter_busbw_GBps;  /* Σ S × factor / Σ transfer over the inter-node groups' matched
                                * instances of ≥ 1 MiB; valid if has_inter_busbw */
