@@ -311,7 +311,15 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     all.borrowed = true;
     for (size_t r = 0; r < j->n_ranks; r++) all.borrowed &= x[r].gpu_kernels.borrowed;
     int rc = 0;
-    for (size_t i = 0; i < j->n_traces && !rc; i++) {
+    bool one = j->n_ranks == 1 && x[0].gpu_kernels.borrowed;
+    if (one) { /* one trace's rows are unique: a copy, no index */
+        const tc_kernel_aggs *p = &x[0].gpu_kernels;
+        all.rows = malloc((p->n ? p->n : 1) * sizeof *all.rows);
+        if (!all.rows) rc = -1;
+        else memcpy(all.rows, p->rows, p->n * sizeof *all.rows);
+        all.n = all.cap = rc ? 0 : p->n;
+    }
+    for (size_t i = 0; i < j->n_traces && !rc && !one; i++) {
         if (rank_of[i] == SIZE_MAX) continue;
         const tc_kernel_aggs *p = &x[rank_of[i]].gpu_kernels;
         for (size_t k = 0; k < p->n && !rc; k++) rc = tc_kernel_aggs_add(&all, &p->rows[k]);

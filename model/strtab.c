@@ -198,9 +198,7 @@ uint32_t tc_strtab_find(const tc_strtab *t, const char *s, size_t len) {
     return probe(t, s, len, hash_bytes(s, len), &i);
 }
 
-uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
-    if (len > UINT32_MAX - 1) return TC_NONE;
-    uint64_t h = hash_bytes(s, len);
+static uint32_t intern_hashed(tc_strtab *t, const char *s, size_t len, uint64_t h) {
     size_t i;
     uint32_t id = probe(t, s, len, h, &i);
     if (id != TC_NONE) return id;
@@ -215,6 +213,28 @@ uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
     t->slots[i] = (uint32_t)t->count;
     t->tags[i] = tag_of(h);
     return (uint32_t)t->count - 1;
+}
+
+uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
+    return len > UINT32_MAX - 1 ? TC_NONE : intern_hashed(t, s, len, hash_bytes(s, len));
+}
+
+#define AHEAD 16 /* strings hashed and their tags fetched before the first of them is looked up */
+int tc_strtab_intern_all(tc_strtab *t, const tc_strtab *src, uint32_t *ids) {
+    uint64_t h[AHEAD];
+    for (size_t from = 0; from < src->count; from += AHEAD) {
+        size_t m = src->count - from < AHEAD ? src->count - from : AHEAD;
+        for (size_t k = 0; k < m; k++) {
+            const char *text = src->texts[from + k];
+            h[k] = hash_bytes(text, text_len(text));
+            __builtin_prefetch(&t->tags[h[k] & (t->nslots - 1)]);
+        }
+        for (size_t k = 0; k < m; k++) {
+            const char *text = src->texts[from + k];
+            if ((ids[from + k] = intern_hashed(t, text, text_len(text), h[k])) == TC_NONE) return -1;
+        }
+    }
+    return 0;
 }
 
 const char *tc_strtab_get(const tc_strtab *t, uint32_t id) {
