@@ -307,21 +307,25 @@ static long kernel_op(const tc_trace *t, const op_finder *f, const tc_gpu_event 
 
 static bool is_compute(const tc_gpu_event *g) { return g->kind == TC_GPU_KERNEL && !g->is_comm; }
 
-/* Of n rows with summed times time[], the `keep` longest (ties: the first row) into best[], in row
- * order; returns how many (keep at most). */
-static size_t longest_rows(const int64_t *time, size_t n, size_t keep, size_t *best) {
+/* Of n rows whose summed times lie every `stride` bytes from `time`, the `keep` longest (ties: the
+ * first row) into best[], longest first; returns how many (keep at most). */
+static size_t longest_rows(const void *time, size_t stride, size_t n, size_t keep, size_t *best) {
     size_t kept = 0;
+    const char *at = time;
+    int64_t tb[TC_TOP_KERNELS]; /* the times of best[] */
     for (size_t r = 0; r < n; r++) {
+        int64_t tr;
+        memcpy(&tr, at + r * stride, sizeof tr);
         size_t q = kept;
-        while (q > 0 && time[best[q - 1]] < time[r]) q--;
+        while (q > 0 && tb[q - 1] < tr) q--;
         if (q >= keep) continue;
         size_t last = kept < keep ? kept : keep - 1;
         memmove(&best[q + 1], &best[q], (last - q) * sizeof *best);
+        memmove(&tb[q + 1], &tb[q], (last - q) * sizeof *tb);
         best[q] = r;
+        tb[q] = tr;
         if (kept < keep) kept++;
     }
-    for (size_t a = 1; a < kept; a++) /* insertion sort by row: at most TC_TOP_KERNELS */
-        for (size_t b = a; b > 0 && best[b - 1] > best[b]; b--) { size_t x = best[b]; best[b] = best[b - 1]; best[b - 1] = x; }
     return kept;
 }
 
@@ -330,7 +334,9 @@ static size_t longest_rows(const int64_t *time, size_t n, size_t keep, size_t *b
 static int keep_rows(const tc_trace *t, uint32_t *row_of, size_t n_names, const int64_t *row_time, size_t n_rows,
                      size_t keep, tc_kernel_parts *p) {
     size_t best[TC_TOP_KERNELS];
-    size_t n_keep = keep && keep < n_rows ? longest_rows(row_time, n_rows, keep, best) : n_rows;
+    size_t n_keep = keep && keep < n_rows ? longest_rows(row_time, sizeof *row_time, n_rows, keep, best) : n_rows;
+    for (size_t a = 1; a < n_keep && n_keep < n_rows; a++) /* in row order: at most TC_TOP_KERNELS */
+        for (size_t b = a; b > 0 && best[b - 1] > best[b]; b--) { size_t x = best[b]; best[b] = best[b - 1]; best[b - 1] = x; }
     p->rows = calloc(n_keep ? n_keep : 1, sizeof *p->rows);
     if (!p->rows) return -1;
     p->cap = p->n = n_keep;
@@ -406,17 +412,18 @@ out:
     return rc;
 }
 
-/* A kernel name's sums over the traces (top_kernels); the name is borrowed from a part. */
+/* A kernel name's summed time over the traces (top_kernels); the name is borrowed from a part.
+ * 24 bytes: the other sums are taken for the 20 longest only (a job may hold millions of names). */
 typedef struct {
     const char *name;
     uint32_t len;   /* bytes (a kernel name is cut at 64 KiB when parsed) */
     uint32_t hash;  /* tc_strtab_hash of the name */
-    kagg a;
+    int64_t time_ns;
 } kname;
 
 /* Rebuilds the index of rows (slot: row + 1, 0 empty) with n_slot slots, a power of two. */
 static int kname_reindex(const kname *rows, size_t n, uint32_t **slot, size_t n_slot) {
-    uint32_t *s = calloc(n_slot, sizeof *s);
+    uint32_t *s = tc_big_alloc(n_slot, sizeof *s, true);
     if (!s) return -1;
     for (size_t r = 0; r < n; r++) {
         size_t k = rows[r].hash & (n_slot - 1);
@@ -428,16 +435,13 @@ static int kname_reindex(const kname *rows, size_t n, uint32_t **slot, size_t n_
     return 0;
 }
 
-/* Merges the traces' partial rows in input order (parts[i] belongs to trace i) into rows by name,
- * in order of first appearance, found through an index on the names' bytes: the names stay in the
- * parts (a job may have millions of distinct kernel names; nothing is copied). Then the
- * TC_TOP_KERNELS longest (ties: the first to appear) become j->top_kernels. */
-static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
+/* Pass 1 of top_kernels: the parts' rows summed by name into *rows (*n of them, in order of first
+ * appearance in input order), through an index on the names' bytes; the names stay in the parts.
+ * 0, or -1 out of memory. */
+static int sum_times_by_name(const tc_job *j, const tc_kernel_parts *const *parts, kname **rows_out, size_t *n_out) {
     kname *rows = NULL;
     size_t n = 0, cap = 0, n_slot = 0;
     uint32_t *slot = NULL;
-    int64_t total = 0;
-    int rc = -1;
     for (size_t i = 0; i < j->n_traces; i++) cap += parts[i] ? parts[i]->n : 0; /* distinct names at most */
     if (cap && !(rows = malloc(cap * sizeof *rows))) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
@@ -446,10 +450,10 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
             const tc_kernel_part *kp = &p->rows[k];
             size_t len = strlen(kp->name);
             uint32_t h = tc_strtab_hash(kp->name, len);
-            if (len > UINT32_MAX) goto out;
+            if (len > UINT32_MAX) goto oom;
             if (2 * (n + 1) > n_slot) {
                 n_slot = n_slot ? 2 * n_slot : 1024;
-                if (n >= UINT32_MAX || kname_reindex(rows, n, &slot, n_slot)) goto out;
+                if (n >= UINT32_MAX || kname_reindex(rows, n, &slot, n_slot)) goto oom;
             }
             size_t s = h & (n_slot - 1);
             for (; slot[s]; s = (s + 1) & (n_slot - 1)) {
@@ -457,49 +461,71 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
                 if (q->hash == h && q->len == len && memcmp(q->name, kp->name, len) == 0) break;
             }
             if (!slot[s]) {
-                rows[n++] = (kname){kp->name, (uint32_t)len, h, {0, 0, 0, 0}}; /* n <= cap: rows of the parts */
+                rows[n++] = (kname){kp->name, (uint32_t)len, h, 0}; /* n <= cap: rows of the parts */
                 slot[s] = (uint32_t)n;
             }
-            kagg *a = &rows[slot[s] - 1].a;
-            a->time_ns += kp->time_ns;
-            a->flops_time_ns += kp->flops_time_ns;
-            a->count += kp->count;
-            a->flops += kp->flops;
+            rows[slot[s] - 1].time_ns += kp->time_ns;
         }
-        if (p) total += p->total_ns;
     }
+    free(slot);
+    *rows_out = rows;
+    *n_out = n;
+    return 0;
+oom:
+    free(slot);
+    free(rows);
+    return -1;
+}
+
+/* Merges the traces' partial rows in input order (parts[i] belongs to trace i) by name: their
+ * summed times (sum_times_by_name), then the TC_TOP_KERNELS longest (ties: the first to appear)
+ * become j->top_kernels, whose other sums are taken from the parts in the same order. */
+static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
+    kname *rows = NULL;
+    size_t n = 0;
+    int64_t total = 0;
+    if (sum_times_by_name(j, parts, &rows, &n)) return -1;
+    for (size_t i = 0; i < j->n_traces; i++) total += parts[i] ? parts[i]->total_ns : 0;
     /* the longest rows, best first: time descending, then order of appearance */
-    size_t best[TC_TOP_KERNELS], keep = 0;
-    for (size_t r = 0; r < n; r++) {
-        size_t q = keep;
-        while (q > 0 && rows[best[q - 1]].a.time_ns < rows[r].a.time_ns) q--;
-        if (q >= TC_TOP_KERNELS) continue;
-        size_t last = keep < TC_TOP_KERNELS ? keep : TC_TOP_KERNELS - 1;
-        memmove(&best[q + 1], &best[q], (last - q) * sizeof *best);
-        best[q] = r;
-        if (keep < TC_TOP_KERNELS) keep++;
+    size_t best[TC_TOP_KERNELS];
+    size_t keep = n ? longest_rows(&rows[0].time_ns, sizeof *rows, n, TC_TOP_KERNELS, best) : 0;
+    /* pass 2: the kept names' other sums, part by part in input order (the order pass 1 summed in) */
+    kagg a[TC_TOP_KERNELS];
+    memset(a, 0, sizeof a);
+    for (size_t i = 0; i < j->n_traces && keep; i++) {
+        const tc_kernel_parts *p = parts[i];
+        for (size_t k = 0; p && k < p->n; k++) {
+            const tc_kernel_part *kp = &p->rows[k];
+            size_t len = strlen(kp->name);
+            uint32_t h = tc_strtab_hash(kp->name, len);
+            for (size_t r = 0; r < keep; r++) {
+                const kname *q = &rows[best[r]];
+                if (q->hash != h || q->len != len || memcmp(q->name, kp->name, len)) continue;
+                a[r].time_ns += kp->time_ns;
+                a[r].flops_time_ns += kp->flops_time_ns;
+                a[r].count += kp->count;
+                a[r].flops += kp->flops;
+                break;
+            }
+        }
     }
-    if (keep) {
-        j->top_kernels = calloc(keep, sizeof *j->top_kernels);
-        if (!j->top_kernels) goto out;
-    }
+    int rc = -1;
+    if (keep && !(j->top_kernels = calloc(keep, sizeof *j->top_kernels))) goto out;
     for (size_t r = 0; r < keep; r++) {
-        const kagg *a = &rows[best[r]].a;
         tc_kernel_row *row = &j->top_kernels[j->n_top_kernels];
         row->name = tc_strdup(rows[best[r]].name);
         if (!row->name) goto out;
         j->n_top_kernels++;
-        row->time_ns = a->time_ns;
-        row->count = a->count;
-        row->share_of_compute = total > 0 ? (double)a->time_ns / (double)total : 0;
-        if (a->flops_time_ns > 0 && a->flops > 0) {
+        row->time_ns = a[r].time_ns;
+        row->count = a[r].count;
+        row->share_of_compute = total > 0 ? (double)a[r].time_ns / (double)total : 0;
+        if (a[r].flops_time_ns > 0 && a[r].flops > 0) {
             row->has_tflops = true;
-            row->achieved_tflops = a->flops / ((double)a->flops_time_ns * 1e-9) / 1e12;
+            row->achieved_tflops = a[r].flops / ((double)a[r].flops_time_ns * 1e-9) / 1e12;
         }
     }
     rc = 0;
 out:
-    free(slot);
     free(rows);
     return rc;
 }
