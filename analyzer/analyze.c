@@ -241,8 +241,8 @@ static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double 
     if (sync) step_done(sync, r, STEP_NESTING_RESOLVED); /* also on failure: A must not wait forever */
     if (rc) return rc;
     if (sync) step_wait(sync, r, STEP_LAUNCHES_SORTED);
-    if (tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
-    return tc_kernel_parts_trace(t, &x->kernels);
+    if (opt->kernel_table && tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
+    return tc_kernel_parts_trace(t, x->kernel_rows_keep, &x->kernels);
 }
 
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
@@ -311,7 +311,15 @@ static int merge_kernel_aggs(tc_job *j, const tc_rank_extra *x) {
     all.borrowed = true;
     for (size_t r = 0; r < j->n_ranks; r++) all.borrowed &= x[r].gpu_kernels.borrowed;
     int rc = 0;
-    for (size_t i = 0; i < j->n_traces && !rc; i++) {
+    bool one = j->n_ranks == 1 && x[0].gpu_kernels.borrowed;
+    if (one) { /* one trace's rows are unique: a copy, no index */
+        const tc_kernel_aggs *p = &x[0].gpu_kernels;
+        all.rows = malloc((p->n ? p->n : 1) * sizeof *all.rows);
+        if (!all.rows) rc = -1;
+        else memcpy(all.rows, p->rows, p->n * sizeof *all.rows);
+        all.n = all.cap = rc ? 0 : p->n;
+    }
+    for (size_t i = 0; i < j->n_traces && !rc && !one; i++) {
         if (rank_of[i] == SIZE_MAX) continue;
         const tc_kernel_aggs *p = &x[rank_of[i]].gpu_kernels;
         for (size_t k = 0; k < p->n && !rc; k++) rc = tc_kernel_aggs_add(&all, &p->rows[k]);
@@ -397,7 +405,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
     if (tc_groups_finish(j, opt)) return -1;
-    if (merge_kernel_aggs(j, x)) return -1;
+    if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
     return tc_job_findings(j, opt);
 }
@@ -407,6 +415,7 @@ int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
     tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
     if (!x) return -1;
     double user = tc_job_user_flops(j, opt);
+    if (j->n_ranks == 1) x[0].kernel_rows_keep = TC_TOP_KERNELS; /* its rows are the job's */
     int rc = 0;
     rc = rank_phases(j, opt, user, x);
     if (!rc) rc = tc_job_finish(j, opt, x);

@@ -4,6 +4,7 @@
  * analyses analyze.c runs can read the options without including it. */
 #ifndef TC_ANALYZE_OPTIONS_H
 #define TC_ANALYZE_OPTIONS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "model/link_catalog.h"
@@ -21,5 +22,8 @@ typedef struct {
     int64_t gpus_per_node;    /* --gpus-per-node G: rank r is on node r / G (nodes.h); 0 = unset */
     const tc_link_spec *fabric; /* --fabric ID: the fabric between nodes (an inter-node link); NULL unset */
     double nic_gbps;          /* --nic-gbps X: each GPU's NIC line rate, Gb/s; 0 = unset */
+    bool kernel_table;        /* every GPU event name's row is wanted (tc_job.kernel_aggs, --csv's
+                               * kernels.csv); false: left empty, as it costs memory per distinct name
+                               * (docs/performance.md) */
 } tc_analyze_options;
 #endif

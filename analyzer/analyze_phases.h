@@ -43,6 +43,8 @@ typedef struct {
 
 /* What the per-rank phase leaves for finish besides tc_rank_result. */
 typedef struct {
+    size_t kernel_rows_keep;    /* in (0: all): the top-kernel rows to keep, TC_TOP_KERNELS when the
+                                 * trace is the job's only one (its sums are the job's then) */
     tc_mfu_rank_facts mfu;
     tc_kernel_parts kernels;
     tc_kernel_aggs gpu_kernels; /* every GPU event name and kind of the trace (HTML kernels table) */

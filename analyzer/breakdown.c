@@ -5,11 +5,42 @@
 #include <assert.h>
 #include <string.h>
 
+/* The events' window and, when they are all compute kernels in start order, the length of their
+ * union in one sweep: nothing else needs the set then, so none is kept (a trace may hold millions
+ * of separate kernels). false when a collective or a copy is there or the order is not by start. */
+static bool compute_only(const tc_gpu_event *ev, const uint32_t *idx, size_t n, tc_breakdown *out) {
+    int64_t first = INT64_MAX, last = INT64_MIN, total = 0, cur_s = 0, cur_e = 0, prev = INT64_MIN;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        const tc_gpu_event *e = &ev[idx ? idx[i] : i];
+        int64_t s = e->start_ns, end = e->start_ns + e->dur_ns;
+        if (e->kind != TC_GPU_KERNEL || e->is_comm || s < prev) return false;
+        prev = s;
+        if (s < first) first = s;
+        if (end > last) last = end;
+        if (end <= s) continue; /* empty: no time (as tc_ivset_normalize drops it) */
+        if (open && s <= cur_e) {
+            if (end > cur_e) cur_e = end;
+            continue;
+        }
+        if (open) total += cur_e - cur_s;
+        cur_s = s, cur_e = end, open = true;
+    }
+    if (open) total += cur_e - cur_s;
+    out->first_ns = first;
+    out->last_ns = last;
+    out->window_ns = last - first;
+    out->gpu_events = n;
+    out->compute_ns = total;
+    out->idle_ns = out->window_ns - total;
+    return true;
+}
+
 int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, const int64_t *wait_ns,
                          tc_breakdown *out) {
     memset(out, 0, sizeof *out);
     out->split_known = wait_ns != NULL;
-    if (n == 0) return 0;
+    if (n == 0 || compute_only(ev, idx, n, out)) return 0;
     tc_ivset comp, comm, mem, heads, tails, dev, busy, tmp;
     tc_ivset *all[] = {&comp, &comm, &mem, &heads, &tails, &dev, &busy, &tmp};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) tc_ivset_init(all[i]);
@@ -44,10 +75,13 @@ int tc_breakdown_compute(const tc_gpu_event *ev, const uint32_t *idx, size_t n, 
     out->comm_ns = tc_ivset_length(&comm);
     out->overlapped_comm_ns = tc_ivset_intersect_length(&comp, &comm);
     out->exposed_comm_ns = out->comm_ns - out->overlapped_comm_ns;
-    if (tc_ivset_union(&comp, &comm, &busy)) goto done;
-    out->memory_exposed_ns = tc_ivset_subtract_length(&mem, &busy);
+    /* comp ∪ comm; comp itself when there is no comm (no copy: a trace may hold millions of
+     * separate kernels) */
+    const tc_ivset *kernels = comm.n ? &busy : &comp;
+    if (comm.n && tc_ivset_union(&comp, &comm, &busy)) goto done;
+    out->memory_exposed_ns = tc_ivset_subtract_length(&mem, kernels);
     /* device copies are GPU work: where both kinds run, the time is the device's (mem = host ∪ dev) */
-    out->memory_device_exposed_ns = tc_ivset_subtract_length(&dev, &busy);
+    out->memory_device_exposed_ns = tc_ivset_subtract_length(&dev, kernels);
     out->memory_host_exposed_ns = out->memory_exposed_ns - out->memory_device_exposed_ns;
     out->idle_ns = out->window_ns - (out->compute_ns + out->exposed_comm_ns + out->memory_exposed_ns);
     if (wait_ns) {

@@ -583,7 +583,8 @@ static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     const tc_trace *t = c->t;
     memset(ls, 0, sizeof *ls);
     uint8_t *used = c->used;
-    int64_t *delay = tc_big_alloc(t->n_gpu ? t->n_gpu : 1, sizeof *delay, false);
+    /* one delay per launched kernel: none without runtime calls (no 8 bytes per kernel then) */
+    int64_t *delay = tc_big_alloc(t->n_gpu && t->n_launches ? t->n_gpu : 1, sizeof *delay, false);
     if (!delay) return -1;
     for (size_t i = 0; i < t->n_gpu; i++) {
         const tc_gpu_event *e = &t->gpu[i];

@@ -272,93 +272,158 @@ void tc_kernel_parts_free(tc_kernel_parts *p) {
     memset(p, 0, sizeof *p);
 }
 
-/* Trace t's compute kernels summed by name, in order of first appearance (p zeroed by the caller). */
-int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p) {
-    int rc = -1;
-    size_t n_names = tc_strtab_count(t->strings);
-    ext_index *ix = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *ix, false) : NULL;
-    int64_t *op_ns = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *op_ns, true) : NULL;
-    uint32_t *kop = t->n_gpu ? tc_big_alloc(t->n_gpu, sizeof *kop, false) : NULL;
-    /* rows by first appearance; row_of: a name id's row (names are interned once per trace) */
-    uint32_t *row_of = n_names ? malloc(n_names * sizeof *row_of) : NULL, *row_name = n_names ? malloc(n_names * sizeof *row_name) : NULL;
-    kagg *rows = n_names ? calloc(n_names, sizeof *rows) : NULL;
-    size_t n_rows = 0;
-    int64_t total = 0;
-    uint32_t *ext_slot = NULL, ext_base = 0; /* External id -> ix position (tc_dense_index) */
-    size_t ext_span = 0;
-    if ((t->n_ops && (!ix || !op_ns)) || (t->n_gpu && !kop) || (n_names && (!row_of || !row_name || !rows))) goto out;
-    for (size_t i = 0; i < n_names; i++) row_of[i] = TC_NONE;
-    size_t nix = 0;
+/* Finds, for GPU events, the op whose FLOPs they share: ops indexed by External id (ix sorted, or
+ * the direct table ext_slot over [base, base + span)). */
+typedef struct {
+    ext_index *ix; size_t nix;
+    uint32_t *ext_slot, base; size_t span;
+} op_finder;
+
+static int op_finder_init(tc_trace *t, op_finder *f) {
+    memset(f, 0, sizeof *f);
+    f->ix = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *f->ix, false) : NULL;
+    if (t->n_ops && !f->ix) return -1;
     for (size_t i = 0; i < t->n_ops; i++)
-        if (t->ops[i].external_id != TC_NONE) ix[nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
-    if (nix) tc_sort(ix, nix, sizeof *ix, cmp_ext); /* ops sorted by thread and time: usually sorted already */
-    ext_slot = tc_dense_index(ix, nix, sizeof *ix, offsetof(ext_index, ext), &ext_base, &ext_span);
+        if (t->ops[i].external_id != TC_NONE) f->ix[f->nix++] = (ext_index){t->ops[i].external_id, (uint32_t)i};
+    if (f->nix) tc_sort(f->ix, f->nix, sizeof *f->ix, cmp_ext); /* ops sorted by thread and time: usually sorted already */
+    f->ext_slot = tc_dense_index(f->ix, f->nix, sizeof *f->ix, offsetof(ext_index, ext), &f->base, &f->span);
     tc_trace_sort_launches(t);
-    /* pass 1: which op launched each kernel, and each op's summed kernel time */
-    for (size_t e = 0; e < t->n_gpu; e++) {
-        const tc_gpu_event *g = &t->gpu[e];
-        kop[e] = TC_NONE;
-        if (g->kind != TC_GPU_KERNEL || g->is_comm || !nix || g->correlation == TC_NONE) continue;
-        const tc_launch *l = tc_trace_find_launch(t, g->correlation);
-        if (!l || l->external_id == TC_NONE) continue;
-        long k;
-        if (!ext_slot) k = op_of_ext(ix, nix, l->external_id);
-        else if (l->external_id < ext_base || l->external_id - ext_base >= ext_span) k = -1;
-        else k = ext_slot[l->external_id - ext_base] == TC_NONE ? -1 : (long)ix[ext_slot[l->external_id - ext_base]].op;
-        if (k < 0 || op_kernel_flops(&t->ops[k]) <= 0) continue;
-        kop[e] = (uint32_t)k;
-        op_ns[k] += g->dur_ns;
+    return 0;
+}
+
+static void op_finder_free(op_finder *f) { free(f->ext_slot); free(f->ix); }
+
+/* The op whose FLOPs compute kernel g shares (by its launch's External id), or -1. */
+static long kernel_op(const tc_trace *t, const op_finder *f, const tc_gpu_event *g) {
+    if (!f->nix || g->correlation == TC_NONE) return -1;
+    const tc_launch *l = tc_trace_find_launch(t, g->correlation);
+    if (!l || l->external_id == TC_NONE) return -1;
+    long k;
+    if (!f->ext_slot) k = op_of_ext(f->ix, f->nix, l->external_id);
+    else if (l->external_id < f->base || l->external_id - f->base >= f->span) k = -1;
+    else k = f->ext_slot[l->external_id - f->base] == TC_NONE ? -1 : (long)f->ix[f->ext_slot[l->external_id - f->base]].op;
+    return k >= 0 && op_kernel_flops(&t->ops[k]) > 0 ? k : -1;
+}
+
+static bool is_compute(const tc_gpu_event *g) { return g->kind == TC_GPU_KERNEL && !g->is_comm; }
+
+/* Of n rows whose summed times lie every `stride` bytes from `time`, the `keep` longest (ties: the
+ * first row) into best[], longest first; returns how many (keep at most). */
+static size_t longest_rows(const void *time, size_t stride, size_t n, size_t keep, size_t *best) {
+    size_t kept = 0;
+    const char *at = time;
+    int64_t tb[TC_TOP_KERNELS]; /* the times of best[] */
+    for (size_t r = 0; r < n; r++) {
+        int64_t tr;
+        memcpy(&tr, at + r * stride, sizeof tr);
+        size_t q = kept;
+        while (q > 0 && tb[q - 1] < tr) q--;
+        if (q >= keep) continue;
+        size_t last = kept < keep ? kept : keep - 1;
+        memmove(&best[q + 1], &best[q], (last - q) * sizeof *best);
+        memmove(&tb[q + 1], &tb[q], (last - q) * sizeof *tb);
+        best[q] = r;
+        tb[q] = tr;
+        if (kept < keep) kept++;
     }
-    /* pass 2: aggregate by name; an op's FLOPs split over its kernels by duration */
+    return kept;
+}
+
+/* p->rows from the rows' summed times: every row (keep 0 or >= n_rows), else the keep longest;
+ * row_of (a name id's row) becomes a name id's place in p->rows, TC_NONE for a row left out. */
+static int keep_rows(const tc_trace *t, uint32_t *row_of, size_t n_names, const int64_t *row_time, size_t n_rows,
+                     size_t keep, tc_kernel_parts *p) {
+    size_t best[TC_TOP_KERNELS];
+    size_t n_keep = keep && keep < n_rows ? longest_rows(row_time, sizeof *row_time, n_rows, keep, best) : n_rows;
+    for (size_t a = 1; a < n_keep && n_keep < n_rows; a++) /* in row order: at most TC_TOP_KERNELS */
+        for (size_t b = a; b > 0 && best[b - 1] > best[b]; b--) { size_t x = best[b]; best[b] = best[b - 1]; best[b - 1] = x; }
+    p->rows = calloc(n_keep ? n_keep : 1, sizeof *p->rows);
+    if (!p->rows) return -1;
+    p->cap = p->n = n_keep;
+    p->borrowed = true; /* t outlives its parts: they are merged (tc_job_finish) or packed before it goes */
+    for (size_t i = 0; i < n_names; i++) {
+        uint32_t r = row_of[i], k = r;
+        if (r == TC_NONE) continue;
+        if (n_keep < n_rows) { /* best is sorted: find r among the kept */
+            size_t lo = 0, hi = n_keep;
+            while (lo < hi) { size_t mid = (lo + hi) / 2; if (best[mid] < r) lo = mid + 1; else hi = mid; }
+            row_of[i] = k = lo < n_keep && best[lo] == r ? (uint32_t)lo : TC_NONE;
+            if (k == TC_NONE) continue;
+        }
+        p->rows[k].name = (char *)tc_trace_str(t, (uint32_t)i);
+        p->rows[k].time_ns = row_time[r];
+    }
+    return 0;
+}
+
+/* Trace t's compute kernels summed by name, in order of first appearance (p zeroed by the caller);
+ * keep > 0: only the `keep` longest rows (ties: the first to appear), which is exact for the top
+ * kernels when t is the job's only trace. Memory: 4 bytes per string of t and 8 per row while it
+ * sums, 8 per CPU op, then the rows kept (docs/performance.md). */
+int tc_kernel_parts_trace(tc_trace *t, size_t keep, tc_kernel_parts *p) {
+    int rc = -1;
+    size_t n_names = tc_strtab_count(t->strings), n_rows = 0, cap = 0;
+    int64_t *op_ns = t->n_ops ? tc_big_alloc(t->n_ops, sizeof *op_ns, true) : NULL;
+    /* rows by first appearance; row_of: a name id's row (names are interned once per trace) */
+    uint32_t *row_of = n_names ? tc_big_alloc(n_names, sizeof *row_of, false) : NULL;
+    int64_t *row_time = NULL, total = 0;
+    op_finder f;
+    if (keep > TC_TOP_KERNELS) keep = TC_TOP_KERNELS;
+    if (op_finder_init(t, &f) || (t->n_ops && !op_ns) || (n_names && !row_of)) goto out;
+    for (size_t i = 0; i < n_names; i++) row_of[i] = TC_NONE;
+    /* pass 1: each op's summed kernel time; the rows and their summed times */
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
-        if (g->kind != TC_GPU_KERNEL || g->is_comm || g->name >= n_names) continue;
-        if (row_of[g->name] == TC_NONE) { row_of[g->name] = (uint32_t)n_rows; row_name[n_rows++] = g->name; }
-        kagg *a = &rows[row_of[g->name]];
-        a->time_ns += g->dur_ns;
-        a->count++;
+        if (!is_compute(g)) continue;
+        long k = kernel_op(t, &f, g);
+        if (k >= 0) op_ns[k] += g->dur_ns;
+        if (g->name >= n_names) continue;
+        if (row_of[g->name] == TC_NONE) {
+            if (tc_grow((void **)&row_time, &cap, n_rows + 1, sizeof *row_time)) goto out;
+            row_time[n_rows] = 0;
+            row_of[g->name] = (uint32_t)n_rows++;
+        }
+        row_time[row_of[g->name]] += g->dur_ns;
         total += g->dur_ns;
-        if (kop[e] != TC_NONE && op_ns[kop[e]] > 0) {
-            a->flops += op_kernel_flops(&t->ops[kop[e]]) * (double)g->dur_ns / (double)op_ns[kop[e]];
+    }
+    if (keep_rows(t, row_of, n_names, row_time, n_rows, keep, p)) goto out;
+    free(row_time);
+    row_time = NULL;
+    /* pass 2: launches and FLOPs of the rows kept; an op's FLOPs split over its kernels by duration */
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        if (!is_compute(g) || g->name >= n_names || row_of[g->name] == TC_NONE) continue;
+        tc_kernel_part *a = &p->rows[row_of[g->name]];
+        a->count++;
+        long k = kernel_op(t, &f, g);
+        if (k >= 0 && op_ns[k] > 0) {
+            a->flops += op_kernel_flops(&t->ops[k]) * (double)g->dur_ns / (double)op_ns[k];
             a->flops_time_ns += g->dur_ns;
         }
-    }
-    p->rows = calloc(n_rows ? n_rows : 1, sizeof *p->rows);
-    if (!p->rows) goto out;
-    p->cap = n_rows;
-    p->borrowed = true; /* t outlives its parts: they are merged (tc_job_finish) or packed before it goes */
-    for (size_t i = 0; i < n_rows; i++) {
-        tc_kernel_part *kp = &p->rows[p->n];
-        kp->name = (char *)tc_trace_str(t, row_name[i]);
-        p->n++;
-        kp->time_ns = rows[i].time_ns; kp->flops_time_ns = rows[i].flops_time_ns;
-        kp->count = rows[i].count; kp->flops = rows[i].flops;
     }
     p->total_ns = total;
     rc = 0;
 out:
-    free(ext_slot);
-    free(ix);
+    op_finder_free(&f);
     free(op_ns);
-    free(kop);
-    free(rows);
     free(row_of);
-    free(row_name);
+    free(row_time);
     if (rc) tc_kernel_parts_free(p);
     return rc;
 }
 
-/* A kernel name's sums over the traces (top_kernels); the name is borrowed from a part. */
+/* A kernel name's summed time over the traces (top_kernels); the name is borrowed from a part.
+ * 24 bytes: the other sums are taken for the 20 longest only (a job may hold millions of names). */
 typedef struct {
     const char *name;
     uint32_t len;   /* bytes (a kernel name is cut at 64 KiB when parsed) */
     uint32_t hash;  /* tc_strtab_hash of the name */
-    kagg a;
+    int64_t time_ns;
 } kname;
 
 /* Rebuilds the index of rows (slot: row + 1, 0 empty) with n_slot slots, a power of two. */
 static int kname_reindex(const kname *rows, size_t n, uint32_t **slot, size_t n_slot) {
-    uint32_t *s = calloc(n_slot, sizeof *s);
+    uint32_t *s = tc_big_alloc(n_slot, sizeof *s, true);
     if (!s) return -1;
     for (size_t r = 0; r < n; r++) {
         size_t k = rows[r].hash & (n_slot - 1);
@@ -370,16 +435,13 @@ static int kname_reindex(const kname *rows, size_t n, uint32_t **slot, size_t n_
     return 0;
 }
 
-/* Merges the traces' partial rows in input order (parts[i] belongs to trace i) into rows by name,
- * in order of first appearance, found through an index on the names' bytes: the names stay in the
- * parts (a job may have millions of distinct kernel names; nothing is copied). Then the
- * TC_TOP_KERNELS longest (ties: the first to appear) become j->top_kernels. */
-static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
+/* Pass 1 of top_kernels: the parts' rows summed by name into *rows (*n of them, in order of first
+ * appearance in input order), through an index on the names' bytes; the names stay in the parts.
+ * 0, or -1 out of memory. */
+static int sum_times_by_name(const tc_job *j, const tc_kernel_parts *const *parts, kname **rows_out, size_t *n_out) {
     kname *rows = NULL;
     size_t n = 0, cap = 0, n_slot = 0;
     uint32_t *slot = NULL;
-    int64_t total = 0;
-    int rc = -1;
     for (size_t i = 0; i < j->n_traces; i++) cap += parts[i] ? parts[i]->n : 0; /* distinct names at most */
     if (cap && !(rows = malloc(cap * sizeof *rows))) return -1;
     for (size_t i = 0; i < j->n_traces; i++) {
@@ -388,10 +450,10 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
             const tc_kernel_part *kp = &p->rows[k];
             size_t len = strlen(kp->name);
             uint32_t h = tc_strtab_hash(kp->name, len);
-            if (len > UINT32_MAX) goto out;
+            if (len > UINT32_MAX) goto oom;
             if (2 * (n + 1) > n_slot) {
                 n_slot = n_slot ? 2 * n_slot : 1024;
-                if (n >= UINT32_MAX || kname_reindex(rows, n, &slot, n_slot)) goto out;
+                if (n >= UINT32_MAX || kname_reindex(rows, n, &slot, n_slot)) goto oom;
             }
             size_t s = h & (n_slot - 1);
             for (; slot[s]; s = (s + 1) & (n_slot - 1)) {
@@ -399,49 +461,71 @@ static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
                 if (q->hash == h && q->len == len && memcmp(q->name, kp->name, len) == 0) break;
             }
             if (!slot[s]) {
-                rows[n++] = (kname){kp->name, (uint32_t)len, h, {0, 0, 0, 0}}; /* n <= cap: rows of the parts */
+                rows[n++] = (kname){kp->name, (uint32_t)len, h, 0}; /* n <= cap: rows of the parts */
                 slot[s] = (uint32_t)n;
             }
-            kagg *a = &rows[slot[s] - 1].a;
-            a->time_ns += kp->time_ns;
-            a->flops_time_ns += kp->flops_time_ns;
-            a->count += kp->count;
-            a->flops += kp->flops;
+            rows[slot[s] - 1].time_ns += kp->time_ns;
         }
-        if (p) total += p->total_ns;
     }
+    free(slot);
+    *rows_out = rows;
+    *n_out = n;
+    return 0;
+oom:
+    free(slot);
+    free(rows);
+    return -1;
+}
+
+/* Merges the traces' partial rows in input order (parts[i] belongs to trace i) by name: their
+ * summed times (sum_times_by_name), then the TC_TOP_KERNELS longest (ties: the first to appear)
+ * become j->top_kernels, whose other sums are taken from the parts in the same order. */
+static int top_kernels(tc_job *j, const tc_kernel_parts *const *parts) {
+    kname *rows = NULL;
+    size_t n = 0;
+    int64_t total = 0;
+    if (sum_times_by_name(j, parts, &rows, &n)) return -1;
+    for (size_t i = 0; i < j->n_traces; i++) total += parts[i] ? parts[i]->total_ns : 0;
     /* the longest rows, best first: time descending, then order of appearance */
-    size_t best[TC_TOP_KERNELS], keep = 0;
-    for (size_t r = 0; r < n; r++) {
-        size_t q = keep;
-        while (q > 0 && rows[best[q - 1]].a.time_ns < rows[r].a.time_ns) q--;
-        if (q >= TC_TOP_KERNELS) continue;
-        size_t last = keep < TC_TOP_KERNELS ? keep : TC_TOP_KERNELS - 1;
-        memmove(&best[q + 1], &best[q], (last - q) * sizeof *best);
-        best[q] = r;
-        if (keep < TC_TOP_KERNELS) keep++;
+    size_t best[TC_TOP_KERNELS];
+    size_t keep = n ? longest_rows(&rows[0].time_ns, sizeof *rows, n, TC_TOP_KERNELS, best) : 0;
+    /* pass 2: the kept names' other sums, part by part in input order (the order pass 1 summed in) */
+    kagg a[TC_TOP_KERNELS];
+    memset(a, 0, sizeof a);
+    for (size_t i = 0; i < j->n_traces && keep; i++) {
+        const tc_kernel_parts *p = parts[i];
+        for (size_t k = 0; p && k < p->n; k++) {
+            const tc_kernel_part *kp = &p->rows[k];
+            size_t len = strlen(kp->name);
+            uint32_t h = tc_strtab_hash(kp->name, len);
+            for (size_t r = 0; r < keep; r++) {
+                const kname *q = &rows[best[r]];
+                if (q->hash != h || q->len != len || memcmp(q->name, kp->name, len)) continue;
+                a[r].time_ns += kp->time_ns;
+                a[r].flops_time_ns += kp->flops_time_ns;
+                a[r].count += kp->count;
+                a[r].flops += kp->flops;
+                break;
+            }
+        }
     }
-    if (keep) {
-        j->top_kernels = calloc(keep, sizeof *j->top_kernels);
-        if (!j->top_kernels) goto out;
-    }
+    int rc = -1;
+    if (keep && !(j->top_kernels = calloc(keep, sizeof *j->top_kernels))) goto out;
     for (size_t r = 0; r < keep; r++) {
-        const kagg *a = &rows[best[r]].a;
         tc_kernel_row *row = &j->top_kernels[j->n_top_kernels];
         row->name = tc_strdup(rows[best[r]].name);
         if (!row->name) goto out;
         j->n_top_kernels++;
-        row->time_ns = a->time_ns;
-        row->count = a->count;
-        row->share_of_compute = total > 0 ? (double)a->time_ns / (double)total : 0;
-        if (a->flops_time_ns > 0 && a->flops > 0) {
+        row->time_ns = a[r].time_ns;
+        row->count = a[r].count;
+        row->share_of_compute = total > 0 ? (double)a[r].time_ns / (double)total : 0;
+        if (a[r].flops_time_ns > 0 && a[r].flops > 0) {
             row->has_tflops = true;
-            row->achieved_tflops = a->flops / ((double)a->flops_time_ns * 1e-9) / 1e12;
+            row->achieved_tflops = a[r].flops / ((double)a[r].flops_time_ns * 1e-9) / 1e12;
         }
     }
     rc = 0;
 out:
-    free(slot);
     free(rows);
     return rc;
 }

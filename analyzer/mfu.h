@@ -16,8 +16,9 @@
 #include "analyze_phases.h"
 int tc_mfu_rank(tc_job *j, tc_rank_result *rr, const tc_analyze_options *opt, double user_flops, tc_mfu_rank_facts *f);
 /* A trace's top-kernel partial rows (after tc_mfu_rank on its rank); p zeroed by the caller. The
- * names are borrowed from t's string table (p->borrowed): t must outlive p. */
-int tc_kernel_parts_trace(tc_trace *t, tc_kernel_parts *p);
+ * names are borrowed from t's string table (p->borrowed): t must outlive p. keep > 0 (at most
+ * TC_TOP_KERNELS): only the keep longest rows, for a trace that is its job's only one. */
+int tc_kernel_parts_trace(tc_trace *t, size_t keep, tc_kernel_parts *p);
 void tc_kernel_parts_free(tc_kernel_parts *p);
 /* Job MFU means, the note and the top-kernels table from every rank's x (indexed by rank index). */
 int tc_mfu_finish(tc_job *j, const tc_analyze_options *opt, double user_flops, const tc_rank_extra *x);

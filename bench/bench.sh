@@ -9,8 +9,12 @@
 # issues target with PASS/FAIL and peak RSS (GNU time's maximum resident set size); then one table
 # of the ratios of every layout, and json_verify's time pinned to each core before and after the
 # rounds, with a warning when the cores ran at different speeds.
+# Then the distinct-names case (issue 30): one trace of 5 million kernels, each with its own 43-byte
+# name (bench/data/names/, 664 MB, written by awk when missing), -j1 and -jN, RUNS times each:
+# median wall and CPU time, peak RSS, against 3 s and 600 MB (10^6 bytes).
 # Usage: bench/bench.sh [RUNS]   (default 5; env TRACECOST, TRACEGEN, BENCH_DIR override paths,
-# LAYOUTS="kineto oneline" a subset, BENCH_MB the rank files' size in MiB, default 380)
+# LAYOUTS="kineto oneline" a subset, BENCH_MB the rank files' size in MiB, default 380,
+# NAMES_K the distinct names in thousands, default 5000; 0 leaves the case out)
 set -eu
 RUNS=${1:-5}
 TC=${TRACECOST:-build/tracecost}
@@ -18,6 +22,7 @@ GEN=${TRACEGEN:-build/tracegen}
 DIR=${BENCH_DIR:-bench/data}
 LAYOUTS=${LAYOUTS:-kineto oneline indent2sorted indent4}
 MB=${BENCH_MB:-380}
+NAMES_K=${NAMES_K:-5000}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
@@ -38,6 +43,15 @@ for l in $LAYOUTS; do
     gzip -6 -c "$(r0 "$l")" > "$(gz "$l").tmp" && mv "$(gz "$l").tmp" "$(gz "$l")"
   fi
 done
+NAMES_FILE="$DIR/names/names_${NAMES_K}k.json"
+if [ "$NAMES_K" -gt 0 ] && [ ! -s "$NAMES_FILE" ]; then
+  mkdir -p "$DIR/names"
+  echo "bench: writing $NAMES_FILE ($NAMES_K thousand kernels with distinct names)..." >&2
+  awk -v N=$((NAMES_K * 1000)) 'BEGIN {
+    printf "{\"traceEvents\": [\n";
+    for (i = 0; i < N; i++) printf "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::kernel_%07d<float>(int)\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5}%s\n", i, i * 10, i < N - 1 ? "," : "";
+    printf "]}\n" }' > "$NAMES_FILE.tmp" && mv "$NAMES_FILE.tmp" "$NAMES_FILE"
+fi
 
 # time_cmd NAME CMD...: runs CMD once; appends its wall seconds to $OUT/NAME and its CPU seconds
 # (user + system, all threads) to $OUT/NAME.cpu
@@ -82,8 +96,21 @@ round() {
   time_cmd "$l.two_j1"       "$TC" analyze -q -j1 --json "$OUT/$l.two1.json" "$a" "$b"
   time_cmd "$l.two_separate" sh -c "'$TC' analyze -q --json '$OUT/a.json' '$a' && '$TC' analyze -q --json '$OUT/b.json' '$b'"
 }
+# the distinct-names case: wall and CPU time as above, and each run's peak RSS (KiB) in $OUT/NAME.rss
+names_round() {
+  [ "$NAMES_K" -gt 0 ] || return 0
+  cat "$NAMES_FILE" > /dev/null
+  for j in 1 N; do
+    local jf=(); [ "$j" = 1 ] && jf=(-j1)
+    /usr/bin/time -o "$OUT/t" -f "%e %U %S %M" "$TC" analyze -q "${jf[@]}" --json "$OUT/names.$j.json" "$NAMES_FILE"
+    tail -1 "$OUT/t" | awk '{printf "%.4f\n", $1}' >> "$OUT/names.$j"
+    tail -1 "$OUT/t" | awk '{printf "%.4f\n", $2 + $3}' >> "$OUT/names.$j.cpu"
+    tail -1 "$OUT/t" | awk '{print $4}' >> "$OUT/names.$j.rss"
+  done
+}
 for ((i = 1; i <= RUNS; i++)); do
   for l in $LAYOUTS; do round "$l"; done
+  names_round
   echo "bench: round $i of $RUNS done" >&2
 done
 CORES_AFTER=$(core_speeds)
@@ -148,3 +175,16 @@ echo
 echo "summary (targets: plain <= 0.8, gzip <= 0.8, two files >= 1.6, RSS <= 150 MiB):"
 echo "  layout         plain/jv      gzip/gzip-dc  -j1/together  RSS plain     RSS gzip      -j1 = -jN"
 printf "%s" "$SUMMARY"
+if [ "$NAMES_K" -gt 0 ]; then
+  echo
+  echo "distinct names: $NAMES_FILE ($(size "$NAMES_FILE") bytes, $NAMES_K thousand kernels, each its own name)"
+  NSUM=""
+  for j in 1 N; do
+    T=$(median "names.$j"); R=$(sort -n "$OUT/names.$j.rss" | tail -1)
+    RMB=$(awk -v k="$R" 'BEGIN {printf "%.0f", k * 1024 / 1e6}')
+    row "tracecost analyze -j$j FILE" "$T" "$(size "$NAMES_FILE")" "names.$j"
+    echo "    wall $(verdict "$T" '<=' 3), peak RSS MB (1e6 bytes, largest of the runs) $(verdict "$RMB" '<=' 600)"
+    cmp -s "$OUT/names.1.json" "$OUT/names.$j.json" || NSUM="$NSUM (-j1 and -jN JSON differ!)"
+  done
+  echo "  -j1 and -jN JSON identical: $([ -z "$NSUM" ] && echo yes || echo NO)"
+fi

@@ -234,6 +234,7 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
         return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "
                              "terminal summary and --json)", a->html_path ? "--html" : "--csv");
+    a->aopt.kernel_table = a->csv_dir != NULL; /* kernels.csv: the only report of every name */
     tc_cli_inputs_expand(&a->inputs, a->operands, a->n_operands, a->recursive);
     return check_outputs(a);
 }

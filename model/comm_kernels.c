@@ -43,10 +43,27 @@ static bool contains(const char *s, size_t n, const char *t, size_t m) {
     return false;
 }
 
+/* Which byte values occur in s, folded to 64 bits (bit b & 63 for byte b): a rule with a byte whose
+ * bit is clear cannot occur in s. Asked once per distinct name, but a trace may hold millions:
+ * most rules are then left without a search. */
+static uint64_t bytes_present(const char *s, size_t n) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) m |= 1ULL << ((unsigned char)s[i] & 63);
+    return m;
+}
+
+static bool may_contain(uint64_t present, const char *t, size_t m) {
+    for (size_t i = 0; i < m; i++)
+        if (!(present >> ((unsigned char)t[i] & 63) & 1)) return false;
+    return true;
+}
+
 uint8_t tc_comm_kernel_lib(const char *name, size_t len) {
+    uint64_t present = bytes_present(name, len);
     for (size_t i = 0; i < N_RULES; i++) {
         const rule *r = &rules[i];
-        bool hit = r->prefix ? len >= r->len && memcmp(name, r->text, r->len) == 0 : contains(name, len, r->text, r->len);
+        bool hit = r->prefix ? len >= r->len && memcmp(name, r->text, r->len) == 0
+                             : may_contain(present, r->text, r->len) && contains(name, len, r->text, r->len);
         if (hit) return r->lib;
     }
     return TC_COMM_NO;

@@ -1,24 +1,26 @@
 /* strtab.c: open-addressing hash table over an arena of strings (see strtab.h).
- * Invariant: slots[] holds id+1 (0 = empty); load factor stays below 1/2. */
+ * A string is one record in an arena block: its length (one byte below 255; else four bytes and a
+ * 255 byte), its bytes and a NUL; texts[id] points at the bytes. The index is two arrays of nslots
+ * (a power of two): slots[] holds id + 1 (0 = empty) and tags[] a byte of the hash (never 0 where
+ * the slot is used), so a probe reads a byte until a tag matches; load factor stays below 3/4.
+ * Per string: its bytes + 2 (+ 4 from 255 bytes on), 8 for texts[], 5 per slot (1.33 to 2.67 slots
+ * per string): about 60 bytes for a 43-byte kernel name (docs/performance.md). No hash is kept: a
+ * rehash reads the strings again, in id order (the order they lie in the arena). */
 #include "strtab.h"
 #include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define ARENA_BLOCK (1u << 20)
-
-typedef struct {
-    char *text;   /* NUL-terminated copy, lives in an arena block */
-    uint32_t len; /* bytes, without the NUL */
-    uint32_t hash;
-} entry;
+#define LONG_LEN 255u /* a length byte of 255: the length is in the four bytes before it */
 
 struct tc_strtab {
-    entry *entries;  /* by id */
+    const char **texts; /* by id: the string's bytes in its record */
     size_t count, cap;
-    uint32_t *slots; /* id + 1, 0 = empty */
-    size_t nslots;   /* power of two */
-    char **blocks;   /* arena blocks */
+    uint32_t *slots;    /* id + 1, 0 = empty */
+    uint8_t *tags;      /* tag_of(hash) where slots[i] != 0 */
+    size_t nslots;      /* power of two */
+    char **blocks;      /* arena blocks */
     size_t nblocks, blocks_cap;
     size_t block_used, block_size; /* of the last block */
     size_t bytes;
@@ -26,7 +28,7 @@ struct tc_strtab {
 
 /* Eight bytes per step (a byte at a time cost 2% of a parse: every kernel and op name is
  * interned). Only slot positions depend on it; ids follow insertion order. */
-static uint32_t hash_bytes(const char *s, size_t len) {
+static uint64_t hash_bytes(const char *s, size_t len) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len, w;
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
@@ -42,17 +44,37 @@ static uint32_t hash_bytes(const char *s, size_t len) {
     h ^= h >> 29;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 32;
-    return (uint32_t)h;
+    return h;
 }
 
-uint32_t tc_strtab_hash(const char *s, size_t len) { return hash_bytes(s, len); }
+/* The slot index uses the hash's low bits, the tag its top byte: 1..255, 0 is "empty". */
+static uint8_t tag_of(uint64_t h) { return (uint8_t)(1 + (h >> 56) % 255); }
+
+uint32_t tc_strtab_hash(const char *s, size_t len) { return (uint32_t)hash_bytes(s, len); }
+
+static size_t text_len(const char *text) {
+    uint8_t b = (uint8_t)text[-1];
+    if (b < LONG_LEN) return b;
+    uint32_t n;
+    memcpy(&n, text - 5, 4);
+    return n;
+}
+
+/* nslots (a power of two) empty slots and tags, or -1 out of memory. */
+static int index_alloc(size_t nslots, uint32_t **slots, uint8_t **tags) {
+    *slots = tc_big_alloc(nslots, sizeof **slots, true);
+    *tags = tc_big_alloc(nslots, 1, true);
+    if (*slots && *tags) return 0;
+    free(*slots);
+    free(*tags);
+    return -1;
+}
 
 tc_strtab *tc_strtab_new(void) {
     tc_strtab *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->nslots = 1024;
-    t->slots = calloc(t->nslots, sizeof *t->slots);
-    if (!t->slots) { free(t); return NULL; }
+    if (index_alloc(t->nslots, &t->slots, &t->tags)) { free(t); return NULL; }
     return t;
 }
 
@@ -60,13 +82,15 @@ void tc_strtab_free(tc_strtab *t) {
     if (!t) return;
     for (size_t i = 0; i < t->nblocks; i++) free(t->blocks[i]);
     free(t->blocks);
-    free(t->entries);
+    free(t->texts);
     free(t->slots);
+    free(t->tags);
     free(t);
 }
 
-static char *arena_copy(tc_strtab *t, const char *s, size_t len) {
-    size_t need = len + 1;
+/* A record for s[0..len) in the arena; returns its text. */
+static const char *arena_copy(tc_strtab *t, const char *s, size_t len) {
+    size_t head = len < LONG_LEN ? 1 : 5, need = head + len + 1;
     if (t->nblocks == 0 || t->block_used + need > t->block_size) {
         size_t size = need > ARENA_BLOCK ? need : ARENA_BLOCK;
         char *b = malloc(size);
@@ -77,69 +101,151 @@ static char *arena_copy(tc_strtab *t, const char *s, size_t len) {
         t->bytes += size;
     }
     char *d = t->blocks[t->nblocks - 1] + t->block_used;
+    if (head == 1) {
+        d[0] = (char)(uint8_t)len;
+    } else {
+        uint32_t n = (uint32_t)len;
+        memcpy(d, &n, 4);
+        d[4] = (char)(uint8_t)LONG_LEN;
+    }
+    d += head;
     memcpy(d, s, len);
     d[len] = 0;
     t->block_used += need;
     return d;
 }
 
+/* The new table's slots in id order: every write a cache miss when the table is big. */
+static void reinsert_by_id(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t n) {
+    for (size_t id = 0; id < t->count; id++) {
+        const char *text = t->texts[id];
+        uint64_t h = hash_bytes(text, text_len(text));
+        size_t i = h & (n - 1);
+        while (g[i]) i = (i + 1) & (n - 1); /* the tags: 5 times denser than the slots */
+        s[i] = (uint32_t)id + 1;
+        g[i] = tag_of(h);
+    }
+}
+
+/* The same in the order of the strings' home slots, a million strings at a time (a radix sort of
+ * (home, tag, id) keys, 8 bits a pass): each million is written front to back, several times
+ * faster than at random for millions of strings, with 16 MB of keys at most. Only while n <= 2^28
+ * (ids and homes in 28 bits each); -1 when that or memory is short. */
+#define KEY_BITS 28
+#define KEY_CHUNK ((size_t)1 << 20)
+static int reinsert_by_home(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t n) {
+    if (n > ((size_t)1 << KEY_BITS) || t->count < 4096) return -1;
+    size_t chunk = t->count < KEY_CHUNK ? t->count : KEY_CHUNK;
+    uint64_t *block = malloc(2 * chunk * sizeof *block);
+    if (!block) return -1;
+    const uint64_t id_mask = ((uint64_t)1 << KEY_BITS) - 1;
+    for (size_t from = 0; from < t->count; from += chunk) {
+        size_t m = t->count - from < chunk ? t->count - from : chunk;
+        uint64_t *key = block, *tmp = block + chunk;
+        for (size_t k = 0; k < m; k++) {
+            const char *text = t->texts[from + k];
+            uint64_t h = hash_bytes(text, text_len(text));
+            key[k] = (h & (n - 1)) << 36 | (uint64_t)tag_of(h) << KEY_BITS | (from + k);
+        }
+        for (size_t shift = 36; ((size_t)1 << (shift - 36)) < n; shift += 8) {
+            size_t count[256] = {0}, sum = 0;
+            for (size_t k = 0; k < m; k++) count[key[k] >> shift & 0xff]++;
+            for (int d = 0; d < 256; d++) { size_t c = count[d]; count[d] = sum; sum += c; }
+            for (size_t k = 0; k < m; k++) tmp[count[key[k] >> shift & 0xff]++] = key[k];
+            uint64_t *x = key; key = tmp; tmp = x;
+        }
+        for (size_t k = 0; k < m; k++) {
+            size_t i = (size_t)(key[k] >> 36);
+            while (g[i]) i = (i + 1) & (n - 1);
+            s[i] = (uint32_t)(key[k] & id_mask) + 1;
+            g[i] = (uint8_t)(key[k] >> KEY_BITS);
+        }
+    }
+    free(block);
+    return 0;
+}
+
 static int rehash(tc_strtab *t) {
     size_t n = t->nslots * 2;
-    uint32_t *s = calloc(n, sizeof *s);
-    if (!s) return -1;
-    for (size_t id = 0; id < t->count; id++) {
-        size_t i = t->entries[id].hash & (n - 1);
-        while (s[i]) i = (i + 1) & (n - 1);
-        s[i] = (uint32_t)id + 1;
-    }
+    uint32_t *s;
+    uint8_t *g;
+    if (index_alloc(n, &s, &g)) return -1;
+    if (reinsert_by_home(t, s, g, n)) reinsert_by_id(t, s, g, n);
     free(t->slots);
+    free(t->tags);
     t->slots = s;
+    t->tags = g;
     t->nslots = n;
     return 0;
 }
 
-static size_t probe(const tc_strtab *t, const char *s, size_t len, uint32_t h) {
+/* The id of s[0..len), or TC_NONE with *at the empty slot where it would go. */
+static uint32_t probe(const tc_strtab *t, const char *s, size_t len, uint64_t h, size_t *at) {
     size_t i = h & (t->nslots - 1);
-    while (t->slots[i]) {
-        const entry *e = &t->entries[t->slots[i] - 1];
-        if (e->hash == h && e->len == len && memcmp(e->text, s, len) == 0) return i;
-        i = (i + 1) & (t->nslots - 1);
+    uint8_t tag = tag_of(h);
+    for (; t->tags[i]; i = (i + 1) & (t->nslots - 1)) {
+        if (t->tags[i] != tag) continue;
+        uint32_t id = t->slots[i] - 1;
+        const char *text = t->texts[id];
+        if (text_len(text) == len && memcmp(text, s, len) == 0) return id;
     }
-    return i;
+    *at = i;
+    return TC_NONE;
 }
 
 uint32_t tc_strtab_find(const tc_strtab *t, const char *s, size_t len) {
-    size_t i = probe(t, s, len, hash_bytes(s, len));
-    return t->slots[i] ? t->slots[i] - 1 : TC_NONE;
+    size_t i;
+    return probe(t, s, len, hash_bytes(s, len), &i);
 }
 
-uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
-    if (len > UINT32_MAX - 1) return TC_NONE;
-    uint32_t h = hash_bytes(s, len);
-    size_t i = probe(t, s, len, h);
-    if (t->slots[i]) return t->slots[i] - 1;
+static uint32_t intern_hashed(tc_strtab *t, const char *s, size_t len, uint64_t h) {
+    size_t i;
+    uint32_t id = probe(t, s, len, h, &i);
+    if (id != TC_NONE) return id;
     if (t->count >= UINT32_MAX - 1) return TC_NONE;
-    if ((t->count + 1) * 2 > t->nslots) {
+    if ((t->count + 1) * 4 > t->nslots * 3) {
         if (rehash(t)) return TC_NONE;
-        i = probe(t, s, len, h);
+        probe(t, s, len, h, &i);
     }
-    char *copy = arena_copy(t, s, len);
+    const char *copy = arena_copy(t, s, len);
     if (!copy) return TC_NONE;
-    entry e = {copy, (uint32_t)len, h};
-    if (TC_PUSH(t->entries, t->count, t->cap, e)) return TC_NONE;
+    if (TC_PUSH(t->texts, t->count, t->cap, copy)) return TC_NONE;
     t->slots[i] = (uint32_t)t->count;
+    t->tags[i] = tag_of(h);
     return (uint32_t)t->count - 1;
 }
 
+uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
+    return len > UINT32_MAX - 1 ? TC_NONE : intern_hashed(t, s, len, hash_bytes(s, len));
+}
+
+#define AHEAD 16 /* strings hashed and their tags fetched before the first of them is looked up */
+int tc_strtab_intern_all(tc_strtab *t, const tc_strtab *src, uint32_t *ids) {
+    uint64_t h[AHEAD];
+    for (size_t from = 0; from < src->count; from += AHEAD) {
+        size_t m = src->count - from < AHEAD ? src->count - from : AHEAD;
+        for (size_t k = 0; k < m; k++) {
+            const char *text = src->texts[from + k];
+            h[k] = hash_bytes(text, text_len(text));
+            __builtin_prefetch(&t->tags[h[k] & (t->nslots - 1)]);
+        }
+        for (size_t k = 0; k < m; k++) {
+            const char *text = src->texts[from + k];
+            if ((ids[from + k] = intern_hashed(t, text, text_len(text), h[k])) == TC_NONE) return -1;
+        }
+    }
+    return 0;
+}
+
 const char *tc_strtab_get(const tc_strtab *t, uint32_t id) {
-    return (id == TC_NONE || id >= t->count) ? "" : t->entries[id].text;
+    return (id == TC_NONE || id >= t->count) ? "" : t->texts[id];
 }
 
 size_t tc_strtab_len(const tc_strtab *t, uint32_t id) {
-    return (id == TC_NONE || id >= t->count) ? 0 : t->entries[id].len;
+    return (id == TC_NONE || id >= t->count) ? 0 : text_len(t->texts[id]);
 }
 
 size_t tc_strtab_count(const tc_strtab *t) { return t->count; }
 size_t tc_strtab_bytes(const tc_strtab *t) {
-    return t->bytes + t->cap * sizeof(entry) + t->nslots * sizeof(uint32_t);
+    return t->bytes + t->cap * sizeof *t->texts + t->nslots * (sizeof *t->slots + sizeof *t->tags);
 }

@@ -12,6 +12,10 @@ tc_strtab *tc_strtab_new(void);
 void tc_strtab_free(tc_strtab *t); /* NULL is a no-op */
 /* Returns the id of s[0..len), adding a copy when new; TC_NONE when out of memory. */
 uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len);
+/* Interns every string of src into t in src's id order: ids[i] is the id in t of src's string i
+ * (as tc_strtab_intern on each, with the next strings hashed and their slots fetched ahead: the
+ * merge of a parallel parse may meet millions of new names). 0, or -1 out of memory. */
+int tc_strtab_intern_all(tc_strtab *t, const tc_strtab *src, uint32_t *ids);
 /* Looks s up without adding; TC_NONE when absent. */
 uint32_t tc_strtab_find(const tc_strtab *t, const char *s, size_t len);
 /* NUL-terminated text of id (valid until the table is freed); "" for TC_NONE. */

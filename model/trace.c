@@ -132,11 +132,7 @@ int tc_trace_append(tc_trace *dst, const tc_trace *src, uint32_t **scratch, size
     }
     /* interning in id order keeps first-appearance order */
     uint32_t *ids = *scratch;
-    for (size_t i = 0; i < ns; i++) {
-        ids[i] = tc_strtab_intern(dst->strings, tc_strtab_get(src->strings, (uint32_t)i),
-                                  tc_strtab_len(src->strings, (uint32_t)i));
-        if (ids[i] == TC_NONE) return -1;
-    }
+    if (tc_strtab_intern_all(dst->strings, src->strings, ids)) return -1;
     array_counts base = counts_of(dst);
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
     if (src->count) {                                                                                \

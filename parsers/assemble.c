@@ -7,6 +7,9 @@
 #include "job_rules.h"
 #include <pthread.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -116,6 +119,11 @@ tc_assembly_status tc_job_parse_files(char *const *paths, size_t n, const tc_ass
     tc_pool_for(pool, n, load_one, &c);
     tc_pool_free(pool);
     pthread_mutex_destroy(&c.lock);
+#ifdef __GLIBC__
+    /* the parse threads' arenas keep the pieces' freed tables (tens of MB with millions of distinct
+     * names); the analysis then peaks on top of them: handed back once here */
+    malloc_trim(0);
+#endif
     if (c.progress) {
         tc_parse_progress p = progress_now(&c, true);
         c.progress(c.progress_ctx, &p);

@@ -1,0 +1,156 @@
+/* test_names.c: memory per distinct name (issue 30 item 11, docs/performance.md "Distinct names"):
+ * the string table's own accounting per 43-byte name, its contents through rehashes (in id order
+ * and in the order of the new slots) and long lengths; a one-trace job's top-kernel rows cut to the
+ * 20 longest exactly as the full rows rank them; the every-name kernel table left out unless asked
+ * (--csv). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyzer/analyze.h"
+#include "analyzer/analyze_phases.h"
+#include "analyzer/mfu.h"
+#include "model/job.h"
+#include "model/strtab.h"
+
+#define NAME_FMT "void at::native::kernel_%07zu<float>(int)" /* 43 bytes, as tests/hostile/gen.sh */
+
+Test(names, strtab_bytes_per_name) {
+    const size_t n = 300000;
+    tc_strtab *t = tc_strtab_new();
+    cr_assert(t);
+    char s[64];
+    for (size_t i = 0; i < n; i++) {
+        int len = snprintf(s, sizeof s, NAME_FMT, i);
+        cr_assert_eq(len, 43);
+        cr_assert_eq(tc_strtab_intern(t, s, (size_t)len), (uint32_t)i);
+    }
+    /* the table's own count: 74-87 bytes a name before (16-byte entries, a slot array at load 1/2),
+     * about 70 now (the bytes + 2, 8 per id, 5 per slot at load up to 3/4) */
+    double per_name = (double)tc_strtab_bytes(t) / (double)n;
+    cr_assert_leq(per_name, 75.0, "%.1f bytes per 43-byte name", per_name);
+    for (size_t i = 0; i < n; i += 997) {
+        int len = snprintf(s, sizeof s, NAME_FMT, i);
+        cr_assert_eq(tc_strtab_find(t, s, (size_t)len), (uint32_t)i);
+        cr_assert_eq(tc_strtab_intern(t, s, (size_t)len), (uint32_t)i);
+        cr_assert_eq(tc_strtab_len(t, (uint32_t)i), 43);
+        cr_assert_str_eq(tc_strtab_get(t, (uint32_t)i), s);
+    }
+    cr_assert_eq(tc_strtab_find(t, "void", 4), TC_NONE);
+    cr_assert_eq(tc_strtab_count(t), n);
+    tc_strtab_free(t);
+}
+
+Test(names, strtab_long_and_odd_strings) {
+    tc_strtab *t = tc_strtab_new();
+    cr_assert(t);
+    static const size_t lens[] = {0, 1, 254, 255, 256, 65535, 70000, 3u << 20};
+    char *big = malloc((3u << 20) + 1);
+    cr_assert(big);
+    for (size_t i = 0; i < (3u << 20); i++) big[i] = (char)('a' + i % 23);
+    big[100] = '\0'; /* an embedded NUL survives */
+    uint32_t ids[sizeof lens / sizeof *lens];
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) ids[k] = tc_strtab_intern(t, big, lens[k]);
+    for (int i = 0; i < 5000; i++) { /* a rehash by new slots (4096 strings on) */
+        char s[32];
+        int len = snprintf(s, sizeof s, "k%d", i);
+        cr_assert_neq(tc_strtab_intern(t, s, (size_t)len), TC_NONE);
+    }
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+        cr_assert_eq(ids[k], (uint32_t)k);
+        cr_assert_eq(tc_strtab_len(t, ids[k]), lens[k]);
+        cr_assert_eq(memcmp(tc_strtab_get(t, ids[k]), big, lens[k]), 0);
+        cr_assert_eq(tc_strtab_get(t, ids[k])[lens[k]], '\0');
+        cr_assert_eq(tc_strtab_intern(t, big, lens[k]), ids[k]);
+    }
+    cr_assert_eq(tc_strtab_len(t, TC_NONE), 0);
+    cr_assert_str_eq(tc_strtab_get(t, TC_NONE), "");
+    free(big);
+    tc_strtab_free(t);
+}
+
+/* n compute kernels named k0..k(n-1), each name run (i % 3) + 1 times with durations that tie often */
+static void add_kernels(tc_trace *t, size_t n) {
+    char s[64];
+    int64_t ts = 1000;
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r <= i % 3; r++) {
+            tc_gpu_event g;
+            memset(&g, 0, sizeof g);
+            int len = snprintf(s, sizeof s, NAME_FMT, (i * 7919) % n);
+            g.name = tc_strtab_intern(t->strings, s, (size_t)len);
+            g.stream = tc_strtab_intern(t->strings, "7", 1);
+            g.start_ns = ts;
+            g.dur_ns = (int64_t)(((i * 31) % 17) * 100 + 100);
+            ts += 20000;
+            g.correlation = TC_NONE;
+            g.coll = TC_NONE;
+            g.kind = TC_GPU_KERNEL;
+            cr_assert_eq(TC_PUSH(t->gpu, t->n_gpu, t->cap_gpu, g), 0);
+        }
+}
+
+Test(names, top_kernel_rows_kept_are_the_longest) {
+    tc_trace t;
+    cr_assert_eq(tc_trace_init(&t, "names.json"), 0);
+    add_kernels(&t, 5000);
+    tc_kernel_parts all, top;
+    memset(&all, 0, sizeof all);
+    memset(&top, 0, sizeof top);
+    cr_assert_eq(tc_kernel_parts_trace(&t, 0, &all), 0);
+    cr_assert_eq(tc_kernel_parts_trace(&t, TC_TOP_KERNELS, &top), 0);
+    cr_assert_eq(all.n, 5000);
+    cr_assert_eq(top.n, TC_TOP_KERNELS);
+    cr_assert_leq(top.cap, TC_TOP_KERNELS, "a one-trace job keeps 20 rows, not one per name");
+    cr_assert_eq(top.total_ns, all.total_ns);
+    /* the 20 longest of the full rows (ties: the first row), in row order */
+    size_t k = 0;
+    for (size_t r = 0; r < all.n; r++) {
+        size_t longer = 0;
+        for (size_t q = 0; q < all.n; q++)
+            longer += all.rows[q].time_ns > all.rows[r].time_ns || (all.rows[q].time_ns == all.rows[r].time_ns && q < r);
+        if (longer >= TC_TOP_KERNELS) continue;
+        cr_assert_lt(k, top.n);
+        cr_assert_eq(top.rows[k].name, all.rows[r].name);
+        cr_assert_eq(top.rows[k].time_ns, all.rows[r].time_ns);
+        cr_assert_eq(top.rows[k].count, all.rows[r].count);
+        k++;
+    }
+    cr_assert_eq(k, top.n);
+    tc_kernel_parts_free(&all);
+    tc_kernel_parts_free(&top);
+    tc_trace_free(&t);
+}
+
+static void one_trace_job(tc_job *j, size_t n) {
+    tc_job_init(j);
+    j->traces = calloc(1, sizeof *j->traces);
+    cr_assert(j->traces);
+    cr_assert_eq(tc_trace_init(&j->traces[0], "names.json"), 0);
+    j->n_traces = 1;
+    add_kernels(&j->traces[0], n);
+}
+
+Test(names, kernel_table_only_when_asked) {
+    tc_job a, b;
+    one_trace_job(&a, 20000);
+    one_trace_job(&b, 20000);
+    tc_analyze_options plain = {.bound_threshold = 0.15, .jobs = 1}, csv = plain;
+    csv.kernel_table = true;
+    cr_assert_eq(tc_job_analyze(&a, &plain), 0);
+    cr_assert_eq(tc_job_analyze(&b, &csv), 0);
+    cr_assert_eq(a.n_kernel_aggs, 0, "no every-name table without --csv");
+    cr_assert_eq(b.n_kernel_aggs, 20000);
+    cr_assert_eq(a.n_top_kernels, TC_TOP_KERNELS);
+    cr_assert_eq(b.n_top_kernels, TC_TOP_KERNELS);
+    for (size_t i = 0; i < a.n_top_kernels; i++) {
+        cr_assert_str_eq(a.top_kernels[i].name, b.top_kernels[i].name);
+        cr_assert_eq(a.top_kernels[i].time_ns, b.top_kernels[i].time_ns);
+        cr_assert_eq(a.top_kernels[i].count, b.top_kernels[i].count);
+        /* the kernel table's longest rows are as long as the top kernels (compute only here; ties
+         * are ordered by name there, by first appearance here) */
+        cr_assert_eq(b.kernel_aggs[i].total_ns, b.top_kernels[i].time_ns);
+    }
+    tc_job_free(&a);
+    tc_job_free(&b);
+}
