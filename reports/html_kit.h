@@ -1,5 +1,5 @@
 /* html_kit.h: the HTML toolkit every HTML writer of reports/ shares (html_report.c and its parts,
- * host_wait_report.c, compare_report.c): the one escaper for strings from a trace, the chart width, the page's frame (doctype, a Content-Security-Policy that lets only the page's own
+ * host_wait_report.c, compare_html.c): the one escaper for strings from a trace, the chart width, the page's frame (doctype, a Content-Security-Policy that lets only the page's own
  * script run, by nonce, and fetches nothing; the inline style sheet; that one generic script:
  * tooltips from data-tip attributes and table sorting), and the number and money forms of the
  * HTML report (times exact to the nanosecond for tooltips, rounded for reading). */
