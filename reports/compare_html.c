@@ -30,7 +30,7 @@ static void html_head(FILE *out, const tc_comparison *c) {
           "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1000px;color:#222;padding:1em}\n"
           "p,li,h1,h2,.warn{overflow-wrap:anywhere}td,th{white-space:nowrap}td.name,td.muted{white-space:normal}\n"
           "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.8em;border-bottom:1px solid #ddd}\n"
-          "section{overflow-x:auto}.scroll{overflow-x:auto}svg.chart{display:block;max-width:none;font-size:11px}\n"
+          "section{overflow-x:auto}.scroll{overflow-x:auto}svg.chart{font-size:11px}" TC_HTML_CHART_CSS "\n"
           "table{border-collapse:collapse;width:100%}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}\n"
           "th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}th[colspan]{text-align:center}td.name{text-align:left;word-break:break-all;"
           "font-family:ui-monospace,monospace;font-size:12px}\n"
@@ -74,17 +74,15 @@ static void html_head(FILE *out, const tc_comparison *c) {
     fputs("</p>\n", out);
 }
 
-/* The breakdown of each run as one stacked bar (A above B), the shares of its summed GPU windows. */
-static void html_bars(FILE *out, const tc_comparison *c) {
-    static const char *const cls[] = {"c-compute", "c-transfer", "c-wait", "c-comm", "c-memory", "c-idle"};
-    static const char *const label[] = {"compute", "exposed transfer", "exposed wait", "exposed comm (not split)",
+static const char *const bar_cls[] = {"c-compute", "c-transfer", "c-wait", "c-comm", "c-memory", "c-idle"};
+static const char *const bar_label[] = {"compute", "exposed transfer", "exposed wait", "exposed comm (not split)",
                                         "exposed memory", "idle"};
-    const int W = TC_HTML_CHART_W, L = 40, R = 20, bh = 26, top = 8;
+
+/* The bars' drawing, wide or narrow (see TC_HTML_CHART_W). */
+static void bars_svg(FILE *out, const tc_comparison *c, int narrow) {
+    const int W = tc_html_chart_w(narrow), L = narrow ? 24 : 40, R = narrow ? 10 : 20, bh = 26, top = 8;
     double PW = W - L - R;
-    fputs("<section id=\"breakdown\"><h2>Where the GPU time went</h2>\n<ul class=\"legend\">", out);
-    for (int k = 0; k < 6; k++) fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", cls[k], label[k]);
-    fprintf(out, "</ul>\n<svg id=\"compare-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"A and B: shares of GPU time\">\n", W, top + 2 * (bh + 10) + 20, W, top + 2 * (bh + 10) + 20);
+    tc_html_svg_open(out, "compare-bars", narrow, top + 2 * (bh + 10) + 20, "A and B: shares of GPU time");
     for (int side = 0; side < 2; side++) {
         const tc_run_summary *s = side ? c->b : c->a;
         double v[6] = {s->share_compute, s->split_known ? s->share_exposed_transfer : 0,
@@ -97,7 +95,7 @@ static void html_bars(FILE *out, const tc_comparison *c) {
         for (int k = 0; k < 6; k++) {
             if (v[k] <= 0) continue;
             fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\"><title>%c: %s %.2f%%</title></rect>",
-                    x, y, v[k] * PW, bh, cls[k], side ? 'B' : 'A', label[k], 100 * v[k]);
+                    x, y, v[k] * PW, bh, bar_cls[k], side ? 'B' : 'A', bar_label[k], 100 * v[k]);
             if (v[k] * PW >= 44)
                 fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%.1f%%</text>",
                         x + v[k] * PW / 2, y + bh - 9, k == 5 ? "#222" : "#fff", 100 * v[k]);
@@ -105,7 +103,17 @@ static void html_bars(FILE *out, const tc_comparison *c) {
         }
         fputs("\n", out);
     }
-    fputs("</svg>\n</section>\n", out);
+    fputs("</svg>\n", out);
+}
+
+/* The breakdown of each run as one stacked bar (A above B), the shares of its summed GPU windows. */
+static void html_bars(FILE *out, const tc_comparison *c) {
+    fputs("<section id=\"breakdown\"><h2>Where the GPU time went</h2>\n<ul class=\"legend\">", out);
+    for (int k = 0; k < 6; k++) fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_cls[k], bar_label[k]);
+    fputs("</ul>\n", out);
+    bars_svg(out, c, 0);
+    bars_svg(out, c, 1);
+    fputs("</section>\n", out);
 }
 
 /* A share pair as "A%", "B%", "+x.x pt" cells; the difference coloured when `better` says which

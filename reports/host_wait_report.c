@@ -375,21 +375,15 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
     fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
 }
 
-/* One stacked bar per step (its span split into the busy classes and the idle causes). */
-static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+/* The per-step bars' drawing, wide or narrow (see TC_HTML_CHART_W). */
+static void html_step_svg(FILE *out, const tc_rank_result *rr, int narrow) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
     for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
-    const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
+    const int W = tc_html_chart_w(narrow), L = narrow ? 60 : 80, R = narrow ? 12 : 30, T = 8, H = narrow ? 180 : 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40], topms[TC_ATTR_LEN];
-    fputs("<ul class=\"legend\">", out);
-    for (int k = 0; k < BAR_N; k++)
-        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
-    fputs("</ul>\n", out);
-    fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
-            W, T + H + B, W, T + H + B);
+    tc_html_svg_open(out, "step-bars", narrow, T + H + B, "stacked bar per step: compute, exposed comm, exposed memory, idle by cause");
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%s ms</text><text x=\"%d\" y=\"%d\" "
                  "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), TC_SIG4(topms, ms(top)), L - 6, T + H);
     for (size_t s = 0; s < n; s++) {
@@ -411,6 +405,17 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     fprintf(out, "<text x=\"%d\" y=\"%d\">ProfilerStep#%lld", L, T + H + 16, (long long)rr->steps[0].number);
     if (n > 1) fprintf(out, " to #%lld, left to right", (long long)rr->steps[n - 1].number);
     fputs("</text>\n</svg>\n", out);
+}
+
+/* One stacked bar per step (its span split into the busy classes and the idle causes). */
+static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+    char cls[16];
+    fputs("<ul class=\"legend\">", out);
+    for (int k = 0; k < BAR_N; k++)
+        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
+    fputs("</ul>\n", out);
+    html_step_svg(out, rr, 0);
+    html_step_svg(out, rr, 1);
 }
 
 static void html_step_table(FILE *out, const tc_rank_result *rr) {

@@ -9,9 +9,27 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Every chart's width in px: drawn at this size, so its text keeps its size; the page's body is
- * 1052 px at most, and a narrower screen scrolls a chart's section sideways. */
+/* Every chart is drawn twice, and each drawing scales to its container (a viewBox, width 100%) up
+ * to its own width: TC_HTML_CHART_W wide (class "wide") for screens wider than TC_HTML_NARROW_MAX
+ * px, and TC_HTML_NARROW_W wide (class "narrow", its id ending in "-narrow") for narrower ones,
+ * laid out so its text stays readable (10 px or more on a 400 px screen) and inside the chart. The
+ * style sheet (TC_HTML_CHART_CSS) shows one of them, and the wide one on paper. */
 #define TC_HTML_CHART_W 940
+#define TC_HTML_NARROW_W 400
+#define TC_HTML_NARROW_MAX 720
+#define TC_HTML_STR_(x) #x
+#define TC_HTML_STR(x) TC_HTML_STR_(x)
+#define TC_HTML_CHART_CSS                                                                                     \
+    "svg.chart{display:block;width:100%;height:auto;max-width:" TC_HTML_STR(TC_HTML_CHART_W) "px}"           \
+    "svg.chart.narrow{display:none;max-width:560px}"                                                        \
+    "@media (max-width:" TC_HTML_STR(TC_HTML_NARROW_MAX) "px){svg.chart.wide{display:none}"                \
+    "svg.chart.narrow{display:block}body{padding-left:12px;padding-right:12px}}"                            \
+    "@media print{svg.chart.wide{display:block!important}svg.chart.narrow{display:none!important}}"
+/* The width of a chart's drawing: TC_HTML_NARROW_W or TC_HTML_CHART_W. */
+static inline int tc_html_chart_w(int narrow) { return narrow ? TC_HTML_NARROW_W : TC_HTML_CHART_W; }
+/* Opens a chart's drawing: <svg id="ID" (or "ID-narrow") class="chart wide|narrow", its viewBox W x H
+ * (W from tc_html_chart_w), width 100%, role img and the aria label (plain text, not escaped). */
+void tc_html_svg_open(FILE *out, const char *id, int narrow, int H, const char *aria);
 
 /* Writes s (len bytes) as HTML text or a double-quoted attribute value: & < > " ' are escaped,
  * invalid UTF-8 and control characters other than tab/newline become U+FFFD. When max_bytes > 0
