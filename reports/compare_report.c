@@ -282,7 +282,7 @@ const metric tc_compare_metrics[] = {
     M("fabric_busbw_GBps", "fabric busbw", F_GBPS, busbw_GBps, "measured bus bandwidth, GB = 1e9 B"),
     M("price_per_gpu_hour", "price per GPU-hour", F_MONEY, price_per_gpu_hour, "P used by each side's cost model"),
     M("cost_per_step", "cost per step", F_MONEY, cost_per_step, "P x N x step s / 3600"),
-    M("cost_per_effective_gpu_hour", "cost per effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
+    M("cost_per_effective_gpu_hour", "cost / effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
     M("model_pflop_per_step", "model PFLOP per step", F_RATE, model_pflop_per_step, "FLOPs per GPU per step x GPUs / 1e15"),
     M("tokens_per_step", "tokens per step", F_NUM, tokens_per_step, "--tokens-per-step"),
     M("samples_per_step", "samples per step", F_NUM, samples_per_step, "--samples-per-step"),
@@ -297,10 +297,10 @@ static const tc_cmp_pair *pair_of(const tc_comparison *c, const metric *m) {
     return (const tc_cmp_pair *)((const char *)c + m->off);
 }
 
-/* The text table's cells are 16 columns: a figure its fixed format writes wider (a saved result may
+/* The text table's cells are 14 columns: a figure its fixed format writes wider (a saved result may
  * hold any magnitude) is written with 4 significant digits instead, sign (when sign) and unit kept,
  * or as the bound ">999,999,999 ms" when even that is wider: never an exponent. */
-#define CELL_COLS 16
+#define CELL_COLS 14
 static void fit_cell(char *buf, size_t n, fmt_kind k, double v, bool sign) {
     if (strlen(buf) <= CELL_COLS) return;
     const char *sg = sign && v >= 0 ? "+" : "";
@@ -339,8 +339,8 @@ static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
 
 void tc_compare_fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
     if (p->has_ratio) snprintf(buf, n, "%.3fx", p->ratio); else snprintf(buf, n, "-");
-    if (p->has_ratio && strlen(buf) > 9) /* its column is 9 wide: fewer decimals or a bound, never an exponent */
-        tc_fmt_num_fit(buf, n, p->ratio, p->ratio < 1e4 ? 1 : 0, "", "x", 9);
+    if (p->has_ratio && strlen(buf) > 7) /* its column is 7 wide: fewer decimals or a bound, never an exponent */
+        tc_fmt_num_fit(buf, n, p->ratio, p->ratio < 1e3 ? 1 : 0, "", "x", 7);
 }
 
 /* One metric's row as text: A, B, B - A and B / A; false when neither side has it (no row). */
@@ -369,10 +369,14 @@ static void text_side(FILE *out, char which, const tc_run_summary *s, int width)
 }
 
 /* Layout of the terminal output (every line fits the width, 80 or more): the metric table is
- * 27 + 2 x 14 + 17 + 8 = 80 columns; the collectives table gives its name and group columns what its
- * figures (COLL_FIXED columns) leave. */
-#define COLL_FIXED 61 /* 2 + 8 + 2 x 9 + 8 + 2 x 7 + 11: the separators and figures */
-#define METRIC_ROW "%-27s %13s %13s %16s %7s\n"
+ * 25 + 2 x 16 + 15 + 8 = 80 columns (each cell fits CELL_COLS, a verdict 15); the collectives
+ * table's group column is as wide as its widest label (COLL_GROUP_MAX at most), its name column
+ * gets what the group and the figures (COLL_FIXED columns) leave, and a longer name goes on a line
+ * of its own (as analyze's collectives table). */
+#define COLL_FIXED 58     /* 1 + 9 + 3 x 8 + 2 x 7 + 10: the separators and figures */
+#define COLL_GROUP_MAX 32 /* the group column at most: "pg 0 (default_pg) / pg 3 (DP)" */
+#define METRIC_ROW "%-25s %15s %15s %14s %7s\n"
+#define VERDICT_COLS 15   /* "straggler-bound" */
 
 /* The process group(s) of a collectives row: one side's, or "A's / B's" when matched across
  * different groups. */
@@ -410,48 +414,58 @@ static void text_metrics(FILE *out, const tc_comparison *c) {
     char sa[32], sb[32];
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
-    fprintf(out, "%-27s %13s %13s\n", "straggler", sa, sb);
+    fprintf(out, "%-25s %15s %15s\n", "straggler", sa, sb);
     /* a saved result's verdict is whatever its JSON said: a cell, cleaned and cut */
-    char vda[4 * 16 + 1], vdb[4 * 16 + 1];
-    fprintf(out, "%-27s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
-            tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
+    char vda[4 * VERDICT_COLS + 1], vdb[4 * VERDICT_COLS + 1];
+    fprintf(out, "%-25s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, VERDICT_COLS),
+            tc_term_cell(vdb, sizeof vdb, c->b->verdict, VERDICT_COLS));
 }
 
 /* The collectives table (nothing when neither side has collectives). */
 static void text_colls(FILE *out, const tc_comparison *c, int width) {
     if (!c->n_colls) return;
-    int names = width - COLL_FIXED, nw = names / 2, gw = names - nw;
     const char **cn = calloc(c->n_colls, sizeof *cn), **gn = calloc(c->n_colls, sizeof *gn);
     char (*gt)[256] = calloc(c->n_colls, sizeof *gt);
     if (!cn || !gn || !gt) { free(cn); free(gn); free(gt); return; }
+    int names = width - COLL_FIXED, gw = 5, nw = 4; /* "group", "name" */
+    char cell[4 * 1024 + 1];
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         cn[i] = (r->a ? r->a : r->b)->name;
         tc_compare_group_of(gt[i], sizeof gt[i], r);
         gn[i] = gt[i];
+        if ((int)tc_term_cols(gt[i]) > gw) gw = (int)tc_term_cols(gt[i]);
+        int w = (int)tc_term_cols(tc_term_clean(cell, sizeof cell, cn[i], 0));
+        if (w > nw) nw = w;
     }
+    if (gw > COLL_GROUP_MAX) gw = COLL_GROUP_MAX;
+    /* the group whole when the names leave room; else the names whole when the group keeps 10
+     * columns; else the group gets what 10 columns of names leave, and longer names their own lines */
+    int gmin = gw < 10 ? gw : 10;
+    if (nw + gw <= names || nw > names - gmin) { if (gw > names - 10) gw = names - 10; nw = names - gw; }
+    else gw = names - nw;
     char ua[40], ub[40];
     fprintf(out, "\nCollectives (matched by name and size; transfer = the fastest rank's kernel)\n");
-    fprintf(out, "%-*s %-*s %8s %8s %8s %7s %6s %6s  %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
+    fprintf(out, "%-*s %-*s %8s %7s %7s %7s %6s %6s %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
             "B / A", "A bus", "B bus", "change");
-    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 8),
-            tc_term_cell(ub, sizeof ub, "µs, med", 8), "", "GB/s", "GB/s");
+    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 7),
+            tc_term_cell(ub, sizeof ub, "µs, med", 7), "", "GB/s", "GB/s");
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         const tc_cmp_coll *x = r->a ? r->a : r->b;
-        char name[4 * 64 + 1], grp[4 * 64 + 1], by[24];
+        char name[4 * 1024 + 1], grp[4 * 64 + 1], by[24];
         char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
-        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 8);
-        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 8);
+        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 7);
+        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 7);
         if (r->transfer_us.has_ratio) {
             tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
             strcat(rt, "x");
         }
         if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 6);
         if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 6);
-        fprintf(out, "%s %s %8s %8s %8s %7s %6s %6s  %s\n", tc_term_name_cell(name, sizeof name, x->name, cn, c->n_colls, -nw),
-                tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw), tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb,
-                rt, ba, bb, tc_compare_change_name(r->change));
+        tc_term_name_row(out, name, sizeof name, x->name, cn, c->n_colls, nw, width); /* its own line when too long */
+        fprintf(out, "%s %s %8s %7s %7s %7s %6s %6s %s\n", name, tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw),
+                tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb, rt, ba, bb, tc_compare_change_name(r->change));
     }
     free(cn);
     free(gn);

@@ -30,7 +30,7 @@ extern const size_t tc_compare_n_metrics;
 typedef struct { char a[48], b[48], diff[48], ratio[24]; } row_text;
 /* Row i of the metric table as text; false when neither side has it (no row). */
 bool tc_compare_format_row(const tc_comparison *c, size_t i, row_text *t);
-/* B / A as "0.949x" (9 columns at most), or "-". */
+/* B / A as "0.949x" (7 columns at most: "613.6x", "27100x", ">99,999x"), or "-". */
 void tc_compare_fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p);
 
 /* ---- words ---- */

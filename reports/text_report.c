@@ -286,13 +286,7 @@ static void collectives_table(const tw *t, const tc_job *j) {
         snprintf(count, sizeof count, "%llu", (unsigned long long)c->count);
         tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 9);
         tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
-        if ((int)tc_term_cols(tc_term_clean(cell, sizeof cell, c->name, 0)) > nw) { /* its own line */
-            tc_term_name_cell(name, sizeof name, c->name, cn, shown, -t->width);
-            size_t end = strlen(name);
-            while (end && name[end - 1] == ' ') end--; /* the cell's padding: not at a line's end */
-            fprintf(t->out, "%.*s\n", (int)end, name);
-            snprintf(name, sizeof name, "%*s", nw, "");
-        } else tc_term_name_cell(name, sizeof name, c->name, cn, shown, -nw);
+        tc_term_name_row(t->out, name, sizeof name, c->name, cn, shown, nw, t->width); /* its own line when too long */
         fprintf(t->out, "%s %s %3s %6s %8s %9s %10s %6s %6s\n", name,
                 tc_term_name_cell(group, sizeof group, c->process_group, gn, shown, -gw), n, count,
                 tc_fmt_bytes(size, sizeof size, c->bytes), xfer, wait, alg, bus);
