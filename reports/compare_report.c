@@ -315,7 +315,7 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     if (!has) { snprintf(buf, n, "n/a"); return; }
     switch (k) {
     case F_MS: snprintf(buf, n, "%.3f ms", v / 1e3); break;
-    case F_SHARE: snprintf(buf, n, "%.1f%%", v * 100); break;
+    case F_SHARE: tc_fmt_pct(buf, n, v, 1); break;
     case F_GBPS: snprintf(buf, n, "%.1f GB/s", v); break;
     case F_MONEY: tc_fmt_money_any(buf, n, v); break;
     case F_RATE: tc_fmt_num(buf, n, v, tc_sig_decimals(v, 4)); break;

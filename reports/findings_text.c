@@ -68,7 +68,8 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
     default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
     }
-    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of %s, %.1f points of it %s", 100 * r->idle, of_time(r),
+    char pi[TC_PCT_LEN];
+    size_t len = (size_t)tc_format(buf, n, "idle is %s of %s, %.1f points of it %s", TC_PCT1(pi, r->idle), of_time(r),
                                    100 * r->cause_share, what);
     if (r->after_sync_share <= 0 || len >= n) return;
     const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
@@ -131,9 +132,10 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
     const tc_group_row *row = &j->group_rows[r->row];
     char label[200], where[80], bw[300];
     bool many = row->groups > 1;
-    tc_format(buf, n, "%s, %s, %s the most exposed %s, %.1f%% of GPU time; %s",
+    char ps[TC_PCT_LEN];
+    tc_format(buf, n, "%s, %s, %s the most exposed %s, %s of GPU time; %s",
               tc_group_row_label(label, sizeof label, j, row), scope_link(where, sizeof where, &row->f),
-              many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", 100 * r->row_share,
+              many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", TC_PCT1(ps, r->row_share),
               fabric_bw_text(bw, sizeof bw, &row->f, many, r));
     if (row->f.partial && row->f.has_busbw) {
         size_t len = strlen(buf);
@@ -148,6 +150,7 @@ const char *tc_verdict_words(tc_verdict v) {
 }
 
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
+    char pb[4][TC_PCT_LEN]; /* the shares in their one form (tc_fmt_pct) */
     switch (r->code) {
     case TC_REASON_FABRIC:
         if (r->row < j->n_group_rows) return fabric_reason(buf, n, r, j);
@@ -155,35 +158,35 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_NETWORK:
         if (r->split_known)
-            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly moving bytes "
-                      "(not hidden by compute): transfer %.1f%%, wait %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold,
-                      100 * r->transfer, 100 * r->wait);
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly moving bytes "
+                      "(not hidden by compute): transfer %s, wait %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold,
+                      TC_PCT1(pb[1], r->transfer), TC_PCT1(pb[2], r->wait));
         else
-            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%; not split into wait "
-                      "and transfer: one rank)", 100 * r->comm, of_time(r), 100 * r->threshold);
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%; not split into wait "
+                      "and transfer: one rank)", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold);
         break;
     case TC_REASON_STRAGGLER:
-        tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly waiting for slower "
-                  "ranks: wait %.1f%%, transfer %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold, 100 * r->wait,
-                  100 * r->transfer);
+        tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly waiting for slower "
+                  "ranks: wait %s, transfer %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold, TC_PCT1(pb[1], r->wait),
+                  TC_PCT1(pb[2], r->transfer));
         break;
     case TC_REASON_HOST:
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(buf, n, "GPUs idle or copying to or from the host %.1f%% of the time (idle %.1f%% + exposed host "
-                      "copies %.1f%%; threshold %.0f%%; device copies, %.1f%%, are GPU work)", 100 * r->host,
-                      100 * r->idle, 100 * r->memory, 100 * r->threshold, 100 * r->device_memory);
+            tc_format(buf, n, "GPUs idle or copying to or from the host %s of the time (idle %s + exposed host "
+                      "copies %s; threshold %.0f%%; device copies, %s, are GPU work)", TC_PCT1(pb[0], r->host),
+                      TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold, TC_PCT1(pb[3], r->device_memory));
         else
-            tc_format(buf, n, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; "
-                      "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
+            tc_format(buf, n, "GPUs idle or copying memory %s of the time (idle %s + exposed memory %s; "
+                      "threshold %.0f%%)", TC_PCT1(pb[0], r->host), TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed host "
-                      "copies %.1f%% (device copies, %.1f%%, are GPU work)", 100 * r->threshold, of_time(r), 100 * r->comm,
-                      100 * r->host, 100 * r->device_memory);
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed host "
+                      "copies %s (device copies, %s, are GPU work)", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm),
+                      TC_PCT1(pb[1], r->host), TC_PCT1(pb[2], r->device_memory));
         else
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed memory "
-                      "%.1f%%", 100 * r->threshold, of_time(r), 100 * r->comm, 100 * r->host);
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed memory "
+                      "%s", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm), TC_PCT1(pb[1], r->host));
         break;
     case TC_REASON_SPEEDUP:
         if (r->has_speedup_class)
@@ -194,23 +197,23 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     case TC_REASON_SHARES: {
         char mem[80];
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(mem, sizeof mem, "%.1f%% (host copies %.1f%%, device copies %.1f%%)",
-                      100 * (r->memory + r->device_memory), 100 * r->memory, 100 * r->device_memory);
-        else tc_format(mem, sizeof mem, "%.1f%%", 100 * r->memory);
+            tc_format(mem, sizeof mem, "%s (host copies %s, device copies %s)",
+                      TC_PCT1(pb[0], (r->memory + r->device_memory)), TC_PCT1(pb[1], r->memory), TC_PCT1(pb[2], r->device_memory));
+        else tc_format(mem, sizeof mem, "%s", TC_PCT1(pb[0], r->memory));
         if (r->split_known)
-            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
-                      "exposed memory %s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->transfer, 100 * r->wait, mem,
-                      100 * r->idle);
+            tc_format(buf, n, "shares of %s: compute %s, exposed transfer %s, exposed wait %s, "
+                      "exposed memory %s, idle %s", of_time(r), TC_PCT1(pb[0], r->compute), TC_PCT1(pb[1], r->transfer), TC_PCT1(pb[2], r->wait), mem,
+                      TC_PCT1(pb[3], r->idle));
         else
-            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
-                      "%s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->comm,
-                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", mem, 100 * r->idle);
+            tc_format(buf, n, "shares of %s: compute %s, exposed communication %s%s, exposed memory "
+                      "%s, idle %s", of_time(r), TC_PCT1(pb[0], r->compute), TC_PCT1(pb[1], r->comm),
+                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", mem, TC_PCT1(pb[2], r->idle));
         break;
     }
     case TC_REASON_WORST_RANK:
-        tc_format(buf, n, "rank %lld loses %.1f%% of its GPU time to %s, against %.1f%% over all ranks",
-                  (long long)r->rank, 100 * r->rank_share, class_words(r->loss),
-                  100 * (r->loss == TC_LOSS_COMM ? r->comm : r->host));
+        tc_format(buf, n, "rank %lld loses %s of its GPU time to %s, against %s over all ranks",
+                  (long long)r->rank, TC_PCT1(pb[0], r->rank_share), class_words(r->loss),
+                  TC_PCT1(pb[1], (r->loss == TC_LOSS_COMM ? r->comm : r->host)));
         break;
     case TC_REASON_STRAGGLER_RANK:
     {

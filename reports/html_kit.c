@@ -2,6 +2,7 @@
  * script, Content-Security-Policy nonce) and the number and money forms of the HTML report. */
 #include "html_kit.h"
 #include "base/utf8.h"
+#include "textfmt.h"
 #include "base/version.h"
 #include <inttypes.h>
 #include <stdbool.h>
@@ -76,6 +77,22 @@ const char *tc_html_money(char *buf, size_t n, double v) {
     tmp[o] = '\0';
     snprintf(buf, n, "%s", tmp);
     return buf;
+}
+
+/* s's bound sign ("<0.1", ">-0.1") as HTML text, into buf. */
+static const char *html_bound(char *buf, size_t n, const char *s) {
+    snprintf(buf, n, "%s%s", s[0] == '<' ? "&lt;" : s[0] == '>' ? "&gt;" : "", s + (s[0] == '<' || s[0] == '>'));
+    return buf;
+}
+
+const char *tc_html_pct(char *buf, size_t n, double share, int decimals) {
+    char t[TC_PCT_LEN];
+    return html_bound(buf, n, tc_fmt_pct(t, sizeof t, share, decimals));
+}
+
+const char *tc_html_pct_num(char *buf, size_t n, double share, int decimals) {
+    char t[TC_PCT_LEN];
+    return html_bound(buf, n, tc_fmt_pct_num(t, sizeof t, share, decimals));
 }
 
 /* A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` divisions of range. */

@@ -58,6 +58,11 @@ const char *tc_html_us_exact(char *buf, size_t n, int64_t ns);
 const char *tc_html_ms_round(char *buf, size_t n, int64_t ns);
 /* Dollars with thousands separators: "$1,234,567" (cents below $100; "n/a" from 1e15 on). */
 const char *tc_html_money(char *buf, size_t n, double v);
+/* A share (0.123) in the one form of text and HTML (tc_fmt_pct: "12.3%", "<0.1%" for a tiny
+ * nonzero share) as HTML text ("&lt;0.1%"); tc_html_pct_num without the "%". Returns buf. */
+const char *tc_html_pct(char *buf, size_t n, double share, int decimals);
+const char *tc_html_pct_num(char *buf, size_t n, double share, int decimals);
+#define TC_HTML_PCT1(b, share) tc_html_pct((b), sizeof(b), (share), 1)
 /* A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` divisions of range. */
 double tc_html_nice_step(double range, int ticks);
 #endif

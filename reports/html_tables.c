@@ -60,8 +60,9 @@ void tc_html_rank_table(hr *h) {
         ms_cell(h, bd->window_ns);
 #define PCELL(ns, known)                                                                                            \
     do {                                                                                                            \
-        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%.1f</td>", share(ns, bd->window_ns), \
-                      tc_html_ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns), 100 * share(ns, bd->window_ns));   \
+        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%s</td>", share(ns, bd->window_ns), \
+                      tc_html_ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns),                              \
+                      tc_html_pct_num(c, sizeof c, share(ns, bd->window_ns), 1));                                   \
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");                                                     \
     } while (0)
         PCELL(bd->compute_ns, true);
@@ -258,9 +259,10 @@ void tc_html_section_kernels(hr *h) {
         esc(h, k->name);
         put(h, "</td>");
         ms_cell(h, k->time_ns);
-        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%.1f</td>",
+        char pc[TC_PCT_LEN];
+        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%s</td>",
            (unsigned long long)k->count, (unsigned long long)k->count, AV(k->share_of_compute), 100 * k->share_of_compute,
-           100 * k->share_of_compute);
+           tc_html_pct_num(pc, sizeof pc, k->share_of_compute, 1));
         if (k->has_tflops)
             pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", AV(k->achieved_tflops),
                k->achieved_tflops, k->achieved_tflops);

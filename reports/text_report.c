@@ -23,11 +23,10 @@ static const char *c_off(const tw *t) { return t->color ? "\033[0m" : ""; }
 #define GREEN "\033[1;32m"
 #define DIM "\033[2m"
 
-static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 static void fmt_pct_or_na(char *buf, size_t n, bool known, int64_t a, int64_t b) {
-    if (known) snprintf(buf, n, "%.1f%%", pct(a, b));
+    if (known) tc_fmt_pct(buf, n, b > 0 ? (double)a / (double)b : 0, 1);
     else snprintf(buf, n, "n/a");
 }
 
@@ -341,11 +340,12 @@ static void step_window_lines(const tw *t, const tc_summary *sm) {
     tc_term_wrap(out, line, 2, 4, t->width);
     char it[4][160];
     const char *items[4];
-    snprintf(it[0], sizeof it[0], "compute %.1f%%", 100 * w->compute);
-    snprintf(it[1], sizeof it[0], "exposed comm %.1f%%", 100 * w->exposed_comm);
-    snprintf(it[2], sizeof it[0], "memory %.1f%%", 100 * w->memory_exposed);
-    snprintf(it[3], sizeof it[0], "idle %.1f%% (%.3f ms before the first GPU event, %.3f ms after the last)",
-             100 * w->idle, ms(w->before_first_kernel_ns), ms(w->after_last_kernel_ns));
+    char p[TC_PCT_LEN];
+    snprintf(it[0], sizeof it[0], "compute %s", TC_PCT1(p, w->compute));
+    snprintf(it[1], sizeof it[0], "exposed comm %s", TC_PCT1(p, w->exposed_comm));
+    snprintf(it[2], sizeof it[0], "memory %s", TC_PCT1(p, w->memory_exposed));
+    snprintf(it[3], sizeof it[0], "idle %s (%.3f ms before the first GPU event, %.3f ms after the last)",
+             TC_PCT1(p, w->idle), ms(w->before_first_kernel_ns), ms(w->after_last_kernel_ns));
     for (size_t i = 0; i < 4; i++) items[i] = it[i];
     tc_term_join(out, items, 4, " | ", 4, 4, t->width);
 }
@@ -381,16 +381,17 @@ static void totals(const tw *t, const tc_job *j) {
     char it[6][160];
     const char *items[6];
     size_t n = 0;
-    snprintf(it[n++], sizeof it[0], "compute %.1f%%", 100 * sm->share_compute);
+    char p[3][TC_PCT_LEN];
+    snprintf(it[n++], sizeof it[0], "compute %s", TC_PCT1(p[0], sm->share_compute));
     if (sm->split_known)
-        snprintf(it[n++], sizeof it[0], "exposed comm %.1f%% (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_comm,
-                 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
-    else snprintf(it[n++], sizeof it[0], "exposed comm %.1f%%", 100 * sm->share_exposed_comm);
+        snprintf(it[n++], sizeof it[0], "exposed comm %s (transfer %s, wait %s)", TC_PCT1(p[0], sm->share_exposed_comm),
+                 TC_PCT1(p[1], sm->share_exposed_transfer), TC_PCT1(p[2], sm->share_exposed_wait));
+    else snprintf(it[n++], sizeof it[0], "exposed comm %s", TC_PCT1(p[0], sm->share_exposed_comm));
     if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
-        snprintf(it[n++], sizeof it[0], "memory %.1f%% (host %.1f%%, device %.1f%%)", 100 * sm->share_memory_exposed,
-                 100 * sm->share_memory_host_exposed, 100 * sm->share_memory_device_exposed);
-    else snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
-    snprintf(it[n++], sizeof it[0], "idle %.1f%%", 100 * sm->share_idle);
+        snprintf(it[n++], sizeof it[0], "memory %s (host %s, device %s)", TC_PCT1(p[0], sm->share_memory_exposed),
+                 TC_PCT1(p[1], sm->share_memory_host_exposed), TC_PCT1(p[2], sm->share_memory_device_exposed));
+    else snprintf(it[n++], sizeof it[0], "memory %s", TC_PCT1(p[0], sm->share_memory_exposed));
+    snprintf(it[n++], sizeof it[0], "idle %s", TC_PCT1(p[0], sm->share_idle));
     for (size_t i = 0; i < n; i++) items[i] = it[i];
     tc_term_join(out, items, n, " | ", 2, 4, t->width);
     step_window_lines(t, sm);
