@@ -261,6 +261,7 @@ const char *tc_straggler_rule_text(void) {
 /* ---- the basis ---------------------------------------------------------------------------- */
 
 const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) {
+    char pu[TC_PCT_LEN];
     switch (b->code) {
     case TC_BASIS_WORLD_SIZE:
         tc_format(buf, n, "%lld of the job's %lld ranks %s given (its world size is from the traces): waits, "
@@ -275,9 +276,9 @@ const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) 
                   (long long)b->size, b->count > 1 ? " (and other groups miss ranks too)" : "");
         break;
     case TC_BASIS_UNMATCHED:
-        tc_format(buf, n, "%lld of %lld collective instances could not be matched across ranks (%.1f%% of exposed "
+        tc_format(buf, n, "%lld of %lld collective instances could not be matched across ranks (%s of exposed "
                   "communication): they count as transfer, so transfer is an upper bound and wait a lower bound",
-                  (long long)b->count, (long long)b->of, 100 * b->share);
+                  (long long)b->count, (long long)b->of, TC_PCT1(pu, b->share));
         break;
     case TC_BASIS_SALVAGED:
         tc_format(buf, n, "%lld of %lld inputs %s cut short or damaged: %s figures cover the part that was read",

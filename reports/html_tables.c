@@ -151,12 +151,14 @@ void tc_html_section_groups(hr *h) {
         pf(h, "</td><td>%s</td><td>", tc_scope_text(f->scope));
         esc(h, f->link.id ? f->link.name : "unknown");
         int64_t w = sm->b.window_ns;
+        char p1[TC_PCT_LEN], p2[TC_PCT_LEN];
         if (f->split_known)
-            pf(h, "</td><td class=\"n\" data-v=\"%s\">%.2f%%</td><td class=\"n\" data-v=\"%s\">%.2f%%</td>",
-               AV(row->exposed_transfer_share), 100 * row->exposed_transfer_share, AV(share(f->sums.exposed_wait_ns, w)),
-               100 * share(f->sums.exposed_wait_ns, w));
+            pf(h, "</td><td class=\"n\" data-v=\"%s\">%s</td><td class=\"n\" data-v=\"%s\">%s</td>",
+               AV(row->exposed_transfer_share), tc_html_pct(p1, sizeof p1, row->exposed_transfer_share, 2),
+               AV(share(f->sums.exposed_wait_ns, w)), tc_html_pct(p2, sizeof p2, share(f->sums.exposed_wait_ns, w), 2));
         else put(h, "</td><td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
-        pf(h, "<td class=\"n\" data-v=\"%s\">%.2f%%</td>", AV(row->exposed_comm_share), 100 * row->exposed_comm_share);
+        pf(h, "<td class=\"n\" data-v=\"%s\">%s</td>", AV(row->exposed_comm_share),
+           tc_html_pct(p1, sizeof p1, row->exposed_comm_share, 2));
         if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%s\">%.3f</td>", AV(f->busbw_GBps), f->busbw_GBps);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%s\">%s</td>", AV(f->link.rated_GBps),

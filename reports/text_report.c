@@ -172,9 +172,10 @@ static void group_table(const tw *t, const tc_job *j) {
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
         }
-        fprintf(t->out, "%s %s %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
+        char ex[TC_PCT_LEN];
+        fprintf(t->out, "%s %s %-5s %s %8s %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
                 f->scope == TC_SCOPE_INTRA ? "intra" : f->scope == TC_SCOPE_INTER ? "inter" : "?", link,
-                100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
+                TC_PCT1(ex, f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
     }
     free(labels);
