@@ -288,12 +288,12 @@ static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge)
 }
 
 /* A drawing of the timeline (see TC_HTML_CHART_W): its width, label column and right margin, the
- * bytes of a stream's name in its label, and its plot's width over the wide one's (the lanes are
+ * bytes of a stream's name in its label (7 more for a name of its own that starts with "stream"), and its plot's width over the wide one's (the lanes are
  * laid out at the wide width, TL_PW). */
 typedef struct { int narrow, W, L, R; size_t name_max; double k; } tl_geom;
 
 static tl_geom tl_geom_of(int narrow) {
-    tl_geom g = {narrow, tc_html_chart_w(narrow), narrow ? 120 : TL_L, narrow ? 28 : TL_R, narrow ? 6 : 24, 1};
+    tl_geom g = {narrow, tc_html_chart_w(narrow), narrow ? 128 : TL_L, narrow ? 28 : TL_R, narrow ? 4 : 24, 1};
     g.k = (double)(g.W - g.L - g.R) / TL_PW;
     return g;
 }
@@ -304,8 +304,11 @@ static void timeline_lane(hr *h, const tl_geom *g, const tl_lane *ln, int y, int
     const tc_rank_result *rr = &j->ranks[ln->rank];
     const tc_trace *t = &j->traces[rr->input];
     char a[40], b[40];
-    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; stream ", g->L - 6, y + TL_LH - 3, (long long)rr->rank);
-    esc_max(h, tc_trace_str(t, ln->stream), g->name_max);
+    const char *sn = tc_trace_str(t, ln->stream);
+    bool named = sn && !strncmp(sn, "stream", 6); /* "stream 7" (old Kineto), not "stream stream 7" */
+    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; %s", g->L - 6, y + TL_LH - 3, (long long)rr->rank,
+       named ? "" : "stream ");
+    esc_max(h, sn, named ? g->name_max + 7 : g->name_max);
     pf(h, "</text><rect class=\"c-lane\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%d\" data-tip=\"rank %lld, stream ", g->L, y,
        TL_PW * g->k, TL_LH, (long long)rr->rank);
     esc_max(h, tc_trace_str(t, ln->stream), 40);
