@@ -157,9 +157,10 @@ static void straggler_svg(hr *h, int narrow) {
         put(h, "\n");
     }
     double fx = L + PW / (double)n;
+    bool start = fx < L + 50; /* centred, "fair share 0.8%" would reach over the first rank's label */
     pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>"
-          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22, fx,
-       top - 6, 100.0 / (double)n);
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22,
+       start ? fx - 2 : fx, top - 6, start ? "start" : "middle", 100.0 / (double)n);
     pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", L, H - 22, W - R, H - 22);
 }
 

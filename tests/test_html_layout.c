@@ -1,6 +1,6 @@
 /* test_html_layout.c: the HTML reports read from 400 px up (issue 21): the analyze report of the
  * bundled job, of one rank, of a 2-node TP+DP job, of a real trace and of the SendRecv pair (its
- * collectives grouped by stream, issue 31), and the compare report, each
+ * collectives grouped by stream, issue 31), of a 64-rank job, and the compare report, each
  * rendered by headless Chromium at 400, 1000 and 1400 px wide (in an iframe of that width: the
  * browser's own window is at least 500 px), checked by tests/data/html_layout_check.js: no
  * horizontal overflow of the page, no chart text cut off, smaller than 10 px, over a bar or over
@@ -74,14 +74,16 @@ Test(html_layout, reports_read_from_400_to_1400_px, .timeout = 300) {
     tu_gen_job(d, "one", "--ranks 1 --steps 4 --seed 3");
     tu_gen_job(d, "tpdp", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5 --file-names handler --steps 2 --seed 19");
     tu_gen_job(d, "s8", "--ranks 8 --steps 3 --straggler 3 --seed 2");
+    tu_gen_job(d, "s64", "--ranks 64 --steps 2 --straggler 5 --clock-offset-us 20 --seed 4"); /* rank labels every 8 */
     cr_assert_eq(tu_sh(&out, "%s analyze -q --html %s/samples.html samples/ && %s analyze -q --html %s/one.html %s/one && "
                              "%s analyze -q --fabric eth-100g --fabric-target ib-ndr --fabric-upgrade-cost 200000 --html %s/tpdp.html %s/tpdp && "
                              "%s analyze -q --html %s/real.html samples/real/nccl_data.json.gz && "
                              "%s analyze -q --html %s/pair.html samples/hta-pair/ && "
-                             "%s compare -q --html %s/compare.html samples/ %s/s8",
-                       tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d, tu_bin(), d, tu_bin(), d, tu_bin(), d, d), 0, "%s", out);
+                             "%s compare -q --html %s/compare.html samples/ %s/s8 && %s analyze -q --html %s/s64.html %s/s64",
+                       tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d, tu_bin(), d, tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d),
+                 0, "%s", out);
     free(out);
-    static const char *const reports[] = {"samples", "one", "tpdp", "real", "pair", "compare"};
+    static const char *const reports[] = {"samples", "one", "tpdp", "real", "pair", "compare", "s64"};
     for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s.html", d, reports[i]);
