@@ -119,8 +119,9 @@ static void html_bars(FILE *out, const tc_comparison *c) {
 /* A share pair as "A%", "B%", "+x.x pt" cells; the difference coloured when `better` says which
  * way is better (+1 more, -1 less, 0 neither). */
 static void share_cells(FILE *out, const tc_cmp_pair *p, int better) {
-    if (p->has_a) fprintf(out, "<td>%.1f</td>", 100 * p->a); else fputs("<td>-</td>", out);
-    if (p->has_b) fprintf(out, "<td>%.1f</td>", 100 * p->b); else fputs("<td>-</td>", out);
+    char v[TC_PCT_LEN];
+    if (p->has_a) fprintf(out, "<td>%s</td>", tc_html_pct_num(v, sizeof v, p->a, 1)); else fputs("<td>-</td>", out);
+    if (p->has_b) fprintf(out, "<td>%s</td>", tc_html_pct_num(v, sizeof v, p->b, 1)); else fputs("<td>-</td>", out);
     if (!p->has_diff) { fputs("<td>-</td>", out); return; }
     double pt = 100 * p->diff;
     int way = pt >= 0.05 ? better : pt <= -0.05 ? -better : 0;

@@ -140,10 +140,12 @@ static void reason_text(char *buf, size_t n, const tc_comparison *c) {
     case TC_CMP_REASON_STEP_TIME:
         snprintf(buf, n, "its step takes %.3f ms against %.3f ms", x, y);
         break;
-    default:
-        snprintf(buf, n, "its %s share is %.1f%% against %.1f%%", reason_label(c->reason) ? reason_label(c->reason) : "?",
-                 x * 100, y * 100);
+    default: {
+        char px[TC_PCT_LEN], py[TC_PCT_LEN];
+        snprintf(buf, n, "its %s share is %s against %s", reason_label(c->reason) ? reason_label(c->reason) : "?",
+                 TC_PCT1(px, x), TC_PCT1(py, y));
         break;
+    }
     }
 }
 
