@@ -463,65 +463,67 @@ static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
                   100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
                   (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,
                   l->launch_bound ? " (launch-bound: the calls take more CPU time than the GPU is busy)" : "");
-    tc_format(buf, n, "Cut launch overhead, %.1f%% of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
-              "fused kernels, a larger batch per step.", 100 * a->share, figures);
+    char pct[TC_PCT_LEN];
+    tc_format(buf, n, "Cut launch overhead, %s of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
+              "fused kernels, a larger batch per step.", TC_PCT1(pct, a->share), figures);
 }
 
 /* The host actions that answer an idle cause with its share and evidence (a->share > 0). */
 static bool host_action_text(char *buf, size_t n, const tc_action *a) {
     char name[256], op[256], where[300];
     const char *nm = a->name ? tc_finding_name(name, sizeof name, a->name) : NULL;
-    double pct = 100 * a->share;
+    char pct[TC_PCT_LEN], ps[TC_PCT_LEN];
+    TC_PCT1(pct, a->share);
     switch (a->code) {
     case TC_ACTION_AVOID_SYNCS: {
         if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
         else where[0] = 0;
         char drained[200] = "";
         if (a->after_sync_share > 0)
-            tc_format(drained, sizeof drained, "; idle gaps worth %.1f%% of the time began while the host waited in a sync",
-                      100 * a->after_sync_share);
-        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %.1f%% of the time%s. "
+            tc_format(drained, sizeof drained, "; idle gaps worth %s of the time began while the host waited in a sync",
+                      TC_PCT1(ps, a->after_sync_share));
+        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %s of the time%s. "
                   "Avoid .item(), .cpu(), printing tensors and torch.cuda.synchronize() inside the step, or issue the "
                   "next work first (non_blocking copies, CUDA events).", nm ? nm : "synchronizing calls", where, pct, drained);
         return true;
     }
     case TC_ACTION_FEED_GPUS:
-        tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %.1f%% of the time. More DataLoader "
+        tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %s of the time. More DataLoader "
                   "workers (num_workers), pin_memory=True, prefetch_factor, persistent_workers=True.", nm ? " (" : "",
                   nm ? nm : "", nm ? ")" : "", pct);
         return true;
     case TC_ACTION_CUT_LAUNCHES: launch_rate_text(buf, n, a); return true;
     case TC_ACTION_ALLOCATOR:
-        tc_format(buf, n, "Keep allocator calls out of the step: %s leaves the GPU idle %.1f%% of the time. Warm the caching "
+        tc_format(buf, n, "Keep allocator calls out of the step: %s leaves the GPU idle %s of the time. Warm the caching "
                   "allocator up before profiling, avoid torch.cuda.empty_cache(), try "
                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", nm ? nm : "cudaMalloc/cudaFree", pct);
         return true;
     case TC_ACTION_WARM_UP:
-        tc_format(buf, n, "Lazy module loading on first launches leaves the GPU idle %.1f%% of the time: profile after "
+        tc_format(buf, n, "Lazy module loading on first launches leaves the GPU idle %s of the time: profile after "
                   "warm-up steps (schedule(wait=1, warmup=1, ...)) or load modules eagerly (CUDA_MODULE_LOADING=EAGER).", pct);
         return true;
     case TC_ACTION_HOST_WORK:
-        tc_format(buf, n, "Take host work off the step's critical path: the GPU waits on other host work %.1f%% of the "
+        tc_format(buf, n, "Take host work off the step's critical path: the GPU waits on other host work %s of the "
                   "time%s%s. A fused or foreach optimizer, less Python and logging per step, torch.compile.", pct,
                   nm ? ", most in " : "", nm ? nm : "");
         return true;
     case TC_ACTION_GPU_SIDE:
-        tc_format(buf, n, "The next work was already queued for %.1f%% of the time the GPU sat idle: it waited on its own "
+        tc_format(buf, n, "The next work was already queued for %s of the time the GPU sat idle: it waited on its own "
                   "dependencies (cross-stream event waits, another process on the GPU); look at the stream waits.", pct);
         return true;
     case TC_ACTION_TRACE_LAUNCHES:
-        tc_format(buf, n, "The trace holds no launch call for work that ends %.1f%% of idle time: record CPU activity on "
+        tc_format(buf, n, "The trace holds no launch call for work that ends %s of idle time: record CPU activity on "
                   "every thread (torch.profiler activities=[CPU, CUDA]) to see what the host was doing.", pct);
         return true;
     case TC_ACTION_PIN_COPIES:
         if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
         else where[0] = 0;
-        tc_format(buf, n, "Copy from pinned memory: %s%s holds the host while the GPU sits idle %.1f%% of the time (copy calls "
+        tc_format(buf, n, "Copy from pinned memory: %s%s holds the host while the GPU sits idle %s of the time (copy calls "
                   "of 1 ms or more: the CPU stages a copy of pageable memory). Pin the host tensors (pin_memory=True, tensor.pin_memory()) and "
                   "copy with non_blocking=True, or keep the data on the GPU.", nm ? nm : "copy calls", where, pct);
         return true;
     case TC_ACTION_OVERLAP_COPIES:
-        tc_format(buf, n, "Overlap memory copies with compute: exposed host copies take %.1f%% of the time. pin_memory=True with "
+        tc_format(buf, n, "Overlap memory copies with compute: exposed host copies take %s of the time. pin_memory=True with "
                   "non_blocking=True, prefetch the next batch on a side stream.", pct);
         return true;
     default: return false;
@@ -591,9 +593,11 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
                       ? "more GPU work or a slower GPU (uneven batches or sequence lengths, throttling)."
                       : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
         break;
-    case TC_ACTION_MFU_GAP:
-        tc_format(buf, n, "MFU is %.1f%% of the GPU's peak: the gap to peak is what kernel work can win.", 100 * a->value);
+    case TC_ACTION_MFU_GAP: {
+        char pm[TC_PCT_LEN];
+        tc_format(buf, n, "MFU is %s of the GPU's peak: the gap to peak is what kernel work can win.", TC_PCT1(pm, a->value));
         break;
+    }
     default:
         tc_format(buf, n, "?");
     }
