@@ -1,11 +1,12 @@
-/* compare_report.c: text, JSON and HTML writers of `tracecost compare` (see compare_report.h).
- * One metric table drives all three so they always show the same rows, and one function each
- * words a workload difference, the conclusion and a missing cost, so all three say the same. */
+/* compare_report.c: the text and JSON writers of `tracecost compare` (see compare_report.h), and
+ * what they share with the HTML page (compare_html.c, through compare_words.h): one metric table
+ * drives all three so they always show the same rows, and one function each words a workload
+ * difference, the conclusion and a missing cost, so all three say the same. */
 #include "compare_report.h"
+#include "compare_words.h"
 #include "cost_report.h"
 #include "findings_text.h"
 #include "jsonw.h"
-#include "html_kit.h"
 #include "termtext.h"
 #include "textfmt.h"
 #include "base/version.h"
@@ -15,15 +16,10 @@
 
 /* ---- words and money --------------------------------------------------------------------- */
 
-/* Sizes of the worded texts (a longer one is cut). */
-#define DIFF_TEXT 240        /* one workload difference */
-#define CONCLUSION_TEXT 1200 /* the conclusion paragraph */
-#define REASON_TEXT 600      /* the reason clause inside it */
-#define COST_NOTE_TEXT 600   /* why a side has no cost */
 
 /* Money for comparisons: whole dollars from $100, cents from $1, else 4 significant digits:
  * "$4,466", "$2.95", "$0.00005841". Returns buf. */
-static const char *change_name(tc_cmp_change ch) {
+const char *tc_compare_change_name(tc_cmp_change ch) {
     switch (ch) {
     case TC_CMP_SLOWER: return "slower";
     case TC_CMP_FASTER: return "faster";
@@ -93,7 +89,7 @@ static const char *unit_key(tc_cmp_unit u) {
 }
 
 /* One workload difference in words (DIFF_TEXT bytes at most). Returns buf. */
-static const char *diff_text(char *buf, size_t n, const tc_comparison *c, const tc_cmp_diff *d) {
+const char *tc_compare_diff_text(char *buf, size_t n, const tc_comparison *c, const tc_cmp_diff *d) {
     const tc_cmp_coll *x = d->coll;
     switch (d->kind) {
     case TC_CMP_DIFF_GPUS:
@@ -144,10 +140,12 @@ static void reason_text(char *buf, size_t n, const tc_comparison *c) {
     case TC_CMP_REASON_STEP_TIME:
         snprintf(buf, n, "its step takes %.3f ms against %.3f ms", x, y);
         break;
-    default:
-        snprintf(buf, n, "its %s share is %.1f%% against %.1f%%", reason_label(c->reason) ? reason_label(c->reason) : "?",
-                 x * 100, y * 100);
+    default: {
+        char px[TC_PCT_LEN], py[TC_PCT_LEN];
+        snprintf(buf, n, "its %s share is %s against %s", reason_label(c->reason) ? reason_label(c->reason) : "?",
+                 TC_PCT1(px, x), TC_PCT1(py, y));
         break;
+    }
     }
 }
 
@@ -202,7 +200,7 @@ static const char *work_unit_name(tc_cmp_unit u) {
 
 /* The conclusion: which side is cheaper per unit of work, by how much and why, or why no side can
  * be named (CONCLUSION_TEXT bytes at most). Returns p. */
-static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
+const char *tc_compare_conclusion_text(char *p, size_t n, const tc_comparison *c) {
     char d[DIFF_TEXT];
     if (c->cheaper == '?') {
         bool both = c->too_small_a && c->too_small_b;
@@ -213,7 +211,7 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
         else if (c->unit == TC_CMP_UNIT_NONE)
             snprintf(p, n, "No cheaper side: the runs do different work per step (%s) and no unit of work is known "
                      "for both, so their costs cannot be compared; %s.",
-                     c->n_differences ? diff_text(d, sizeof d, c, &c->differences[0]) : "?", settle_text(c));
+                     c->n_differences ? tc_compare_diff_text(d, sizeof d, c, &c->differences[0]) : "?", settle_text(c));
         else
             snprintf(p, n, "No conclusion: %s.", c->missing_step_time
                      ? "a step time is missing (no ProfilerStep spans), so work per step cannot be compared"
@@ -235,7 +233,7 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
         size_t w = strlen(p);
         if (w < n)
             snprintf(p + w, n - w, " The runs are not the same workload (%s), so they are compared %s, not per step.",
-                     diff_text(d, sizeof d, c, &c->differences[0]), unit_words(c->unit));
+                     tc_compare_diff_text(d, sizeof d, c, &c->differences[0]), unit_words(c->unit));
     }
     if (c->work_apart) {
         size_t w = strlen(p);
@@ -250,7 +248,7 @@ static const char *conclusion_text(char *p, size_t n, const tc_comparison *c) {
 }
 
 /* The workload warning's title line after "NOT THE SAME WORKLOAD:", agreeing with the conclusion. */
-static const char *mismatch_title(char *buf, size_t n, const tc_comparison *c) {
+const char *tc_compare_mismatch_title(char *buf, size_t n, const tc_comparison *c) {
     if (c->unit == TC_CMP_UNIT_NONE)
         snprintf(buf, n, "per-step figures compare different work, and no common unit of work is known, so no "
                  "side is named cheaper");
@@ -261,7 +259,7 @@ static const char *mismatch_title(char *buf, size_t n, const tc_comparison *c) {
 }
 
 /* Why side s has no cost, in words (COST_NOTE_TEXT bytes at most). Returns buf. */
-static const char *cost_note(char *buf, size_t n, const tc_cmp_cost *s) {
+const char *tc_compare_cost_note(char *buf, size_t n, const tc_cmp_cost *s) {
     if (s->too_small) snprintf(buf, n, "no cost: %s", s->why_not);
     else snprintf(buf, n, "no cost: %s (pass --price-per-gpu-hour or --gpu NAME)", s->why_not);
     return buf;
@@ -269,18 +267,8 @@ static const char *cost_note(char *buf, size_t n, const tc_cmp_cost *s) {
 
 /* ---- the metric table -------------------------------------------------------------------- */
 
-typedef enum { F_MS, F_SHARE, F_GBPS, F_MONEY, F_RATE, F_NUM, F_TFLOPS } fmt_kind;
-
-typedef struct {
-    const char *key;     /* JSON key under "metrics" */
-    const char *label;   /* text/HTML label */
-    fmt_kind kind;
-    size_t off;          /* offsetof the tc_cmp_pair in tc_comparison */
-    const char *how;     /* how it is computed, for the HTML definitions */
-} metric;
-
 #define M(k, l, f, field, how) {k, l, f, offsetof(tc_comparison, field), how}
-static const metric metrics[] = {
+const metric tc_compare_metrics[] = {
     M("gpus", "GPUs", F_NUM, gpus, "world size (ranks, or distributedInfo.world_size)"),
     M("step_time_us", "step time", F_MS, step_time_us, "mean ProfilerStep time over ranks"),
     M("steps_per_s", "steps/s", F_RATE, steps_per_s, "1 / step time (every GPU does one step per step time)"),
@@ -296,7 +284,7 @@ static const metric metrics[] = {
     M("fabric_busbw_GBps", "fabric busbw", F_GBPS, busbw_GBps, "measured bus bandwidth, GB = 1e9 B"),
     M("price_per_gpu_hour", "price per GPU-hour", F_MONEY, price_per_gpu_hour, "P used by each side's cost model"),
     M("cost_per_step", "cost per step", F_MONEY, cost_per_step, "P x N x step s / 3600"),
-    M("cost_per_effective_gpu_hour", "cost per effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
+    M("cost_per_effective_gpu_hour", "cost / effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
     M("model_pflop_per_step", "model PFLOP per step", F_RATE, model_pflop_per_step, "FLOPs per GPU per step x GPUs / 1e15"),
     M("tokens_per_step", "tokens per step", F_NUM, tokens_per_step, "--tokens-per-step"),
     M("samples_per_step", "samples per step", F_NUM, samples_per_step, "--samples-per-step"),
@@ -305,16 +293,16 @@ static const metric metrics[] = {
     M("cost_per_1000_samples", "cost per 1,000 samples", F_MONEY, cost_per_ksamples, "cost per step / (samples per step / 1e3)"),
 };
 #undef M
-#define N_METRICS (sizeof metrics / sizeof metrics[0])
+const size_t tc_compare_n_metrics = sizeof tc_compare_metrics / sizeof tc_compare_metrics[0];
 
 static const tc_cmp_pair *pair_of(const tc_comparison *c, const metric *m) {
     return (const tc_cmp_pair *)((const char *)c + m->off);
 }
 
-/* The text table's cells are 16 columns: a figure its fixed format writes wider (a saved result may
+/* The text table's cells are 14 columns: a figure its fixed format writes wider (a saved result may
  * hold any magnitude) is written with 4 significant digits instead, sign (when sign) and unit kept,
  * or as the bound ">999,999,999 ms" when even that is wider: never an exponent. */
-#define CELL_COLS 16
+#define CELL_COLS 14
 static void fit_cell(char *buf, size_t n, fmt_kind k, double v, bool sign) {
     if (strlen(buf) <= CELL_COLS) return;
     const char *sg = sign && v >= 0 ? "+" : "";
@@ -329,7 +317,7 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
     if (!has) { snprintf(buf, n, "n/a"); return; }
     switch (k) {
     case F_MS: snprintf(buf, n, "%.3f ms", v / 1e3); break;
-    case F_SHARE: snprintf(buf, n, "%.1f%%", v * 100); break;
+    case F_SHARE: tc_fmt_pct(buf, n, v, 1); break;
     case F_GBPS: snprintf(buf, n, "%.1f GB/s", v); break;
     case F_MONEY: tc_fmt_money_any(buf, n, v); break;
     case F_RATE: tc_fmt_num(buf, n, v, tc_sig_decimals(v, 4)); break;
@@ -351,25 +339,24 @@ static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
     fit_cell(buf, n, k, p->diff, true);
 }
 
-static void fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
+void tc_compare_fmt_ratio(char *buf, size_t n, const tc_cmp_pair *p) {
     if (p->has_ratio) snprintf(buf, n, "%.3fx", p->ratio); else snprintf(buf, n, "-");
-    if (p->has_ratio && strlen(buf) > 9) /* its column is 9 wide: fewer decimals or a bound, never an exponent */
-        tc_fmt_num_fit(buf, n, p->ratio, p->ratio < 1e4 ? 1 : 0, "", "x", 9);
+    if (p->has_ratio && strlen(buf) > 7) /* its column is 7 wide: fewer decimals or a bound, never an exponent */
+        tc_fmt_num_fit(buf, n, p->ratio, p->ratio < 1e3 ? 1 : 0, "", "x", 7);
 }
 
 /* One metric's row as text: A, B, B - A and B / A; false when neither side has it (no row). */
-typedef struct { char a[48], b[48], diff[48], ratio[24]; } row_text;
-static bool format_row(const tc_comparison *c, size_t i, row_text *t) {
-    const tc_cmp_pair *p = pair_of(c, &metrics[i]);
+bool tc_compare_format_row(const tc_comparison *c, size_t i, row_text *t) {
+    const tc_cmp_pair *p = pair_of(c, &tc_compare_metrics[i]);
     if (!p->has_a && !p->has_b) return false;
-    fmt_val(t->a, sizeof t->a, metrics[i].kind, p->has_a, p->a);
-    fmt_val(t->b, sizeof t->b, metrics[i].kind, p->has_b, p->b);
-    fmt_diff(t->diff, sizeof t->diff, metrics[i].kind, p);
-    fmt_ratio(t->ratio, sizeof t->ratio, p);
+    fmt_val(t->a, sizeof t->a, tc_compare_metrics[i].kind, p->has_a, p->a);
+    fmt_val(t->b, sizeof t->b, tc_compare_metrics[i].kind, p->has_b, p->b);
+    fmt_diff(t->diff, sizeof t->diff, tc_compare_metrics[i].kind, p);
+    tc_compare_fmt_ratio(t->ratio, sizeof t->ratio, p);
     return true;
 }
 
-static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "saved result" : "traces"; }
+const char *tc_compare_side_kind(const tc_run_summary *s) { return s->from_json ? "saved result" : "traces"; }
 
 /* ---- text -------------------------------------------------------------------------------- */
 
@@ -377,21 +364,25 @@ static const char *side_kind(const tc_run_summary *s) { return s->from_json ? "s
  * trace string, so both go through the cleaner. */
 static void text_side(FILE *out, char which, const tc_run_summary *s, int width) {
     char line[2048], basis[TC_FINDING_TEXT];
-    snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", side_kind(s),
+    snprintf(line, sizeof line, "%c: %s (%s)%s%s%s%s", which, s->label ? s->label : "?", tc_compare_side_kind(s),
              s->device ? ", " : "", s->device ? s->device : "", s->partial ? "; on partial data: " : "",
              s->partial ? tc_basis_list_text(basis, sizeof basis, s->basis, s->n_basis) : "");
     tc_term_wrap(out, line, 0, 3, width);
 }
 
 /* Layout of the terminal output (every line fits the width, 80 or more): the metric table is
- * 27 + 2 x 14 + 17 + 8 = 80 columns; the collectives table gives its name and group columns what its
- * figures (COLL_FIXED columns) leave. */
-#define COLL_FIXED 61 /* 2 + 8 + 2 x 9 + 8 + 2 x 7 + 11: the separators and figures */
-#define METRIC_ROW "%-27s %13s %13s %16s %7s\n"
+ * 25 + 2 x 16 + 15 + 8 = 80 columns (each cell fits CELL_COLS, a verdict 15); the collectives
+ * table's group column is as wide as its widest label (COLL_GROUP_MAX at most), its name column
+ * gets what the group and the figures (COLL_FIXED columns) leave, and a longer name goes on a line
+ * of its own (as analyze's collectives table). */
+#define COLL_FIXED 58     /* 1 + 9 + 3 x 8 + 2 x 7 + 10: the separators and figures */
+#define COLL_GROUP_MAX 32 /* the group column at most: "pg 0 (default_pg) / pg 3 (DP)" */
+#define METRIC_ROW "%-25s %15s %15s %14s %7s\n"
+#define VERDICT_COLS 15   /* "straggler-bound" */
 
 /* The process group(s) of a collectives row: one side's, or "A's / B's" when matched across
  * different groups. */
-static void group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
+void tc_compare_group_of(char *buf, size_t n, const tc_cmp_coll_row *r) {
     const char *ga = r->a ? r->a->process_group : NULL, *gb = r->b ? r->b->process_group : NULL;
     if (r->a && r->b && !(ga && gb && !strcmp(ga, gb)) && (ga || gb))
         snprintf(buf, n, "%s / %s", ga ? ga : "-", gb ? gb : "-");
@@ -404,15 +395,15 @@ static void text_head(FILE *out, const tc_comparison *c, const char *B0, const c
     if (!c->same_workload) {
         char title[DIFF_TEXT];
         fprintf(out, "%sNOT THE SAME WORKLOAD:%s ", B0, B1);
-        tc_term_wrap_from(out, mismatch_title(title, sizeof title, c), 23, 2, width);
+        tc_term_wrap_from(out, tc_compare_mismatch_title(title, sizeof title, c), 23, 2, width);
         for (size_t i = 0; i < c->n_differences; i++) {
             fputs("  - ", out);
-            tc_term_wrap_from(out, diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, width);
+            tc_term_wrap_from(out, tc_compare_diff_text(d, sizeof d, c, &c->differences[i]), 4, 4, width);
         }
         fprintf(out, "\n");
     }
     fprintf(out, "%sConclusion:%s ", B0, B1);
-    tc_term_wrap_from(out, conclusion_text(concl, sizeof concl, c), 12, 2, width);
+    tc_term_wrap_from(out, tc_compare_conclusion_text(concl, sizeof concl, c), 12, 2, width);
     fputc('\n', out);
 }
 
@@ -420,53 +411,63 @@ static void text_head(FILE *out, const tc_comparison *c, const char *B0, const c
 static void text_metrics(FILE *out, const tc_comparison *c) {
     fprintf(out, METRIC_ROW, "", "A", "B", "B - A", "B / A");
     row_text t;
-    for (size_t i = 0; i < N_METRICS; i++)
-        if (format_row(c, i, &t)) fprintf(out, METRIC_ROW, metrics[i].label, t.a, t.b, t.diff, t.ratio);
+    for (size_t i = 0; i < tc_compare_n_metrics; i++)
+        if (tc_compare_format_row(c, i, &t)) fprintf(out, METRIC_ROW, tc_compare_metrics[i].label, t.a, t.b, t.diff, t.ratio);
     char sa[32], sb[32];
     if (c->a->has_straggler) snprintf(sa, sizeof sa, "rank %lld", c->a->straggler_rank); else snprintf(sa, sizeof sa, "none");
     if (c->b->has_straggler) snprintf(sb, sizeof sb, "rank %lld", c->b->straggler_rank); else snprintf(sb, sizeof sb, "none");
-    fprintf(out, "%-27s %13s %13s\n", "straggler", sa, sb);
+    fprintf(out, "%-25s %15s %15s\n", "straggler", sa, sb);
     /* a saved result's verdict is whatever its JSON said: a cell, cleaned and cut */
-    char vda[4 * 16 + 1], vdb[4 * 16 + 1];
-    fprintf(out, "%-27s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, 16),
-            tc_term_cell(vdb, sizeof vdb, c->b->verdict, 16));
+    char vda[4 * VERDICT_COLS + 1], vdb[4 * VERDICT_COLS + 1];
+    fprintf(out, "%-25s %s %s\n", "verdict", tc_term_cell(vda, sizeof vda, c->a->verdict, VERDICT_COLS),
+            tc_term_cell(vdb, sizeof vdb, c->b->verdict, VERDICT_COLS));
 }
 
 /* The collectives table (nothing when neither side has collectives). */
 static void text_colls(FILE *out, const tc_comparison *c, int width) {
     if (!c->n_colls) return;
-    int names = width - COLL_FIXED, nw = names / 2, gw = names - nw;
     const char **cn = calloc(c->n_colls, sizeof *cn), **gn = calloc(c->n_colls, sizeof *gn);
     char (*gt)[256] = calloc(c->n_colls, sizeof *gt);
     if (!cn || !gn || !gt) { free(cn); free(gn); free(gt); return; }
+    int names = width - COLL_FIXED, gw = 5, nw = 4; /* "group", "name" */
+    char cell[4 * 1024 + 1];
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         cn[i] = (r->a ? r->a : r->b)->name;
-        group_of(gt[i], sizeof gt[i], r);
+        tc_compare_group_of(gt[i], sizeof gt[i], r);
         gn[i] = gt[i];
+        if ((int)tc_term_cols(gt[i]) > gw) gw = (int)tc_term_cols(gt[i]);
+        int w = (int)tc_term_cols(tc_term_clean(cell, sizeof cell, cn[i], 0));
+        if (w > nw) nw = w;
     }
+    if (gw > COLL_GROUP_MAX) gw = COLL_GROUP_MAX;
+    /* the group whole when the names leave room; else the names whole when the group keeps 10
+     * columns; else the group gets what 10 columns of names leave, and longer names their own lines */
+    int gmin = gw < 10 ? gw : 10;
+    if (nw + gw <= names || nw > names - gmin) { if (gw > names - 10) gw = names - 10; nw = names - gw; }
+    else gw = names - nw;
     char ua[40], ub[40];
     fprintf(out, "\nCollectives (matched by name and size; transfer = the fastest rank's kernel)\n");
-    fprintf(out, "%-*s %-*s %8s %8s %8s %7s %6s %6s  %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
+    fprintf(out, "%-*s %-*s %8s %7s %7s %7s %6s %6s %s\n", nw, "name", gw, "group", "size", "A xfer", "B xfer",
             "B / A", "A bus", "B bus", "change");
-    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 8),
-            tc_term_cell(ub, sizeof ub, "µs, med", 8), "", "GB/s", "GB/s");
+    fprintf(out, "%-*s %-*s %8s %s %s %7s %6s %6s\n", nw, "", gw, "", "each", tc_term_cell(ua, sizeof ua, "µs, med", 7),
+            tc_term_cell(ub, sizeof ub, "µs, med", 7), "", "GB/s", "GB/s");
     for (size_t i = 0; i < c->n_colls; i++) {
         const tc_cmp_coll_row *r = &c->colls[i];
         const tc_cmp_coll *x = r->a ? r->a : r->b;
-        char name[4 * 64 + 1], grp[4 * 64 + 1], by[24];
+        char name[4 * 1024 + 1], grp[4 * 64 + 1], by[24];
         char ta[24] = "-", tb[24] = "-", rt[24] = "-", ba[24] = "-", bb[24] = "-";
-        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 8);
-        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 8);
+        if (r->a) tc_term_fit(ta, sizeof ta, r->a->transfer_us_median, 1, 7);
+        if (r->b) tc_term_fit(tb, sizeof tb, r->b->transfer_us_median, 1, 7);
         if (r->transfer_us.has_ratio) {
             tc_term_fit(rt, sizeof rt - 1, r->transfer_us.ratio, 3, 6);
             strcat(rt, "x");
         }
         if (r->busbw_GBps.has_a) tc_term_fit(ba, sizeof ba, r->busbw_GBps.a, 1, 6);
         if (r->busbw_GBps.has_b) tc_term_fit(bb, sizeof bb, r->busbw_GBps.b, 1, 6);
-        fprintf(out, "%s %s %8s %8s %8s %7s %6s %6s  %s\n", tc_term_name_cell(name, sizeof name, x->name, cn, c->n_colls, -nw),
-                tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw), tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb,
-                rt, ba, bb, change_name(r->change));
+        tc_term_name_row(out, name, sizeof name, x->name, cn, c->n_colls, nw, width); /* its own line when too long */
+        fprintf(out, "%s %s %8s %7s %7s %7s %6s %6s %s\n", name, tc_term_name_cell(grp, sizeof grp, gn[i], gn, c->n_colls, -gw),
+                tc_fmt_bytes(by, sizeof by, x->bytes), ta, tb, rt, ba, bb, tc_compare_change_name(r->change));
     }
     free(cn);
     free(gn);
@@ -475,7 +476,7 @@ static void text_colls(FILE *out, const tc_comparison *c, int width) {
 
 /* The monthly difference in words ("at 1,000 steps a month (...), B costs $X a month less than A"),
  * the same in text and HTML. Returns buf. */
-static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
+const char *tc_compare_monthly_text(char *buf, size_t n, const tc_comparison *c) {
     char w[48], m[48];
     tc_fmt_grouped(w, sizeof w, c->work_steps_per_month, 0);
     if (c->has_monthly_diff)
@@ -493,10 +494,10 @@ static const char *monthly_text(char *buf, size_t n, const tc_comparison *c) {
 static void text_cost(FILE *out, const tc_comparison *c, int width) {
     char note[COST_NOTE_TEXT];
     fprintf(out, "\nCost per unit of work (each side with its own prices)\n");
-    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_a), 5, 5, width); }
-    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, cost_note(note, sizeof note, c->cost_b), 5, 5, width); }
+    if (!c->cost_a->has_cost) { fputs("  A: ", out); tc_term_wrap_from(out, tc_compare_cost_note(note, sizeof note, c->cost_a), 5, 5, width); }
+    if (!c->cost_b->has_cost) { fputs("  B: ", out); tc_term_wrap_from(out, tc_compare_cost_note(note, sizeof note, c->cost_b), 5, 5, width); }
     char line[512];
-    tc_term_wrap(out, monthly_text(line, sizeof line, c), 2, 4, width);
+    tc_term_wrap(out, tc_compare_monthly_text(line, sizeof line, c), 2, 4, width);
 }
 
 void tc_compare_text_write(FILE *out, const tc_comparison *c, const tc_term_opts *o) {
@@ -524,7 +525,7 @@ static void json_side(jw *w, const tc_run_summary *s, const tc_cmp_cost *cost) {
     char note[COST_NOTE_TEXT];
     jw_object_begin(w);
     jw_key(w, "label"); jw_string(w, s->label);
-    jw_key(w, "source"); jw_string(w, side_kind(s));
+    jw_key(w, "source"); jw_string(w, tc_compare_side_kind(s));
     jw_key(w, "tool_version"); jw_string(w, s->tool_version);
     jw_key(w, "device"); jw_string(w, s->device);
     jw_key(w, "gpus"); jw_int(w, s->world_size);
@@ -536,7 +537,7 @@ static void json_side(jw *w, const tc_run_summary *s, const tc_cmp_cost *cost) {
     jw_key(w, "basis"); jw_string(w, s->partial ? "partial" : "complete");
     jw_key(w, "cost");
     if (cost->has_cost) tc_cost_result_json(w, cost->cost); else jw_null(w);
-    jw_key(w, "cost_note"); jw_string(w, cost->has_cost ? NULL : cost_note(note, sizeof note, cost));
+    jw_key(w, "cost_note"); jw_string(w, cost->has_cost ? NULL : tc_compare_cost_note(note, sizeof note, cost));
     jw_object_end(w);
 }
 
@@ -544,7 +545,7 @@ static void json_side(jw *w, const tc_run_summary *s, const tc_cmp_cost *cost) {
 static void json_metrics(jw *w, const tc_comparison *c) {
     jw_key(w, "metrics");
     jw_object_begin(w);
-    for (size_t i = 0; i < N_METRICS; i++) { jw_key(w, metrics[i].key); json_pair(w, pair_of(c, &metrics[i])); }
+    for (size_t i = 0; i < tc_compare_n_metrics; i++) { jw_key(w, tc_compare_metrics[i].key); json_pair(w, pair_of(c, &tc_compare_metrics[i])); }
     jw_key(w, "straggler_rank");
     jw_object_begin(w);
     jw_key(w, "a"); if (c->a->has_straggler) jw_int(w, c->a->straggler_rank); else jw_null(w);
@@ -572,7 +573,7 @@ static void json_colls(jw *w, const tc_comparison *c) {
         jw_key(w, "process_group_b"); jw_string(w, r->b ? r->b->process_group : NULL);
         jw_key(w, "transfer_us_median"); json_pair(w, &r->transfer_us);
         jw_key(w, "busbw_GBps"); json_pair(w, &r->busbw_GBps);
-        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_key(w, "change"); jw_string(w, tc_compare_change_name(r->change));
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -590,7 +591,7 @@ static void json_ranks_kernels(jw *w, const tc_comparison *c) {
         jw_key(w, "share_exposed_comm"); json_pair(w, &r->share_exposed_comm);
         jw_key(w, "share_idle"); json_pair(w, &r->share_idle);
         jw_key(w, "step_time_us"); json_pair(w, &r->step_time_us);
-        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_key(w, "change"); jw_string(w, tc_compare_change_name(r->change));
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -602,7 +603,7 @@ static void json_ranks_kernels(jw *w, const tc_comparison *c) {
         jw_key(w, "name"); jw_string(w, (r->a ? r->a : r->b)->name);
         jw_key(w, "share_of_compute"); json_pair(w, &r->share_of_compute);
         jw_key(w, "time_us_per_gpu_step"); json_pair(w, &r->time_us_per_gpu_step);
-        jw_key(w, "change"); jw_string(w, change_name(r->change));
+        jw_key(w, "change"); jw_string(w, tc_compare_change_name(r->change));
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -618,9 +619,9 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     jw_key(&w, "same_workload"); jw_bool(&w, c->same_workload);
     jw_key(&w, "workload_differences");
     jw_array_begin(&w);
-    for (size_t i = 0; i < c->n_differences; i++) jw_string(&w, diff_text(d, sizeof d, c, &c->differences[i]));
+    for (size_t i = 0; i < c->n_differences; i++) jw_string(&w, tc_compare_diff_text(d, sizeof d, c, &c->differences[i]));
     jw_array_end(&w);
-    jw_key(&w, "conclusion"); jw_string(&w, conclusion_text(concl, sizeof concl, c));
+    jw_key(&w, "conclusion"); jw_string(&w, tc_compare_conclusion_text(concl, sizeof concl, c));
     jw_key(&w, "cheaper");
     jw_string(&w, c->cheaper == 'A' ? "A" : c->cheaper == 'B' ? "B" : c->cheaper == '=' ? "same" : NULL);
     char by[64];
@@ -642,252 +643,4 @@ int tc_compare_json_write(FILE *out, const tc_comparison *c) {
     json_ranks_kernels(&w, c);
     jw_object_end(&w);
     return jw_finish(&w);
-}
-
-/* ---- HTML -------------------------------------------------------------------------------- */
-
-/* Every string that may come from a trace or a saved result (labels, device, verdict, collective
- * names, groups, notes) goes through html_report's one escaper. NULL writes nothing. */
-static void html_esc(FILE *out, const char *s) {
-    if (s) tc_html_escape(out, s, strlen(s), 0);
-}
-
-/* The page up to the table: style, the workload warning, the conclusion and the two sides. */
-static void html_head(FILE *out, const tc_comparison *c) {
-    char d[DIFF_TEXT], concl[CONCLUSION_TEXT];
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>tracecost compare: ", out);
-    html_esc(out, c->a->label);
-    fputs(" vs ", out);
-    html_esc(out, c->b->label);
-    fputs("</title>\n<style>\n"
-          "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1000px;color:#222;padding:1em}\n"
-          "p,li,h1,h2,.warn{overflow-wrap:anywhere}td,th{white-space:nowrap}td.name,td.muted{white-space:normal}\n"
-          "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.8em;border-bottom:1px solid #ddd}\n"
-          "section{overflow-x:auto}.scroll{overflow-x:auto}svg.chart{display:block;max-width:none;font-size:11px}\n"
-          "table{border-collapse:collapse;width:100%}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}\n"
-          "th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}th[colspan]{text-align:center}td.name{text-align:left;word-break:break-all;"
-          "font-family:ui-monospace,monospace;font-size:12px}\n"
-          ".warn{background:#fde8e8;border:2px solid #c0392b;color:#7b1d12;padding:.7em 1em;font-weight:bold}\n"
-          ".concl{background:#eef6ee;border-left:4px solid #2e7d32;padding:.7em 1em}\n"
-          ".better{color:#1b6e20;font-weight:600}.worse{color:#b02a1c;font-weight:600}.muted{color:#666;font-size:.9em}\n"
-          ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px}\n"
-          ".sw{display:inline-block;width:12px;height:12px;border:1px solid #333;vertical-align:middle;margin-right:4px}\n"
-          ".c-compute{fill:#0072B2;background:#0072B2}.c-transfer{fill:#D55E00;background:#D55E00}"
-          ".c-wait{fill:#E69F00;background:#E69F00}.c-comm{fill:#CC79A7;background:#CC79A7}"
-          ".c-memory{fill:#009E73;background:#009E73}.c-idle{fill:#DDDDDD;background:#DDDDDD}\n"
-          "</style></head><body>\n<h1>tracecost compare</h1>\n", out);
-    if (!c->same_workload) {
-        char title[DIFF_TEXT];
-        fputs("<div class=\"warn\" id=\"mismatch\">NOT THE SAME WORKLOAD: ", out);
-        html_esc(out, mismatch_title(title, sizeof title, c));
-        fputs("<ul>", out);
-        for (size_t i = 0; i < c->n_differences; i++) {
-            fputs("<li>", out);
-            html_esc(out, diff_text(d, sizeof d, c, &c->differences[i]));
-            fputs("</li>", out);
-        }
-        fputs("</ul></div>\n", out);
-    }
-    fputs("<p class=\"concl\" id=\"conclusion\">", out);
-    html_esc(out, conclusion_text(concl, sizeof concl, c));
-    fputs("</p>\n<p>", out);
-    for (int k = 0; k < 2; k++) {
-        const tc_run_summary *s = k ? c->b : c->a;
-        fprintf(out, "%s%c: <b>", k ? "<br>" : "", k ? 'B' : 'A');
-        html_esc(out, s->label);
-        fprintf(out, "</b> (%s) ", side_kind(s));
-        html_esc(out, s->device);
-        if (s->partial) {
-            fputs(" <span class=\"worse\">on partial data: ", out);
-            char basis[TC_FINDING_TEXT];
-            html_esc(out, tc_basis_list_text(basis, sizeof basis, s->basis, s->n_basis));
-            fputs("</span>", out);
-        }
-    }
-    fputs("</p>\n", out);
-}
-
-/* The breakdown of each run as one stacked bar (A above B), the shares of its summed GPU windows. */
-static void html_bars(FILE *out, const tc_comparison *c) {
-    static const char *const cls[] = {"c-compute", "c-transfer", "c-wait", "c-comm", "c-memory", "c-idle"};
-    static const char *const label[] = {"compute", "exposed transfer", "exposed wait", "exposed comm (not split)",
-                                        "exposed memory", "idle"};
-    const int W = TC_HTML_CHART_W, L = 40, R = 20, bh = 26, top = 8;
-    double PW = W - L - R;
-    fputs("<section id=\"breakdown\"><h2>Where the GPU time went</h2>\n<ul class=\"legend\">", out);
-    for (int k = 0; k < 6; k++) fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", cls[k], label[k]);
-    fprintf(out, "</ul>\n<svg id=\"compare-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"A and B: shares of GPU time\">\n", W, top + 2 * (bh + 10) + 20, W, top + 2 * (bh + 10) + 20);
-    for (int side = 0; side < 2; side++) {
-        const tc_run_summary *s = side ? c->b : c->a;
-        double v[6] = {s->share_compute, s->split_known ? s->share_exposed_transfer : 0,
-                       s->split_known ? s->share_exposed_wait : 0, s->split_known ? 0 : s->share_exposed_comm,
-                       s->share_memory, s->share_idle};
-        int y = top + side * (bh + 10);
-        double x = L;
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">%c</text>", L - 8, y + bh - 8,
-                side ? 'B' : 'A');
-        for (int k = 0; k < 6; k++) {
-            if (v[k] <= 0) continue;
-            fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\"><title>%c: %s %.2f%%</title></rect>",
-                    x, y, v[k] * PW, bh, cls[k], side ? 'B' : 'A', label[k], 100 * v[k]);
-            if (v[k] * PW >= 44)
-                fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%.1f%%</text>",
-                        x + v[k] * PW / 2, y + bh - 9, k == 5 ? "#222" : "#fff", 100 * v[k]);
-            x += v[k] * PW;
-        }
-        fputs("\n", out);
-    }
-    fputs("</svg>\n</section>\n", out);
-}
-
-/* A share pair as "A%", "B%", "+x.x pt" cells; the difference coloured when `better` says which
- * way is better (+1 more, -1 less, 0 neither). */
-static void share_cells(FILE *out, const tc_cmp_pair *p, int better) {
-    if (p->has_a) fprintf(out, "<td>%.1f</td>", 100 * p->a); else fputs("<td>-</td>", out);
-    if (p->has_b) fprintf(out, "<td>%.1f</td>", 100 * p->b); else fputs("<td>-</td>", out);
-    if (!p->has_diff) { fputs("<td>-</td>", out); return; }
-    double pt = 100 * p->diff;
-    int way = pt >= 0.05 ? better : pt <= -0.05 ? -better : 0;
-    fprintf(out, "<td class=\"%s\">%+.1f pt</td>", way > 0 ? "better" : way < 0 ? "worse" : "", pt);
-}
-
-/* A time pair (µs) as A and B cells (divided by `scale`, `decimals` shown), B / A, and the change
- * in words: faster in green, slower in red. */
-static void time_cells(FILE *out, const tc_cmp_pair *p, double scale, int decimals, tc_cmp_change ch) {
-    char rt[24];
-    if (p->has_a) fprintf(out, "<td>%.*f</td>", decimals, p->a / scale); else fputs("<td>-</td>", out);
-    if (p->has_b) fprintf(out, "<td>%.*f</td>", decimals, p->b / scale); else fputs("<td>-</td>", out);
-    fmt_ratio(rt, sizeof rt, p);
-    const char *cls = ch == TC_CMP_FASTER ? "better" : ch == TC_CMP_SLOWER ? "worse" : "";
-    fprintf(out, "<td>%s</td><td class=\"%s\">%s</td>", rt, cls, change_name(ch));
-}
-
-/* Each rank of either run: its shares and step time, A against B. */
-static void html_ranks(FILE *out, const tc_comparison *c) {
-    if (!c->n_ranks) return;
-    fputs("<section id=\"rank-diffs\"><h2>Per rank</h2>\n<p class=\"muted\">Shares of each rank's own GPU window in A and "
-          "B, matched by rank number; the difference in percentage points is green where B is better (more compute, "
-          "less exposed communication or idle), red where it is worse. Step time: the rank's mean; slower or faster "
-          "beyond 2%.</p>\n<div class=\"scroll\"><table id=\"rank-diff-table\"><thead><tr><th rowspan=\"2\">rank</th>"
-          "<th colspan=\"3\">compute %</th><th colspan=\"3\">exposed comm %</th><th colspan=\"3\">idle %</th>"
-          "<th colspan=\"4\">step time ms</th></tr><tr><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th>"
-          "<th>B &minus; A</th><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th><th>B / A</th><th>change</th>"
-          "</tr></thead><tbody>\n", out);
-    for (size_t i = 0; i < c->n_ranks; i++) {
-        const tc_cmp_rank_row *r = &c->ranks[i];
-        fprintf(out, "<tr><td>%lld</td>", r->rank);
-        share_cells(out, &r->share_compute, +1);
-        share_cells(out, &r->share_exposed_comm, -1);
-        share_cells(out, &r->share_idle, -1);
-        time_cells(out, &r->step_time_us, 1e3, 3, r->change);
-        fputs("</tr>\n", out);
-    }
-    fputs("</tbody></table></div></section>\n", out);
-}
-
-/* Each top compute kernel of either run: its share of compute and time per GPU per step. */
-static void html_kernels(FILE *out, const tc_comparison *c) {
-    if (!c->n_kernels) return;
-    fputs("<section id=\"kernel-diffs\"><h2>Top compute kernels</h2>\n<p class=\"muted\">The top compute kernels of A and "
-          "B matched by name: share of each run's compute-kernel time, and time per GPU per step (summed time / steps / "
-          "ranks); faster (green) or slower (red) beyond 2%.</p>\n<div class=\"scroll\"><table id=\"kernel-diff-table\">"
-          "<thead><tr><th rowspan=\"2\">kernel</th><th colspan=\"3\">share of compute %</th><th colspan=\"4\">"
-          "&micro;s per GPU per step</th></tr><tr><th>A</th><th>B</th><th>B &minus; A</th><th>A</th><th>B</th>"
-          "<th>B / A</th><th>change</th></tr></thead><tbody>\n", out);
-    for (size_t i = 0; i < c->n_kernels; i++) {
-        const tc_cmp_kernel_row *r = &c->kernels[i];
-        fputs("<tr><td class=\"name\">", out);
-        html_esc(out, (r->a ? r->a : r->b)->name);
-        fputs("</td>", out);
-        share_cells(out, &r->share_of_compute, 0);
-        time_cells(out, &r->time_us_per_gpu_step, 1, 1, r->change);
-        fputs("</tr>\n", out);
-    }
-    fputs("</tbody></table></div></section>\n", out);
-}
-
-/* The side-by-side table: metric rows, straggler and verdict. */
-static void html_metrics(FILE *out, const tc_comparison *c) {
-    fputs("<section id=\"metrics\"><h2>Side by side</h2>\n<div class=\"scroll\"><table><tr><th>metric</th><th>A</th><th>B</th>"
-          "<th>B &minus; A</th><th>B / A</th><th>how</th></tr>\n", out);
-    row_text t;
-    for (size_t i = 0; i < N_METRICS; i++) {
-        if (!format_row(c, i, &t)) continue;
-        fprintf(out, "<tr><td>%s</td><td>", metrics[i].label);
-        html_esc(out, t.a);
-        fputs("</td><td>", out);
-        html_esc(out, t.b);
-        fputs("</td><td>", out);
-        html_esc(out, t.diff);
-        fprintf(out, "</td><td>%s</td><td class=\"muted\">%s</td></tr>\n", t.ratio, metrics[i].how);
-    }
-    fputs("<tr><td>straggler</td><td>", out);
-    if (c->a->has_straggler) fprintf(out, "rank %lld", c->a->straggler_rank); else fputs("none", out);
-    fputs("</td><td>", out);
-    if (c->b->has_straggler) fprintf(out, "rank %lld", c->b->straggler_rank); else fputs("none", out);
-    fputs("</td><td></td><td></td><td></td></tr>\n<tr><td>verdict</td><td>", out);
-    html_esc(out, c->a->verdict);
-    fputs("</td><td>", out);
-    html_esc(out, c->b->verdict);
-    fputs("</td><td></td><td></td><td></td></tr>\n</table></div></section>\n", out);
-}
-
-/* The collectives table (nothing when neither side has collectives). */
-static void html_colls(FILE *out, const tc_comparison *c) {
-    if (!c->n_colls) return;
-    fputs("<section id=\"collectives\"><h2>Collectives</h2>\n<p class=\"muted\">Matched by name and bytes (the same process "
-          "group preferred); transfer = median of the fastest rank's kernel, busbw per nccl-tests.</p>\n"
-          "<div class=\"scroll\"><table><tr><th>collective</th><th>bytes</th><th>A transfer &micro;s</th><th>B transfer &micro;s</th>"
-          "<th>B / A</th><th>A busbw GB/s</th><th>B busbw GB/s</th><th>change</th><th>group</th></tr>\n", out);
-    for (size_t i = 0; i < c->n_colls; i++) {
-        const tc_cmp_coll_row *r = &c->colls[i];
-        const tc_cmp_coll *x = r->a ? r->a : r->b;
-        char rt[24];
-        fmt_ratio(rt, sizeof rt, &r->transfer_us);
-        fputs("<tr><td>", out);
-        html_esc(out, x->name);
-        if (x->bytes >= 0) fprintf(out, "</td><td>%lld</td><td>", x->bytes); else fputs("</td><td>unknown</td><td>", out);
-        if (r->a) fprintf(out, "%.1f", r->a->transfer_us_median); else fputs("-", out);
-        fputs("</td><td>", out);
-        if (r->b) fprintf(out, "%.1f", r->b->transfer_us_median); else fputs("-", out);
-        fprintf(out, "</td><td>%s</td><td>", rt);
-        if (r->busbw_GBps.has_a) fprintf(out, "%.1f", r->busbw_GBps.a); else fputs("-", out);
-        fputs("</td><td>", out);
-        if (r->busbw_GBps.has_b) fprintf(out, "%.1f", r->busbw_GBps.b); else fputs("-", out);
-        const char *cls = r->change == TC_CMP_FASTER ? "better" : r->change == TC_CMP_SLOWER ? "worse" : "";
-        char g[1024];
-        group_of(g, sizeof g, r);
-        fprintf(out, "</td><td class=\"%s\">%s</td><td>", cls, change_name(r->change));
-        html_esc(out, g);
-        fputs("</td></tr>\n", out);
-    }
-    fputs("</table></div></section>\n", out);
-}
-
-/* Cost per unit of work and the page's end. */
-static void html_cost(FILE *out, const tc_comparison *c) {
-    char note[COST_NOTE_TEXT];
-    fputs("<h2>Cost per unit of work</h2>\n<p>", out);
-    if (!c->cost_a->has_cost) { fputs("A: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_a)); fputs("<br>", out); }
-    if (!c->cost_b->has_cost) { fputs("B: ", out); html_esc(out, cost_note(note, sizeof note, c->cost_b)); fputs("<br>", out); }
-    char line[512];
-    html_esc(out, monthly_text(line, sizeof line, c));
-    if (c->has_monthly_diff) fputs(": W &times; work of A&#39;s step &times; (cost per unit B &minus; cost per unit A).", out);
-    else fputs(".", out);
-    fprintf(out, "</p>\n<p class=\"muted\">tracecost %s. Cost per step = P &times; N &times; step time / 3600 s; "
-            "cost per effective GPU-hour = P / e with e = 1 &minus; exposed transfer share. Shares are of the "
-            "summed GPU windows.</p>\n</body></html>\n", TC_VERSION);
-}
-
-int tc_compare_html_write(FILE *out, const tc_comparison *c) {
-    html_head(out, c);
-    html_bars(out, c);
-    html_metrics(out, c);
-    html_ranks(out, c);
-    html_kernels(out, c);
-    html_colls(out, c);
-    html_cost(out, c);
-    return ferror(out) ? -1 : 0;
 }

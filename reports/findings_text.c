@@ -68,7 +68,8 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
     default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
     }
-    size_t len = (size_t)tc_format(buf, n, "idle is %.1f%% of %s, %.1f points of it %s", 100 * r->idle, of_time(r),
+    char pi[TC_PCT_LEN];
+    size_t len = (size_t)tc_format(buf, n, "idle is %s of %s, %.1f points of it %s", TC_PCT1(pi, r->idle), of_time(r),
                                    100 * r->cause_share, what);
     if (r->after_sync_share <= 0 || len >= n) return;
     const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
@@ -131,9 +132,10 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
     const tc_group_row *row = &j->group_rows[r->row];
     char label[200], where[80], bw[300];
     bool many = row->groups > 1;
-    tc_format(buf, n, "%s, %s, %s the most exposed %s, %.1f%% of GPU time; %s",
+    char ps[TC_PCT_LEN];
+    tc_format(buf, n, "%s, %s, %s the most exposed %s, %s of GPU time; %s",
               tc_group_row_label(label, sizeof label, j, row), scope_link(where, sizeof where, &row->f),
-              many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", 100 * r->row_share,
+              many ? "carry" : "carries", row->f.split_known ? "transfer" : "communication", TC_PCT1(ps, r->row_share),
               fabric_bw_text(bw, sizeof bw, &row->f, many, r));
     if (row->f.partial && row->f.has_busbw) {
         size_t len = strlen(buf);
@@ -148,6 +150,7 @@ const char *tc_verdict_words(tc_verdict v) {
 }
 
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
+    char pb[4][TC_PCT_LEN]; /* the shares in their one form (tc_fmt_pct) */
     switch (r->code) {
     case TC_REASON_FABRIC:
         if (r->row < j->n_group_rows) return fabric_reason(buf, n, r, j);
@@ -155,35 +158,35 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_NETWORK:
         if (r->split_known)
-            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly moving bytes "
-                      "(not hidden by compute): transfer %.1f%%, wait %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold,
-                      100 * r->transfer, 100 * r->wait);
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly moving bytes "
+                      "(not hidden by compute): transfer %s, wait %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold,
+                      TC_PCT1(pb[1], r->transfer), TC_PCT1(pb[2], r->wait));
         else
-            tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%; not split into wait "
-                      "and transfer: one rank)", 100 * r->comm, of_time(r), 100 * r->threshold);
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%; not split into wait "
+                      "and transfer: one rank)", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold);
         break;
     case TC_REASON_STRAGGLER:
-        tc_format(buf, n, "exposed communication is %.1f%% of %s (threshold %.0f%%), mostly waiting for slower "
-                  "ranks: wait %.1f%%, transfer %.1f%%", 100 * r->comm, of_time(r), 100 * r->threshold, 100 * r->wait,
-                  100 * r->transfer);
+        tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly waiting for slower "
+                  "ranks: wait %s, transfer %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold, TC_PCT1(pb[1], r->wait),
+                  TC_PCT1(pb[2], r->transfer));
         break;
     case TC_REASON_HOST:
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(buf, n, "GPUs idle or copying to or from the host %.1f%% of the time (idle %.1f%% + exposed host "
-                      "copies %.1f%%; threshold %.0f%%; device copies, %.1f%%, are GPU work)", 100 * r->host,
-                      100 * r->idle, 100 * r->memory, 100 * r->threshold, 100 * r->device_memory);
+            tc_format(buf, n, "GPUs idle or copying to or from the host %s of the time (idle %s + exposed host "
+                      "copies %s; threshold %.0f%%; device copies, %s, are GPU work)", TC_PCT1(pb[0], r->host),
+                      TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold, TC_PCT1(pb[3], r->device_memory));
         else
-            tc_format(buf, n, "GPUs idle or copying memory %.1f%% of the time (idle %.1f%% + exposed memory %.1f%%; "
-                      "threshold %.0f%%)", 100 * r->host, 100 * r->idle, 100 * r->memory, 100 * r->threshold);
+            tc_format(buf, n, "GPUs idle or copying memory %s of the time (idle %s + exposed memory %s; "
+                      "threshold %.0f%%)", TC_PCT1(pb[0], r->host), TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold);
         break;
     case TC_REASON_COMPUTE:
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed host "
-                      "copies %.1f%% (device copies, %.1f%%, are GPU work)", 100 * r->threshold, of_time(r), 100 * r->comm,
-                      100 * r->host, 100 * r->device_memory);
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed host "
+                      "copies %s (device copies, %s, are GPU work)", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm),
+                      TC_PCT1(pb[1], r->host), TC_PCT1(pb[2], r->device_memory));
         else
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %.1f%%, idle + exposed memory "
-                      "%.1f%%", 100 * r->threshold, of_time(r), 100 * r->comm, 100 * r->host);
+            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed memory "
+                      "%s", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm), TC_PCT1(pb[1], r->host));
         break;
     case TC_REASON_SPEEDUP:
         if (r->has_speedup_class)
@@ -194,23 +197,23 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     case TC_REASON_SHARES: {
         char mem[80];
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(mem, sizeof mem, "%.1f%% (host copies %.1f%%, device copies %.1f%%)",
-                      100 * (r->memory + r->device_memory), 100 * r->memory, 100 * r->device_memory);
-        else tc_format(mem, sizeof mem, "%.1f%%", 100 * r->memory);
+            tc_format(mem, sizeof mem, "%s (host copies %s, device copies %s)",
+                      TC_PCT1(pb[0], (r->memory + r->device_memory)), TC_PCT1(pb[1], r->memory), TC_PCT1(pb[2], r->device_memory));
+        else tc_format(mem, sizeof mem, "%s", TC_PCT1(pb[0], r->memory));
         if (r->split_known)
-            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed transfer %.1f%%, exposed wait %.1f%%, "
-                      "exposed memory %s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->transfer, 100 * r->wait, mem,
-                      100 * r->idle);
+            tc_format(buf, n, "shares of %s: compute %s, exposed transfer %s, exposed wait %s, "
+                      "exposed memory %s, idle %s", of_time(r), TC_PCT1(pb[0], r->compute), TC_PCT1(pb[1], r->transfer), TC_PCT1(pb[2], r->wait), mem,
+                      TC_PCT1(pb[3], r->idle));
         else
-            tc_format(buf, n, "shares of %s: compute %.1f%%, exposed communication %.1f%%%s, exposed memory "
-                      "%s, idle %.1f%%", of_time(r), 100 * r->compute, 100 * r->comm,
-                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", mem, 100 * r->idle);
+            tc_format(buf, n, "shares of %s: compute %s, exposed communication %s%s, exposed memory "
+                      "%s, idle %s", of_time(r), TC_PCT1(pb[0], r->compute), TC_PCT1(pb[1], r->comm),
+                      r->comm > 0 ? " (wait and transfer unknown with one rank)" : "", mem, TC_PCT1(pb[2], r->idle));
         break;
     }
     case TC_REASON_WORST_RANK:
-        tc_format(buf, n, "rank %lld loses %.1f%% of its GPU time to %s, against %.1f%% over all ranks",
-                  (long long)r->rank, 100 * r->rank_share, class_words(r->loss),
-                  100 * (r->loss == TC_LOSS_COMM ? r->comm : r->host));
+        tc_format(buf, n, "rank %lld loses %s of its GPU time to %s, against %s over all ranks",
+                  (long long)r->rank, TC_PCT1(pb[0], r->rank_share), class_words(r->loss),
+                  TC_PCT1(pb[1], (r->loss == TC_LOSS_COMM ? r->comm : r->host)));
         break;
     case TC_REASON_STRAGGLER_RANK:
     {
@@ -258,6 +261,7 @@ const char *tc_straggler_rule_text(void) {
 /* ---- the basis ---------------------------------------------------------------------------- */
 
 const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) {
+    char pu[TC_PCT_LEN];
     switch (b->code) {
     case TC_BASIS_WORLD_SIZE:
         tc_format(buf, n, "%lld of the job's %lld ranks %s given (its world size is from the traces): waits, "
@@ -272,9 +276,9 @@ const char *tc_basis_reason_text(char *buf, size_t n, const tc_basis_reason *b) 
                   (long long)b->size, b->count > 1 ? " (and other groups miss ranks too)" : "");
         break;
     case TC_BASIS_UNMATCHED:
-        tc_format(buf, n, "%lld of %lld collective instances could not be matched across ranks (%.1f%% of exposed "
+        tc_format(buf, n, "%lld of %lld collective instances could not be matched across ranks (%s of exposed "
                   "communication): they count as transfer, so transfer is an upper bound and wait a lower bound",
-                  (long long)b->count, (long long)b->of, 100 * b->share);
+                  (long long)b->count, (long long)b->of, TC_PCT1(pu, b->share));
         break;
     case TC_BASIS_SALVAGED:
         tc_format(buf, n, "%lld of %lld inputs %s cut short or damaged: %s figures cover the part that was read",
@@ -459,65 +463,67 @@ static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
                   100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
                   (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,
                   l->launch_bound ? " (launch-bound: the calls take more CPU time than the GPU is busy)" : "");
-    tc_format(buf, n, "Cut launch overhead, %.1f%% of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
-              "fused kernels, a larger batch per step.", 100 * a->share, figures);
+    char pct[TC_PCT_LEN];
+    tc_format(buf, n, "Cut launch overhead, %s of GPU time%s: CUDA graphs (torch.compile mode=\"reduce-overhead\"), "
+              "fused kernels, a larger batch per step.", TC_PCT1(pct, a->share), figures);
 }
 
 /* The host actions that answer an idle cause with its share and evidence (a->share > 0). */
 static bool host_action_text(char *buf, size_t n, const tc_action *a) {
     char name[256], op[256], where[300];
     const char *nm = a->name ? tc_finding_name(name, sizeof name, a->name) : NULL;
-    double pct = 100 * a->share;
+    char pct[TC_PCT_LEN], ps[TC_PCT_LEN];
+    TC_PCT1(pct, a->share);
     switch (a->code) {
     case TC_ACTION_AVOID_SYNCS: {
         if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
         else where[0] = 0;
         char drained[200] = "";
         if (a->after_sync_share > 0)
-            tc_format(drained, sizeof drained, "; idle gaps worth %.1f%% of the time began while the host waited in a sync",
-                      100 * a->after_sync_share);
-        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %.1f%% of the time%s. "
+            tc_format(drained, sizeof drained, "; idle gaps worth %s of the time began while the host waited in a sync",
+                      TC_PCT1(ps, a->after_sync_share));
+        tc_format(buf, n, "Remove the host-device sync that drains the GPU: %s%s leaves it idle %s of the time%s. "
                   "Avoid .item(), .cpu(), printing tensors and torch.cuda.synchronize() inside the step, or issue the "
                   "next work first (non_blocking copies, CUDA events).", nm ? nm : "synchronizing calls", where, pct, drained);
         return true;
     }
     case TC_ACTION_FEED_GPUS:
-        tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %.1f%% of the time. More DataLoader "
+        tc_format(buf, n, "Feed the GPUs faster: they wait for the data loader%s%s%s %s of the time. More DataLoader "
                   "workers (num_workers), pin_memory=True, prefetch_factor, persistent_workers=True.", nm ? " (" : "",
                   nm ? nm : "", nm ? ")" : "", pct);
         return true;
     case TC_ACTION_CUT_LAUNCHES: launch_rate_text(buf, n, a); return true;
     case TC_ACTION_ALLOCATOR:
-        tc_format(buf, n, "Keep allocator calls out of the step: %s leaves the GPU idle %.1f%% of the time. Warm the caching "
+        tc_format(buf, n, "Keep allocator calls out of the step: %s leaves the GPU idle %s of the time. Warm the caching "
                   "allocator up before profiling, avoid torch.cuda.empty_cache(), try "
                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", nm ? nm : "cudaMalloc/cudaFree", pct);
         return true;
     case TC_ACTION_WARM_UP:
-        tc_format(buf, n, "Lazy module loading on first launches leaves the GPU idle %.1f%% of the time: profile after "
+        tc_format(buf, n, "Lazy module loading on first launches leaves the GPU idle %s of the time: profile after "
                   "warm-up steps (schedule(wait=1, warmup=1, ...)) or load modules eagerly (CUDA_MODULE_LOADING=EAGER).", pct);
         return true;
     case TC_ACTION_HOST_WORK:
-        tc_format(buf, n, "Take host work off the step's critical path: the GPU waits on other host work %.1f%% of the "
+        tc_format(buf, n, "Take host work off the step's critical path: the GPU waits on other host work %s of the "
                   "time%s%s. A fused or foreach optimizer, less Python and logging per step, torch.compile.", pct,
                   nm ? ", most in " : "", nm ? nm : "");
         return true;
     case TC_ACTION_GPU_SIDE:
-        tc_format(buf, n, "The next work was already queued for %.1f%% of the time the GPU sat idle: it waited on its own "
+        tc_format(buf, n, "The next work was already queued for %s of the time the GPU sat idle: it waited on its own "
                   "dependencies (cross-stream event waits, another process on the GPU); look at the stream waits.", pct);
         return true;
     case TC_ACTION_TRACE_LAUNCHES:
-        tc_format(buf, n, "The trace holds no launch call for work that ends %.1f%% of idle time: record CPU activity on "
+        tc_format(buf, n, "The trace holds no launch call for work that ends %s of idle time: record CPU activity on "
                   "every thread (torch.profiler activities=[CPU, CUDA]) to see what the host was doing.", pct);
         return true;
     case TC_ACTION_PIN_COPIES:
         if (nm && a->where) tc_format(where, sizeof where, " (called in %s)", tc_finding_name(op, sizeof op, a->where));
         else where[0] = 0;
-        tc_format(buf, n, "Copy from pinned memory: %s%s holds the host while the GPU sits idle %.1f%% of the time (copy calls "
+        tc_format(buf, n, "Copy from pinned memory: %s%s holds the host while the GPU sits idle %s of the time (copy calls "
                   "of 1 ms or more: the CPU stages a copy of pageable memory). Pin the host tensors (pin_memory=True, tensor.pin_memory()) and "
                   "copy with non_blocking=True, or keep the data on the GPU.", nm ? nm : "copy calls", where, pct);
         return true;
     case TC_ACTION_OVERLAP_COPIES:
-        tc_format(buf, n, "Overlap memory copies with compute: exposed host copies take %.1f%% of the time. pin_memory=True with "
+        tc_format(buf, n, "Overlap memory copies with compute: exposed host copies take %s of the time. pin_memory=True with "
                   "non_blocking=True, prefetch the next batch on a side stream.", pct);
         return true;
     default: return false;
@@ -587,9 +593,11 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
                       ? "more GPU work or a slower GPU (uneven batches or sequence lengths, throttling)."
                       : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
         break;
-    case TC_ACTION_MFU_GAP:
-        tc_format(buf, n, "MFU is %.1f%% of the GPU's peak: the gap to peak is what kernel work can win.", 100 * a->value);
+    case TC_ACTION_MFU_GAP: {
+        char pm[TC_PCT_LEN];
+        tc_format(buf, n, "MFU is %s of the GPU's peak: the gap to peak is what kernel work can win.", TC_PCT1(pm, a->value));
         break;
+    }
     default:
         tc_format(buf, n, "?");
     }

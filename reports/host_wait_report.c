@@ -129,6 +129,10 @@ void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
+/* a of b as a share in its one form (tc_fmt_pct, one decimal: "12.3%", "<0.1%"). Returns buf. */
+static double frac(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : 0; }
+static const char *pct_text(char *buf, size_t n, int64_t a, int64_t b) { return tc_fmt_pct(buf, n, frac(a, b), 1); }
+static const char *pct_html(char *buf, size_t n, int64_t a, int64_t b) { return tc_html_pct(buf, n, frac(a, b), 1); }
 
 /* The causes of at least 0.05% of `whole`, largest first, as items "sync 24.0%", then how many
  * smaller ones have time ("3 more under 0.1%"). Returns the number of items. */
@@ -142,7 +146,8 @@ static size_t causes_items(char (*items)[64], const tc_idle_causes *k, int64_t w
         if (best < 0) break;
         done[best] = true;
         if (pct(k->ns[best], whole) < 0.05) { small++; continue; }
-        snprintf(items[n++], 64, "%s %.1f%%", tc_idle_cause_label(best), pct(k->ns[best], whole));
+        char p[TC_PCT_LEN];
+        snprintf(items[n++], 64, "%s %s", tc_idle_cause_label(best), pct_text(p, sizeof p, k->ns[best], whole));
     }
     if (small) snprintf(items[n++], 64, "%zu more under 0.1%%", small);
     return n;
@@ -191,14 +196,14 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
 static void step_row(FILE *out, const tc_step_result *st) {
     const tc_breakdown *b = &st->step_b; /* the step's span (docs/definitions.md "Step window") */
     int top = tc_idle_top_cause(&st->step_idle);
-    char cause[64] = "-", t[24], num[24], c[16], e[16], m[16], i[16];
-    if (top >= 0) snprintf(cause, sizeof cause, "%s %.1f%%", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
+    char cause[64] = "-", t[24], num[24], c[TC_PCT_LEN], e[TC_PCT_LEN], m[TC_PCT_LEN], i[TC_PCT_LEN];
+    if (top >= 0) snprintf(cause, sizeof cause, "%s %s", tc_idle_cause_label(top), pct_text(c, sizeof c, st->step_idle.ns[top], b->window_ns));
     tc_term_fit(t, sizeof t, ms(st->step_time_ns), 3, 10);
     snprintf(num, sizeof num, "%lld", (long long)st->number);
-    snprintf(c, sizeof c, "%.1f%%", pct(b->compute_ns, b->window_ns));
-    snprintf(e, sizeof e, "%.1f%%", pct(b->exposed_comm_ns, b->window_ns));
-    snprintf(m, sizeof m, "%.1f%%", pct(b->memory_exposed_ns, b->window_ns));
-    snprintf(i, sizeof i, "%.1f%%", pct(b->idle_ns, b->window_ns));
+    pct_text(c, sizeof c, b->compute_ns, b->window_ns);
+    pct_text(e, sizeof e, b->exposed_comm_ns, b->window_ns);
+    pct_text(m, sizeof m, b->memory_exposed_ns, b->window_ns);
+    pct_text(i, sizeof i, b->idle_ns, b->window_ns);
     fprintf(out, STEP_ROW, num, t, c, e, m, i, cause);
 }
 
@@ -324,10 +329,11 @@ static void html_causes(FILE *out, const tc_summary *sm) {
                  "<th class=\"n\">share of %s</th><th class=\"n\">share of idle</th></tr></thead>\n<tbody>\n", of);
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
         int64_t ns = k->ns[c];
+        char pw[TC_PCT_LEN], pi[TC_PCT_LEN];
         fprintf(out, "<tr data-cause=\"%s\"><td><span class=\"sw %s\"></span> %s</td><td class=\"n\" "
-                     "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
+                     "data-tip=\"%.6f ms\">%.3f</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
                 tc_idle_cause_key(c), bar_class(BAR_IDLE0 + c, cls, sizeof cls), tc_idle_cause_label(c), ms(ns), ms(ns),
-                pct(ns, b->window_ns), pct(ns, b->idle_ns));
+                pct_html(pw, sizeof pw, ns, b->window_ns), pct_html(pi, sizeof pi, ns, b->idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
     if (k->after_sync_ns > 0)
@@ -375,21 +381,15 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
     fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
 }
 
-/* One stacked bar per step (its span split into the busy classes and the idle causes). */
-static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+/* The per-step bars' drawing, wide or narrow (see TC_HTML_CHART_W). */
+static void html_step_svg(FILE *out, const tc_rank_result *rr, int narrow) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     int64_t top = 1;
     for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
-    const int W = TC_HTML_CHART_W, L = 80, R = 30, T = 8, H = 220, B = 24;
+    const int W = tc_html_chart_w(narrow), L = narrow ? 60 : 80, R = narrow ? 12 : 30, T = 8, H = narrow ? 180 : 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
     char cls[16], a[40], topms[TC_ATTR_LEN];
-    fputs("<ul class=\"legend\">", out);
-    for (int k = 0; k < BAR_N; k++)
-        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
-    fputs("</ul>\n", out);
-    fprintf(out, "<svg id=\"step-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"stacked bar per step: compute, exposed comm, exposed memory, idle by cause\">\n",
-            W, T + H + B, W, T + H + B);
+    tc_html_svg_open(out, "step-bars", narrow, T + H + B, "stacked bar per step: compute, exposed comm, exposed memory, idle by cause");
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%s ms</text><text x=\"%d\" y=\"%d\" "
                  "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), TC_SIG4(topms, ms(top)), L - 6, T + H);
     for (size_t s = 0; s < n; s++) {
@@ -413,6 +413,17 @@ static void html_step_chart(FILE *out, const tc_rank_result *rr) {
     fputs("</text>\n</svg>\n", out);
 }
 
+/* One stacked bar per step (its span split into the busy classes and the idle causes). */
+static void html_step_chart(FILE *out, const tc_rank_result *rr) {
+    char cls[16];
+    fputs("<ul class=\"legend\">", out);
+    for (int k = 0; k < BAR_N; k++)
+        fprintf(out, "<li><span class=\"sw %s\"></span>%s</li>", bar_class(k, cls, sizeof cls), bar_label(k));
+    fputs("</ul>\n", out);
+    html_step_svg(out, rr, 0);
+    html_step_svg(out, rr, 1);
+}
+
 static void html_step_table(FILE *out, const tc_rank_result *rr) {
     size_t n = rr->n_steps < HTML_STEPS ? rr->n_steps : HTML_STEPS;
     fputs("<div class=\"scroll\"><table id=\"step-table\" class=\"sortable\">\n<thead><tr><th class=\"n\">step</th>"
@@ -428,9 +439,11 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
                 (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
                 (long long)b->window_ns, ms(b->window_ns), ms(b->window_ns));
         int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
+        char p[TC_PCT_LEN];
         for (int k = 0; k < 4; k++)
-            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%.1f%%</td>",
-                    pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns), pct(parts[k], b->window_ns));
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%s</td>",
+                    pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns),
+                    pct_html(p, sizeof p, parts[k], b->window_ns));
         if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
         else fputs("<td>-</td></tr>\n", out);
     }

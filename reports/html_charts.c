@@ -59,37 +59,19 @@ void tc_html_legend(hr *h, const int *cats, size_t n, const char *const *labels,
     put(h, "</ul>\n");
 }
 
-/* One stacked bar per rank split into the categories, with its note and legend above it. */
-void tc_html_rank_bars(hr *h) {
+/* The per-rank bars' drawing, wide or narrow (see TC_HTML_CHART_W), of the categories cats[0..nc). */
+static void rank_bars_svg(hr *h, const int *cats, size_t nc, int narrow) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
     char a[40], b[40], tip[512];
-    bool any_rest = false;
-    for (size_t r = 0; r < n; r++) {
-        rank_split s = split_of(&j->ranks[r].b);
-        if (j->ranks[r].b.split_known && s.ns[CAT_COMM] > 0) any_rest = true;
-    }
-    int cats[CAT_N];
-    size_t nc = 0;
-    cats[nc++] = CAT_COMPUTE;
-    if (sm->split_known) { cats[nc++] = CAT_TRANSFER; cats[nc++] = CAT_WAIT; if (any_rest) cats[nc++] = CAT_COMM; }
-    else cats[nc++] = CAT_COMM;
-    cats[nc++] = CAT_MEMORY;
-    cats[nc++] = CAT_IDLE;
-    put(h, "<p class=\"note\">One bar per rank: its GPU window (first to last GPU event) split into compute, "
-           "exposed collective time (transfer vs waiting for slower peers), exposed memory copies and idle. "
-           "Hover a segment for exact values; the table below has every number.</p>\n");
-    tc_html_legend(h, cats, nc, cat_label, NULL);
-
     int bh = n <= 16 ? 20 : n <= 64 ? 11 : n <= 256 ? 5 : 2;
     int gap = bh >= 10 ? 4 : 1;
     int label_every = bh >= 10 ? 1 : bh >= 5 ? 8 : 32;
-    const int W = TC_HTML_CHART_W, L = 80, R = 90, top = 6;
+    const int W = tc_html_chart_w(narrow), L = narrow ? 66 : 80, R = narrow ? 84 : 90, top = 6;
     double PW = W - L - R;
     int H = top + (int)n * (bh + gap) + 26;
-    pf(h, "<svg id=\"rank-bars\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-          "aria-label=\"stacked bar per rank: compute, exposed transfer, exposed wait, memory, idle\">\n", W, H, W, H);
+    tc_html_svg_open(h->out, "rank-bars", narrow, H, "stacked bar per rank: compute, exposed transfer, exposed wait, memory, idle");
     percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
@@ -118,11 +100,74 @@ void tc_html_rank_bars(hr *h) {
     put(h, "</svg>\n");
 }
 
+/* One stacked bar per rank split into the categories, with its note and legend above it. */
+void tc_html_rank_bars(hr *h) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    size_t n = j->n_ranks;
+    bool any_rest = false;
+    for (size_t r = 0; r < n; r++) {
+        rank_split s = split_of(&j->ranks[r].b);
+        if (j->ranks[r].b.split_known && s.ns[CAT_COMM] > 0) any_rest = true;
+    }
+    int cats[CAT_N];
+    size_t nc = 0;
+    cats[nc++] = CAT_COMPUTE;
+    if (sm->split_known) { cats[nc++] = CAT_TRANSFER; cats[nc++] = CAT_WAIT; if (any_rest) cats[nc++] = CAT_COMM; }
+    else cats[nc++] = CAT_COMM;
+    cats[nc++] = CAT_MEMORY;
+    cats[nc++] = CAT_IDLE;
+    put(h, "<p class=\"note\">One bar per rank: its GPU window (first to last GPU event) split into compute, "
+           "exposed collective time (transfer vs waiting for slower peers), exposed memory copies and idle. "
+           "Hover a segment for exact values; the table below has every number.</p>\n");
+    tc_html_legend(h, cats, nc, cat_label, NULL);
+    rank_bars_svg(h, cats, nc, 0);
+    rank_bars_svg(h, cats, nc, 1);
+}
+
 /* ------------------------------------------------------------------ straggler */
+/* The last-arrival chart's drawing, wide or narrow (see TC_HTML_CHART_W). */
+static void straggler_svg(hr *h, int narrow) {
+    const tc_job *j = h->j;
+    const tc_summary *sm = &j->summary;
+    size_t n = j->n_ranks;
+    char a[40], tip[256];
+    int bh = n <= 16 ? 16 : n <= 64 ? 9 : n <= 256 ? 4 : 2, gap = bh >= 9 ? 3 : 1;
+    int label_every = bh >= 9 ? 1 : bh >= 4 ? 8 : 32;
+    /* the fair-share label above the bars; the straggler's label after its bar, within R */
+    const int W = tc_html_chart_w(narrow), L = narrow ? 66 : 80, R = narrow ? 104 : 110, top = 20;
+    double PW = W - L - R;
+    int H = top + (int)n * (bh + gap) + 26;
+    tc_html_svg_open(h->out, "straggler-chart", narrow, H, "last-arrival share per rank");
+    percent_grid(h, L, PW, top, H);
+    for (size_t r = 0; r < n; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        double s = rr->last_arrival_share;
+        int y = top + (int)r * (bh + gap);
+        bool is = sm->has_straggler && rr->rank == sm->straggler.rank;
+        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); each other rank waited %s ms/step "
+                 "for it%s", (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances,
+                 100 * s, tc_html_ms_exact(a, sizeof a, rr->caused_wait_per_rank_ns_per_step), is ? " - the straggler" : "");
+        pf(h, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", L, y, s * PW, bh,
+           is ? "c-transfer" : "c-compute", tip);
+        if (r % (size_t)label_every == 0 || is)
+            pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld</text>", L - 6, y + bh - (bh >= 9 ? 4 : 0), (long long)rr->rank);
+        if (is) pf(h, "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">straggler %.0f%%</text>", L + s * PW + 6,
+                   y + bh - (bh >= 9 ? 4 : 0), 100 * s);
+        put(h, "\n");
+    }
+    double fx = L + PW / (double)n;
+    bool start = fx < L + 50; /* centred, "fair share 0.8%" would reach over the first rank's label */
+    pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>"
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22,
+       start ? fx - 2 : fx, top - 6, start ? "start" : "middle", 100.0 / (double)n);
+    pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", L, H - 22, W - R, H - 22);
+}
+
 void tc_html_section_straggler(hr *h) {
     const tc_job *j = h->j;
     const tc_summary *sm = &j->summary;
-    char a[40], b[40], c[40], tip[256];
+    char b[40], c[40];
     size_t n = j->n_ranks;
     uint64_t matched = 0;
     for (size_t r = 0; r < n; r++) matched += j->ranks[r].matched_instances;
@@ -145,44 +190,18 @@ void tc_html_section_straggler(hr *h) {
     put(h, "</p>\n");
     put(h, "<p class=\"note\">Share of matched collectives each rank arrived at last (ties share the credit). The dashed "
            "line is a fair share, 1 / ranks.</p>\n");
-    int bh = n <= 16 ? 16 : n <= 64 ? 9 : n <= 256 ? 4 : 2, gap = bh >= 9 ? 3 : 1;
-    int label_every = bh >= 9 ? 1 : bh >= 4 ? 8 : 32;
-    const int W = TC_HTML_CHART_W, L = 80, R = 110, top = 20; /* the fair-share label above the bars */
-    double PW = W - L - R;
-    int H = top + (int)n * (bh + gap) + 26;
-    pf(h, "<svg id=\"straggler-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-          "aria-label=\"last-arrival share per rank\">\n", W, H, W, H);
-    percent_grid(h, L, PW, top, H);
-    for (size_t r = 0; r < n; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        double s = rr->last_arrival_share;
-        int y = top + (int)r * (bh + gap);
-        bool is = sm->has_straggler && rr->rank == sm->straggler.rank;
-        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); each other rank waited %s ms/step "
-                 "for it%s", (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances,
-                 100 * s, tc_html_ms_exact(a, sizeof a, rr->caused_wait_per_rank_ns_per_step), is ? " - the straggler" : "");
-        pf(h, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", L, y, s * PW, bh,
-           is ? "c-transfer" : "c-compute", tip);
-        if (r % (size_t)label_every == 0 || is)
-            pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld</text>", L - 6, y + bh - (bh >= 9 ? 4 : 0), (long long)rr->rank);
-        if (is) pf(h, "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">straggler %.0f%%</text>", L + s * PW + 6,
-                   y + bh - (bh >= 9 ? 4 : 0), 100 * s);
-        put(h, "\n");
-    }
-    double fx = L + PW / (double)n;
-    pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>"
-          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22, fx,
-       top - 6, 100.0 / (double)n);
-    pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", L, H - 22, W - R, H - 22);
+    straggler_svg(h, 0);
+    straggler_svg(h, 1);
     put(h, "<ul class=\"legend\"><li><span class=\"sw c-transfer\"></span>the straggler</li>"
            "<li><span class=\"sw c-compute\"></span>other ranks</li></ul>\n</section>\n");
 }
 
 /* ------------------------------------------------------------------ cost */
-void tc_html_cost_chart(hr *h, const tc_cost_result *c) {
+/* The cost chart's drawing, wide or narrow (see TC_HTML_CHART_W); the breakeven's label on the side
+ * of its line where it fits. */
+static void cost_svg(hr *h, const tc_cost_result *c, int narrow) {
     char a[48], b[48];
     size_t n = c->timeline_len;
-    if (n < 2) return;
     int M = c->timeline[n - 1].month;
     double maxv = 0;
     for (size_t i = 0; i < n; i++) {
@@ -192,12 +211,13 @@ void tc_html_cost_chart(hr *h, const tc_cost_result *c) {
     if (!(maxv > 0)) maxv = 1;
     double ystep = tc_html_nice_step(maxv, 5);
     double ymax = ystep * (double)(long long)(maxv / ystep + 0.999999);
-    const int W = TC_HTML_CHART_W, H = 340, L = 80, R = 80, T = 16, B = 40;
+    const int W = tc_html_chart_w(narrow), H = narrow ? 260 : 340, L = narrow ? 52 : 80, R = narrow ? 40 : 80, T = 16, B = 40;
     double PW = W - L - R, PH = H - T - B;
 #define XM(m) (L + PW * (double)(m) / (double)M)
 #define YV(v) (T + PH - PH * (v) / ymax)
-    pf(h, "<svg id=\"cost-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-          "aria-label=\"cumulative cost of owning versus renting over %d months\">\n", W, H, W, H, M);
+    char aria[80];
+    snprintf(aria, sizeof aria, "cumulative cost of owning versus renting over %d months", M);
+    tc_html_svg_open(h->out, "cost-chart", narrow, H, aria);
     for (double v = 0; v <= ymax * 1.000001; v += ystep)
         pf(h, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\" "
               "text-anchor=\"end\">%s</text>\n", L, YV(v), W - R, YV(v), L - 6, YV(v) + 4, money_short(a, sizeof a, v));
@@ -232,15 +252,25 @@ void tc_html_cost_chart(hr *h, const tc_cost_result *c) {
     }
     if (c->has_own && c->has_breakeven && c->breakeven_months <= (double)M) {
         double bm = c->breakeven_months, bv = c->own_capex + bm * c->own_opex_monthly;
-        pf(h, "<g id=\"breakeven\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-dasharray=\"3 3\"/>"
+        /* "breakeven 12.3 months", bold: at most 7 units a character */
+        bool right = XM(bm) + 6 + 7.0 * (double)snprintf(b, sizeof b, "breakeven %.1f months", bm) <= W - R;
+        pf(h, "<g id=\"breakeven%s\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-dasharray=\"3 3\"/>"
               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
               "data-tip=\"breakeven at %.4f months: both cost %s\"/>"
-              "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">breakeven %.1f months</text></g>\n",
-           XM(bm), T, XM(bm), T + PH, XM(bm), YV(bv), bm, tc_html_money(a, sizeof a, bv), XM(bm) + 6, T + 12, bm);
+              "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\"%s>%s</text></g>\n", narrow ? "-narrow" : "",
+           XM(bm), T, XM(bm), T + PH, XM(bm), YV(bv), bm, tc_html_money(a, sizeof a, bv), XM(bm) + (right ? 6 : -6), T + 12,
+           right ? "" : " text-anchor=\"end\"", b);
     }
 #undef XM
 #undef YV
-    put(h, "</svg>\n<ul class=\"legend\">");
+    put(h, "</svg>\n");
+}
+
+void tc_html_cost_chart(hr *h, const tc_cost_result *c) {
+    if (c->timeline_len < 2) return;
+    cost_svg(h, c, 0);
+    cost_svg(h, c, 1);
+    put(h, "<ul class=\"legend\">");
     if (c->has_own) put(h, "<li><span class=\"sw c-own\"></span>own (solid line, dots): purchase + fabric, then power and operations each month</li>");
     put(h, "<li><span class=\"sw c-rent\"></span>rent (dashed line, squares): GPU-hours x price</li>");
     if (c->has_own && c->has_breakeven) put(h, "<li>dashed vertical line: breakeven</li>");

@@ -2,6 +2,7 @@
  * script, Content-Security-Policy nonce) and the number and money forms of the HTML report. */
 #include "html_kit.h"
 #include "base/utf8.h"
+#include "textfmt.h"
 #include "base/version.h"
 #include <inttypes.h>
 #include <stdbool.h>
@@ -78,6 +79,22 @@ const char *tc_html_money(char *buf, size_t n, double v) {
     return buf;
 }
 
+/* s's bound sign ("<0.1", ">-0.1") as HTML text, into buf. */
+static const char *html_bound(char *buf, size_t n, const char *s) {
+    snprintf(buf, n, "%s%s", s[0] == '<' ? "&lt;" : s[0] == '>' ? "&gt;" : "", s + (s[0] == '<' || s[0] == '>'));
+    return buf;
+}
+
+const char *tc_html_pct(char *buf, size_t n, double share, int decimals) {
+    char t[TC_PCT_LEN];
+    return html_bound(buf, n, tc_fmt_pct(t, sizeof t, share, decimals));
+}
+
+const char *tc_html_pct_num(char *buf, size_t n, double share, int decimals) {
+    char t[TC_PCT_LEN];
+    return html_bound(buf, n, tc_fmt_pct_num(t, sizeof t, share, decimals));
+}
+
 /* A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` divisions of range. */
 double tc_html_nice_step(double range, int ticks) {
     if (!(range > 0)) return 1;
@@ -88,6 +105,12 @@ double tc_html_nice_step(double range, int ticks) {
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
+void tc_html_svg_open(FILE *out, const char *id, int narrow, int H, const char *aria) {
+    int W = tc_html_chart_w(narrow);
+    fprintf(out, "<svg id=\"%s%s\" class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" aria-label=\"%s\">\n",
+            id, narrow ? "-narrow" : "", narrow ? "narrow" : "wide", W, H, aria);
+}
+
 /* ------------------------------------------------------------------ page frame */
 static const char css[] =
     ":root{--fg:#1b1b1b;--muted:#555;--line:#d0d0d0;--bg:#fff;--panel:#f6f6f6}"
@@ -95,7 +118,7 @@ static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:var(--fg);"
     "background:var(--bg);margin:0 auto;max-width:1100px;padding:16px 24px 48px}"
     "p,li,dd,dt,h1,h2,h3,header,.card{overflow-wrap:anywhere}"
-    /* a chart keeps its size (and its text's): its section scrolls sideways on a narrower screen */
+    /* a wide table scrolls inside its frame; charts scale to the section (TC_HTML_CHART_CSS) */
     "section{overflow-x:auto}"
     "h1{font-size:30px;margin:0 0 6px}h2{font-size:20px;margin:28px 0 8px;border-bottom:2px solid var(--line);padding-bottom:4px}"
     "h3{font-size:15px;margin:16px 0 6px}"
@@ -131,7 +154,7 @@ static const char css[] =
     ".c-i3{fill:#882255;background:#882255}.c-i4{fill:#AA4499;background:#AA4499}.c-i5{fill:#44AA99;background:#44AA99}"
     ".c-i6{fill:#999933;background:#999933}.c-i7{fill:#EEEEEE;background:#EEEEEE}"
     ".c-own{stroke:#0072B2;background:#0072B2}.c-rent{stroke:#D55E00;background:#D55E00}"
-    "svg{display:block;height:auto;font-size:11px}svg.chart{max-width:none}svg text{fill:#222}"
+    "svg{display:block;height:auto;font-size:11px}" TC_HTML_CHART_CSS "svg text{fill:#222}"
     "svg .ax{stroke:#888;stroke-width:1}svg .grid{stroke:#e4e4e4;stroke-width:1}"
     ".bar{height:10px;background:#0072B2;display:inline-block;vertical-align:middle}"
     ".barbox{display:inline-block;width:120px;background:#eee;margin-right:6px;vertical-align:middle}"

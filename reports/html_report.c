@@ -60,7 +60,7 @@ static void nodes_line(hr *h) {
 static void section_verdict(hr *h) {
     const tc_summary *sm = &h->j->summary;
     const tc_findings *f = &h->j->findings;
-    char a[40], reason[TC_FINDING_TEXT];
+    char a[40], reason[TC_FINDING_TEXT], pb[4][TC_PCT_LEN]; /* pb: shares in their one form */
     pf(h, "<section id=\"verdict\" class=\"verdict %s\" data-verdict=\"%s\">\n", verdict_class(sm->verdict),
        tc_verdict_name(sm->verdict));
     put(h, "<p class=\"kicker\">Verdict</p>\n<h1 id=\"verdict-title\">");
@@ -77,25 +77,25 @@ static void section_verdict(hr *h) {
     put(h, "</p>\n");
     if (sm->ranks) {
         char r[40];
-        pf(h, "<p class=\"figures\">Of <span data-tip=\"%s ms\">%s ms</span> summed GPU time over %zu rank%s: compute %.1f%%",
+        pf(h, "<p class=\"figures\">Of <span data-tip=\"%s ms\">%s ms</span> summed GPU time over %zu rank%s: compute %s",
            tc_html_ms_exact(a, sizeof a, sm->b.window_ns), tc_html_ms_round(r, sizeof r, sm->b.window_ns), sm->ranks, sm->ranks == 1 ? "" : "s",
-           100 * sm->share_compute);
+           TC_HTML_PCT1(pb[0], sm->share_compute));
         if (sm->split_known)
-            pf(h, " &middot; exposed transfer %.1f%% &middot; exposed wait %.1f%%", 100 * sm->share_exposed_transfer,
-               100 * sm->share_exposed_wait);
-        else pf(h, " &middot; exposed comm %.1f%% (not split: one rank)", 100 * sm->share_exposed_comm);
-        pf(h, " &middot; exposed memory %.1f%%", 100 * sm->share_memory_exposed);
+            pf(h, " &middot; exposed transfer %s &middot; exposed wait %s", TC_HTML_PCT1(pb[0], sm->share_exposed_transfer),
+               TC_HTML_PCT1(pb[1], sm->share_exposed_wait));
+        else pf(h, " &middot; exposed comm %s (not split: one rank)", TC_HTML_PCT1(pb[0], sm->share_exposed_comm));
+        pf(h, " &middot; exposed memory %s", TC_HTML_PCT1(pb[0], sm->share_memory_exposed));
         if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
-            pf(h, " (host copies %.1f%%, device copies %.1f%%)", 100 * sm->share_memory_host_exposed,
-               100 * sm->share_memory_device_exposed);
-        pf(h, " &middot; idle %.1f%%.</p>\n", 100 * sm->share_idle);
+            pf(h, " (host copies %s, device copies %s)", TC_HTML_PCT1(pb[0], sm->share_memory_host_exposed),
+               TC_HTML_PCT1(pb[1], sm->share_memory_device_exposed));
+        pf(h, " &middot; idle %s.</p>\n", TC_HTML_PCT1(pb[0], sm->share_idle));
         const tc_window_figures *w = &sm->step; /* which window the verdict and the money judge */
         if (w->has)
             pf(h, "<p class=\"figures\" id=\"step-window\">Of %s ms summed step window (the ProfilerStep spans with their "
-               "GPU windows; the verdict and the money use it): compute %.1f%% &middot; exposed comm %.1f%% &middot; "
-               "exposed memory %.1f%% &middot; idle %.1f%% (%s ms before the first GPU event).</p>\n",
-               tc_html_ms_round(r, sizeof r, w->b.window_ns), 100 * w->compute, 100 * w->exposed_comm,
-               100 * w->memory_exposed, 100 * w->idle, tc_html_ms_round(a, sizeof a, w->before_first_kernel_ns));
+               "GPU windows; the verdict and the money use it): compute %s &middot; exposed comm %s &middot; "
+               "exposed memory %s &middot; idle %s (%s ms before the first GPU event).</p>\n",
+               tc_html_ms_round(r, sizeof r, w->b.window_ns), TC_HTML_PCT1(pb[0], w->compute), TC_HTML_PCT1(pb[1], w->exposed_comm),
+               TC_HTML_PCT1(pb[2], w->memory_exposed), TC_HTML_PCT1(pb[3], w->idle), tc_html_ms_round(a, sizeof a, w->before_first_kernel_ns));
         else put(h, "<p class=\"figures\" id=\"step-window\">No ProfilerStep: the verdict and the money use the GPU "
                  "window.</p>\n");
     }
@@ -143,7 +143,7 @@ static void section_key_numbers(hr *h) {
         card(h, "kn-step", "Step time", v, d, t);
     } else card(h, "kn-step", "Step time", "n/a", "no ProfilerStep spans in the traces", NULL);
     if (sm->has_mfu) {
-        snprintf(v, sizeof v, "%.1f%%", 100 * sm->mfu);
+        TC_HTML_PCT1(v, sm->mfu);
         snprintf(t, sizeof t, "MFU %.4f%%", 100 * sm->mfu);
         card(h, "kn-mfu", "MFU", v, "model FLOPs per second / the GPU's dense peak", t);
     } else if (sm->mfu_over_peak)

@@ -60,8 +60,9 @@ void tc_html_rank_table(hr *h) {
         ms_cell(h, bd->window_ns);
 #define PCELL(ns, known)                                                                                            \
     do {                                                                                                            \
-        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%.1f</td>", share(ns, bd->window_ns), \
-                      tc_html_ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns), 100 * share(ns, bd->window_ns));   \
+        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%s</td>", share(ns, bd->window_ns), \
+                      tc_html_ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns),                              \
+                      tc_html_pct_num(c, sizeof c, share(ns, bd->window_ns), 1));                                   \
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");                                                     \
     } while (0)
         PCELL(bd->compute_ns, true);
@@ -150,12 +151,14 @@ void tc_html_section_groups(hr *h) {
         pf(h, "</td><td>%s</td><td>", tc_scope_text(f->scope));
         esc(h, f->link.id ? f->link.name : "unknown");
         int64_t w = sm->b.window_ns;
+        char p1[TC_PCT_LEN], p2[TC_PCT_LEN];
         if (f->split_known)
-            pf(h, "</td><td class=\"n\" data-v=\"%s\">%.2f%%</td><td class=\"n\" data-v=\"%s\">%.2f%%</td>",
-               AV(row->exposed_transfer_share), 100 * row->exposed_transfer_share, AV(share(f->sums.exposed_wait_ns, w)),
-               100 * share(f->sums.exposed_wait_ns, w));
+            pf(h, "</td><td class=\"n\" data-v=\"%s\">%s</td><td class=\"n\" data-v=\"%s\">%s</td>",
+               AV(row->exposed_transfer_share), tc_html_pct(p1, sizeof p1, row->exposed_transfer_share, 2),
+               AV(share(f->sums.exposed_wait_ns, w)), tc_html_pct(p2, sizeof p2, share(f->sums.exposed_wait_ns, w), 2));
         else put(h, "</td><td class=\"n\" data-v=\"NaN\">n/a</td><td class=\"n\" data-v=\"NaN\">n/a</td>");
-        pf(h, "<td class=\"n\" data-v=\"%s\">%.2f%%</td>", AV(row->exposed_comm_share), 100 * row->exposed_comm_share);
+        pf(h, "<td class=\"n\" data-v=\"%s\">%s</td>", AV(row->exposed_comm_share),
+           tc_html_pct(p1, sizeof p1, row->exposed_comm_share, 2));
         if (f->has_busbw) pf(h, "<td class=\"n\" data-v=\"%s\">%.3f</td>", AV(f->busbw_GBps), f->busbw_GBps);
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (f->link.id) pf(h, "<td class=\"n\" data-v=\"%s\">%s</td>", AV(f->link.rated_GBps),
@@ -258,9 +261,10 @@ void tc_html_section_kernels(hr *h) {
         esc(h, k->name);
         put(h, "</td>");
         ms_cell(h, k->time_ns);
-        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%.1f</td>",
+        char pc[TC_PCT_LEN];
+        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%s</td>",
            (unsigned long long)k->count, (unsigned long long)k->count, AV(k->share_of_compute), 100 * k->share_of_compute,
-           100 * k->share_of_compute);
+           tc_html_pct_num(pc, sizeof pc, k->share_of_compute, 1));
         if (k->has_tflops)
             pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", AV(k->achieved_tflops),
                k->achieved_tflops, k->achieved_tflops);

@@ -287,23 +287,37 @@ static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge)
     tc_html_legend(h, tl_cats, 5, tl_label, "<li><span class=\"sw\" style=\"background:#fafafa\"></span>idle (empty lane)</li>");
 }
 
+/* A drawing of the timeline (see TC_HTML_CHART_W): its width, label column and right margin, the
+ * bytes of a stream's name in its label (7 more for a name of its own that starts with "stream"), and its plot's width over the wide one's (the lanes are
+ * laid out at the wide width, TL_PW). */
+typedef struct { int narrow, W, L, R; size_t name_max; double k; } tl_geom;
+
+static tl_geom tl_geom_of(int narrow) {
+    tl_geom g = {narrow, tc_html_chart_w(narrow), narrow ? 128 : TL_L, narrow ? 28 : TL_R, narrow ? 4 : 24, 1};
+    g.k = (double)(g.W - g.L - g.R) / TL_PW;
+    return g;
+}
+
 /* One lane: its label, its background and its rectangles, at height y. */
-static void timeline_lane(hr *h, const tl_lane *ln, int y, int64_t span) {
+static void timeline_lane(hr *h, const tl_geom *g, const tl_lane *ln, int y, int64_t span) {
     const tc_job *j = h->j;
     const tc_rank_result *rr = &j->ranks[ln->rank];
     const tc_trace *t = &j->traces[rr->input];
     char a[40], b[40];
-    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; stream ", TL_L - 6, y + TL_LH - 3, (long long)rr->rank);
-    esc_max(h, tc_trace_str(t, ln->stream), 24);
-    pf(h, "</text><rect class=\"c-lane\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%d\" data-tip=\"rank %lld, stream ", TL_L, y,
-       TL_PW, TL_LH, (long long)rr->rank);
+    const char *sn = tc_trace_str(t, ln->stream);
+    bool named = sn && !strncmp(sn, "stream", 6); /* "stream 7" (old Kineto), not "stream stream 7" */
+    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; %s", g->L - 6, y + TL_LH - 3, (long long)rr->rank,
+       named ? "" : "stream ");
+    esc_max(h, sn, named ? g->name_max + 7 : g->name_max);
+    pf(h, "</text><rect class=\"c-lane\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%d\" data-tip=\"rank %lld, stream ", g->L, y,
+       TL_PW * g->k, TL_LH, (long long)rr->rank);
     esc_max(h, tc_trace_str(t, ln->stream), 40);
     pf(h, ": busy %s ms of %s ms drawn; the rest is idle\"/>\n", tc_html_ms_exact(a, sizeof a, ln->busy_ns), tc_html_ms_exact(b, sizeof b, span));
     for (size_t k = 0; k < ln->n; k++) {
         const tl_rect *r = &ln->r[k];
-        double w = r->x1 - r->x0;
+        double w = (r->x1 - r->x0) * g->k;
         if (w < 0.6) w = 0.6;
-        pf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"%s\"", TL_L + r->x0, y, w, TL_LH,
+        pf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"%s\"", g->L + r->x0 * g->k, y, w, TL_LH,
            tc_html_cat_class[rect_cat(r)]);
         tl_tip(h, j, ln, r);
         put(h, "/>\n");
@@ -311,16 +325,16 @@ static void timeline_lane(hr *h, const tl_lane *ln, int y, int64_t span) {
 }
 
 /* The chart: a ms grid, then the lanes grouped by rank. */
-static void timeline_svg(hr *h, const tl_lanes *ls, const tl_rank *tr, size_t ntr, int64_t span, double px_per_ns) {
+static void timeline_svg(hr *h, const tl_geom *g, const tl_lanes *ls, const tl_rank *tr, size_t ntr, int64_t span,
+                         double px_per_ns) {
     size_t ranks_drawn = 0;
     for (size_t k = 0; k < ntr; k++) if (tr[k].has_window) ranks_drawn++;
     int H = TL_TOP + (int)ls->n * (TL_LH + TL_LG) + (int)ranks_drawn * TL_RG + 30;
-    pf(h, "<svg id=\"timeline-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-          "aria-label=\"timeline of one step, one lane per stream\">\n", TL_W, H, TL_W, H);
-    double step_ms = tc_html_nice_step((double)span / 1e6, 8);
+    tc_html_svg_open(h->out, "timeline-chart", g->narrow, H, "timeline of one step, one lane per stream");
+    double step_ms = tc_html_nice_step((double)span / 1e6, g->narrow ? 4 : 8);
     char tick[TC_ATTR_LEN];
     for (double t = 0; t <= (double)span / 1e6 + 1e-9; t += step_ms) {
-        double x = TL_L + t * 1e6 * px_per_ns;
+        double x = g->L + t * 1e6 * px_per_ns * g->k;
         pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
               "text-anchor=\"middle\">%s ms</text>\n", x, TL_TOP - 4, x, H - 26, x, H - 10,
            tc_fmt_num(tick, sizeof tick, t, tc_sig_decimals(t, 6)));
@@ -330,7 +344,7 @@ static void timeline_svg(hr *h, const tl_lanes *ls, const tl_rank *tr, size_t nt
     for (size_t i = 0; i < ls->n; i++) {
         const tl_lane *ln = &ls->lanes[i];
         if (ln->rank != prev_rank) { if (prev_rank != SIZE_MAX) y += TL_RG; prev_rank = ln->rank; }
-        timeline_lane(h, ln, y, span);
+        timeline_lane(h, g, ln, y, span);
         y += TL_LH + TL_LG;
     }
     put(h, "</svg>\n");
@@ -371,7 +385,10 @@ void tc_html_section_timeline(hr *h) {
         if (timeline_lanes(j, tr, ntr, axis0, px_per_ns, &ls, &px_merge)) h->oom = true;
         else {
             timeline_note(h, tr, ntr, px_merge);
-            timeline_svg(h, &ls, tr, ntr, span, px_per_ns);
+            for (int narrow = 0; narrow < 2; narrow++) {
+                tl_geom g = tl_geom_of(narrow);
+                timeline_svg(h, &g, &ls, tr, ntr, span, px_per_ns);
+            }
             timeline_footnotes(h, tr, ntr);
         }
     }

@@ -45,13 +45,13 @@ void tc_mfu_json_top_kernels(jw *w, const tc_job *j) {
 
 void tc_mfu_text_summary(FILE *out, const tc_job *j, const char *dim_on, const char *dim_off, int width) {
     const tc_summary *sm = &j->summary;
-    char mfu[600], hfu[64], tflop[TC_ATTR_LEN];
+    char mfu[600], hfu[64], tflop[TC_ATTR_LEN], p[TC_PCT_LEN];
     const char *items[2] = {mfu, hfu};
     if (sm->has_mfu)
-        snprintf(mfu, sizeof mfu, "MFU %.1f%% (%s TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", 100 * sm->mfu,
+        snprintf(mfu, sizeof mfu, "MFU %s (%s TFLOP per GPU per step from %s, peak %.1f TFLOP/s)", TC_PCT1(p, sm->mfu),
                  TC_SIG4(tflop, sm->flops_per_step / 1e12), sm->flops_source, sm->peak_flops / 1e12);
     else snprintf(mfu, sizeof mfu, "MFU n/a");
-    if (sm->has_hfu) snprintf(hfu, sizeof hfu, "HFU %.1f%% of the window", 100 * sm->hfu); else snprintf(hfu, sizeof hfu, "HFU n/a");
+    if (sm->has_hfu) snprintf(hfu, sizeof hfu, "HFU %s of the window", TC_PCT1(p, sm->hfu)); else snprintf(hfu, sizeof hfu, "HFU n/a");
     tc_term_join(out, items, 2, " | ", 2, 4, width);
     if (sm->mfu_note) {
         /* the note may quote a device name from the trace: tc_term_wrap_from cleans it */
@@ -76,11 +76,11 @@ void tc_mfu_text_top_kernels(FILE *out, const tc_job *j, const char *bold_on, co
     fprintf(out, "%-*s %11s %9s %6s %8s\n", kw, "", "ms, sum", "launches", "% comp", "achieved");
     for (size_t i = 0; i < shown; i++) {
         const tc_kernel_row *k = &j->top_kernels[i];
-        char name[4 * 120 + 1], tf[16], t[24];
+        char name[4 * 120 + 1], tf[16], t[24], sc[TC_PCT_LEN];
         tc_term_name_cell(name, sizeof name, k->name, names, shown, -kw); /* a kernel name must not emit escapes */
         if (k->has_tflops) tc_term_fit(tf, sizeof tf, k->achieved_tflops, 1, 8); else snprintf(tf, sizeof tf, "-");
         tc_term_fit(t, sizeof t, (double)k->time_ns / 1e6, 3, 11);
-        fprintf(out, "%s %11s %9llu %5.1f%% %8s\n", name, t, (unsigned long long)k->count, 100 * k->share_of_compute, tf);
+        fprintf(out, "%s %11s %9llu %6s %8s\n", name, t, (unsigned long long)k->count, TC_PCT1(sc, k->share_of_compute), tf);
     }
     if (j->n_top_kernels > shown) fprintf(out, "  ... %zu more rows in --json and --csv\n", j->n_top_kernels - shown);
     tc_term_wrap(out, "% comp = share of the summed compute-kernel time; achieved = the FLOPs of its ops / its time "

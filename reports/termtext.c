@@ -174,6 +174,19 @@ char *tc_term_name_cell(char *dst, size_t n, const char *name, const char *const
     return dst;
 }
 
+char *tc_term_name_row(FILE *out, char *dst, size_t n, const char *name, const char *const *others, size_t n_others,
+                       int nw, int width) {
+    char clean[4 * 1024 + 1];
+    if ((int)tc_term_cols(tc_term_clean(clean, sizeof clean, name, 0)) <= nw)
+        return tc_term_name_cell(dst, n, name, others, n_others, -nw);
+    tc_term_name_cell(dst, n, name, others, n_others, -width);
+    size_t end = strlen(dst);
+    while (end && dst[end - 1] == ' ') end--; /* the cell's padding: not at a line's end */
+    fprintf(out, "%.*s\n", (int)end, dst);
+    snprintf(dst, n, "%*s", nw, "");
+    return dst;
+}
+
 void tc_term_join(FILE *out, const char *const *items, size_t n, const char *sep, int indent_first, int indent_rest,
                   int width) {
     char clean[2048];

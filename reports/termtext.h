@@ -49,6 +49,13 @@ char *tc_term_cell(char *dst, size_t n, const char *src, int width);
  * 4 * |width| + 1 bytes. */
 char *tc_term_name_cell(char *dst, size_t n, const char *name, const char *const *others, size_t n_others, int width);
 
+/* The left-aligned name cell of a table row whose name column is nw wide: tc_term_name_cell's when
+ * the name fits; else the name goes on a line of its own (as tc_term_name_cell at `width`, its
+ * padding dropped), written to out, and the cell is nw spaces, so the row's figures follow on the
+ * next line under their headings. Returns dst (4 * width + 1 bytes). */
+char *tc_term_name_row(FILE *out, char *dst, size_t n, const char *name, const char *const *others, size_t n_others,
+                       int nw, int width);
+
 /* Writes items to out joined by sep, wrapped at `width` columns between items only (an item longer
  * than a line is wrapped at its spaces): "compute 66.1% | exposed comm 28.7% | ..." never breaks
  * inside "exposed comm 28.7%". Indents as tc_term_wrap. Ends with a newline. */

@@ -23,11 +23,10 @@ static const char *c_off(const tw *t) { return t->color ? "\033[0m" : ""; }
 #define GREEN "\033[1;32m"
 #define DIM "\033[2m"
 
-static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 static void fmt_pct_or_na(char *buf, size_t n, bool known, int64_t a, int64_t b) {
-    if (known) snprintf(buf, n, "%.1f%%", pct(a, b));
+    if (known) tc_fmt_pct(buf, n, b > 0 ? (double)a / (double)b : 0, 1);
     else snprintf(buf, n, "n/a");
 }
 
@@ -173,9 +172,10 @@ static void group_table(const tw *t, const tc_job *j) {
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
         }
-        fprintf(t->out, "%s %s %-5s %s %7.1f%% %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
+        char ex[TC_PCT_LEN];
+        fprintf(t->out, "%s %s %-5s %s %8s %6s %6s %5s%s%s\n", group, tc_term_cell(nc, sizeof nc, ranks, nw),
                 f->scope == TC_SCOPE_INTRA ? "intra" : f->scope == TC_SCOPE_INTER ? "inter" : "?", link,
-                100 * (f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
+                TC_PCT1(ex, f->split_known ? row->exposed_transfer_share : row->exposed_comm_share), bus, rated, share,
                 bar[0] ? " " : "", bar);
     }
     free(labels);
@@ -286,13 +286,7 @@ static void collectives_table(const tw *t, const tc_job *j) {
         snprintf(count, sizeof count, "%llu", (unsigned long long)c->count);
         tc_term_fit(xfer, sizeof xfer, (double)c->transfer_ns_median / 1e3, 1, 9);
         tc_term_fit(wait, sizeof wait, (double)c->wait_ns_total / 1e3, 1, 10);
-        if ((int)tc_term_cols(tc_term_clean(cell, sizeof cell, c->name, 0)) > nw) { /* its own line */
-            tc_term_name_cell(name, sizeof name, c->name, cn, shown, -t->width);
-            size_t end = strlen(name);
-            while (end && name[end - 1] == ' ') end--; /* the cell's padding: not at a line's end */
-            fprintf(t->out, "%.*s\n", (int)end, name);
-            snprintf(name, sizeof name, "%*s", nw, "");
-        } else tc_term_name_cell(name, sizeof name, c->name, cn, shown, -nw);
+        tc_term_name_row(t->out, name, sizeof name, c->name, cn, shown, nw, t->width); /* its own line when too long */
         fprintf(t->out, "%s %s %3s %6s %8s %9s %10s %6s %6s\n", name,
                 tc_term_name_cell(group, sizeof group, c->process_group, gn, shown, -gw), n, count,
                 tc_fmt_bytes(size, sizeof size, c->bytes), xfer, wait, alg, bus);
@@ -347,11 +341,12 @@ static void step_window_lines(const tw *t, const tc_summary *sm) {
     tc_term_wrap(out, line, 2, 4, t->width);
     char it[4][160];
     const char *items[4];
-    snprintf(it[0], sizeof it[0], "compute %.1f%%", 100 * w->compute);
-    snprintf(it[1], sizeof it[0], "exposed comm %.1f%%", 100 * w->exposed_comm);
-    snprintf(it[2], sizeof it[0], "memory %.1f%%", 100 * w->memory_exposed);
-    snprintf(it[3], sizeof it[0], "idle %.1f%% (%.3f ms before the first GPU event, %.3f ms after the last)",
-             100 * w->idle, ms(w->before_first_kernel_ns), ms(w->after_last_kernel_ns));
+    char p[TC_PCT_LEN];
+    snprintf(it[0], sizeof it[0], "compute %s", TC_PCT1(p, w->compute));
+    snprintf(it[1], sizeof it[0], "exposed comm %s", TC_PCT1(p, w->exposed_comm));
+    snprintf(it[2], sizeof it[0], "memory %s", TC_PCT1(p, w->memory_exposed));
+    snprintf(it[3], sizeof it[0], "idle %s (%.3f ms before the first GPU event, %.3f ms after the last)",
+             TC_PCT1(p, w->idle), ms(w->before_first_kernel_ns), ms(w->after_last_kernel_ns));
     for (size_t i = 0; i < 4; i++) items[i] = it[i];
     tc_term_join(out, items, 4, " | ", 4, 4, t->width);
 }
@@ -387,16 +382,17 @@ static void totals(const tw *t, const tc_job *j) {
     char it[6][160];
     const char *items[6];
     size_t n = 0;
-    snprintf(it[n++], sizeof it[0], "compute %.1f%%", 100 * sm->share_compute);
+    char p[3][TC_PCT_LEN];
+    snprintf(it[n++], sizeof it[0], "compute %s", TC_PCT1(p[0], sm->share_compute));
     if (sm->split_known)
-        snprintf(it[n++], sizeof it[0], "exposed comm %.1f%% (transfer %.1f%%, wait %.1f%%)", 100 * sm->share_exposed_comm,
-                 100 * sm->share_exposed_transfer, 100 * sm->share_exposed_wait);
-    else snprintf(it[n++], sizeof it[0], "exposed comm %.1f%%", 100 * sm->share_exposed_comm);
+        snprintf(it[n++], sizeof it[0], "exposed comm %s (transfer %s, wait %s)", TC_PCT1(p[0], sm->share_exposed_comm),
+                 TC_PCT1(p[1], sm->share_exposed_transfer), TC_PCT1(p[2], sm->share_exposed_wait));
+    else snprintf(it[n++], sizeof it[0], "exposed comm %s", TC_PCT1(p[0], sm->share_exposed_comm));
     if (sm->share_memory_device_exposed >= TC_SHOWN_SHARE)
-        snprintf(it[n++], sizeof it[0], "memory %.1f%% (host %.1f%%, device %.1f%%)", 100 * sm->share_memory_exposed,
-                 100 * sm->share_memory_host_exposed, 100 * sm->share_memory_device_exposed);
-    else snprintf(it[n++], sizeof it[0], "memory %.1f%%", 100 * sm->share_memory_exposed);
-    snprintf(it[n++], sizeof it[0], "idle %.1f%%", 100 * sm->share_idle);
+        snprintf(it[n++], sizeof it[0], "memory %s (host %s, device %s)", TC_PCT1(p[0], sm->share_memory_exposed),
+                 TC_PCT1(p[1], sm->share_memory_host_exposed), TC_PCT1(p[2], sm->share_memory_device_exposed));
+    else snprintf(it[n++], sizeof it[0], "memory %s", TC_PCT1(p[0], sm->share_memory_exposed));
+    snprintf(it[n++], sizeof it[0], "idle %s", TC_PCT1(p[0], sm->share_idle));
     for (size_t i = 0; i < n; i++) items[i] = it[i];
     tc_term_join(out, items, n, " | ", 2, 4, t->width);
     step_window_lines(t, sm);

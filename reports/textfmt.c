@@ -79,6 +79,23 @@ const char *tc_fmt_num(char *buf, size_t n, double v, int decimals) {
     return buf;
 }
 
+const char *tc_fmt_pct_num(char *buf, size_t n, double share, int decimals) {
+    double v = 100 * share;
+    if (decimals < 0) decimals = 0;
+    if (decimals > 6) decimals = 6;
+    /* rounded as printf rounds the double (as every share was before this form), separators from 1,000 */
+    if (!isfinite(v) || fabs(v) >= 1000 || (v != 0 && fabs(v) < pow(10.0, -decimals) / 2))
+        return tc_fmt_num(buf, n, v, decimals);
+    snprintf(buf, n, "%.*f", decimals, v);
+    return buf;
+}
+
+const char *tc_fmt_pct(char *buf, size_t n, double share, int decimals) {
+    char tmp[TC_ATTR_LEN];
+    snprintf(buf, n, "%s%%", tc_fmt_pct_num(tmp, sizeof tmp, share, decimals));
+    return buf;
+}
+
 const char *tc_fmt_num_fit(char *buf, size_t n, double v, int decimals, const char *prefix, const char *unit,
                            size_t cols) {
     char tmp[TC_ATTR_LEN];

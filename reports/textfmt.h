@@ -20,6 +20,17 @@ size_t tc_fmt_grouped(char *buf, size_t n, double v, int decimals);
  * as "<0.01" (">-0.01" below zero) rather than "0.00". Non-finite values write "-". */
 const char *tc_fmt_num(char *buf, size_t n, double v, int decimals); /* returns buf */
 
+/* A share (a fraction, 0.123) as a percentage in tc_fmt_num's form with `decimals` decimals and
+ * "%": "12.3%", and "<0.1%" for a nonzero share too small to show (never "0.0%" for time that was
+ * there; 0 is "0.0%"). The one form of a share in text and HTML (CSV and JSON keep the fraction).
+ * TC_PCT_LEN bytes hold any share up to 1e12. Returns buf. tc_fmt_pct_num: the same without "%"
+ * (a cell under a "%" heading). */
+#define TC_PCT_LEN 32
+const char *tc_fmt_pct(char *buf, size_t n, double share, int decimals);
+const char *tc_fmt_pct_num(char *buf, size_t n, double share, int decimals);
+/* share as tc_fmt_pct with one decimal into the array b. Returns b. */
+#define TC_PCT1(b, share) tc_fmt_pct((b), sizeof(b), (share), 1)
+
 /* |v| in tc_fmt_num's form between prefix ("$" or "") and unit (" ms" or ""), its sign first, in
  * at most `cols` columns: a figure too wide for them is written as a bound, ">$999,999" or
  * "<-999,999 ms", with the most nines that fit; never an exponent. Returns buf. */

@@ -266,8 +266,10 @@ Test(compare, text_fits_100_columns_on_the_samples, .timeout = 120) {
     cr_assert_eq(tu_sh(&out, "%s compare samples/ samples/hta-pair 2>/dev/null", tu_bin()), 0);
     tu_expect_width(out, 100);
     expect_no_controls("compare samples", out);
-    /* the long SendRecv kernel names are cut in the table, told in full in the wrapped sentences */
-    cr_expect(strstr(out, "\nncclKernel_SendRec\xe2\x80\xa6 stream 84 "), "%s", out); /* the group: its stream alone */
+    /* the long SendRecv kernel names go whole on a line of their own in the table, the row's figures
+     * under them; the group is the stream alone */
+    cr_expect(strstr(out, "\nncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)\n"
+                          "                          stream 84 "), "%s", out);
     cr_expect(strstr(out, "ncclWork*) of\n    unknown size (stream 84) only in B"), "%s", out);
     cr_expect(!strstr(out, "-1"), "an unknown size printed as -1:\n%s", out);
     /* the conclusion's first line continues after the label and still fits: 4 GPUs against 128 with
@@ -292,6 +294,26 @@ Test(compare, text_fits_100_columns_on_the_samples, .timeout = 120) {
     free(dir);
 }
 
+/* Numbers right-aligned: every metric row ends its A, B, B - A and B / A cells at the header's
+ * columns (25 + 16, + 16, + 15, + 8), and the straggler and verdict rows end their A and B cells at
+ * the same columns ("straggler-bound" included). */
+static void expect_aligned_rows(const char *out) {
+    const char *l = strstr(out, "\nstep time");
+    cr_assert(l, "%s", out);
+    for (; l; l = strchr(l + 1, '\n')) {
+        const char *e = strchr(l + 1, '\n');
+        cr_assert(e);
+        bool last = !strncmp(l + 1, "verdict", 7), words = last || !strncmp(l + 1, "straggler", 9);
+        if (!words) cr_expect_eq(e - l - 1, 80, "row not 80 columns: %.*s", (int)(e - l - 1), l + 1);
+        else cr_expect_eq(e - l - 1, 57, "row not 57 columns: %.*s", (int)(e - l - 1), l + 1);
+        for (int col = 41; col <= (words ? 57 : 72); col += col < 57 ? 16 : 15)
+            cr_expect(l[1 + col - 1] != ' ' && (col == 72 || l[1 + col] == ' ' || l + 1 + col == e),
+                      "cell not ending at %d: %.*s", col, (int)(e - l - 1), l + 1);
+        if (last) break;
+    }
+    cr_expect(l, "no verdict row:\n%s", out);
+}
+
 Test(compare, text_fits_100_columns_on_a_generated_pair, .timeout = 120) {
     char *dir = tu_tmpdir();
     gen(dir, "a", "--busbw-GBps 5");
@@ -303,17 +325,16 @@ Test(compare, text_fits_100_columns_on_a_generated_pair, .timeout = 120) {
     cr_expect(strstr(out, "B costs "), "no monthly line:\n%s", out);
     tu_expect_width(out, 100);
     expect_no_controls("compare generated", out);
-    /* numbers right-aligned: every metric row ends its A, B, B - A and B / A cells at the header's
-     * columns (27 + 14, + 14, + 17, + 8) */
-    const char *h = strstr(out, "\n                             ");
-    cr_assert(h, "%s", out);
-    for (const char *l = strstr(out, "\nstep time"); l && strncmp(l + 1, "straggler", 9); l = strchr(l + 1, '\n')) {
-        const char *e = strchr(l + 1, '\n');
-        cr_assert(e);
-        cr_expect_eq(e - l - 1, 80, "row not 80 columns: %.*s", (int)(e - l - 1), l + 1);
-        for (int col = 41; col <= 72; col += col < 55 ? 14 : 17) cr_expect(l[1 + col - 1] != ' ', "cell ending at %d empty: %.*s", col, (int)(e - l - 1), l + 1);
-    }
+    expect_aligned_rows(out);
     free(out);
+    /* the same at 80 and 120 columns: the table is 80 wide, the collectives table fits the width */
+    for (int w = 80; w <= 120; w += 40) {
+        cr_assert_eq(tu_sh(&out, "COLUMNS=%d %s compare --price-per-gpu-hour 2 --b-price-per-gpu-hour 1.5 %s/a %s/b 2>/dev/null",
+                           w, tu_bin(), dir, dir), 0);
+        tu_expect_width(out, (size_t)w);
+        expect_aligned_rows(out);
+        free(out);
+    }
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }

@@ -157,7 +157,7 @@ Test(html, size_bound_64_ranks) {
     cr_assert_not_null(strstr(html, "<svg id=\"timeline-chart\""));
     /* tables stay exact: every rank has its row and its bar */
     cr_assert_eq(rows_of(html, "rank-table"), 64);
-    cr_assert_eq(count(html, "data-tip=\"rank 63 - compute:"), 1);
+    cr_assert_eq(count(html, "data-tip=\"rank 63 - compute:"), 2, "its bar in the wide and in the narrow drawing");
     free(html);
     rm_tmpdir(dir);
 }
@@ -311,9 +311,10 @@ Test(html, cost_section) {
     cr_assert_not_null(strstr(html, "id=\"cost-headline\""));
     cr_assert_not_null(strstr(html, "<p id=\"what-if\">With a fabric of 400.0 GB/s"));
     cr_assert_null(strstr(html, "id=\"cost-missing\""));
-    cr_assert_eq(count(html, "<polyline"), 2, "own and rent lines");
-    /* months 0..36 each have a hover point on both lines */
-    cr_assert_eq(count(html, "data-tip=\"month "), 2 * 37);
+    cr_assert_eq(count(html, "<polyline"), 4, "own and rent lines, in the wide and in the narrow drawing");
+    cr_assert_not_null(strstr(html, "<svg id=\"cost-chart-narrow\" class=\"chart narrow\" viewBox=\"0 0 400 "));
+    /* months 0..36 each have a hover point on both lines, in both drawings */
+    cr_assert_eq(count(html, "data-tip=\"month "), 2 * 2 * 37);
     char money[80];
     snprintf(money, sizeof money, "network loss</td><td class=\"n\" data-tip=\"%.6f\">", res->network_loss_per_month);
     cr_assert_not_null(strstr(html, money), "exact value in the tooltip: %s", money);

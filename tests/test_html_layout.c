@@ -1,14 +1,17 @@
 /* test_html_layout.c: the HTML reports read from 400 px up (issue 21): the analyze report of the
  * bundled job, of one rank, of a 2-node TP+DP job, of a real trace and of the SendRecv pair (its
- * collectives grouped by stream, issue 31), and the compare report, each
+ * collectives grouped by stream, issue 31), of a 64-rank job, and the compare report, each
  * rendered by headless Chromium at 400, 1000 and 1400 px wide (in an iframe of that width: the
  * browser's own window is at least 500 px), checked by tests/data/html_layout_check.js: no
  * horizontal overflow of the page, no chart text cut off, smaller than 10 px, over a bar or over
  * other text, no HTML text clipped; at 1000 px and more no section or table scrolls sideways (at
- * 400 px the charts and wide tables scroll inside their sections). Skipped without Chromium. Set
- * TC_HTML_KEEP=DIR to keep the reports and a screenshot of each width. */
+ * 400 px only wide tables scroll, inside their frames: every chart scales to its container, issue
+ * 31). Then every golden HTML (tests/golden/expected/\*.html) at 400 px: no element wider than the
+ * page outside a scroll container, every chart wholly inside the page, no text cut by its chart.
+ * Skipped without Chromium. Set TC_HTML_KEEP=DIR to keep the reports and a screenshot of each width. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,19 +74,49 @@ Test(html_layout, reports_read_from_400_to_1400_px, .timeout = 300) {
     tu_gen_job(d, "one", "--ranks 1 --steps 4 --seed 3");
     tu_gen_job(d, "tpdp", "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5 --file-names handler --steps 2 --seed 19");
     tu_gen_job(d, "s8", "--ranks 8 --steps 3 --straggler 3 --seed 2");
+    tu_gen_job(d, "s64", "--ranks 64 --steps 2 --straggler 5 --clock-offset-us 20 --seed 4"); /* rank labels every 8 */
     cr_assert_eq(tu_sh(&out, "%s analyze -q --html %s/samples.html samples/ && %s analyze -q --html %s/one.html %s/one && "
                              "%s analyze -q --fabric eth-100g --fabric-target ib-ndr --fabric-upgrade-cost 200000 --html %s/tpdp.html %s/tpdp && "
                              "%s analyze -q --html %s/real.html samples/real/nccl_data.json.gz && "
                              "%s analyze -q --html %s/pair.html samples/hta-pair/ && "
-                             "%s compare -q --html %s/compare.html samples/ %s/s8",
-                       tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d, tu_bin(), d, tu_bin(), d, tu_bin(), d, d), 0, "%s", out);
+                             "%s compare -q --html %s/compare.html samples/ %s/s8 && %s analyze -q --html %s/s64.html %s/s64",
+                       tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d, tu_bin(), d, tu_bin(), d, tu_bin(), d, d, tu_bin(), d, d),
+                 0, "%s", out);
     free(out);
-    static const char *const reports[] = {"samples", "one", "tpdp", "real", "pair", "compare"};
+    static const char *const reports[] = {"samples", "one", "tpdp", "real", "pair", "compare", "s64"};
     for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s.html", d, reports[i]);
         expect_clean(exe, d, p, reports[i]);
     }
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
+
+/* Every golden case's HTML (what the tool prints today, held byte-exact by tests/golden) read at
+ * 400 px: the same check, so a chart, table or label that does not fit a phone fails here whichever
+ * input brings it. */
+Test(html_layout, every_golden_html_fits_400_px, .timeout = 600) {
+    const char *exe = chromium_exe();
+    if (!exe) cr_skip_test("chromium not installed (/usr/bin/chromium): scripts/setup-deps.sh browser installs it");
+    glob_t g;
+    cr_assert_eq(glob("tests/golden/expected/*.html", 0, NULL, &g), 0, "no golden HTML found (run from the repository root)");
+    char *d = tu_tmpdir(), here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    size_t bad = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char p[8192];
+        snprintf(p, sizeof p, "%s/%s", here, g.gl_pathv[i]);
+        char *res = layout_of(exe, d, p, 400, NULL);
+        if (!res || !strstr(res, "\"problems\":[]") || strncmp(res, "{\"width\":400,", 13)) {
+            bad++;
+            cr_log_error("%s at 400 px: %s", g.gl_pathv[i], res ? res : "no result from Chromium");
+        }
+        free(res);
+    }
+    cr_expect_eq(bad, 0, "%zu of %zu golden HTML reports do not fit a 400 px page (see above)", bad, g.gl_pathc);
+    cr_expect_gt(g.gl_pathc, 10, "only %zu golden HTML reports", g.gl_pathc);
+    globfree(&g);
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }

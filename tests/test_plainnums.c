@@ -4,6 +4,7 @@
  * tests/golden/run.sh. */
 #include "testutil.h"
 #include "reports/textfmt.h"
+#include "reports/html_kit.h"
 #include <string.h>
 
 static bool has_exponent(const char *s) {
@@ -53,4 +54,23 @@ Test(plainnums, a_figure_too_wide_for_its_cell_is_a_bound) {
     cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, -9.1e12, 0, "$", "", 10), "<-$999,999");
     cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 9.1e16, 0, "", "x", 9), ">999,999x");
     cr_expect_str_eq(tc_fmt_num_fit(buf, sizeof buf, 1e300, 0, "", "x", 9), ">999,999x");
+}
+
+/* Shares (issue 31): one form in text and HTML, "<0.1%" for a tiny nonzero share, never "0.0%" for
+ * time that was there; HTML gets the same text escaped. */
+Test(plainnums, a_tiny_share_reads_under_a_tenth_of_a_percent) {
+    char buf[TC_PCT_LEN];
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 0.123, 1), "12.3%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 0, 1), "0.0%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 0.00003, 1), "<0.1%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 0.0005, 1), "0.1%"); /* 0.05% rounds to 0.1 */
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, -0.00001, 1), ">-0.1%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 1, 1), "100.0%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 0.000004, 2), "<0.01%");
+    cr_expect_str_eq(tc_fmt_pct(buf, sizeof buf, 25, 1), "2,500.0%");
+    cr_expect_str_eq(tc_fmt_pct_num(buf, sizeof buf, 0.00002, 1), "<0.1");
+    cr_expect_str_eq(TC_PCT1(buf, 0.6549), "65.5%");
+    cr_expect_str_eq(tc_html_pct(buf, sizeof buf, 0.00003, 1), "&lt;0.1%");
+    cr_expect_str_eq(tc_html_pct_num(buf, sizeof buf, -0.00003, 1), "&gt;-0.1");
+    cr_expect_str_eq(TC_HTML_PCT1(buf, 0.5), "50.0%");
 }
