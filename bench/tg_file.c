@@ -161,7 +161,7 @@ static void write_tail(rw_t *w, int win, int64_t prof_start, int64_t end) {
   meta_ev(w, "process_labels", w->dev, 0, mt, "labels", lab, 0);
   meta_ev(w, "process_sort_index", w->dev, 0, mt, "sort_index", NULL, 16777216 + w->dev);
   static const int classic_streams[] = {7, 20, 24}, md_streams[] = {7, 20, 22, 23, 24};
-  int md = w->c->mode == MODE_MD;
+  int md = w->c->mode == MODE_MD || w->c->mode == MODE_HOST;
   const int *streams = md ? md_streams : classic_streams;
   int nstreams = md ? 5 : 3;
   for (int i = 0; i < nstreams; i++) {
@@ -283,6 +283,8 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
     for (int st = s0; st < s1; st++) {
       if (c->mode == MODE_MD)
         md_write_step(w, st);
+      else if (c->mode == MODE_HOST)
+        host_write_step(w, st);
       else
         write_step(w, st);
       if (step_end_bytes) step_end_bytes[st - s0] = s->total + s->len;
