@@ -65,6 +65,7 @@ struct host_model {
   size_t nn, capn;
   int64_t *cp, *cp_rank, *cp_rank_compute; /* per step: [s * NC_N], [s * n] */
   int inter[CI_N];          /* kind's groups span nodes */
+  int64_t ref_step;         /* mean step with every inter-node transfer taking no time */
   double bw_intra;
   /* simulation state */
   int64_t *cpu;
@@ -232,7 +233,8 @@ static void sim_coll(ctx_t *c, struct host_model *m, int s, const hprog *p) {
     cpu_seg(m, r, U_CALL, NC_LAUNCH);
     int call = cpu_seg(m, r, 3 * U_CALL, NC_LAUNCH);
     m->k[r] = op_start(m, call, *fr_of(m, r, ci->stream), &m->bind[r], &m->bindcls[r]);
-    if (p->sync) cpu_seg(m, r, 2 * U_CALL, NC_LAUNCH); /* the compute stream's event pair on the collective */
+    /* the work's end event on the collective's stream; a synchronous call's compute stream waits on it */
+    cpu_seg(m, r, (p->sync ? 2 : 1) * U_CALL, NC_LAUNCH);
     cpu_seg(m, r, 2 * U_CALL + PY_GAP, NC_CPU);
   }
   for (int g = 0; g < c->ngroups; g++) m->xfer[g] = -1;
@@ -262,7 +264,7 @@ static void sim_coll(ctx_t *c, struct host_model *m, int s, const hprog *p) {
     memset(&h, 0, sizeof h);
     h.pk = HP_COLL;
     h.sync = p->sync;
-    h.bs = m->nodes[m->cpun[r]].t1 - (p->sync ? 11 : 9) * U_CALL - PY_GAP;
+    h.bs = m->nodes[m->cpun[r]].t1 - (p->sync ? 11 : 10) * U_CALL - PY_GAP;
     h.g = (gop){OP_COLL, m->k[r], d, seq, 0, ci, g, d - tmin[g], 0};
     push_op(m, r, &h);
     *fr_of(m, r, ci->stream) = (front){m->X[g], m->xfer[g]};
@@ -271,7 +273,7 @@ static void sim_coll(ctx_t *c, struct host_model *m, int s, const hprog *p) {
   free(tmin);
 }
 
-/* DDP's end of backward: the compute stream waits for every bucket (an event pair each) */
+/* DDP's end of backward: the compute stream waits on every bucket's end event */
 static void sim_waitb(ctx_t *c, struct host_model *m, int r) {
   hop h;
   memset(&h, 0, sizeof h);
@@ -279,10 +281,8 @@ static void sim_waitb(ctx_t *c, struct host_model *m, int r) {
   h.bs = m->cpu[r];
   h.nwait = c->K;
   int dps = md_collinfo_mut(c)[CI_DP_AR].stream;
-  for (int b = 0; b < c->K; b++) {
-    front e = *fr_of(m, r, dps);
-    cpu_seg(m, r, U_CALL, NC_LAUNCH);
-    fr_wait(fr_of(m, r, 7), e);
+  for (int b = 0; b < c->K; b++) { /* the end events fire in stream order: the last one binds */
+    fr_wait(fr_of(m, r, 7), *fr_of(m, r, dps));
     cpu_seg(m, r, U_CALL, NC_LAUNCH);
     cpu_seg(m, r, U_CALL, NC_CPU);
   }
@@ -374,12 +374,25 @@ static void critical_path(ctx_t *c, struct host_model *m, int s) {
   if (sum != m->st[(size_t)s * n + re].Pe - Pst) die("internal: host model: step %d's critical path does not add up", s);
 }
 
-void host_build(ctx_t *c, int S) {
-  struct host_model *m = c->host;
+/* mean over ranks and steps of the ProfilerStep spans (rounded to the ns) */
+static int64_t mean_step_ns(const struct host_model *m, int n, int S) {
+  int64_t all = 0;
+  for (size_t i = 0; i < (size_t)S * n; i++) all += m->st[i].Pe - m->st[i].Ps;
+  return (all + (int64_t)n * S / 2) / ((int64_t)n * S);
+}
+
+static void results_free(struct host_model *m, int n) {
+  for (int r = 0; r < n && m->ops; r++) free(m->ops[r]);
+  free(m->ops); free(m->nops); free(m->capops); free(m->st); free(m->cp); free(m->cp_rank); free(m->cp_rank_compute);
+  free(m->nodes);
+  m->ops = NULL;
+  m->nodes = NULL;
+  m->nn = m->capn = 0;
+}
+
+/* simulates S steps of every rank from the job's start */
+static void sim_run(ctx_t *c, struct host_model *m, int S) {
   int n = c->o.ranks;
-  free(c->P);
-  c->S = S;
-  c->P = xcalloc((size_t)S + 1, sizeof(int64_t));
   m->ops = xcalloc((size_t)n, sizeof *m->ops);
   m->nops = xcalloc((size_t)n, sizeof(size_t));
   m->capops = xcalloc((size_t)n, sizeof(size_t));
@@ -404,15 +417,36 @@ void host_build(ctx_t *c, int S) {
     sim_step(c, m, s);
     critical_path(c, m, s);
   }
-  for (int s = 0; s <= S; s++) c->P[s] = s < S ? m->st[(size_t)s * n].Ps : m->st[(size_t)(S - 1) * n].Pe;
   free(m->cpu); free(m->cpun); free(m->fr); free(m->k); free(m->bind); free(m->bindcls); free(m->X); free(m->xfer);
+}
+
+void host_build(ctx_t *c, int S) {
+  struct host_model *m = c->host;
+  int n = c->o.ranks;
+  if (m->ops) results_free(m, n);
+  /* the reference: the same job with every inter-node transfer taking no time */
+  collinfo *ci = md_collinfo_mut(c);
+  int64_t saved[CI_N];
+  for (int k = 0; k < CI_N; k++) {
+    saved[k] = ci[k].T;
+    if (m->inter[k]) ci[k].T = 0;
+  }
+  sim_run(c, m, S);
+  m->ref_step = mean_step_ns(m, n, S);
+  results_free(m, n);
+  for (int k = 0; k < CI_N; k++) ci[k].T = saved[k];
+  sim_run(c, m, S);
   free(m->nodes);
   m->nodes = NULL;
+  free(c->P);
+  c->S = S;
+  c->P = xcalloc((size_t)S + 1, sizeof(int64_t));
+  for (int s = 0; s <= S; s++) c->P[s] = s < S ? m->st[(size_t)s * n].Ps : m->st[(size_t)(S - 1) * n].Pe;
 }
 
 /* ------------------------------------------------------------------ the events */
 static void write_coll(rw_t *w, const hop *h) {
-  int64_t u = U_CALL, bs = h->bs, nin = h->sync ? 9 : 7;
+  int64_t u = U_CALL, bs = h->bs, nin = h->sync ? 9 : 8;
   int64_t ext0 = cpu_span(w, "cpu_op", "record_param_comms", bs, (nin + 2) * u, coll_args_cpu, &h->g);
   cpu_span(w, "user_annotation", h->g.ci->cpu_name, bs + u, nin * u, NULL, NULL);
   runtime_ev(w, "cudaEventRecord", 135, bs + 2 * u, u, ext0, ++w->corr);
@@ -420,10 +454,8 @@ static void write_coll(rw_t *w, const hop *h) {
   int64_t corr = ++w->corr;
   runtime_ev(w, "cudaLaunchKernelExC", 430, bs + 4 * u, 3 * u, ext0, corr);
   gpu_launched(w, &h->g, ext0, corr, bs + 4 * u);
-  if (h->sync) {
-    runtime_ev(w, "cudaEventRecord", 135, bs + 7 * u, u, ext0, ++w->corr);
-    runtime_ev(w, "cudaStreamWaitEvent", 147, bs + 8 * u, u, ext0, ++w->corr);
-  }
+  runtime_ev(w, "cudaEventRecord", 135, bs + 7 * u, u, ext0, ++w->corr);
+  if (h->sync) runtime_ev(w, "cudaStreamWaitEvent", 147, bs + 8 * u, u, ext0, ++w->corr);
 }
 
 static void write_sync(rw_t *w, const hstep *st) {
@@ -461,10 +493,8 @@ void host_write_step(rw_t *w, int s) {
     if (h->pk == HP_COLL) {
       write_coll(w, h);
     } else if (h->pk == HP_WAITB) {
-      for (int b = 0; b < h->nwait; b++) {
-        runtime_ev(w, "cudaEventRecord", 135, h->bs + 3 * b * U_CALL, U_CALL, -1, ++w->corr);
-        runtime_ev(w, "cudaStreamWaitEvent", 147, h->bs + (3 * b + 1) * U_CALL, U_CALL, -1, ++w->corr);
-      }
+      for (int b = 0; b < h->nwait; b++)
+        runtime_ev(w, "cudaStreamWaitEvent", 147, h->bs + 2 * b * U_CALL, U_CALL, -1, ++w->corr);
     } else {
       launch_block(w, &h->g, h->bs, U_CALL);
     }
@@ -510,15 +540,14 @@ void host_write_expected(const ctx_t *c, FILE *f) {
   fprintf(f, "  \"fabric\": {\"inter_node_GBps\": %.6f, \"inter_node_latency_us\": %s", o->inter_bw, fmt_us(b, o->alpha_ns));
   fprintf(f, ", \"intra_node_GBps\": %.6f, \"intra_node_latency_us\": %s},\n", m->bw_intra, fmt_us(b, o->intra_alpha_ns));
   fprintf(f, "  \"straggler_factor\": %s,\n", o->straggler >= 0 ? (snprintf(b2, sizeof b2, "%.6f", o->strag_factor), b2) : "null");
-  int64_t all = 0;
   fprintf(f, "  \"step_times_us\": [");
   for (int s = 0; s < S; s++) {
     int64_t sum = 0;
     for (int r = 0; r < n; r++) sum += m->st[(size_t)s * n + r].Pe - m->st[(size_t)s * n + r].Ps;
-    all += sum;
     fprintf(f, "%s%s", s ? ", " : "", fmt_us(b, (sum + n / 2) / n));
   }
-  fprintf(f, "],\n  \"mean_step_time_us\": %s,\n", fmt_us(b, (all + (int64_t)n * S / 2) / ((int64_t)n * S)));
+  fprintf(f, "],\n  \"mean_step_time_us\": %s,\n", fmt_us(b, mean_step_ns(m, n, S)));
+  fprintf(f, "  \"reference_instant_step_time_us\": %s,\n", fmt_us(b, m->ref_step));
   int64_t cls[NC_N] = {0}, *rk = xcalloc((size_t)n, sizeof(int64_t)), *rc = xcalloc((size_t)n, sizeof(int64_t));
   for (int s = 0; s < S; s++) {
     for (int k = 0; k < NC_N; k++) cls[k] += m->cp[(size_t)s * NC_N + k];
@@ -539,9 +568,8 @@ void host_write_expected(const ctx_t *c, FILE *f) {
 void host_free(ctx_t *c) {
   struct host_model *m = c->host;
   if (!m) return;
-  for (int r = 0; r < c->o.ranks && m->ops; r++) free(m->ops[r]);
-  free(m->ops); free(m->nops); free(m->capops); free(m->st); free(m->cp); free(m->cp_rank); free(m->cp_rank_compute);
-  free(m->prog); free(m->nodes);
+  results_free(m, c->o.ranks);
+  free(m->prog);
   free(m);
   c->host = NULL;
 }

@@ -47,7 +47,7 @@ static void check_cp(yajl_val cp, const char *what) {
 Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
     char *dir = pairs_dir();
     for (size_t k = 0; k < NKINDS; k++) {
-        long long step[2];
+        long long step[2], ref[2];
         double inter[2];
         for (int run = 0; run < 2; run++) {
             const char *rn = run ? "fast" : "slow";
@@ -55,6 +55,8 @@ Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
             cr_expect_str_eq(tu_str(tu_get(e, "mode", NULL)), "pytorch-host");
             cr_expect_eq(tu_num(tu_get(e, "fabric", "inter_node_GBps", NULL)), run ? 50 : 12.5);
             step[run] = ns_of(tu_get(e, "mean_step_time_us", NULL));
+            ref[run] = ns_of(tu_get(e, "reference_instant_step_time_us", NULL));
+            cr_expect_lt(ref[run], step[run], "%s %s: an instant network is faster", KINDS[k], rn);
             /* per-step times average to the mean; the critical path is as long as the step */
             yajl_val st = tu_get(e, "step_times_us", NULL), cps = tu_get(e, "critical_path_steps", NULL);
             cr_assert(st && cps && st->u.array.len == 4 && cps->u.array.len == 4, "%s %s: four steps", KINDS[k], rn);
@@ -85,12 +87,22 @@ Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
             cr_expect(llabs(ns_of(tu_get(a, "summary", "step_time_us", NULL)) - step[run]) <= 1,
                       "%s %s: analyzed step %.3f us, planted %.3f us", KINDS[k], rn,
                       tu_num(tu_get(a, "summary", "step_time_us", NULL)), step[run] / 1e3);
+            /* and each rank's planted compute, exposed communication and idle */
+            yajl_val pr = tu_get(e, "per_rank", NULL), ar = tu_get(a, "ranks", NULL);
+            cr_assert(pr && ar && pr->u.array.len == ar->u.array.len, "%s %s: ranks", KINDS[k], rn);
+            static const char *const figs[] = {"compute_us", "exposed_comm_us", "idle_us", "window_us"};
+            for (size_t r = 0; r < pr->u.array.len; r++)
+                for (size_t f = 0; f < 4; f++)
+                    cr_expect(llabs(ns_of(tu_get(pr->u.array.values[r], figs[f], NULL)) -
+                                    ns_of(tu_get(ar->u.array.values[r], figs[f], NULL))) <= 1,
+                              "%s %s rank %zu: %s", KINDS[k], rn, r, figs[f]);
             yajl_tree_free(a);
             yajl_tree_free(e);
         }
         cr_expect_gt(step[0], step[1] + step[1] / 100, "%s: the slow fabric's step %lld ns, the fast one's %lld ns",
                      KINDS[k], step[0], step[1]);
         cr_expect_gt(inter[0], inter[1], "%s: more inter-node transfer on the slow run's path", KINDS[k]);
+        cr_expect_eq(ref[0], ref[1], "%s: one job, one instant-network reference", KINDS[k]);
     }
     tu_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
