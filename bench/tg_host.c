@@ -445,17 +445,59 @@ void host_build(ctx_t *c, int S) {
 }
 
 /* ------------------------------------------------------------------ the events */
-static void write_coll(rw_t *w, const hop *h) {
+typedef struct {
+  int64_t *bucket_end;  /* this step's bucket end events: correlation of their cudaEventRecord */
+  int nb;
+} hw_t;
+
+/* Kineto's cuda_sync event for a synchronizing or waiting call (with --cuda-sync-events, as
+ * PyTorch's enable_cuda_sync_events writes them); wait_stream < 0: not an event wait */
+static void cuda_sync_ev(rw_t *w, const char *kind, int stream, int64_t t, int64_t d, int64_t ext, int64_t corr,
+                         int wait_stream, int64_t rec_corr, int64_t ev_id) {
+  jw_t *j = &w->j;
+  if (!w->c->o.sync_events) return;
+  ev_x(w, "cuda_sync", kind, w->dev, stream, t, d);
+  args_open(w);
+  if (ext >= 0) { JK(j, "External id"); jw_i64(j, ext); }
+  JK(j, "cuda_sync_kind"); jw_str(j, kind);
+  if (wait_stream >= 0) {
+    JK(j, "wait_on_stream"); jw_i64(j, wait_stream);
+    JK(j, "wait_on_cuda_event_record_corr_id"); jw_i64(j, rec_corr);
+    JK(j, "wait_on_cuda_event_id"); jw_i64(j, ev_id);
+  }
+  JK(j, "stream"); jw_i64(j, stream);
+  JK(j, "correlation"); jw_i64(j, corr);
+  JK(j, "device"); jw_i64(j, w->dev);
+  JK(j, "context"); jw_i64(j, 1);
+  args_close(w);
+  ev_close(w);
+}
+
+/* cudaStreamWaitEvent [t, t + U_CALL): stream waits on the event recorded by the call rec_corr on
+ * wait_stream (event ids: a pool of 64, as PyTorch reuses its CUDA events) */
+static void wait_ev(rw_t *w, int64_t t, int64_t ext, int stream, int wait_stream, int64_t rec_corr) {
+  int64_t corr = ++w->corr;
+  runtime_ev(w, "cudaStreamWaitEvent", 147, t, U_CALL, ext, corr);
+  cuda_sync_ev(w, "Stream Wait Event", stream, t, U_CALL, ext, corr, wait_stream, rec_corr, 1 + rec_corr % 64);
+}
+
+static void write_coll(rw_t *w, hw_t *hw, const hop *h) {
   int64_t u = U_CALL, bs = h->bs, nin = h->sync ? 9 : 8;
+  int cs = h->g.ci->stream;
   int64_t ext0 = cpu_span(w, "cpu_op", "record_param_comms", bs, (nin + 2) * u, coll_args_cpu, &h->g);
   cpu_span(w, "user_annotation", h->g.ci->cpu_name, bs + u, nin * u, NULL, NULL);
-  runtime_ev(w, "cudaEventRecord", 135, bs + 2 * u, u, ext0, ++w->corr);
-  runtime_ev(w, "cudaStreamWaitEvent", 147, bs + 3 * u, u, ext0, ++w->corr);
+  int64_t rec = ++w->corr;
+  runtime_ev(w, "cudaEventRecord", 135, bs + 2 * u, u, ext0, rec);
+  wait_ev(w, bs + 3 * u, ext0, cs, 7, rec);
   int64_t corr = ++w->corr;
   runtime_ev(w, "cudaLaunchKernelExC", 430, bs + 4 * u, 3 * u, ext0, corr);
   gpu_launched(w, &h->g, ext0, corr, bs + 4 * u);
-  runtime_ev(w, "cudaEventRecord", 135, bs + 7 * u, u, ext0, ++w->corr);
-  if (h->sync) runtime_ev(w, "cudaStreamWaitEvent", 147, bs + 8 * u, u, ext0, ++w->corr);
+  rec = ++w->corr;
+  runtime_ev(w, "cudaEventRecord", 135, bs + 7 * u, u, ext0, rec);
+  if (h->sync)
+    wait_ev(w, bs + 8 * u, ext0, 7, cs, rec);
+  else if (hw->nb < w->c->K)
+    hw->bucket_end[hw->nb++] = rec;
 }
 
 static void write_sync(rw_t *w, const hstep *st) {
@@ -475,31 +517,33 @@ static void write_sync(rw_t *w, const hstep *st) {
     e.written = e.gpu_event = 1;
     rec_add(&w->rec, &e);
   }
-  if (c->o.host_sync == HSYNC_DEVICE) {
-    runtime_ev(w, "cudaDeviceSynchronize", 165, st->ss, st->se - st->ss, -1, ++w->corr);
-  } else {
-    w->cpu = st->ss;
-    step_sync(w, st->se);
-  }
+  int dev = c->o.host_sync == HSYNC_DEVICE;
+  int64_t corr = ++w->corr, ext = ++w->ext;
+  runtime_ev(w, dev ? "cudaDeviceSynchronize" : "cudaStreamSynchronize", dev ? 165 : 131, st->ss, st->se - st->ss, ext, corr);
+  cuda_sync_ev(w, dev ? "Context Sync" : "Stream Sync", dev ? -1 : 7, st->ss, st->se - st->ss, ext, corr, -1, 0, 0);
 }
 
 void host_write_step(rw_t *w, int s) {
   const ctx_t *c = w->c;
   const struct host_model *m = c->host;
   const hstep *st = &m->st[(size_t)s * c->o.ranks + w->r];
+  hw_t hw = {xcalloc((size_t)c->K + 1, sizeof(int64_t)), 0};
+  int nci;
+  int dps = md_collinfo(c, &nci)[CI_DP_AR].stream;
   step_head_at(w, s, st->Ps, st->Pe, st->dl_end, st->g0, st->g1);
   for (size_t i = st->op0; i < st->op1; i++) {
     const hop *h = &m->ops[w->r][i];
     if (h->pk == HP_COLL) {
-      write_coll(w, h);
+      write_coll(w, &hw, h);
     } else if (h->pk == HP_WAITB) {
       for (int b = 0; b < h->nwait; b++)
-        runtime_ev(w, "cudaStreamWaitEvent", 147, h->bs + 2 * b * U_CALL, U_CALL, -1, ++w->corr);
+        wait_ev(w, h->bs + 2 * b * U_CALL, -1, 7, dps, b < hw.nb ? hw.bucket_end[b] : 0);
     } else {
       launch_block(w, &h->g, h->bs, U_CALL);
     }
   }
   write_sync(w, st);
+  free(hw.bucket_end);
 }
 
 /* ------------------------------------------------------------------ the truth */

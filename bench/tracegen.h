@@ -76,6 +76,7 @@ typedef struct {
   int64_t alpha_ns, intra_alpha_ns; /* --coll-latency-us (inter-node groups), --intra-latency-us */
   double strag_factor;     /* --straggler-factor: the straggler's GEMMs take this many times as long */
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
+  int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
 } options;
 
 /* ------------------------------------------------------------------ process groups */

@@ -120,7 +120,7 @@ static int is_sync(const char *n) {
     return !strcmp(n, "cudaStreamSynchronize") || !strcmp(n, "cudaDeviceSynchronize");
 }
 
-static void check_host(const char *dir, const char *kind, int rank) {
+static void check_host(const char *dir, const char *kind, int rank, int sync_events) {
     char path[4096];
     snprintf(path, sizeof path, "%s/pairs/%s/slow/rank%d.pt.trace.json", dir, kind, rank);
     yajl_val t = tu_json_file(path), ev = tu_get(t, "traceEvents", NULL);
@@ -146,6 +146,20 @@ static void check_host(const char *dir, const char *kind, int rank) {
     }
     cr_assert(ng > 0 && ns == 4, "%s: GPU events and four steps", kind);
     cr_expect_geq(waits, nccl, "%s: every all-reduce waits behind an event (%zu waits, %zu NCCL kernels)", kind, waits, nccl);
+    /* with cuda_sync events, each event wait names an earlier cudaEventRecord */
+    size_t named = 0;
+    for (size_t i = 0; i < n; i++) {
+        yajl_val e = ev->u.array.values[i], rc = tu_get(e, "args", "wait_on_cuda_event_record_corr_id", NULL);
+        if (!rc) continue;
+        int found = 0;
+        for (size_t c = 0; c < nc && !found; c++)
+            found = calls[c].corr == (long long)tu_num(rc) && !strcmp(calls[c].name, "cudaEventRecord") &&
+                    calls[c].end <= tu_num(tu_get(e, "ts", NULL));
+        cr_expect(found, "%s: a Stream Wait Event on an unknown or later record %lld", kind, (long long)tu_num(rc));
+        named++;
+    }
+    if (sync_events) cr_expect_eq(named, waits, "%s: one cuda_sync event per cudaStreamWaitEvent", kind);
+    else cr_expect_eq(named, 0, "%s: no cuda_sync events unless asked", kind);
     /* every op starts after its launch call's end plus the launch latency; most run far behind it */
     double *lead = calloc(ng, sizeof *lead);
     size_t nl = 0, quick = 0;
@@ -187,9 +201,10 @@ static void check_host(const char *dir, const char *kind, int rank) {
 
 Test(pairs, host_runs_ahead_and_waits_like_pytorch, .timeout = 240) {
     char *dir = pairs_dir();
-    check_host(dir, "balanced", 3);
-    check_host(dir, "tpdp", 6);
-    check_host(dir, "straggler", 5);
+    check_host(dir, "balanced", 3, 0);
+    check_host(dir, "tpdp", 6, 1);
+    check_host(dir, "straggler", 5, 0);
+    check_host(dir, "small256k", 2, 1);
     tu_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
 }
