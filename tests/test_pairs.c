@@ -6,7 +6,7 @@
 #include "testutil.h"
 #include <math.h>
 
-static const char *const KINDS[] = {"balanced", "straggler", "tpdp", "spill", "small1m", "small256k", "onegpu"};
+static const char *const KINDS[] = {"balanced", "straggler", "tpdp", "spill", "small1m", "small256k", "onegpu", "latency"};
 #define NKINDS (sizeof KINDS / sizeof *KINDS)
 
 /* µs with 3 decimals -> ns */
@@ -54,6 +54,8 @@ Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
             yajl_val e = expected_of(dir, KINDS[k], rn);
             cr_expect_str_eq(tu_str(tu_get(e, "mode", NULL)), "pytorch-host");
             cr_expect_eq(tu_num(tu_get(e, "fabric", "inter_node_GBps", NULL)), run ? 50 : 12.5);
+            if (!strcmp(KINDS[k], "latency")) /* the one kind whose runs differ in latency too */
+                cr_expect_eq(tu_num(tu_get(e, "fabric", "inter_node_latency_us", NULL)), run ? 15 : 60);
             step[run] = ns_of(tu_get(e, "mean_step_time_us", NULL));
             ref[run] = ns_of(tu_get(e, "reference_instant_step_time_us", NULL));
             cr_expect_lt(ref[run], step[run], "%s %s: an instant network is faster", KINDS[k], rn);
