@@ -18,6 +18,7 @@ spill	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --see
 small1m	--ranks 8 --gpus-per-node 4 --buckets 48 --bucket-mib 1 --coll-latency-us 60 --compute-us 6000 --idle-us 500 --steps 4 --seed 15 --time-format epoch
 small256k	--ranks 8 --gpus-per-node 4 --buckets 64 --bucket-mib 0.25 --coll-latency-us 60 --compute-us 6000 --idle-us 500 --steps 4 --seed 16 --cuda-sync-events
 onegpu	--ranks 4 --gpus-per-node 1 --buckets 4 --compute-us 10000 --idle-us 500 --steps 4 --seed 17 --clock-offset-us 2000
+autograd	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 19 --autograd-thread
 latency	--ranks 8 --gpus-per-node 4 --buckets 48 --bucket-mib 1 --compute-us 6000 --idle-us 500 --steps 4 --seed 18	--inter-GBps 12.5 --coll-latency-us 60	--inter-GBps 50 --coll-latency-us 15'
 mkdir -p "$OUT"
 printf 'kind\tslow\tfast\n' > "$OUT/pairs.tsv"

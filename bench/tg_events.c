@@ -70,7 +70,7 @@ void flow(rw_t *w, int start, int64_t id, int64_t pid, int64_t tid, int64_t t) {
 /* a cpu_op / user_annotation with a fresh External id; args_extra writes extra args */
 int64_t cpu_span(rw_t *w, const char *cat, const char *name, int64_t t, int64_t d, args_fn fn, const void *arg) {
   int64_t ext = ++w->ext;
-  ev_x(w, cat, name, w->pid, w->pid, t, d);
+  ev_x(w, cat, name, w->pid, w->tid, t, d);
   args_open(w);
   JK(&w->j, "External id"); jw_i64(&w->j, ext);
   if (fn) fn(w, arg);
@@ -377,7 +377,7 @@ static const char *rt_name(const ctx_t *c, const char *cuda) {
 
 void runtime_ev(rw_t *w, const char *name, int cbid, int64_t t, int64_t d, int64_t ext, int64_t corr) {
   jw_t *j = &w->j;
-  ev_x(w, "cuda_runtime", rt_name(w->c, name), w->pid, w->pid, t, d);
+  ev_x(w, "cuda_runtime", rt_name(w->c, name), w->pid, w->tid, t, d);
   args_open(w);
   if (ext >= 0) { JK(j, "External id"); jw_i64(j, ext); }
   if (w->c->o.rocm) { JK(j, "cid"); } else { JK(j, "cbid"); }
@@ -436,7 +436,7 @@ void gpu_launched(rw_t *w, const gop *g, int64_t ext0, int64_t corr, int64_t rs)
   int written = 1;
   if (g->kind == OP_COLL && c->o.ndrop) written = !is_dropped(c, w->r, ++w->comm_seen);
   if (written) {
-    flow(w, 1, corr, w->pid, w->pid, rs);
+    flow(w, 1, corr, w->pid, w->tid, rs);
     gpu_event(w, g, ext0, corr);
     flow(w, 0, corr, w->dev, gop_stream(g), g->t);
   }

@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tracegen.h"
 
-enum { HP_COPY, HP_GEMM, HP_COLL, HP_WAITB, HP_OPT };
+enum { HP_COPY, HP_GEMM, HP_COLL, HP_WAITB, HP_OPT, HP_BWD, HP_BWD_END };
 /* critical-path classes, in the order of model/replay.h's tc_cp_class */
 enum { NC_COMPUTE, NC_XINTRA, NC_XINTER, NC_LAUNCH, NC_SYNC, NC_CPU, NC_MEM, NC_IDLE, NC_N };
 static const char *const NC_KEY[NC_N] = {"compute", "transfer_intra_node", "transfer_inter_node", "host_launch",
@@ -26,6 +26,7 @@ static const char *const NC_KEY[NC_N] = {"compute", "transfer_intra_node", "tran
 #define SYNC_MIN (4 * US)   /* a synchronizing call that finds the GPU done */
 #define STEP_TAIL (40 * US) /* Python after the sync, before prof.step() */
 #define D2H_NS (2 * US)     /* the .item() copy */
+#define HANDOFF (10 * US)   /* --autograd-thread: waking the other thread, at backward's start and end */
 
 typedef struct {
   int kind;  /* HP_* */
@@ -44,7 +45,8 @@ typedef struct {
   int64_t bs;  /* its CPU block's start */
   int pk;      /* HP_* */
   int sync;    /* HP_COLL: the block ends with the compute stream's event wait */
-  int nwait;   /* HP_WAITB: event pairs */
+  int nwait;   /* HP_WAITB: event waits */
+  int thr;     /* 1: on the autograd engine's thread (--autograd-thread) */
 } hop;
 
 typedef struct {
@@ -69,7 +71,7 @@ struct host_model {
   double bw_intra;
   /* simulation state */
   int64_t *cpu;
-  int *cpun;
+  int *cpun, *thr;
   front *fr;                /* [r * HS_STREAMS + stream] */
   int64_t *k, *X;           /* collective: kernel start per rank, transfer end per group */
   int *bind, *bindcls, *xfer;
@@ -114,12 +116,14 @@ static void build_program(ctx_t *c, struct host_model *m) {
     if (tp) add_coll(c, m, CI_TP_AR, 1, &kc);
   }
   int h = 0;
+  prog_add(m, HP_BWD);
   for (int j = 0; j < 2 * L; j++) {
     prog_add(m, HP_GEMM)->gemm = L + j;
     if (tp && j % 2 == 0) add_coll(c, m, CI_TP_AR, 1, &kc);
     while (h < K && ((long long)(h + 1) * 2 * L + K - 1) / K - 1 == j) { add_coll(c, m, CI_DP_AR, 0, &kc); h++; }
   }
   if (K > 0) prog_add(m, HP_WAITB);
+  prog_add(m, HP_BWD_END);
   if (tp) add_coll(c, m, CI_WORLD_AR, 1, &kc);
   prog_add(m, HP_OPT);
 }
@@ -189,6 +193,7 @@ static void push_op(struct host_model *m, int r, const hop *h) {
     m->ops[r] = xrealloc(m->ops[r], m->capops[r], sizeof(hop));
   }
   m->ops[r][m->nops[r]++] = *h;
+  m->ops[r][m->nops[r] - 1].thr = m->thr[r];
 }
 
 static int64_t gemm_len(const ctx_t *c, int s, int r, int i) {
@@ -207,10 +212,12 @@ static void sim_plain(ctx_t *c, struct host_model *m, int s, int r, const hprog 
   hop h;
   memset(&h, 0, sizeof h);
   h.pk = p->kind;
+  int wrap = m->thr[r] && (kind == OP_BGI || kind == OP_BGW) ? 2 : 0; /* evaluate_function > MmBackward0 */
+  if (wrap) cpu_seg(m, r, wrap * U_CALL, NC_CPU);
   h.bs = m->cpu[r];
   cpu_seg(m, r, nw * U_CALL, NC_CPU);
   int call = cpu_seg(m, r, 3 * U_CALL, NC_LAUNCH);
-  cpu_seg(m, r, nw * U_CALL + PY_GAP, NC_CPU);
+  cpu_seg(m, r, (nw + wrap) * U_CALL + PY_GAP, NC_CPU);
   int pred, gc;
   front *f = fr_of(m, r, 7);
   int64_t t = op_start(m, call, *f, &pred, &gc);
@@ -332,7 +339,15 @@ static void sim_step(ctx_t *c, struct host_model *m, int s) {
     const hprog *p = &m->prog[pi];
     if (p->kind == HP_COLL) { sim_coll(c, m, s, p); continue; }
     for (int r = 0; r < n; r++) {
-      if (p->kind == HP_WAITB) sim_waitb(c, m, r); else sim_plain(c, m, s, r, p);
+      if (p->kind == HP_BWD || p->kind == HP_BWD_END) {
+        if (!c->o.autograd_thread) continue;
+        cpu_seg(m, r, HANDOFF, NC_CPU); /* the main thread wakes the engine's, or the engine the main */
+        m->thr[r] = p->kind == HP_BWD;
+      } else if (p->kind == HP_WAITB) {
+        sim_waitb(c, m, r);
+      } else {
+        sim_plain(c, m, s, r, p);
+      }
     }
   }
   for (int r = 0; r < n; r++) {
@@ -402,6 +417,7 @@ static void sim_run(ctx_t *c, struct host_model *m, int S) {
   m->cp_rank_compute = xcalloc((size_t)S * n, sizeof(int64_t));
   m->cpu = xcalloc((size_t)n, sizeof(int64_t));
   m->cpun = xcalloc((size_t)n, sizeof(int));
+  m->thr = xcalloc((size_t)n, sizeof(int));
   m->fr = xcalloc((size_t)n * HS_STREAMS, sizeof(front));
   m->k = xcalloc((size_t)n, sizeof(int64_t));
   m->bind = xcalloc((size_t)n, sizeof(int));
@@ -417,7 +433,7 @@ static void sim_run(ctx_t *c, struct host_model *m, int S) {
     sim_step(c, m, s);
     critical_path(c, m, s);
   }
-  free(m->cpu); free(m->cpun); free(m->fr); free(m->k); free(m->bind); free(m->bindcls); free(m->X); free(m->xfer);
+  free(m->cpu); free(m->cpun); free(m->thr); free(m->fr); free(m->k); free(m->bind); free(m->bindcls); free(m->X); free(m->xfer);
 }
 
 void host_build(ctx_t *c, int S) {
@@ -533,6 +549,12 @@ void host_write_step(rw_t *w, int s) {
   step_head_at(w, s, st->Ps, st->Pe, st->dl_end, st->g0, st->g1);
   for (size_t i = st->op0; i < st->op1; i++) {
     const hop *h = &m->ops[w->r][i];
+    w->tid = h->thr ? w->pid + AUTOGRAD_TID_OFF : w->pid;
+    if (h->thr && (h->g.kind == OP_BGI || h->g.kind == OP_BGW) && h->pk == HP_GEMM) {
+      int64_t u = U_CALL, be = h->bs + (3 + 2 * launch_nwrap(h->g.kind)) * u;
+      cpu_span(w, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", h->bs - 2 * u, be - h->bs + 4 * u, NULL, NULL);
+      cpu_span(w, "cpu_op", "MmBackward0", h->bs - u, be - h->bs + 2 * u, NULL, NULL);
+    }
     if (h->pk == HP_COLL) {
       write_coll(w, &hw, h);
     } else if (h->pk == HP_WAITB) {
@@ -542,6 +564,7 @@ void host_write_step(rw_t *w, int s) {
       launch_block(w, &h->g, h->bs, U_CALL);
     }
   }
+  w->tid = w->pid;
   write_sync(w, st);
   free(hw.bucket_end);
 }

@@ -87,6 +87,8 @@ static void usage(FILE *f) {
       "                         cudaDeviceSynchronize (default item)\n"
       "  --cuda-sync-events     cuda_sync events for the synchronizing and event-wait calls (PyTorch's\n"
       "                         enable_cuda_sync_events): each wait names the cudaEventRecord it waits on\n"
+      "  --autograd-thread      backward (its ops, DDP's hooks and finalize) runs on the autograd engine's\n"
+      "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
       "Idle causes (issue 20):\n"
       "  --idle-cause sync|launch|dataloader|mixed   one rank whose GPU gaps have a planted cause\n"
       "  -h, --help             this text\n",
@@ -112,7 +114,8 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 
 /* the options added for issues 17, 19, 20: 1 = flag, 2 = takes a value, 0 = not one of them */
 static int new_option(const char *name) {
-  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events"};
+  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events",
+                                "--autograd-thread"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
@@ -139,6 +142,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--negative-ts")) o->negts = 1;
   else if (!strcmp(name, "--trace-hosts")) o->trace_hosts = 1;
   else if (!strcmp(name, "--cuda-sync-events")) o->sync_events = 1;
+  else if (!strcmp(name, "--autograd-thread")) o->autograd_thread = 1;
   else if (!strcmp(name, "--tp")) o->tp = parse_int(name, val, 1, MAX_RANKS);
   else if (!strcmp(name, "--gpus-per-node")) o->gpn = parse_int(name, val, 1, 1024);
   else if (!strcmp(name, "--tp-busbw-GBps")) o->tp_busbw = parse_num(name, val, 1e-6, 1e9);
@@ -196,13 +200,11 @@ static void check_new(options *o) {
       die("--host pytorch (and --inter-GBps, --coll-latency-us) does not combine with --fsdp, --comm-lib, --windows, "
           "the damage options, --rocm-agent-ids, --idle-cause or --target-mb");
     if (o->ranks < 2) die("--host pytorch needs at least 2 ranks");
-  } else if (o->sync_events) {
-    die("--cuda-sync-events applies to --host pytorch jobs");
-  }
-  if (o->host) {
     if (!o->tp) o->tp = 1;
     if (o->inter_bw == 0) o->inter_bw = o->busbw;
     o->dp_busbw = o->inter_bw;
+  } else if (o->sync_events || o->autograd_thread) {
+    die("--cuda-sync-events and --autograd-thread apply to --host pytorch jobs");
   }
 }
 

@@ -27,6 +27,7 @@
 #define MAX_RANKS 65536
 #define MAX_DROPS 64
 #define T0_NS 1717171717000000000LL /* true time of the first step start (2024-05-31) */
+#define AUTOGRAD_TID_OFF 23        /* --autograd-thread: the autograd engine's thread id is pid + this */
 
 /* LAYOUT_INDENT2SORTED: json.dumps(obj, indent=2, sort_keys=True), "args" first in every event */
 enum { LAYOUT_KINETO, LAYOUT_ONELINE, LAYOUT_INDENT4, LAYOUT_INDENT2SORTED };
@@ -77,6 +78,7 @@ typedef struct {
   double strag_factor;     /* --straggler-factor: the straggler's GEMMs take this many times as long */
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
+  int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
 } options;
 
 /* ------------------------------------------------------------------ process groups */
@@ -375,6 +377,7 @@ typedef struct {
   sink_t *s;
   int r, dev;              /* rank, device index written on GPU events (agent id with --rocm-agent-ids) */
   int64_t pid, off, base;  /* base: baseTimeNanoseconds (relative) in recorded ns */
+  int64_t tid;             /* the CPU thread of the next cpu_op, runtime call and launch flow (pid: the main one) */
   int64_t corr, ext;
   int64_t cpu;             /* CPU thread cursor, true time */
   long long n_kernels, n_comm, n_mem, n_gpu;

@@ -6,7 +6,8 @@
 #include "testutil.h"
 #include <math.h>
 
-static const char *const KINDS[] = {"balanced", "straggler", "tpdp", "spill", "small1m", "small256k", "onegpu", "latency"};
+static const char *const KINDS[] = {"balanced", "straggler", "tpdp", "spill", "small1m", "small256k", "onegpu", "autograd",
+                                    "latency"};
 #define NKINDS (sizeof KINDS / sizeof *KINDS)
 
 /* µs with 3 decimals -> ns */
@@ -111,7 +112,7 @@ Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
 }
 
 /* ---- the host: what the calls of one rank's trace say */
-typedef struct { double ts, end; long long corr; const char *name; } call;
+typedef struct { double ts, end; long long corr; const char *name; long long tid; } call;
 
 static int cmp_ts(const void *a, const void *b) {
     double x = ((const call *)a)->ts, y = ((const call *)b)->ts;
@@ -122,7 +123,7 @@ static int is_sync(const char *n) {
     return !strcmp(n, "cudaStreamSynchronize") || !strcmp(n, "cudaDeviceSynchronize");
 }
 
-static void check_host(const char *dir, const char *kind, int rank, int sync_events) {
+static void check_host(const char *dir, const char *kind, int rank, int sync_events, int threads) {
     char path[4096];
     snprintf(path, sizeof path, "%s/pairs/%s/slow/rank%d.pt.trace.json", dir, kind, rank);
     yajl_val t = tu_json_file(path), ev = tu_get(t, "traceEvents", NULL);
@@ -134,8 +135,9 @@ static void check_host(const char *dir, const char *kind, int rank, int sync_eve
         yajl_val e = ev->u.array.values[i], cat = tu_get(e, "cat", NULL);
         if (!cat || !YAJL_IS_STRING(cat)) continue;
         yajl_val ts = tu_get(e, "ts", NULL), dur = tu_get(e, "dur", NULL), corr = tu_get(e, "args", "correlation", NULL);
+        yajl_val tid = tu_get(e, "tid", NULL);
         call c = {ts ? tu_num(ts) : 0, ts && dur ? tu_num(ts) + tu_num(dur) : 0, corr ? (long long)tu_num(corr) : -1,
-                  tu_str(tu_get(e, "name", NULL))};
+                  tu_str(tu_get(e, "name", NULL)), tid && YAJL_IS_NUMBER(tid) ? (long long)tu_num(tid) : -1};
         if (!strcmp(cat->u.string, "cuda_runtime")) {
             calls[nc++] = c;
             waits += !strcmp(c.name, "cudaStreamWaitEvent");
@@ -147,6 +149,14 @@ static void check_host(const char *dir, const char *kind, int rank, int sync_eve
         }
     }
     cr_assert(ng > 0 && ns == 4, "%s: GPU events and four steps", kind);
+    size_t ntid = 0;
+    long long tids[4];
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = 0;
+        while (q < ntid && tids[q] != calls[c].tid) q++;
+        if (q == ntid && ntid < 4) tids[ntid++] = calls[c].tid;
+    }
+    cr_expect_eq(ntid, (size_t)threads, "%s: runtime calls on %d CPU thread(s)", kind, threads);
     cr_expect_geq(waits, nccl, "%s: every all-reduce waits behind an event (%zu waits, %zu NCCL kernels)", kind, waits, nccl);
     /* with cuda_sync events, each event wait names an earlier cudaEventRecord */
     size_t named = 0;
@@ -203,10 +213,11 @@ static void check_host(const char *dir, const char *kind, int rank, int sync_eve
 
 Test(pairs, host_runs_ahead_and_waits_like_pytorch, .timeout = 240) {
     char *dir = pairs_dir();
-    check_host(dir, "balanced", 3, 0);
-    check_host(dir, "tpdp", 6, 1);
-    check_host(dir, "straggler", 5, 0);
-    check_host(dir, "small256k", 2, 1);
+    check_host(dir, "balanced", 3, 0, 1);
+    check_host(dir, "tpdp", 6, 1, 1);
+    check_host(dir, "straggler", 5, 0, 1);
+    check_host(dir, "small256k", 2, 1, 1);
+    check_host(dir, "autograd", 4, 0, 2);
     tu_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
 }
