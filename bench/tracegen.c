@@ -197,10 +197,10 @@ static void check_new(options *o) {
   if (o->spread_ns && ((o->tp && !o->host) || o->idle_cause)) die("--end-spread-us applies to jobs without --tp/--fsdp/--idle-cause");
   if (o->rocm && !o->gpu_set) o->gpu = "AMD Instinct MI300X";
   if (o->host) {
-    if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->ndrop || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
+    if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
         o->target_mb > 0)
       die("--host pytorch (and --inter-GBps, --coll-latency-us) does not combine with --fsdp, --comm-lib, --windows, "
-          "the damage options, --rocm-agent-ids, --idle-cause or --target-mb");
+          "--cut-rank, --rocm-agent-ids, --idle-cause or --target-mb");
     if (o->ranks < 2) die("--host pytorch needs at least 2 ranks");
     if (!o->tp) o->tp = 1;
     if (o->inter_bw == 0) o->inter_bw = o->busbw;
