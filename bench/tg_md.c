@@ -9,7 +9,6 @@
 #include "tracegen.h"
 
 enum { P_MEMCPY, P_GEMM, P_MEMSET, P_DELAY, P_COLL, P_WAIT, P_WAITALL, P_OPT };
-enum { CI_TP_AR, CI_DP_AR, CI_DP_AG, CI_DP_RS, CI_WORLD_AR, CI_N };
 enum { SLOT_WORLD, SLOT_TP, SLOT_DP, SLOT_N };
 #define MD_STREAMS 3  /* per rank: 20 (DP / world when DP is the world), 22 (TP), 23 (world) */
 #define MAX_HANDLES 4096
@@ -185,6 +184,15 @@ static void build_collinfo(const ctx_t *c, struct md_model *m) {
     rs->bytes = full * c->esize;
     rs->sf = (double)rs->bytes * (D - 1) / D;
     rs->T = quant_T(c, rs->sf, dpbw, "DP reduce-scatter");
+  }
+  if (c->o.first_bucket_mib > 0 && D > 1) { /* DDP's first bucket (jobs with a PyTorch host) */
+    collinfo *f = &m->ci[CI_DP_AR1];
+    long long ne = (long long)llround(c->o.first_bucket_mib * 1048576.0) / c->esize;
+    if (ne < 1) die("--first-bucket-mib too small");
+    ci_set(c, f, G_DP, CT_ALLREDUCE, "allreduce", "nccl:all_reduce", c->cdtype, c->esize, ne, ne, dp_stream, c->nccl_name);
+    f->bytes = ne * c->esize;
+    f->sf = (double)f->bytes * 2.0 * (D - 1) / D;
+    f->T = quant_T(c, f->sf, dpbw, "DP all-reduce (first bucket)");
   }
   /* the loss / grad-norm all-reduce: one float on the world group, latency-bound (12 µs) */
   ci_set(c, &m->ci[CI_WORLD_AR], G_WORLD, CT_ALLREDUCE, "allreduce", "nccl:all_reduce", "Float", 4, 1, 1,
@@ -415,6 +423,9 @@ void md_write_step(rw_t *w, int s) {
   for (size_t i = m->step_off[w->r][s]; i < m->step_off[w->r][s + 1]; i++) launch_op(w, &m->ops[w->r][i]);
   step_sync(w, Ge);
 }
+
+/* the job's collective kinds, to re-time (jobs with a PyTorch host: tg_host.c) */
+collinfo *md_collinfo_mut(ctx_t *c) { return c->md->ci; }
 
 const collinfo *md_collinfo(const ctx_t *c, int *n) {
   *n = CI_N;
