@@ -246,8 +246,11 @@ static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
 
 /* The calls of t as host items, grouped by thread (a thread's in time order: launches come sorted
  * by correlation, which is nearly so), the CPU step boundaries merged into the run of the thread
- * with the most calls (the first such thread; alone without calls). *n_out items; NULL out of memory. */
-static host_item *host_items(const tc_trace *t, const tc_step_map *steps, size_t n_cpu, size_t *n_out) {
+ * that runs the loop: the one with the most synchronizing calls (PyTorch's autograd thread, which
+ * may launch more, does not wait), then the most calls (the first such thread; the boundaries alone
+ * without calls). cls: call classes by name id. *n_out items; NULL out of memory. */
+static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_step_map *steps, size_t n_cpu,
+                             size_t *n_out) {
     size_t nl = t->n_launches, nm = 2 * n_cpu, nt = 0;
     host_item *a = malloc((nl ? nl : 1) * sizeof *a), *mk = malloc((nm ? nm : 1) * sizeof *mk);
     host_item *it = malloc((nl + nm + 1) * sizeof *it);
@@ -262,13 +265,17 @@ static host_item *host_items(const tc_trace *t, const tc_step_map *steps, size_t
         tix[i] = *slot;
     }
     run = ok ? calloc(nt + 1, sizeof *run) : NULL;
-    pos = ok ? malloc((nt + 1) * sizeof *pos) : NULL;
+    pos = ok ? calloc(nt + 1, sizeof *pos) : NULL; /* first the synchronizing calls of each thread */
     if (!run || !pos) ok = false;
     size_t main = SIZE_MAX, n = 0;
     if (ok) {
-        for (size_t i = 0; i < nl; i++) run[tix[i] + 1]++;
+        for (size_t i = 0; i < nl; i++) {
+            run[tix[i] + 1]++;
+            uint32_t nm_id = t->launches[i].name;
+            pos[tix[i]] += nm_id != TC_NONE && is_sync_class(cls[nm_id]);
+        }
         for (size_t k = 0; k < nt; k++) {
-            if (main == SIZE_MAX || run[k + 1] > run[main + 1]) main = k;
+            if (main == SIZE_MAX || pos[k] > pos[main] || (pos[k] == pos[main] && run[k + 1] > run[main + 1])) main = k;
             run[k + 1] += run[k];
         }
         memcpy(pos, run, (nt + 1) * sizeof *pos);
@@ -305,8 +312,8 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
     const tc_trace *t = b->t;
     size_t n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
     size_t n = 0;
-    host_item *it = host_items(t, steps, n_cpu, &n);
     uint8_t *cls = call_classes(t);
+    host_item *it = cls ? host_items(t, cls, steps, n_cpu, &n) : NULL;
     int rc = -1;
     if (!it || !cls) goto out;
     uint32_t prev = TC_NONE;
