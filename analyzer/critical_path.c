@@ -4,7 +4,6 @@
  * binding edge) until it reaches that rank's step start; every stretch of time it covers goes to
  * one class, rank and name, so the classes add up to the step exactly. */
 #include "critical_path.h"
-#include "host_wait.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdint.h>
@@ -19,7 +18,8 @@ typedef struct {
     const int64_t *start, *end;
     int64_t cursor, ws;       /* aligned: the walk has covered [cursor, step end); the step starts at ws */
     uint32_t rank;            /* the rank the walk is on */
-    piece *v; size_t n, cap;
+    piece *v; size_t n, cap;  /* the step's stretches, one per (rank, class, name) */
+    uint32_t *slot; size_t n_slot; /* open addressing over v by (rank, class, name): index + 1, 0 free */
 } walker;
 
 static const char GAP_HOST[] = "host time between runtime calls";
@@ -74,11 +74,7 @@ static uint8_t node_class(const walker *w, uint32_t v) {
         uint32_t i = inst_of(w, v);
         return i == TC_NONE ? TC_CP_TRANSFER_INTER : scope_class(w, i);
     }
-    case TC_SG_CALL: {
-        const char *s = node_name(w, v);
-        tc_call_class c = tc_host_call_class(s, strlen(s));
-        return c == TC_CALL_LAUNCH || c == TC_CALL_GRAPH_LAUNCH || c == TC_CALL_COPY ? TC_CP_HOST_LAUNCH : TC_CP_HOST_CPU;
-    }
+    case TC_SG_CALL: return (g->flags[v] & TC_SG_LAUNCHES) ? TC_CP_HOST_LAUNCH : TC_CP_HOST_CPU;
     case TC_SG_SYNC: return TC_CP_HOST_SYNC;
     default: return TC_CP_HOST_CPU;
     }
@@ -95,14 +91,42 @@ static const char *edge_name(const walker *w, const tc_sg_edge *e, uint32_t to) 
     }
 }
 
-/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start. */
+static size_t piece_hash(const piece *p) {
+    uint64_t k = ((uint64_t)(uintptr_t)p->name * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)p->rank << 8 | p->cls);
+    k ^= k >> 29;
+    k *= 0xbf58476d1ce4e5b9ULL;
+    return (size_t)(k ^ (k >> 32));
+}
+
+/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start: adds it to
+ * the step's stretch of its rank, class and name. */
 static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name) {
     if (lo < w->ws) lo = w->ws;
     if (hi > w->cursor) hi = w->cursor;
     if (lo < w->cursor) w->cursor = lo;
     if (hi <= lo) return 0;
+    if (2 * (w->n + 1) > w->n_slot) { /* grow the index (and rebuild it) */
+        size_t ns = w->n_slot ? 2 * w->n_slot : 64;
+        uint32_t *sl = calloc(ns, sizeof *sl);
+        if (!sl) return -1;
+        free(w->slot);
+        w->slot = sl;
+        w->n_slot = ns;
+        for (size_t i = 0; i < w->n; i++) {
+            size_t h = piece_hash(&w->v[i]) & (ns - 1);
+            while (sl[h]) h = (h + 1) & (ns - 1);
+            sl[h] = (uint32_t)i + 1;
+        }
+    }
     piece p = {w->rank, cls, name, hi - lo};
-    return TC_PUSH(w->v, w->n, w->cap, p);
+    size_t h = piece_hash(&p) & (w->n_slot - 1);
+    for (; w->slot[h]; h = (h + 1) & (w->n_slot - 1)) {
+        piece *q = &w->v[w->slot[h] - 1];
+        if (q->rank == p.rank && q->cls == p.cls && q->name == p.name) { q->ns += p.ns; return 0; }
+    }
+    if (TC_PUSH(w->v, w->n, w->cap, p)) return -1;
+    w->slot[h] = (uint32_t)w->n;
+    return 0;
 }
 
 /* The edge of v (end edges when to_end) whose time is t, NULL when none. */
@@ -146,18 +170,24 @@ static int walk(walker *w, uint32_t v) {
     return take(w, w->ws, w->cursor, TC_CP_IDLE, GAP_IDLE);
 }
 
+/* Pieces by (rank, class, name): a name is one string of its rank's table (or a constant here), so
+ * equal names are equal pointers; the order among names is only for merging. */
 static int cmp_piece_key(const void *a, const void *b) {
     const piece *x = a, *y = b;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
     if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    return c < 0 ? -1 : c > 0;
+    uintptr_t p = (uintptr_t)x->name, q = (uintptr_t)y->name;
+    return (p > q) - (p < q);
 }
 
+/* Most time first; ties by rank, class and the name's text (the same order every run). */
 static int cmp_piece_ns(const void *a, const void *b) {
     const piece *x = a, *y = b;
     if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
-    return cmp_piece_key(a, b);
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c < 0 ? -1 : c > 0;
 }
 
 static int cmp_cp_rank(const void *a, const void *b) {
@@ -235,6 +265,7 @@ int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, c
         if (best[s] == SIZE_MAX) continue;
         const tc_sg_step *st = &g->steps[best[s]];
         w.n = 0;
+        if (w.slot) memset(w.slot, 0, w.n_slot * sizeof *w.slot);
         w.rank = st->rank;
         w.ws = start[st->start_node] + g->shift[st->rank];
         w.cursor = end[st->end_node] + g->shift[st->rank];
@@ -252,6 +283,7 @@ int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, c
     }
     free(best);
     free(w.v);
+    free(w.slot);
     free(all);
     return rc;
 }

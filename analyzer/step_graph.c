@@ -226,6 +226,7 @@ static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *pre
     uint32_t w = TC_NONE;
     if (sync) w = latest_end_within(b, l->ts_ns, l->ts_ns + l->dur_ns);
     uint32_t v = new_node(b, sync ? TC_SG_BEGIN : TC_SG_CALL, rank, it->idx, l->ts_ns, sync ? 0 : l->dur_ns);
+    if (cls == TC_CALL_LAUNCH || cls == TC_CALL_GRAPH_LAUNCH || cls == TC_CALL_COPY) b->g->flags[v] |= TC_SG_LAUNCHES;
     if (chain_edge(b, it->thread, l->ts_ns, *prev, *prev_end, prev_start)) return -1;
     b->launch_node[it->idx] = v;
     if (sync) { /* the call itself, after its begin */

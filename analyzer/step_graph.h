@@ -26,8 +26,9 @@ typedef enum {
 } tc_sg_kind;
 
 enum {
-    TC_SG_FIXED = 1,   /* node flag: kept at its measured time (no launch, unmatched, or in a cycle) */
-    TC_SG_STEP_END = 2 /* node flag of a TC_SG_MARK: the step's end (else its start) */
+    TC_SG_FIXED = 1,    /* node flag: kept at its measured time (no launch, or in a cycle) */
+    TC_SG_STEP_END = 2, /* node flag of a TC_SG_MARK: the step's end (else its start) */
+    TC_SG_LAUNCHES = 4  /* node flag of a TC_SG_CALL: a launch call (kernel, graph, async copy or memset) */
 };
 
 enum {
