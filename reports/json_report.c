@@ -4,6 +4,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "replay_report.h"
 #include "textfmt.h"
 #include "base/version.h"
 #include <string.h>
@@ -242,6 +243,7 @@ static void summary(jw *w, const tc_job *j) {
     }
     jw_array_end(w);
     tc_host_wait_json_summary(w, sm);
+    tc_replay_json_summary(w, j);
     jw_object_end(w);
 }
 
@@ -328,6 +330,7 @@ static void process_groups(jw *w, const tc_job *j) {
         jw_key(w, "link_name"); jw_string(w, f->link.id ? f->link.name : NULL);
         opt_double(w, "rated_busbw_GBps", f->link.id != NULL, f->link.rated_GBps);
         opt_double(w, "busbw_share_of_rated", f->has_share, f->share_of_rated);
+        tc_replay_json_group_model(w, j, i);
         jw_object_end(w);
     }
     jw_array_end(w);
