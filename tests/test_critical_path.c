@@ -378,3 +378,23 @@ Test(critical_path, replayed_segments_cover_the_path) {
     tc_job_free(&j);
     free(dir);
 }
+
+/* --no-replay: no step graph, the note says why, the verdict has no critical-path reason */
+Test(critical_path, no_replay_option) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    tu_gen_job(dir, "job", "--ranks 2 --steps 2 --seed 3");
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --no-replay --json %s/r.json %s/job", tu_bin(), dir, dir), 0, "%s", out);
+    free(out);
+    char path[600];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    yajl_val d = tu_json_file(path);
+    cr_assert(d);
+    cr_expect(YAJL_IS_FALSE(tu_get(d, "summary", "replay", "available", NULL)));
+    cr_expect_str_eq(tu_str(tu_get(d, "summary", "replay", "note", NULL)), "--no-replay was given");
+    cr_expect(YAJL_IS_NULL(tu_get(d, "summary", "critical_path", NULL)));
+    yajl_val reasons = tu_get(d, "summary", "verdict_reasons", NULL);
+    for (size_t i = 0; reasons && i < reasons->u.array.len; i++)
+        cr_expect_null(strstr(tu_str(reasons->u.array.values[i]), "critical path"));
+    yajl_tree_free(d);
+    free(dir);
+}
