@@ -14,6 +14,7 @@
 #include "model/job.h"
 #include "mfu.h"
 #include "nodes.h"
+#include "replay.h"
 #include "step_stats.h"
 #include "steps.h"
 #include "base/pool.h"
@@ -400,7 +401,8 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (tc_groups_finish(j, opt) || tc_comm_model_fit(j)) return -1;
     if (merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
-    return tc_job_findings(j, opt);
+    if (tc_job_findings(j, opt)) return -1;
+    return tc_job_replay(j); /* the step graph, its replay and the critical paths (replay.h) */
 }
 
 int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {

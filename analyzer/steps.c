@@ -129,6 +129,20 @@ out:
     return rc;
 }
 
+int tc_steps_spans(tc_trace *t, tc_step_map *out) {
+    memset(out, 0, sizeof *out);
+    if (t->n_cpu_steps == 0 && t->n_gpu_steps == 0) return 0;
+    tc_sort(t->cpu_steps, t->n_cpu_steps, sizeof *t->cpu_steps, cmp_span);
+    tc_sort(t->gpu_steps, t->n_gpu_steps, sizeof *t->gpu_steps, cmp_span);
+    size_t *cpu_step = malloc((t->n_cpu_steps ? t->n_cpu_steps : 1) * sizeof *cpu_step);
+    size_t *gpu_step = malloc((t->n_gpu_steps ? t->n_gpu_steps : 1) * sizeof *gpu_step);
+    int rc = cpu_step && gpu_step && !make_steps(t, out, cpu_step, gpu_step, &out->repeated) ? 0 : -1;
+    free(cpu_step);
+    free(gpu_step);
+    if (rc) tc_step_map_free(out);
+    return rc;
+}
+
 void tc_step_map_free(tc_step_map *m) {
     for (size_t i = 0; i < m->n_steps; i++) free(m->steps[i].events);
     free(m->steps);

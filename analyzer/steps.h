@@ -26,6 +26,8 @@ typedef struct {
  * step; the k-th GPU span of a number joins the k-th CPU span of that number, else is a step of its
  * own. 0, or -1 out of memory. n_steps == 0 when the trace has no ProfilerStep spans. */
 int tc_steps_assign(tc_trace *t, tc_step_map *out);
+/* The steps alone, as tc_steps_assign makes them (same order), without their events. */
+int tc_steps_spans(tc_trace *t, tc_step_map *out);
 /* occ[i]: how many of s[0, i) have s[i]'s number (the k-th ProfilerStep#N of a list is occurrence
  * k). 0, or -1 out of memory. */
 int tc_steps_occurrence(const tc_step_span *s, size_t n, size_t *occ);

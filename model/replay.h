@@ -39,6 +39,15 @@ typedef struct {
 
 #define TC_CP_TOP 10
 
+/* One stretch of a step's path, for drawing it on the timeline (reports/html_timeline.c): an op, a
+ * call or a gap the path runs through, in time order. */
+typedef struct {
+    uint32_t rank;             /* index into tc_job.ranks */
+    uint8_t kind;              /* tc_cp_class */
+    int64_t start_ns, end_ns;  /* on that rank's trace clock, as its gpu[] events' start_ns (the
+                                * replayed times of the unchanged graph: the measured ones) */
+} tc_cp_segment;
+
 /* The critical path of one step (or summed over all steps): the longest path through the
  * replayed graph from the step's first event on any rank to its last; its length is the step. */
 typedef struct {
@@ -47,6 +56,8 @@ typedef struct {
     int64_t class_ns[TC_CP_CLASSES]; /* adds up to step_ns */
     tc_cp_rank *by_rank; size_t n_by_rank;   /* ranks the path runs through, most time first (owned) */
     tc_cp_top top[TC_CP_TOP]; size_t n_top;  /* the stretches with most time, most first */
+    tc_cp_segment *segs; size_t n_segs;      /* the path's stretches in time order (owned; per step
+                                              * only, NULL for the sum over steps; may be NULL) */
 } tc_critical_path;
 
 /* One matching group's collective time model: transfer = alpha + bytes * bus_factor / beta. */

@@ -12,6 +12,7 @@
 #include "findings_text.h"
 #include "textfmt.h"
 #include "host_wait_report.h"
+#include "replay_report.h"
 #include "base/version.h"
 #include <string.h>
 
@@ -457,6 +458,7 @@ int tc_html_report_write(FILE *out, const tc_job *j) {
     section_ranks(&h);
     tc_host_wait_html(out, j);
     tc_html_section_timeline(&h);
+    tc_replay_html(out, j);
     tc_html_section_groups(&h);
     tc_html_section_collectives(&h);
     tc_html_section_straggler(&h);

@@ -4,6 +4,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "replay_report.h"
 #include "textfmt.h"
 #include "base/version.h"
 #include <string.h>
@@ -242,6 +243,7 @@ static void summary(jw *w, const tc_job *j) {
     }
     jw_array_end(w);
     tc_host_wait_json_summary(w, sm);
+    tc_replay_json_summary(w, j);
     jw_object_end(w);
 }
 
@@ -294,23 +296,6 @@ static void collectives(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
-/* Key model of process group pg: its matching group's collective time model (analyzer/comm_model.h;
- * docs/definitions.md "Collective time model"), null when it has none. */
-static void group_model(jw *w, const tc_job *j, size_t pg) {
-    static const char *const fits[] = {NULL, "sizes", "rated", "measured"};
-    jw_key(w, "model");
-    const tc_coll_model *m = NULL;
-    for (size_t g = 0; g < j->n_inst_groups && !m; g++)
-        if (j->inst_groups[g].pg == pg && j->inst_groups[g].model.fit != TC_FIT_NONE) m = &j->inst_groups[g].model;
-    if (!m) { jw_null(w); return; }
-    jw_object_begin(w);
-    jw_key(w, "alpha_us"); jw_double(w, m->alpha_us);
-    jw_key(w, "beta_GBps"); jw_double(w, m->beta_GBps);
-    jw_key(w, "fit"); jw_string(w, fits[m->fit]);
-    jw_key(w, "instances"); jw_uint(w, m->instances);
-    jw_object_end(w);
-}
-
 /* Key process_groups: one object per process group of the job, by name (analyzer/groups.h). */
 static void process_groups(jw *w, const tc_job *j) {
     static const char *const scopes[] = {NULL, "intra-node", "inter-node"};
@@ -345,7 +330,7 @@ static void process_groups(jw *w, const tc_job *j) {
         jw_key(w, "link_name"); jw_string(w, f->link.id ? f->link.name : NULL);
         opt_double(w, "rated_busbw_GBps", f->link.id != NULL, f->link.rated_GBps);
         opt_double(w, "busbw_share_of_rated", f->has_share, f->share_of_rated);
-        group_model(w, j, i);
+        tc_replay_json_group_model(w, j, i);
         jw_object_end(w);
     }
     jw_array_end(w);

@@ -444,6 +444,10 @@ static void expect_same_run(const char *what, const tc_run_summary *x, const tc_
     EXPECT_SAME(n_basis);
     EXPECT_SAME(window_us); EXPECT_SAME(groups_scoped); EXPECT_SAME(inter_groups);
     EXPECT_SAME(inter_exposed_transfer_us); EXPECT_SAME(has_inter_busbw); EXPECT_SAME(inter_busbw_GBps);
+    EXPECT_SAME(has_replay); EXPECT_SAME(replay_measured_step_us); EXPECT_SAME(replay_replayed_step_us);
+    EXPECT_SAME(replay_identity_error); EXPECT_SAME(has_replay_reference); EXPECT_SAME(replay_reference_step_us);
+    EXPECT_SAME(has_replay_projected); EXPECT_SAME(replay_projected_step_us);
+    cr_expect(same_text(x->replay_reference, y->replay_reference), "%s: replay reference", what);
     EXPECT_SAME(n_colls);
     for (size_t i = 0; i < x->n_colls && i < y->n_colls; i++) {
         const tc_cmp_coll *cx = &x->colls[i], *cy = &y->colls[i];

@@ -1,0 +1,257 @@
+/* critical_path.c: the critical path of every step across ranks (critical_path.h; docs/definitions.md
+ * "Critical path"). A step's path ends at the step's end on the rank whose step ends last (aligned
+ * clocks) and is walked back, node by node, through the predecessor that set each node's time (its
+ * binding edge) until it reaches that rank's step start; every stretch of time it covers goes to
+ * one class, rank and name, so the classes add up to the step exactly. */
+#include "critical_path.h"
+#include "host_wait.h"
+#include "base/util.h"
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { uint32_t rank; uint8_t cls; const char *name; int64_t ns; } piece;
+
+typedef struct {
+    const tc_job *j;
+    const tc_step_graph *g;
+    const int64_t *start, *end;
+    int64_t cursor, ws;       /* aligned: the walk has covered [cursor, step end); the step starts at ws */
+    uint32_t rank;            /* the rank the walk is on */
+    piece *v; size_t n, cap;
+} walker;
+
+static const char GAP_HOST[] = "host time between runtime calls";
+static const char GAP_IDLE[] = "waiting that no event explains";
+
+static int64_t shift_of(const tc_step_graph *g, uint32_t v) { return g->rank[v] == TC_NONE ? 0 : g->shift[g->rank[v]]; }
+
+static const tc_trace *trace_of(const walker *w, uint32_t rank) { return &w->j->traces[w->j->ranks[rank].input]; }
+
+static uint8_t scope_class(const walker *w, uint32_t inst) {
+    return w->j->inst_groups[w->j->instances[inst].group].scope == TC_SCOPE_INTRA ? TC_CP_TRANSFER_INTRA
+                                                                                  : TC_CP_TRANSFER_INTER;
+}
+
+/* The instance a member or instance node belongs to. */
+static uint32_t inst_of(const walker *w, uint32_t v) {
+    const tc_step_graph *g = w->g;
+    if (g->kind[v] == TC_SG_INSTANCE) return g->ref[v];
+    for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++)
+        if (g->kind[g->edges[e].from] == TC_SG_INSTANCE) return g->ref[g->edges[e].from];
+    return TC_NONE;
+}
+
+static const char *node_name(const walker *w, uint32_t v) {
+    const tc_step_graph *g = w->g;
+    switch (g->kind[v]) {
+    case TC_SG_OP: case TC_SG_MEMBER: case TC_SG_ARRIVAL: {
+        const tc_trace *t = trace_of(w, g->rank[v]);
+        return tc_trace_str(t, t->gpu[g->ref[v]].name);
+    }
+    case TC_SG_INSTANCE: {
+        const tc_coll_instance *in = &w->j->instances[g->ref[v]];
+        return tc_trace_str(trace_of(w, w->j->inst_members[in->first].rank), in->name);
+    }
+    case TC_SG_CALL: case TC_SG_SYNC: case TC_SG_BEGIN: {
+        const tc_trace *t = trace_of(w, g->rank[v]);
+        return tc_trace_str(t, t->launches[g->ref[v]].name);
+    }
+    default: return "ProfilerStep";
+    }
+}
+
+static uint8_t node_class(const walker *w, uint32_t v) {
+    const tc_step_graph *g = w->g;
+    switch (g->kind[v]) {
+    case TC_SG_OP: {
+        const tc_gpu_event *e = &trace_of(w, g->rank[v])->gpu[g->ref[v]];
+        if (e->kind != TC_GPU_KERNEL) return TC_CP_MEMORY;
+        return e->is_comm ? TC_CP_TRANSFER_INTER : TC_CP_COMPUTE;
+    }
+    case TC_SG_MEMBER: case TC_SG_INSTANCE: {
+        uint32_t i = inst_of(w, v);
+        return i == TC_NONE ? TC_CP_TRANSFER_INTER : scope_class(w, i);
+    }
+    case TC_SG_CALL: {
+        const char *s = node_name(w, v);
+        tc_call_class c = tc_host_call_class(s, strlen(s));
+        return c == TC_CALL_LAUNCH || c == TC_CALL_GRAPH_LAUNCH || c == TC_CALL_COPY ? TC_CP_HOST_LAUNCH : TC_CP_HOST_CPU;
+    }
+    case TC_SG_SYNC: return TC_CP_HOST_SYNC;
+    default: return TC_CP_HOST_CPU;
+    }
+}
+
+/* The name an edge's stretch goes under. */
+static const char *edge_name(const walker *w, const tc_sg_edge *e, uint32_t to) {
+    switch (e->cls) {
+    case TC_CP_HOST_LAUNCH: return node_name(w, e->from);
+    case TC_CP_HOST_SYNC: return node_name(w, to);
+    case TC_CP_HOST_CPU: return GAP_HOST;
+    case TC_CP_TRANSFER_INTRA: case TC_CP_TRANSFER_INTER: return node_name(w, e->from);
+    default: return GAP_IDLE;
+    }
+}
+
+/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start. */
+static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name) {
+    if (lo < w->ws) lo = w->ws;
+    if (hi > w->cursor) hi = w->cursor;
+    if (lo < w->cursor) w->cursor = lo;
+    if (hi <= lo) return 0;
+    piece p = {w->rank, cls, name, hi - lo};
+    return TC_PUSH(w->v, w->n, w->cap, p);
+}
+
+/* The edge of v (end edges when to_end) whose time is t, NULL when none. */
+static const tc_sg_edge *binding(const walker *w, uint32_t v, bool to_end, int64_t t) {
+    const tc_step_graph *g = w->g;
+    for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++) {
+        const tc_sg_edge *ed = &g->edges[e];
+        if (!(ed->flags & TC_SG_TO_END) != !to_end) continue;
+        int64_t a = (ed->flags & TC_SG_FROM_END) ? w->end[ed->from] : w->start[ed->from];
+        if (a + ed->lag == t) return ed;
+    }
+    return NULL;
+}
+
+/* Walks back from node v's end until the cursor reaches the step's start; what is left is idle. */
+static int walk(walker *w, uint32_t v) {
+    const tc_step_graph *g = w->g;
+    bool at_end = true;
+    for (size_t guard = 0; w->cursor > w->ws && guard < 2 * g->n + 2; guard++) {
+        if (g->rank[v] != TC_NONE) w->rank = g->rank[v];
+        int64_t sh = shift_of(g, v);
+        bool fixed = g->flags[v] & TC_SG_FIXED;
+        const tc_sg_edge *be = NULL;
+        if (at_end) {
+            if (!fixed && w->start[v] + g->dur[v] < w->end[v]) be = binding(w, v, true, w->end[v]);
+            if (!be) {
+                if (take(w, w->start[v] + sh, w->end[v] + sh, node_class(w, v), node_name(w, v))) return -1;
+                at_end = false;
+                continue;
+            }
+        } else {
+            be = fixed ? NULL : binding(w, v, false, w->start[v]);
+            if (!be) break;
+        }
+        int64_t anchor = ((be->flags & TC_SG_FROM_END) ? w->end[be->from] : w->start[be->from]) + shift_of(g, be->from);
+        int64_t t = (at_end ? w->end[v] : w->start[v]) + sh;
+        if (take(w, anchor, t, be->cls, edge_name(w, be, v))) return -1;
+        v = be->from;
+        at_end = be->flags & TC_SG_FROM_END;
+    }
+    return take(w, w->ws, w->cursor, TC_CP_IDLE, GAP_IDLE);
+}
+
+static int cmp_piece_key(const void *a, const void *b) {
+    const piece *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c < 0 ? -1 : c > 0;
+}
+
+static int cmp_piece_ns(const void *a, const void *b) {
+    const piece *x = a, *y = b;
+    if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
+    return cmp_piece_key(a, b);
+}
+
+static int cmp_cp_rank(const void *a, const void *b) {
+    const tc_cp_rank *x = a, *y = b;
+    if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Sorts pieces v[0, n) by (rank, class, name) and sums equal ones; returns how many are left. */
+static size_t merge_pieces(piece *v, size_t n) {
+    tc_sort(v, n, sizeof *v, cmp_piece_key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cmp_piece_key(&v[m - 1], &v[i]) == 0) v[m - 1].ns += v[i].ns;
+        else v[m++] = v[i];
+    }
+    return m;
+}
+
+/* p from merged pieces v[0, n) (reordered): classes, ranks by time, the top stretches. */
+static int fill_path(const tc_job *j, tc_critical_path *p, int64_t number, piece *v, size_t n) {
+    p->number = number;
+    size_t ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->class_ns[v[i].cls] += v[i].ns;
+        p->step_ns += v[i].ns;
+        ranks += i == 0 || v[i].rank != v[i - 1].rank;
+    }
+    p->by_rank = calloc(ranks ? ranks : 1, sizeof *p->by_rank);
+    if (!p->by_rank) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || v[i].rank != v[i - 1].rank) p->by_rank[p->n_by_rank++].rank = j->ranks[v[i].rank].rank;
+        tc_cp_rank *r = &p->by_rank[p->n_by_rank - 1];
+        r->ns += v[i].ns;
+        if (v[i].cls == TC_CP_COMPUTE) r->compute_ns += v[i].ns;
+    }
+    tc_sort(p->by_rank, p->n_by_rank, sizeof *p->by_rank, cmp_cp_rank);
+    tc_sort(v, n, sizeof *v, cmp_piece_ns);
+    for (size_t i = 0; i < n && p->n_top < TC_CP_TOP; i++) {
+        tc_cp_top *t = &p->top[p->n_top];
+        t->name = tc_strdup(v[i].name);
+        if (!t->name) return -1;
+        t->kind = v[i].cls;
+        t->rank = j->ranks[v[i].rank].rank;
+        t->ns = v[i].ns;
+        p->n_top++;
+    }
+    return 0;
+}
+
+/* For each step slot, the step (g->steps index) whose end is the latest on aligned clocks. */
+static size_t *last_ending(const tc_step_graph *g, const int64_t *end) {
+    size_t *best = malloc((g->n_slots ? g->n_slots : 1) * sizeof *best);
+    if (!best) return NULL;
+    for (size_t s = 0; s < g->n_slots; s++) best[s] = SIZE_MAX;
+    for (size_t k = 0; k < g->n_steps; k++) {
+        const tc_sg_step *st = &g->steps[k];
+        if (st->start_node == TC_NONE || st->end_node == TC_NONE) continue;
+        size_t *b = &best[st->slot];
+        int64_t e = end[st->end_node] + g->shift[st->rank];
+        if (*b == SIZE_MAX || e > end[g->steps[*b].end_node] + g->shift[g->steps[*b].rank]) *b = k;
+    }
+    return best;
+}
+
+int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, const int64_t *end) {
+    tc_summary *sm = &j->summary;
+    size_t *best = last_ending(g, end);
+    sm->cp_steps = calloc(g->n_slots ? g->n_slots : 1, sizeof *sm->cp_steps);
+    walker w = {.j = j, .g = g, .start = start, .end = end};
+    piece *all = NULL;
+    size_t n_all = 0, cap_all = 0;
+    int rc = best && sm->cp_steps ? 0 : -1;
+    for (size_t s = 0; s < g->n_slots && !rc; s++) {
+        if (best[s] == SIZE_MAX) continue;
+        const tc_sg_step *st = &g->steps[best[s]];
+        w.n = 0;
+        w.rank = st->rank;
+        w.ws = start[st->start_node] + g->shift[st->rank];
+        w.cursor = end[st->end_node] + g->shift[st->rank];
+        int64_t len = w.cursor > w.ws ? w.cursor - w.ws : 0;
+        rc = walk(&w, st->end_node);
+        size_t m = rc ? 0 : merge_pieces(w.v, w.n);
+        for (size_t i = 0; i < m && !rc; i++) rc = TC_PUSH(all, n_all, cap_all, w.v[i]);
+        if (!rc) rc = fill_path(j, &sm->cp_steps[sm->n_cp_steps++], g->slot_number[s], w.v, m);
+        assert(rc || sm->cp_steps[sm->n_cp_steps - 1].step_ns == len);
+        (void)len;
+    }
+    if (!rc && sm->n_cp_steps) {
+        rc = fill_path(j, &sm->critical_path, -1, all, merge_pieces(all, n_all));
+        sm->has_critical_path = rc == 0;
+    }
+    free(best);
+    free(w.v);
+    free(all);
+    return rc;
+}

@@ -1,0 +1,170 @@
+/* replay.c: the replay of the job's step graph (replay.h; docs/definitions.md "Replay"): the graph
+ * built once (step_graph.c) and kept in the job, re-timed unchanged (the identity: every rank's
+ * replayed steps against its measured ones), on the reference "instant" (inter-node transfer taking
+ * no time), and with any transfer times the what-if gives (tc_replay_with); the critical paths come
+ * from the unchanged replay (critical_path.c). */
+#include "replay.h"
+#include "critical_path.h"
+#include "step_graph.h"
+#include "base/status.h"
+#include "base/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void graph_free(struct tc_step_graph *g) { tc_step_graph_free(g); }
+
+/* The rounded mean sum / n (n > 0), as a rank's step_time_ns is taken. */
+static int64_t rounded_mean(int64_t sum, int64_t n) { return sum / n + (sum % n >= n - n / 2); }
+
+/* Each step's replayed time (g->steps order) from node times; a step without boundary nodes keeps
+ * its measured time. */
+static void step_times(const tc_step_graph *g, const int64_t *start, const int64_t *end, int64_t *out) {
+    for (size_t k = 0; k < g->n_steps; k++) {
+        const tc_sg_step *s = &g->steps[k];
+        out[k] = s->start_node != TC_NONE && s->end_node != TC_NONE ? end[s->end_node] - start[s->start_node]
+                                                                     : s->measured_ns;
+    }
+}
+
+/* The job's mean step from per-step times (g->steps order): the mean over ranks with steps of each
+ * rank's rounded mean step (as summary.step_time_ns); per_slot (when not NULL): each step slot's
+ * rounded mean over the ranks that have it. */
+static int64_t mean_step(const tc_step_graph *g, size_t n_ranks, const int64_t *v, int64_t *per_slot, int64_t *count) {
+    int64_t sum = 0, ranks = 0;
+    for (size_t r = 0; r < n_ranks; r++) {
+        size_t a = g->rank_steps[r], b = g->rank_steps[r + 1];
+        if (a == b) continue;
+        int64_t s = 0;
+        for (size_t k = a; k < b; k++) s += v[k];
+        sum += rounded_mean(s, (int64_t)(b - a));
+        ranks++;
+    }
+    if (per_slot) {
+        memset(per_slot, 0, g->n_slots * sizeof *per_slot);
+        memset(count, 0, g->n_slots * sizeof *count);
+        for (size_t k = 0; k < g->n_steps; k++) { per_slot[g->steps[k].slot] += v[k]; count[g->steps[k].slot]++; }
+        for (size_t s = 0; s < g->n_slots; s++) per_slot[s] = count[s] ? rounded_mean(per_slot[s], count[s]) : 0;
+    }
+    return ranks ? sum / ranks : 0;
+}
+
+/* Re-times g and takes its step times: v (g->n_steps) gets each step's. start/end: scratch of g->n
+ * each. */
+static void replay_steps(const tc_step_graph *g, const int64_t *transfer_ns, int64_t *start, int64_t *end, int64_t *v) {
+    tc_step_graph_retime(g, transfer_ns, start, end);
+    step_times(g, start, end, v);
+}
+
+int tc_replay_with(const tc_job *j, const int64_t *transfer_ns, int64_t *step_ns, int64_t *per_step_ns) {
+    const tc_step_graph *g = j->graph;
+    if (!g) return 1;
+    int64_t *start = tc_big_alloc(g->n ? g->n : 1, sizeof *start, false);
+    int64_t *end = tc_big_alloc(g->n ? g->n : 1, sizeof *end, false);
+    int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
+    int64_t *count = malloc((g->n_slots ? g->n_slots : 1) * sizeof *count);
+    int rc = -1;
+    if (start && end && v && count) {
+        replay_steps(g, transfer_ns, start, end, v);
+        *step_ns = mean_step(g, j->n_ranks, v, per_step_ns, count);
+        rc = 0;
+    }
+    free(start);
+    free(end);
+    free(v);
+    free(count);
+    return rc;
+}
+
+/* A replay that did not happen: has false and why. 0, or -1 out of memory. */
+static int no_replay(tc_replay_summary *rp, const char *why) {
+    rp->has = false;
+    rp->note = tc_strdup(why);
+    return rp->note ? 0 : -1;
+}
+
+/* The identity: measured and replayed steps (means and per step) and the largest relative error. */
+static int fill_identity(tc_job *j, const tc_step_graph *g, const int64_t *replayed) {
+    tc_replay_summary *rp = &j->summary.replay;
+    int64_t *measured = malloc((g->n_steps ? g->n_steps : 1) * sizeof *measured);
+    int64_t *count = malloc((g->n_slots ? g->n_slots : 1) * sizeof *count);
+    rp->step_number = malloc((g->n_slots ? g->n_slots : 1) * sizeof *rp->step_number);
+    rp->step_measured_ns = malloc((g->n_slots ? g->n_slots : 1) * sizeof *rp->step_measured_ns);
+    rp->step_replayed_ns = malloc((g->n_slots ? g->n_slots : 1) * sizeof *rp->step_replayed_ns);
+    int rc = -1;
+    if (!measured || !count || !rp->step_number || !rp->step_measured_ns || !rp->step_replayed_ns) goto out;
+    rp->n_steps = g->n_slots;
+    memcpy(rp->step_number, g->slot_number, g->n_slots * sizeof *rp->step_number);
+    for (size_t k = 0; k < g->n_steps; k++) {
+        measured[k] = g->steps[k].measured_ns;
+        if (measured[k] <= 0) continue;
+        int64_t d = replayed[k] - measured[k];
+        double err = (double)(d < 0 ? -d : d) / (double)measured[k];
+        if (err > rp->identity_error) rp->identity_error = err;
+    }
+    rp->measured_step_ns = mean_step(g, j->n_ranks, measured, rp->step_measured_ns, count);
+    rp->replayed_step_ns = mean_step(g, j->n_ranks, replayed, rp->step_replayed_ns, count);
+    rc = 0;
+out:
+    free(measured);
+    free(count);
+    return rc;
+}
+
+/* The reference "instant": every inter-node (or unknown-scope) instance with no transfer time. */
+static int fill_reference(tc_job *j) {
+    tc_replay_summary *rp = &j->summary.replay;
+    int64_t *tr = malloc((j->n_instances ? j->n_instances : 1) * sizeof *tr);
+    if (!tr) return -1;
+    for (size_t i = 0; i < j->n_instances; i++)
+        tr[i] = j->inst_groups[j->instances[i].group].scope == TC_SCOPE_INTRA ? j->instances[i].transfer_ns : 0;
+    int rc = tc_replay_with(j, tr, &rp->reference_step_ns, NULL);
+    free(tr);
+    if (rc) return -1;
+    rp->has_reference = true;
+    memcpy(rp->reference, "instant", sizeof "instant");
+    return 0;
+}
+
+/* What the graph holds, and the note on what it kept as measured. */
+static int fill_counts(tc_replay_summary *rp, const tc_step_graph *g) {
+    rp->ops = g->ops;
+    rp->ops_unplaced = g->ops_unplaced;
+    rp->event_deps = g->event_deps;
+    rp->inferred_deps = g->inferred_deps;
+    rp->sync_calls = g->sync_calls;
+    if (!g->ops_unplaced && !g->cycle_breaks) return 0;
+    rp->note = tc_format_alloc("%llu GPU ops kept at their measured time and position (no launch call found, or an "
+                               "unmatched collective)%s", (unsigned long long)g->ops_unplaced,
+                               g->cycle_breaks ? "; dependencies that formed a cycle were cut" : "");
+    return rp->note ? 0 : -1;
+}
+
+static bool skeleton_traces(const tc_job *j) {
+    for (size_t i = 0; i < j->n_traces; i++) if (j->traces[i].n_gpu_parsed) return true;
+    return false;
+}
+
+int tc_job_replay(tc_job *j) {
+    tc_replay_summary *rp = &j->summary.replay;
+    if (skeleton_traces(j))
+        return no_replay(rp, "the replay needs every rank's events: the single-process build analyzes them (an MPI run "
+                             "ships only the communication kernels)");
+    tc_step_graph *g = NULL;
+    if (tc_step_graph_build(j, &g)) return -1;
+    if (!g) return no_replay(rp, "no ProfilerStep spans: the replay re-times steps");
+    j->graph = g;
+    j->graph_free = graph_free;
+    int64_t *start = tc_big_alloc(g->n ? g->n : 1, sizeof *start, false);
+    int64_t *end = tc_big_alloc(g->n ? g->n : 1, sizeof *end, false);
+    int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
+    int rc = -1;
+    if (start && end && v) {
+        replay_steps(g, NULL, start, end, v);
+        rc = fill_counts(rp, g) || fill_identity(j, g, v) || fill_reference(j) || tc_critical_paths(j, g, start, end) ? -1 : 0;
+        rp->has = rc == 0;
+    }
+    free(start);
+    free(end);
+    free(v);
+    return rc;
+}

@@ -1,0 +1,722 @@
+/* step_graph.c: builds the job's step graph (step_graph.h; the rules are docs/definitions.md
+ * "Replay") and re-times it. Per rank, in node order: the host block (every runtime call on its CPU
+ * thread in time order, a blocking call's start as a node of its own, the step boundaries on the
+ * thread that makes the most calls), the GPU block (one node per GPU event, start order) and the
+ * arrivals of its collective kernels; then one node per matched instance. Each node's edges are
+ * written when the node is, so they come out grouped by target; a topological order is found once
+ * (Kahn), a cycle broken by keeping a node at its measured time. One pass of sorts per rank: memory
+ * and time linear in events (times a log). */
+#include "step_graph.h"
+#include "host_wait.h"
+#include "steps.h"
+#include "base/util.h"
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEP_WINDOW_NS 10000 /* an op waits for another stream's op that ended at most this long before it */
+#define DEP_LOOKBACK 8      /* ops ending before it looked at, at most */
+
+/* ---- the graph's arrays ----------------------------------------------------------------------- */
+
+static int graph_alloc(tc_step_graph *g, size_t n) {
+    g->n = n;
+    g->start0 = tc_big_alloc(n ? n : 1, sizeof *g->start0, false);
+    g->dur = tc_big_alloc(n ? n : 1, sizeof *g->dur, false);
+    g->rank = tc_big_alloc(n ? n : 1, sizeof *g->rank, false);
+    g->ref = tc_big_alloc(n ? n : 1, sizeof *g->ref, false);
+    g->kind = tc_big_alloc(n ? n : 1, 1, false);
+    g->flags = tc_big_alloc(n ? n : 1, 1, true);
+    g->first = tc_big_alloc(n + 1, sizeof *g->first, false);
+    return g->start0 && g->dur && g->rank && g->ref && g->kind && g->flags && g->first ? 0 : -1;
+}
+
+void tc_step_graph_free(tc_step_graph *g) {
+    if (!g) return;
+    free(g->start0); free(g->dur); free(g->rank); free(g->ref); free(g->kind); free(g->flags); free(g->first);
+    free(g->edges); free(g->order); free(g->shift); free(g->inst_node); free(g->steps); free(g->rank_steps);
+    free(g->slot_number);
+    free(g);
+}
+
+/* ---- building: shared state ------------------------------------------------------------------ */
+
+typedef struct { int64_t end; int32_t device; uint32_t stream; uint32_t event; uint32_t pad; } end_rec;
+
+typedef struct {
+    tc_job *j;
+    tc_step_graph *g;
+    size_t cap_edges;
+    uint32_t next;            /* the next node id to write */
+    int64_t *inst_start;      /* measured aligned start of each instance */
+    uint32_t *mem_inst;       /* instance of each member */
+    uint32_t *arrival;        /* arrival node of each member */
+    size_t *rank_members;     /* members of rank r: by_rank[rank_members[r], rank_members[r + 1]) */
+    uint32_t *by_rank;        /* member indices grouped by rank */
+    /* the rank being built */
+    size_t r;
+    tc_trace *t;
+    uint32_t gpu_base;
+    uint32_t *launch_node;    /* per launch: the node its GPU work is launched from */
+    uint32_t *member_of;      /* per GPU event: its member index, TC_NONE */
+    uint32_t *member_pred;    /* per member: the stream predecessor of its kernel */
+    end_rec *ends; size_t n_ends; /* the rank's GPU events by (device, end) */
+    int64_t launch_latency;   /* the rank's typical launch latency: op start − launch end */
+} builder;
+
+static int add_edge(builder *b, uint32_t from, uint8_t flags, uint8_t cls, int64_t lag) {
+    tc_step_graph *g = b->g;
+    tc_sg_edge e = {from, flags, cls, 0, lag};
+    return TC_PUSH(g->edges, g->n_edges, b->cap_edges, e);
+}
+
+/* Starts node id b->next: its fields, its edges begin here. Returns its id. */
+static uint32_t new_node(builder *b, uint8_t kind, uint32_t rank, uint32_t ref, int64_t start, int64_t dur) {
+    tc_step_graph *g = b->g;
+    uint32_t v = b->next++;
+    assert(v < g->n);
+    g->kind[v] = kind;
+    g->rank[v] = rank;
+    g->ref[v] = ref;
+    g->start0[v] = start;
+    g->dur[v] = dur;
+    g->first[v] = (uint32_t)g->n_edges;
+    return v;
+}
+
+static int64_t ev_end(const tc_gpu_event *e) { return e->start_ns + e->dur_ns; }
+
+static int cmp_end_rec(const void *a, const void *b) {
+    const end_rec *x = a, *y = b;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return (x->event > y->event) - (x->event < y->event);
+}
+
+/* The first index of ends[] past the records of `device` with end <= t (binary search). */
+static size_t ends_upto(const builder *b, int32_t device, int64_t t) {
+    size_t lo = 0, hi = b->n_ends;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const end_rec *m = &b->ends[mid];
+        if (m->device < device || (m->device == device && m->end <= t)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The GPU event of the rank with the latest end in [from, to] on any device, TC_NONE when none. */
+static uint32_t latest_end_within(const builder *b, int64_t from, int64_t to) {
+    uint32_t best = TC_NONE;
+    int64_t best_end = INT64_MIN;
+    for (size_t k = 0; k < b->n_ends;) { /* one binary search per device */
+        int32_t dev = b->ends[k].device;
+        size_t at = ends_upto(b, dev, to);
+        if (at > k && b->ends[at - 1].device == dev && b->ends[at - 1].end >= from && b->ends[at - 1].end > best_end) {
+            best_end = b->ends[at - 1].end;
+            best = b->ends[at - 1].event;
+        }
+        k = ends_upto(b, dev, INT64_MAX);
+    }
+    return best;
+}
+
+/* ---- the host block ------------------------------------------------------------------------- */
+
+/* A call (mark 0, idx its launch) or a step boundary (mark 1 + 2k for step k's start, 2 + 2k its end). */
+typedef struct { uint32_t thread; uint32_t idx; int64_t ts, end; uint32_t mark, pad; } host_item;
+
+static int cmp_host_item(const void *a, const void *b) {
+    const host_item *x = a, *y = b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1;
+    if (x->mark != y->mark) return x->mark < y->mark ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The class of each call of t by name id (names[] sized by the largest id). */
+static uint8_t *call_classes(const tc_trace *t) {
+    uint32_t max = 0;
+    for (size_t i = 0; i < t->n_launches; i++) if (t->launches[i].name != TC_NONE && t->launches[i].name > max) max = t->launches[i].name;
+    uint8_t *cls = malloc((size_t)max + 1);
+    if (!cls) return NULL;
+    memset(cls, 0xff, (size_t)max + 1);
+    for (size_t i = 0; i < t->n_launches; i++) {
+        uint32_t n = t->launches[i].name;
+        if (n == TC_NONE || cls[n] != 0xff) continue;
+        const char *s = tc_trace_str(t, n);
+        cls[n] = (uint8_t)tc_host_call_class(s, strlen(s));
+    }
+    return cls;
+}
+
+static bool is_sync_class(int c) { return c == TC_CALL_SYNC || c == TC_CALL_SYNC_COPY; }
+
+/* One call's nodes: [begin,] the call; its edge from the thread's chain (prev: the node with the
+ * latest end so far, prev_end its measured end; nested calls hang from its start). */
+static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *prev, int64_t *prev_end, int64_t prev_start) {
+    const tc_launch *l = &b->t->launches[it->idx];
+    uint32_t rank = (uint32_t)b->r;
+    bool sync = is_sync_class(cls);
+    uint32_t w = TC_NONE;
+    if (sync) w = latest_end_within(b, l->ts_ns, l->ts_ns + l->dur_ns);
+    uint32_t v = new_node(b, sync ? TC_SG_BEGIN : TC_SG_CALL, rank, it->idx, l->ts_ns, sync ? 0 : l->dur_ns);
+    if (*prev != TC_NONE) {
+        bool nested = l->ts_ns < *prev_end;
+        if (add_edge(b, *prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, l->ts_ns - (nested ? prev_start : *prev_end)))
+            return -1;
+    }
+    b->launch_node[it->idx] = v;
+    if (sync) { /* the call itself, after its begin */
+        const tc_gpu_event *we = w != TC_NONE ? &b->t->gpu[w] : NULL;
+        int64_t ret = we ? l->ts_ns + l->dur_ns - ev_end(we) : l->dur_ns;
+        uint32_t c = new_node(b, we ? TC_SG_SYNC : TC_SG_CALL, rank, it->idx, l->ts_ns, ret);
+        if (add_edge(b, v, TC_SG_FROM_END, TC_CP_HOST_CPU, 0)) return -1;
+        if (we) {
+            if (add_edge(b, b->gpu_base + w, TC_SG_FROM_END | TC_SG_TO_END, TC_CP_HOST_SYNC, ret)) return -1;
+            b->g->sync_calls++;
+        }
+        v = c;
+    }
+    if (*prev == TC_NONE || l->ts_ns + l->dur_ns > *prev_end) { *prev = v; *prev_end = l->ts_ns + l->dur_ns; }
+    return 0;
+}
+
+/* A step boundary on the host chain. */
+static int host_mark(builder *b, const host_item *it, uint32_t step, bool end, uint32_t *prev, int64_t *prev_end,
+                     int64_t prev_start) {
+    uint32_t v = new_node(b, TC_SG_MARK, (uint32_t)b->r, step, it->ts, 0);
+    b->g->flags[v] |= end ? TC_SG_STEP_END : 0;
+    (end ? &b->g->steps[step].end_node : &b->g->steps[step].start_node)[0] = v;
+    if (*prev != TC_NONE) {
+        bool nested = it->ts < *prev_end;
+        if (add_edge(b, *prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, it->ts - (nested ? prev_start : *prev_end)))
+            return -1;
+    }
+    if (*prev == TC_NONE || it->ts > *prev_end) { *prev = v; *prev_end = it->ts; }
+    return 0;
+}
+
+/* The thread with the most calls in sorted items (TC_NONE without calls). */
+static uint32_t main_thread(const host_item *it, size_t n) {
+    uint32_t best = TC_NONE;
+    size_t best_n = 0;
+    for (size_t a = 0, z; a < n; a = z) {
+        for (z = a; z < n && it[z].thread == it[a].thread; z++) {}
+        if (z - a > best_n) { best_n = z - a; best = it[a].thread; }
+    }
+    return best;
+}
+
+/* A GPU-only step's boundary, hung from the GPU work: the start from the first op starting at or
+ * after it, the end from the latest op ending at or before it; else kept where it is. */
+static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
+    uint32_t v = new_node(b, TC_SG_MARK, (uint32_t)b->r, step, ts, 0);
+    b->g->flags[v] |= end ? TC_SG_STEP_END : 0;
+    (end ? &b->g->steps[step].end_node : &b->g->steps[step].start_node)[0] = v;
+    const tc_trace *t = b->t;
+    if (end) {
+        uint32_t u = latest_end_within(b, INT64_MIN, ts);
+        if (u != TC_NONE) return add_edge(b, b->gpu_base + u, TC_SG_FROM_END, TC_CP_IDLE, ts - ev_end(&t->gpu[u]));
+    } else {
+        size_t lo = 0, hi = t->n_gpu;
+        while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (t->gpu[mid].start_ns < ts) lo = mid + 1; else hi = mid; }
+        if (lo < t->n_gpu) return add_edge(b, b->gpu_base + (uint32_t)lo, 0, TC_CP_IDLE, ts - t->gpu[lo].start_ns);
+    }
+    b->g->flags[v] |= TC_SG_FIXED;
+    return 0;
+}
+
+/* The rank's host block: calls and CPU step boundaries per thread in time order, then the
+ * GPU-only steps' boundaries. steps: the rank's steps (tc_steps_spans), first: its first tc_sg_step. */
+static int host_block(builder *b, const tc_step_map *steps, size_t first) {
+    const tc_trace *t = b->t;
+    size_t n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
+    host_item *it = malloc((t->n_launches + 2 * n_cpu + 1) * sizeof *it);
+    uint8_t *cls = call_classes(t);
+    int rc = -1;
+    if (!it || !cls) goto out;
+    for (size_t i = 0; i < t->n_launches; i++) {
+        const tc_launch *l = &t->launches[i];
+        it[i] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
+    }
+    tc_sort(it, t->n_launches, sizeof *it, cmp_host_item);
+    uint32_t main = main_thread(it, t->n_launches);
+    size_t n = t->n_launches;
+    for (size_t k = 0; k < n_cpu; k++) {
+        const tc_step_events *s = &steps->steps[k];
+        it[n++] = (host_item){main, TC_NONE, s->cpu_start_ns, s->cpu_start_ns, (uint32_t)(1 + 2 * k), 0};
+        it[n++] = (host_item){main, TC_NONE, s->cpu_end_ns, s->cpu_end_ns, (uint32_t)(2 + 2 * k), 0};
+    }
+    tc_sort(it, n, sizeof *it, cmp_host_item);
+    uint32_t prev = TC_NONE;
+    int64_t prev_end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || it[i].thread != it[i - 1].thread) prev = TC_NONE;
+        int64_t prev_start = prev != TC_NONE ? b->g->start0[prev] : 0;
+        if (it[i].mark) {
+            uint32_t k = it[i].mark - 1;
+            if (host_mark(b, &it[i], (uint32_t)first + k / 2, k % 2 == 1, &prev, &prev_end, prev_start)) goto out;
+            continue;
+        }
+        uint32_t nm = t->launches[it[i].idx].name;
+        if (host_call(b, &it[i], nm == TC_NONE ? TC_CALL_OTHER : cls[nm], &prev, &prev_end, prev_start)) goto out;
+    }
+    for (size_t k = n_cpu; k < steps->n_steps; k++)
+        if (gpu_mark(b, (uint32_t)(first + k), steps->steps[k].span_start_ns, false) ||
+            gpu_mark(b, (uint32_t)(first + k), steps->steps[k].span_end_ns, true))
+            goto out;
+    rc = 0;
+out:
+    free(it);
+    free(cls);
+    return rc;
+}
+
+/* ---- the GPU block --------------------------------------------------------------------------- */
+
+/* (device, stream) -> the last GPU event on it so far: open addressing. */
+typedef struct { uint64_t *key; uint32_t *last; size_t cap, n; } stream_map;
+
+static uint64_t stream_key(const tc_gpu_event *e) { return ((uint64_t)(uint32_t)e->device << 32 | e->stream) + 1; }
+
+static uint32_t *stream_slot(stream_map *m, uint64_t key) {
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        uint64_t *k = calloc(cap, sizeof *k);
+        uint32_t *l = malloc(cap * sizeof *l);
+        if (!k || !l) { free(k); free(l); return NULL; }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->key[i]) continue;
+            size_t s = (size_t)(m->key[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+            while (k[s]) s = (s + 1) & (cap - 1);
+            k[s] = m->key[i];
+            l[s] = m->last[i];
+        }
+        free(m->key); free(m->last);
+        m->key = k; m->last = l; m->cap = cap;
+    }
+    size_t s = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+    while (m->key[s] && m->key[s] != key) s = (s + 1) & (m->cap - 1);
+    if (!m->key[s]) { m->key[s] = key; m->last[s] = TC_NONE; m->n++; }
+    return &m->last[s];
+}
+
+/* The rank's launch latency: the lower decile of op start − launch end (>= 0) over ops whose stream
+ * was free when their launch ended (the launch, or a wait on another stream, set their start): a
+ * low quantile, since ops that waited on another stream count too; 0 when none. */
+static int launch_latency(builder *b, stream_map *m) {
+    const tc_trace *t = b->t;
+    int64_t *v = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *v);
+    size_t n = 0;
+    if (!v) return -1;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        const tc_gpu_event *g = &t->gpu[e];
+        uint32_t *slot = stream_slot(m, stream_key(g));
+        if (!slot) { free(v); return -1; }
+        const tc_launch *l = g->correlation != TC_NONE ? tc_trace_find_launch(t, g->correlation) : NULL;
+        int64_t lend = l ? l->ts_ns + l->dur_ns : 0;
+        if (l && (*slot == TC_NONE || ev_end(&t->gpu[*slot]) <= lend)) v[n++] = g->start_ns - lend;
+        *slot = (uint32_t)e;
+    }
+    tc_sort_i64(v, n);
+    size_t lo = 0;
+    while (lo < n && v[lo] < 0) lo++; /* a launch call that returns after its op has started shows no latency */
+    b->launch_latency = lo < n ? v[lo + (n - lo) / 10] : 0;
+    free(v);
+    memset(m->key, 0, m->cap * sizeof *m->key);
+    m->n = 0;
+    return 0;
+}
+
+/* The start edges of op e (stream predecessor pred): its launch, its stream predecessor and, when
+ * neither explains its start, the op of another stream of its device that ended just before. The
+ * one that explains the start most keeps the measured lag; the others their nominal lag (0 after a
+ * predecessor, the launch's duration + the rank's launch latency after a launch) or less. false:
+ * the op has no launch (kept at its measured time). */
+static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *out, size_t *n_out) {
+    const tc_trace *t = b->t;
+    const tc_gpu_event *g = &t->gpu[e];
+    const tc_launch *l = g->correlation != TC_NONE ? tc_trace_find_launch(t, g->correlation) : NULL;
+    *n_out = 0;
+    if (!l) return false;
+    int64_t st = g->start_ns, meas[3], nominal[3], expl[3];
+    size_t n = 0, best = 0;
+    out[n] = (tc_sg_edge){b->launch_node[l - t->launches], 0, TC_CP_HOST_LAUNCH, 0, 0};
+    meas[n] = st - l->ts_ns;
+    nominal[n] = l->dur_ns + b->launch_latency;
+    expl[n] = l->ts_ns + (meas[n] < nominal[n] ? meas[n] : nominal[n]);
+    n++;
+    if (pred != TC_NONE) {
+        int64_t pe = ev_end(&t->gpu[pred]);
+        out[n] = (tc_sg_edge){b->gpu_base + pred, TC_SG_FROM_END, TC_CP_IDLE, 0, 0};
+        meas[n] = st - pe;
+        nominal[n] = 0;
+        expl[n] = pe + (meas[n] < 0 ? meas[n] : 0);
+        if (expl[n] >= expl[best]) best = n; /* a tie goes to the GPU side */
+        n++;
+    }
+    if (st > expl[best]) { /* unexplained: another stream's op ending just before? */
+        size_t at = ends_upto(b, g->device, st);
+        for (size_t k = at, seen = 0; k-- > 0 && seen < DEP_LOOKBACK; seen++) {
+            const end_rec *u = &b->ends[k];
+            if (u->device != g->device || u->end < st - DEP_WINDOW_NS || u->end <= expl[best]) break;
+            if (u->stream == g->stream || u->event == e) continue;
+            out[n] = (tc_sg_edge){b->gpu_base + u->event, TC_SG_FROM_END, TC_CP_IDLE, 0, 0};
+            meas[n] = st - u->end;
+            nominal[n] = 0;
+            expl[n] = u->end;
+            best = n++;
+            b->g->inferred_deps++;
+            break;
+        }
+    }
+    for (size_t k = 0; k < n; k++) out[k].lag = k == best ? meas[k] : meas[k] < nominal[k] ? meas[k] : nominal[k];
+    *n_out = n;
+    return true;
+}
+
+/* Node of GPU event e: a placed op, a member of an instance (its start is its arrival's, its end
+ * its instance's), or an op kept at its measured time. */
+static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
+    const tc_trace *t = b->t;
+    const tc_gpu_event *g = &t->gpu[e];
+    uint32_t m = b->member_of[e];
+    uint32_t rank = (uint32_t)b->r;
+    if (m != TC_NONE) {
+        uint32_t i = b->mem_inst[m];
+        uint32_t v = new_node(b, TC_SG_MEMBER, rank, e, g->start_ns, 0);
+        (void)v;
+        int64_t inst_end = b->inst_start[i] + b->j->instances[i].transfer_ns;
+        if (add_edge(b, b->arrival[m], 0, TC_CP_IDLE, 0) ||
+            add_edge(b, b->g->inst_node[i], TC_SG_FROM_END | TC_SG_TO_END,
+                     b->j->inst_groups[b->j->instances[i].group].scope == TC_SCOPE_INTRA ? TC_CP_TRANSFER_INTRA
+                                                                                        : TC_CP_TRANSFER_INTER,
+                     ev_end(g) - inst_end))
+            return -1;
+        b->g->ops++;
+        return 0;
+    }
+    tc_sg_edge ed[3];
+    size_t ne = 0;
+    bool placed = !g->is_comm && op_start_edges(b, e, pred, ed, &ne);
+    uint32_t v = new_node(b, TC_SG_OP, rank, e, g->start_ns, g->dur_ns);
+    if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->g->ops_unplaced++; return 0; }
+    b->g->ops++;
+    for (size_t k = 0; k < ne; k++)
+        if (add_edge(b, ed[k].from, ed[k].flags, ed[k].cls, ed[k].lag)) return -1;
+    return 0;
+}
+
+/* The rank's GPU block (one node per event, start order), then the arrivals of its members. */
+static int gpu_block(builder *b) {
+    const tc_trace *t = b->t;
+    stream_map m = {0};
+    int rc = launch_latency(b, &m);
+    for (size_t e = 0; e < t->n_gpu && !rc; e++) {
+        uint32_t *slot = stream_slot(&m, stream_key(&t->gpu[e]));
+        if (!slot) { rc = -1; break; }
+        uint32_t pred = *slot;
+        *slot = (uint32_t)e;
+        if (b->member_of[e] != TC_NONE) b->member_pred[b->member_of[e]] = pred;
+        rc = gpu_node(b, (uint32_t)e, pred);
+    }
+    free(m.key);
+    free(m.last);
+    for (size_t k = b->rank_members[b->r]; k < b->rank_members[b->r + 1] && !rc; k++) {
+        uint32_t mi = b->by_rank[k], e = b->j->inst_members[mi].event;
+        tc_sg_edge ed[3];
+        size_t ne = 0;
+        bool placed = op_start_edges(b, e, b->member_pred[mi], ed, &ne);
+        uint32_t v = new_node(b, TC_SG_ARRIVAL, (uint32_t)b->r, e, t->gpu[e].start_ns, 0);
+        assert(v == b->arrival[mi]);
+        if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->g->ops--; b->g->ops_unplaced++; }
+        for (size_t q = 0; q < ne && !rc; q++) rc = add_edge(b, ed[q].from, ed[q].flags, ed[q].cls, ed[q].lag);
+    }
+    return rc;
+}
+
+/* ---- the job --------------------------------------------------------------------------------- */
+
+static size_t sync_calls_of(const tc_trace *t, int *err) {
+    uint8_t *cls = call_classes(t);
+    size_t n = 0;
+    if (!cls) { *err = -1; return 0; }
+    for (size_t i = 0; i < t->n_launches; i++) n += t->launches[i].name != TC_NONE && is_sync_class(cls[t->launches[i].name]);
+    free(cls);
+    return n;
+}
+
+typedef struct { int64_t number; size_t occ, at; } slot_key;
+
+static int cmp_slot_key(const void *a, const void *b) {
+    const slot_key *x = a, *y = b;
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    if (x->occ != y->occ) return x->occ < y->occ ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* g->steps (rank by rank, in each rank's step order) and the job's step slots: one per (number,
+ * occurrence of it on its rank), in number order. 0, or -1 out of memory. */
+static int make_slots(tc_job *j, tc_step_graph *g) {
+    size_t total = 0;
+    for (size_t r = 0; r < j->n_ranks; r++) total += j->ranks[r].n_steps;
+    g->steps = calloc(total ? total : 1, sizeof *g->steps);
+    g->rank_steps = calloc(j->n_ranks + 1, sizeof *g->rank_steps);
+    slot_key *k = malloc((total ? total : 1) * sizeof *k);
+    tc_step_span *sp = malloc((total ? total : 1) * sizeof *sp);
+    size_t *occ = malloc((total ? total : 1) * sizeof *occ);
+    g->slot_number = malloc((total ? total : 1) * sizeof *g->slot_number);
+    int rc = -1;
+    if (!g->steps || !g->rank_steps || !k || !sp || !occ || !g->slot_number) goto out;
+    for (size_t r = 0, at = 0; r < j->n_ranks; r++) {
+        const tc_rank_result *rr = &j->ranks[r];
+        g->rank_steps[r] = at;
+        for (size_t s = 0; s < rr->n_steps; s++) sp[s] = (tc_step_span){0, 0, rr->steps[s].number};
+        if (tc_steps_occurrence(sp, rr->n_steps, occ)) goto out;
+        for (size_t s = 0; s < rr->n_steps; s++, at++) {
+            g->steps[at] = (tc_sg_step){(uint32_t)r, 0, TC_NONE, TC_NONE, rr->steps[s].step_time_ns};
+            k[at] = (slot_key){rr->steps[s].number, occ[s], at};
+        }
+    }
+    g->rank_steps[j->n_ranks] = total;
+    tc_sort(k, total, sizeof *k, cmp_slot_key);
+    for (size_t i = 0; i < total; i++) {
+        if (i == 0 || k[i].number != k[i - 1].number || k[i].occ != k[i - 1].occ) g->slot_number[g->n_slots++] = k[i].number;
+        g->steps[k[i].at].slot = (uint32_t)(g->n_slots - 1);
+    }
+    g->n_steps = total;
+    rc = 0;
+out:
+    free(k);
+    free(sp);
+    free(occ);
+    return rc;
+}
+
+/* The members grouped by rank, each member's instance and arrival node, each instance's measured
+ * aligned start (the last arrival), each rank's clock shift. rank_nodes[r]: the rank's nodes
+ * before its arrivals (host + GPU). 0, or -1 out of memory. */
+static int prepare_members(builder *b, const size_t *rank_nodes) {
+    tc_job *j = b->j;
+    tc_step_graph *g = b->g;
+    size_t nm = j->n_inst_members, nr = j->n_ranks;
+    b->mem_inst = malloc((nm ? nm : 1) * sizeof *b->mem_inst);
+    b->arrival = malloc((nm ? nm : 1) * sizeof *b->arrival);
+    b->by_rank = malloc((nm ? nm : 1) * sizeof *b->by_rank);
+    b->member_pred = malloc((nm ? nm : 1) * sizeof *b->member_pred);
+    b->rank_members = calloc(nr + 1, sizeof *b->rank_members);
+    b->inst_start = malloc((j->n_instances ? j->n_instances : 1) * sizeof *b->inst_start);
+    g->inst_node = malloc((j->n_instances ? j->n_instances : 1) * sizeof *g->inst_node);
+    g->shift = calloc(nr ? nr : 1, sizeof *g->shift);
+    if (!b->mem_inst || !b->arrival || !b->by_rank || !b->member_pred || !b->rank_members || !b->inst_start ||
+        !g->inst_node || !g->shift)
+        return -1;
+    int64_t base0 = nr && j->traces[j->ranks[0].input].has_base ? j->traces[j->ranks[0].input].base_ns : 0;
+    for (size_t r = 0; r < nr; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        g->shift[r] = (t->has_base ? t->base_ns : 0) - base0 - (j->ranks[r].has_clock_offset ? j->ranks[r].clock_offset_ns : 0);
+    }
+    for (size_t m = 0; m < nm; m++) b->rank_members[j->inst_members[m].rank + 1]++;
+    for (size_t r = 0; r < nr; r++) b->rank_members[r + 1] += b->rank_members[r];
+    size_t *fill = malloc((nr ? nr : 1) * sizeof *fill);
+    if (!fill) return -1;
+    memcpy(fill, b->rank_members, nr * sizeof *fill);
+    for (size_t m = 0; m < nm; m++) {
+        uint32_t r = j->inst_members[m].rank;
+        size_t pos = fill[r]++;
+        b->by_rank[pos] = (uint32_t)m;
+        b->arrival[m] = (uint32_t)(rank_nodes[r] + (pos - b->rank_members[r]));
+    }
+    free(fill);
+    for (size_t i = 0; i < j->n_instances; i++) {
+        const tc_coll_instance *in = &j->instances[i];
+        int64_t last = INT64_MIN;
+        for (uint32_t k = in->first; k < in->first + in->n; k++) {
+            const tc_inst_member *mb = &j->inst_members[k];
+            b->mem_inst[k] = (uint32_t)i;
+            int64_t a = j->traces[j->ranks[mb->rank].input].gpu[mb->event].start_ns + g->shift[mb->rank];
+            if (a > last) last = a;
+        }
+        b->inst_start[i] = last;
+    }
+    return 0;
+}
+
+/* Node counts per rank: rank_first[r] its first node, rank_nodes[r] where its arrivals begin (after
+ * its host and GPU blocks). Returns the total with the instances; *err -1 out of memory. */
+static size_t count_nodes(const tc_job *j, const tc_step_map *maps, size_t *rank_first, size_t *rank_nodes, int *err) {
+    size_t nr = j->n_ranks, n = 0;
+    size_t *members = calloc(nr ? nr : 1, sizeof *members);
+    if (!members) { *err = -1; return 0; }
+    for (size_t m = 0; m < j->n_inst_members; m++) members[j->inst_members[m].rank]++;
+    for (size_t r = 0; r < nr; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        rank_first[r] = n;
+        n += t->n_launches + sync_calls_of(t, err) + 2 * maps[r].n_steps + t->n_gpu;
+        rank_nodes[r] = n;
+        n += members[r];
+    }
+    free(members);
+    return n + j->n_instances;
+}
+
+/* The measured end of node v (a node kept at its measured time when a cycle is broken there). */
+static int64_t measured_dur(const tc_job *j, const tc_step_graph *g, uint32_t v) {
+    const tc_trace *t = g->rank[v] != TC_NONE ? &j->traces[j->ranks[g->rank[v]].input] : NULL;
+    if (g->kind[v] == TC_SG_MEMBER) return t->gpu[g->ref[v]].dur_ns;
+    if (g->kind[v] == TC_SG_SYNC) return t->launches[g->ref[v]].dur_ns;
+    return g->dur[v];
+}
+
+/* g->order: Kahn's order over the edges; when every node left waits, the lowest of them is kept at
+ * its measured time (a cycle broken) and the walk goes on. 0, or -1 out of memory. */
+static int topo_order(const tc_job *j, tc_step_graph *g) {
+    size_t n = g->n;
+    uint32_t *off = calloc(n + 1, sizeof *off), *succ = malloc((g->n_edges ? g->n_edges : 1) * sizeof *succ);
+    uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
+    g->order = tc_big_alloc(n ? n : 1, sizeof *g->order, false);
+    int rc = -1;
+    if (!off || !succ || !indeg || !g->order) goto out;
+    for (size_t e = 0; e < g->n_edges; e++) off[g->edges[e].from + 1]++;
+    for (size_t v = 0; v < n; v++) off[v + 1] += off[v];
+    for (size_t v = 0; v < n; v++) {
+        indeg[v] = g->first[v + 1] - g->first[v];
+        for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++) succ[off[g->edges[e].from]++] = (uint32_t)v;
+    }
+    for (size_t v = n; v > 0; v--) off[v] = off[v - 1];
+    off[0] = 0;
+    size_t head = 0, tail = 0, cursor = 0;
+    for (size_t v = 0; v < n; v++) if (!indeg[v]) { indeg[v] = TC_NONE; g->order[tail++] = (uint32_t)v; }
+    while (head < n) {
+        if (head == tail) { /* a cycle: keep its lowest waiting node where it was measured */
+            while (indeg[cursor] == TC_NONE) cursor++;
+            g->dur[cursor] = measured_dur(j, g, (uint32_t)cursor);
+            g->flags[cursor] |= TC_SG_FIXED;
+            if (g->kind[cursor] == TC_SG_OP || g->kind[cursor] == TC_SG_MEMBER) { g->ops--; g->ops_unplaced++; }
+            g->cycle_breaks++;
+            indeg[cursor] = TC_NONE;
+            g->order[tail++] = (uint32_t)cursor;
+        }
+        uint32_t v = g->order[head++];
+        for (uint32_t k = off[v]; k < off[v + 1]; k++) {
+            uint32_t s = succ[k];
+            if (indeg[s] != TC_NONE && --indeg[s] == 0) { indeg[s] = TC_NONE; g->order[tail++] = s; }
+        }
+    }
+    rc = 0;
+out:
+    free(off);
+    free(succ);
+    free(indeg);
+    return rc;
+}
+
+/* The end_rec list of t's GPU events by (device, end). */
+static int rank_ends(builder *b) {
+    const tc_trace *t = b->t;
+    b->ends = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->ends);
+    if (!b->ends) return -1;
+    for (size_t e = 0; e < t->n_gpu; e++)
+        b->ends[e] = (end_rec){ev_end(&t->gpu[e]), t->gpu[e].device, t->gpu[e].stream, (uint32_t)e, 0};
+    b->n_ends = t->n_gpu;
+    tc_sort(b->ends, b->n_ends, sizeof *b->ends, cmp_end_rec);
+    return 0;
+}
+
+/* Rank r's nodes: host block, GPU block, arrivals. */
+static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_first, size_t rank_nodes) {
+    tc_job *j = b->j;
+    b->r = r;
+    b->t = &j->traces[j->ranks[r].input];
+    const tc_trace *t = b->t;
+    assert(b->next == rank_first);
+    b->gpu_base = (uint32_t)(rank_nodes - t->n_gpu);
+    b->launch_node = malloc((t->n_launches ? t->n_launches : 1) * sizeof *b->launch_node);
+    b->member_of = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->member_of);
+    int rc = b->launch_node && b->member_of ? rank_ends(b) : -1;
+    if (!rc) {
+        for (size_t e = 0; e < t->n_gpu; e++) b->member_of[e] = TC_NONE;
+        for (size_t k = b->rank_members[r]; k < b->rank_members[r + 1]; k++)
+            b->member_of[j->inst_members[b->by_rank[k]].event] = b->by_rank[k];
+        for (size_t l = 0; l < t->n_launches; l++) b->launch_node[l] = TC_NONE;
+        rc = host_block(b, map, b->g->rank_steps[r]);
+    }
+    if (!rc) { assert(b->next == b->gpu_base); rc = gpu_block(b); }
+    free(b->launch_node);
+    free(b->member_of);
+    free(b->ends);
+    b->launch_node = b->member_of = NULL;
+    b->ends = NULL;
+    return rc;
+}
+
+/* The instance nodes: each starts when its last rank's kernel has started (aligned clocks). */
+static int instance_nodes(builder *b) {
+    tc_job *j = b->j;
+    for (size_t i = 0; i < j->n_instances; i++) {
+        const tc_coll_instance *in = &j->instances[i];
+        uint32_t v = new_node(b, TC_SG_INSTANCE, TC_NONE, (uint32_t)i, b->inst_start[i], in->transfer_ns);
+        assert(v == b->g->inst_node[i]);
+        for (uint32_t k = in->first; k < in->first + in->n; k++)
+            if (add_edge(b, b->arrival[k], 0, TC_CP_IDLE, b->g->shift[j->inst_members[k].rank])) return -1;
+    }
+    return 0;
+}
+
+static void builder_free(builder *b) {
+    free(b->inst_start); free(b->mem_inst); free(b->arrival); free(b->rank_members); free(b->by_rank);
+    free(b->member_pred);
+}
+
+int tc_step_graph_build(tc_job *j, tc_step_graph **out) {
+    *out = NULL;
+    size_t nr = j->n_ranks, steps = 0;
+    tc_step_map *maps = calloc(nr ? nr : 1, sizeof *maps);
+    size_t *rank_first = malloc((nr ? nr : 1) * sizeof *rank_first), *rank_nodes = malloc((nr ? nr : 1) * sizeof *rank_nodes);
+    builder b = {.j = j};
+    int rc = maps && rank_first && rank_nodes ? 0 : -1;
+    for (size_t r = 0; r < nr && !rc; r++) {
+        rc = tc_steps_spans(&j->traces[j->ranks[r].input], &maps[r]);
+        if (!rc && maps[r].n_steps != j->ranks[r].n_steps) tc_step_map_free(&maps[r]); /* not the analysis's steps */
+        steps += maps[r].n_steps;
+    }
+    tc_step_graph *g = NULL;
+    if (rc || !steps) goto out;
+    g = calloc(1, sizeof *g);
+    b.g = g;
+    size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &rc) : 0;
+    rc = !g || rc || n >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, rank_nodes) ? -1 : 0;
+    for (size_t i = 0; i < j->n_instances && !rc; i++) g->inst_node[i] = (uint32_t)(n - j->n_instances + i);
+    for (size_t r = 0; r < nr && !rc; r++) rc = build_rank(&b, r, &maps[r], rank_first[r], rank_nodes[r]);
+    if (!rc) rc = instance_nodes(&b);
+    if (!rc) { assert(b.next == n); g->first[n] = (uint32_t)g->n_edges; g->n_instances = j->n_instances; rc = topo_order(j, g); }
+out:
+    for (size_t r = 0; maps && r < nr; r++) tc_step_map_free(&maps[r]);
+    free(maps);
+    free(rank_first);
+    free(rank_nodes);
+    builder_free(&b);
+    if (rc) tc_step_graph_free(g);
+    else *out = g;
+    return rc;
+}
+
+void tc_step_graph_retime(const tc_step_graph *g, const int64_t *transfer_ns, int64_t *start, int64_t *end) {
+    for (size_t k = 0; k < g->n; k++) {
+        uint32_t v = g->order[k];
+        int64_t s = g->start0[v], d = g->dur[v];
+        if (g->kind[v] == TC_SG_INSTANCE && transfer_ns) d = transfer_ns[g->ref[v]];
+        if (g->flags[v] & TC_SG_FIXED) { start[v] = s; end[v] = s + d; continue; }
+        int64_t s_max = INT64_MIN, e_max = INT64_MIN;
+        for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++) {
+            const tc_sg_edge *ed = &g->edges[e];
+            int64_t t = ((ed->flags & TC_SG_FROM_END) ? end[ed->from] : start[ed->from]) + ed->lag;
+            if (ed->flags & TC_SG_TO_END) { if (t > e_max) e_max = t; }
+            else if (t > s_max) s_max = t;
+        }
+        if (s_max != INT64_MIN) s = s_max;
+        start[v] = s;
+        end[v] = s + d > e_max ? s + d : e_max;
+    }
+}
