@@ -61,7 +61,13 @@ typedef struct {
 } tc_critical_path;
 
 /* One matching group's collective time model: transfer = alpha + bytes * bus_factor / beta. */
-typedef enum { TC_FIT_NONE = 0, TC_FIT_SIZES, TC_FIT_RATED } tc_fit_kind;
+typedef enum {
+    TC_FIT_NONE = 0,           /* no model */
+    TC_FIT_SIZES,              /* least squares over two or more message sizes */
+    TC_FIT_RATED,              /* beta the group's link rating, alpha the rest */
+    TC_FIT_MEASURED            /* alpha 0, beta the group's own bus bandwidth: no rating, or the fits
+                                * above came out negative (analyzer/comm_model.c) */
+} tc_fit_kind;
 typedef struct {
     tc_fit_kind fit;           /* NONE: no model (no instance with known bytes) */
     double alpha_us;           /* per-collective latency, µs */

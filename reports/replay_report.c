@@ -122,7 +122,7 @@ void tc_replay_json_summary(jw *w, const tc_job *j) {
 }
 
 void tc_replay_json_group_model(jw *w, const tc_job *j, size_t g) {
-    static const char *const fits[] = {NULL, "sizes", "rated"};
+    static const char *const fits[] = {NULL, "sizes", "rated", "measured"};
     const tc_coll_model *m = NULL;
     for (size_t k = 0; k < j->n_inst_groups && !m; k++)
         if (j->inst_groups[k].pg == g && j->inst_groups[k].model.fit != TC_FIT_NONE) m = &j->inst_groups[k].model;
@@ -131,7 +131,7 @@ void tc_replay_json_group_model(jw *w, const tc_job *j, size_t g) {
     jw_object_begin(w);
     jw_key(w, "alpha_us"); jw_double(w, m->alpha_us);
     jw_key(w, "beta_GBps"); jw_double(w, m->beta_GBps);
-    jw_key(w, "fit"); jw_string(w, m->fit <= TC_FIT_RATED ? fits[m->fit] : NULL);
+    jw_key(w, "fit"); jw_string(w, m->fit <= TC_FIT_MEASURED ? fits[m->fit] : NULL);
     jw_key(w, "instances"); jw_uint(w, m->instances);
     jw_object_end(w);
 }
