@@ -217,12 +217,13 @@ static void text_ranks(FILE *out, const tc_critical_path *p, int64_t per, int wi
     size_t len = (size_t)tc_format(line, sizeof line, "ranks it runs through, per step:");
     int64_t total = class_total(p);
     for (size_t i = 0; i < p->n_by_rank && i < CP_RANKS_SHOWN && len < sizeof line; i++) {
-        char a[40], b[40], c[40];
+        char a[40], b[40], c[64];
         const tc_cp_rank *r = &p->by_rank[i];
-        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%%; compute %s ms)", i ? "," : "",
+        if (r->compute_ns / per > 0) tc_format(c, sizeof c, "; compute %s ms", tc_fmt_num(a, sizeof a, ms(r->compute_ns / per), 3));
+        else c[0] = 0;
+        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%%%s)", i ? "," : "",
                                  (long long)r->rank, tc_fmt_num(a, sizeof a, ms(r->ns / per), 3),
-                                 tc_fmt_num(b, sizeof b, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1),
-                                 tc_fmt_num(c, sizeof c, ms(r->compute_ns / per), 3));
+                                 tc_fmt_num(b, sizeof b, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1), c);
     }
     if (p->n_by_rank > CP_RANKS_SHOWN && len < sizeof line)
         tc_format(line + len, sizeof line - len, ", and %zu more", p->n_by_rank - CP_RANKS_SHOWN);
