@@ -311,7 +311,7 @@ static void derive_defaults(tc_cost_result *r, const measured *m) {
     tc_cost_inputs *u = &r->used;
     if (r->has_reference) {
         char origin[TC_COST_ORIGIN_LEN];
-        tc_format(origin, sizeof origin, "default (= T_ref/T, against %s)", r->reference);
+        tc_format(origin, sizeof origin, "default (= T_ref / T, %s)", !strcmp(r->reference, "instant") ? "the instant reference" : r->reference);
         put_value(&u->rent_network_efficiency, effective_efficiency(r), TC_COST_SRC_DEFAULT, origin);
     } else
         put_value(&u->rent_network_efficiency, u->network_efficiency.value, TC_COST_SRC_DEFAULT,

@@ -466,7 +466,8 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
                                                   : "what each loss costs, a month as profiled");
     char ref[96];
     fmt_num(v, sizeof v, r->effective_gpus, 2);
-    snprintf(f, sizeof f, "%s, %s", r->has_reference ? "N x T_ref / T" : "N x e", tc_cost_reference_text(ref, sizeof ref, r));
+    if (r->has_reference) snprintf(f, sizeof f, "N x T_ref / T, T_ref on %s", !strcmp(r->reference, "instant") ? "an instant network" : r->reference);
+    else snprintf(f, sizeof f, "N x e, %s", tc_cost_reference_text(ref, sizeof ref, r));
     row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound), f);
     money2(v, sizeof v, r->effective_price_per_gpu_hour);
     row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, r->effective_price_bound),
