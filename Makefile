@@ -33,7 +33,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJS := $(MAIN_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps test-deps test sanitize robustness clean tools install uninstall bench mpi test-mpi golden-update check-layers check-functions
+.PHONY: all deps test-deps test sanitize robustness clean tools install uninstall bench mpi test-mpi golden-update check-layers check-functions pairs
 # `make` with no target builds the tool, the trace generator and (where CUDA is) the tracer
 all: $(BUILD)/tracecost tools cupti
 
@@ -167,6 +167,10 @@ fuzz-run: build-fuzz/fuzz_parse
 	    -artifact_prefix=build-fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
 # Speed and memory against json_verify, gzip -dc and cat (bench/bench.sh; generates bench/data/).
+# the pairs of issue 29: every kind's job on a slow and a fast fabric (bench/TRACEGEN.md, "Pairs")
+pairs: tools
+	bench/pairs.sh $(BUILD)/tracegen bench/data/pairs
+
 bench: $(BUILD)/.deps-test $(BUILD)/tracecost tools
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/bench.sh $(RUNS)
 

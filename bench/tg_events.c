@@ -70,7 +70,7 @@ void flow(rw_t *w, int start, int64_t id, int64_t pid, int64_t tid, int64_t t) {
 /* a cpu_op / user_annotation with a fresh External id; args_extra writes extra args */
 int64_t cpu_span(rw_t *w, const char *cat, const char *name, int64_t t, int64_t d, args_fn fn, const void *arg) {
   int64_t ext = ++w->ext;
-  ev_x(w, cat, name, w->pid, w->pid, t, d);
+  ev_x(w, cat, name, w->pid, w->tid, t, d);
   args_open(w);
   JK(&w->j, "External id"); jw_i64(&w->j, ext);
   if (fn) fn(w, arg);
@@ -163,7 +163,7 @@ static void coll_args(rw_t *w, int64_t seq, int on_kernel, const gop *g) {
     JK(j, "Global rank stride"); jw_i64(j, stride);
   }
 }
-static void coll_args_cpu(rw_t *w, const void *p) {
+void coll_args_cpu(rw_t *w, const void *p) {
   const gop *g = p;
   coll_args(w, g->seq, 0, g->ci ? g : NULL);
 }
@@ -377,7 +377,7 @@ static const char *rt_name(const ctx_t *c, const char *cuda) {
 
 void runtime_ev(rw_t *w, const char *name, int cbid, int64_t t, int64_t d, int64_t ext, int64_t corr) {
   jw_t *j = &w->j;
-  ev_x(w, "cuda_runtime", rt_name(w->c, name), w->pid, w->pid, t, d);
+  ev_x(w, "cuda_runtime", rt_name(w->c, name), w->pid, w->tid, t, d);
   args_open(w);
   if (ext >= 0) { JK(j, "External id"); jw_i64(j, ext); }
   if (w->c->o.rocm) { JK(j, "cid"); } else { JK(j, "cbid"); }
@@ -421,27 +421,34 @@ static void record_gop(rw_t *w, const gop *g, int written) {
   rec_add(&w->rec, &e);
 }
 
-/* The CPU block that launches one GPU op: nwrap nested spans around the runtime call.
- * Nominal unit u = 2 µs; block = (3 + 2*nwrap) units; shrunk when the GPU op starts too soon. */
-void launch_op(rw_t *w, const gop *g) {
+/* nested spans around an op's launch call: the block is (3 + 2*nwrap) units, the call its middle 3 */
+int launch_nwrap(int kind) {
+  switch (kind) {
+  case OP_FWD: case OP_COLL: case OP_OPT: return 2;
+  default: return 1;
+  }
+}
+
+/* what follows a launch call [rs, ...) with correlation corr: the flows and the GPU event (unless
+ * dropped), and the op in the rank's record */
+void gpu_launched(rw_t *w, const gop *g, int64_t ext0, int64_t corr, int64_t rs) {
   const ctx_t *c = w->c;
-  int nwrap;
-  switch (g->kind) {
-  case OP_FWD: case OP_COLL: case OP_OPT: nwrap = 2; break;
-  default: nwrap = 1;
+  int written = 1;
+  if (g->kind == OP_COLL && c->o.ndrop) written = !is_dropped(c, w->r, ++w->comm_seen);
+  if (written) {
+    flow(w, 1, corr, w->pid, w->tid, rs);
+    gpu_event(w, g, ext0, corr);
+    flow(w, 0, corr, w->dev, gop_stream(g), g->t);
   }
-  int64_t units = 3 + 2 * nwrap;
-  int64_t bs = w->cpu;
-  if (bs < g->t - c->LA) bs = g->t - c->LA;
-  int64_t avail = g->t - bs;
-  int64_t u = 2 * US;
-  if (avail < units * u + u) {
-    u = (avail / (units + 1)) / c->q * c->q;
-    if (u < c->q)
-      die("the CPU cannot launch GPU op %d of rank %d in time (GPU ops too short); use longer durations",
-          g->kind, w->r);
-  }
-  int64_t be = bs + units * u;
+  record_gop(w, g, written);
+}
+
+/* The CPU block [bs, bs + (3 + 2*nwrap)·u) that launches g: its cpu_ops, the runtime call, the GPU
+ * event; returns the block's end. */
+int64_t launch_block(rw_t *w, const gop *g, int64_t bs, int64_t u) {
+  const ctx_t *c = w->c;
+  int nwrap = launch_nwrap(g->kind);
+  int64_t be = bs + (3 + 2 * nwrap) * u;
   int64_t corr = ++w->corr;
   int64_t ext0 = 0;
   const char *rt = "cudaLaunchKernel";
@@ -497,14 +504,26 @@ void launch_op(rw_t *w, const gop *g) {
   }
   int64_t rs = bs + nwrap * u, rd = be - bs - 2 * nwrap * u;
   runtime_ev(w, rt, cbid, rs, rd, ext0, corr);
-  int written = 1;
-  if (g->kind == OP_COLL && c->o.ndrop) written = !is_dropped(c, w->r, ++w->comm_seen);
-  if (written) {
-    flow(w, 1, corr, w->pid, w->pid, rs);
-    gpu_event(w, g, ext0, corr);
-    flow(w, 0, corr, w->dev, gop_stream(g), g->t);
+  gpu_launched(w, g, ext0, corr, rs);
+  return be;
+}
+
+/* The CPU block that launches one GPU op in the classic and multi-dimensional models: at most LA
+ * ahead of the op. Nominal unit u = 2 µs; shrunk when the GPU op starts too soon. */
+void launch_op(rw_t *w, const gop *g) {
+  const ctx_t *c = w->c;
+  int64_t units = 3 + 2 * launch_nwrap(g->kind);
+  int64_t bs = w->cpu;
+  if (bs < g->t - c->LA) bs = g->t - c->LA;
+  int64_t avail = g->t - bs;
+  int64_t u = 2 * US;
+  if (avail < units * u + u) {
+    u = (avail / (units + 1)) / c->q * c->q;
+    if (u < c->q)
+      die("the CPU cannot launch GPU op %d of rank %d in time (GPU ops too short); use longer durations",
+          g->kind, w->r);
   }
-  record_gop(w, g, written);
+  int64_t be = launch_block(w, g, bs, u);
   w->cpu = be + u;
 }
 
@@ -548,6 +567,7 @@ static int64_t min_kernel(const ctx_t *c, int s, int k, int64_t x) {
 void model_build(ctx_t *c, int S) {
   if (c->mode == MODE_MD) { md_build(c, S); return; }
   if (c->mode == MODE_IDLE) { idle_build(c, S); return; }
+  if (c->mode == MODE_HOST) { host_build(c, S); return; }
   free(c->P); free(c->X); free(c->Xstart); free(c->Tmin);
   c->S = S;
   c->P = xcalloc((size_t)S + 1, sizeof(int64_t));
@@ -605,26 +625,26 @@ int win_last_step(const ctx_t *c, int r, int win) {
   return c->nwin > 1 ? win_first_step(c, win) + c->win_steps : c->S;
 }
 
-/* the step's CPU header: ProfilerStep span and its GPU annotation, the data loader, memory noise */
-void step_head(rw_t *w, int s, int64_t Ps, int64_t Ge, int64_t gstart) {
+/* the step's CPU header: ProfilerStep span [Ps, Pe) and its GPU annotation [g0, g1), the data loader
+ * (ending at dl_end, where the CPU goes on), memory noise */
+void step_head_at(rw_t *w, int s, int64_t Ps, int64_t Pe, int64_t dl_end, int64_t g0, int64_t g1) {
   const ctx_t *c = w->c;
   jw_t *j = &w->j;
   char name[48];
   snprintf(name, sizeof name, "ProfilerStep#%d", c->first_step + s);
   w->cur_step = s;
-  if (w->step_span) w->step_span[w->nsteps_written] = Ge - Ps;
+  if (w->step_span) w->step_span[w->nsteps_written] = Pe - Ps;
   w->nsteps_written++;
 
   /* CPU step span, the step's GPU annotation */
-  int64_t sext = cpu_span(w, "user_annotation", name, Ps, Ge - Ps, NULL, NULL);
-  ev_x(w, "gpu_user_annotation", name, w->dev, 7, gstart, Ge - gstart);
+  int64_t sext = cpu_span(w, "user_annotation", name, Ps, Pe - Ps, NULL, NULL);
+  ev_x(w, "gpu_user_annotation", name, w->dev, 7, g0, g1 - g0);
   args_open(w);
   JK(j, "External id"); jw_i64(j, sext);
   args_close(w);
   ev_close(w);
 
   /* data loader (CPU only, GPU idle) and some non-GPU noise */
-  int64_t dl_end = gstart - 12 * US;
   if (dl_end - Ps >= 4 * US) {
     cpu_span(w, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Ps + US,
              dl_end - Ps - US, NULL, NULL);
@@ -656,6 +676,9 @@ void step_head(rw_t *w, int s, int64_t Ps, int64_t Ge, int64_t gstart) {
   args_close(w);
   ev_close(w);
   w->cpu = dl_end;
+}
+void step_head(rw_t *w, int s, int64_t Ps, int64_t Ge, int64_t gstart) {
+  step_head_at(w, s, Ps, Ge, gstart - 12 * US, gstart, Ge);
 }
 
 /* host waits for the GPU: cudaStreamSynchronize + the cuda_sync event (not GPU work; not on ROCm) */

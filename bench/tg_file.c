@@ -152,7 +152,7 @@ static void write_top_versions(rw_t *w) {
 static void write_tail(rw_t *w, int win, int64_t prof_start, int64_t end) {
   jw_t *j = &w->j;
   int64_t mt = prof_start;
-  char lab[40];
+  char lab[64];
   meta_ev(w, "process_name", w->pid, 0, mt, "name", "python3", 0);
   meta_ev(w, "process_labels", w->pid, 0, mt, "labels", "CPU", 0);
   meta_ev(w, "process_sort_index", w->pid, 0, mt, "sort_index", NULL, w->pid);
@@ -161,7 +161,7 @@ static void write_tail(rw_t *w, int win, int64_t prof_start, int64_t end) {
   meta_ev(w, "process_labels", w->dev, 0, mt, "labels", lab, 0);
   meta_ev(w, "process_sort_index", w->dev, 0, mt, "sort_index", NULL, 16777216 + w->dev);
   static const int classic_streams[] = {7, 20, 24}, md_streams[] = {7, 20, 22, 23, 24};
-  int md = w->c->mode == MODE_MD;
+  int md = w->c->mode == MODE_MD || w->c->mode == MODE_HOST;
   const int *streams = md ? md_streams : classic_streams;
   int nstreams = md ? 5 : 3;
   for (int i = 0; i < nstreams; i++) {
@@ -172,6 +172,12 @@ static void write_tail(rw_t *w, int win, int64_t prof_start, int64_t end) {
   snprintf(lab, sizeof lab, "thread %" PRId64 " (python3)", w->pid);
   meta_ev(w, "thread_name", w->pid, w->pid, mt, "name", lab, 0);
   meta_ev(w, "thread_sort_index", w->pid, w->pid, mt, "sort_index", NULL, w->pid);
+  if (w->c->o.autograd_thread) {
+    int64_t at = w->pid + AUTOGRAD_TID_OFF;
+    snprintf(lab, sizeof lab, "thread %" PRId64 " (pt_autograd_0)", at);
+    meta_ev(w, "thread_name", w->pid, at, mt, "name", lab, 0);
+    meta_ev(w, "thread_sort_index", w->pid, at, mt, "sort_index", NULL, at);
+  }
   /* the profiler's own span and instants, with string pid/tid as Kineto writes them */
   jw_brk(j, 2);
   jw_open(j, '{', 2);
@@ -252,6 +258,7 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
   w->r = r;
   w->dev = (c->o.rocm ? 2 : 0) + r % c->o.gpn;
   w->pid = c->pid[r];
+  w->tid = w->pid;
   w->off = c->off[r];
   w->base = win_base(c, r, win);
   w->corr = 1000 + r * 7;
@@ -283,6 +290,8 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
     for (int st = s0; st < s1; st++) {
       if (c->mode == MODE_MD)
         md_write_step(w, st);
+      else if (c->mode == MODE_HOST)
+        host_write_step(w, st);
       else
         write_step(w, st);
       if (step_end_bytes) step_end_bytes[st - s0] = s->total + s->len;

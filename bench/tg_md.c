@@ -9,7 +9,6 @@
 #include "tracegen.h"
 
 enum { P_MEMCPY, P_GEMM, P_MEMSET, P_DELAY, P_COLL, P_WAIT, P_WAITALL, P_OPT };
-enum { CI_TP_AR, CI_DP_AR, CI_DP_AG, CI_DP_RS, CI_WORLD_AR, CI_N };
 enum { SLOT_WORLD, SLOT_TP, SLOT_DP, SLOT_N };
 #define MD_STREAMS 3  /* per rank: 20 (DP / world when DP is the world), 22 (TP), 23 (world) */
 #define MAX_HANDLES 4096
@@ -415,6 +414,9 @@ void md_write_step(rw_t *w, int s) {
   for (size_t i = m->step_off[w->r][s]; i < m->step_off[w->r][s + 1]; i++) launch_op(w, &m->ops[w->r][i]);
   step_sync(w, Ge);
 }
+
+/* the job's collective kinds, to re-time (jobs with a PyTorch host: tg_host.c) */
+collinfo *md_collinfo_mut(ctx_t *c) { return c->md->ci; }
 
 const collinfo *md_collinfo(const ctx_t *c, int *n) {
   *n = CI_N;

@@ -646,13 +646,16 @@ void write_expected_ext(const ctx_t *c, const char *path, rw_t **ws) {
   } else {
     fprintf(f, "  \"collectives\": null,\n");
   }
-  fprintf(f, "  \"mode\": \"%s\",\n", c->mode == MODE_MD ? "multi-dim" : c->mode == MODE_IDLE ? "idle-cause" : "classic");
+  fprintf(f, "  \"mode\": \"%s\",\n", c->mode == MODE_MD     ? "multi-dim"
+                                       : c->mode == MODE_IDLE ? "idle-cause"
+                                       : c->mode == MODE_HOST ? "pytorch-host"
+                                                              : "classic");
   int nodes = (n + o->gpn - 1) / o->gpn;
   fprintf(f, "  \"gpus_per_node\": %d,\n  \"nodes\": %d,\n  \"file_names\": \"%s\",\n", o->gpn, nodes,
           (const char *[]){"rank", "handler", "record", "worker"}[o->handler_names]);
   fprintf(f, "  \"comm_lib\": \"%s\",\n  \"rocm_agent_ids\": %s,\n  \"negative_ts\": %s,\n", LIBS[o->comm_lib],
           o->rocm ? "true" : "false", o->negts ? "true" : "false");
-  if (c->mode == MODE_MD) {
+  if (c->mode == MODE_MD || c->mode == MODE_HOST) {
     int dp = n / o->tp;
     fprintf(f, "  \"parallel\": {\"tp\": %d, \"dp\": %d, \"fsdp\": %s, \"tp_busbw_GBps\": %.6f, \"dp_busbw_GBps\": %.6f"
                ", \"tp_jitter_max_us\": %s},\n",
@@ -663,6 +666,7 @@ void write_expected_ext(const ctx_t *c, const char *path, rw_t **ws) {
   }
   if (o->ndrop || o->cut_rank >= 0) write_damage(c, f, ws + (size_t)last * n, &all);
   else fprintf(f, "  \"damage\": null,\n");
+  if (c->mode == MODE_HOST) host_write_expected(c, f);
   fprintf(f, "  \"idle_cause\": ");
   if (o->idle_cause) fprintf(f, "\"%s\"", IDLES[o->idle_cause]); else fprintf(f, "null");
   free(is.v);

@@ -76,6 +76,19 @@ static void usage(FILE *f) {
       "                         deviceProperties lists only id 0 (default GPU: AMD Instinct MI300X)\n"
       "  --windows N            N profiler windows per rank, one file each (HOST_PID.<ms>.pt.trace.json)\n"
       "  --negative-ts          three GPU events before baseTimeNanoseconds (negative relative ts)\n"
+      "A PyTorch-like host on a given fabric (issue 29: pairs; bench/pairs.sh):\n"
+      "  --host pytorch         the CPU runs ahead of the GPU; DDP hooks launch the buckets behind event\n"
+      "                         waits; each step ends in a synchronizing call (implied by the next two)\n"
+      "  --inter-GBps B         bus bandwidth of inter-node groups (default --busbw-GBps)\n"
+      "  --coll-latency-us A    per-collective latency of inter-node groups (default 20)\n"
+      "  --intra-latency-us A   per-collective latency of intra-node groups, at --tp-busbw-GBps (default 8)\n"
+      "  --straggler-factor F   the --straggler rank's GEMMs take F times as long (default 1.6)\n"
+      "  --host-sync item|stream|device   how each step ends: loss.item(), cudaStreamSynchronize,\n"
+      "                         cudaDeviceSynchronize (default item)\n"
+      "  --cuda-sync-events     cuda_sync events for the synchronizing and event-wait calls (PyTorch's\n"
+      "                         enable_cuda_sync_events): each wait names the cudaEventRecord it waits on\n"
+      "  --autograd-thread      backward (its ops, DDP's hooks and finalize) runs on the autograd engine's\n"
+      "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
       "Idle causes (issue 20):\n"
       "  --idle-cause sync|launch|dataloader|mixed   one rank whose GPU gaps have a planted cause\n"
       "  -h, --help             this text\n",
@@ -101,10 +114,12 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 
 /* the options added for issues 17, 19, 20: 1 = flag, 2 = takes a value, 0 = not one of them */
 static int new_option(const char *name) {
-  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts"};
+  static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events",
+                                "--autograd-thread"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
-                                 "--comm-lib", "--windows", "--idle-cause"};
+                                 "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
+                                 "--intra-latency-us", "--straggler-factor", "--host-sync"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
     if (!strcmp(name, flags[i])) return 1;
   for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
@@ -126,6 +141,8 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--rocm-agent-ids")) o->rocm = 1;
   else if (!strcmp(name, "--negative-ts")) o->negts = 1;
   else if (!strcmp(name, "--trace-hosts")) o->trace_hosts = 1;
+  else if (!strcmp(name, "--cuda-sync-events")) o->sync_events = 1;
+  else if (!strcmp(name, "--autograd-thread")) o->autograd_thread = 1;
   else if (!strcmp(name, "--tp")) o->tp = parse_int(name, val, 1, MAX_RANKS);
   else if (!strcmp(name, "--gpus-per-node")) o->gpn = parse_int(name, val, 1, 1024);
   else if (!strcmp(name, "--tp-busbw-GBps")) o->tp_busbw = parse_num(name, val, 1e-6, 1e9);
@@ -146,6 +163,12 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--cut-after-step")) o->cut_steps = parse_int(name, val, 1, 10000000);
   else if (!strcmp(name, "--comm-lib")) o->comm_lib = pick(name, val, libs, 4);
   else if (!strcmp(name, "--windows")) o->windows = parse_int(name, val, 1, 1000);
+  else if (!strcmp(name, "--host")) o->host = pick(name, val, (const char *const[]){"tracegen", "pytorch"}, 2);
+  else if (!strcmp(name, "--inter-GBps")) { o->inter_bw = parse_num(name, val, 1e-3, 1e6); o->host = 1; }
+  else if (!strcmp(name, "--coll-latency-us")) { o->alpha_ns = us_to_ns(name, val, 0, 1e6); o->host = 1; }
+  else if (!strcmp(name, "--intra-latency-us")) o->intra_alpha_ns = us_to_ns(name, val, 0, 1e6);
+  else if (!strcmp(name, "--straggler-factor")) o->strag_factor = parse_num(name, val, 0.1, 100);
+  else if (!strcmp(name, "--host-sync")) o->host_sync = pick(name, val, (const char *const[]){"item", "stream", "device"}, 3);
   else o->idle_cause = pick(name, val, idles, 5);
 }
 
@@ -169,8 +192,20 @@ static void check_new(options *o) {
   if (o->negts && !o->relative) die("--negative-ts needs --time-format relative (epoch times have no base)");
   if (o->idle_cause && (o->ndrop || o->cut_rank >= 0 || o->rocm || o->negts || o->comm_lib != LIB_NCCL))
     die("--idle-cause does not combine with the damage, ROCm and --comm-lib options");
-  if (o->spread_ns && (o->tp || o->idle_cause)) die("--end-spread-us applies to jobs without --tp/--fsdp/--idle-cause");
+  if (o->spread_ns && ((o->tp && !o->host) || o->idle_cause)) die("--end-spread-us applies to jobs without --tp/--fsdp/--idle-cause");
   if (o->rocm && !o->gpu_set) o->gpu = "AMD Instinct MI300X";
+  if (o->host) {
+    if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->ndrop || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
+        o->target_mb > 0)
+      die("--host pytorch (and --inter-GBps, --coll-latency-us) does not combine with --fsdp, --comm-lib, --windows, "
+          "the damage options, --rocm-agent-ids, --idle-cause or --target-mb");
+    if (o->ranks < 2) die("--host pytorch needs at least 2 ranks");
+    if (!o->tp) o->tp = 1;
+    if (o->inter_bw == 0) o->inter_bw = o->busbw;
+    o->dp_busbw = o->inter_bw;
+  } else if (o->sync_events || o->autograd_thread) {
+    die("--cuda-sync-events and --autograd-thread apply to --host pytorch jobs");
+  }
 }
 
 static void parse_args(options *o, int argc, char **argv) {
@@ -184,6 +219,7 @@ static void parse_args(options *o, int argc, char **argv) {
   o->dtype = DT_BF16; o->shapes = o->seq = o->pg = o->pgconfig = o->collargs = 1;
   o->layout = LAYOUT_KINETO; o->relative = 1;
   o->gpn = 8; o->tp_busbw = 360; o->tp_jitter_ns = 10 * US; o->cut_rank = -1; o->windows = 1;
+  o->alpha_ns = 20 * US; o->intra_alpha_ns = 8 * US; o->strag_factor = 1.6;
   for (int i = 1; i < argc; i++) {
     char *a = argv[i], *val = NULL, name[64];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
@@ -313,7 +349,7 @@ static void ctx_init_new(ctx_t *c) {
   c->nwin = o->windows;
   c->win_steps = o->steps;
   c->win_gap = o->windows > 1 ? 2 : 0; /* schedule(wait=1, warmup=1): two unprofiled steps between windows */
-  c->mode = o->idle_cause ? MODE_IDLE : o->tp ? MODE_MD : MODE_CLASSIC;
+  c->mode = o->idle_cause ? MODE_IDLE : o->host ? MODE_HOST : o->tp ? MODE_MD : MODE_CLASSIC;
   if (o->rocm) {
     /* hipBLASLt GEMM names and RCCL's generic kernel */
     static const char *dt[] = {"BBS", "HHS", "SSS", "F8BS"};
@@ -324,7 +360,8 @@ static void ctx_init_new(ctx_t *c) {
                dt[o->dtype]);
     snprintf(c->nccl_name, sizeof c->nccl_name, "ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)");
   }
-  if (c->mode == MODE_MD) md_init(c);
+  if (c->mode == MODE_MD || c->mode == MODE_HOST) md_init(c);
+  if (c->mode == MODE_HOST) host_init(c);
   if (c->mode == MODE_IDLE) idle_init(c);
 }
 
@@ -517,6 +554,7 @@ int main(int argc, char **argv) {
   free(gpu_events);
   md_free(c);
   idle_free(c);
+  host_free(c);
   for (int g = 0; g < c->ngroups; g++) {
     free(c->groups[g].ranks);
     if (c->groups[g].ranks_str != c->pg_ranks_str) free(c->groups[g].ranks_str);

@@ -6,6 +6,7 @@
  *   tg_events.c    Kineto events, the classic model   tg_file.c  a rank's file
  *   tg_md.c        multi-dimensional jobs (TP/DP/FSDP): the program and its simulation
  *   tg_idle.c      idle-cause jobs (issue 20)    tg_truth.c  expected.json
+ *   tg_host.c      jobs with a PyTorch-like host on a given fabric (issue 29: pairs)
  *
  * Times are integer nanoseconds of "true" time; rank r records true + off[r]. No global mutable state. */
 #ifndef TRACEGEN_H
@@ -26,13 +27,15 @@
 #define MAX_RANKS 65536
 #define MAX_DROPS 64
 #define T0_NS 1717171717000000000LL /* true time of the first step start (2024-05-31) */
+#define AUTOGRAD_TID_OFF 23        /* --autograd-thread: the autograd engine's thread id is pid + this */
 
 /* LAYOUT_INDENT2SORTED: json.dumps(obj, indent=2, sort_keys=True), "args" first in every event */
 enum { LAYOUT_KINETO, LAYOUT_ONELINE, LAYOUT_INDENT4, LAYOUT_INDENT2SORTED };
 enum { DT_BF16, DT_FP16, DT_FP32, DT_FP8 };
 enum { LIB_NCCL, LIB_DEEPEP, LIB_SYMM, LIB_VLLM };
 enum { IDLE_NONE, IDLE_SYNC, IDLE_LAUNCH, IDLE_DATALOADER, IDLE_MIXED };
-enum { MODE_CLASSIC, MODE_MD, MODE_IDLE };
+enum { MODE_CLASSIC, MODE_MD, MODE_IDLE, MODE_HOST };
+enum { HSYNC_ITEM, HSYNC_STREAM, HSYNC_DEVICE };
 
 /* ------------------------------------------------------------------ GPU table */
 typedef struct {
@@ -68,11 +71,20 @@ typedef struct {
   int cut_rank, cut_steps; /* -1 / 0 = none */
   int comm_lib, rocm, windows, negts, idle_cause;
   int gpu_set;             /* --gpu given */
+  /* jobs with a PyTorch-like host and a fabric (issue 29, tg_host.c) */
+  int host;                /* --host pytorch (implied by the fabric options) */
+  double inter_bw;         /* --inter-GBps: bus bandwidth of inter-node groups */
+  int64_t alpha_ns, intra_alpha_ns; /* --coll-latency-us (inter-node groups), --intra-latency-us */
+  double strag_factor;     /* --straggler-factor: the straggler's GEMMs take this many times as long */
+  int host_sync;           /* --host-sync item|stream|device: how each step ends */
+  int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
+  int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
 } options;
 
 /* ------------------------------------------------------------------ process groups */
 enum { G_WORLD, G_TP, G_DP };
 enum { CT_ALLREDUCE, CT_ALLGATHER, CT_REDUCESCATTER };
+enum { CI_TP_AR, CI_DP_AR, CI_DP_AG, CI_DP_RS, CI_WORLD_AR, CI_N }; /* collective kinds (tg_md.c) */
 typedef struct {
   char name[16];           /* pg_name: "0", "1", ... in creation order */
   const char *desc;        /* pg_desc: default_pg, TP, DP */
@@ -153,6 +165,8 @@ struct ctx {
   struct md_model *md;
   /* idle-cause jobs (tg_idle.c) */
   struct idle_model *idle;
+  /* jobs with a PyTorch-like host (tg_host.c) */
+  struct host_model *host;
 };
 
 /* ------------------------------------------------------------------ output sink */
@@ -363,6 +377,7 @@ typedef struct {
   sink_t *s;
   int r, dev;              /* rank, device index written on GPU events (agent id with --rocm-agent-ids) */
   int64_t pid, off, base;  /* base: baseTimeNanoseconds (relative) in recorded ns */
+  int64_t tid;             /* the CPU thread of the next cpu_op, runtime call and launch flow (pid: the main one) */
   int64_t corr, ext;
   int64_t cpu;             /* CPU thread cursor, true time */
   long long n_kernels, n_comm, n_mem, n_gpu;
@@ -399,7 +414,12 @@ void gpu_kernel_ev(rw_t *w, const char *name, int stream, int64_t t, int64_t d, 
 void gpu_copy_ev(rw_t *w, const char *name, int stream, int64_t t, int64_t d, int64_t ext, int64_t corr,
                  int64_t bytes, int is_memset);
 void launch_op(rw_t *w, const gop *g);
+int launch_nwrap(int kind);
+int64_t launch_block(rw_t *w, const gop *g, int64_t bs, int64_t u);
+void gpu_launched(rw_t *w, const gop *g, int64_t ext0, int64_t corr, int64_t rs);
+void coll_args_cpu(rw_t *w, const void *g);
 void step_head(rw_t *w, int s, int64_t Ps, int64_t Ge, int64_t gstart);
+void step_head_at(rw_t *w, int s, int64_t Ps, int64_t Pe, int64_t dl_end, int64_t g0, int64_t g1);
 void step_sync(rw_t *w, int64_t Ge);
 void write_step(rw_t *w, int s); /* one step of the classic model (tg_events.c) */
 void model_build(ctx_t *c, int S);
@@ -420,6 +440,14 @@ void md_build(ctx_t *c, int S);
 void md_write_step(rw_t *w, int s);
 void md_free(ctx_t *c);
 const collinfo *md_collinfo(const ctx_t *c, int *n);
+collinfo *md_collinfo_mut(ctx_t *c);
+
+/* tg_host.c */
+void host_init(ctx_t *c);
+void host_build(ctx_t *c, int S);
+void host_write_step(rw_t *w, int s);
+void host_write_expected(const ctx_t *c, FILE *f);
+void host_free(ctx_t *c);
 
 /* tg_idle.c */
 void idle_init(ctx_t *c);
