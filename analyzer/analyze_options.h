@@ -21,5 +21,6 @@ typedef struct {
     int64_t gpus_per_node;    /* --gpus-per-node G: rank r is on node r / G (nodes.h); 0 = unset */
     const tc_link_spec *fabric; /* --fabric ID: the fabric between nodes (an inter-node link); NULL unset */
     double nic_gbps;          /* --nic-gbps X: each GPU's NIC line rate, Gb/s; 0 = unset */
+    bool no_replay;           /* --no-replay: no step graph, replay or critical path (summary.replay's note says) */
 } tc_analyze_options;
 #endif

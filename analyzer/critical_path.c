@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { uint32_t rank; uint8_t cls; const char *name; int64_t ns; } piece;
+typedef struct { uint32_t rank; uint8_t cls; const char *name; int64_t ns, lo; } piece; /* lo: aligned start */
 
 typedef struct {
     const tc_job *j;
@@ -101,7 +101,7 @@ static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name
     if (hi > w->cursor) hi = w->cursor;
     if (lo < w->cursor) w->cursor = lo;
     if (hi <= lo) return 0;
-    piece p = {w->rank, cls, name, hi - lo};
+    piece p = {w->rank, cls, name, hi - lo, lo};
     return TC_PUSH(w->v, w->n, w->cap, p);
 }
 
@@ -208,6 +208,20 @@ static int fill_path(const tc_job *j, tc_critical_path *p, int64_t number, piece
     return 0;
 }
 
+/* p->segs from the walk's pieces v[0, n) (last first, as walked): in time order on each rank's own
+ * clock, neighbours of one rank and class joined (the HTML timeline draws them). */
+static int path_segments(const tc_step_graph *g, tc_critical_path *p, const piece *v, size_t n) {
+    p->segs = malloc((n ? n : 1) * sizeof *p->segs);
+    if (!p->segs) return -1;
+    for (size_t i = n; i-- > 0;) {
+        int64_t s = v[i].lo - g->shift[v[i].rank], e = s + v[i].ns;
+        tc_cp_segment *last = p->n_segs ? &p->segs[p->n_segs - 1] : NULL;
+        if (last && last->rank == v[i].rank && last->kind == v[i].cls && last->end_ns == s) { last->end_ns = e; continue; }
+        p->segs[p->n_segs++] = (tc_cp_segment){v[i].rank, v[i].cls, s, e};
+    }
+    return 0;
+}
+
 /* For each step slot, the step (g->steps index) whose end is the latest on aligned clocks. */
 static size_t *last_ending(const tc_step_graph *g, const int64_t *end) {
     size_t *best = malloc((g->n_slots ? g->n_slots : 1) * sizeof *best);
@@ -239,11 +253,13 @@ int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, c
         w.ws = start[st->start_node] + g->shift[st->rank];
         w.cursor = end[st->end_node] + g->shift[st->rank];
         int64_t len = w.cursor > w.ws ? w.cursor - w.ws : 0;
+        tc_critical_path *cp = &sm->cp_steps[sm->n_cp_steps++]; /* counted at once: freed whatever follows */
         rc = walk(&w, st->end_node);
+        if (!rc) rc = path_segments(g, cp, w.v, w.n);
         size_t m = rc ? 0 : merge_pieces(w.v, w.n);
         for (size_t i = 0; i < m && !rc; i++) rc = TC_PUSH(all, n_all, cap_all, w.v[i]);
-        if (!rc) rc = fill_path(j, &sm->cp_steps[sm->n_cp_steps++], g->slot_number[s], w.v, m);
-        assert(rc || sm->cp_steps[sm->n_cp_steps - 1].step_ns == len);
+        if (!rc) rc = fill_path(j, cp, g->slot_number[s], w.v, m);
+        assert(rc || cp->step_ns == len);
         (void)len;
     }
     if (!rc && sm->n_cp_steps) {

@@ -498,7 +498,9 @@ static int64_t compute_per_step(const tc_rank_result *rr) {
  * the ranks it runs through, and at most how much of the step a network moving bytes instantly
  * would save, 1 − T_ref/T (summary.replay's reference step when it is "instant"). Then, when the
  * path is at least TC_CP_FIX_SHARE one rank's compute and that rank computes more than 5% over the
- * median rank per step, the action to fix that rank first. Nothing without a critical path. */
+ * median rank per step, the action to fix that rank: first when its compute over the median's is
+ * at least the path's transfer per step (the bigger lever), else last when there is room. Nothing
+ * without a critical path. */
 #define TC_CP_FIX_SHARE 0.5
 static int decide_critical_path(tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -514,6 +516,7 @@ static int decide_critical_path(tc_job *j) {
     r.cp_bound = sm->transfer_upper_bound;
     r.cp_compute_share = share_of(p->class_ns[TC_CP_COMPUTE], p->step_ns);
     r.cp_share = share_of(p->class_ns[r.cp_class], p->step_ns);
+    r.cp_inter_share = share_of(p->class_ns[TC_CP_TRANSFER_INTER], p->step_ns);
     size_t who = SIZE_MAX;
     for (size_t k = 0; k < p->n_by_rank; k++)
         if (who == SIZE_MAX || p->by_rank[k].compute_ns > p->by_rank[who].compute_ns) who = k;
@@ -542,15 +545,22 @@ static int decide_critical_path(tc_job *j) {
     int64_t median = (int64_t)tc_median(comp, j->n_ranks);
     free(comp);
     if (!rr || compute_per_step(rr) * 20 <= median * 21) return 0;
+    int64_t steps = sm->n_cp_steps ? (int64_t)sm->n_cp_steps : 1;
+    int64_t transfer = (p->class_ns[TC_CP_TRANSFER_INTRA] + p->class_ns[TC_CP_TRANSFER_INTER]) / steps;
+    bool first = compute_per_step(rr) - median >= transfer; /* the rank is the bigger lever than the transfer */
+    if (!first && f->n_actions == TC_MAX_ACTIONS) return 0;
     if (f->n_actions == TC_MAX_ACTIONS) f->n_actions--;
-    memmove(&f->actions[1], &f->actions[0], f->n_actions * sizeof *f->actions);
+    size_t pos = first ? 0 : f->n_actions;
+    memmove(&f->actions[pos + 1], &f->actions[pos], (f->n_actions - pos) * sizeof *f->actions);
     f->n_actions++;
-    tc_action *a = &f->actions[0];
+    tc_action *a = &f->actions[pos];
     memset(a, 0, sizeof *a);
     a->code = TC_ACTION_FIX_PATH_RANK;
     a->row = SIZE_MAX;
     a->rank = r.rank;
     a->share = r.cp_share;
+    a->value = r.cp_inter_share;
+    a->first = first;
     a->compute_ns_per_step = compute_per_step(rr);
     a->median_compute_ns_per_step = median;
     a->has_fabric_saving = r.has_fabric_saving;

@@ -58,8 +58,8 @@ static void replay_steps(const tc_step_graph *g, const int64_t *transfer_ns, int
 int tc_replay_with(const tc_job *j, const int64_t *transfer_ns, int64_t *step_ns, int64_t *per_step_ns) {
     const tc_step_graph *g = j->graph;
     if (!g) return 1;
-    int64_t *start = tc_big_alloc(g->n ? g->n : 1, sizeof *start, false);
-    int64_t *end = tc_big_alloc(g->n ? g->n : 1, sizeof *end, false);
+    int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
+    int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
     int64_t *count = malloc((g->n_slots ? g->n_slots : 1) * sizeof *count);
     int rc = -1;
@@ -110,16 +110,17 @@ out:
     return rc;
 }
 
-/* The reference "instant": every inter-node (or unknown-scope) instance with no transfer time. */
-static int fill_reference(tc_job *j) {
+/* The reference "instant": every inter-node (or unknown-scope) instance with no transfer time.
+ * start, end, v: scratch of g->n, g->n and g->n_steps. */
+static int fill_reference(tc_job *j, const tc_step_graph *g, int64_t *start, int64_t *end, int64_t *v) {
     tc_replay_summary *rp = &j->summary.replay;
     int64_t *tr = malloc((j->n_instances ? j->n_instances : 1) * sizeof *tr);
     if (!tr) return -1;
     for (size_t i = 0; i < j->n_instances; i++)
         tr[i] = j->inst_groups[j->instances[i].group].scope == TC_SCOPE_INTRA ? j->instances[i].transfer_ns : 0;
-    int rc = tc_replay_with(j, tr, &rp->reference_step_ns, NULL);
+    replay_steps(g, tr, start, end, v);
     free(tr);
-    if (rc) return -1;
+    rp->reference_step_ns = mean_step(g, j->n_ranks, v, NULL, NULL);
     rp->has_reference = true;
     memcpy(rp->reference, "instant", sizeof "instant");
     return 0;
@@ -154,13 +155,15 @@ int tc_job_replay(tc_job *j) {
     if (!g) return no_replay(rp, "no ProfilerStep spans: the replay re-times steps");
     j->graph = g;
     j->graph_free = graph_free;
-    int64_t *start = tc_big_alloc(g->n ? g->n : 1, sizeof *start, false);
-    int64_t *end = tc_big_alloc(g->n ? g->n : 1, sizeof *end, false);
+    int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
+    int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
     int rc = -1;
     if (start && end && v) {
         replay_steps(g, NULL, start, end, v);
-        rc = fill_counts(rp, g) || fill_identity(j, g, v) || fill_reference(j) || tc_critical_paths(j, g, start, end) ? -1 : 0;
+        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end) ||
+                     fill_reference(j, g, start, end, v) /* after the paths: it re-times start and end */
+                 ? -1 : 0;
         rp->has = rc == 0;
     }
     free(start);

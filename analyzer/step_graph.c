@@ -21,13 +21,13 @@
 
 static int graph_alloc(tc_step_graph *g, size_t n) {
     g->n = n;
-    g->start0 = tc_big_alloc(n ? n : 1, sizeof *g->start0, false);
-    g->dur = tc_big_alloc(n ? n : 1, sizeof *g->dur, false);
-    g->rank = tc_big_alloc(n ? n : 1, sizeof *g->rank, false);
-    g->ref = tc_big_alloc(n ? n : 1, sizeof *g->ref, false);
-    g->kind = tc_big_alloc(n ? n : 1, 1, false);
-    g->flags = tc_big_alloc(n ? n : 1, 1, true);
-    g->first = tc_big_alloc(n + 1, sizeof *g->first, false);
+    g->start0 = malloc((n ? n : 1) * sizeof *g->start0);
+    g->dur = malloc((n ? n : 1) * sizeof *g->dur);
+    g->rank = malloc((n ? n : 1) * sizeof *g->rank);
+    g->ref = malloc((n ? n : 1) * sizeof *g->ref);
+    g->kind = malloc(n ? n : 1);
+    g->flags = calloc(n ? n : 1, 1);
+    g->first = malloc((n + 1) * sizeof *g->first);
     return g->start0 && g->dur && g->rank && g->ref && g->kind && g->flags && g->first ? 0 : -1;
 }
 
@@ -120,6 +120,34 @@ static uint32_t latest_end_within(const builder *b, int64_t from, int64_t to) {
     return best;
 }
 
+/* A uint64 key (not 0) -> uint32 value, TC_NONE when new: the last GPU event of each (device,
+ * stream) so far, the index of each CPU thread. Open addressing. */
+typedef struct { uint64_t *key; uint32_t *last; size_t cap, n; } stream_map;
+
+static uint64_t stream_key(const tc_gpu_event *e) { return ((uint64_t)(uint32_t)e->device << 32 | e->stream) + 1; }
+
+static uint32_t *stream_slot(stream_map *m, uint64_t key) {
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        uint64_t *k = calloc(cap, sizeof *k);
+        uint32_t *l = malloc(cap * sizeof *l);
+        if (!k || !l) { free(k); free(l); return NULL; }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->key[i]) continue;
+            size_t s = (size_t)(m->key[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+            while (k[s]) s = (s + 1) & (cap - 1);
+            k[s] = m->key[i];
+            l[s] = m->last[i];
+        }
+        free(m->key); free(m->last);
+        m->key = k; m->last = l; m->cap = cap;
+    }
+    size_t s = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+    while (m->key[s] && m->key[s] != key) s = (s + 1) & (m->cap - 1);
+    if (!m->key[s]) { m->key[s] = key; m->last[s] = TC_NONE; m->n++; }
+    return &m->last[s];
+}
+
 /* ---- the host block ------------------------------------------------------------------------- */
 
 /* A call (mark 0, idx its launch) or a step boundary (mark 1 + 2k for step k's start, 2 + 2k its end). */
@@ -197,17 +225,6 @@ static int host_mark(builder *b, const host_item *it, uint32_t step, bool end, u
     return 0;
 }
 
-/* The thread with the most calls in sorted items (TC_NONE without calls). */
-static uint32_t main_thread(const host_item *it, size_t n) {
-    uint32_t best = TC_NONE;
-    size_t best_n = 0;
-    for (size_t a = 0, z; a < n; a = z) {
-        for (z = a; z < n && it[z].thread == it[a].thread; z++) {}
-        if (z - a > best_n) { best_n = z - a; best = it[a].thread; }
-    }
-    return best;
-}
-
 /* A GPU-only step's boundary, hung from the GPU work: the start from the first op starting at or
  * after it, the end from the latest op ending at or before it; else kept where it is. */
 static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
@@ -227,28 +244,78 @@ static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
     return 0;
 }
 
+/* The calls of t as host items, grouped by thread (a thread's in time order: launches come sorted
+ * by correlation, which is nearly so), the CPU step boundaries merged into the run of the thread
+ * that runs the loop: the one with the most synchronizing calls (PyTorch's autograd thread, which
+ * may launch more, does not wait), then the most calls (the first such thread; the boundaries alone
+ * without calls). cls: call classes by name id. *n_out items; NULL out of memory. */
+static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_step_map *steps, size_t n_cpu,
+                             size_t *n_out) {
+    size_t nl = t->n_launches, nm = 2 * n_cpu, nt = 0;
+    host_item *a = malloc((nl ? nl : 1) * sizeof *a), *mk = malloc((nm ? nm : 1) * sizeof *mk);
+    host_item *it = malloc((nl + nm + 1) * sizeof *it);
+    uint32_t *tix = malloc((nl ? nl : 1) * sizeof *tix);
+    size_t *run = NULL, *pos = NULL;
+    stream_map m = {0};
+    bool ok = a && mk && it && tix;
+    for (size_t i = 0; i < nl && ok; i++) {
+        uint32_t *slot = stream_slot(&m, (uint64_t)t->launches[i].thread + 1);
+        if (!slot) { ok = false; break; }
+        if (*slot == TC_NONE) *slot = (uint32_t)nt++;
+        tix[i] = *slot;
+    }
+    run = ok ? calloc(nt + 1, sizeof *run) : NULL;
+    pos = ok ? calloc(nt + 1, sizeof *pos) : NULL; /* first the synchronizing calls of each thread */
+    if (!run || !pos) ok = false;
+    size_t main = SIZE_MAX, n = 0;
+    if (ok) {
+        for (size_t i = 0; i < nl; i++) {
+            run[tix[i] + 1]++;
+            uint32_t nm_id = t->launches[i].name;
+            pos[tix[i]] += nm_id != TC_NONE && is_sync_class(cls[nm_id]);
+        }
+        for (size_t k = 0; k < nt; k++) {
+            if (main == SIZE_MAX || pos[k] > pos[main] || (pos[k] == pos[main] && run[k + 1] > run[main + 1])) main = k;
+            run[k + 1] += run[k];
+        }
+        memcpy(pos, run, (nt + 1) * sizeof *pos);
+        for (size_t i = 0; i < nl; i++) {
+            const tc_launch *l = &t->launches[i];
+            a[pos[tix[i]]++] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
+        }
+        uint32_t th = main == SIZE_MAX ? TC_NONE : a[run[main]].thread;
+        for (size_t k = 0; k < n_cpu; k++) {
+            const tc_step_events *s = &steps->steps[k];
+            mk[2 * k] = (host_item){th, TC_NONE, s->cpu_start_ns, s->cpu_start_ns, (uint32_t)(1 + 2 * k), 0};
+            mk[2 * k + 1] = (host_item){th, TC_NONE, s->cpu_end_ns, s->cpu_end_ns, (uint32_t)(2 + 2 * k), 0};
+        }
+        tc_sort(mk, nm, sizeof *mk, cmp_host_item);
+        for (size_t k = 0; k < nt; k++) {
+            host_item *r = a + run[k];
+            size_t len = run[k + 1] - run[k], x = 0, y = 0;
+            tc_sort(r, len, sizeof *r, cmp_host_item);
+            if (k != main) { memcpy(it + n, r, len * sizeof *r); n += len; continue; }
+            while (x < len || y < nm) /* the marks merged in */
+                it[n++] = y == nm || (x < len && cmp_host_item(&r[x], &mk[y]) <= 0) ? r[x++] : mk[y++];
+        }
+        if (main == SIZE_MAX) { memcpy(it, mk, nm * sizeof *mk); n = nm; }
+    }
+    free(a); free(mk); free(tix); free(run); free(pos); free(m.key); free(m.last);
+    if (!ok) { free(it); return NULL; }
+    *n_out = n;
+    return it;
+}
+
 /* The rank's host block: calls and CPU step boundaries per thread in time order, then the
  * GPU-only steps' boundaries. steps: the rank's steps (tc_steps_spans), first: its first tc_sg_step. */
 static int host_block(builder *b, const tc_step_map *steps, size_t first) {
     const tc_trace *t = b->t;
     size_t n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
-    host_item *it = malloc((t->n_launches + 2 * n_cpu + 1) * sizeof *it);
+    size_t n = 0;
     uint8_t *cls = call_classes(t);
+    host_item *it = cls ? host_items(t, cls, steps, n_cpu, &n) : NULL;
     int rc = -1;
     if (!it || !cls) goto out;
-    for (size_t i = 0; i < t->n_launches; i++) {
-        const tc_launch *l = &t->launches[i];
-        it[i] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
-    }
-    tc_sort(it, t->n_launches, sizeof *it, cmp_host_item);
-    uint32_t main = main_thread(it, t->n_launches);
-    size_t n = t->n_launches;
-    for (size_t k = 0; k < n_cpu; k++) {
-        const tc_step_events *s = &steps->steps[k];
-        it[n++] = (host_item){main, TC_NONE, s->cpu_start_ns, s->cpu_start_ns, (uint32_t)(1 + 2 * k), 0};
-        it[n++] = (host_item){main, TC_NONE, s->cpu_end_ns, s->cpu_end_ns, (uint32_t)(2 + 2 * k), 0};
-    }
-    tc_sort(it, n, sizeof *it, cmp_host_item);
     uint32_t prev = TC_NONE;
     int64_t prev_end = 0;
     for (size_t i = 0; i < n; i++) {
@@ -274,33 +341,6 @@ out:
 }
 
 /* ---- the GPU block --------------------------------------------------------------------------- */
-
-/* (device, stream) -> the last GPU event on it so far: open addressing. */
-typedef struct { uint64_t *key; uint32_t *last; size_t cap, n; } stream_map;
-
-static uint64_t stream_key(const tc_gpu_event *e) { return ((uint64_t)(uint32_t)e->device << 32 | e->stream) + 1; }
-
-static uint32_t *stream_slot(stream_map *m, uint64_t key) {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        uint64_t *k = calloc(cap, sizeof *k);
-        uint32_t *l = malloc(cap * sizeof *l);
-        if (!k || !l) { free(k); free(l); return NULL; }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->key[i]) continue;
-            size_t s = (size_t)(m->key[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
-            while (k[s]) s = (s + 1) & (cap - 1);
-            k[s] = m->key[i];
-            l[s] = m->last[i];
-        }
-        free(m->key); free(m->last);
-        m->key = k; m->last = l; m->cap = cap;
-    }
-    size_t s = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
-    while (m->key[s] && m->key[s] != key) s = (s + 1) & (m->cap - 1);
-    if (!m->key[s]) { m->key[s] = key; m->last[s] = TC_NONE; m->n++; }
-    return &m->last[s];
-}
 
 /* The rank's launch latency: the lower decile of op start − launch end (>= 0) over ops whose stream
  * was free when their launch ended (the launch, or a wait on another stream, set their start): a
@@ -545,15 +585,20 @@ static int prepare_members(builder *b, const size_t *rank_nodes) {
 
 /* Node counts per rank: rank_first[r] its first node, rank_nodes[r] where its arrivals begin (after
  * its host and GPU blocks). Returns the total with the instances; *err -1 out of memory. */
-static size_t count_nodes(const tc_job *j, const tc_step_map *maps, size_t *rank_first, size_t *rank_nodes, int *err) {
+static size_t count_nodes(const tc_job *j, const tc_step_map *maps, size_t *rank_first, size_t *rank_nodes,
+                          size_t *gpu_events, size_t *sync_calls, int *err) {
     size_t nr = j->n_ranks, n = 0;
+    *gpu_events = *sync_calls = 0;
     size_t *members = calloc(nr ? nr : 1, sizeof *members);
     if (!members) { *err = -1; return 0; }
     for (size_t m = 0; m < j->n_inst_members; m++) members[j->inst_members[m].rank]++;
     for (size_t r = 0; r < nr; r++) {
         const tc_trace *t = &j->traces[j->ranks[r].input];
         rank_first[r] = n;
-        n += t->n_launches + sync_calls_of(t, err) + 2 * maps[r].n_steps + t->n_gpu;
+        size_t syncs = sync_calls_of(t, err);
+        n += t->n_launches + syncs + 2 * maps[r].n_steps + t->n_gpu;
+        *gpu_events += t->n_gpu;
+        *sync_calls += syncs;
         rank_nodes[r] = n;
         n += members[r];
     }
@@ -575,7 +620,7 @@ static int topo_order(const tc_job *j, tc_step_graph *g) {
     size_t n = g->n;
     uint32_t *off = calloc(n + 1, sizeof *off), *succ = malloc((g->n_edges ? g->n_edges : 1) * sizeof *succ);
     uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
-    g->order = tc_big_alloc(n ? n : 1, sizeof *g->order, false);
+    g->order = malloc((n ? n : 1) * sizeof *g->order);
     int rc = -1;
     if (!off || !succ || !indeg || !g->order) goto out;
     for (size_t e = 0; e < g->n_edges; e++) off[g->edges[e].from + 1]++;
@@ -620,7 +665,16 @@ static int rank_ends(builder *b) {
     for (size_t e = 0; e < t->n_gpu; e++)
         b->ends[e] = (end_rec){ev_end(&t->gpu[e]), t->gpu[e].device, t->gpu[e].stream, (uint32_t)e, 0};
     b->n_ends = t->n_gpu;
-    tc_sort(b->ends, b->n_ends, sizeof *b->ends, cmp_end_rec);
+    /* in start order the ends are nearly sorted (only ops running across others are out of
+     * place): insertion, unless that takes long; then the full sort */
+    size_t moves = 0, budget = 8 * b->n_ends + 1024, i = 1;
+    for (; i < b->n_ends && moves <= budget; i++) {
+        end_rec x = b->ends[i];
+        size_t k = i;
+        for (; k > 0 && cmp_end_rec(&b->ends[k - 1], &x) > 0; k--, moves++) b->ends[k] = b->ends[k - 1];
+        b->ends[k] = x;
+    }
+    if (i < b->n_ends) tc_sort(b->ends, b->n_ends, sizeof *b->ends, cmp_end_rec);
     return 0;
 }
 
@@ -685,8 +739,15 @@ int tc_step_graph_build(tc_job *j, tc_step_graph **out) {
     if (rc || !steps) goto out;
     g = calloc(1, sizeof *g);
     b.g = g;
-    size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &rc) : 0;
+    size_t gpu_events = 0, sync_calls = 0;
+    size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &gpu_events, &sync_calls, &rc) : 0;
     rc = !g || rc || n >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, rank_nodes) ? -1 : 0;
+    if (!rc) { /* room once: at most 3 edges a GPU op or arrival, 2 a sync or member, 1 a host node,
+                * an instance's one per member */
+        b.cap_edges = n + 2 * gpu_events + 3 * j->n_inst_members + sync_calls;
+        g->edges = malloc(b.cap_edges * sizeof *g->edges);
+        if (!g->edges) rc = -1;
+    }
     for (size_t i = 0; i < j->n_instances && !rc; i++) g->inst_node[i] = (uint32_t)(n - j->n_instances + i);
     for (size_t r = 0; r < nr && !rc; r++) rc = build_rank(&b, r, &maps[r], rank_first[r], rank_nodes[r]);
     if (!rc) rc = instance_nodes(&b);

@@ -81,6 +81,7 @@ typedef struct {
     int cp_class;             /* the class (tc_cp_class) with the most path time */
     double cp_share;          /* compute: that rank's compute / the path; else the class's share of it */
     double cp_compute_share;  /* the path's compute over all ranks / the path */
+    double cp_inter_share;    /* the path's inter-node transfer / the path */
     size_t cp_ranks;          /* ranks the path runs through */
     bool cp_bound;            /* partial data: transfer on the path an upper bound (transfer_upper_bound) */
     bool has_fabric_saving;   /* the instant reference was replayed (summary.replay.reference "instant") */
@@ -120,14 +121,16 @@ typedef enum {
     TC_ACTION_FABRIC_TUNE,         /* network: the row's link delivers less than it is rated: tune (row) */
     TC_ACTION_PROFILE_LONGER,      /* too-small: profile more steps of the real workload */
     TC_ACTION_FIX_PATH_RANK        /* the critical path is mostly one rank's compute, over the median rank's:
-                                    * fix that rank first (rank, share, compute figures, fabric saving) */
+                                    * fix that rank (rank, share, compute figures, fabric saving); first
+                                    * when its compute over the median's is at least the path's transfer */
 } tc_action_code;
 
 #define TC_MAX_ACTIONS 4       /* three from the verdict, and the critical path's first when it names a rank */
 
 typedef struct {
     tc_action_code code;
-    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share */
+    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share; FIX_PATH_RANK: the path's
+                               * inter-node transfer share */
     int64_t rank;             /* straggler actions: the straggler */
     size_t input;             /* LOOK_AT_STRAGGLER: its trace, an index into tc_job.traces */
     int64_t compute_ns_per_step, median_compute_ns_per_step; /* STRAGGLER_MORE_WORK / _HOST_SIDE */
@@ -141,6 +144,7 @@ typedef struct {
                                * exceeds share */
     tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
     size_t row;               /* FABRIC_*: index into tc_job.group_rows; SIZE_MAX none */
+    bool first;               /* FIX_PATH_RANK: put before the verdict's own actions ("fix rank R first") */
     bool has_fabric_saving;   /* FIX_PATH_RANK: as tc_reason's */
     double fabric_saving;     /* FIX_PATH_RANK: as tc_reason's */
 } tc_action;

@@ -160,7 +160,10 @@ static void critical_path_text(char *buf, size_t n, const tc_reason *r) {
         tc_format(what, sizeof what, "%.1f%% rank %lld's compute", 100 * r->cp_share, (long long)r->rank);
     else tc_format(what, sizeof what, "%.1f%% %s (compute %.1f%%)", 100 * r->cp_share, tc_cp_class_label(r->cp_class),
                    100 * r->cp_compute_share);
-    if (r->has_fabric_saving)
+    if (r->has_fabric_saving && r->fabric_saving < TC_SHOWN_SHARE && r->cp_inter_share <= 0)
+        tc_format(saving, sizeof saving, ": no inter-node transfer is on it, so a faster fabric between nodes would save "
+                  "nothing");
+    else if (r->has_fabric_saving)
         tc_format(saving, sizeof saving, ": a network that moves bytes instantly would save at most %.1f%% of the step%s",
                   100 * r->fabric_saving, r->cp_bound ? " (on partial data)" : "");
     tc_format(buf, n, "the critical path across ranks (through %zu rank%s) is %s%s", r->cp_ranks, r->cp_ranks == 1 ? "" : "s",
@@ -616,10 +619,12 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
         break;
     case TC_ACTION_FIX_PATH_RANK: {
         char saving[160] = "";
-        if (a->has_fabric_saving)
+        if (a->has_fabric_saving && a->fabric_saving < TC_SHOWN_SHARE && a->value <= 0)
+            tc_format(saving, sizeof saving, "; a faster fabric would not shorten it (no inter-node transfer is on the path)");
+        else if (a->has_fabric_saving)
             tc_format(saving, sizeof saving, "; a faster fabric would save at most %.1f%% of the step", 100 * a->fabric_saving);
-        tc_format(buf, n, "Fix rank %lld first: the critical path is %.1f%% its compute, %.3f ms per step against the "
-                  "median rank's %.3f ms%s.", (long long)a->rank, 100 * a->share, (double)a->compute_ns_per_step / 1e6,
+        tc_format(buf, n, "Fix rank %lld%s: the critical path is %.1f%% its compute, %.3f ms per step against the "
+                  "median rank's %.3f ms%s.", (long long)a->rank, a->first ? " first" : "", 100 * a->share, (double)a->compute_ns_per_step / 1e6,
                   (double)a->median_compute_ns_per_step / 1e6, saving);
         break;
     }

@@ -158,19 +158,23 @@ static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r
 }
 
 /* What the reference replay says: "a network that moves bytes instantly: 110.123 ms per step, at
- * most 8.5% shorter". Empty without one. */
-static const char *reference_text(char *buf, size_t n, const tc_replay_summary *r, bool bound) {
-    char a[64], s[64];
+ * most 8.5% shorter" ("no shorter" when no inter-node transfer is on the path p). Empty without one. */
+static const char *reference_text(char *buf, size_t n, const tc_replay_summary *r, const tc_critical_path *p, bool bound) {
+    char a[64], s[64], name[80];
     if (n) buf[0] = 0;
     if (!r->has_reference || r->replayed_step_ns <= 0) return buf;
     double saving = 1.0 - (double)r->reference_step_ns / (double)r->replayed_step_ns;
     bool instant = !strcmp(r->reference, "instant");
-    char name[80];
     tc_term_clean(name, sizeof name, r->reference, 60);
-    tc_format(buf, n, "%s%s: %s ms per step, %s%s%% %s%s", instant ? "a network that moves bytes instantly" : "against ",
-              instant ? "" : name, tc_fmt_num(a, sizeof a, ms(r->reference_step_ns), 3), instant ? "at most " : "",
-              tc_fmt_num(s, sizeof s, 100 * (saving < 0 ? -saving : saving), 1), saving < 0 ? "longer" : "shorter",
-              bound && instant ? " (on partial data: an upper bound)" : "");
+    tc_fmt_num(a, sizeof a, ms(r->reference_step_ns), 3);
+    if (instant && saving < TC_SHOWN_SHARE && !p->class_ns[TC_CP_TRANSFER_INTER])
+        tc_format(buf, n, "a network that moves bytes instantly: %s ms per step, no shorter (no inter-node transfer is on "
+                  "the path)", a);
+    else
+        tc_format(buf, n, "%s%s: %s ms per step, %s%s%% %s%s", instant ? "a network that moves bytes instantly" : "against ",
+                  instant ? "" : name, a, instant ? "at most " : "",
+                  tc_fmt_num(s, sizeof s, 100 * (saving < 0 ? -saving : saving), 1), saving < 0 ? "longer" : "shorter",
+                  bound && instant ? " (on partial data: an upper bound)" : "");
     return buf;
 }
 
@@ -268,7 +272,7 @@ void tc_replay_text(FILE *out, const tc_job *j, const char *bold_on, const char 
     tc_term_join(out, items, n, " | ", 2, 4, width);
     text_ranks(out, p, per, width);
     text_top(out, p, per, width);
-    if (reference_text(line, sizeof line, r, sm->transfer_upper_bound)[0]) tc_term_wrap(out, line, 2, 4, width);
+    if (reference_text(line, sizeof line, r, p, sm->transfer_upper_bound)[0]) tc_term_wrap(out, line, 2, 4, width);
     if (r->has_projected) {
         char a[40];
         tc_format(line, sizeof line, "on the what-if's fabric (cost section): %s ms per step, replayed",
@@ -348,7 +352,7 @@ void tc_replay_html(FILE *out, const tc_job *j) {
     line[0] = (char)(line[0] - 'a' + 'A');
     esc(out, line);
     fputs(".</p>\n", out);
-    if (reference_text(line, sizeof line, r, sm->transfer_upper_bound)[0]) {
+    if (reference_text(line, sizeof line, r, p, sm->transfer_upper_bound)[0]) {
         fputs("<p class=\"figures\" id=\"cp-reference\">", out);
         line[0] = (char)(line[0] >= 'a' && line[0] <= 'z' ? line[0] - 'a' + 'A' : line[0]);
         esc(out, line);

@@ -187,7 +187,8 @@ Test(critical_path, verdict_reason_and_action) {
     char *dir = tu_tmpdir(), text[TC_FINDING_TEXT];
     tc_job j;
     load_job(&j, dir);
-    cr_assert(!has_reason(&j, "critical path", text), "a path reason without a replay: %s", text);
+    if (!j.summary.replay.has) cr_assert(!has_reason(&j, "critical path", text), "a path reason without a replay: %s", text);
+    else cr_assert(has_reason(&j, "rank 2's compute", text), "the replayed path misses the straggler: %s", text);
     plant_replay(&j, true);
     cr_assert(has_reason(&j, "the critical path across ranks (through 2 ranks) is 64.0% rank 2's compute: a network "
                              "that moves bytes instantly would save at most 2.5% of the step", text), "%s", text);
@@ -345,5 +346,55 @@ Test(critical_path, html_section_and_timeline) {
     cr_expect_not_null(strstr(tl, "<line x1=") && strstr(tl, "stroke=\"#000\" stroke-width=\"1\"/>"), "the pass between ranks");
     free(html);
     tc_job_free(&j);
+    free(dir);
+}
+
+/* the replayed path's stretches (tc_cp_segment, for the timeline) cover each step's path exactly, in
+ * time order, and the HTML timeline draws them */
+Test(critical_path, replayed_segments_cover_the_path) {
+    char *dir = tu_tmpdir();
+    tc_job j;
+    load_job(&j, dir);
+    const tc_summary *sm = &j.summary;
+    if (!sm->replay.has) cr_skip_test("no replay in this build");
+    cr_assert(sm->has_critical_path && sm->n_cp_steps > 0);
+    for (size_t s = 0; s < sm->n_cp_steps; s++) {
+        const tc_critical_path *p = &sm->cp_steps[s];
+        cr_assert_gt(p->n_segs, 0, "step %lld has no stretches", (long long)p->number);
+        int64_t sum = 0;
+        for (size_t i = 0; i < p->n_segs; i++) {
+            cr_expect_lt(p->segs[i].rank, j.n_ranks);
+            cr_expect_gt(p->segs[i].end_ns, p->segs[i].start_ns);
+            sum += p->segs[i].end_ns - p->segs[i].start_ns;
+        }
+        cr_expect_eq(sum, p->step_ns, "step %lld: stretches %lld ns, path %lld ns", (long long)p->number, (long long)sum,
+                     (long long)p->step_ns);
+    }
+    char *html = render(&j, 2);
+    const char *tl = strstr(html, "<section id=\"timeline\">");
+    cr_assert(tl);
+    cr_expect_not_null(strstr(tl, "rank 2 &middot; critical path</text>"), "the straggler's path lane");
+    free(html);
+    tc_job_free(&j);
+    free(dir);
+}
+
+/* --no-replay: no step graph, the note says why, the verdict has no critical-path reason */
+Test(critical_path, no_replay_option) {
+    char *dir = tu_tmpdir(), *out = NULL;
+    tu_gen_job(dir, "job", "--ranks 2 --steps 2 --seed 3");
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --no-replay --json %s/r.json %s/job", tu_bin(), dir, dir), 0, "%s", out);
+    free(out);
+    char path[600];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    yajl_val d = tu_json_file(path);
+    cr_assert(d);
+    cr_expect(YAJL_IS_FALSE(tu_get(d, "summary", "replay", "available", NULL)));
+    cr_expect_str_eq(tu_str(tu_get(d, "summary", "replay", "note", NULL)), "--no-replay was given");
+    cr_expect(YAJL_IS_NULL(tu_get(d, "summary", "critical_path", NULL)));
+    yajl_val reasons = tu_get(d, "summary", "verdict_reasons", NULL);
+    for (size_t i = 0; reasons && i < reasons->u.array.len; i++)
+        cr_expect_null(strstr(tu_str(reasons->u.array.values[i]), "critical path"));
+    yajl_tree_free(d);
     free(dir);
 }

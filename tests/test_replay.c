@@ -1,0 +1,226 @@
+/* test_replay.c: the step graph's replay (analyzer/replay.h, docs/definitions.md "Replay" and
+ * "Critical path"): the identity on every bundled trace with steps (within 1%) and on generated jobs
+ * with the mess of real ones (exactly), the what-if re-timing (tc_replay_with), the reference
+ * "instant", the MPI skeleton's note, and the critical path of a planted straggler. */
+#include "testutil.h"
+#include "analyzer/analyze.h"
+#include "analyzer/replay.h"
+#include "parsers/assemble.h"
+#include "parsers/inputs.h"
+#include <dirent.h>
+#include <stdbool.h>
+
+/* Loads operand (a folder or a file) as analyze does; skeleton: mark the traces as MPI skeletons
+ * (process 0 of tracecost-mpi) before the analysis. */
+static void load(tc_job *j, const char *operand, bool skeleton) {
+    char *ops[1] = {(char *)operand};
+    tc_input_list in;
+    tc_error e;
+    cr_assert_eq(tc_inputs_expand(ops, 1, false, &in, &e), TC_OK, "%s", e.msg);
+    tc_job_init(j);
+    tc_assemble_options lo = {.jobs = 1};
+    tc_notes notes = {0};
+    tc_assembly_status rc = tc_job_assemble(j, in.paths, in.from_folder, in.n, &lo, &notes);
+    tc_notes_free(&notes);
+    cr_assert(rc == TC_ASSEMBLY_OK || rc == TC_ASSEMBLY_DAMAGED, "%s: assembly status %d", operand, (int)rc);
+    for (size_t i = 0; skeleton && i < j->n_traces; i++) j->traces[i].n_gpu_parsed = j->traces[i].n_gpu;
+    tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = 1};
+    cr_assert_eq(tc_job_analyze(j, &ao), 0, "%s", operand);
+    tc_input_list_free(&in);
+}
+
+static bool job_has_steps(const tc_job *j) {
+    for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps) return true;
+    return false;
+}
+
+/* The identity on j: replayed against measured, per step and in the mean, within tol (relative);
+ * the measured mean is the summary's step time; re-timing with the measured transfers gives the
+ * replayed steps exactly. */
+static void expect_identity(const tc_job *j, const char *what, double tol) {
+    const tc_replay_summary *rp = &j->summary.replay;
+    if (!job_has_steps(j)) {
+        cr_expect(!rp->has && rp->note, "%s: no steps, no replay, a note", what);
+        return;
+    }
+    cr_assert(rp->has, "%s: replayed (%s)", what, rp->note ? rp->note : "");
+    cr_expect(rp->ops > 0, "%s: ops placed", what);
+    cr_expect_eq(rp->measured_step_ns, j->summary.step_time_ns, "%s: measured step %lld, summary %lld", what,
+                 (long long)rp->measured_step_ns, (long long)j->summary.step_time_ns);
+    cr_expect(rp->identity_error <= tol, "%s: identity error %.6f", what, rp->identity_error);
+    double d = (double)llabs(rp->replayed_step_ns - rp->measured_step_ns);
+    cr_expect(d <= tol * (double)rp->measured_step_ns, "%s: replayed %lld, measured %lld", what,
+              (long long)rp->replayed_step_ns, (long long)rp->measured_step_ns);
+    cr_assert(rp->n_steps > 0);
+    for (size_t s = 0; s < rp->n_steps; s++)
+        cr_expect((double)llabs(rp->step_replayed_ns[s] - rp->step_measured_ns[s]) <= tol * (double)rp->step_measured_ns[s],
+                  "%s: step %lld replayed %lld, measured %lld", what, (long long)rp->step_number[s],
+                  (long long)rp->step_replayed_ns[s], (long long)rp->step_measured_ns[s]);
+    int64_t *tr = malloc((j->n_instances + 1) * sizeof *tr), *per = malloc(rp->n_steps * sizeof *per), step = 0;
+    for (size_t i = 0; i < j->n_instances; i++) tr[i] = j->instances[i].transfer_ns;
+    cr_assert_eq(tc_replay_with(j, tr, &step, per), 0);
+    cr_expect_eq(step, rp->replayed_step_ns, "%s: re-timed with the measured transfers", what);
+    for (size_t s = 0; s < rp->n_steps; s++) cr_expect_eq(per[s], rp->step_replayed_ns[s], "%s: step %zu re-timed", what, s);
+    cr_expect(rp->has_reference && !strcmp(rp->reference, "instant"), "%s: reference", what);
+    cr_expect(rp->reference_step_ns <= rp->replayed_step_ns, "%s: instant reference %lld above replayed %lld", what,
+              (long long)rp->reference_step_ns, (long long)rp->replayed_step_ns);
+    cr_expect(j->summary.has_critical_path && j->summary.n_cp_steps == rp->n_steps, "%s: a critical path per step", what);
+    free(tr);
+    free(per);
+}
+
+/* Every file of a folder, and the folder's operands listed. */
+static void identity_of(const char *path, double tol) {
+    tc_job j;
+    load(&j, path, false);
+    expect_identity(&j, path, tol);
+    tc_job_free(&j);
+}
+
+Test(replay, identity_on_bundled_traces, .timeout = 240) {
+    const char *ops[] = {"samples", "samples/hta-pair", "samples/real/nccl_data.json.gz",
+                         "tests/data/sampled_rank-0.json.gz"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) identity_of(ops[i], 0.01);
+    const char *dirs[] = {"tests/data/ref", "tests/data/real2"};
+    size_t files = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+        DIR *dir = opendir(dirs[d]);
+        cr_assert(dir, "%s", dirs[d]);
+        for (struct dirent *e; (e = readdir(dir));) {
+            if (!strstr(e->d_name, ".json")) continue;
+            char p[600];
+            snprintf(p, sizeof p, "%s/%s", dirs[d], e->d_name);
+            identity_of(p, 0.01);
+            files++;
+        }
+        closedir(dir);
+    }
+    cr_expect(files >= 8, "the bundled real traces were found (%zu)", files);
+}
+
+/* Generated jobs with the mess of real ones: clock offsets, end spread, µs timestamps, host time
+ * before the first kernel, a lost kernel, handler file names, no process-group arguments. */
+static const char *const generated[] = {
+    "--ranks 4 --straggler 2 --clock-offset-us 5000 --end-spread-us 3 --time-format epoch",
+    "--ranks 8 --tp 4 --gpus-per-node 4 --dp-busbw-GBps 12.5 --clock-offset-us 1000 --seed 3",
+    "--ranks 8 --fsdp --gpus-per-node 4 --seed 5 --clock-offset-us 300",
+    "--ranks 4 --drop-kernel 1:3 --file-names handler --clock-offset-us 700 --seed 7",
+    "--ranks 4 --no-pg --jitter-us 50 --idle-us 5000 --seed 9",
+    "--ranks 1 --idle-cause mixed",
+};
+
+Test(replay, identity_on_generated_jobs_is_exact, .timeout = 240) {
+    char *dir = tu_tmpdir();
+    for (size_t i = 0; i < sizeof generated / sizeof *generated; i++) {
+        char name[32], path[700];
+        snprintf(name, sizeof name, "g%zu", i);
+        tu_gen_job(dir, name, generated[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        tc_job j;
+        load(&j, path, false);
+        cr_assert(job_has_steps(&j), "%s: steps", generated[i]);
+        expect_identity(&j, generated[i], 0);
+        tc_job_free(&j);
+    }
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* The what-if re-times the kept graph: slower inter-node transfers never shorten the step, no
+ * transfer is the reference, intra-node instances alone never change the reference; a job
+ * without steps has no graph. */
+Test(replay, what_if_retimes_the_graph, .timeout = 120) {
+    char *dir = tu_tmpdir(), path[700];
+    tu_gen_job(dir, "dp", "--ranks 8 --gpus-per-node 4 --busbw-GBps 12.5 --overlap 0.25 --clock-offset-us 2000 --seed 11");
+    snprintf(path, sizeof path, "%s/dp", dir);
+    tc_job j;
+    load(&j, path, false);
+    const tc_replay_summary *rp = &j.summary.replay;
+    cr_assert(rp->has && j.n_instances > 0);
+    int64_t *tr = malloc(j.n_instances * sizeof *tr), slow = 0, none = 0;
+    for (size_t i = 0; i < j.n_instances; i++) tr[i] = 2 * j.instances[i].transfer_ns;
+    cr_assert_eq(tc_replay_with(&j, tr, &slow, NULL), 0);
+    cr_expect(slow > rp->replayed_step_ns, "twice the transfer: %lld against %lld", (long long)slow,
+              (long long)rp->replayed_step_ns);
+    memset(tr, 0, j.n_instances * sizeof *tr);
+    cr_assert_eq(tc_replay_with(&j, tr, &none, NULL), 0);
+    cr_expect_eq(none, rp->reference_step_ns, "no transfer is the instant reference");
+    cr_expect(rp->reference_step_ns < rp->replayed_step_ns, "an inter-node job gains on an instant network");
+    free(tr);
+    tc_job_free(&j);
+    tu_gen_job(dir, "one", "--ranks 4 --gpus-per-node 8 --seed 13"); /* one node: intra-node groups only */
+    snprintf(path, sizeof path, "%s/one", dir);
+    load(&j, path, false);
+    cr_expect_eq(j.summary.replay.reference_step_ns, j.summary.replay.replayed_step_ns, "intra-node only");
+    tc_job_free(&j);
+    load(&j, "tests/data/ref/b200_eager_tp8.json.gz", false); /* no ProfilerStep spans */
+    int64_t s = 0;
+    cr_expect_eq(tc_replay_with(&j, NULL, &s, NULL), 1, "no graph");
+    tc_job_free(&j);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+Test(replay, mpi_skeleton_has_no_replay) {
+    tc_job j;
+    load(&j, "samples", true);
+    cr_expect(!j.summary.replay.has && j.summary.replay.note && strstr(j.summary.replay.note, "single-process"),
+              "skeleton: %s", j.summary.replay.note ? j.summary.replay.note : "(no note)");
+    cr_expect(!j.graph && !j.summary.has_critical_path);
+    tc_job_free(&j);
+}
+
+/* p's classes add up to its step; its ranks' time too. */
+static void expect_path_adds_up(const tc_critical_path *p) {
+    int64_t sum = 0, ranks = 0;
+    for (int c = 0; c < TC_CP_CLASSES; c++) { cr_expect(p->class_ns[c] >= 0); sum += p->class_ns[c]; }
+    for (size_t r = 0; r < p->n_by_rank; r++) ranks += p->by_rank[r].ns;
+    cr_expect_eq(sum, p->step_ns, "step %lld: classes %lld, step %lld", (long long)p->number, (long long)sum,
+                 (long long)p->step_ns);
+    cr_expect_eq(ranks, p->step_ns, "step %lld: ranks", (long long)p->number);
+    for (size_t k = 1; k < p->n_top; k++) cr_expect(p->top[k - 1].ns >= p->top[k].ns);
+}
+
+/* A planted straggler: every step's path runs through its compute (>= 80% of the path's compute
+ * on its rank, issue 29's bar), each step's path is one rank's replayed step, the sum is theirs. */
+Test(replay, critical_path_runs_through_the_straggler, .timeout = 120) {
+    const int straggler[] = {5, 2};
+    const char *opts[] = {"--ranks 8 --gpus-per-node 4 --straggler 5 --clock-offset-us 3000 --end-spread-us 2 "
+                          "--time-format epoch --file-names handler --seed 17",
+                          "--ranks 4 --straggler 2 --straggler-delay-us 1500 --jitter-us 300 --drop-kernel 0:2 --seed 19"};
+    char *dir = tu_tmpdir();
+    for (size_t i = 0; i < 2; i++) {
+        char name[16], path[700];
+        snprintf(name, sizeof name, "s%zu", i);
+        tu_gen_job(dir, name, opts[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        tc_job j;
+        load(&j, path, false);
+        cr_assert(j.summary.has_critical_path, "%s", opts[i]);
+        const tc_critical_path *all = &j.summary.critical_path;
+        expect_path_adds_up(all);
+        int64_t sum = 0, on = 0, compute = 0;
+        for (size_t s = 0; s < j.summary.n_cp_steps; s++) {
+            const tc_critical_path *p = &j.summary.cp_steps[s];
+            expect_path_adds_up(p);
+            sum += p->step_ns;
+            bool one_rank = false; /* the path's length is some rank's replayed step */
+            for (size_t r = 0; r < j.n_ranks; r++)
+                for (size_t k = 0; k < j.ranks[r].n_steps; k++)
+                    one_rank |= j.ranks[r].steps[k].number == p->number && j.ranks[r].steps[k].step_time_ns == p->step_ns;
+            cr_expect(one_rank, "%s: step %lld's path, %lld ns, is a rank's step", opts[i], (long long)p->number,
+                      (long long)p->step_ns);
+        }
+        cr_expect_eq(sum, all->step_ns, "the sum over steps");
+        for (size_t r = 0; r < all->n_by_rank; r++) {
+            compute += all->by_rank[r].compute_ns;
+            if (all->by_rank[r].rank == straggler[i]) on = all->by_rank[r].compute_ns;
+        }
+        cr_expect(compute > 0 && (double)on >= 0.8 * (double)compute, "%s: %lld of the path's %lld ns of compute on rank %d",
+                  opts[i], (long long)on, (long long)compute, straggler[i]);
+        cr_expect_eq(all->by_rank[0].rank, straggler[i], "%s: the straggler holds most of the path", opts[i]);
+        tc_job_free(&j);
+    }
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
