@@ -370,7 +370,7 @@ static void section_cost(hr *h) {
         {"utilization (u)", &u->utilization}, {"network efficiency (e)", &u->network_efficiency},
         {"rented fabric's efficiency (e_r)", &u->rent_network_efficiency}, {"fabric busbw GB/s (B)", &u->fabric_GBps},
         {"what-if busbw GB/s (B')", &u->fabric_target_GBps},
-        {"what-if latency us per collective (A')", &u->fabric_target_latency_us}, {"upgrade $ (X)", &u->fabric_upgrade_cost},
+        {"what-if latency µs per collective (A')", &u->fabric_target_latency_us}, {"upgrade $ (X)", &u->fabric_upgrade_cost},
     };
     char m[TC_ATTR_LEN], tip[TC_ATTR_LEN];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
