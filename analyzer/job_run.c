@@ -150,6 +150,12 @@ static bool replay_figures(tc_run_summary *s, const tc_replay_summary *r, bool e
     }
     s->has_replay_projected = r->has_projected;
     if (r->has_projected) s->replay_projected_step_us = tc_json_us_from_ns(r->projected_step_ns);
+    if (r->has_projected) { /* the target, as the saved result's cost inputs hold it */
+        s->projected_has_GBps = r->projected_has_GBps;
+        s->projected_GBps = tc_json_double_round(r->projected_GBps);
+        s->projected_has_latency = r->projected_has_latency;
+        s->projected_latency_us = tc_json_double_round(r->projected_latency_us);
+    }
     return true;
 }
 

@@ -14,7 +14,8 @@ _tracecost() {
     local fabrics="ib-edr ib-hdr ib-ndr ib-xdr eth-25g eth-100g eth-200g eth-400g eth-800g"
     local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
         --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
-        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
+        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-target-latency-us
+        --fabric-upgrade-cost"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in

@@ -95,6 +95,10 @@ typedef struct {
     char reference[64];        /* "ib-ndr", "50 GB/s", or "instant" (a network that moves bytes instantly) */
     bool has_projected;
     int64_t projected_step_ns; /* the graph re-timed with the what-if's fabric target */
+    /* the target it was projected for (analyzer/fabric_replay.h): B' and A', each when given */
+    bool projected_has_GBps, projected_has_latency;
+    double projected_GBps;     /* --fabric-target(-GBps) B', GB/s */
+    double projected_latency_us; /* --fabric-target-latency-us A', µs */
     /* per step (ProfilerStep#N present on the ranks), in step order (owned arrays of n_steps) */
     size_t n_steps;
     int64_t *step_number;

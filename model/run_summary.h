@@ -107,6 +107,8 @@ typedef struct tc_run_summary {
     double replay_reference_step_us; /* µs, valid if has_replay_reference */
     bool has_replay_projected;
     double replay_projected_step_us; /* µs: the what-if's replayed step, valid if has_replay_projected */
+    bool projected_has_GBps, projected_has_latency; /* the target it was projected for, B' and A' (from */
+    double projected_GBps, projected_latency_us;    /* the job; a saved result: its cost inputs) */
     /* the work of one step of the job, given to compare (--tokens-per-step, --samples-per-step) */
     bool has_tokens, has_samples;
     double tokens_per_step, samples_per_step;

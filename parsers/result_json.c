@@ -387,6 +387,11 @@ static bool read_cost_inputs(tc_run_summary *s, yajl_val in) {
         if (strncmp(src, "flag", 4) && strncmp(src, "config", 6)) continue;
         if (!strcmp(key, "gpu") && str(val) && !add_cost_input(s, NULL, 0, str(val))) return false;
         if (d && num(val, &v) && !add_cost_input(s, d, v, NULL)) return false;
+        if (d && num(val, &v) && d->id == TC_COST_INPUT_fabric_target_GBps) { s->projected_has_GBps = true; s->projected_GBps = v; }
+        if (d && num(val, &v) && d->id == TC_COST_INPUT_fabric_target_latency_us) {
+            s->projected_has_latency = true;
+            s->projected_latency_us = v;
+        }
     }
     return true;
 }

@@ -80,9 +80,11 @@ Test(compare, fast_fabric_is_cheaper_because_of_exposed_transfer, .timeout = 120
     cr_assert(fabs(num_at(c, "metrics", "cost_per_step", "b") / cb - 1) < 1e-9);
     double pct = (ca - cb) / ca * 100;
     cr_assert(fabs(tu_num(tu_get(c, "cheaper_pct", NULL)) - pct) < 1e-6);
-    /* cost per effective GPU-hour = P / (1 - exposed transfer share of the step window) */
-    double sta = tu_num(tu_get(ja, "summary", "step_shares", "exposed_transfer", NULL));
-    cr_assert(fabs(num_at(c, "metrics", "cost_per_effective_gpu_hour", "a") - 2 / (1 - sta)) < 1e-6);
+    /* cost per effective GPU-hour = P x T / T_ref, the replayed step over the step replayed on the
+     * reference (issue 29: before, P / (1 - exposed transfer share), NVLink inside the node included) */
+    double ta_rep = tu_num(tu_get(ja, "summary", "replay", "replayed_step_us", NULL));
+    double ta_ref = tu_num(tu_get(ja, "summary", "replay", "reference_step_us", NULL));
+    cr_assert(fabs(num_at(c, "metrics", "cost_per_effective_gpu_hour", "a") - 2 * ta_rep / ta_ref) < 1e-6);
     /* monthly difference at the default volume: A's month, 730 h x 3600 / step */
     double w = 730.0 * 3600 / (sa / 1e6);
     cr_assert(fabs(tu_num(tu_get(c, "work_steps_per_month", NULL)) / w - 1) < 1e-9);
