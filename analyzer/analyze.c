@@ -5,6 +5,7 @@
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
 #include "collectives.h"
+#include "comm_model.h"
 #include "findings.h"
 #include "flops.h"
 #include "groups.h"
@@ -405,11 +406,14 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
-    if (tc_groups_finish(j, opt)) return -1;
+    if (tc_groups_finish(j, opt) || tc_comm_model_fit(j)) return -1;
     if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
-    if (tc_job_findings(j, opt)) return -1;
-    return tc_job_replay(j); /* the step graph, its replay and the critical paths (replay.h) */
+    if (opt->no_replay) { /* the step graph, its replay and the critical paths (replay.h), unless --no-replay */
+        tc_replay_summary_free(&sm->replay);
+        if (!(sm->replay.note = tc_strdup("--no-replay was given"))) return -1;
+    } else if (tc_job_replay(j)) return -1;
+    return tc_job_findings(j, opt);   /* after the replay: the critical-path reason reads it */
 }
 
 int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {

@@ -25,5 +25,6 @@ typedef struct {
     bool kernel_table;        /* every GPU event name's row is wanted (tc_job.kernel_aggs, --csv's
                                * kernels.csv); false: left empty, as it costs memory per distinct name
                                * (docs/performance.md) */
+    bool no_replay;           /* --no-replay: no step graph, replay or critical path (summary.replay's note says) */
 } tc_analyze_options;
 #endif

@@ -145,6 +145,17 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     double window_us = st && s->step_window_us > 0 ? s->step_window_us : s->window_us;
     f.inter_transfer_share = s->groups_scoped && window_us > 0 ? s->inter_exposed_transfer_us / window_us : 0;
     f.inter_busbw_GBps = s->has_inter_busbw && s->inter_busbw_GBps > 0 ? s->inter_busbw_GBps : 0;
+    f.has_replay = s->has_replay && s->replay_replayed_step_us > 0;
+    f.replay_step_us = f.has_replay ? s->replay_replayed_step_us : 0;
+    f.has_reference = f.has_replay && s->has_replay_reference && s->replay_reference && s->replay_reference_step_us > 0;
+    f.reference_step_us = f.has_reference ? s->replay_reference_step_us : 0;
+    tc_format(f.reference, sizeof f.reference, "%s", f.has_reference ? s->replay_reference : "");
+    f.has_projected = f.has_replay && s->has_replay_projected && s->replay_projected_step_us > 0;
+    f.projected_step_us = f.has_projected ? s->replay_projected_step_us : 0;
+    f.projected_has_GBps = s->projected_has_GBps;
+    f.projected_GBps = s->projected_GBps;
+    f.projected_has_latency = s->projected_has_latency;
+    f.projected_latency_us = s->projected_latency_us;
     return f;
 }
 
@@ -230,7 +241,19 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
         put_value(&u->fabric_GBps, facts->fabric_busbw_GBps, TC_COST_SRC_TRACE,
                   "trace (measured bus bandwidth)");
     if (facts->step_time_us > 0 && isfinite(facts->step_time_us)) m->step_us = facts->step_time_us;
+    /* the effective figures against the replayed reference, unless e was given */
+    if (facts->has_reference && facts->has_replay && isfinite(facts->reference_step_us / facts->replay_step_us) &&
+        u->network_efficiency.source == TC_COST_SRC_TRACE) {
+        r->has_reference = true;
+        r->reference_efficiency = facts->reference_step_us / facts->replay_step_us;
+        tc_format(r->reference, sizeof r->reference, "%s", facts->reference);
+    }
     return 0;
+}
+
+/* e_eff: what the effective figures divide by: T_ref/T against a replayed reference, else e. */
+static double effective_efficiency(const tc_cost_result *r) {
+    return r->has_reference && r->reference_efficiency > 0 ? r->reference_efficiency : r->used.network_efficiency.value;
 }
 
 /* Step 2: every value that is set must be in range, wherever it came from. */
@@ -286,8 +309,13 @@ static int check_required(const tc_cost_inputs *u, char *err, size_t errlen) {
  * job's nodes when N is its world size, else N / GPUs per node rounded up; no fabric on one node). */
 static void derive_defaults(tc_cost_result *r, const measured *m) {
     tc_cost_inputs *u = &r->used;
-    put_value(&u->rent_network_efficiency, u->network_efficiency.value, TC_COST_SRC_DEFAULT,
-              "default (= network-efficiency)");
+    if (r->has_reference) {
+        char origin[TC_COST_ORIGIN_LEN];
+        tc_format(origin, sizeof origin, "default (= T_ref / T, %s)", !strcmp(r->reference, "instant") ? "the instant reference" : r->reference);
+        put_value(&u->rent_network_efficiency, effective_efficiency(r), TC_COST_SRC_DEFAULT, origin);
+    } else
+        put_value(&u->rent_network_efficiency, u->network_efficiency.value, TC_COST_SRC_DEFAULT,
+                  "default (= network-efficiency)");
     double N = u->gpus.value, gpn = m->gpus_per_node > 0 ? m->gpus_per_node : TC_COST_GPUS_PER_NODE;
     bool traced = m->nodes > 0 && N == m->world;
     int nodes = traced ? m->nodes : (int)ceil(N / gpn);
@@ -357,7 +385,7 @@ static void age_prices(tc_cost_result *r, const tc_cost_trace_facts *facts) {
 static void compute_rent(tc_cost_result *r, const measured *m) {
     const tc_cost_inputs *u = &r->used;
     const double N = u->gpus.value, P = u->price_per_gpu_hour.value;
-    const double e = u->network_efficiency.value;
+    const double e = effective_efficiency(r);
     r->rent_monthly = N * P * TC_COST_HOURS_PER_MONTH * u->utilization.value;
     r->effective_gpus = N * e;
     r->effective_price_per_gpu_hour = P / e;
@@ -443,7 +471,7 @@ static void compute_own(tc_cost_result *r) {
         r->own_opex_monthly = N * W * H * util * pue * E + O;
         r->tco_own = r->own_capex + M * r->own_opex_monthly;
         r->own_cost_per_effective_gpu_hour =
-            r->tco_own / (N * H * util * M * u->network_efficiency.value);
+            r->tco_own / (N * H * util * M * effective_efficiency(r));
         if (r->rent_monthly > r->own_opex_monthly) {
             r->has_breakeven = true;
             r->breakeven_months = r->own_capex / (r->rent_monthly - r->own_opex_monthly);
@@ -463,14 +491,69 @@ static void compute_own(tc_cost_result *r) {
     }
 }
 
-/* Step 7: the fabric what-if: only exposed transfer time changes, scaled by B / B'; from a trace
- * whose process groups have known scopes, only the inter-node groups' (none: nothing to scale). */
+/* The payback of the what-if's value recovered, when X is given. */
+static void what_if_payback(tc_cost_what_if *w, const tc_cost_inputs *u) {
+    if (!u->fabric_upgrade_cost.set) return;
+    w->has_upgrade_cost = true;
+    w->upgrade_cost = u->fabric_upgrade_cost.value;
+    if (w->monthly_value_recovered > 0) {
+        w->has_payback = true;
+        w->payback_months = w->upgrade_cost / w->monthly_value_recovered;
+    }
+}
+
+/* True when the run was projected (replayed) for the target the inputs name: B' and A' the same. */
+static bool projected_for(const tc_cost_inputs *u, const tc_cost_trace_facts *f) {
+    const tc_cost_value *b = &u->fabric_target_GBps, *a = &u->fabric_target_latency_us;
+    if (!f->has_projected || b->set != f->projected_has_GBps || a->set != f->projected_has_latency) return false;
+    if (b->set && fabs(b->value - f->projected_GBps) > 1e-9 * b->value) return false;
+    return !a->set || fabs(a->value - f->projected_latency_us) <= 1e-9 * (a->value > 1 ? a->value : 1);
+}
+
+/* Step 7a: the what-if by replay: T' the step graph re-timed on the target, T the unchanged graph
+ * re-timed; value recovered N·P·H·u·(1 − T'/T). */
+static void replay_what_if(tc_cost_result *r, const tc_cost_trace_facts *f) {
+    const tc_cost_inputs *u = &r->used;
+    tc_cost_what_if *w = &r->what_if;
+    r->has_what_if = true;
+    w->method = TC_WHAT_IF_REPLAY;
+    w->fabric_GBps = u->fabric_GBps.set ? u->fabric_GBps.value : 0;
+    w->target_GBps = u->fabric_target_GBps.set ? u->fabric_target_GBps.value : 0;
+    w->has_target_latency = u->fabric_target_latency_us.set;
+    w->target_latency_us = u->fabric_target_latency_us.value;
+    w->inter_node_only = true;
+    w->has_step_time = true;
+    w->projected_step_time_us = f->projected_step_us;
+    w->step_ratio = f->projected_step_us / f->replay_step_us;
+    w->projected_effective_gpus = u->gpus.value * (r->has_reference ? f->reference_step_us : f->replay_step_us *
+                                                   u->network_efficiency.value) / f->projected_step_us;
+    w->monthly_value_recovered = r->rent_monthly * (1 - w->step_ratio);
+    what_if_payback(w, u);
+}
+
+/* Step 7: the fabric what-if. By replay when the run was replayed on the inputs' target; else
+ * scaled: only exposed transfer time changes, scaled by B / B'; from a trace whose process groups
+ * have known scopes, only the inter-node groups' (none, or one node: no what-if). */
 static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts, const measured *m) {
     const tc_cost_inputs *u = &r->used;
+    const bool target = u->fabric_target_GBps.set || u->fabric_target_latency_us.set;
     bool inter_only = facts && facts->groups_scoped;
-    if (inter_only && facts->inter_groups <= 0 && u->fabric_target_GBps.set) {
+    if (target && facts && (facts->world_size == 1 || facts->nodes == 1)) {
+        add_note(r, "what-if skipped: the job runs on one node, so a fabric between nodes changes no time");
+        return;
+    }
+    if (inter_only && facts->inter_groups <= 0 && target) {
         add_note(r, "what-if skipped: every process group of the trace runs within one node, so a faster "
                     "fabric between nodes changes no time");
+        return;
+    }
+    if (facts && target && projected_for(u, facts)) {
+        replay_what_if(r, facts);
+        return;
+    }
+    if (u->fabric_target_latency_us.set && !u->fabric_target_GBps.set) {
+        add_note(r, "what-if skipped: --fabric-target-latency-us needs the replay of the job's step graph (a trace "
+                    "with steps, analyzed by the single-process build)");
         return;
     }
     if (!(u->fabric_GBps.set && u->fabric_target_GBps.set)) {
@@ -493,28 +576,27 @@ static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts,
     const double step_ratio = 1 - x + x_new; /* > 0 since 1 - x >= 1 - s = e > 0 */
     const double e_new = (1 - s) / step_ratio;
     r->has_what_if = true;
+    w->method = TC_WHAT_IF_SCALED;
     w->fabric_GBps = B;
     w->target_GBps = Bt;
     w->inter_node_only = inter_only;
+    w->has_shares = true;
     w->scaled_transfer_share = x;
     w->projected_exposed_transfer_share = (s - x + x_new) / step_ratio;
     if (m->step_us > 0) {
         w->has_step_time = true;
         w->projected_step_time_us = m->step_us * step_ratio;
     }
+    w->step_ratio = step_ratio;
     w->projected_effective_gpus = u->gpus.value * e_new;
-    w->monthly_value_recovered = r->rent_monthly * (e_new - e);
-    if (u->fabric_upgrade_cost.set) {
-        w->has_upgrade_cost = true;
-        w->upgrade_cost = u->fabric_upgrade_cost.value;
-        if (w->monthly_value_recovered > 0) {
-            w->has_payback = true;
-            w->payback_months = w->upgrade_cost / w->monthly_value_recovered;
-        }
-    }
+    w->monthly_value_recovered = r->rent_monthly * (1 - step_ratio);
+    what_if_payback(w, u);
     if (facts && !facts->transfer_split_known)
         add_note(r, "what-if: the exposed share scaled by B/B' is 1 - e, so it includes any "
                     "waiting on other ranks, which a faster fabric does not remove");
+    if (facts && facts->has_replay)
+        add_note(r, "what-if scaled, not replayed: the saved replay was projected for another target (analyze "
+                    "the traces with this one to replay it)");
 }
 
 /* Step 8: true when every double the result exposes is finite (no NaN/inf escapes). */
@@ -526,7 +608,8 @@ static bool result_finite(const tc_cost_result *r) {
                         r->tco_own, r->own_cost_per_effective_gpu_hour, r->breakeven_months,
                         r->what_if.projected_exposed_transfer_share,
                         r->what_if.projected_step_time_us, r->what_if.projected_effective_gpus,
-                        r->what_if.monthly_value_recovered, r->what_if.payback_months,
+                        r->what_if.monthly_value_recovered, r->what_if.payback_months, r->what_if.step_ratio,
+                        r->reference_efficiency,
                         r->total_loss_per_month};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i])) return false;

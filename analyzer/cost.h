@@ -75,6 +75,16 @@ typedef struct tc_cost_trace_facts {
     double inter_transfer_share;    /* share 0..1: their exposed transfer (Σ ranks |∪ their
                                        transfer tails − ∪ compute|) of the summed windows */
     double inter_busbw_GBps;        /* their bus bandwidth, GB/s; <= 0 = unknown */
+    /* the replay of the step graph (summary.replay, issue 29), µs per step */
+    bool has_replay;                /* replay_step_us known */
+    double replay_step_us;          /* T: the unchanged graph re-timed */
+    bool has_reference;
+    double reference_step_us;       /* T_ref: on the reference (the target, else "instant") */
+    char reference[64];             /* its name */
+    bool has_projected;
+    double projected_step_us;       /* T': on the what-if's target */
+    bool projected_has_GBps, projected_has_latency; /* the target it was projected for */
+    double projected_GBps, projected_latency_us;
 } tc_cost_trace_facts;
 
 /* The facts of run s (a job's summary or a saved result, model/run_summary.h): the one mapping

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { uint32_t rank; uint8_t cls; const char *name; int64_t ns; } piece;
+typedef struct { uint32_t rank; uint8_t cls; const char *name; int64_t ns, lo; } piece; /* lo: aligned start */
 
 typedef struct {
     const tc_job *j;
@@ -18,8 +18,7 @@ typedef struct {
     const int64_t *start, *end;
     int64_t cursor, ws;       /* aligned: the walk has covered [cursor, step end); the step starts at ws */
     uint32_t rank;            /* the rank the walk is on */
-    piece *v; size_t n, cap;  /* the step's stretches, one per (rank, class, name) */
-    uint32_t *slot; size_t n_slot; /* open addressing over v by (rank, class, name): index + 1, 0 free */
+    piece *v; size_t n, cap;  /* the step's stretches as walked (merged by rank, class and name after) */
 } walker;
 
 static const char GAP_HOST[] = "host time between runtime calls";
@@ -91,13 +90,6 @@ static const char *edge_name(const walker *w, const tc_sg_edge *e, uint32_t to) 
     }
 }
 
-static size_t piece_hash(const piece *p) {
-    uint64_t k = ((uint64_t)(uintptr_t)p->name * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)p->rank << 8 | p->cls);
-    k ^= k >> 29;
-    k *= 0xbf58476d1ce4e5b9ULL;
-    return (size_t)(k ^ (k >> 32));
-}
-
 /* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start: adds it to
  * the step's stretch of its rank, class and name. */
 static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name) {
@@ -105,28 +97,8 @@ static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name
     if (hi > w->cursor) hi = w->cursor;
     if (lo < w->cursor) w->cursor = lo;
     if (hi <= lo) return 0;
-    if (2 * (w->n + 1) > w->n_slot) { /* grow the index (and rebuild it) */
-        size_t ns = w->n_slot ? 2 * w->n_slot : 64;
-        uint32_t *sl = calloc(ns, sizeof *sl);
-        if (!sl) return -1;
-        free(w->slot);
-        w->slot = sl;
-        w->n_slot = ns;
-        for (size_t i = 0; i < w->n; i++) {
-            size_t h = piece_hash(&w->v[i]) & (ns - 1);
-            while (sl[h]) h = (h + 1) & (ns - 1);
-            sl[h] = (uint32_t)i + 1;
-        }
-    }
-    piece p = {w->rank, cls, name, hi - lo};
-    size_t h = piece_hash(&p) & (w->n_slot - 1);
-    for (; w->slot[h]; h = (h + 1) & (w->n_slot - 1)) {
-        piece *q = &w->v[w->slot[h] - 1];
-        if (q->rank == p.rank && q->cls == p.cls && q->name == p.name) { q->ns += p.ns; return 0; }
-    }
-    if (TC_PUSH(w->v, w->n, w->cap, p)) return -1;
-    w->slot[h] = (uint32_t)w->n;
-    return 0;
+    piece p = {w->rank, cls, name, hi - lo, lo};
+    return TC_PUSH(w->v, w->n, w->cap, p);
 }
 
 /* The edge of v (end edges when to_end) whose time is t, NULL when none. */
@@ -238,6 +210,20 @@ static int fill_path(const tc_job *j, tc_critical_path *p, int64_t number, piece
     return 0;
 }
 
+/* p->segs from the walk's pieces v[0, n) (last first, as walked): in time order on each rank's own
+ * clock, neighbours of one rank and class joined (the HTML timeline draws them). */
+static int path_segments(const tc_step_graph *g, tc_critical_path *p, const piece *v, size_t n) {
+    p->segs = malloc((n ? n : 1) * sizeof *p->segs);
+    if (!p->segs) return -1;
+    for (size_t i = n; i-- > 0;) {
+        int64_t s = v[i].lo - g->shift[v[i].rank], e = s + v[i].ns;
+        tc_cp_segment *last = p->n_segs ? &p->segs[p->n_segs - 1] : NULL;
+        if (last && last->rank == v[i].rank && last->kind == v[i].cls && last->end_ns == s) { last->end_ns = e; continue; }
+        p->segs[p->n_segs++] = (tc_cp_segment){v[i].rank, v[i].cls, s, e};
+    }
+    return 0;
+}
+
 /* For each step slot, the step (g->steps index) whose end is the latest on aligned clocks. */
 static size_t *last_ending(const tc_step_graph *g, const int64_t *end) {
     size_t *best = malloc((g->n_slots ? g->n_slots : 1) * sizeof *best);
@@ -265,16 +251,17 @@ int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, c
         if (best[s] == SIZE_MAX) continue;
         const tc_sg_step *st = &g->steps[best[s]];
         w.n = 0;
-        if (w.slot) memset(w.slot, 0, w.n_slot * sizeof *w.slot);
         w.rank = st->rank;
         w.ws = start[st->start_node] + g->shift[st->rank];
         w.cursor = end[st->end_node] + g->shift[st->rank];
         int64_t len = w.cursor > w.ws ? w.cursor - w.ws : 0;
+        tc_critical_path *cp = &sm->cp_steps[sm->n_cp_steps++]; /* counted at once: freed whatever follows */
         rc = walk(&w, st->end_node);
+        if (!rc) rc = path_segments(g, cp, w.v, w.n);
         size_t m = rc ? 0 : merge_pieces(w.v, w.n);
         for (size_t i = 0; i < m && !rc; i++) rc = TC_PUSH(all, n_all, cap_all, w.v[i]);
-        if (!rc) rc = fill_path(j, &sm->cp_steps[sm->n_cp_steps++], g->slot_number[s], w.v, m);
-        assert(rc || sm->cp_steps[sm->n_cp_steps - 1].step_ns == len);
+        if (!rc) rc = fill_path(j, cp, g->slot_number[s], w.v, m);
+        assert(rc || cp->step_ns == len);
         (void)len;
     }
     if (!rc && sm->n_cp_steps) {
@@ -283,7 +270,6 @@ int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, c
     }
     free(best);
     free(w.v);
-    free(w.slot);
     free(all);
     return rc;
 }

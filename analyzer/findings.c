@@ -1,5 +1,5 @@
-/* findings.c: the straggler, the verdict with its reasons, the actions, network efficiency and the
- * timeline's ranks and step (see findings.h). Every rule that turns figures into a conclusion
+/* findings.c: the straggler, the verdict with its reasons (the critical path's among them), the
+ * actions, network efficiency and the timeline's ranks and step (see findings.h). Every rule that turns figures into a conclusion
  * lives here; the words for each code are in reports/findings_text.c. */
 #include "findings.h"
 #include "host_wait.h"
@@ -335,6 +335,8 @@ static void fabric_action(tc_job *j) {
     f->actions[f->n_actions - 1].row = fr->row;
 }
 
+#define TC_HOST_ACTIONS 3 /* at most, from the idle causes */
+
 /* What a host-bound job should do, from the evidence: one action per idle cause (and for exposed
  * host copies), in order of their share of the summed windows, those of at least 1% (the first
  * always), at most three; the generic three when no idle time has a measured cause. */
@@ -357,7 +359,7 @@ static void host_actions(tc_job *j) {
     bool used[CANDIDATES] = {false}; /* the causes, exposed host copies, sync held by copy calls */
     double after_sync = share_of(v.causes.after_sync_ns, v.b.window_ns);
     double held = share_of(v.causes.copy_held_ns, v.b.window_ns), sync_calls = v.cause_share[TC_IDLE_SYNC] - held;
-    while (f->n_actions < TC_MAX_ACTIONS) {
+    while (f->n_actions < TC_HOST_ACTIONS) {
         int best = -1;
         double best_share = 0;
         for (int k = 0; k < CANDIDATES; k++) { /* syncs rank by their time or the gaps begun in them */
@@ -479,6 +481,93 @@ static int representative_step(tc_job *j) {
     return 0;
 }
 
+/* The class with the most time on the path (the first of equals, in tc_cp_class order). */
+static int cp_top_class(const tc_critical_path *p) {
+    int best = 0;
+    for (int k = 1; k < TC_CP_CLASSES; k++) if (p->class_ns[k] > p->class_ns[best]) best = k;
+    return best;
+}
+
+/* A rank's compute per step (its GPU window's compute over its steps, as the straggler's figures). */
+static int64_t compute_per_step(const tc_rank_result *rr) {
+    return rr->b.compute_ns / (int64_t)(rr->steps_total ? rr->steps_total : 1);
+}
+
+/* The critical path's reason, right after the verdict's own (and the host cause): the class holding
+ * most of the path over all steps (compute: the rank holding most of it, as a share of the path),
+ * the ranks it runs through, and at most how much of the step a network moving bytes instantly
+ * would save, 1 − T_ref/T (summary.replay's reference step when it is "instant"). Then, when the
+ * path is at least TC_CP_FIX_SHARE one rank's compute and that rank computes more than 5% over the
+ * median rank per step, the action to fix that rank: first when its compute over the median's is
+ * at least the path's transfer per step (the bigger lever), else last when there is room. Nothing
+ * without a critical path. */
+#define TC_CP_FIX_SHARE 0.5
+static int decide_critical_path(tc_job *j) {
+    const tc_summary *sm = &j->summary;
+    tc_findings *f = &j->findings;
+    const tc_critical_path *p = &sm->critical_path;
+    const tc_replay_summary *rp = &sm->replay;
+    if (!sm->has_critical_path || !rp->has || p->step_ns <= 0 || sm->verdict == TC_VERDICT_TOO_SMALL || !f->n_reasons)
+        return 0;
+    tc_reason r = f->reasons[0];
+    r.code = TC_REASON_CRITICAL_PATH;
+    r.cp_class = cp_top_class(p);
+    r.cp_ranks = p->n_by_rank;
+    r.cp_bound = sm->transfer_upper_bound;
+    r.cp_compute_share = share_of(p->class_ns[TC_CP_COMPUTE], p->step_ns);
+    r.cp_share = share_of(p->class_ns[r.cp_class], p->step_ns);
+    r.cp_inter_share = share_of(p->class_ns[TC_CP_TRANSFER_INTER], p->step_ns);
+    size_t who = SIZE_MAX;
+    for (size_t k = 0; k < p->n_by_rank; k++)
+        if (who == SIZE_MAX || p->by_rank[k].compute_ns > p->by_rank[who].compute_ns) who = k;
+    if (r.cp_class == TC_CP_COMPUTE && who != SIZE_MAX) {
+        r.rank = p->by_rank[who].rank;
+        r.cp_share = share_of(p->by_rank[who].compute_ns, p->step_ns);
+    } else r.rank = -1;
+    r.has_fabric_saving = rp->has_reference && !strcmp(rp->reference, "instant") && rp->replayed_step_ns > 0;
+    if (r.has_fabric_saving) {
+        double s = 1.0 - (double)rp->reference_step_ns / (double)rp->replayed_step_ns;
+        r.fabric_saving = s > 0 ? s : 0;
+    }
+    size_t at = f->n_reasons > 1 && f->reasons[1].code == TC_REASON_HOST_CAUSE ? 2 : 1;
+    assert(f->n_reasons < TC_MAX_REASONS);
+    memmove(&f->reasons[at + 1], &f->reasons[at], (f->n_reasons - at) * sizeof *f->reasons);
+    f->reasons[at] = r;
+    f->n_reasons++;
+    if (r.rank < 0 || j->n_ranks < 2 || r.cp_share < TC_CP_FIX_SHARE) return 0;
+    const tc_rank_result *rr = NULL;
+    double *comp = malloc(j->n_ranks * sizeof *comp);
+    if (!comp) return -1;
+    for (size_t k = 0; k < j->n_ranks; k++) {
+        comp[k] = (double)compute_per_step(&j->ranks[k]);
+        if (j->ranks[k].rank == r.rank) rr = &j->ranks[k];
+    }
+    int64_t median = (int64_t)tc_median(comp, j->n_ranks);
+    free(comp);
+    if (!rr || compute_per_step(rr) * 20 <= median * 21) return 0;
+    int64_t steps = sm->n_cp_steps ? (int64_t)sm->n_cp_steps : 1;
+    int64_t transfer = (p->class_ns[TC_CP_TRANSFER_INTRA] + p->class_ns[TC_CP_TRANSFER_INTER]) / steps;
+    bool first = compute_per_step(rr) - median >= transfer; /* the rank is the bigger lever than the transfer */
+    if (!first && f->n_actions == TC_MAX_ACTIONS) return 0;
+    if (f->n_actions == TC_MAX_ACTIONS) f->n_actions--;
+    size_t pos = first ? 0 : f->n_actions;
+    memmove(&f->actions[pos + 1], &f->actions[pos], (f->n_actions - pos) * sizeof *f->actions);
+    f->n_actions++;
+    tc_action *a = &f->actions[pos];
+    memset(a, 0, sizeof *a);
+    a->code = TC_ACTION_FIX_PATH_RANK;
+    a->row = SIZE_MAX;
+    a->rank = r.rank;
+    a->share = r.cp_share;
+    a->value = r.cp_inter_share;
+    a->first = first;
+    a->compute_ns_per_step = compute_per_step(rr);
+    a->median_compute_ns_per_step = median;
+    a->has_fabric_saving = r.has_fabric_saving;
+    a->fabric_saving = r.fabric_saving;
+    return 0;
+}
+
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     tc_summary *sm = &j->summary;
     tc_findings *f = &j->findings;
@@ -494,6 +583,7 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
         host_cause_reason(j);
     }
     decide_actions(j, straggler);
+    if (decide_critical_path(j)) return -1;
     const tc_window_figures v = judged(sm);
     f->on_steps = v.on_steps;
     f->network_efficiency = 1.0 - (sm->split_known ? v.exposed_transfer : v.exposed_comm);

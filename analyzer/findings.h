@@ -31,7 +31,8 @@
 #define TC_JUDGE_MIN_EVENTS 100
 #define TC_JUDGE_MIN_BUSY_NS 10000000 /* 10 ms */
 
-/* Called by tc_job_finish after the job sums and shares and the ranks' per-step figures: fills
+/* Called by tc_job_finish after the job sums and shares, the ranks' per-step figures and the replay
+ * (summary.replay and the critical paths: the critical-path reason and its action read them): fills
  * j->summary's straggler and verdict and j->findings (replacing what an earlier call left). 0, or
  * -1 out of memory. */
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt);

@@ -1,5 +1,6 @@
 /* job_cost.c: pricing a run and a job (see job_cost.h). */
 #include "job_cost.h"
+#include "fabric_replay.h"
 #include "job_run.h"
 #include "base/util.h"
 #include <string.h>
@@ -26,6 +27,27 @@ tc_status tc_run_price(const tc_run_summary *s, tc_cost_inputs *in, tc_cost_resu
     return tc_error_set(e, TC_ERR_INPUT, "%s", why);
 }
 
+/* The replayed what-if's detail for the reports: the projected steps and the changed groups. */
+static void what_if_detail(const tc_job *j, tc_cost_what_if *w) {
+    const tc_replay_summary *rp = &j->summary.replay;
+    for (size_t i = 0; rp->step_projected_ns && i < rp->n_steps && w->n_steps < TC_COST_WHAT_IF_STEPS; i++) {
+        w->step_number[w->n_steps] = rp->step_number[i];
+        w->step_projected_us[w->n_steps++] = (double)rp->step_projected_ns[i] / 1e3;
+    }
+    for (size_t g = 0; g < j->n_inst_groups && w->n_groups < TC_COST_WHAT_IF_GROUPS; g++) {
+        const tc_inst_group *ig = &j->inst_groups[g];
+        if (!ig->what_if) continue;
+        tc_cost_what_if_group *o = &w->groups[w->n_groups++];
+        tc_format(o->name, sizeof o->name, "%s", ig->shown ? ig->shown : "?");
+        o->alpha_us = ig->model.alpha_us;
+        o->beta_GBps = ig->model.beta_GBps;
+        o->projected_alpha_us = ig->projected.alpha_us;
+        o->projected_beta_GBps = ig->projected.beta_GBps;
+        o->transfer_us = (double)ig->transfer_ns / 1e3;
+        o->projected_transfer_us = (double)ig->projected_transfer_ns / 1e3;
+    }
+}
+
 tc_status tc_job_price(tc_job *j, const tc_cost_inputs *in, bool flags_given, tc_error *e) {
     tc_job_cost *c = &j->cost;
     memset(c, 0, sizeof *c);
@@ -37,6 +59,7 @@ tc_status tc_job_price(tc_job *j, const tc_cost_inputs *in, bool flags_given, tc
         c->missing = TC_COST_TOO_SMALL;
         return TC_OK;
     }
+    if (tc_fabric_replay(j, in) != 0) return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     tc_run_summary s;
     if (tc_run_summary_from_job(&s, j, "", TC_RUN_EXACT, e) != TC_OK) return e->code;
     tc_cost_inputs u = *in;
@@ -44,6 +67,7 @@ tc_status tc_job_price(tc_job *j, const tc_cost_inputs *in, bool flags_given, tc
     tc_run_summary_free(&s);
     if (st == TC_OK) {
         c->computed = true;
+        if (c->result.has_what_if && c->result.what_if.method == TC_WHAT_IF_REPLAY) what_if_detail(j, &c->result.what_if);
         return TC_OK;
     }
     if (st != TC_ERR_INPUT) return st;

@@ -136,6 +136,29 @@ static void basis_figures(tc_run_summary *s, const tc_summary *sm, bool exact) {
     s->has_inter_busbw = figure(sm->has_inter_busbw, sm->inter_busbw_GBps, &s->inter_busbw_GBps, exact);
 }
 
+/* summary.replay's step times as the JSON holds them. False only out of memory. */
+static bool replay_figures(tc_run_summary *s, const tc_replay_summary *r, bool exact) {
+    if (!r->has) return true;
+    s->has_replay = true;
+    s->replay_measured_step_us = tc_json_us_from_ns(r->measured_step_ns);
+    s->replay_replayed_step_us = tc_json_us_from_ns(r->replayed_step_ns);
+    figure(true, r->identity_error, &s->replay_identity_error, exact);
+    s->has_replay_reference = r->has_reference;
+    if (r->has_reference) {
+        s->replay_reference_step_us = tc_json_us_from_ns(r->reference_step_ns);
+        if (!(s->replay_reference = tc_json_text_dup(r->reference))) return false;
+    }
+    s->has_replay_projected = r->has_projected;
+    if (r->has_projected) s->replay_projected_step_us = tc_json_us_from_ns(r->projected_step_ns);
+    if (r->has_projected) { /* the target, as the saved result's cost inputs hold it */
+        s->projected_has_GBps = r->projected_has_GBps;
+        s->projected_GBps = tc_json_double_round(r->projected_GBps);
+        s->projected_has_latency = r->projected_has_latency;
+        s->projected_latency_us = tc_json_double_round(r->projected_latency_us);
+    }
+    return true;
+}
+
 tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char *label, tc_run_precision p,
                                   tc_error *e) {
     memset(s, 0, sizeof *s);
@@ -145,7 +168,7 @@ tc_status tc_run_summary_from_job(tc_run_summary *s, const tc_job *j, const char
     s->verdict = tc_json_text_dup(verdict ? verdict : "unknown");
     summary_figures(s, &j->summary, p == TC_RUN_EXACT);
     if (!s->label || !s->tool_version || !s->verdict || !rank_figures(s, j) || !coll_rows(s, j) ||
-        !rank_and_kernel_rows(s, j)) {
+        !rank_and_kernel_rows(s, j) || !replay_figures(s, &j->summary.replay, p == TC_RUN_EXACT)) {
         tc_run_summary_free(s);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     }

@@ -165,6 +165,7 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         tc_cost_parse_option(&a->cost_in, "gpu", v, err, sizeof err); /* prices from the same entry */
         return TC_EXIT_OK;
     case TC_OPT_NO_COST: a->no_cost = true; return TC_EXIT_OK;
+    case TC_OPT_NO_REPLAY: a->aopt.no_replay = true; return TC_EXIT_OK;
     case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->aopt);
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_count(v, &x) || !(x > 0))

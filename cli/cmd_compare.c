@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "analyzer/compare.h"
 #include "analyzer/job_run.h"
+#include "analyzer/fabric_replay.h"
 #include "cost_options.h"
 #include "diag.h"
 #include "exitcodes.h"
@@ -44,10 +45,12 @@ typedef struct { const char *name, *value; } kv;
 
 /* Reads one side into s: a saved result with its reader, else the traces (in: the operand
  * expanded), loaded and analyzed with the node and fabric flags (fabric: --gpus-per-node, 0 the
- * default rule, which for a saved result replaces the saved node count; --fabric, --nic-gbps).
+ * default rule, which for a saved result replaces the saved node count; --fabric, --nic-gbps), and
+ * the fabric what-if replayed on the side's cost inputs (cost: its target), as analyze does.
  * Returns an exit code (OK, DAMAGED, NOTHING, USAGE). */
 static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bool quiet,
-                     const tc_analyze_options *fabric, const tc_comm_patterns *comm, tc_run_summary *s) {
+                     const tc_analyze_options *fabric, const tc_comm_patterns *comm, const tc_cost_inputs *cost,
+                     tc_run_summary *s) {
     int64_t gpus_per_node = fabric->gpus_per_node;
     tc_error e;
     tc_error_clear(&e);
@@ -73,7 +76,8 @@ static int load_side(const char *operand, const tc_cli_inputs *in, long jobs, bo
         tc_diag(stderr, "tracecost compare: note: %s holds %zu profiler windows: comparing the most recent (window %zu)\n",
                 operand, j.n_windows, j.window);
     if (rc == TC_EXIT_OK || rc == TC_EXIT_DAMAGED) {
-        if (tc_job_analyze(&j, &aopt) || tc_run_summary_from_job(s, &j, operand, TC_RUN_AS_SAVED, &e) != TC_OK) {
+        if (tc_job_analyze(&j, &aopt) || tc_fabric_replay(&j, cost) ||
+            tc_run_summary_from_job(s, &j, operand, TC_RUN_AS_SAVED, &e) != TC_OK) {
             tc_diag(stderr, "tracecost compare: %s: out of memory during analysis\n", operand);
             rc = TC_EXIT_NOTHING;
         }
@@ -289,9 +293,9 @@ int tc_cmd_compare(int argc, char **argv) {
     memset(&sb, 0, sizeof sb);
     memset(&ca, 0, sizeof ca);
     memset(&cb, 0, sizeof cb);
-    int ra = load_side(a.ops[0], &a.sides[0], a.jobs, a.quiet, &a.fabric, a.comm, &sa), rb = TC_EXIT_OK;
+    int ra = load_side(a.ops[0], &a.sides[0], a.jobs, a.quiet, &a.fabric, a.comm, &in_a, &sa), rb = TC_EXIT_OK;
     if (ra != TC_EXIT_OK && ra != TC_EXIT_DAMAGED) rc = ra;
-    else if ((rb = load_side(a.ops[1], &a.sides[1], a.jobs, a.quiet, &a.fabric, a.comm, &sb)) != TC_EXIT_OK &&
+    else if ((rb = load_side(a.ops[1], &a.sides[1], a.jobs, a.quiet, &a.fabric, a.comm, &in_b, &sb)) != TC_EXIT_OK &&
              rb != TC_EXIT_DAMAGED)
         rc = rb;
     else {

@@ -55,7 +55,10 @@ static int set_fabric_target(tc_cost_inputs *in, const char *value, tc_cost_sour
     }
     char from[TC_COST_ORIGIN_LEN];
     snprintf(from, sizeof from, "%s (--fabric-target %s, rated)", origin, l->id);
-    return tc_cost_set_value(in, tc_cost_input_find("fabric-target-GBps"), l->rated_GBps, src, from, err, errlen);
+    if (tc_cost_set_value(in, tc_cost_input_find("fabric-target-GBps"), l->rated_GBps, src, from, err, errlen) != 0)
+        return -1;
+    if (strcmp(in->fabric_target_GBps.origin, from) == 0) in->fabric_target_id = l->id; /* set, not kept */
+    return 0;
 }
 
 int tc_cost_set_option(tc_cost_inputs *in, const char *name, const char *value,

@@ -14,7 +14,8 @@ _tracecost() {
     local fabrics="ib-edr ib-hdr ib-ndr ib-xdr eth-25g eth-100g eth-200g eth-400g eth-800g"
     local cost_value_opts="--gpus --price-per-gpu-hour --purchase-per-gpu --fabric-cost --power-kw-per-gpu
         --electricity-per-kwh --pue --ops-per-month --months --utilization --network-efficiency
-        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-upgrade-cost"
+        --rent-network-efficiency --fabric-GBps --fabric-target-GBps --fabric-target-latency-us
+        --fabric-upgrade-cost"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
@@ -44,7 +45,7 @@ _tracecost() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --csv --force --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
-                --fabric --nic-gbps --no-cost --comm-kernel --window" -- "$cur"))
+                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))

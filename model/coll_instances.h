@@ -25,6 +25,11 @@ typedef struct {
     uint32_t ranks_with;  /* ranks among the inputs that have this group */
     int64_t group_size;   /* from the collective args, -1 unknown */
     tc_coll_model model;  /* its collective time model (analyzer/comm_model.h); fit NONE until fitted */
+    /* the fabric what-if (analyzer/fabric_replay.h): set when the fabric changes this group */
+    bool what_if;         /* an inter-node group (or of unknown scope on several nodes) with a model */
+    tc_coll_model projected;      /* its model on the target fabric */
+    int64_t transfer_ns;          /* Σ its instances' measured transfer */
+    int64_t projected_transfer_ns;/* Σ their transfer on the target (tc_comm_model_project) */
 } tc_inst_group;
 
 /* One matched instance: every rank of its group that is among the inputs has it, once. */

@@ -53,6 +53,10 @@ static const char *out_of_range(tc_cost_kind kind, double v) {
         if (v <= 0) return "must be greater than 0 GB/s";
         if (v > 1e7) return "must be at most 10,000,000 GB/s";
         return NULL;
+    case TC_COST_KIND_LATENCY:
+        if (v < 0) return "must not be negative";
+        if (v > 1e6) return "must be at most 1,000,000 µs";
+        return NULL;
     case TC_COST_KIND_POWER:
         if (v < 0) return "must not be negative";
         if (v > 1000) return "must be at most 1,000 kW per GPU";

@@ -19,7 +19,8 @@ typedef enum {
     TC_COST_KIND_SHARE,     /* share of time, (0, 1]; may be typed as a percentage */
     TC_COST_KIND_PUE,       /* ratio, 1..10 */
     TC_COST_KIND_BANDWIDTH, /* GB/s, > 0 and <= 10,000,000 */
-    TC_COST_KIND_POWER      /* kW per GPU, 0..1,000 */
+    TC_COST_KIND_POWER,     /* kW per GPU, 0..1,000 */
+    TC_COST_KIND_LATENCY    /* µs, 0..1,000,000 */
 } tc_cost_kind;
 
 /* One id per row of cost_inputs.def, in file order: TC_COST_INPUT_gpus, ... */

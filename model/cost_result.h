@@ -53,7 +53,12 @@ typedef struct tc_cost_inputs {
     tc_cost_value rent_network_efficiency; /* e_r: efficiency on the rented fabric, (0, 1] */
     tc_cost_value fabric_GBps;             /* B: measured fabric bus bandwidth, GB/s, > 0 */
     tc_cost_value fabric_target_GBps;      /* B': what-if fabric bus bandwidth, GB/s, > 0 */
+    tc_cost_value fabric_target_latency_us;/* A': what-if latency per collective of the inter-node
+                                              groups, µs, >= 0 (default: each group's alpha) */
     tc_cost_value fabric_upgrade_cost;     /* X: what-if upgrade price, $ in total, >= 0 */
+    const char *fabric_target_id;          /* the links.def id --fabric-target named (static), NULL
+                                              none; it names B' while fabric_target_GBps's origin
+                                              is that option's */
     const tc_gpu_spec *gpu;                /* catalog GPU (--gpu or detected); NULL = none */
     tc_cost_source gpu_source;             /* rank of whoever chose gpu */
     char gpu_origin[TC_COST_ORIGIN_LEN];   /* provenance of gpu, as for the values */
@@ -70,22 +75,54 @@ typedef struct tc_cost_month {
     double rent;                    /* cumulative cost of renting, $ (month x rent_monthly) */
 } tc_cost_month;
 
-/* The fabric-upgrade what-if: only exposed transfer time changes, scaled by B / B': from a trace
- * with process groups of known scope, only the inter-node groups' exposed transfer. */
+/* How the what-if projected the step (docs/cost-model.md "What-if: another fabric"). */
+typedef enum {
+    TC_WHAT_IF_SCALED = 0,  /* the exposed transfer share scaled by B / B' (no step graph: the MPI
+                               build, a job without steps, the calculator) */
+    TC_WHAT_IF_REPLAY       /* the step graph replayed with the inter-node groups' collectives on
+                               the target (analyzer/fabric_replay.h) */
+} tc_what_if_method;
+
+#define TC_COST_WHAT_IF_STEPS 64   /* projected steps kept for the reports (more: the first ones) */
+#define TC_COST_WHAT_IF_GROUPS 16  /* changed groups kept for the reports */
+
+/* One matching group the fabric changes, as the what-if projected it (from the analyzed job). */
+typedef struct tc_cost_what_if_group {
+    char name[64];                  /* as reports name it: "pg 3 (DP)", "stream 20" */
+    double alpha_us, beta_GBps;     /* its model as fitted */
+    double projected_alpha_us, projected_beta_GBps; /* on the target */
+    double transfer_us;             /* Σ its instances' measured transfer */
+    double projected_transfer_us;   /* Σ their transfer on the target */
+} tc_cost_what_if_group;
+
+/* The fabric what-if: by replay, the job's step graph re-timed with the inter-node groups'
+ * collectives on the target fabric; else (scaled) only exposed transfer time changes, scaled by
+ * B / B' (from a trace with process groups of known scope, only the inter-node groups'). */
 typedef struct tc_cost_what_if {
-    double fabric_GBps;                      /* B: measured bus bandwidth, GB/s */
-    double target_GBps;                      /* B': target bus bandwidth, GB/s */
-    bool inter_node_only;                    /* only the inter-node groups' transfer was scaled */
+    tc_what_if_method method;
+    double fabric_GBps;                      /* B: the fabric's bus bandwidth, GB/s (0 unknown) */
+    double target_GBps;                      /* B': target bus bandwidth, GB/s (0 not given) */
+    bool has_target_latency;                 /* A' was given (replay only) */
+    double target_latency_us;                /* A': the inter-node groups' latency per collective, µs */
+    bool inter_node_only;                    /* only the inter-node groups' transfer was changed */
+    bool has_shares;                         /* the two shares below are known (scaled) */
     double scaled_transfer_share;            /* the share 0..1 of the measured step scaled by B/B' */
     double projected_exposed_transfer_share; /* share 0..1 of the projected step time */
     bool has_step_time;                      /* projected_step_time_us is known (from a trace) */
     double projected_step_time_us;           /* µs */
-    double projected_effective_gpus;         /* GPUs: N x e' */
-    double monthly_value_recovered;          /* $ per month: N·P·H·u·(e' - e); < 0 for a downgrade */
+    double step_ratio;                       /* T' / T: the projected step over the step (replayed) */
+    double projected_effective_gpus;         /* GPUs: N·T_ref/T' (replay), N x e' (scaled) */
+    double monthly_value_recovered;          /* $ per month: N·P·H·u·(1 - T'/T) (issue 29; it was
+                                                N·P·H·u·(e' - e)); < 0 for a downgrade */
     bool has_upgrade_cost;                   /* X was given */
     double upgrade_cost;                     /* X, $ */
     bool has_payback;                        /* X given and value recovered > 0 */
     double payback_months;                   /* months: X / monthly_value_recovered */
+    size_t n_steps;                          /* projected steps kept (replay, analyze only) */
+    int64_t step_number[TC_COST_WHAT_IF_STEPS];
+    double step_projected_us[TC_COST_WHAT_IF_STEPS]; /* mean over ranks of each step on the target, µs */
+    size_t n_groups;                         /* changed groups kept (replay, analyze only) */
+    tc_cost_what_if_group groups[TC_COST_WHAT_IF_GROUPS];
 } tc_cost_what_if;
 
 /* How far a figure can be trusted on partial data. */
@@ -155,8 +192,14 @@ typedef struct tc_cost_result {
     const char *price_as_of_source;          /* "trace (capture date)", "SOURCE_DATE_EPOCH" or
                                                 "today" (static) */
     int fabric_nodes;                        /* nodes the N GPUs span for the fabric default */
-    double effective_gpus;                   /* GPUs: N·e */
-    double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e */
+    bool has_reference;                      /* effective figures are against a replayed reference */
+    char reference[64];                      /* its name: "instant" (a network that moves bytes
+                                                instantly), "ib-ndr", "50 GB/s" (the target) */
+    double reference_efficiency;             /* T_ref / T, valid if has_reference */
+    double effective_gpus;                   /* GPUs: N·T_ref/T against the reference (issue 29),
+                                                else N·e (against an infinitely fast network) */
+    double effective_price_per_gpu_hour;     /* $ per effective GPU-hour: P / e_eff (e_eff = T_ref/T
+                                                with a reference, else e; so are the two below) */
     double network_loss_per_month;           /* $ per month: the inter-node network's (issue 28; it
                                                 was N·P·H·u·(1 - e), every exposed transfer):
                                                 loss[TC_COST_LOSS_INTER_NODE].per_month */
@@ -172,12 +215,12 @@ typedef struct tc_cost_result {
     tc_cost_lead lead;                       /* the class the headline leads with */
     double rent_monthly;                     /* $ per month: N·P·H·u */
     double tco_rent;                         /* $: M·rent_monthly */
-    double rent_cost_per_effective_gpu_hour; /* $ per effective GPU-hour: P / e_r */
+    double rent_cost_per_effective_gpu_hour; /* $ per effective GPU-hour: P / e_r (default e_eff) */
     bool has_own;                            /* purchase price known: the own side below is set */
     double own_capex;                        /* $: N·C + F */
     double own_opex_monthly;                 /* $ per month: N·W·H·u·pue·E + O */
     double tco_own;                          /* $: own_capex + M·own_opex_monthly */
-    double own_cost_per_effective_gpu_hour;  /* $ per effective GPU-hour: tco_own / (N·H·u·M·e) */
+    double own_cost_per_effective_gpu_hour;  /* $ per effective GPU-hour: tco_own / (N·H·u·M·e_eff) */
     bool has_breakeven;                      /* owning pays back: rent_monthly > own_opex_monthly */
     double breakeven_months;                 /* months: own_capex / (rent_monthly - own_opex_monthly) */
     size_t timeline_len;                     /* M + 1 entries used in timeline */

@@ -39,6 +39,15 @@ typedef struct {
 
 #define TC_CP_TOP 10
 
+/* One stretch of a step's path, for drawing it on the timeline (reports/html_timeline.c): an op, a
+ * call or a gap the path runs through, in time order. */
+typedef struct {
+    uint32_t rank;             /* index into tc_job.ranks */
+    uint8_t kind;              /* tc_cp_class */
+    int64_t start_ns, end_ns;  /* on that rank's trace clock, as its gpu[] events' start_ns (the
+                                * replayed times of the unchanged graph: the measured ones) */
+} tc_cp_segment;
+
 /* The critical path of one step (or summed over all steps): the longest path through the
  * replayed graph from the step's first event on any rank to its last; its length is the step. */
 typedef struct {
@@ -47,10 +56,18 @@ typedef struct {
     int64_t class_ns[TC_CP_CLASSES]; /* adds up to step_ns */
     tc_cp_rank *by_rank; size_t n_by_rank;   /* ranks the path runs through, most time first (owned) */
     tc_cp_top top[TC_CP_TOP]; size_t n_top;  /* the stretches with most time, most first */
+    tc_cp_segment *segs; size_t n_segs;      /* the path's stretches in time order (owned; per step
+                                              * only, NULL for the sum over steps; may be NULL) */
 } tc_critical_path;
 
 /* One matching group's collective time model: transfer = alpha + bytes * bus_factor / beta. */
-typedef enum { TC_FIT_NONE = 0, TC_FIT_SIZES, TC_FIT_RATED } tc_fit_kind;
+typedef enum {
+    TC_FIT_NONE = 0,           /* no model */
+    TC_FIT_SIZES,              /* least squares over two or more message sizes */
+    TC_FIT_RATED,              /* beta the group's link rating, alpha the rest */
+    TC_FIT_MEASURED            /* alpha 0, beta the group's own bus bandwidth: no rating, or the fits
+                                * above came out negative (analyzer/comm_model.c) */
+} tc_fit_kind;
 typedef struct {
     tc_fit_kind fit;           /* NONE: no model (no instance with known bytes) */
     double alpha_us;           /* per-collective latency, µs */
@@ -79,6 +96,10 @@ typedef struct {
     char reference[64];        /* "ib-ndr", "50 GB/s", or "instant" (a network that moves bytes instantly) */
     bool has_projected;
     int64_t projected_step_ns; /* the graph re-timed with the what-if's fabric target */
+    /* the target it was projected for (analyzer/fabric_replay.h): B' and A', each when given */
+    bool projected_has_GBps, projected_has_latency;
+    double projected_GBps;     /* --fabric-target(-GBps) B', GB/s */
+    double projected_latency_us; /* --fabric-target-latency-us A', µs */
     /* per step (ProfilerStep#N present on the ranks), in step order (owned arrays of n_steps) */
     size_t n_steps;
     int64_t *step_number;

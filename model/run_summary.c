@@ -8,6 +8,7 @@ void tc_run_summary_free(tc_run_summary *s) {
     free(s->tool_version);
     free(s->device);
     free(s->verdict);
+    free(s->replay_reference);
     for (size_t i = 0; i < s->n_colls; i++) { free(s->colls[i].name); free(s->colls[i].process_group); }
     free(s->colls);
     free(s->ranks);

@@ -97,6 +97,18 @@ typedef struct tc_run_summary {
     double inter_exposed_transfer_us; /* summary.inter_node_exposed_transfer_us; valid if groups_scoped */
     bool has_inter_busbw;
     double inter_busbw_GBps;    /* summary.inter_node_busbw_GBps */
+    /* the replay of the step graph (summary.replay; unknown in older results, and without a replay:
+     * one rank's MPI skeleton, no steps) */
+    bool has_replay;            /* summary.replay.available */
+    double replay_measured_step_us, replay_replayed_step_us; /* µs: mean over ranks of each rank's mean step */
+    double replay_identity_error; /* max over ranks and steps of |replayed − measured| / measured */
+    bool has_replay_reference;
+    char *replay_reference;     /* summary.replay.reference ("instant", a link id, "50 GB/s"), owned */
+    double replay_reference_step_us; /* µs, valid if has_replay_reference */
+    bool has_replay_projected;
+    double replay_projected_step_us; /* µs: the what-if's replayed step, valid if has_replay_projected */
+    bool projected_has_GBps, projected_has_latency; /* the target it was projected for, B' and A' (from */
+    double projected_GBps, projected_latency_us;    /* the job; a saved result: its cost inputs) */
     /* the work of one step of the job, given to compare (--tokens-per-step, --samples-per-step) */
     bool has_tokens, has_samples;
     double tokens_per_step, samples_per_step;

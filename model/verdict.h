@@ -27,7 +27,9 @@ typedef enum {
     TC_REASON_HOST_CAUSE,     /* host-bound: the idle cause with the most time (host_wait.h) */
     TC_REASON_FABRIC,         /* network-bound: the group row with the most exposed transfer, its
                                * scope and link, its bus bandwidth against the link's rated one */
-    TC_REASON_TOO_SMALL       /* too-small: the GPU events and GPU time found, against what is needed */
+    TC_REASON_TOO_SMALL,      /* too-small: the GPU events and GPU time found, against what is needed */
+    TC_REASON_CRITICAL_PATH   /* what the critical path across ranks is made of (summary.critical_path),
+                               * and the most a network that moves bytes instantly would save */
 } tc_reason_code;
 
 #define TC_MAX_REASONS 8
@@ -75,10 +77,21 @@ typedef struct {
     int64_t gpu_busy_ns;      /* TOO_SMALL: GPU time over the job: Σ ranks |∪ GPU activity| (window − idle) */
     uint64_t need_events;     /* TOO_SMALL: the GPU events a verdict needs (TC_JUDGE_MIN_EVENTS) */
     int64_t need_busy_ns;     /* TOO_SMALL: or the GPU time it needs (TC_JUDGE_MIN_BUSY_NS) */
+    /* CRITICAL_PATH (rank: the rank holding most of the path's compute when cp_class is compute) */
+    int cp_class;             /* the class (tc_cp_class) with the most path time */
+    double cp_share;          /* compute: that rank's compute / the path; else the class's share of it */
+    double cp_compute_share;  /* the path's compute over all ranks / the path */
+    double cp_inter_share;    /* the path's inter-node transfer / the path */
+    size_t cp_ranks;          /* ranks the path runs through */
+    bool cp_bound;            /* partial data: transfer on the path an upper bound (transfer_upper_bound) */
+    bool has_fabric_saving;   /* the instant reference was replayed (summary.replay.reference "instant") */
+    double fabric_saving;     /* at most 1 − T_ref/T of the step: T the replayed step, T_ref the step with
+                               * inter-node transfer taking no time (>= 0) */
 } tc_reason;
 
 /* What the verdict suggests doing: two or three for each named verdict (host-bound: one to three,
- * from the idle causes); too-small: one, profile longer. */
+ * from the idle causes), the critical path's FIX_PATH_RANK first when it names a rank; too-small:
+ * one, profile longer. */
 typedef enum {
     TC_ACTION_HIDE_COMM,           /* network: bigger buckets, accumulation, overlap */
     TC_ACTION_FABRIC_BUSBW,        /* network: compare the measured bus bandwidth (value, GB/s) with the links */
@@ -106,14 +119,18 @@ typedef enum {
     TC_ACTION_PIN_COPIES,          /* sync held by copy calls (1 ms or more): name = the call, where = its op */
     TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
     TC_ACTION_FABRIC_TUNE,         /* network: the row's link delivers less than it is rated: tune (row) */
-    TC_ACTION_PROFILE_LONGER       /* too-small: profile more steps of the real workload */
+    TC_ACTION_PROFILE_LONGER,      /* too-small: profile more steps of the real workload */
+    TC_ACTION_FIX_PATH_RANK        /* the critical path is mostly one rank's compute, over the median rank's:
+                                    * fix that rank (rank, share, compute figures, fabric saving); first
+                                    * when its compute over the median's is at least the path's transfer */
 } tc_action_code;
 
-#define TC_MAX_ACTIONS 3
+#define TC_MAX_ACTIONS 4       /* three from the verdict, and the critical path's first when it names a rank */
 
 typedef struct {
     tc_action_code code;
-    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share */
+    double value;             /* FABRIC_BUSBW: GB/s; MFU_GAP: the MFU share; FIX_PATH_RANK: the path's
+                               * inter-node transfer share */
     int64_t rank;             /* straggler actions: the straggler */
     size_t input;             /* LOOK_AT_STRAGGLER: its trace, an index into tc_job.traces */
     int64_t compute_ns_per_step, median_compute_ns_per_step; /* STRAGGLER_MORE_WORK / _HOST_SIDE */
@@ -127,6 +144,9 @@ typedef struct {
                                * exceeds share */
     tc_launch_stats launch;   /* CUT_LAUNCHES: the job's launch figures, summed over ranks */
     size_t row;               /* FABRIC_*: index into tc_job.group_rows; SIZE_MAX none */
+    bool first;               /* FIX_PATH_RANK: put before the verdict's own actions ("fix rank R first") */
+    bool has_fabric_saving;   /* FIX_PATH_RANK: as tc_reason's */
+    double fabric_saving;     /* FIX_PATH_RANK: as tc_reason's */
 } tc_action;
 
 typedef struct {

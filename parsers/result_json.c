@@ -232,6 +232,22 @@ static void read_basis(tc_run_summary *s, yajl_val sm) {
     s->has_capture_time = utc_time(str(get(sm, "captured_at")), &s->capture_unix_s);
 }
 
+/* summary.replay's step times (absent before issue 29, available false without a replay: unknown).
+ * False only out of memory. */
+static bool read_replay(tc_run_summary *s, yajl_val r, bad_figure *b) {
+    yajl_val av = get(r, "available");
+    if (!av || !YAJL_IS_TRUE(av)) return true;
+    s->has_replay = time_us(r, "measured_step_us", "summary.replay", &s->replay_measured_step_us, b) &&
+                    time_us(r, "replayed_step_us", "summary.replay", &s->replay_replayed_step_us, b);
+    if (!s->has_replay) return true;
+    ranged(r, "identity_error", "summary.replay", 0, 1e300, false, &s->replay_identity_error, b);
+    s->has_replay_reference = str(get(r, "reference")) &&
+                              time_us(r, "reference_step_us", "summary.replay", &s->replay_reference_step_us, b);
+    if (s->has_replay_reference && !take_str(&s->replay_reference, get(r, "reference"), NULL)) return false;
+    s->has_replay_projected = time_us(r, "projected_step_us", "summary.replay", &s->replay_projected_step_us, b);
+    return true;
+}
+
 /* "summary": world size, step time, shares, MFU, fabric bandwidth, straggler, verdict. */
 static bool read_summary(tc_run_summary *s, yajl_val sm, bad_figure *b) {
     double d;
@@ -266,7 +282,7 @@ static bool read_summary(tc_run_summary *s, yajl_val sm, bad_figure *b) {
     s->straggler_rank = s->has_straggler ? (long long)d : -1;
     if (whole(get(sm, "world_size"), &d) && d > s->world_size && d <= 1e9) s->world_size = (int)d;
     read_basis(s, sm);
-    return take_str(&s->verdict, get(sm, "verdict"), "unknown");
+    return read_replay(s, get(sm, "replay"), b) && take_str(&s->verdict, get(sm, "verdict"), "unknown");
 }
 
 /* "ranks[]": the first rank's device, the mean FLOPs per step over the ranks that have them, and
@@ -371,6 +387,11 @@ static bool read_cost_inputs(tc_run_summary *s, yajl_val in) {
         if (strncmp(src, "flag", 4) && strncmp(src, "config", 6)) continue;
         if (!strcmp(key, "gpu") && str(val) && !add_cost_input(s, NULL, 0, str(val))) return false;
         if (d && num(val, &v) && !add_cost_input(s, d, v, NULL)) return false;
+        if (d && num(val, &v) && d->id == TC_COST_INPUT_fabric_target_GBps) { s->projected_has_GBps = true; s->projected_GBps = v; }
+        if (d && num(val, &v) && d->id == TC_COST_INPUT_fabric_target_latency_us) {
+            s->projected_has_latency = true;
+            s->projected_latency_us = v;
+        }
     }
     return true;
 }

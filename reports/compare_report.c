@@ -284,7 +284,7 @@ const metric tc_compare_metrics[] = {
     M("fabric_busbw_GBps", "fabric busbw", F_GBPS, busbw_GBps, "measured bus bandwidth, GB = 1e9 B"),
     M("price_per_gpu_hour", "price per GPU-hour", F_MONEY, price_per_gpu_hour, "P used by each side's cost model"),
     M("cost_per_step", "cost per step", F_MONEY, cost_per_step, "P x N x step s / 3600"),
-    M("cost_per_effective_gpu_hour", "cost / effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P / e, e = 1 - exposed transfer share"),
+    M("cost_per_effective_gpu_hour", "cost / effective GPU-hour", F_MONEY, cost_per_effective_gpu_hour, "P x T / T_ref (the step replayed, on the reference); P / e without a replay"),
     M("model_pflop_per_step", "model PFLOP per step", F_RATE, model_pflop_per_step, "FLOPs per GPU per step x GPUs / 1e15"),
     M("tokens_per_step", "tokens per step", F_NUM, tokens_per_step, "--tokens-per-step"),
     M("samples_per_step", "samples per step", F_NUM, samples_per_step, "--samples-per-step"),

@@ -32,12 +32,16 @@ static void what_if_json(jw *w, const tc_cost_result *r) {
         return;
     }
     jw_object_begin(w);
-    json_maybe(w, "fabric_GBps", true, wi->fabric_GBps);
-    json_maybe(w, "target_GBps", true, wi->target_GBps);
+    jw_key(w, "method");
+    jw_string(w, wi->method == TC_WHAT_IF_REPLAY ? "replay" : "scaled");
+    json_maybe(w, "fabric_GBps", wi->fabric_GBps > 0, wi->fabric_GBps);
+    json_maybe(w, "target_GBps", wi->target_GBps > 0, wi->target_GBps);
+    json_maybe(w, "target_latency_us", wi->has_target_latency, wi->target_latency_us);
     jw_key(w, "inter_node_only");
     jw_bool(w, wi->inter_node_only);
-    json_maybe(w, "scaled_transfer_share", true, wi->scaled_transfer_share);
-    json_maybe(w, "projected_exposed_transfer_share", true, wi->projected_exposed_transfer_share);
+    json_maybe(w, "scaled_transfer_share", wi->has_shares, wi->scaled_transfer_share);
+    json_maybe(w, "projected_exposed_transfer_share", wi->has_shares, wi->projected_exposed_transfer_share);
+    json_maybe(w, "projected_step_ratio", true, wi->step_ratio);
     json_maybe(w, "projected_step_time_us", wi->has_step_time, wi->projected_step_time_us);
     json_maybe(w, "projected_effective_gpus", true, wi->projected_effective_gpus);
     json_maybe(w, "monthly_value_recovered", true, wi->monthly_value_recovered);
@@ -144,6 +148,8 @@ static void inputs_json(jw *w, const tc_cost_result *r) {
 void tc_cost_result_json(jw *w, const tc_cost_result *r) {
     jw_object_begin(w);
     json_maybe(w, "effective_gpus", true, r->effective_gpus);
+    jw_key(w, "effective_reference");
+    jw_string(w, r->has_reference ? r->reference : NULL);
     json_maybe(w, "effective_price_per_gpu_hour", true, r->effective_price_per_gpu_hour);
     json_maybe(w, "network_loss_per_month", true, r->network_loss_per_month);
     json_maybe(w, "idle_loss_per_month", r->has_idle_loss, r->idle_loss_per_month);
@@ -240,18 +246,32 @@ static void money2(char *buf, size_t n, double v) { tc_fmt_money(buf, n, v, 2); 
 
 /* The headline's clause about the fabric what-if. */
 static void headline_what_if(sbuf *b, const tc_cost_what_if *w) {
-    char a[64], c[64], d[64];
+    char a[64], c[64], d[64], l[64];
     fmt_num(a, sizeof a, w->target_GBps, 1);
+    fmt_num(l, sizeof l, w->target_latency_us, 1);
+    if (w->target_GBps > 0 && w->has_target_latency) sb_printf(b, "; a %s GB/s fabric with %s µs per collective", a, l);
+    else if (w->target_GBps > 0) sb_printf(b, "; a %s GB/s fabric", a);
+    else sb_printf(b, "; a fabric with %s µs per collective", l);
     if (w->monthly_value_recovered > 0) {
         money0(c, sizeof c, w->monthly_value_recovered);
-        sb_printf(b, "; a %s GB/s fabric would recover %s a month", a, c);
+        sb_printf(b, " would recover %s a month", c);
         if (w->has_payback) {
             money0(d, sizeof d, w->upgrade_cost);
             sb_printf(b, " and pay back its %s in %.1f months", d, w->payback_months);
         }
+    } else if (w->monthly_value_recovered < 0) {
+        money0(c, sizeof c, -w->monthly_value_recovered);
+        sb_printf(b, " would lose %s a month (a slower step)", c);
     } else {
-        sb_printf(b, "; a %s GB/s fabric would recover nothing", a);
+        sb_printf(b, " would recover nothing");
     }
+}
+
+const char *tc_cost_reference_text(char *buf, size_t n, const tc_cost_result *r) {
+    if (!r->has_reference) snprintf(buf, n, "against an infinitely fast network");
+    else if (!strcmp(r->reference, "instant")) snprintf(buf, n, "against a network that moves bytes instantly");
+    else snprintf(buf, n, "against %s", r->reference);
+    return buf;
 }
 
 /* "at least " / "at most " before a bounded figure, "" for an exact one. */
@@ -358,10 +378,11 @@ size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
         headline_losses(&b, r);
         sb_printf(&b, "; ");
     }
+    char ref[96];
     fmt_num(a, sizeof a, N, 0);
     fmt_num(c, sizeof c, r->effective_gpus, 1);
-    sb_printf(&b, "your %s GPU%s %s the work of %s%s against an infinitely fast network", a, N == 1 ? "" : "s",
-              N == 1 ? "does" : "do", bound_words(lower ? TC_COST_LOWER : TC_COST_EXACT), c);
+    sb_printf(&b, "your %s GPU%s %s the work of %s%s %s", a, N == 1 ? "" : "s", N == 1 ? "does" : "do",
+              bound_words(lower ? TC_COST_LOWER : TC_COST_EXACT), c, tc_cost_reference_text(ref, sizeof ref, r));
     if (r->lead == TC_COST_LEAD_NONE) {
         money2(a, sizeof a, u->price_per_gpu_hour.value);
         money0(c, sizeof c, r->network_loss_per_month);
@@ -443,11 +464,14 @@ static void print_network(FILE *out, const style *st, const tc_cost_result *r) {
     bool lower = r->efficiency_bound == TC_COST_LOWER;
     section(out, st, r->lead == TC_COST_LEAD_NONE ? "what the network costs, a month at this efficiency"
                                                   : "what each loss costs, a month as profiled");
+    char ref[96];
     fmt_num(v, sizeof v, r->effective_gpus, 2);
-    row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound),
-        "N x e, against an infinitely fast network");
+    if (r->has_reference) snprintf(f, sizeof f, "N x T_ref / T, T_ref on %s", !strcmp(r->reference, "instant") ? "an instant network" : r->reference);
+    else snprintf(f, sizeof f, "N x e, %s", tc_cost_reference_text(ref, sizeof ref, r));
+    row(out, st, "effective GPUs", bounded(w, sizeof w, v, r->efficiency_bound), f);
     money2(v, sizeof v, r->effective_price_per_gpu_hour);
-    row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, r->effective_price_bound), "P / e");
+    row(out, st, "effective price per GPU-hour", bounded(w, sizeof w, v, r->effective_price_bound),
+        r->has_reference ? "P x T / T_ref" : "P / e");
     for (int c = 0; c < TC_COST_LOSS_COUNT; c++) {
         const tc_cost_loss *l = &r->loss[c];
         money0(v, sizeof v, l->per_month);
@@ -493,21 +517,36 @@ static void print_rent_own(FILE *out, const style *st, const tc_cost_result *r) 
         r->has_own ? "capital + M x running" : need);
     money2(v, sizeof v, r->own_cost_per_effective_gpu_hour);
     row(out, st, "own per effective GPU-hour", r->has_own ? bounded(w, sizeof w, v, r->own_price_bound) : "-",
-        r->has_own ? "total own / (N x H x u x M x e)" : need);
+        r->has_own ? (r->has_reference ? "total own / (N x H x u x M x T_ref / T)" : "total own / (N x H x u x M x e)") : need);
     if (r->has_breakeven) snprintf(v, sizeof v, "%.1f months", r->breakeven_months);
     row(out, st, "owning pays back after", r->has_breakeven ? v : (r->has_own ? "never" : "-"),
         r->has_own ? "capital / (rent - running)" : need);
 }
 
-static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
+/* The replayed what-if's rows: the projected step, each changed group's transfer. */
+static void print_replay_rows(FILE *out, const style *st, const tc_cost_what_if *w) {
+    char v[112], a[48], c[48], f[160], l[4 * COST_LABEL + 1];
+    fmt_num(c, sizeof c, w->projected_step_time_us / 1000.0, 2);
+    snprintf(v, sizeof v, "%s ms", c);
+    row(out, st, "projected step time", v, "T': the step graph replayed on the target");
+    for (size_t i = 0; i < w->n_groups; i++) {
+        const tc_cost_what_if_group *g = &w->groups[i];
+        fmt_num(a, sizeof a, g->transfer_us / 1000.0, 2);
+        fmt_num(c, sizeof c, g->projected_transfer_us / 1000.0, 2);
+        snprintf(v, sizeof v, "%s -> %s ms", a, c);
+        snprintf(f, sizeof f, "alpha %.1f -> %.1f µs, beta %.1f -> %.1f GB/s", g->alpha_us, g->projected_alpha_us,
+                 g->beta_GBps, g->projected_beta_GBps);
+        char label[96];
+        snprintf(label, sizeof label, "%s transfer", g->name);
+        row(out, st, tc_term_clean(l, sizeof l, label, COST_LABEL), v, f);
+    }
+}
+
+/* The scaled what-if's rows: the inter-node share, the exposed share, the projected step. */
+static void print_scaled_rows(FILE *out, const style *st, const tc_cost_result *r) {
     const tc_cost_what_if *w = &r->what_if;
     const double s = 1 - r->used.network_efficiency.value;
-    char v[112], a[48], c[40], title[192];
-    fmt_num(a, sizeof a, w->fabric_GBps, 1);
-    fmt_num(c, sizeof c, w->target_GBps, 1);
-    snprintf(title, sizeof title, "fabric what-if%s: %s -> %s GB/s", w->inter_node_only ? " (inter-node groups)" : "",
-             a, c);
-    section(out, st, title);
+    char v[112], a[48], c[40];
     bool t = w->inter_node_only; /* t: the inter-node groups' share, the part that scales */
     if (t) {
         snprintf(v, sizeof v, "%.1f%%", 100 * w->scaled_transfer_share);
@@ -521,12 +560,30 @@ static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
     }
     row(out, st, "projected step time", w->has_step_time ? a : "-",
         !w->has_step_time ? "needs a trace" : t ? "step x (1 - t + t x B / B')" : "step x (1 - s + s x B / B')");
+}
+
+static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
+    const tc_cost_what_if *w = &r->what_if;
+    const bool replay = w->method == TC_WHAT_IF_REPLAY;
+    char v[112], a[48], c[40], l[40], title[192];
+    fmt_num(a, sizeof a, w->fabric_GBps, 1);
+    fmt_num(c, sizeof c, w->target_GBps, 1);
+    fmt_num(l, sizeof l, w->target_latency_us, 1);
+    int o = snprintf(title, sizeof title, "fabric what-if%s", replay ? " (replayed)" : w->inter_node_only ? " (inter-node groups)" : "");
+    if (w->target_GBps > 0)
+        o += snprintf(title + o, sizeof title - (size_t)o, ": %s -> %s GB/s", w->fabric_GBps > 0 ? a : "?", c);
+    if (w->has_target_latency) snprintf(title + o, sizeof title - (size_t)o, "%s %s µs per collective", w->target_GBps > 0 ? "," : ":", l);
+    section(out, st, title);
+    if (replay) print_replay_rows(out, st, w);
+    else print_scaled_rows(out, st, r);
     fmt_num(a, sizeof a, r->effective_gpus, 2);
     fmt_num(c, sizeof c, w->projected_effective_gpus, 2);
     snprintf(v, sizeof v, "%s -> %s", a, c);
-    row(out, st, "effective GPUs", v, t ? "N x (1 - s) / (1 - t + t x B / B')" : "N x (1 - s) / (1 - s + s x B / B')");
+    bool t = w->inter_node_only;
+    row(out, st, "effective GPUs", v, replay ? "N x T_ref / T'" : t ? "N x (1 - s) / (1 - t + t x B / B')"
+                                                                : "N x (1 - s) / (1 - s + s x B / B')");
     money0(v, sizeof v, w->monthly_value_recovered);
-    row(out, st, "value recovered per month", v, "N x P x H x u x (e' - e)");
+    row(out, st, "value recovered per month", v, replay ? "N x P x H x u x (1 - T' / T)" : "N x P x H x u x (1 - new step / step)");
     money0(v, sizeof v, w->upgrade_cost);
     row(out, st, "upgrade cost", w->has_upgrade_cost ? v : "-",
         w->has_upgrade_cost ? "--fabric-upgrade-cost" : "needs --fabric-upgrade-cost");
@@ -539,16 +596,17 @@ static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
  * itself when long). */
 static void input_row(FILE *out, const style *st, const char *flag, const char *value, const char *unit,
                       const char *origin) {
-    char v[4 * 10 + 1];
-    fprintf(out, "  --%-23s %s %-10s %s", flag, tc_term_cell(v, sizeof v, value, 10), unit, st->dim);
-    tc_term_wrap_from(out, origin, 50, 50, st->width);
+    char v[4 * 10 + 1], un[4 * 10 + 1];
+    fprintf(out, "  --%-24s %s %s %s", flag, tc_term_cell(v, sizeof v, value, 10), tc_term_cell(un, sizeof un, unit, -10),
+            st->dim);
+    tc_term_wrap_from(out, origin, 51, 51, st->width);
     fputs(st->off, out);
 }
 
 /* Every input as a flag with its value, unit and origin, then the letters of the formulas. */
-static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
+static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u, bool replayed) {
     char v[112], letters[TC_COST_INPUT_COUNT][48];
-    const char *items[TC_COST_INPUT_COUNT + 5];
+    const char *items[TC_COST_INPUT_COUNT + 6];
     size_t n = 0;
     section(out, st, "inputs");
     items[n++] = "letters: H = 730 hours a month";
@@ -563,7 +621,11 @@ static void print_inputs(FILE *out, const style *st, const tc_cost_inputs *u) {
     input_row(out, st, "gpu", u->gpu ? u->gpu->id : "-", "", u->gpu ? u->gpu_origin : "unset");
     items[n++] = "s = 1 - e (the exposed transfer share)";
     items[n++] = "t = the inter-node groups' part of s (the inter-node network's)";
-    items[n++] = "e' = e after the upgrade; precedence: flag > config > trace > catalog > default";
+    if (replayed) {
+        items[n++] = "e' = e after the upgrade";
+        items[n++] = "T = the step graph replayed, T' = replayed on the what-if's target, T_ref = on the reference; "
+                     "precedence: flag > config > trace > catalog > default";
+    } else items[n++] = "e' = e after the upgrade; precedence: flag > config > trace > catalog > default";
     fputs(st->dim, out);
     tc_term_join(out, items, n, ", ", 2, 4, st->width);
     fputs(st->off, out);
@@ -579,7 +641,7 @@ void tc_cost_result_print(FILE *out, const tc_cost_result *r, const tc_term_opts
     print_network(out, &st, r);
     print_rent_own(out, &st, r);
     if (r->has_what_if) print_what_if(out, &st, r);
-    print_inputs(out, &st, &r->used);
+    print_inputs(out, &st, &r->used, r->has_reference || (r->has_what_if && r->what_if.method == TC_WHAT_IF_REPLAY));
     if (r->n_notes > 0) {
         section(out, &st, "notes");
         for (size_t i = 0; i < r->n_notes; i++) {

@@ -30,6 +30,11 @@ const char *tc_cost_loss_label(int c);
  * static). */
 const char *tc_cost_inter_rule_text(const tc_cost_result *r);
 
+/* What the effective figures are against, into buf: "against an infinitely fast network" (no
+ * replayed reference: N·e), "against a network that moves bytes instantly" (the instant
+ * reference), "against ib-ndr" (the what-if's target). Returns buf. */
+const char *tc_cost_reference_text(char *buf, size_t n, const tc_cost_result *r);
+
 /* Writes r's notes as a JSON array of strings (for a "notes" key beside "cost"). */
 void tc_cost_notes_json(jw *w, const tc_cost_result *r);
 

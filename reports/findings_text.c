@@ -145,6 +145,33 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
     return buf;
 }
 
+static const char *const cp_labels[TC_CP_CLASSES] = {
+    "compute", "intra-node transfer", "inter-node transfer", "launching", "synchronizing calls",
+    "host work between calls", "memory copies", "idle"};
+
+const char *tc_cp_class_label(int cls) { return cls >= 0 && cls < TC_CP_CLASSES ? cp_labels[cls] : "?"; }
+
+/* The CRITICAL_PATH reason: "the critical path across ranks is 64.0% rank 5's compute (...): a
+ * network that moves bytes instantly would save at most 2.5% of the step". */
+static void critical_path_text(char *buf, size_t n, const tc_reason *r) {
+    char what[200], saving[200] = "";
+    if (r->cp_class == TC_CP_COMPUTE && r->rank >= 0 && r->cp_compute_share - r->cp_share >= TC_SHOWN_SHARE)
+        tc_format(what, sizeof what, "%.1f%% rank %lld's compute (%.1f%% compute in all)", 100 * r->cp_share,
+                  (long long)r->rank, 100 * r->cp_compute_share);
+    else if (r->cp_class == TC_CP_COMPUTE && r->rank >= 0)
+        tc_format(what, sizeof what, "%.1f%% rank %lld's compute", 100 * r->cp_share, (long long)r->rank);
+    else tc_format(what, sizeof what, "%.1f%% %s (compute %.1f%%)", 100 * r->cp_share, tc_cp_class_label(r->cp_class),
+                   100 * r->cp_compute_share);
+    if (r->has_fabric_saving && r->fabric_saving < TC_SHOWN_SHARE && r->cp_inter_share <= 0)
+        tc_format(saving, sizeof saving, ": no inter-node transfer is on it, so a faster fabric between nodes would save "
+                  "nothing");
+    else if (r->has_fabric_saving)
+        tc_format(saving, sizeof saving, ": a network that moves bytes instantly would save at most %.1f%% of the step%s",
+                  100 * r->fabric_saving, r->cp_bound ? " (on partial data)" : "");
+    tc_format(buf, n, "the critical path across ranks (through %zu rank%s) is %s%s", r->cp_ranks, r->cp_ranks == 1 ? "" : "s",
+              what, saving);
+}
+
 const char *tc_verdict_words(tc_verdict v) {
     return v == TC_VERDICT_TOO_SMALL ? "too small to judge" : tc_verdict_name(v);
 }
@@ -225,6 +252,9 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     }
     case TC_REASON_HOST_CAUSE:
         host_cause_text(buf, n, r);
+        break;
+    case TC_REASON_CRITICAL_PATH:
+        critical_path_text(buf, n, r);
         break;
     case TC_REASON_TOO_SMALL:
     {
@@ -593,6 +623,17 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
                       ? "more GPU work or a slower GPU (uneven batches or sequence lengths, throttling)."
                       : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
         break;
+    case TC_ACTION_FIX_PATH_RANK: {
+        char saving[160] = "";
+        if (a->has_fabric_saving && a->fabric_saving < TC_SHOWN_SHARE && a->value <= 0)
+            tc_format(saving, sizeof saving, "; a faster fabric would not shorten it (no inter-node transfer is on the path)");
+        else if (a->has_fabric_saving)
+            tc_format(saving, sizeof saving, "; a faster fabric would save at most %.1f%% of the step", 100 * a->fabric_saving);
+        tc_format(buf, n, "Fix rank %lld%s: the critical path is %.1f%% its compute, %.3f ms per step against the "
+                  "median rank's %.3f ms%s.", (long long)a->rank, a->first ? " first" : "", 100 * a->share, (double)a->compute_ns_per_step / 1e6,
+                  (double)a->median_compute_ns_per_step / 1e6, saving);
+        break;
+    }
     case TC_ACTION_MFU_GAP: {
         char pm[TC_PCT_LEN];
         tc_format(buf, n, "MFU is %s of the GPU's peak: the gap to peak is what kernel work can win.", TC_PCT1(pm, a->value));

@@ -69,6 +69,11 @@ const char *tc_idle_cause_label(int cause);
 const char *tc_step_class_key(int cls);
 const char *tc_step_class_label(int cls);
 
+/* A critical-path class (model/replay.h tc_cp_class) in words: "compute", "intra-node transfer",
+ * "inter-node transfer", "launching", "synchronizing calls", "host work between calls", "memory
+ * copies", "idle"; its JSON key is tc_cp_class_key. "?" out of range. */
+const char *tc_cp_class_label(int cls);
+
 /* A name from a trace for a sentence: control characters replaced, cut at 60 columns. */
 const char *tc_finding_name(char *buf, size_t n, const char *name);
 #endif

@@ -12,6 +12,7 @@
 #include "findings_text.h"
 #include "textfmt.h"
 #include "host_wait_report.h"
+#include "replay_report.h"
 #include "base/version.h"
 #include <string.h>
 
@@ -160,8 +161,14 @@ static void section_key_numbers(hr *h) {
     bool lower = c && c->efficiency_bound == TC_COST_LOWER; /* partial data: e is a lower bound */
     if (c) {
         snprintf(v, sizeof v, "%s%.2f of %.0f", lower ? "at least " : "", c->effective_gpus, c->used.gpus.value);
-        snprintf(d, sizeof d, "GPUs' worth of work against an infinitely fast network: N x network efficiency (%.1f%%)",
-                 100 * c->used.network_efficiency.value);
+        char ref[96];
+        tc_cost_reference_text(ref, sizeof ref, c);
+        if (c->has_reference)
+            snprintf(d, sizeof d, "GPUs' worth of work %s: N x T_ref / T, the step replayed on it over the step replayed (%.1f%%)",
+                     ref, 100 * c->reference_efficiency);
+        else
+            snprintf(d, sizeof d, "GPUs' worth of work %s: N x network efficiency (%.1f%%)", ref,
+                     100 * c->used.network_efficiency.value);
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else if (sm->ranks && sm->verdict != TC_VERDICT_TOO_SMALL) {
@@ -222,9 +229,69 @@ static const char *bound_how(char *buf, size_t n, const char *how, tc_cost_bound
     return buf;
 }
 
+/* The what-if by replay: the target, the replayed step, the changed groups, the money. */
+static void html_replay_what_if(hr *h, const tc_cost_result *c) {
+    const tc_cost_what_if *w = &c->what_if;
+    char a[64], b[64], ref[96];
+    put(h, "<p id=\"what-if\">Replayed on a fabric between nodes of ");
+    if (w->target_GBps > 0) pf(h, "%.1f GB/s", w->target_GBps);
+    if (w->target_GBps > 0 && w->has_target_latency) put(h, " and ");
+    if (w->has_target_latency) pf(h, "%.1f &micro;s per collective", w->target_latency_us);
+    pf(h, " (the inter-node groups' &beta; scaled by B' / %.1f GB/s, their share of the rated link kept; the groups within a "
+          "node keep theirs), the job's step graph takes %.3f ms a step (T', against %.3f ms replayed as measured)",
+       w->fabric_GBps, w->projected_step_time_us / 1e3, w->projected_step_time_us / w->step_ratio / 1e3);
+    pf(h, ", the GPUs do the work of %.2f %s, and ", w->projected_effective_gpus, tc_cost_reference_text(ref, sizeof ref, c));
+    if (w->monthly_value_recovered >= 0) pf(h, "%s a month is recovered (N x P x 730 h x u x (1 - T' / T))",
+                                           tc_html_money(a, sizeof a, w->monthly_value_recovered));
+    else pf(h, "%s a month is lost (a slower step)", tc_html_money(a, sizeof a, -w->monthly_value_recovered));
+    if (w->has_upgrade_cost) {
+        pf(h, "; the upgrade costs %s", tc_html_money(b, sizeof b, w->upgrade_cost));
+        if (w->has_payback) pf(h, " and pays back in %.1f months", w->payback_months);
+        else put(h, " and never pays back");
+    }
+    put(h, ".</p>\n");
+    if (!w->n_groups) return;
+    put(h, "<table id=\"what-if-groups\"><thead><tr><th>group</th><th class=\"n\">&alpha; &micro;s</th><th class=\"n\">&beta; GB/s</th>"
+           "<th class=\"n\">transfer ms</th><th class=\"n\">projected ms</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < w->n_groups; i++) {
+        const tc_cost_what_if_group *g = &w->groups[i];
+        put(h, "<tr><td>");
+        esc(h, g->name);
+        pf(h, "</td><td class=\"n\">%.1f &rarr; %.1f</td><td class=\"n\">%.1f &rarr; %.1f</td><td class=\"n\">%.3f</td>"
+              "<td class=\"n\">%.3f</td></tr>\n", g->alpha_us, g->projected_alpha_us, g->beta_GBps, g->projected_beta_GBps,
+           g->transfer_us / 1e3, g->projected_transfer_us / 1e3);
+    }
+    put(h, "</tbody></table>\n");
+}
+
+/* The what-if by scaling (no step graph): the exposed transfer scaled by B / B'. */
+static void html_scaled_what_if(hr *h, const tc_cost_result *c) {
+    char a[64], b[64];
+    const tc_cost_what_if *w = &c->what_if;
+    if (w->inter_node_only)
+        pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
+              "only the inter-node process groups' exposed transfer time shrinks (%.2f%% of GPU time, scaled by %.1f / "
+              "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %.2f%%", w->target_GBps,
+           w->fabric_GBps, 100 * w->scaled_transfer_share, w->fabric_GBps, w->target_GBps,
+           100 * w->projected_exposed_transfer_share);
+    else
+        pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
+              "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps,
+           w->fabric_GBps, w->target_GBps, 100 * w->projected_exposed_transfer_share);
+    if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
+    pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
+       tc_html_money(a, sizeof a, w->monthly_value_recovered));
+    if (w->has_upgrade_cost) {
+        pf(h, "; the upgrade costs %s", tc_html_money(b, sizeof b, w->upgrade_cost));
+        if (w->has_payback) pf(h, " and pays back in %.1f months", w->payback_months);
+        else put(h, " and never pays back");
+    }
+    put(h, ".</p>\n");
+}
+
 static void section_cost(hr *h) {
     const tc_cost_result *c = h->j->cost.computed ? &h->j->cost.result : NULL;
-    char a[64], b[64], note[TC_COST_NOTE_TEXT];
+    char note[TC_COST_NOTE_TEXT];
     put(h, "<section id=\"cost\">\n<h2>Cost: own vs rent</h2>\n");
     if (!c) {
         put(h, "<p class=\"note\" id=\"cost-missing\">");
@@ -250,12 +317,14 @@ static void section_cost(hr *h) {
     tc_html_cost_chart(h, c);
 
     put(h, "<h3>Results</h3>\n<table id=\"cost-table\"><thead><tr><th>figure</th><th class=\"n\">value</th><th>how</th></tr></thead><tbody>\n");
-    char why[400];
-    cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs",
-             bound_how(why, sizeof why, "N x network efficiency e, against an infinitely fast network", c->efficiency_bound),
+    char why[400], eff[200], ref[96];
+    tc_cost_reference_text(ref, sizeof ref, c);
+    snprintf(eff, sizeof eff, "%s, %s", c->has_reference ? "N x T_ref / T" : "N x network efficiency e", ref);
+    cost_row(h, "effective GPUs", true, c->effective_gpus, false, "GPUs", bound_how(why, sizeof why, eff, c->efficiency_bound),
              c->efficiency_bound);
     cost_row(h, "effective price", true, c->effective_price_per_gpu_hour, true, "per GPU-hour",
-             bound_how(why, sizeof why, "P / e", c->effective_price_bound), c->effective_price_bound);
+             bound_how(why, sizeof why, c->has_reference ? "P x T / T_ref" : "P / e", c->effective_price_bound),
+             c->effective_price_bound);
     static const char *const how[TC_COST_LOSS_COUNT] = {
         "N x P x 730 h x u x t, the inter-node process groups' exposed transfer share",
         "N x P x 730 h x u x (exposed transfer share - t)", "N x P x 730 h x u x exposed wait share",
@@ -277,34 +346,17 @@ static void section_cost(hr *h) {
     cost_row(h, "own, total", c->has_own, c->tco_own, true, NULL, "purchase + months x running cost", TC_COST_EXACT);
     cost_row(h, "breakeven", c->has_own && c->has_breakeven, c->breakeven_months, false, "months", "purchase / (rent - running cost per month)", TC_COST_EXACT);
     cost_row(h, "own: per effective GPU-hour", c->has_own, c->own_cost_per_effective_gpu_hour, true, NULL,
-             bound_how(why, sizeof why, "own total / (N x 730 h x u x months x e)", c->own_price_bound), c->own_price_bound);
+             bound_how(why, sizeof why, c->has_reference ? "own total / (N x 730 h x u x months x T_ref / T)"
+                                                         : "own total / (N x 730 h x u x months x e)", c->own_price_bound),
+             c->own_price_bound);
     cost_row(h, "rent: per effective GPU-hour", true, c->rent_cost_per_effective_gpu_hour, true, NULL,
              bound_how(why, sizeof why, "P / rented fabric's efficiency", c->rent_price_bound), c->rent_price_bound);
     put(h, "</tbody></table>\n");
 
     put(h, "<h3>What if the fabric were faster</h3>\n");
-    if (c->has_what_if) {
-        const tc_cost_what_if *w = &c->what_if;
-        if (w->inter_node_only)
-            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
-                  "only the inter-node process groups' exposed transfer time shrinks (%.2f%% of GPU time, scaled by %.1f / "
-                  "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %.2f%%", w->target_GBps,
-               w->fabric_GBps, 100 * w->scaled_transfer_share, w->fabric_GBps, w->target_GBps,
-               100 * w->projected_exposed_transfer_share);
-        else
-            pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
-                  "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps,
-               w->fabric_GBps, w->target_GBps, 100 * w->projected_exposed_transfer_share);
-        if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
-        pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
-           tc_html_money(a, sizeof a, w->monthly_value_recovered));
-        if (w->has_upgrade_cost) {
-            pf(h, "; the upgrade costs %s", tc_html_money(b, sizeof b, w->upgrade_cost));
-            if (w->has_payback) pf(h, " and pays back in %.1f months", w->payback_months);
-            else put(h, " and never pays back");
-        }
-        put(h, ".</p>\n");
-    } else
+    if (c->has_what_if && c->what_if.method == TC_WHAT_IF_REPLAY) html_replay_what_if(h, c);
+    else if (c->has_what_if) html_scaled_what_if(h, c);
+    else
         put(h, "<p class=\"note\" id=\"what-if\">No what-if: pass --fabric-target-GBps (and optionally --fabric-upgrade-cost) "
                "with a measured fabric bandwidth.</p>\n");
 
@@ -317,7 +369,8 @@ static void section_cost(hr *h) {
         {"PUE", &u->pue}, {"operations $ per month (O)", &u->ops_per_month}, {"months (M)", &u->months},
         {"utilization (u)", &u->utilization}, {"network efficiency (e)", &u->network_efficiency},
         {"rented fabric's efficiency (e_r)", &u->rent_network_efficiency}, {"fabric busbw GB/s (B)", &u->fabric_GBps},
-        {"what-if busbw GB/s (B')", &u->fabric_target_GBps}, {"upgrade $ (X)", &u->fabric_upgrade_cost},
+        {"what-if busbw GB/s (B')", &u->fabric_target_GBps},
+        {"what-if latency µs per collective (A')", &u->fabric_target_latency_us}, {"upgrade $ (X)", &u->fabric_upgrade_cost},
     };
     char m[TC_ATTR_LEN], tip[TC_ATTR_LEN];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -457,6 +510,7 @@ int tc_html_report_write(FILE *out, const tc_job *j) {
     section_ranks(&h);
     tc_host_wait_html(out, j);
     tc_html_section_timeline(&h);
+    tc_replay_html(out, j);
     tc_html_section_groups(&h);
     tc_html_section_collectives(&h);
     tc_html_section_straggler(&h);

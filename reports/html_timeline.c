@@ -1,7 +1,10 @@
 /* html_timeline.c: the HTML report's timeline of one representative step (see html_page.h): one
  * lane per CUDA stream of each drawn rank, clocks aligned by the estimated offsets, events
- * narrower than a pixel merged so the output stays bounded, with its note and footnotes. */
+ * narrower than a pixel merged so the output stays bounded, the step's critical path across ranks
+ * in a lane under each rank it runs through (summary.cp_steps), with its note and footnotes. */
 #include "html_page.h"
+#include "findings_text.h"
+#include "replay_report.h"
 #include "textfmt.h"
 #include "base/util.h"
 #include <stdlib.h>
@@ -9,7 +12,8 @@
 
 /* the timeline chart: width, left label column, right margin, lane height and gap, gap between
  * ranks, top margin (px) */
-enum { TL_W = TC_HTML_CHART_W, TL_L = 170, TL_R = 30, TL_LH = 14, TL_LG = 3, TL_RG = 10, TL_TOP = 22 };
+enum { TL_W = TC_HTML_CHART_W, TL_L = 170, TL_R = 30, TL_LH = 14, TL_LG = 3, TL_RG = 10, TL_TOP = 22, TL_PLH = 10 };
+#define TC_TIMELINE_MAX_DRAWN 64  /* drawn ranks whose path lane the path's passes can join */
 #define TL_PW ((double)(TL_W - TL_L - TL_R)) /* plot width, px */
 #define TL_MAX_LANES_PER_RANK 8   /* streams per rank drawn (the busiest) */
 #define TL_MAX_RECTS 4000         /* rectangles over all lanes; above it, merge wider */
@@ -263,6 +267,8 @@ static int timeline_lanes(const tc_job *j, tl_rank *tr, size_t ntr, int64_t axis
     return 0;
 }
 
+static const tc_critical_path *drawn_path(const tc_job *j);
+
 /* The paragraph above the chart: which step, the clock offsets, the merging; and the legend. */
 static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge) {
     const tc_job *j = h->j;
@@ -284,7 +290,12 @@ static void timeline_note(hr *h, const tl_rank *tr, size_t ntr, double px_merge)
     pf(h, "). Empty lane background is idle time. Events narrower than %.0f pixel%s are merged into one block "
           "(hover for what it holds); the tables keep exact values.</p>\n", px_merge, px_merge == 1 ? "" : "s");
     int tl_cats[] = {CAT_COMPUTE, CAT_TRANSFER, CAT_WAIT, CAT_COMM, CAT_MEMORY};
-    tc_html_legend(h, tl_cats, 5, tl_label, "<li><span class=\"sw\" style=\"background:#fafafa\"></span>idle (empty lane)</li>");
+    tc_html_legend(h, tl_cats, 5, tl_label,
+                   drawn_path(j) ? "<li><span class=\"sw\" style=\"background:#fafafa\"></span>idle (empty lane)</li>"
+                                   "<li><span class=\"sw c-i3\"></span>host (critical path)</li><li>critical path: "
+                                   "outlined, in a lane under each rank it runs through; black lines where it passes "
+                                   "from one rank to another</li>"
+                                 : "<li><span class=\"sw\" style=\"background:#fafafa\"></span>idle (empty lane)</li>");
 }
 
 /* A drawing of the timeline (see TC_HTML_CHART_W): its width, label column and right margin, the
@@ -324,12 +335,115 @@ static void timeline_lane(hr *h, const tl_geom *g, const tl_lane *ln, int y, int
     }
 }
 
-/* The chart: a ms grid, then the lanes grouped by rank. */
-static void timeline_svg(hr *h, const tl_geom *g, const tl_lanes *ls, const tl_rank *tr, size_t ntr, int64_t span,
-                         double px_per_ns) {
-    size_t ranks_drawn = 0;
-    for (size_t k = 0; k < ntr; k++) if (tr[k].has_window) ranks_drawn++;
-    int H = TL_TOP + (int)ls->n * (TL_LH + TL_LG) + (int)ranks_drawn * TL_RG + 30;
+/* The critical path of the drawn step (summary.cp_steps, with its stretches), NULL when none. */
+static const tc_critical_path *drawn_path(const tc_job *j) {
+    if (!j->findings.has_step || !j->summary.has_critical_path) return NULL;
+    const tc_critical_path *p = tc_replay_step_path(&j->summary, j->findings.step_number);
+    return p && p->n_segs ? p : NULL;
+}
+
+static bool rank_on_path(const tc_critical_path *p, size_t rank) {
+    for (size_t i = 0; p && i < p->n_segs; i++) if (p->segs[i].rank == rank) return true;
+    return false;
+}
+
+/* The lane class of a path stretch's kind (tc_cp_class). */
+static const char *path_class(int kind) {
+    switch (kind) {
+    case TC_CP_COMPUTE: return tc_html_cat_class[CAT_COMPUTE];
+    case TC_CP_TRANSFER_INTRA: case TC_CP_TRANSFER_INTER: return tc_html_cat_class[CAT_TRANSFER];
+    case TC_CP_MEMORY: return tc_html_cat_class[CAT_MEMORY];
+    case TC_CP_IDLE: return tc_html_cat_class[CAT_IDLE];
+    default: return "c-i3"; /* the host: launch, sync, its own work */
+    }
+}
+
+/* A stretch on the axis: [*a0, *a1) ns from the axis start, clipped to [0, span]; false when
+ * nothing of it is drawn. */
+static bool seg_on_axis(const tc_cp_segment *g, const tl_rank *tk, int64_t axis0, int64_t span, int64_t *a0, int64_t *a1) {
+    *a0 = g->start_ns + tk->shift - axis0;
+    *a1 = g->end_ns + tk->shift - axis0;
+    if (*a0 < 0) *a0 = 0;
+    if (*a1 > span) *a1 = span;
+    return *a1 > *a0;
+}
+
+/* One rank's path lane at height y: its stretches, those narrower than a pixel merged. */
+static void path_lane(hr *h, const tl_geom *g, const tc_critical_path *p, const tl_rank *tk, int y, int64_t axis0,
+                      int64_t span, double px_per_ns) {
+    const tc_rank_result *rr = &h->j->ranks[tk->rank];
+    char a[40], b[40];
+    pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld &middot; critical path</text>\n", g->L - 6,
+       y + TL_PLH - 1, (long long)rr->rank);
+    size_t i = 0;
+    while (i < p->n_segs) {
+        int64_t s0, s1, e0, e1;
+        if (p->segs[i].rank != tk->rank || !seg_on_axis(&p->segs[i], tk, axis0, span, &s0, &s1)) { i++; continue; }
+        size_t count = 1;
+        int64_t kind_ns[TC_CP_CLASSES] = {0};
+        int kind = p->segs[i].kind < TC_CP_CLASSES ? p->segs[i].kind : TC_CP_IDLE;
+        kind_ns[kind] += s1 - s0;
+        for (i++; i < p->n_segs && p->segs[i].rank == tk->rank; i++) { /* merge what is under a pixel */
+            if (!seg_on_axis(&p->segs[i], tk, axis0, span, &e0, &e1)) continue;
+            if ((double)(e0 - s1) * px_per_ns >= 1 || ((double)(s1 - s0) * px_per_ns >= 1 && (double)(e1 - e0) * px_per_ns >= 1))
+                break;
+            s1 = e1 > s1 ? e1 : s1;
+            kind_ns[p->segs[i].kind < TC_CP_CLASSES ? p->segs[i].kind : TC_CP_IDLE] += e1 - e0;
+            count++;
+        }
+        for (int k = 0; k < TC_CP_CLASSES; k++) if (kind_ns[k] > kind_ns[kind]) kind = k; /* the most time shows */
+        double x = g->L + (double)s0 * px_per_ns, w = (double)(s1 - s0) * px_per_ns;
+        pf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"%s\" stroke=\"#000\" "
+              "stroke-width=\"0.5\" data-tip=\"", x, y, w < 0.6 ? 0.6 : w, TL_PLH, path_class(kind));
+        if (count == 1) pf(h, "critical path: %s", tc_cp_class_label(kind));
+        else pf(h, "critical path: %zu stretches narrower than a pixel, merged, most of it %s", count, tc_cp_class_label(kind));
+        pf(h, " - rank %lld\nfrom +%s ms, %s ms\"/>\n", (long long)rr->rank, tc_html_ms_exact(a, sizeof a, s0),
+           tc_html_ms_exact(b, sizeof b, s1 - s0));
+    }
+}
+
+/* Where the path passes from one drawn rank to another: a line between their path lanes (one per
+ * pixel and pair of lanes, so a path that passes back and forth stays a bounded drawing). */
+static void path_jumps(hr *h, const tl_geom *g, const tc_critical_path *p, const tl_rank *tr, size_t ntr, const int *path_y, int64_t axis0,
+                       int64_t span, double px_per_ns) {
+    size_t prev = SIZE_MAX;
+    double last_x = -10;
+    int last_ya = -1, last_yb = -1;
+    for (size_t i = 0; i < p->n_segs; i++) {
+        if (prev != SIZE_MAX && p->segs[i].rank != p->segs[prev].rank) {
+            size_t ka = ntr, kb = ntr;
+            for (size_t k = 0; k < ntr; k++) {
+                if (tr[k].rank == p->segs[prev].rank && path_y[k] >= 0) ka = k;
+                if (tr[k].rank == p->segs[i].rank && path_y[k] >= 0) kb = k;
+            }
+            int64_t a0, a1, b0, b1;
+            if (ka < ntr && kb < ntr && seg_on_axis(&p->segs[prev], &tr[ka], axis0, span, &a0, &a1) &&
+                seg_on_axis(&p->segs[i], &tr[kb], axis0, span, &b0, &b1)) {
+                double x = g->L + (double)a1 * px_per_ns;
+                bool same = x - last_x < 1 && x - last_x > -1 && path_y[ka] == last_ya && path_y[kb] == last_yb;
+                if (!same)
+                    pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-width=\"1\"/>\n", x,
+                       path_y[ka] + TL_PLH / 2, g->L + (double)b0 * px_per_ns, path_y[kb] + TL_PLH / 2);
+                last_x = x;
+                last_ya = path_y[ka];
+                last_yb = path_y[kb];
+            }
+        }
+        prev = i;
+    }
+}
+
+/* The chart in geometry g: a ms grid, then the lanes grouped by rank, each rank on the step's
+ * critical path with a path lane under its streams, and the path's passes between ranks. */
+static void timeline_svg(hr *h, const tl_geom *g, const tl_lanes *ls, const tl_rank *tr, size_t ntr, int64_t axis0,
+                         int64_t span, double px_per_ns) {
+    const tc_critical_path *path = drawn_path(h->j);
+    size_t ranks_drawn = 0, path_lanes = 0;
+    for (size_t k = 0; k < ntr; k++) {
+        ranks_drawn += tr[k].has_window;
+        path_lanes += tr[k].has_window && rank_on_path(path, tr[k].rank);
+    }
+    int H = TL_TOP + (int)ls->n * (TL_LH + TL_LG) + (int)path_lanes * (TL_PLH + TL_LG) + (int)ranks_drawn * TL_RG + 30;
     tc_html_svg_open(h->out, "timeline-chart", g->narrow, H, "timeline of one step, one lane per stream");
     double step_ms = tc_html_nice_step((double)span / 1e6, g->narrow ? 4 : 8);
     char tick[TC_ATTR_LEN];
@@ -339,14 +453,24 @@ static void timeline_svg(hr *h, const tl_geom *g, const tl_lanes *ls, const tl_r
               "text-anchor=\"middle\">%s ms</text>\n", x, TL_TOP - 4, x, H - 26, x, H - 10,
            tc_fmt_num(tick, sizeof tick, t, tc_sig_decimals(t, 6)));
     }
-    int y = TL_TOP;
+    int y = TL_TOP, path_y[TC_TIMELINE_MAX_DRAWN];
+    for (size_t k = 0; k < TC_TIMELINE_MAX_DRAWN; k++) path_y[k] = -1;
     size_t prev_rank = SIZE_MAX;
     for (size_t i = 0; i < ls->n; i++) {
         const tl_lane *ln = &ls->lanes[i];
         if (ln->rank != prev_rank) { if (prev_rank != SIZE_MAX) y += TL_RG; prev_rank = ln->rank; }
         timeline_lane(h, g, ln, y, span);
         y += TL_LH + TL_LG;
+        if (i + 1 < ls->n && ls->lanes[i + 1].rank == ln->rank) continue;
+        for (size_t k = 0; path && k < ntr && k < TC_TIMELINE_MAX_DRAWN; k++) /* the rank's last lane: its path */
+            if (tr[k].rank == ln->rank && rank_on_path(path, ln->rank)) {
+                path_y[k] = y;
+                path_lane(h, g, path, &tr[k], y, axis0, span, px_per_ns * g->k);
+                y += TL_PLH + TL_LG;
+            }
     }
+    if (path)
+        path_jumps(h, g, path, tr, ntr < TC_TIMELINE_MAX_DRAWN ? ntr : TC_TIMELINE_MAX_DRAWN, path_y, axis0, span, px_per_ns * g->k);
     put(h, "</svg>\n");
 }
 
@@ -387,7 +511,7 @@ void tc_html_section_timeline(hr *h) {
             timeline_note(h, tr, ntr, px_merge);
             for (int narrow = 0; narrow < 2; narrow++) {
                 tl_geom g = tl_geom_of(narrow);
-                timeline_svg(h, &g, &ls, tr, ntr, span, px_per_ns);
+                timeline_svg(h, &g, &ls, tr, ntr, axis0, span, px_per_ns);
             }
             timeline_footnotes(h, tr, ntr);
         }

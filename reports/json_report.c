@@ -4,6 +4,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "replay_report.h"
 #include "textfmt.h"
 #include "base/version.h"
 #include <string.h>
@@ -242,6 +243,7 @@ static void summary(jw *w, const tc_job *j) {
     }
     jw_array_end(w);
     tc_host_wait_json_summary(w, sm);
+    tc_replay_json_summary(w, j);
     jw_object_end(w);
 }
 
@@ -294,6 +296,22 @@ static void collectives(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
+/* Key what_if of process group pg: its matching group's collectives on the fabric what-if's target
+ * (analyzer/fabric_replay.h), null when the what-if did not change it. */
+static void group_what_if(jw *w, const tc_job *j, size_t pg) {
+    jw_key(w, "what_if");
+    const tc_inst_group *g = NULL;
+    for (size_t k = 0; k < j->n_inst_groups && !g; k++)
+        if (j->inst_groups[k].pg == pg && j->inst_groups[k].what_if && j->summary.replay.has_projected) g = &j->inst_groups[k];
+    if (!g) { jw_null(w); return; }
+    jw_object_begin(w);
+    jw_key(w, "alpha_us"); jw_double(w, g->projected.alpha_us);
+    jw_key(w, "beta_GBps"); jw_double(w, g->projected.beta_GBps);
+    jw_key(w, "transfer_us"); jw_ns_as_us(w, g->transfer_ns);
+    jw_key(w, "projected_transfer_us"); jw_ns_as_us(w, g->projected_transfer_ns);
+    jw_object_end(w);
+}
+
 /* Key process_groups: one object per process group of the job, by name (analyzer/groups.h). */
 static void process_groups(jw *w, const tc_job *j) {
     static const char *const scopes[] = {NULL, "intra-node", "inter-node"};
@@ -328,6 +346,8 @@ static void process_groups(jw *w, const tc_job *j) {
         jw_key(w, "link_name"); jw_string(w, f->link.id ? f->link.name : NULL);
         opt_double(w, "rated_busbw_GBps", f->link.id != NULL, f->link.rated_GBps);
         opt_double(w, "busbw_share_of_rated", f->has_share, f->share_of_rated);
+        tc_replay_json_group_model(w, j, i);
+        group_what_if(w, j, i);
         jw_object_end(w);
     }
     jw_array_end(w);

@@ -3,6 +3,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "replay_report.h"
 #include "base/version.h"
 #include "termtext.h"
 #include "textfmt.h"
@@ -420,6 +421,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, const tc_term_opts *o) {
     totals(&t, j);
     per_rank_table(&t, j);
     tc_host_wait_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
+    tc_replay_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
         char wait[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 200];

@@ -8,6 +8,9 @@
 # what-if.
 # With --html process 0 holds whole traces of the timeline's 4 ranks only (docs/mpi.md), so the
 # 8-rank HTML check at np=2/3 covers the kernels table from merged aggregates and the fetch.
+# Both run with --no-replay: the MPI build has no step graph (process 0 holds skeletons), so the
+# replay and the critical path (issue 29) are the one thing it does not write; everything else
+# must match.
 set -u
 TRACECOST=${TRACECOST:-build/tracecost}
 TRACECOST_MPI=${TRACECOST_MPI:-build/tracecost-mpi}
@@ -35,9 +38,9 @@ run() {
     name=$1 np=$2
     shift 2
     if [ "$np" = 0 ]; then
-        "$TRACECOST" analyze --json "$tmp/$name.json" --html "$tmp/$name.html" -j 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+        "$TRACECOST" analyze --no-replay --json "$tmp/$name.json" --html "$tmp/$name.html" -j 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
     else
-        $MPIRUN -np "$np" "$TRACECOST_MPI" analyze --json "$tmp/$name.json" --html "$tmp/$name.html" -j 1 "$@" \
+        $MPIRUN -np "$np" "$TRACECOST_MPI" analyze --no-replay --json "$tmp/$name.json" --html "$tmp/$name.html" -j 1 "$@" \
             >"$tmp/$name.out" 2>"$tmp/$name.err"
     fi
     echo $? >"$tmp/$name.rc"
@@ -68,8 +71,8 @@ for job in job8 job2 damaged tpdp; do
 done
 # without --html process 0 holds no GPU events (skeletons only): JSON and terminal must still agree
 for job in job8 damaged tpdp; do
-    "$TRACECOST" analyze --json "$tmp/$job-nh0.json" -j 1 "$tmp/$job" >"$tmp/$job-nh0.out" 2>/dev/null
-    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --json "$tmp/$job-nh3.json" -j 1 "$tmp/$job" >"$tmp/$job-nh3.out" 2>/dev/null
+    "$TRACECOST" analyze --no-replay --json "$tmp/$job-nh0.json" -j 1 "$tmp/$job" >"$tmp/$job-nh0.out" 2>/dev/null
+    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --no-replay --json "$tmp/$job-nh3.json" -j 1 "$tmp/$job" >"$tmp/$job-nh3.out" 2>/dev/null
     same "$job np=3 no-html .json" "$tmp/$job-nh0.json" "$tmp/$job-nh3.json"
     same "$job np=3 no-html .out" "$tmp/$job-nh0.out" "$tmp/$job-nh3.out"
 done
@@ -77,8 +80,8 @@ done
 "$TRACEGEN" -o "$tmp/windows" --ranks 4 --windows 3 --steps 2 --seed 11 >/dev/null || exit 1
 rm -f "$tmp/windows/expected.json"
 for win in 1 2; do
-    "$TRACECOST" analyze --window $win --json "$tmp/win$win-0.json" -j 1 "$tmp/windows" >"$tmp/win$win-0.out" 2>/dev/null
-    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --window $win --json "$tmp/win$win-3.json" -j 1 "$tmp/windows" \
+    "$TRACECOST" analyze --no-replay --window $win --json "$tmp/win$win-0.json" -j 1 "$tmp/windows" >"$tmp/win$win-0.out" 2>/dev/null
+    $MPIRUN -np 3 "$TRACECOST_MPI" analyze --no-replay --window $win --json "$tmp/win$win-3.json" -j 1 "$tmp/windows" \
         >"$tmp/win$win-3.out" 2>/dev/null
     same "window $win np=3 .json" "$tmp/win$win-0.json" "$tmp/win$win-3.json"
     same "window $win np=3 .out" "$tmp/win$win-0.out" "$tmp/win$win-3.out"
@@ -97,5 +100,11 @@ grep -q '"ranks": *8' "$tmp/job8-p3.json" || grep -q '"ranks":8' "$tmp/job8-p3.j
 checks=$((checks + 1))
 grep -q '"scope": "inter-node"' "$tmp/tpdp-p3.json" && grep -q '"exposed_transfer_us": [1-9]' "$tmp/tpdp-p3.json" ||
     { echo "mpi_check: FAIL: the TP+DP job's JSON has no inter-node group with exposed transfer"; fail=1; }
+# without --no-replay the MPI build says why it has no replay (the single-process build has one)
+checks=$((checks + 1))
+$MPIRUN -np 2 "$TRACECOST_MPI" analyze --json "$tmp/replay-2.json" -j 1 "$tmp/job2" >/dev/null 2>&1
+"$TRACECOST" analyze --json "$tmp/replay-0.json" -j 1 "$tmp/job2" >/dev/null 2>&1
+grep -q '"note": "the replay needs every rank' "$tmp/replay-2.json" && grep -q '"available": true' "$tmp/replay-0.json" ||
+    { echo "mpi_check: FAIL: the MPI build's replay note, or the plain build's replay, is missing"; fail=1; }
 [ $fail = 0 ] && echo "mpi_check: ok ($checks checks: JSON, terminal, HTML, stderr and exit code equal at np=2 and np=3)"
 exit $fail

@@ -80,9 +80,11 @@ Test(compare, fast_fabric_is_cheaper_because_of_exposed_transfer, .timeout = 120
     cr_assert(fabs(num_at(c, "metrics", "cost_per_step", "b") / cb - 1) < 1e-9);
     double pct = (ca - cb) / ca * 100;
     cr_assert(fabs(tu_num(tu_get(c, "cheaper_pct", NULL)) - pct) < 1e-6);
-    /* cost per effective GPU-hour = P / (1 - exposed transfer share of the step window) */
-    double sta = tu_num(tu_get(ja, "summary", "step_shares", "exposed_transfer", NULL));
-    cr_assert(fabs(num_at(c, "metrics", "cost_per_effective_gpu_hour", "a") - 2 / (1 - sta)) < 1e-6);
+    /* cost per effective GPU-hour = P x T / T_ref, the replayed step over the step replayed on the
+     * reference (issue 29: before, P / (1 - exposed transfer share), NVLink inside the node included) */
+    double ta_rep = tu_num(tu_get(ja, "summary", "replay", "replayed_step_us", NULL));
+    double ta_ref = tu_num(tu_get(ja, "summary", "replay", "reference_step_us", NULL));
+    cr_assert(fabs(num_at(c, "metrics", "cost_per_effective_gpu_hour", "a") - 2 * ta_rep / ta_ref) < 1e-6);
     /* monthly difference at the default volume: A's month, 730 h x 3600 / step */
     double w = 730.0 * 3600 / (sa / 1e6);
     cr_assert(fabs(tu_num(tu_get(c, "work_steps_per_month", NULL)) / w - 1) < 1e-9);
@@ -465,6 +467,10 @@ static void expect_same_run(const char *what, const tc_run_summary *x, const tc_
     EXPECT_SAME(n_basis);
     EXPECT_SAME(window_us); EXPECT_SAME(groups_scoped); EXPECT_SAME(inter_groups);
     EXPECT_SAME(inter_exposed_transfer_us); EXPECT_SAME(has_inter_busbw); EXPECT_SAME(inter_busbw_GBps);
+    EXPECT_SAME(has_replay); EXPECT_SAME(replay_measured_step_us); EXPECT_SAME(replay_replayed_step_us);
+    EXPECT_SAME(replay_identity_error); EXPECT_SAME(has_replay_reference); EXPECT_SAME(replay_reference_step_us);
+    EXPECT_SAME(has_replay_projected); EXPECT_SAME(replay_projected_step_us);
+    cr_expect(same_text(x->replay_reference, y->replay_reference), "%s: replay reference", what);
     EXPECT_SAME(n_colls);
     for (size_t i = 0; i < x->n_colls && i < y->n_colls; i++) {
         const tc_cmp_coll *cx = &x->colls[i], *cy = &y->colls[i];

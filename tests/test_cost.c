@@ -191,7 +191,8 @@ Test(cost, renting_never_dearer_gives_null_breakeven) {
  *   step ratio = 1 − 0.4 + 0.2 = 0.8 → projected step 800 µs
  *   e' = compute / new step = 0.6 / 0.8 = 0.75 → 8 × 0.75 = 6 effective GPUs
  *   projected exposed share = 0.2 / 0.8 = 0.25
- *   value = N·P·H·u·(e' − e) = 11,680 × 0.15 = $1,752 a month; payback = 10,000 / 1,752 */
+ *   value = N·P·H·u·(1 − T'/T) = 11,680 × (1 − 0.8) = $2,336 a month: the GPU-hours the shorter step
+ *   saves (issue 29; it was N·P·H·u·(e' − e) = $1,752); payback = 10,000 / 2,336 */
 Test(cost, fabric_what_if) {
     tc_cost_inputs in;
     tc_cost_inputs_defaults(&in);
@@ -210,9 +211,11 @@ Test(cost, fabric_what_if) {
     cr_expect(r.what_if.has_step_time);
     NEAR(r.what_if.projected_step_time_us, 800, 1e-9);
     NEAR(r.what_if.projected_effective_gpus, 6.0, 1e-12);
-    NEAR(r.what_if.monthly_value_recovered, 1752.0, 1e-9);
+    NEAR(r.what_if.monthly_value_recovered, 2336.0, 1e-9);
+    cr_expect_eq(r.what_if.method, TC_WHAT_IF_SCALED, "no replay in the facts: scaled");
+    NEAR(r.what_if.step_ratio, 0.8, 1e-12);
     cr_expect(r.what_if.has_payback);
-    NEAR(r.what_if.payback_months, 10000.0 / 1752.0, 1e-12);
+    NEAR(r.what_if.payback_months, 10000.0 / 2336.0, 1e-12);
     cr_expect_str_eq(r.used.fabric_GBps.origin, "trace (measured bus bandwidth)");
 }
 
@@ -648,7 +651,8 @@ Test(cost_main, json_output_parses_and_has_every_key) {
         "loss_shares", "loss_bounds", "loss_lead", "inter_node_network_reason", "rent_monthly", "own_capex",
         "own_opex_monthly", "breakeven_months", "tco_own", "tco_rent",
         "own_cost_per_effective_gpu_hour", "rent_cost_per_effective_gpu_hour", "fabric_nodes", "basis",
-        "basis_summary", "network_efficiency_bound", "straggler_loss_bound", "timeline", "what_if", "inputs"};
+        "basis_summary", "network_efficiency_bound", "straggler_loss_bound", "timeline", "what_if", "inputs",
+        "effective_reference"};
     cr_expect_eq(cost->u.object.len, sizeof keys / sizeof keys[0], "cost has %zu keys",
                  cost->u.object.len);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -674,19 +678,19 @@ Test(cost_main, json_output_parses_and_has_every_key) {
 
     yajl_val wi = obj_get(cost, "what_if");
     cr_assert(YAJL_IS_OBJECT(wi));
-    static const char *const wkeys[] = {"fabric_GBps", "target_GBps", "inter_node_only",
+    static const char *const wkeys[] = {"method", "fabric_GBps", "target_GBps", "target_latency_us", "inter_node_only",
                                         "scaled_transfer_share", "projected_exposed_transfer_share",
-                                        "projected_step_time_us", "projected_effective_gpus",
+                                        "projected_step_ratio", "projected_step_time_us", "projected_effective_gpus",
                                         "monthly_value_recovered", "upgrade_cost",
                                         "payback_months"};
     cr_expect_eq(wi->u.object.len, sizeof wkeys / sizeof wkeys[0]);
     for (size_t i = 0; i < sizeof wkeys / sizeof wkeys[0]; i++)
         cr_expect_not_null(obj_get(wi, wkeys[i]), "what_if.%s missing", wkeys[i]);
     cr_expect(YAJL_IS_NULL(obj_get(wi, "projected_step_time_us"))); /* no trace */
-    /* s = 0.3, s' = 0.15: e' = 0.7 / 0.85; value = 105,120 × (e' − 0.7) */
-    double e_new = 0.7 / 0.85;
-    NEAR(YAJL_GET_DOUBLE(obj_get(wi, "monthly_value_recovered")), 105120 * (e_new - 0.7), 1e-4);
-    NEAR(YAJL_GET_DOUBLE(obj_get(wi, "payback_months")), 100000 / (105120 * (e_new - 0.7)), 1e-6);
+    /* s = 0.3, s' = 0.15: T'/T = 0.85; value = 105,120 × (1 − 0.85), the GPU-hours the shorter step saves */
+    cr_expect_str_eq(YAJL_GET_STRING(obj_get(wi, "method")), "scaled");
+    NEAR(YAJL_GET_DOUBLE(obj_get(wi, "monthly_value_recovered")), 105120 * 0.15, 1e-4);
+    NEAR(YAJL_GET_DOUBLE(obj_get(wi, "payback_months")), 100000 / (105120 * 0.15), 1e-6);
 
     yajl_val inputs = obj_get(cost, "inputs");
     cr_assert(YAJL_IS_OBJECT(inputs));
@@ -694,7 +698,7 @@ Test(cost_main, json_output_parses_and_has_every_key) {
         "gpus", "price_per_gpu_hour", "purchase_per_gpu", "fabric_cost", "power_kw_per_gpu",
         "electricity_per_kwh", "pue", "ops_per_month", "months", "utilization",
         "network_efficiency", "rent_network_efficiency", "fabric_GBps", "fabric_target_GBps",
-        "fabric_upgrade_cost", "gpu", "price_as_of", "hours_per_month"};
+        "fabric_target_latency_us", "fabric_upgrade_cost", "gpu", "price_as_of", "hours_per_month"};
     cr_expect_eq(inputs->u.object.len, sizeof ikeys / sizeof ikeys[0]);
     for (size_t i = 0; i < sizeof ikeys / sizeof ikeys[0]; i++) {
         yajl_val in = obj_get(inputs, ikeys[i]);

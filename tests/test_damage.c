@@ -346,7 +346,8 @@ Test(damage, events_with_unusable_fields_are_skipped_and_counted) {
     size_t n;
     char *out = tu_read_file(c.out, &n);
     cr_assert_null(strstr(out, "nan"));
-    cr_assert_null(strstr(out, "inf"));
+    for (const char *p = strstr(out, "inf"); p; p = strstr(p + 1, "inf")) /* the one key holding it */
+        cr_assert(!strncmp(p - 1, "\"inferred_deps\"", 15), "%.40s", p);
     free(out);
     ctx_free(&c);
 }

@@ -309,7 +309,7 @@ Test(html, cost_section) {
     snprintf(be, sizeof be, ">breakeven %.1f months</text>", res->breakeven_months);
     cr_assert_not_null(strstr(html, be), "%s", be);
     cr_assert_not_null(strstr(html, "id=\"cost-headline\""));
-    cr_assert_not_null(strstr(html, "<p id=\"what-if\">With a fabric of 400.0 GB/s"));
+    cr_assert_not_null(strstr(html, "<p id=\"what-if\">Replayed on a fabric between nodes of 400.0 GB/s"), "the what-if by replay");
     cr_assert_null(strstr(html, "id=\"cost-missing\""));
     cr_assert_eq(count(html, "<polyline"), 4, "own and rent lines, in the wide and in the narrow drawing");
     cr_assert_not_null(strstr(html, "<svg id=\"cost-chart-narrow\" class=\"chart narrow\" viewBox=\"0 0 400 "));

@@ -123,7 +123,7 @@ Test(money, host_bound_job_with_a_straggler_leads_with_idle_money, .timeout = 90
               "all exposed transfer is intra-node");
     cr_expect(tu_num(tu_get(per, "host_idle", NULL)) > tu_num(tu_get(per, "straggler_wait", NULL)), "idle costs most");
     expect_classes_add_up(doc, text, html, 8);
-    cr_expect(strstr(html, "against an infinitely fast network"), "N x e is labelled");
+    cr_expect(strstr(html, "against a network that moves bytes instantly"), "N x T_ref / T is labelled with its reference");
     finish(doc, text, html, dir);
 }
 
