@@ -241,9 +241,11 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
         put_value(&u->fabric_GBps, facts->fabric_busbw_GBps, TC_COST_SRC_TRACE,
                   "trace (measured bus bandwidth)");
     if (facts->step_time_us > 0 && isfinite(facts->step_time_us)) m->step_us = facts->step_time_us;
-    /* the effective figures against the replayed reference, unless e was given */
+    /* the effective figures against the replayed reference, unless e was given or the transfer is an
+     * upper bound (one rank, missing ranks, unmatched collectives: the replay keeps what it could not
+     * match as measured, so T_ref/T would be too high; N·e is then the lower bound it says it is) */
     if (facts->has_reference && facts->has_replay && isfinite(facts->reference_step_us / facts->replay_step_us) &&
-        u->network_efficiency.source == TC_COST_SRC_TRACE) {
+        u->network_efficiency.source == TC_COST_SRC_TRACE && !facts->transfer_upper_bound) {
         r->has_reference = true;
         r->reference_efficiency = facts->reference_step_us / facts->replay_step_us;
         tc_format(r->reference, sizeof r->reference, "%s", facts->reference);
