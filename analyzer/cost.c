@@ -152,6 +152,7 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     tc_format(f.reference, sizeof f.reference, "%s", f.has_reference ? s->replay_reference : "");
     f.has_projected = f.has_replay && s->has_replay_projected && s->replay_projected_step_us > 0;
     f.projected_step_us = f.has_projected ? s->replay_projected_step_us : 0;
+    f.fabric_rated_GBps = s->fabric_rated_GBps > 0 && isfinite(s->fabric_rated_GBps) ? s->fabric_rated_GBps : 0;
     f.projected_has_GBps = s->projected_has_GBps;
     f.projected_GBps = s->projected_GBps;
     f.projected_has_latency = s->projected_has_latency;
@@ -519,7 +520,8 @@ static void replay_what_if(tc_cost_result *r, const tc_cost_trace_facts *f) {
     tc_cost_what_if *w = &r->what_if;
     r->has_what_if = true;
     w->method = TC_WHAT_IF_REPLAY;
-    w->fabric_GBps = u->fabric_GBps.set ? u->fabric_GBps.value : 0;
+    /* B: B_rated, what the groups' beta was set against (analyzer/fabric_replay.h tc_fabric_rated_GBps) */
+    w->fabric_GBps = f->fabric_rated_GBps > 0 ? f->fabric_rated_GBps : u->fabric_GBps.set ? u->fabric_GBps.value : 0;
     w->target_GBps = u->fabric_target_GBps.set ? u->fabric_target_GBps.value : 0;
     w->has_target_latency = u->fabric_target_latency_us.set;
     w->target_latency_us = u->fabric_target_latency_us.value;
