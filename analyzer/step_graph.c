@@ -16,6 +16,8 @@
 
 #define DEP_WINDOW_NS 10000 /* an op waits for another stream's op that ended at most this long before it */
 #define DEP_LOOKBACK 8      /* ops ending before it looked at, at most */
+#define EXPLAINED_NS 5000   /* a start this close after what its launch, stream or event wait explains is
+                             * explained (the wait's own latency, 1-5 µs on real traces) */
 
 /* ---- the graph's arrays ----------------------------------------------------------------------- */
 
@@ -59,6 +61,7 @@ typedef struct {
     uint32_t gpu_base;
     uint32_t *launch_node;    /* per launch: the node its GPU work is launched from */
     uint32_t *member_of;      /* per GPU event: its member index, TC_NONE */
+    uint32_t *event_dep;      /* per GPU event: the op its stream waits for by an event (TC_NONE) */
     uint32_t *member_pred;    /* per member: the stream predecessor of its kernel */
     end_rec *ends; size_t n_ends; /* the rank's GPU events by (device, end) */
     int64_t launch_latency;   /* the rank's typical launch latency: op start − launch end */
@@ -162,7 +165,10 @@ static int cmp_host_item(const void *a, const void *b) {
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* The class of each call of t by name id (names[] sized by the largest id). */
+enum { CALL_EVENT_RECORD = 100, CALL_STREAM_WAIT = 101 }; /* call classes of call_classes beyond tc_call_class */
+
+/* The class of each call of t by name id (names[] sized by the largest id): its tc_call_class, or
+ * an event record (cudaEventRecord, cuEventRecord, hip...) or a stream's wait on an event. */
 static uint8_t *call_classes(const tc_trace *t) {
     uint32_t max = 0;
     for (size_t i = 0; i < t->n_launches; i++) if (t->launches[i].name != TC_NONE && t->launches[i].name > max) max = t->launches[i].name;
@@ -174,6 +180,8 @@ static uint8_t *call_classes(const tc_trace *t) {
         if (n == TC_NONE || cls[n] != 0xff) continue;
         const char *s = tc_trace_str(t, n);
         cls[n] = (uint8_t)tc_host_call_class(s, strlen(s));
+        if (cls[n] == TC_CALL_OTHER && strstr(s, "EventRecord")) cls[n] = CALL_EVENT_RECORD;
+        if (cls[n] == TC_CALL_OTHER && strstr(s, "StreamWaitEvent")) cls[n] = CALL_STREAM_WAIT;
     }
     return cls;
 }
@@ -306,6 +314,39 @@ static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_ste
     return it;
 }
 
+/* Waits across streams by event, as ProcessGroupNCCL and DDP issue them (cudaEventRecord on one
+ * stream, cudaStreamWaitEvent on another, then the launch): the calls carry no event or stream in
+ * the trace, so a record is taken to capture the last op its thread launched before it, and a wait
+ * to hold the next op the thread launches for the op of the latest record before the wait.
+ * b->event_dep gets it. it: the rank's host items (threads in time order). 0, or -1 out of memory. */
+static int event_waits(builder *b, const host_item *it, size_t n, const uint8_t *cls) {
+    const tc_trace *t = b->t;
+    uint32_t *op_of = malloc((t->n_launches ? t->n_launches : 1) * sizeof *op_of);
+    if (!op_of) return -1;
+    for (size_t l = 0; l < t->n_launches; l++) op_of[l] = TC_NONE;
+    for (size_t e = 0; e < t->n_gpu; e++) {
+        b->event_dep[e] = TC_NONE;
+        const tc_launch *l = t->gpu[e].correlation != TC_NONE ? tc_trace_find_launch(t, t->gpu[e].correlation) : NULL;
+        if (l && op_of[l - t->launches] == TC_NONE) op_of[l - t->launches] = (uint32_t)e;
+    }
+    uint32_t last = TC_NONE, captured = TC_NONE, pending = TC_NONE;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || it[i].thread != it[i - 1].thread) last = captured = pending = TC_NONE;
+        if (it[i].mark) continue;
+        uint32_t nm = t->launches[it[i].idx].name, op = op_of[it[i].idx];
+        int c = nm == TC_NONE ? TC_CALL_OTHER : cls[nm];
+        if (c == CALL_EVENT_RECORD) captured = last;
+        else if (c == CALL_STREAM_WAIT) pending = captured;
+        else if (op != TC_NONE) {
+            if (pending != TC_NONE && pending != op) b->event_dep[op] = pending;
+            pending = TC_NONE;
+            last = op;
+        }
+    }
+    free(op_of);
+    return 0;
+}
+
 /* The rank's host block: calls and CPU step boundaries per thread in time order, then the
  * GPU-only steps' boundaries. steps: the rank's steps (tc_steps_spans), first: its first tc_sg_step. */
 static int host_block(builder *b, const tc_step_map *steps, size_t first) {
@@ -315,7 +356,7 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
     uint8_t *cls = call_classes(t);
     host_item *it = cls ? host_items(t, cls, steps, n_cpu, &n) : NULL;
     int rc = -1;
-    if (!it || !cls) goto out;
+    if (!it || !cls || event_waits(b, it, n, cls)) goto out;
     uint32_t prev = TC_NONE;
     int64_t prev_end = 0;
     for (size_t i = 0; i < n; i++) {
@@ -380,7 +421,7 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
     const tc_launch *l = g->correlation != TC_NONE ? tc_trace_find_launch(t, g->correlation) : NULL;
     *n_out = 0;
     if (!l) return false;
-    int64_t st = g->start_ns, meas[3], nominal[3], expl[3];
+    int64_t st = g->start_ns, meas[4], nominal[4], expl[4];
     size_t n = 0, best = 0;
     out[n] = (tc_sg_edge){b->launch_node[l - t->launches], 0, TC_CP_HOST_LAUNCH, 0, 0};
     meas[n] = st - l->ts_ns;
@@ -396,7 +437,18 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
         if (expl[n] >= expl[best]) best = n; /* a tie goes to the GPU side */
         n++;
     }
-    if (st > expl[best]) { /* unexplained: another stream's op ending just before? */
+    uint32_t ev = b->event_dep[e];
+    if (ev != TC_NONE && ev != pred && (t->gpu[ev].stream != g->stream || t->gpu[ev].device != g->device)) {
+        int64_t ue = ev_end(&t->gpu[ev]);
+        out[n] = (tc_sg_edge){b->gpu_base + ev, TC_SG_FROM_END, TC_CP_IDLE, 0, 0};
+        meas[n] = st - ue;
+        nominal[n] = 0;
+        expl[n] = ue + (meas[n] < 0 ? meas[n] : 0);
+        if (expl[n] >= expl[best]) best = n;
+        n++;
+        b->g->event_deps++;
+    }
+    if (st - expl[best] > EXPLAINED_NS) { /* unexplained: another stream's op ending just before? */
         size_t at = ends_upto(b, g->device, st);
         for (size_t k = at, seen = 0; k-- > 0 && seen < DEP_LOOKBACK; seen++) {
             const end_rec *u = &b->ends[k];
@@ -437,7 +489,7 @@ static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
         b->g->ops++;
         return 0;
     }
-    tc_sg_edge ed[3];
+    tc_sg_edge ed[4];
     size_t ne = 0;
     bool placed = !g->is_comm && op_start_edges(b, e, pred, ed, &ne);
     uint32_t v = new_node(b, TC_SG_OP, rank, e, g->start_ns, g->dur_ns);
@@ -465,7 +517,7 @@ static int gpu_block(builder *b) {
     free(m.last);
     for (size_t k = b->rank_members[b->r]; k < b->rank_members[b->r + 1] && !rc; k++) {
         uint32_t mi = b->by_rank[k], e = b->j->inst_members[mi].event;
-        tc_sg_edge ed[3];
+        tc_sg_edge ed[4];
         size_t ne = 0;
         bool placed = op_start_edges(b, e, b->member_pred[mi], ed, &ne);
         uint32_t v = new_node(b, TC_SG_ARRIVAL, (uint32_t)b->r, e, t->gpu[e].start_ns, 0);
@@ -688,7 +740,8 @@ static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_
     b->gpu_base = (uint32_t)(rank_nodes - t->n_gpu);
     b->launch_node = malloc((t->n_launches ? t->n_launches : 1) * sizeof *b->launch_node);
     b->member_of = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->member_of);
-    int rc = b->launch_node && b->member_of ? rank_ends(b) : -1;
+    b->event_dep = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->event_dep);
+    int rc = b->launch_node && b->member_of && b->event_dep ? rank_ends(b) : -1;
     if (!rc) {
         for (size_t e = 0; e < t->n_gpu; e++) b->member_of[e] = TC_NONE;
         for (size_t k = b->rank_members[r]; k < b->rank_members[r + 1]; k++)
@@ -699,8 +752,9 @@ static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_
     if (!rc) { assert(b->next == b->gpu_base); rc = gpu_block(b); }
     free(b->launch_node);
     free(b->member_of);
+    free(b->event_dep);
     free(b->ends);
-    b->launch_node = b->member_of = NULL;
+    b->launch_node = b->member_of = b->event_dep = NULL;
     b->ends = NULL;
     return rc;
 }
@@ -742,9 +796,9 @@ int tc_step_graph_build(tc_job *j, tc_step_graph **out) {
     size_t gpu_events = 0, sync_calls = 0;
     size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &gpu_events, &sync_calls, &rc) : 0;
     rc = !g || rc || n >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, rank_nodes) ? -1 : 0;
-    if (!rc) { /* room once: at most 3 edges a GPU op or arrival, 2 a sync or member, 1 a host node,
+    if (!rc) { /* room once: at most 4 edges a GPU op or arrival, 2 a sync or member, 1 a host node,
                 * an instance's one per member */
-        b.cap_edges = n + 2 * gpu_events + 3 * j->n_inst_members + sync_calls;
+        b.cap_edges = n + 3 * gpu_events + 4 * j->n_inst_members + sync_calls;
         g->edges = malloc(b.cap_edges * sizeof *g->edges);
         if (!g->edges) rc = -1;
     }

@@ -462,6 +462,11 @@ static void write_groups(const ctx_t *c, FILE *f, rw_t **ws, const inst_set *is,
     }
     fprintf(f, ", \"busbw_GBps\": ");
     fput_num_or_null(f, x.tsum > 0, x.tsum > 0 ? x.sf / x.tsum : 0, "%.6f");
+    if (c->mode == MODE_HOST) { /* the planted time model: transfer = alpha + S·f / beta */
+      int inter = pg->nodes > 1;
+      fprintf(f, ", \"model\": {\"alpha_us\": %s, \"beta_GBps\": %.6f}",
+              fmt_us(b, inter ? c->o.alpha_ns : c->o.intra_alpha_ns), inter ? c->o.inter_bw : c->o.tp_busbw);
+    }
     fprintf(f, "}%s\n", oi + 1 < c->ngroups ? "," : "");
   }
   fprintf(f, "%s]", ind);

@@ -388,10 +388,13 @@ static void path_lane(hr *h, const tc_critical_path *p, const tl_rank *tk, int y
     }
 }
 
-/* Where the path passes from one drawn rank to another: a line between their path lanes. */
+/* Where the path passes from one drawn rank to another: a line between their path lanes (one per
+ * pixel and pair of lanes, so a path that passes back and forth stays a bounded drawing). */
 static void path_jumps(hr *h, const tc_critical_path *p, const tl_rank *tr, size_t ntr, const int *path_y, int64_t axis0,
                        int64_t span, double px_per_ns) {
     size_t prev = SIZE_MAX;
+    double last_x = -10;
+    int last_ya = -1, last_yb = -1;
     for (size_t i = 0; i < p->n_segs; i++) {
         if (prev != SIZE_MAX && p->segs[i].rank != p->segs[prev].rank) {
             size_t ka = ntr, kb = ntr;
@@ -401,10 +404,16 @@ static void path_jumps(hr *h, const tc_critical_path *p, const tl_rank *tr, size
             }
             int64_t a0, a1, b0, b1;
             if (ka < ntr && kb < ntr && seg_on_axis(&p->segs[prev], &tr[ka], axis0, span, &a0, &a1) &&
-                seg_on_axis(&p->segs[i], &tr[kb], axis0, span, &b0, &b1))
-                pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-width=\"1\"/>\n",
-                   TL_L + (double)a1 * px_per_ns, path_y[ka] + TL_PLH / 2, TL_L + (double)b0 * px_per_ns,
-                   path_y[kb] + TL_PLH / 2);
+                seg_on_axis(&p->segs[i], &tr[kb], axis0, span, &b0, &b1)) {
+                double x = TL_L + (double)a1 * px_per_ns;
+                bool same = x - last_x < 1 && x - last_x > -1 && path_y[ka] == last_ya && path_y[kb] == last_yb;
+                if (!same)
+                    pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-width=\"1\"/>\n", x,
+                       path_y[ka] + TL_PLH / 2, TL_L + (double)b0 * px_per_ns, path_y[kb] + TL_PLH / 2);
+                last_x = x;
+                last_ya = path_y[ka];
+                last_yb = path_y[kb];
+            }
         }
         prev = i;
     }

@@ -157,24 +157,49 @@ static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r
     return buf;
 }
 
+/* "9.779 ms per step, at most 2.5% shorter" (at most: against the instant reference). */
+static const char *step_against(char *buf, size_t n, int64_t step_ns, int64_t replayed_ns, bool at_most) {
+    char a[64], s[64];
+    double saving = 1.0 - (double)step_ns / (double)replayed_ns;
+    tc_format(buf, n, "%s ms per step, %s%s%% %s", tc_fmt_num(a, sizeof a, ms(step_ns), 3), at_most ? "at most " : "",
+              tc_fmt_num(s, sizeof s, 100 * (saving < 0 ? -saving : saving), 1), saving < 0 ? "longer" : "shorter");
+    return buf;
+}
+
+/* Whether the reference is the what-if's own target (the projected step is the reference's). */
+static bool reference_is_target(const tc_replay_summary *r) {
+    return r->has_reference && r->has_projected && strcmp(r->reference, "instant") && r->projected_step_ns == r->reference_step_ns;
+}
+
 /* What the reference replay says: "a network that moves bytes instantly: 110.123 ms per step, at
- * most 8.5% shorter" ("no shorter" when no inter-node transfer is on the path p). Empty without one. */
+ * most 8.5% shorter" ("no shorter" when no inter-node transfer is on the path p), or "on ib-ndr,
+ * the what-if's fabric (...)". Empty without one. */
 static const char *reference_text(char *buf, size_t n, const tc_replay_summary *r, const tc_critical_path *p, bool bound) {
-    char a[64], s[64], name[80];
+    char a[64], v[160], name[80];
     if (n) buf[0] = 0;
     if (!r->has_reference || r->replayed_step_ns <= 0) return buf;
-    double saving = 1.0 - (double)r->reference_step_ns / (double)r->replayed_step_ns;
     bool instant = !strcmp(r->reference, "instant");
+    double saving = 1.0 - (double)r->reference_step_ns / (double)r->replayed_step_ns;
     tc_term_clean(name, sizeof name, r->reference, 60);
-    tc_fmt_num(a, sizeof a, ms(r->reference_step_ns), 3);
+    step_against(v, sizeof v, r->reference_step_ns, r->replayed_step_ns, instant);
     if (instant && saving < TC_SHOWN_SHARE && !p->class_ns[TC_CP_TRANSFER_INTER])
         tc_format(buf, n, "a network that moves bytes instantly: %s ms per step, no shorter (no inter-node transfer is on "
-                  "the path)", a);
+                  "the path)", tc_fmt_num(a, sizeof a, ms(r->reference_step_ns), 3));
+    else if (instant)
+        tc_format(buf, n, "a network that moves bytes instantly: %s%s", v, bound ? " (on partial data: an upper bound)" : "");
     else
-        tc_format(buf, n, "%s%s: %s ms per step, %s%s%% %s%s", instant ? "a network that moves bytes instantly" : "against ",
-                  instant ? "" : name, a, instant ? "at most " : "",
-                  tc_fmt_num(s, sizeof s, 100 * (saving < 0 ? -saving : saving), 1), saving < 0 ? "longer" : "shorter",
-                  bound && instant ? " (on partial data: an upper bound)" : "");
+        tc_format(buf, n, "on %s%s: %s", name, reference_is_target(r) ? ", the what-if's fabric (the cost section prices it)" : "",
+                  v);
+    return buf;
+}
+
+/* The what-if's replayed step, when the reference line does not already say it. Empty otherwise. */
+static const char *projected_text(char *buf, size_t n, const tc_replay_summary *r) {
+    char v[160];
+    if (n) buf[0] = 0;
+    if (!r->has_projected || reference_is_target(r) || r->replayed_step_ns <= 0) return buf;
+    tc_format(buf, n, "on the what-if's fabric (the cost section prices it): %s",
+              step_against(v, sizeof v, r->projected_step_ns, r->replayed_step_ns, false));
     return buf;
 }
 
@@ -217,12 +242,13 @@ static void text_ranks(FILE *out, const tc_critical_path *p, int64_t per, int wi
     size_t len = (size_t)tc_format(line, sizeof line, "ranks it runs through, per step:");
     int64_t total = class_total(p);
     for (size_t i = 0; i < p->n_by_rank && i < CP_RANKS_SHOWN && len < sizeof line; i++) {
-        char a[40], b[40], c[40];
+        char a[40], b[40], c[64];
         const tc_cp_rank *r = &p->by_rank[i];
-        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%%; compute %s ms)", i ? "," : "",
+        if (r->compute_ns / per > 0) tc_format(c, sizeof c, "; compute %s ms", tc_fmt_num(a, sizeof a, ms(r->compute_ns / per), 3));
+        else c[0] = 0;
+        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%%%s)", i ? "," : "",
                                  (long long)r->rank, tc_fmt_num(a, sizeof a, ms(r->ns / per), 3),
-                                 tc_fmt_num(b, sizeof b, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1),
-                                 tc_fmt_num(c, sizeof c, ms(r->compute_ns / per), 3));
+                                 tc_fmt_num(b, sizeof b, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1), c);
     }
     if (p->n_by_rank > CP_RANKS_SHOWN && len < sizeof line)
         tc_format(line + len, sizeof line - len, ", and %zu more", p->n_by_rank - CP_RANKS_SHOWN);
@@ -273,12 +299,7 @@ void tc_replay_text(FILE *out, const tc_job *j, const char *bold_on, const char 
     text_ranks(out, p, per, width);
     text_top(out, p, per, width);
     if (reference_text(line, sizeof line, r, p, sm->transfer_upper_bound)[0]) tc_term_wrap(out, line, 2, 4, width);
-    if (r->has_projected) {
-        char a[40];
-        tc_format(line, sizeof line, "on the what-if's fabric (cost section): %s ms per step, replayed",
-                  tc_fmt_num(a, sizeof a, ms(r->projected_step_ns), 3));
-        tc_term_wrap(out, line, 2, 4, width);
-    }
+    if (projected_text(line, sizeof line, r)[0]) tc_term_wrap(out, line, 2, 4, width);
     fputs(dim_on, out);
     tc_term_wrap(out, graph_text(line, sizeof line, r), 2, 4, width);
     if (sm->transfer_upper_bound)
@@ -356,6 +377,11 @@ void tc_replay_html(FILE *out, const tc_job *j) {
         fputs("<p class=\"figures\" id=\"cp-reference\">", out);
         line[0] = (char)(line[0] >= 'a' && line[0] <= 'z' ? line[0] - 'a' + 'A' : line[0]);
         esc(out, line);
+        fputs(".</p>\n", out);
+    }
+    if (projected_text(line, sizeof line, r)[0]) {
+        fputs("<p class=\"figures\" id=\"cp-projected\">O", out);
+        esc(out, line + 1);
         fputs(".</p>\n", out);
     }
     html_tables(out, p, per, sm->transfer_upper_bound);

@@ -73,6 +73,16 @@ Test(pairs, slow_run_slower_and_truth_matches_the_analysis, .timeout = 240) {
             cr_expect(llabs(sum / 4 - step[run]) <= 1, "%s %s: mean of the steps", KINDS[k], rn);
             yajl_val cp = tu_get(e, "critical_path", NULL);
             check_cp(cp, KINDS[k]);
+            /* each group's planted time model follows its scope: the fabric across nodes, NVLink inside one */
+            yajl_val pgs = tu_get(e, "process_groups", NULL);
+            for (size_t g = 0; pgs && g < pgs->u.array.len; g++) {
+                yajl_val pg = pgs->u.array.values[g];
+                int inter = !strcmp(tu_str(tu_get(pg, "scope", NULL)), "inter-node");
+                cr_expect_eq(tu_num(tu_get(pg, "model", "beta_GBps", NULL)),
+                             inter ? tu_num(tu_get(e, "fabric", "inter_node_GBps", NULL)) : 360, "%s %s group %zu", KINDS[k], rn, g);
+                cr_expect_eq(tu_num(tu_get(pg, "model", "alpha_us", NULL)),
+                             tu_num(tu_get(e, "fabric", inter ? "inter_node_latency_us" : "intra_node_latency_us", NULL)));
+            }
             inter[run] = tu_num(tu_get(cp, "shares", "transfer_inter_node", NULL));
             if (!strcmp(KINDS[k], "straggler")) {
                 cr_expect_eq(tu_num(tu_get(cp, "compute_rank", NULL)), tu_num(tu_get(e, "straggler_rank", NULL)));

@@ -8,6 +8,7 @@
 #include "parsers/assemble.h"
 #include "parsers/inputs.h"
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 
 /* Loads operand (a folder or a file) as analyze does; skeleton: mark the traces as MPI skeletons
@@ -220,6 +221,91 @@ Test(replay, critical_path_runs_through_the_straggler, .timeout = 120) {
                   opts[i], (long long)on, (long long)compute, straggler[i]);
         cr_expect_eq(all->by_rank[0].rank, straggler[i], "%s: the straggler holds most of the path", opts[i]);
         tc_job_free(&j);
+    }
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* ---- pairs (tracegen --host pytorch): a PyTorch-like host, the planted truth ------------------ */
+
+static const char *const pair_kinds[][2] = {
+    {"straggler", "--ranks 8 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 12 --straggler 5 "
+                  "--straggler-factor 1.6 --clock-offset-us 3000"},
+    {"tpdp", "--ranks 8 --tp 4 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 13 --host-sync device "
+             "--end-spread-us 3 --cuda-sync-events"},
+    {"spill", "--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 14 --host-sync stream "
+              "--file-names handler"},
+    {"onegpu", "--ranks 4 --gpus-per-node 1 --buckets 4 --compute-us 10000 --idle-us 500 --steps 4 --seed 17 "
+               "--clock-offset-us 2000"},
+};
+
+static int64_t us_ns(yajl_val v) { return (int64_t)llround(tu_num(v) * 1000); }
+
+/* The run's critical paths against the planted ones: every class within 1% of the step, the rank
+ * with the most compute on the path the planted one. */
+static void expect_planted_paths(const tc_job *j, yajl_val want, const char *what) {
+    static const char *const keys[TC_CP_CLASSES] = {"compute", "transfer_intra_node", "transfer_inter_node",
+                                                    "host_launch", "host_sync", "host_cpu", "memory", "idle"};
+    yajl_val steps = tu_get(want, "critical_path_steps", NULL);
+    cr_assert(steps && YAJL_IS_ARRAY(steps) && steps->u.array.len == j->summary.n_cp_steps, "%s: steps", what);
+    for (size_t s = 0; s < j->summary.n_cp_steps; s++) {
+        const tc_critical_path *p = &j->summary.cp_steps[s];
+        yajl_val w = steps->u.array.values[s];
+        double step = tu_num(tu_get(w, "step_us", NULL)) * 1000;
+        for (int c = 0; c < TC_CP_CLASSES; c++) {
+            double planted = tu_num(tu_get(w, "class_us", keys[c], NULL)) * 1000;
+            cr_expect(fabs((double)p->class_ns[c] - planted) <= 0.01 * step, "%s step %zu: %s %lld ns, planted %.0f", what,
+                      s, keys[c], (long long)p->class_ns[c], planted);
+        }
+        int64_t best = -1, best_ns = -1;
+        for (size_t r = 0; r < p->n_by_rank; r++)
+            if (p->by_rank[r].compute_ns > best_ns) { best_ns = p->by_rank[r].compute_ns; best = p->by_rank[r].rank; }
+        cr_expect_eq(best, (int64_t)tu_num(tu_get(w, "compute_rank", NULL)), "%s step %zu: the path's compute rank", what, s);
+    }
+}
+
+/* One run predicts the other: its inter-node instances re-timed with the other fabric (alpha kept,
+ * the bytes' time scaled by the bandwidths), the mean step within 1% of the other run's. */
+static void expect_prediction(const tc_job *j, yajl_val mine, yajl_val other, const char *what) {
+    double alpha = tu_num(tu_get(mine, "fabric", "inter_node_latency_us", NULL)) * 1000;
+    double f = tu_num(tu_get(mine, "fabric", "inter_node_GBps", NULL)) / tu_num(tu_get(other, "fabric", "inter_node_GBps", NULL));
+    int64_t *tr = malloc((j->n_instances + 1) * sizeof *tr), step = 0;
+    for (size_t i = 0; i < j->n_instances; i++) {
+        int64_t t = j->instances[i].transfer_ns;
+        tr[i] = j->inst_groups[j->instances[i].group].scope == TC_SCOPE_INTRA ? t : (int64_t)llround(alpha + ((double)t - alpha) * f);
+    }
+    cr_assert_eq(tc_replay_with(j, tr, &step, NULL), 0);
+    int64_t want = us_ns(tu_get(other, "mean_step_time_us", NULL));
+    cr_expect(llabs(step - want) <= want / 100, "%s: predicted %lld ns, the other run %lld", what, (long long)step, (long long)want);
+    free(tr);
+}
+
+Test(replay, pairs_give_back_the_planted_truth, .timeout = 300) {
+    char *dir = tu_tmpdir();
+    for (size_t k = 0; k < sizeof pair_kinds / sizeof *pair_kinds; k++) {
+        char path[2][700], flags[600], what[2][64];
+        yajl_val truth[2];
+        tc_job j[2];
+        for (int run = 0; run < 2; run++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", pair_kinds[k][0], run ? "fast" : "slow");
+            snprintf(what[run], sizeof what[run], "%s", name);
+            snprintf(flags, sizeof flags, "%s --inter-GBps %s", pair_kinds[k][1], run ? "50" : "12.5");
+            tu_gen_job(dir, name, flags);
+            snprintf(path[run], sizeof path[run], "%s/%s", dir, name);
+            char exp[1600];
+            snprintf(exp, sizeof exp, "%s/expected.json", path[run]);
+            truth[run] = tu_json_file(exp);
+            load(&j[run], path[run], false);
+            expect_identity(&j[run], name, 0);
+            int64_t ref = us_ns(tu_get(truth[run], "reference_instant_step_time_us", NULL));
+            cr_expect(llabs(j[run].summary.replay.reference_step_ns - ref) <= ref / 500, "%s: instant reference %lld ns, "
+                      "planted %lld", name, (long long)j[run].summary.replay.reference_step_ns, (long long)ref);
+            expect_planted_paths(&j[run], truth[run], name);
+        }
+        expect_prediction(&j[0], truth[0], truth[1], what[0]);
+        expect_prediction(&j[1], truth[1], truth[0], what[1]);
+        for (int run = 0; run < 2; run++) { tc_job_free(&j[run]); yajl_tree_free(truth[run]); }
     }
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
