@@ -260,12 +260,11 @@ static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
 static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_step_map *steps, size_t n_cpu,
                              size_t *n_out) {
     size_t nl = t->n_launches, nm = 2 * n_cpu, nt = 0;
-    host_item *a = malloc((nl ? nl : 1) * sizeof *a), *mk = malloc((nm ? nm : 1) * sizeof *mk);
-    host_item *it = malloc((nl + nm + 1) * sizeof *it);
+    host_item *mk = malloc((nm ? nm : 1) * sizeof *mk), *it = malloc((nl + nm + 1) * sizeof *it);
     uint32_t *tix = malloc((nl ? nl : 1) * sizeof *tix);
     size_t *run = NULL, *pos = NULL;
     stream_map m = {0};
-    bool ok = a && mk && it && tix;
+    bool ok = mk && it && tix;
     for (size_t i = 0; i < nl && ok; i++) {
         uint32_t *slot = stream_slot(&m, (uint64_t)t->launches[i].thread + 1);
         if (!slot) { ok = false; break; }
@@ -275,7 +274,7 @@ static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_ste
     run = ok ? calloc(nt + 1, sizeof *run) : NULL;
     pos = ok ? calloc(nt + 1, sizeof *pos) : NULL; /* first the synchronizing calls of each thread */
     if (!run || !pos) ok = false;
-    size_t main = SIZE_MAX, n = 0;
+    size_t main = SIZE_MAX;
     if (ok) {
         for (size_t i = 0; i < nl; i++) {
             run[tix[i] + 1]++;
@@ -286,12 +285,13 @@ static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_ste
             if (main == SIZE_MAX || pos[k] > pos[main] || (pos[k] == pos[main] && run[k + 1] > run[main + 1])) main = k;
             run[k + 1] += run[k];
         }
-        memcpy(pos, run, (nt + 1) * sizeof *pos);
+        for (size_t k = 0; k <= nt; k++) run[k] += main != SIZE_MAX && k > main ? nm : 0; /* room for the marks */
+        for (size_t k = 0; k < nt; k++) pos[k] = run[k] + (k == main ? nm : 0);       /* after them, at first */
         for (size_t i = 0; i < nl; i++) {
             const tc_launch *l = &t->launches[i];
-            a[pos[tix[i]]++] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
+            it[pos[tix[i]]++] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
         }
-        uint32_t th = main == SIZE_MAX ? TC_NONE : a[run[main]].thread;
+        uint32_t th = main == SIZE_MAX ? TC_NONE : it[run[main] + nm].thread;
         for (size_t k = 0; k < n_cpu; k++) {
             const tc_step_events *s = &steps->steps[k];
             mk[2 * k] = (host_item){th, TC_NONE, s->cpu_start_ns, s->cpu_start_ns, (uint32_t)(1 + 2 * k), 0};
@@ -299,18 +299,19 @@ static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_ste
         }
         tc_sort(mk, nm, sizeof *mk, cmp_host_item);
         for (size_t k = 0; k < nt; k++) {
-            host_item *r = a + run[k];
-            size_t len = run[k + 1] - run[k], x = 0, y = 0;
-            tc_sort(r, len, sizeof *r, cmp_host_item);
-            if (k != main) { memcpy(it + n, r, len * sizeof *r); n += len; continue; }
-            while (x < len || y < nm) /* the marks merged in */
-                it[n++] = y == nm || (x < len && cmp_host_item(&r[x], &mk[y]) <= 0) ? r[x++] : mk[y++];
+            size_t from = run[k] + (k == main ? nm : 0), len = run[k + 1] - from, x = 0, y = 0, w = run[k];
+            tc_sort(it + from, len, sizeof *it, cmp_host_item);
+            if (k != main) continue;
+            while (x < len || y < nm) { /* the marks merged in, forward: the write never passes the read */
+                const host_item *c = &it[from + x];
+                it[w++] = y == nm || (x < len && cmp_host_item(c, &mk[y]) <= 0) ? it[from + x++] : mk[y++];
+            }
         }
-        if (main == SIZE_MAX) { memcpy(it, mk, nm * sizeof *mk); n = nm; }
+        if (main == SIZE_MAX) memcpy(it, mk, nm * sizeof *mk);
     }
-    free(a); free(mk); free(tix); free(run); free(pos); free(m.key); free(m.last);
+    free(mk); free(tix); free(run); free(pos); free(m.key); free(m.last);
     if (!ok) { free(it); return NULL; }
-    *n_out = n;
+    *n_out = main == SIZE_MAX ? nm : nl + nm;
     return it;
 }
 

@@ -11,14 +11,15 @@ SLOW="--inter-GBps 12.5"
 FAST="--inter-GBps 50"
 # kind<TAB>options of the job (both runs)[<TAB>slow fabric<TAB>fast fabric]; the seed is the kind's,
 # so both runs share every jitter
-KINDS='balanced	--ranks 8 --gpus-per-node 4 --buckets 8 --compute-us 10000 --idle-us 500 --steps 4 --seed 11 --time-format epoch --end-spread-us 3
-straggler	--ranks 8 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 12 --straggler 5 --straggler-factor 1.6 --clock-offset-us 3000
-tpdp	--ranks 8 --tp 4 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 13 --host-sync device --end-spread-us 3 --cuda-sync-events
-spill	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 14 --host-sync stream --file-names handler
+KINDS='balanced	--ranks 8 --gpus-per-node 4 --buckets 8 --compute-us 10000 --idle-us 500 --steps 4 --seed 11 --time-format epoch --end-spread-us 3 --first-bucket-mib 1
+straggler	--ranks 8 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 12 --straggler 5 --straggler-factor 1.6 --clock-offset-us 3000 --first-bucket-mib 1
+tpdp	--ranks 8 --tp 4 --gpus-per-node 4 --buckets 4 --compute-us 20000 --steps 4 --seed 13 --host-sync device --end-spread-us 3 --cuda-sync-events --first-bucket-mib 1
+spill	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 14 --host-sync stream --file-names handler --first-bucket-mib 1
 small1m	--ranks 8 --gpus-per-node 4 --buckets 48 --bucket-mib 1 --coll-latency-us 60 --compute-us 6000 --idle-us 500 --steps 4 --seed 15 --time-format epoch
 small256k	--ranks 8 --gpus-per-node 4 --buckets 64 --bucket-mib 0.25 --coll-latency-us 60 --compute-us 6000 --idle-us 500 --steps 4 --seed 16 --cuda-sync-events
-onegpu	--ranks 4 --gpus-per-node 1 --buckets 4 --compute-us 10000 --idle-us 500 --steps 4 --seed 17 --clock-offset-us 2000
-autograd	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 19 --autograd-thread
+onegpu	--ranks 4 --gpus-per-node 1 --buckets 4 --compute-us 10000 --idle-us 500 --steps 4 --seed 17 --clock-offset-us 2000 --first-bucket-mib 1
+autograd	--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 19 --autograd-thread --first-bucket-mib 1
+lost	--ranks 8 --gpus-per-node 4 --buckets 8 --compute-us 10000 --idle-us 500 --steps 4 --seed 11 --time-format epoch --end-spread-us 3 --first-bucket-mib 1 --drop-kernel 3:9
 latency	--ranks 8 --gpus-per-node 4 --buckets 48 --bucket-mib 1 --compute-us 6000 --idle-us 500 --steps 4 --seed 18	--inter-GBps 12.5 --coll-latency-us 60	--inter-GBps 50 --coll-latency-us 15'
 mkdir -p "$OUT"
 printf 'kind\tslow\tfast\n' > "$OUT/pairs.tsv"

@@ -120,7 +120,10 @@ static void build_program(ctx_t *c, struct host_model *m) {
   for (int j = 0; j < 2 * L; j++) {
     prog_add(m, HP_GEMM)->gemm = L + j;
     if (tp && j % 2 == 0) add_coll(c, m, CI_TP_AR, 1, &kc);
-    while (h < K && ((long long)(h + 1) * 2 * L + K - 1) / K - 1 == j) { add_coll(c, m, CI_DP_AR, 0, &kc); h++; }
+    while (h < K && ((long long)(h + 1) * 2 * L + K - 1) / K - 1 == j) {
+      add_coll(c, m, h == 0 && c->o.first_bucket_mib > 0 ? CI_DP_AR1 : CI_DP_AR, 0, &kc);
+      h++;
+    }
   }
   if (K > 0) prog_add(m, HP_WAITB);
   prog_add(m, HP_BWD_END);
@@ -134,18 +137,18 @@ void host_init(ctx_t *c) {
   c->host = m;
   m->bw_intra = o->tp_busbw;
   collinfo *ci = md_collinfo_mut(c);
-  int groups_of[CI_N] = {c->o.tp > 1 ? c->tp_of[0] : -1, c->dp_of[0], c->dp_of[0], c->dp_of[0], 0};
+  int groups_of[CI_N] = {c->o.tp > 1 ? c->tp_of[0] : -1, c->dp_of[0], c->dp_of[0], c->dp_of[0], 0, c->dp_of[0]};
   int64_t tmin = INT64_MAX;
   for (int k = 0; k < CI_N; k++) {
     if (groups_of[k] < 0 || ci[k].bytes == 0 || (k == CI_TP_AR && o->tp == 1)) continue;
-    if ((k == CI_DP_AR || k == CI_DP_AG || k == CI_DP_RS) && c->K == 0) continue;
+    if ((k == CI_DP_AR || k == CI_DP_AG || k == CI_DP_RS || k == CI_DP_AR1) && c->K == 0) continue;
     m->inter[k] = c->groups[groups_of[k]].nodes > 1;
     double bw = m->inter[k] ? o->inter_bw : m->bw_intra;
     int64_t alpha = m->inter[k] ? o->alpha_ns : o->intra_alpha_ns;
     int64_t T = alpha + (int64_t)llround(ci[k].sf / bw);
     ci[k].T = (T + c->q / 2) / c->q * c->q;
     if (ci[k].T < c->q) ci[k].T = c->q;
-    if ((k == CI_TP_AR || k == CI_DP_AR || k == CI_WORLD_AR) && ci[k].T < tmin) tmin = ci[k].T;
+    if ((k == CI_TP_AR || k == CI_DP_AR || k == CI_WORLD_AR || k == CI_DP_AR1) && ci[k].T < tmin) tmin = ci[k].T;
   }
   if (c->SPR && c->SPR >= tmin)
     die("--end-spread-us %.3f is not shorter than the shortest collective transfer %.3f us", c->SPR / 1e3, tmin / 1e3);

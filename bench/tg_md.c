@@ -185,6 +185,15 @@ static void build_collinfo(const ctx_t *c, struct md_model *m) {
     rs->sf = (double)rs->bytes * (D - 1) / D;
     rs->T = quant_T(c, rs->sf, dpbw, "DP reduce-scatter");
   }
+  if (c->o.first_bucket_mib > 0 && D > 1) { /* DDP's first bucket (jobs with a PyTorch host) */
+    collinfo *f = &m->ci[CI_DP_AR1];
+    long long ne = (long long)llround(c->o.first_bucket_mib * 1048576.0) / c->esize;
+    if (ne < 1) die("--first-bucket-mib too small");
+    ci_set(c, f, G_DP, CT_ALLREDUCE, "allreduce", "nccl:all_reduce", c->cdtype, c->esize, ne, ne, dp_stream, c->nccl_name);
+    f->bytes = ne * c->esize;
+    f->sf = (double)f->bytes * 2.0 * (D - 1) / D;
+    f->T = quant_T(c, f->sf, dpbw, "DP all-reduce (first bucket)");
+  }
   /* the loss / grad-norm all-reduce: one float on the world group, latency-bound (12 µs) */
   ci_set(c, &m->ci[CI_WORLD_AR], G_WORLD, CT_ALLREDUCE, "allreduce", "nccl:all_reduce", "Float", 4, 1, 1,
          T == 1 ? 20 : 23, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");

@@ -89,6 +89,7 @@ static void usage(FILE *f) {
       "                         enable_cuda_sync_events): each wait names the cudaEventRecord it waits on\n"
       "  --autograd-thread      backward (its ops, DDP's hooks and finalize) runs on the autograd engine's\n"
       "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
+      "  --first-bucket-mib M   DDP's first bucket (the first all-reduced) holds M MiB (default: --bucket-mib)\n"
       "Idle causes (issue 20):\n"
       "  --idle-cause sync|launch|dataloader|mixed   one rank whose GPU gaps have a planted cause\n"
       "  -h, --help             this text\n",
@@ -119,7 +120,7 @@ static int new_option(const char *name) {
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
-                                 "--intra-latency-us", "--straggler-factor", "--host-sync"};
+                                 "--intra-latency-us", "--straggler-factor", "--host-sync", "--first-bucket-mib"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
     if (!strcmp(name, flags[i])) return 1;
   for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
@@ -168,6 +169,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--coll-latency-us")) { o->alpha_ns = us_to_ns(name, val, 0, 1e6); o->host = 1; }
   else if (!strcmp(name, "--intra-latency-us")) o->intra_alpha_ns = us_to_ns(name, val, 0, 1e6);
   else if (!strcmp(name, "--straggler-factor")) o->strag_factor = parse_num(name, val, 0.1, 100);
+  else if (!strcmp(name, "--first-bucket-mib")) o->first_bucket_mib = parse_num(name, val, 1e-6, 1e6);
   else if (!strcmp(name, "--host-sync")) o->host_sync = pick(name, val, (const char *const[]){"item", "stream", "device"}, 3);
   else o->idle_cause = pick(name, val, idles, 5);
 }
@@ -195,16 +197,16 @@ static void check_new(options *o) {
   if (o->spread_ns && ((o->tp && !o->host) || o->idle_cause)) die("--end-spread-us applies to jobs without --tp/--fsdp/--idle-cause");
   if (o->rocm && !o->gpu_set) o->gpu = "AMD Instinct MI300X";
   if (o->host) {
-    if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->ndrop || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
+    if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
         o->target_mb > 0)
       die("--host pytorch (and --inter-GBps, --coll-latency-us) does not combine with --fsdp, --comm-lib, --windows, "
-          "the damage options, --rocm-agent-ids, --idle-cause or --target-mb");
+          "--cut-rank, --rocm-agent-ids, --idle-cause or --target-mb");
     if (o->ranks < 2) die("--host pytorch needs at least 2 ranks");
     if (!o->tp) o->tp = 1;
     if (o->inter_bw == 0) o->inter_bw = o->busbw;
     o->dp_busbw = o->inter_bw;
-  } else if (o->sync_events || o->autograd_thread) {
-    die("--cuda-sync-events and --autograd-thread apply to --host pytorch jobs");
+  } else if (o->sync_events || o->autograd_thread || o->first_bucket_mib > 0) {
+    die("--cuda-sync-events, --autograd-thread and --first-bucket-mib apply to --host pytorch jobs");
   }
 }
 

@@ -79,12 +79,14 @@ typedef struct {
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
+  double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
 
 /* ------------------------------------------------------------------ process groups */
 enum { G_WORLD, G_TP, G_DP };
 enum { CT_ALLREDUCE, CT_ALLGATHER, CT_REDUCESCATTER };
-enum { CI_TP_AR, CI_DP_AR, CI_DP_AG, CI_DP_RS, CI_WORLD_AR, CI_N }; /* collective kinds (tg_md.c) */
+/* collective kinds (tg_md.c); CI_DP_AR1: DDP's first bucket when it is smaller (--first-bucket-mib) */
+enum { CI_TP_AR, CI_DP_AR, CI_DP_AG, CI_DP_RS, CI_WORLD_AR, CI_DP_AR1, CI_N };
 typedef struct {
   char name[16];           /* pg_name: "0", "1", ... in creation order */
   const char *desc;        /* pg_desc: default_pg, TP, DP */

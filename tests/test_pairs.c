@@ -6,8 +6,8 @@
 #include "testutil.h"
 #include <math.h>
 
-static const char *const KINDS[] = {"balanced", "straggler", "tpdp", "spill", "small1m", "small256k", "onegpu", "autograd",
-                                    "latency"};
+static const char *const KINDS[] = {"balanced", "straggler", "tpdp",     "spill", "small1m",
+                                    "small256k", "onegpu",    "autograd", "lost",  "latency"};
 #define NKINDS (sizeof KINDS / sizeof *KINDS)
 
 /* µs with 3 decimals -> ns */

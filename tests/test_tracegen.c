@@ -120,7 +120,8 @@ static const char *const JOBS[][2] = {
     {"idle_launch", "--ranks 1 --idle-cause launch"},
     {"idle_dl", "--ranks 1 --idle-cause dataloader"},
     {"idle_mixed", "--ranks 1 --idle-cause mixed --steps 2"},
-    {"host", "--ranks 8 --tp 2 --gpus-per-node 4 --inter-GBps 12.5 --coll-latency-us 30 --end-spread-us 3 --time-format epoch --cuda-sync-events"},
+    {"host", "--ranks 8 --tp 2 --gpus-per-node 4 --inter-GBps 12.5 --coll-latency-us 30 --end-spread-us 3 --time-format epoch --cuda-sync-events --first-bucket-mib 1"},
+    {"host_drop", "--inter-GBps 12.5 --ranks 4 --gpus-per-node 2 --drop-kernel 1:3 --time-format epoch"},
     {"host_straggler", "--host pytorch --ranks 4 --gpus-per-node 2 --straggler 1 --host-sync stream --clock-offset-us 1000 --gzip --autograd-thread"},
 };
 
