@@ -532,6 +532,7 @@ static void replay_what_if(tc_cost_result *r, const tc_cost_trace_facts *f) {
     w->projected_effective_gpus = u->gpus.value * (r->has_reference ? f->reference_step_us : f->replay_step_us *
                                                    u->network_efficiency.value) / f->projected_step_us;
     w->monthly_value_recovered = r->rent_monthly * (1 - w->step_ratio);
+    w->value_bound = f->transfer_upper_bound ? TC_COST_LOWER : TC_COST_EXACT;
     what_if_payback(w, u);
 }
 

@@ -243,9 +243,12 @@ static void html_replay_what_if(hr *h, const tc_cost_result *c) {
     pf(h, ", the GPUs do the work of %.2f ", w->projected_effective_gpus);
     esc(h, tc_cost_reference_text(ref, sizeof ref, c));
     put(h, ", and ");
-    if (w->monthly_value_recovered >= 0) pf(h, "%s a month is recovered (N x P x 730 h x u x (1 - T' / T))",
+    const char *at_least = w->value_bound == TC_COST_LOWER ? "at least " : "";
+    if (w->monthly_value_recovered >= 0) pf(h, "%s%s a month is recovered (N x P x 730 h x u x (1 - T' / T))", at_least,
                                            tc_html_money(a, sizeof a, w->monthly_value_recovered));
-    else pf(h, "%s a month is lost (a slower step)", tc_html_money(a, sizeof a, -w->monthly_value_recovered));
+    else pf(h, "%s%s a month is lost (a slower step)", at_least, tc_html_money(a, sizeof a, -w->monthly_value_recovered));
+    if (w->value_bound == TC_COST_LOWER)
+        put(h, " (a bound: collectives the replay could not match keep their measured time)");
     if (w->has_upgrade_cost) {
         pf(h, "; the upgrade costs %s", tc_html_money(b, sizeof b, w->upgrade_cost));
         if (w->has_payback) pf(h, " and pays back in %.1f months", w->payback_months);

@@ -14,19 +14,22 @@
 static const struct { const char *kind; int gpn; const char *lat_slow, *lat_fast; } KINDS[] = {
     {"balanced", 4, NULL, NULL}, {"straggler", 4, NULL, NULL}, {"tpdp", 4, NULL, NULL},
     {"spill", 4, NULL, NULL},    {"small1m", 4, NULL, NULL},   {"small256k", 4, NULL, NULL},
-    {"onegpu", 1, NULL, NULL},   {"autograd", 4, NULL, NULL},  {"latency", 4, "60", "15"},
+    {"onegpu", 1, NULL, NULL},   {"autograd", 4, NULL, NULL},  {"lost", 4, NULL, NULL},
+    {"latency", 4, "60", "15"},
 };
 
-/* Directions (kind, the run analyzed) the step graph does not predict within 2% yet: the replay
- * infers no cross-stream dependency from the cudaEventRecord / cudaStreamWaitEvent pair
- * ProcessGroupNCCL issues before each bucket's all-reduce (summary.replay.event_deps is 0), so on a
- * faster fabric a backlogged comm stream's next all-reduce may start before the gradient it reduces
- * is ready (the saving is overestimated: spill, onegpu, latency, autograd from the slow run), and
- * a dependency inferred from timing on the fast run can hold on the slow one where it does not
- * (tpdp from the fast run). Measured 2026-12-01 (predicted vs actual step): spill slow -4.4%,
- * onegpu slow -7.0%, latency slow -2.6%, autograd slow +24%, tpdp fast +2.6%. */
+/* Directions (kind, the run analyzed) not predicted within 2%, measured 2026-12-01 (predicted vs
+ * the other run's step):
+ * - autograd from the slow run, +20%: backward on the autograd engine's thread; the graph keeps
+ *   that thread's host time between calls as measured, and on the slow fabric part of it is the
+ *   thread waiting, so the faster fabric cannot shorten it (the replay's, not the money's);
+ * - lost from the slow run, +36%: one NCCL kernel of rank 3 missing, so that instance is unmatched
+ *   and the replay keeps its kernels at their measured time and place; the what-if cannot move
+ *   them, and says its value is a lower bound (what_if.value_bound, checked below).
+ * (Before the replay honoured event record / wait pairs, spill, onegpu and latency from the slow run
+ * and tpdp from the fast were 2.6% to 7% off too.) */
 static const struct { const char *kind, *run; } GAPS[] = {
-    {"spill", "slow"}, {"onegpu", "slow"}, {"latency", "slow"}, {"autograd", "slow"}, {"tpdp", "fast"},
+    {"autograd", "slow"}, {"lost", "slow"},
 };
 
 static bool is_gap(const char *kind, const char *run) {
@@ -54,7 +57,7 @@ static yajl_val analyze(const char *dir, const char *kind, const char *run, cons
 
 /* The money of a replayed what-if is the GPU-hours the predicted step saves, priced as every loss;
  * effective GPUs are against the target. */
-static void check_money(yajl_val doc, const char *what, const char *target) {
+static void check_money(yajl_val doc, const char *what, const char *target, bool bound) {
     yajl_val cost = tu_get(doc, "cost", NULL), wi = tu_get(doc, "cost", "what_if", NULL);
     double T = num(tu_get(doc, "summary", "replay", "replayed_step_us", NULL), "replayed_step_us");
     double Tp = num(tu_get(doc, "summary", "replay", "projected_step_us", NULL), "projected_step_us");
@@ -67,6 +70,11 @@ static void check_money(yajl_val doc, const char *what, const char *target) {
               value, saved);
     cr_expect_eq(num(tu_get(wi, "projected_step_time_us", NULL), "projected_step_time_us"), Tp, "%s: T' is the replay's",
                  what);
+    if (bound) { /* transfer an upper bound: effective GPUs stay N·e, a lower bound, against no reference */
+        cr_expect(YAJL_IS_NULL(tu_get(cost, "effective_reference", NULL)), "%s: no reference on partial data", what);
+        cr_expect_str_eq(tu_str(tu_get(cost, "network_efficiency_bound", NULL)), "lower bound", "%s", what);
+        return;
+    }
     const char *ref = tu_str(tu_get(cost, "effective_reference", NULL));
     cr_expect(ref && !strcmp(ref, target), "%s: effective GPUs against '%s', the target '%s'", what, ref ? ref : "null",
               target);
@@ -101,7 +109,9 @@ Test(prediction, pairs_predict_each_other, .timeout = 300) {
             char target[64];
             snprintf(target, sizeof target, "%s GB/s%s%s%s", dir_i ? "12.5" : "50", lat ? ", " : "", lat ? lat : "",
                      lat ? " µs per collective" : "");
-            check_money(a, what, target);
+            bool lost = !strcmp(kind, "lost"); /* unmatched collectives: the value is a bound */
+            check_money(a, what, target, lost);
+            cr_expect_str_eq(tu_str(tu_get(wi, "value_bound", NULL)), lost ? "lower bound" : "exact", "%s", what);
             if (is_gap(kind, run)) { /* the direction is right, the error bounded (see GAPS) */
                 cr_expect((T - Tp) * (T - To) > 0, "%s: predicted saving %+.1f, actual %+.1f", what, T - Tp, T - To);
                 cr_expect(fabs(save_err) < 0.6, "%s: saving error %+.1f%% (known gap)", what, 100 * save_err);
