@@ -599,7 +599,7 @@ static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts,
     if (facts && !facts->transfer_split_known)
         add_note(r, "what-if: the exposed share scaled by B/B' is 1 - e, so it includes any "
                     "waiting on other ranks, which a faster fabric does not remove");
-    if (facts && facts->has_replay)
+    if (facts && facts->has_projected)
         add_note(r, "what-if scaled, not replayed: the saved replay was projected for another target (analyze "
                     "the traces with this one to replay it)");
 }
