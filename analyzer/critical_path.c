@@ -4,7 +4,6 @@
  * binding edge) until it reaches that rank's step start; every stretch of time it covers goes to
  * one class, rank and name, so the classes add up to the step exactly. */
 #include "critical_path.h"
-#include "host_wait.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdint.h>
@@ -19,7 +18,7 @@ typedef struct {
     const int64_t *start, *end;
     int64_t cursor, ws;       /* aligned: the walk has covered [cursor, step end); the step starts at ws */
     uint32_t rank;            /* the rank the walk is on */
-    piece *v; size_t n, cap;
+    piece *v; size_t n, cap;  /* the step's pieces, in walk order (last first) */
 } walker;
 
 static const char GAP_HOST[] = "host time between runtime calls";
@@ -74,11 +73,7 @@ static uint8_t node_class(const walker *w, uint32_t v) {
         uint32_t i = inst_of(w, v);
         return i == TC_NONE ? TC_CP_TRANSFER_INTER : scope_class(w, i);
     }
-    case TC_SG_CALL: {
-        const char *s = node_name(w, v);
-        tc_call_class c = tc_host_call_class(s, strlen(s));
-        return c == TC_CALL_LAUNCH || c == TC_CALL_GRAPH_LAUNCH || c == TC_CALL_COPY ? TC_CP_HOST_LAUNCH : TC_CP_HOST_CPU;
-    }
+    case TC_SG_CALL: return (g->flags[v] & TC_SG_LAUNCHES) ? TC_CP_HOST_LAUNCH : TC_CP_HOST_CPU;
     case TC_SG_SYNC: return TC_CP_HOST_SYNC;
     default: return TC_CP_HOST_CPU;
     }
@@ -95,7 +90,8 @@ static const char *edge_name(const walker *w, const tc_sg_edge *e, uint32_t to) 
     }
 }
 
-/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start. */
+/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start: one piece
+ * with its start (the segments need each; merge_pieces sums them by rank, class and name). */
 static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name) {
     if (lo < w->ws) lo = w->ws;
     if (hi > w->cursor) hi = w->cursor;
@@ -146,18 +142,24 @@ static int walk(walker *w, uint32_t v) {
     return take(w, w->ws, w->cursor, TC_CP_IDLE, GAP_IDLE);
 }
 
+/* Pieces by (rank, class, name): a name is one string of its rank's table (or a constant here), so
+ * equal names are equal pointers; the order among names is only for merging. */
 static int cmp_piece_key(const void *a, const void *b) {
     const piece *x = a, *y = b;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
     if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    return c < 0 ? -1 : c > 0;
+    uintptr_t p = (uintptr_t)x->name, q = (uintptr_t)y->name;
+    return (p > q) - (p < q);
 }
 
+/* Most time first; ties by rank, class and the name's text (the same order every run). */
 static int cmp_piece_ns(const void *a, const void *b) {
     const piece *x = a, *y = b;
     if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
-    return cmp_piece_key(a, b);
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c < 0 ? -1 : c > 0;
 }
 
 static int cmp_cp_rank(const void *a, const void *b) {

@@ -133,9 +133,17 @@ static int fill_counts(tc_replay_summary *rp, const tc_step_graph *g) {
     rp->event_deps = g->event_deps;
     rp->inferred_deps = g->inferred_deps;
     rp->sync_calls = g->sync_calls;
-    if (!g->ops_unplaced && !g->cycle_breaks) return 0;
-    rp->note = tc_format_alloc("%llu GPU ops kept at their measured time and position (no launch call found, or an "
-                               "unmatched collective)%s", (unsigned long long)g->ops_unplaced,
+    rp->ops_unmatched = g->ops_unmatched;
+    if (!g->ops_unplaced && !g->cycle_breaks && !g->ops_unmatched) return 0;
+    char unplaced[128] = "", unmatched[160] = "";
+    if (g->ops_unplaced)
+        tc_format(unplaced, sizeof unplaced, "%llu GPU op%s without a launch call kept at %s measured time",
+                  (unsigned long long)g->ops_unplaced, g->ops_unplaced == 1 ? "" : "s", g->ops_unplaced == 1 ? "its" : "their");
+    if (g->ops_unmatched)
+        tc_format(unmatched, sizeof unmatched, "%s%llu unmatched collective kernel%s keep%s %s measured duration",
+                  *unplaced ? "; " : "", (unsigned long long)g->ops_unmatched, g->ops_unmatched == 1 ? "" : "s",
+                  g->ops_unmatched == 1 ? "s" : "", g->ops_unmatched == 1 ? "its" : "their");
+    rp->note = tc_format_alloc("%s%s%s", unplaced, unmatched,
                                g->cycle_breaks ? "; dependencies that formed a cycle were cut" : "");
     return rp->note ? 0 : -1;
 }

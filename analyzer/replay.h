@@ -18,7 +18,7 @@
 int tc_job_replay(tc_job *j);
 
 /* Re-times j->graph with matched instance i (j->instances order) taking transfer_ns[i] ns of
- * transfer; *step_ns gets the mean step (over ranks, of each rank's mean step) and per_step_ns (when
+ * transfer (transfer_ns NULL: every instance as measured); *step_ns gets the mean step (over ranks, of each rank's mean step) and per_step_ns (when
  * not NULL) summary.replay.n_steps entries, the mean over ranks of each step. 0, -1 out of memory,
  * 1 when j has no graph. Pure: j is not changed. */
 int tc_replay_with(const tc_job *j, const int64_t *transfer_ns, int64_t *step_ns, int64_t *per_step_ns);

@@ -16,6 +16,8 @@
 
 #define DEP_WINDOW_NS 10000 /* an op waits for another stream's op that ended at most this long before it */
 #define DEP_LOOKBACK 8      /* ops ending before it looked at, at most */
+#define HANDOFF_GAP_NS 100000 /* a thread idle this long before a call may have waited for another thread */
+#define HANDOFF_NS 50000      /* ... for a call of another thread that ended at most this long before it */
 #define EXPLAINED_NS 5000   /* a start this close after what its launch, stream or event wait explains is
                              * explained (the wait's own latency, 1-5 µs on real traces) */
 
@@ -64,6 +66,8 @@ typedef struct {
     uint32_t *event_dep;      /* per GPU event: the op its stream waits for by an event (TC_NONE) */
     uint32_t *member_pred;    /* per member: the stream predecessor of its kernel */
     end_rec *ends; size_t n_ends; /* the rank's GPU events by (device, end) */
+    end_rec *calls; size_t n_calls; /* the rank's calls by end (device 0, stream: thread, event: node), when
+                                     * it has several threads; else none */
     int64_t launch_latency;   /* the rank's typical launch latency: op start − launch end */
 } builder;
 
@@ -190,6 +194,31 @@ static bool is_sync_class(int c) { return c == TC_CALL_SYNC || c == TC_CALL_SYNC
 
 /* One call's nodes: [begin,] the call; its edge from the thread's chain (prev: the node with the
  * latest end so far, prev_end its measured end; nested calls hang from its start). */
+/* The call of another thread than `thread` that ended last in (after, at], at most HANDOFF_NS before
+ * at: what a thread idle since `after` may have waited for (PyTorch's main thread handing backward
+ * to the autograd engine's thread, and taking the step back when it is done). NULL when none. */
+static const end_rec *handoff(const builder *b, uint32_t thread, int64_t after, int64_t at) {
+    size_t lo = 0, hi = b->n_calls;
+    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (b->calls[mid].end <= at) lo = mid + 1; else hi = mid; }
+    for (size_t k = lo, seen = 0; k-- > 0 && seen < DEP_LOOKBACK; seen++) {
+        const end_rec *u = &b->calls[k];
+        if (u->end <= after || u->end < at - HANDOFF_NS) break;
+        if (u->stream != thread) return u;
+    }
+    return NULL;
+}
+
+/* A call's edge from its thread's chain, or, after an idle gap another thread's call explains, from
+ * that call (the chain's then only orders). */
+static int chain_edge(builder *b, uint32_t thread, int64_t ts, uint32_t prev, int64_t prev_end, int64_t prev_start) {
+    if (prev == TC_NONE) return 0;
+    bool nested = ts < prev_end;
+    int64_t lag = ts - (nested ? prev_start : prev_end);
+    const end_rec *u = !nested && lag >= HANDOFF_GAP_NS ? handoff(b, thread, prev_end, ts) : NULL;
+    if (u && add_edge(b, u->event, TC_SG_FROM_END, TC_CP_HOST_CPU, ts - u->end)) return -1;
+    return add_edge(b, prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, u ? 0 : lag);
+}
+
 static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *prev, int64_t *prev_end, int64_t prev_start) {
     const tc_launch *l = &b->t->launches[it->idx];
     uint32_t rank = (uint32_t)b->r;
@@ -197,11 +226,8 @@ static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *pre
     uint32_t w = TC_NONE;
     if (sync) w = latest_end_within(b, l->ts_ns, l->ts_ns + l->dur_ns);
     uint32_t v = new_node(b, sync ? TC_SG_BEGIN : TC_SG_CALL, rank, it->idx, l->ts_ns, sync ? 0 : l->dur_ns);
-    if (*prev != TC_NONE) {
-        bool nested = l->ts_ns < *prev_end;
-        if (add_edge(b, *prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, l->ts_ns - (nested ? prev_start : *prev_end)))
-            return -1;
-    }
+    if (cls == TC_CALL_LAUNCH || cls == TC_CALL_GRAPH_LAUNCH || cls == TC_CALL_COPY) b->g->flags[v] |= TC_SG_LAUNCHES;
+    if (chain_edge(b, it->thread, l->ts_ns, *prev, *prev_end, prev_start)) return -1;
     b->launch_node[it->idx] = v;
     if (sync) { /* the call itself, after its begin */
         const tc_gpu_event *we = w != TC_NONE ? &b->t->gpu[w] : NULL;
@@ -348,6 +374,28 @@ static int event_waits(builder *b, const host_item *it, size_t n, const uint8_t 
     return 0;
 }
 
+/* b->calls: the rank's calls by end with the node each ends at (the host block's nodes come in item
+ * order from b->next: a mark or call one, a synchronizing call two), when more than one thread
+ * makes calls. 0, or -1 out of memory. */
+static int handoff_list(builder *b, const host_item *it, size_t n, const uint8_t *cls) {
+    const tc_trace *t = b->t;
+    bool several = false;
+    for (size_t i = 1; i < n && !several; i++) several = it[i].thread != it[i - 1].thread;
+    if (!several) return 0;
+    b->calls = malloc(n * sizeof *b->calls);
+    if (!b->calls) return -1;
+    uint32_t node = b->next;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].mark) { node++; continue; }
+        uint32_t nm = t->launches[it[i].idx].name;
+        bool sync = nm != TC_NONE && is_sync_class(cls[nm]);
+        b->calls[b->n_calls++] = (end_rec){it[i].end, 0, it[i].thread, node + sync, 0};
+        node += sync ? 2 : 1;
+    }
+    tc_sort(b->calls, b->n_calls, sizeof *b->calls, cmp_end_rec);
+    return 0;
+}
+
 /* The rank's host block: calls and CPU step boundaries per thread in time order, then the
  * GPU-only steps' boundaries. steps: the rank's steps (tc_steps_spans), first: its first tc_sg_step. */
 static int host_block(builder *b, const tc_step_map *steps, size_t first) {
@@ -357,7 +405,7 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
     uint8_t *cls = call_classes(t);
     host_item *it = cls ? host_items(t, cls, steps, n_cpu, &n) : NULL;
     int rc = -1;
-    if (!it || !cls || event_waits(b, it, n, cls)) goto out;
+    if (!it || !cls || event_waits(b, it, n, cls) || handoff_list(b, it, n, cls)) goto out;
     uint32_t prev = TC_NONE;
     int64_t prev_end = 0;
     for (size_t i = 0; i < n; i++) {
@@ -379,6 +427,9 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
 out:
     free(it);
     free(cls);
+    free(b->calls);
+    b->calls = NULL;
+    b->n_calls = 0;
     return rc;
 }
 
@@ -469,8 +520,9 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
     return true;
 }
 
-/* Node of GPU event e: a placed op, a member of an instance (its start is its arrival's, its end
- * its instance's), or an op kept at its measured time. */
+/* Node of GPU event e: a placed op (a collective kernel left unmatched is one, with its measured
+ * duration: no instance re-times it), a member of an instance (its start is its arrival's, its end
+ * its instance's), or an op without its launch, kept at its measured time. */
 static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
     const tc_trace *t = b->t;
     const tc_gpu_event *g = &t->gpu[e];
@@ -492,10 +544,11 @@ static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
     }
     tc_sg_edge ed[4];
     size_t ne = 0;
-    bool placed = !g->is_comm && op_start_edges(b, e, pred, ed, &ne);
+    bool placed = op_start_edges(b, e, pred, ed, &ne); /* an unmatched collective too, with its measured time */
     uint32_t v = new_node(b, TC_SG_OP, rank, e, g->start_ns, g->dur_ns);
     if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->g->ops_unplaced++; return 0; }
     b->g->ops++;
+    b->g->ops_unmatched += g->is_comm != 0;
     for (size_t k = 0; k < ne; k++)
         if (add_edge(b, ed[k].from, ed[k].flags, ed[k].cls, ed[k].lag)) return -1;
     return 0;
@@ -797,9 +850,9 @@ int tc_step_graph_build(tc_job *j, tc_step_graph **out) {
     size_t gpu_events = 0, sync_calls = 0;
     size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &gpu_events, &sync_calls, &rc) : 0;
     rc = !g || rc || n >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, rank_nodes) ? -1 : 0;
-    if (!rc) { /* room once: at most 4 edges a GPU op or arrival, 2 a sync or member, 1 a host node,
+    if (!rc) { /* room once: at most 4 edges a GPU op or arrival, 3 a sync, 2 a member or other host node,
                 * an instance's one per member */
-        b.cap_edges = n + 3 * gpu_events + 4 * j->n_inst_members + sync_calls;
+        b.cap_edges = 2 * n + 3 * gpu_events + 4 * j->n_inst_members + sync_calls;
         g->edges = malloc(b.cap_edges * sizeof *g->edges);
         if (!g->edges) rc = -1;
     }

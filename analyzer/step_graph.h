@@ -15,7 +15,7 @@
 
 /* What a node is (its own time's class on the critical path follows from it). */
 typedef enum {
-    TC_SG_OP = 0,    /* a GPU op (ref: gpu event index) */
+    TC_SG_OP = 0,    /* a GPU op (ref: gpu event index), an unmatched collective kernel among them */
     TC_SG_MEMBER,    /* a matched collective's kernel on one rank: ends when its instance does (ref: gpu event) */
     TC_SG_ARRIVAL,   /* that kernel's start, 0 long: what its instance waits for (ref: gpu event) */
     TC_SG_INSTANCE,  /* a matched collective instance: its transfer (ref: j->instances index) */
@@ -26,8 +26,9 @@ typedef enum {
 } tc_sg_kind;
 
 enum {
-    TC_SG_FIXED = 1,   /* node flag: kept at its measured time (no launch, unmatched, or in a cycle) */
-    TC_SG_STEP_END = 2 /* node flag of a TC_SG_MARK: the step's end (else its start) */
+    TC_SG_FIXED = 1,    /* node flag: kept at its measured time (no launch, or in a cycle) */
+    TC_SG_STEP_END = 2, /* node flag of a TC_SG_MARK: the step's end (else its start) */
+    TC_SG_LAUNCHES = 4  /* node flag of a TC_SG_CALL: a launch call (kernel, graph, async copy or memset) */
 };
 
 enum {
@@ -69,7 +70,7 @@ struct tc_step_graph {
     size_t n_slots;              /* distinct steps of the job */
     int64_t *slot_number;        /* N of each slot (n_slots) */
     /* what it holds (tc_replay_summary's counts) */
-    uint64_t ops, ops_unplaced, event_deps, inferred_deps, sync_calls, cycle_breaks;
+    uint64_t ops, ops_unplaced, ops_unmatched, event_deps, inferred_deps, sync_calls, cycle_breaks;
 };
 typedef struct tc_step_graph tc_step_graph;
 

@@ -80,8 +80,9 @@ typedef struct {
     char *note;                /* why there is no replay, or what it left out (owned); NULL none */
     /* what the graph holds */
     uint64_t ops;              /* GPU ops placed in the graph */
-    uint64_t ops_unplaced;     /* ops it kept at their measured time and position (no launch found,
-                                * an unmatched collective) */
+    uint64_t ops_unplaced;     /* ops it kept at their measured time and position (no launch found) */
+    uint64_t ops_unmatched;    /* of ops, collective kernels left unmatched across ranks: placed on their
+                                * stream and launch, with their measured duration (no transfer to re-time) */
     uint64_t event_deps;       /* cross-stream dependencies from event record / wait calls */
     uint64_t inferred_deps;    /* cross-stream dependencies inferred from timing */
     uint64_t sync_calls;       /* synchronizing calls tied to the GPU work they wait for */

@@ -237,6 +237,12 @@ static const char *const pair_kinds[][2] = {
               "--file-names handler"},
     {"onegpu", "--ranks 4 --gpus-per-node 1 --buckets 4 --compute-us 10000 --idle-us 500 --steps 4 --seed 17 "
                "--clock-offset-us 2000"},
+    /* backward on the autograd engine's thread: the main thread hands it over and takes it back */
+    {"autograd", "--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 19 --autograd-thread "
+                 "--first-bucket-mib 1"},
+    /* one NCCL kernel lost on rank 3: its instance is unmatched on every rank */
+    {"lost", "--ranks 8 --gpus-per-node 4 --buckets 8 --compute-us 10000 --idle-us 500 --steps 4 --seed 11 "
+             "--time-format epoch --end-spread-us 3 --first-bucket-mib 1 --drop-kernel 3:9"},
 };
 
 static int64_t us_ns(yajl_val v) { return (int64_t)llround(tu_num(v) * 1000); }
