@@ -152,6 +152,7 @@ tc_cost_trace_facts tc_cost_facts_from_run(const tc_run_summary *s) {
     tc_format(f.reference, sizeof f.reference, "%s", f.has_reference ? s->replay_reference : "");
     f.has_projected = f.has_replay && s->has_replay_projected && s->replay_projected_step_us > 0;
     f.projected_step_us = f.has_projected ? s->replay_projected_step_us : 0;
+    f.fabric_rated_GBps = s->fabric_rated_GBps > 0 && isfinite(s->fabric_rated_GBps) ? s->fabric_rated_GBps : 0;
     f.projected_has_GBps = s->projected_has_GBps;
     f.projected_GBps = s->projected_GBps;
     f.projected_has_latency = s->projected_has_latency;
@@ -241,9 +242,11 @@ static int apply_facts(tc_cost_result *r, const tc_cost_trace_facts *facts, meas
         put_value(&u->fabric_GBps, facts->fabric_busbw_GBps, TC_COST_SRC_TRACE,
                   "trace (measured bus bandwidth)");
     if (facts->step_time_us > 0 && isfinite(facts->step_time_us)) m->step_us = facts->step_time_us;
-    /* the effective figures against the replayed reference, unless e was given */
+    /* the effective figures against the replayed reference, unless e was given or the transfer is an
+     * upper bound (one rank, missing ranks, unmatched collectives: the replay keeps what it could not
+     * match as measured, so T_ref/T would be too high; N·e is then the lower bound it says it is) */
     if (facts->has_reference && facts->has_replay && isfinite(facts->reference_step_us / facts->replay_step_us) &&
-        u->network_efficiency.source == TC_COST_SRC_TRACE) {
+        u->network_efficiency.source == TC_COST_SRC_TRACE && !facts->transfer_upper_bound) {
         r->has_reference = true;
         r->reference_efficiency = facts->reference_step_us / facts->replay_step_us;
         tc_format(r->reference, sizeof r->reference, "%s", facts->reference);
@@ -517,7 +520,8 @@ static void replay_what_if(tc_cost_result *r, const tc_cost_trace_facts *f) {
     tc_cost_what_if *w = &r->what_if;
     r->has_what_if = true;
     w->method = TC_WHAT_IF_REPLAY;
-    w->fabric_GBps = u->fabric_GBps.set ? u->fabric_GBps.value : 0;
+    /* B: B_rated, what the groups' beta was set against (analyzer/fabric_replay.h tc_fabric_rated_GBps) */
+    w->fabric_GBps = f->fabric_rated_GBps > 0 ? f->fabric_rated_GBps : u->fabric_GBps.set ? u->fabric_GBps.value : 0;
     w->target_GBps = u->fabric_target_GBps.set ? u->fabric_target_GBps.value : 0;
     w->has_target_latency = u->fabric_target_latency_us.set;
     w->target_latency_us = u->fabric_target_latency_us.value;
@@ -528,6 +532,7 @@ static void replay_what_if(tc_cost_result *r, const tc_cost_trace_facts *f) {
     w->projected_effective_gpus = u->gpus.value * (r->has_reference ? f->reference_step_us : f->replay_step_us *
                                                    u->network_efficiency.value) / f->projected_step_us;
     w->monthly_value_recovered = r->rent_monthly * (1 - w->step_ratio);
+    w->value_bound = f->transfer_upper_bound ? TC_COST_LOWER : TC_COST_EXACT;
     what_if_payback(w, u);
 }
 
@@ -594,7 +599,7 @@ static void compute_what_if(tc_cost_result *r, const tc_cost_trace_facts *facts,
     if (facts && !facts->transfer_split_known)
         add_note(r, "what-if: the exposed share scaled by B/B' is 1 - e, so it includes any "
                     "waiting on other ranks, which a faster fabric does not remove");
-    if (facts && facts->has_replay)
+    if (facts && facts->has_projected)
         add_note(r, "what-if scaled, not replayed: the saved replay was projected for another target (analyze "
                     "the traces with this one to replay it)");
 }

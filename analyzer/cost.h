@@ -84,6 +84,7 @@ typedef struct tc_cost_trace_facts {
     bool has_projected;
     double projected_step_us;       /* T': on the what-if's target */
     bool projected_has_GBps, projected_has_latency; /* the target it was projected for */
+    double fabric_rated_GBps;       /* the --fabric / --nic-gbps rating (B_rated when named); 0 none */
     double projected_GBps, projected_latency_us;
 } tc_cost_trace_facts;
 

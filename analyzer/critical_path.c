@@ -18,7 +18,7 @@ typedef struct {
     const int64_t *start, *end;
     int64_t cursor, ws;       /* aligned: the walk has covered [cursor, step end); the step starts at ws */
     uint32_t rank;            /* the rank the walk is on */
-    piece *v; size_t n, cap;  /* the step's stretches as walked (merged by rank, class and name after) */
+    piece *v; size_t n, cap;  /* the step's pieces, in walk order (last first) */
 } walker;
 
 static const char GAP_HOST[] = "host time between runtime calls";
@@ -90,8 +90,8 @@ static const char *edge_name(const walker *w, const tc_sg_edge *e, uint32_t to) 
     }
 }
 
-/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start: adds it to
- * the step's stretch of its rank, class and name. */
+/* Covers aligned [lo, hi) as far as it is below the cursor and above the step's start: one piece
+ * with its start (the segments need each; merge_pieces sums them by rank, class and name). */
 static int take(walker *w, int64_t lo, int64_t hi, uint8_t cls, const char *name) {
     if (lo < w->ws) lo = w->ws;
     if (hi > w->cursor) hi = w->cursor;

@@ -134,6 +134,8 @@ static void basis_figures(tc_run_summary *s, const tc_summary *sm, bool exact) {
     s->inter_groups = sm->inter_groups <= 1000000000 ? (int)sm->inter_groups : 1000000000;
     s->inter_exposed_transfer_us = sm->has_scoped_groups ? tc_json_us_from_ns(sm->inter_exposed_transfer_ns) : 0;
     s->has_inter_busbw = figure(sm->has_inter_busbw, sm->inter_busbw_GBps, &s->inter_busbw_GBps, exact);
+    if (!figure(sm->has_fabric && sm->fabric.rated_GBps > 0, sm->fabric.rated_GBps, &s->fabric_rated_GBps, exact))
+        s->fabric_rated_GBps = 0;
 }
 
 /* summary.replay's step times as the JSON holds them. False only out of memory. */

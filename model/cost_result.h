@@ -75,6 +75,13 @@ typedef struct tc_cost_month {
     double rent;                    /* cumulative cost of renting, $ (month x rent_monthly) */
 } tc_cost_month;
 
+/* How far a figure can be trusted on partial data. */
+typedef enum {
+    TC_COST_EXACT = 0,  /* as measured */
+    TC_COST_LOWER,      /* a lower bound: the true figure may be higher */
+    TC_COST_UPPER       /* an upper bound: the true figure may be lower */
+} tc_cost_bound;
+
 /* How the what-if projected the step (docs/cost-model.md "What-if: another fabric"). */
 typedef enum {
     TC_WHAT_IF_SCALED = 0,  /* the exposed transfer share scaled by B / B' (no step graph: the MPI
@@ -114,6 +121,9 @@ typedef struct tc_cost_what_if {
     double projected_effective_gpus;         /* GPUs: N·T_ref/T' (replay), N x e' (scaled) */
     double monthly_value_recovered;          /* $ per month: N·P·H·u·(1 - T'/T) (issue 29; it was
                                                 N·P·H·u·(e' - e)); < 0 for a downgrade */
+    tc_cost_bound value_bound;               /* by replay on data whose transfer is an upper bound
+                                                (unmatched collectives keep their measured time):
+                                                LOWER, the change is at least this large */
     bool has_upgrade_cost;                   /* X was given */
     double upgrade_cost;                     /* X, $ */
     bool has_payback;                        /* X given and value recovered > 0 */
@@ -125,12 +135,6 @@ typedef struct tc_cost_what_if {
     tc_cost_what_if_group groups[TC_COST_WHAT_IF_GROUPS];
 } tc_cost_what_if;
 
-/* How far a figure can be trusted on partial data. */
-typedef enum {
-    TC_COST_EXACT = 0,  /* as measured */
-    TC_COST_LOWER,      /* a lower bound: the true figure may be higher */
-    TC_COST_UPPER       /* an upper bound: the true figure may be lower */
-} tc_cost_bound;
 
 /* The classes of loss the money is split into (docs/cost-model.md "Every loss priced"): together
  * they are every share of GPU time that is not compute. */

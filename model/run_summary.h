@@ -107,6 +107,7 @@ typedef struct tc_run_summary {
     double replay_reference_step_us; /* µs, valid if has_replay_reference */
     bool has_replay_projected;
     double replay_projected_step_us; /* µs: the what-if's replayed step, valid if has_replay_projected */
+    double fabric_rated_GBps;   /* summary.fabric_rated_busbw_GBps: the --fabric / --nic-gbps rating, 0 none */
     bool projected_has_GBps, projected_has_latency; /* the target it was projected for, B' and A' (from */
     double projected_GBps, projected_latency_us;    /* the job; a saved result: its cost inputs) */
     /* the work of one step of the job, given to compare (--tokens-per-step, --samples-per-step) */

@@ -208,6 +208,7 @@ static void read_inter_node(tc_run_summary *s, yajl_val sm, yajl_val groups, bad
     s->groups_scoped = time_us(sm, "inter_node_exposed_transfer_us", "summary", &s->inter_exposed_transfer_us, b);
     if (!s->groups_scoped) s->inter_exposed_transfer_us = 0;
     s->has_inter_busbw = num(get(sm, "inter_node_busbw_GBps"), &s->inter_busbw_GBps);
+    if (!num(get(sm, "fabric_rated_busbw_GBps"), &s->fabric_rated_GBps) || !(s->fabric_rated_GBps > 0)) s->fabric_rated_GBps = 0;
     if (!groups || !YAJL_IS_ARRAY(groups)) return;
     for (size_t i = 0; i < groups->u.array.len && s->inter_groups < 1000000000; i++) {
         yajl_val g = groups->u.array.values[i];

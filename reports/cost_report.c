@@ -45,6 +45,8 @@ static void what_if_json(jw *w, const tc_cost_result *r) {
     json_maybe(w, "projected_step_time_us", wi->has_step_time, wi->projected_step_time_us);
     json_maybe(w, "projected_effective_gpus", true, wi->projected_effective_gpus);
     json_maybe(w, "monthly_value_recovered", true, wi->monthly_value_recovered);
+    jw_key(w, "value_bound");
+    jw_string(w, tc_cost_bound_str(wi->value_bound));
     json_maybe(w, "upgrade_cost", wi->has_upgrade_cost, wi->upgrade_cost);
     json_maybe(w, "payback_months", wi->has_payback, wi->payback_months);
     jw_object_end(w);
@@ -244,6 +246,11 @@ static void fmt_num(char *buf, size_t n, double v, int dec) {
 static void money0(char *buf, size_t n, double v) { tc_fmt_money(buf, n, v, 0); }
 static void money2(char *buf, size_t n, double v) { tc_fmt_money(buf, n, v, 2); }
 
+/* "at least " / "at most " before a bounded figure, "" for an exact one. */
+static const char *bound_words(tc_cost_bound b) {
+    return b == TC_COST_LOWER ? "at least " : b == TC_COST_UPPER ? "at most " : "";
+}
+
 /* The headline's clause about the fabric what-if. */
 static void headline_what_if(sbuf *b, const tc_cost_what_if *w) {
     char a[64], c[64], d[64], l[64];
@@ -254,14 +261,14 @@ static void headline_what_if(sbuf *b, const tc_cost_what_if *w) {
     else sb_printf(b, "; a fabric with %s µs per collective", l);
     if (w->monthly_value_recovered > 0) {
         money0(c, sizeof c, w->monthly_value_recovered);
-        sb_printf(b, " would recover %s a month", c);
+        sb_printf(b, " would recover %s%s a month", bound_words(w->value_bound), c);
         if (w->has_payback) {
             money0(d, sizeof d, w->upgrade_cost);
             sb_printf(b, " and pay back its %s in %.1f months", d, w->payback_months);
         }
     } else if (w->monthly_value_recovered < 0) {
         money0(c, sizeof c, -w->monthly_value_recovered);
-        sb_printf(b, " would lose %s a month (a slower step)", c);
+        sb_printf(b, " would lose %s%s a month (a slower step)", bound_words(w->value_bound), c);
     } else {
         sb_printf(b, " would recover nothing");
     }
@@ -274,10 +281,6 @@ const char *tc_cost_reference_text(char *buf, size_t n, const tc_cost_result *r)
     return buf;
 }
 
-/* "at least " / "at most " before a bounded figure, "" for an exact one. */
-static const char *bound_words(tc_cost_bound b) {
-    return b == TC_COST_LOWER ? "at least " : b == TC_COST_UPPER ? "at most " : "";
-}
 
 /* "LABEL $X": one class's money with its bound; the inter-node network's rule when it is not
  * measured. */
@@ -582,8 +585,10 @@ static void print_what_if(FILE *out, const style *st, const tc_cost_result *r) {
     bool t = w->inter_node_only;
     row(out, st, "effective GPUs", v, replay ? "N x T_ref / T'" : t ? "N x (1 - s) / (1 - t + t x B / B')"
                                                                 : "N x (1 - s) / (1 - s + s x B / B')");
+    char vb[120];
     money0(v, sizeof v, w->monthly_value_recovered);
-    row(out, st, "value recovered per month", v, replay ? "N x P x H x u x (1 - T' / T)" : "N x P x H x u x (1 - new step / step)");
+    snprintf(vb, sizeof vb, "%s%s", w->value_bound == TC_COST_LOWER ? (w->monthly_value_recovered < 0 ? "<= " : ">= ") : "", v);
+    row(out, st, "value recovered per month", vb, replay ? "N x P x H x u x (1 - T' / T)" : "N x P x H x u x (1 - new step / step)");
     money0(v, sizeof v, w->upgrade_cost);
     row(out, st, "upgrade cost", w->has_upgrade_cost ? v : "-",
         w->has_upgrade_cost ? "--fabric-upgrade-cost" : "needs --fabric-upgrade-cost");

@@ -240,10 +240,15 @@ static void html_replay_what_if(hr *h, const tc_cost_result *c) {
     pf(h, " (the inter-node groups' &beta; scaled by B' / %.1f GB/s, their share of the rated link kept; the groups within a "
           "node keep theirs), the job's step graph takes %.3f ms a step (T', against %.3f ms replayed as measured)",
        w->fabric_GBps, w->projected_step_time_us / 1e3, w->projected_step_time_us / w->step_ratio / 1e3);
-    pf(h, ", the GPUs do the work of %.2f %s, and ", w->projected_effective_gpus, tc_cost_reference_text(ref, sizeof ref, c));
-    if (w->monthly_value_recovered >= 0) pf(h, "%s a month is recovered (N x P x 730 h x u x (1 - T' / T))",
+    pf(h, ", the GPUs do the work of %.2f ", w->projected_effective_gpus);
+    esc(h, tc_cost_reference_text(ref, sizeof ref, c));
+    put(h, ", and ");
+    const char *at_least = w->value_bound == TC_COST_LOWER ? "at least " : "";
+    if (w->monthly_value_recovered >= 0) pf(h, "%s%s a month is recovered (N x P x 730 h x u x (1 - T' / T))", at_least,
                                            tc_html_money(a, sizeof a, w->monthly_value_recovered));
-    else pf(h, "%s a month is lost (a slower step)", tc_html_money(a, sizeof a, -w->monthly_value_recovered));
+    else pf(h, "%s%s a month is lost (a slower step)", at_least, tc_html_money(a, sizeof a, -w->monthly_value_recovered));
+    if (w->value_bound == TC_COST_LOWER)
+        put(h, " (a bound: collectives the replay could not match keep their measured time)");
     if (w->has_upgrade_cost) {
         pf(h, "; the upgrade costs %s", tc_html_money(b, sizeof b, w->upgrade_cost));
         if (w->has_payback) pf(h, " and pays back in %.1f months", w->payback_months);

@@ -681,7 +681,7 @@ Test(cost_main, json_output_parses_and_has_every_key) {
     static const char *const wkeys[] = {"method", "fabric_GBps", "target_GBps", "target_latency_us", "inter_node_only",
                                         "scaled_transfer_share", "projected_exposed_transfer_share",
                                         "projected_step_ratio", "projected_step_time_us", "projected_effective_gpus",
-                                        "monthly_value_recovered", "upgrade_cost",
+                                        "monthly_value_recovered", "value_bound", "upgrade_cost",
                                         "payback_months"};
     cr_expect_eq(wi->u.object.len, sizeof wkeys / sizeof wkeys[0]);
     for (size_t i = 0; i < sizeof wkeys / sizeof wkeys[0]; i++)

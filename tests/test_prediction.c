@@ -4,9 +4,10 @@
  * --fabric-target-GBps 12.5; the latency kind also --fabric-target-latency-us) predicts the other
  * run's mean step within 2% and the saving within 10%, by replay; the value recovered is the
  * GPU-hours the predicted step saves, N·P·H·u·(1 − T'/T), and the effective GPUs N·T_ref/T against
- * the target; a job on one node gets no fabric what-if and no network money. The directions the
- * step graph does not yet predict within 2% are listed in GAPS with the reason (each still checked
- * for the money identity and the direction of the change). */
+ * the target; on the lost kind (one NCCL kernel missing: unmatched collectives) the value says it is
+ * a lower bound; a job on one node gets no fabric what-if and no network money. Measured
+ * 2026-12-01: every direction within 0.2% of the other run's step (before the replay honoured event
+ * waits and CPU-thread hand-offs, spill, onegpu, latency, autograd and lost were 2.6% to 36% off). */
 #include "testutil.h"
 #include <math.h>
 
@@ -14,26 +15,9 @@
 static const struct { const char *kind; int gpn; const char *lat_slow, *lat_fast; } KINDS[] = {
     {"balanced", 4, NULL, NULL}, {"straggler", 4, NULL, NULL}, {"tpdp", 4, NULL, NULL},
     {"spill", 4, NULL, NULL},    {"small1m", 4, NULL, NULL},   {"small256k", 4, NULL, NULL},
-    {"onegpu", 1, NULL, NULL},   {"autograd", 4, NULL, NULL},  {"latency", 4, "60", "15"},
+    {"onegpu", 1, NULL, NULL},   {"autograd", 4, NULL, NULL},  {"lost", 4, NULL, NULL},
+    {"latency", 4, "60", "15"},
 };
-
-/* Directions (kind, the run analyzed) the step graph does not predict within 2% yet: the replay
- * infers no cross-stream dependency from the cudaEventRecord / cudaStreamWaitEvent pair
- * ProcessGroupNCCL issues before each bucket's all-reduce (summary.replay.event_deps is 0), so on a
- * faster fabric a backlogged comm stream's next all-reduce may start before the gradient it reduces
- * is ready (the saving is overestimated: spill, onegpu, latency, autograd from the slow run), and
- * a dependency inferred from timing on the fast run can hold on the slow one where it does not
- * (tpdp from the fast run). Measured 2026-12-01 (predicted vs actual step): spill slow -4.4%,
- * onegpu slow -7.0%, latency slow -2.6%, autograd slow +24%, tpdp fast +2.6%. */
-static const struct { const char *kind, *run; } GAPS[] = {
-    {"spill", "slow"}, {"onegpu", "slow"}, {"latency", "slow"}, {"autograd", "slow"}, {"tpdp", "fast"},
-};
-
-static bool is_gap(const char *kind, const char *run) {
-    for (size_t i = 0; i < sizeof GAPS / sizeof *GAPS; i++)
-        if (!strcmp(GAPS[i].kind, kind) && !strcmp(GAPS[i].run, run)) return true;
-    return false;
-}
 
 static double num(yajl_val v, const char *what) {
     cr_assert(v && YAJL_IS_NUMBER(v), "%s is not a number", what);
@@ -54,7 +38,7 @@ static yajl_val analyze(const char *dir, const char *kind, const char *run, cons
 
 /* The money of a replayed what-if is the GPU-hours the predicted step saves, priced as every loss;
  * effective GPUs are against the target. */
-static void check_money(yajl_val doc, const char *what, const char *target) {
+static void check_money(yajl_val doc, const char *what, const char *target, bool bound) {
     yajl_val cost = tu_get(doc, "cost", NULL), wi = tu_get(doc, "cost", "what_if", NULL);
     double T = num(tu_get(doc, "summary", "replay", "replayed_step_us", NULL), "replayed_step_us");
     double Tp = num(tu_get(doc, "summary", "replay", "projected_step_us", NULL), "projected_step_us");
@@ -67,6 +51,11 @@ static void check_money(yajl_val doc, const char *what, const char *target) {
               value, saved);
     cr_expect_eq(num(tu_get(wi, "projected_step_time_us", NULL), "projected_step_time_us"), Tp, "%s: T' is the replay's",
                  what);
+    if (bound) { /* transfer an upper bound: effective GPUs stay N·e, a lower bound, against no reference */
+        cr_expect(YAJL_IS_NULL(tu_get(cost, "effective_reference", NULL)), "%s: no reference on partial data", what);
+        cr_expect_str_eq(tu_str(tu_get(cost, "network_efficiency_bound", NULL)), "lower bound", "%s", what);
+        return;
+    }
     const char *ref = tu_str(tu_get(cost, "effective_reference", NULL));
     cr_expect(ref && !strcmp(ref, target), "%s: effective GPUs against '%s', the target '%s'", what, ref ? ref : "null",
               target);
@@ -101,16 +90,13 @@ Test(prediction, pairs_predict_each_other, .timeout = 300) {
             char target[64];
             snprintf(target, sizeof target, "%s GB/s%s%s%s", dir_i ? "12.5" : "50", lat ? ", " : "", lat ? lat : "",
                      lat ? " µs per collective" : "");
-            check_money(a, what, target);
-            if (is_gap(kind, run)) { /* the direction is right, the error bounded (see GAPS) */
-                cr_expect((T - Tp) * (T - To) > 0, "%s: predicted saving %+.1f, actual %+.1f", what, T - Tp, T - To);
-                cr_expect(fabs(save_err) < 0.6, "%s: saving error %+.1f%% (known gap)", what, 100 * save_err);
-            } else {
-                cr_expect(fabs(step_err) <= 0.02, "%s: predicted step %.1f µs, the other run's %.1f (%+.2f%%)", what, Tp, To,
-                          100 * step_err);
-                cr_expect(fabs(save_err) <= 0.10, "%s: predicted saving %.1f µs, actual %.1f (%+.1f%%)", what, T - Tp, T - To,
-                          100 * save_err);
-            }
+            bool lost = !strcmp(kind, "lost"); /* unmatched collectives: the value is a bound */
+            check_money(a, what, target, lost);
+            cr_expect_str_eq(tu_str(tu_get(wi, "value_bound", NULL)), lost ? "lower bound" : "exact", "%s", what);
+            cr_expect(fabs(step_err) <= 0.02, "%s: predicted step %.1f µs, the other run's %.1f (%+.2f%%)", what, Tp, To,
+                      100 * step_err);
+            cr_expect(fabs(save_err) <= 0.10, "%s: predicted saving %.1f µs, actual %.1f (%+.1f%%)", what, T - Tp, T - To,
+                      100 * save_err);
             yajl_tree_free(a);
             yajl_tree_free(b);
         }
