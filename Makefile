@@ -173,6 +173,7 @@ pairs: tools
 
 bench: $(BUILD)/.deps-test $(BUILD)/tracecost tools
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/bench.sh $(RUNS)
+	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/ranks.sh $(RUNS)
 
 
 # ---- install / uninstall (PREFIX, DESTDIR). uninstall removes exactly what install puts. ----
