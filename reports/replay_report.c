@@ -89,6 +89,8 @@ static void replay_object(jw *w, const tc_replay_summary *r) {
     jw_key(w, "event_deps"); if (r->has) jw_uint(w, r->event_deps); else jw_null(w);
     jw_key(w, "inferred_deps"); if (r->has) jw_uint(w, r->inferred_deps); else jw_null(w);
     jw_key(w, "sync_calls"); if (r->has) jw_uint(w, r->sync_calls); else jw_null(w);
+    jw_key(w, "poll_waits"); if (r->has) jw_uint(w, r->poll_waits); else jw_null(w);
+    jw_key(w, "step_tails"); if (r->has) jw_uint(w, r->step_tails); else jw_null(w);
     ns_or_null(w, "measured_step_us", r->has, r->measured_step_ns);
     ns_or_null(w, "replayed_step_us", r->has, r->replayed_step_ns);
     jw_key(w, "identity_error"); if (r->has) jw_double(w, r->identity_error); else jw_null(w);
