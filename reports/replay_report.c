@@ -156,6 +156,12 @@ static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r
     else
         tc_format(buf, n, "the replay differs from the measured step by up to %s%% (replayed %s ms, measured %s ms per "
                   "step): the graph misses some dependency, so read the path with care", tc_fmt_num(e, sizeof e, pct, 1), a, b);
+    if (r->step_tails) { /* why it differs from the spans' step time */
+        size_t len = strlen(buf);
+        tc_format(buf + len, n - len, "; %s %s at %s last GPU op, past %s ProfilerStep span",
+                  tc_fmt_num(e, sizeof e, (double)r->step_tails, 0), r->step_tails == 1 ? "step ends" : "steps end",
+                  r->step_tails == 1 ? "its" : "their", r->step_tails == 1 ? "its" : "their");
+    }
     return buf;
 }
 
@@ -214,6 +220,12 @@ static const char *graph_text(char *buf, size_t n, const tc_replay_summary *r) {
               tc_fmt_num(a, sizeof a, (double)r->ops, 0), tc_fmt_num(b, sizeof b, (double)r->ops_unplaced, 0),
               tc_fmt_num(c, sizeof c, (double)r->event_deps, 0), tc_fmt_num(d, sizeof d, (double)r->inferred_deps, 0),
               tc_fmt_num(e, sizeof e, (double)r->sync_calls, 0));
+    if (r->poll_waits) {
+        size_t len = strlen(buf);
+        tc_format(buf + len, n - len, ", and %s polling %s (cudaEventQuery, cudaStreamQuery) to the op %s for",
+                  tc_fmt_num(a, sizeof a, (double)r->poll_waits, 0), r->poll_waits == 1 ? "run" : "runs",
+                  r->poll_waits == 1 ? "it waited" : "they waited");
+    }
     return buf;
 }
 
