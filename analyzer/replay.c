@@ -133,6 +133,8 @@ static int fill_counts(tc_replay_summary *rp, const tc_step_graph *g) {
     rp->event_deps = g->event_deps;
     rp->inferred_deps = g->inferred_deps;
     rp->sync_calls = g->sync_calls;
+    rp->poll_waits = g->poll_waits;
+    rp->step_tails = g->step_tails;
     rp->ops_unmatched = g->ops_unmatched;
     if (!g->ops_unplaced && !g->cycle_breaks && !g->ops_unmatched) return 0;
     char unplaced[128] = "", unmatched[160] = "";

@@ -7,6 +7,7 @@
  * (Kahn), a cycle broken by keeping a node at its measured time. One pass of sorts per rank: memory
  * and time linear in events (times a log). */
 #include "step_graph.h"
+#include "step_host.h"
 #include "host_wait.h"
 #include "steps.h"
 #include "base/util.h"
@@ -127,70 +128,9 @@ static uint32_t latest_end_within(const builder *b, int64_t from, int64_t to) {
     return best;
 }
 
-/* A uint64 key (not 0) -> uint32 value, TC_NONE when new: the last GPU event of each (device,
- * stream) so far, the index of each CPU thread. Open addressing. */
-typedef struct { uint64_t *key; uint32_t *last; size_t cap, n; } stream_map;
-
 static uint64_t stream_key(const tc_gpu_event *e) { return ((uint64_t)(uint32_t)e->device << 32 | e->stream) + 1; }
 
-static uint32_t *stream_slot(stream_map *m, uint64_t key) {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        uint64_t *k = calloc(cap, sizeof *k);
-        uint32_t *l = malloc(cap * sizeof *l);
-        if (!k || !l) { free(k); free(l); return NULL; }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->key[i]) continue;
-            size_t s = (size_t)(m->key[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
-            while (k[s]) s = (s + 1) & (cap - 1);
-            k[s] = m->key[i];
-            l[s] = m->last[i];
-        }
-        free(m->key); free(m->last);
-        m->key = k; m->last = l; m->cap = cap;
-    }
-    size_t s = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
-    while (m->key[s] && m->key[s] != key) s = (s + 1) & (m->cap - 1);
-    if (!m->key[s]) { m->key[s] = key; m->last[s] = TC_NONE; m->n++; }
-    return &m->last[s];
-}
-
 /* ---- the host block ------------------------------------------------------------------------- */
-
-/* A call (mark 0, idx its launch) or a step boundary (mark 1 + 2k for step k's start, 2 + 2k its end). */
-typedef struct { uint32_t thread; uint32_t idx; int64_t ts, end; uint32_t mark, pad; } host_item;
-
-static int cmp_host_item(const void *a, const void *b) {
-    const host_item *x = a, *y = b;
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->end != y->end) return x->end > y->end ? -1 : 1;
-    if (x->mark != y->mark) return x->mark < y->mark ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-enum { CALL_EVENT_RECORD = 100, CALL_STREAM_WAIT = 101 }; /* call classes of call_classes beyond tc_call_class */
-
-/* The class of each call of t by name id (names[] sized by the largest id): its tc_call_class, or
- * an event record (cudaEventRecord, cuEventRecord, hip...) or a stream's wait on an event. */
-static uint8_t *call_classes(const tc_trace *t) {
-    uint32_t max = 0;
-    for (size_t i = 0; i < t->n_launches; i++) if (t->launches[i].name != TC_NONE && t->launches[i].name > max) max = t->launches[i].name;
-    uint8_t *cls = malloc((size_t)max + 1);
-    if (!cls) return NULL;
-    memset(cls, 0xff, (size_t)max + 1);
-    for (size_t i = 0; i < t->n_launches; i++) {
-        uint32_t n = t->launches[i].name;
-        if (n == TC_NONE || cls[n] != 0xff) continue;
-        const char *s = tc_trace_str(t, n);
-        cls[n] = (uint8_t)tc_host_call_class(s, strlen(s));
-        if (cls[n] == TC_CALL_OTHER && strstr(s, "EventRecord")) cls[n] = CALL_EVENT_RECORD;
-        if (cls[n] == TC_CALL_OTHER && strstr(s, "StreamWaitEvent")) cls[n] = CALL_STREAM_WAIT;
-    }
-    return cls;
-}
-
-static bool is_sync_class(int c) { return c == TC_CALL_SYNC || c == TC_CALL_SYNC_COPY; }
 
 /* One call's nodes: [begin,] the call; its edge from the thread's chain (prev: the node with the
  * latest end so far, prev_end its measured end; nested calls hang from its start). */
@@ -219,10 +159,10 @@ static int chain_edge(builder *b, uint32_t thread, int64_t ts, uint32_t prev, in
     return add_edge(b, prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, u ? 0 : lag);
 }
 
-static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *prev, int64_t *prev_end, int64_t prev_start) {
+static int host_call(builder *b, const tc_sg_host_item *it, uint8_t cls, uint32_t *prev, int64_t *prev_end, int64_t prev_start) {
     const tc_launch *l = &b->t->launches[it->idx];
     uint32_t rank = (uint32_t)b->r;
-    bool sync = is_sync_class(cls);
+    bool sync = tc_sg_is_sync_class(cls);
     uint32_t w = TC_NONE;
     if (sync) w = latest_end_within(b, l->ts_ns, l->ts_ns + l->dur_ns);
     uint32_t v = new_node(b, sync ? TC_SG_BEGIN : TC_SG_CALL, rank, it->idx, l->ts_ns, sync ? 0 : l->dur_ns);
@@ -244,16 +184,46 @@ static int host_call(builder *b, const host_item *it, uint8_t cls, uint32_t *pre
     return 0;
 }
 
-/* A step boundary on the host chain. */
-static int host_mark(builder *b, const host_item *it, uint32_t step, bool end, uint32_t *prev, int64_t *prev_end,
-                     int64_t prev_start) {
-    uint32_t v = new_node(b, TC_SG_MARK, (uint32_t)b->r, step, it->ts, 0);
+/* The last call of a polling run (tc_sg_poll_runs), from the run's first call (node first, its start
+ * first_ts): the host asked the GPU until the op it waited for was done, so the run ends when the GPU
+ * op of the rank that ended last before the call returned (within DEP_WINDOW_NS of the call's start,
+ * and not before the run's) ends, plus the measured return; it starts with the run. 1 when no op
+ * fits (the caller places it as any call), 0 done, -1 out of memory. */
+static int poll_call(builder *b, const tc_sg_host_item *it, uint32_t first, int64_t first_ts, uint32_t *prev,
+                     int64_t *prev_end) {
+    const tc_launch *l = &b->t->launches[it->idx];
+    int64_t end = l->ts_ns + l->dur_ns, lo = l->ts_ns - DEP_WINDOW_NS > first_ts ? l->ts_ns - DEP_WINDOW_NS : first_ts;
+    uint32_t w = latest_end_within(b, lo, end);
+    if (w == TC_NONE) return 1;
+    int64_t ret = end - ev_end(&b->t->gpu[w]);
+    uint32_t v = new_node(b, TC_SG_SYNC, (uint32_t)b->r, it->idx, first_ts, ret);
+    if (add_edge(b, first, 0, TC_CP_HOST_CPU, 0) ||
+        add_edge(b, b->gpu_base + w, TC_SG_FROM_END | TC_SG_TO_END, TC_CP_HOST_SYNC, ret))
+        return -1;
+    b->launch_node[it->idx] = v;
+    b->g->poll_waits++;
+    if (*prev == TC_NONE || end > *prev_end) { *prev = v; *prev_end = end; }
+    return 0;
+}
+
+/* A step boundary on the host chain. tail: for a step's end, the GPU op it ends at when its GPU work
+ * runs past its CPU span (tc_sg_step_tails), else TC_NONE: the mark then waits for that op too, and stays
+ * off the chain (the host's next call follows its last one, as measured). */
+static int host_mark(builder *b, const tc_sg_host_item *it, uint32_t step, bool end, uint32_t tail, uint32_t *prev,
+                     int64_t *prev_end, int64_t prev_start) {
+    int64_t tail_end = tail != TC_NONE ? ev_end(&b->t->gpu[tail]) : it->ts;
+    uint32_t v = new_node(b, TC_SG_MARK, (uint32_t)b->r, step, tail_end, 0);
     b->g->flags[v] |= end ? TC_SG_STEP_END : 0;
     (end ? &b->g->steps[step].end_node : &b->g->steps[step].start_node)[0] = v;
     if (*prev != TC_NONE) {
         bool nested = it->ts < *prev_end;
         if (add_edge(b, *prev, nested ? 0 : TC_SG_FROM_END, TC_CP_HOST_CPU, it->ts - (nested ? prev_start : *prev_end)))
             return -1;
+    }
+    if (tail != TC_NONE) {
+        b->g->steps[step].measured_ns += tail_end - it->ts;
+        b->g->step_tails++;
+        return add_edge(b, b->gpu_base + tail, TC_SG_FROM_END, TC_CP_IDLE, 0);
     }
     if (*prev == TC_NONE || it->ts > *prev_end) { *prev = v; *prev_end = it->ts; }
     return 0;
@@ -278,75 +248,12 @@ static int gpu_mark(builder *b, uint32_t step, int64_t ts, bool end) {
     return 0;
 }
 
-/* The calls of t as host items, grouped by thread (a thread's in time order: launches come sorted
- * by correlation, which is nearly so), the CPU step boundaries merged into the run of the thread
- * that runs the loop: the one with the most synchronizing calls (PyTorch's autograd thread, which
- * may launch more, does not wait), then the most calls (the first such thread; the boundaries alone
- * without calls). cls: call classes by name id. *n_out items; NULL out of memory. */
-static host_item *host_items(const tc_trace *t, const uint8_t *cls, const tc_step_map *steps, size_t n_cpu,
-                             size_t *n_out) {
-    size_t nl = t->n_launches, nm = 2 * n_cpu, nt = 0;
-    host_item *mk = malloc((nm ? nm : 1) * sizeof *mk), *it = malloc((nl + nm + 1) * sizeof *it);
-    uint32_t *tix = malloc((nl ? nl : 1) * sizeof *tix);
-    size_t *run = NULL, *pos = NULL;
-    stream_map m = {0};
-    bool ok = mk && it && tix;
-    for (size_t i = 0; i < nl && ok; i++) {
-        uint32_t *slot = stream_slot(&m, (uint64_t)t->launches[i].thread + 1);
-        if (!slot) { ok = false; break; }
-        if (*slot == TC_NONE) *slot = (uint32_t)nt++;
-        tix[i] = *slot;
-    }
-    run = ok ? calloc(nt + 1, sizeof *run) : NULL;
-    pos = ok ? calloc(nt + 1, sizeof *pos) : NULL; /* first the synchronizing calls of each thread */
-    if (!run || !pos) ok = false;
-    size_t main = SIZE_MAX;
-    if (ok) {
-        for (size_t i = 0; i < nl; i++) {
-            run[tix[i] + 1]++;
-            uint32_t nm_id = t->launches[i].name;
-            pos[tix[i]] += nm_id != TC_NONE && is_sync_class(cls[nm_id]);
-        }
-        for (size_t k = 0; k < nt; k++) {
-            if (main == SIZE_MAX || pos[k] > pos[main] || (pos[k] == pos[main] && run[k + 1] > run[main + 1])) main = k;
-            run[k + 1] += run[k];
-        }
-        for (size_t k = 0; k <= nt; k++) run[k] += main != SIZE_MAX && k > main ? nm : 0; /* room for the marks */
-        for (size_t k = 0; k < nt; k++) pos[k] = run[k] + (k == main ? nm : 0);       /* after them, at first */
-        for (size_t i = 0; i < nl; i++) {
-            const tc_launch *l = &t->launches[i];
-            it[pos[tix[i]]++] = (host_item){l->thread, (uint32_t)i, l->ts_ns, l->ts_ns + l->dur_ns, 0, 0};
-        }
-        uint32_t th = main == SIZE_MAX ? TC_NONE : it[run[main] + nm].thread;
-        for (size_t k = 0; k < n_cpu; k++) {
-            const tc_step_events *s = &steps->steps[k];
-            mk[2 * k] = (host_item){th, TC_NONE, s->cpu_start_ns, s->cpu_start_ns, (uint32_t)(1 + 2 * k), 0};
-            mk[2 * k + 1] = (host_item){th, TC_NONE, s->cpu_end_ns, s->cpu_end_ns, (uint32_t)(2 + 2 * k), 0};
-        }
-        tc_sort(mk, nm, sizeof *mk, cmp_host_item);
-        for (size_t k = 0; k < nt; k++) {
-            size_t from = run[k] + (k == main ? nm : 0), len = run[k + 1] - from, x = 0, y = 0, w = run[k];
-            tc_sort(it + from, len, sizeof *it, cmp_host_item);
-            if (k != main) continue;
-            while (x < len || y < nm) { /* the marks merged in, forward: the write never passes the read */
-                const host_item *c = &it[from + x];
-                it[w++] = y == nm || (x < len && cmp_host_item(c, &mk[y]) <= 0) ? it[from + x++] : mk[y++];
-            }
-        }
-        if (main == SIZE_MAX) memcpy(it, mk, nm * sizeof *mk);
-    }
-    free(mk); free(tix); free(run); free(pos); free(m.key); free(m.last);
-    if (!ok) { free(it); return NULL; }
-    *n_out = main == SIZE_MAX ? nm : nl + nm;
-    return it;
-}
-
 /* Waits across streams by event, as ProcessGroupNCCL and DDP issue them (cudaEventRecord on one
  * stream, cudaStreamWaitEvent on another, then the launch): the calls carry no event or stream in
  * the trace, so a record is taken to capture the last op its thread launched before it, and a wait
  * to hold the next op the thread launches for the op of the latest record before the wait.
  * b->event_dep gets it. it: the rank's host items (threads in time order). 0, or -1 out of memory. */
-static int event_waits(builder *b, const host_item *it, size_t n, const uint8_t *cls) {
+static int event_waits(builder *b, const tc_sg_host_item *it, size_t n, const uint8_t *cls) {
     const tc_trace *t = b->t;
     uint32_t *op_of = malloc((t->n_launches ? t->n_launches : 1) * sizeof *op_of);
     if (!op_of) return -1;
@@ -377,7 +284,7 @@ static int event_waits(builder *b, const host_item *it, size_t n, const uint8_t 
 /* b->calls: the rank's calls by end with the node each ends at (the host block's nodes come in item
  * order from b->next: a mark or call one, a synchronizing call two), when more than one thread
  * makes calls. 0, or -1 out of memory. */
-static int handoff_list(builder *b, const host_item *it, size_t n, const uint8_t *cls) {
+static int handoff_list(builder *b, const tc_sg_host_item *it, size_t n, const uint8_t *cls) {
     const tc_trace *t = b->t;
     bool several = false;
     for (size_t i = 1; i < n && !several; i++) several = it[i].thread != it[i - 1].thread;
@@ -388,7 +295,7 @@ static int handoff_list(builder *b, const host_item *it, size_t n, const uint8_t
     for (size_t i = 0; i < n; i++) {
         if (it[i].mark) { node++; continue; }
         uint32_t nm = t->launches[it[i].idx].name;
-        bool sync = nm != TC_NONE && is_sync_class(cls[nm]);
+        bool sync = nm != TC_NONE && tc_sg_is_sync_class(cls[nm]);
         b->calls[b->n_calls++] = (end_rec){it[i].end, 0, it[i].thread, node + sync, 0};
         node += sync ? 2 : 1;
     }
@@ -402,18 +309,27 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
     const tc_trace *t = b->t;
     size_t n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
     size_t n = 0;
-    uint8_t *cls = call_classes(t);
-    host_item *it = cls ? host_items(t, cls, steps, n_cpu, &n) : NULL;
+    uint8_t *cls = tc_sg_call_classes(t);
+    tc_sg_host_item *it = cls ? tc_sg_host_items(t, cls, steps, n_cpu, &n) : NULL;
+    uint32_t *tail = tc_sg_step_tails(t, steps, n_cpu), *run = it ? tc_sg_poll_runs(t, cls, it, n) : NULL;
     int rc = -1;
-    if (!it || !cls || event_waits(b, it, n, cls) || handoff_list(b, it, n, cls)) goto out;
-    uint32_t prev = TC_NONE;
+    if (!it || !cls || !tail || !run || event_waits(b, it, n, cls) || handoff_list(b, it, n, cls)) goto out;
+    uint32_t prev = TC_NONE, run_node = TC_NONE;
     int64_t prev_end = 0;
     for (size_t i = 0; i < n; i++) {
         if (i == 0 || it[i].thread != it[i - 1].thread) prev = TC_NONE;
         int64_t prev_start = prev != TC_NONE ? b->g->start0[prev] : 0;
+        if (tc_sg_is_query(t, cls, &it[i]) && (i == 0 || it[i].thread != it[i - 1].thread || !tc_sg_is_query(t, cls, &it[i - 1])))
+            run_node = b->next; /* a run's first call: one node */
+        if (run[i] != TC_NONE) {
+            int pc = poll_call(b, &it[i], run_node, it[run[i]].ts, &prev, &prev_end);
+            if (pc < 0) goto out;
+            if (pc == 0) continue;
+        }
         if (it[i].mark) {
             uint32_t k = it[i].mark - 1;
-            if (host_mark(b, &it[i], (uint32_t)first + k / 2, k % 2 == 1, &prev, &prev_end, prev_start)) goto out;
+            uint32_t tl = k % 2 == 1 ? tail[k / 2] : TC_NONE;
+            if (host_mark(b, &it[i], (uint32_t)first + k / 2, k % 2 == 1, tl, &prev, &prev_end, prev_start)) goto out;
             continue;
         }
         uint32_t nm = t->launches[it[i].idx].name;
@@ -427,6 +343,8 @@ static int host_block(builder *b, const tc_step_map *steps, size_t first) {
 out:
     free(it);
     free(cls);
+    free(tail);
+    free(run);
     free(b->calls);
     b->calls = NULL;
     b->n_calls = 0;
@@ -438,14 +356,14 @@ out:
 /* The rank's launch latency: the lower decile of op start − launch end (>= 0) over ops whose stream
  * was free when their launch ended (the launch, or a wait on another stream, set their start): a
  * low quantile, since ops that waited on another stream count too; 0 when none. */
-static int launch_latency(builder *b, stream_map *m) {
+static int launch_latency(builder *b, tc_sg_stream_map *m) {
     const tc_trace *t = b->t;
     int64_t *v = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *v);
     size_t n = 0;
     if (!v) return -1;
     for (size_t e = 0; e < t->n_gpu; e++) {
         const tc_gpu_event *g = &t->gpu[e];
-        uint32_t *slot = stream_slot(m, stream_key(g));
+        uint32_t *slot = tc_sg_stream_slot(m, stream_key(g));
         if (!slot) { free(v); return -1; }
         const tc_launch *l = g->correlation != TC_NONE ? tc_trace_find_launch(t, g->correlation) : NULL;
         int64_t lend = l ? l->ts_ns + l->dur_ns : 0;
@@ -557,10 +475,10 @@ static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
 /* The rank's GPU block (one node per event, start order), then the arrivals of its members. */
 static int gpu_block(builder *b) {
     const tc_trace *t = b->t;
-    stream_map m = {0};
+    tc_sg_stream_map m = {0};
     int rc = launch_latency(b, &m);
     for (size_t e = 0; e < t->n_gpu && !rc; e++) {
-        uint32_t *slot = stream_slot(&m, stream_key(&t->gpu[e]));
+        uint32_t *slot = tc_sg_stream_slot(&m, stream_key(&t->gpu[e]));
         if (!slot) { rc = -1; break; }
         uint32_t pred = *slot;
         *slot = (uint32_t)e;
@@ -585,10 +503,10 @@ static int gpu_block(builder *b) {
 /* ---- the job --------------------------------------------------------------------------------- */
 
 static size_t sync_calls_of(const tc_trace *t, int *err) {
-    uint8_t *cls = call_classes(t);
+    uint8_t *cls = tc_sg_call_classes(t);
     size_t n = 0;
     if (!cls) { *err = -1; return 0; }
-    for (size_t i = 0; i < t->n_launches; i++) n += t->launches[i].name != TC_NONE && is_sync_class(cls[t->launches[i].name]);
+    for (size_t i = 0; i < t->n_launches; i++) n += t->launches[i].name != TC_NONE && tc_sg_is_sync_class(cls[t->launches[i].name]);
     free(cls);
     return n;
 }
@@ -716,7 +634,8 @@ static size_t count_nodes(const tc_job *j, const tc_step_map *maps, size_t *rank
 static int64_t measured_dur(const tc_job *j, const tc_step_graph *g, uint32_t v) {
     const tc_trace *t = g->rank[v] != TC_NONE ? &j->traces[j->ranks[g->rank[v]].input] : NULL;
     if (g->kind[v] == TC_SG_MEMBER) return t->gpu[g->ref[v]].dur_ns;
-    if (g->kind[v] == TC_SG_SYNC) return t->launches[g->ref[v]].dur_ns;
+    if (g->kind[v] == TC_SG_SYNC) /* a polling run's last call starts with the run */
+        return t->launches[g->ref[v]].ts_ns + t->launches[g->ref[v]].dur_ns - g->start0[v];
     return g->dur[v];
 }
 

@@ -71,6 +71,8 @@ struct tc_step_graph {
     int64_t *slot_number;        /* N of each slot (n_slots) */
     /* what it holds (tc_replay_summary's counts) */
     uint64_t ops, ops_unplaced, ops_unmatched, event_deps, inferred_deps, sync_calls, cycle_breaks;
+    uint64_t step_tails;         /* steps ended at their last GPU op (it ran past the CPU span) */
+    uint64_t poll_waits;         /* runs of query calls tied to the GPU op they waited for */
 };
 typedef struct tc_step_graph tc_step_graph;
 

@@ -86,6 +86,8 @@ typedef struct {
     uint64_t event_deps;       /* cross-stream dependencies from event record / wait calls */
     uint64_t inferred_deps;    /* cross-stream dependencies inferred from timing */
     uint64_t sync_calls;       /* synchronizing calls tied to the GPU work they wait for */
+    uint64_t poll_waits;       /* runs of query calls (cudaEventQuery, ...) tied to the GPU op they polled for */
+    uint64_t step_tails;       /* steps ended at their last GPU op, which ran past the CPU span */
     /* step times, mean over ranks of each rank's mean step time, ns */
     int64_t measured_step_ns;  /* as measured (the same steps the replay covers) */
     int64_t replayed_step_ns;  /* the unchanged graph re-timed: equals measured when the graph is right */

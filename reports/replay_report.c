@@ -89,6 +89,8 @@ static void replay_object(jw *w, const tc_replay_summary *r) {
     jw_key(w, "event_deps"); if (r->has) jw_uint(w, r->event_deps); else jw_null(w);
     jw_key(w, "inferred_deps"); if (r->has) jw_uint(w, r->inferred_deps); else jw_null(w);
     jw_key(w, "sync_calls"); if (r->has) jw_uint(w, r->sync_calls); else jw_null(w);
+    jw_key(w, "poll_waits"); if (r->has) jw_uint(w, r->poll_waits); else jw_null(w);
+    jw_key(w, "step_tails"); if (r->has) jw_uint(w, r->step_tails); else jw_null(w);
     ns_or_null(w, "measured_step_us", r->has, r->measured_step_ns);
     ns_or_null(w, "replayed_step_us", r->has, r->replayed_step_ns);
     jw_key(w, "identity_error"); if (r->has) jw_double(w, r->identity_error); else jw_null(w);
@@ -154,6 +156,12 @@ static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r
     else
         tc_format(buf, n, "the replay differs from the measured step by up to %s%% (replayed %s ms, measured %s ms per "
                   "step): the graph misses some dependency, so read the path with care", tc_fmt_num(e, sizeof e, pct, 1), a, b);
+    if (r->step_tails) { /* why it differs from the spans' step time */
+        size_t len = strlen(buf);
+        tc_format(buf + len, n - len, "; %s %s at %s last GPU op, past %s ProfilerStep span",
+                  tc_fmt_num(e, sizeof e, (double)r->step_tails, 0), r->step_tails == 1 ? "step ends" : "steps end",
+                  r->step_tails == 1 ? "its" : "their", r->step_tails == 1 ? "its" : "their");
+    }
     return buf;
 }
 
@@ -212,6 +220,12 @@ static const char *graph_text(char *buf, size_t n, const tc_replay_summary *r) {
               tc_fmt_num(a, sizeof a, (double)r->ops, 0), tc_fmt_num(b, sizeof b, (double)r->ops_unplaced, 0),
               tc_fmt_num(c, sizeof c, (double)r->event_deps, 0), tc_fmt_num(d, sizeof d, (double)r->inferred_deps, 0),
               tc_fmt_num(e, sizeof e, (double)r->sync_calls, 0));
+    if (r->poll_waits) {
+        size_t len = strlen(buf);
+        tc_format(buf + len, n - len, ", and %s polling %s (cudaEventQuery, cudaStreamQuery) to the op %s for",
+                  tc_fmt_num(a, sizeof a, (double)r->poll_waits, 0), r->poll_waits == 1 ? "run" : "runs",
+                  r->poll_waits == 1 ? "it waited" : "they waited");
+    }
     return buf;
 }
 
