@@ -632,7 +632,8 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
         if (a->has_fabric_saving && a->fabric_saving < TC_SHOWN_SHARE && a->value <= 0)
             tc_format(saving, sizeof saving, "; a faster fabric would not shorten it (no inter-node transfer is on the path)");
         else if (a->has_fabric_saving)
-            tc_format(saving, sizeof saving, "; a faster fabric would save at most %s of the step", TC_PCT1(pf[0], a->fabric_saving));
+            tc_format(saving, sizeof saving, "; a faster fabric would save at most %s of the step%s", TC_PCT1(pf[0], a->fabric_saving),
+                      a->cp_bound ? " (on partial data)" : "");
         tc_format(buf, n, "Fix rank %lld%s: the critical path is %s its compute, %.3f ms per step against the "
                   "median rank's %.3f ms%s.", (long long)a->rank, a->first ? " first" : "", TC_PCT1(pf[1], a->share), (double)a->compute_ns_per_step / 1e6,
                   (double)a->median_compute_ns_per_step / 1e6, saving);
