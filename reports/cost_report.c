@@ -549,14 +549,17 @@ static void print_replay_rows(FILE *out, const style *st, const tc_cost_what_if 
 static void print_scaled_rows(FILE *out, const style *st, const tc_cost_result *r) {
     const tc_cost_what_if *w = &r->what_if;
     const double s = 1 - r->used.network_efficiency.value;
-    char v[112], a[48], c[40];
+    char v[112], a[48], c[40], p0[TC_PCT_LEN], p1[TC_PCT_LEN];
+    /* e a lower bound (partial data): the transfer shares it gives are upper bounds */
+    tc_cost_bound sb = r->efficiency_bound == TC_COST_LOWER ? TC_COST_UPPER : TC_COST_EXACT;
     bool t = w->inter_node_only; /* t: the inter-node groups' share, the part that scales */
     if (t) {
-        TC_PCT1(v, w->scaled_transfer_share);
-        row(out, st, "inter-node exposed transfer", v, "t: only this scales");
+        row(out, st, "inter-node exposed transfer", bounded(v, sizeof v, TC_PCT1(p0, w->scaled_transfer_share), sb),
+            "t: only this scales");
     }
-    char p0[TC_PCT_LEN], p1[TC_PCT_LEN];
-    snprintf(v, sizeof v, "%s -> %s", TC_PCT1(p0, s), TC_PCT1(p1, w->projected_exposed_transfer_share));
+    char b0[TC_PCT_LEN + 4], b1[TC_PCT_LEN + 4];
+    snprintf(v, sizeof v, "%s -> %s", bounded(b0, sizeof b0, TC_PCT1(p0, s), sb),
+             bounded(b1, sizeof b1, TC_PCT1(p1, w->projected_exposed_transfer_share), sb));
     row(out, st, "exposed transfer share", v, t ? "(s - t + t x B / B') / new step" : "transfer time x B / B'");
     if (w->has_step_time) {
         fmt_num(c, sizeof c, w->projected_step_time_us / 1000.0, 2);

@@ -276,16 +276,17 @@ static void html_replay_what_if(hr *h, const tc_cost_result *c) {
 static void html_scaled_what_if(hr *h, const tc_cost_result *c) {
     char a[64], b[64], p0[TC_PCT_LEN], p1[TC_PCT_LEN];
     const tc_cost_what_if *w = &c->what_if;
+    const char *most = c->efficiency_bound == TC_COST_LOWER ? "at most " : ""; /* partial data: e a lower bound */
     if (w->inter_node_only)
         pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
-              "only the inter-node process groups' exposed transfer time shrinks (%s of GPU time, scaled by %.1f / "
-              "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %s", w->target_GBps,
-           w->fabric_GBps, tc_html_pct(p0, sizeof p0, w->scaled_transfer_share, 2), w->fabric_GBps, w->target_GBps,
-           tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
+              "only the inter-node process groups' exposed transfer time shrinks (%s%s of GPU time, scaled by %.1f / "
+              "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %s%s", w->target_GBps,
+           w->fabric_GBps, most, tc_html_pct(p0, sizeof p0, w->scaled_transfer_share, 2), w->fabric_GBps, w->target_GBps,
+           most, tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
     else
         pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
-              "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %s", w->target_GBps, w->fabric_GBps,
-           w->fabric_GBps, w->target_GBps, tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
+              "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %s%s", w->target_GBps, w->fabric_GBps,
+           w->fabric_GBps, w->target_GBps, most, tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
     if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
     pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
        tc_html_money(a, sizeof a, w->monthly_value_recovered));
