@@ -565,6 +565,7 @@ static int decide_critical_path(tc_job *j) {
     a->median_compute_ns_per_step = median;
     a->has_fabric_saving = r.has_fabric_saving;
     a->fabric_saving = r.fabric_saving;
+    a->cp_bound = r.cp_bound;
     return 0;
 }
 

@@ -147,6 +147,7 @@ typedef struct {
     bool first;               /* FIX_PATH_RANK: put before the verdict's own actions ("fix rank R first") */
     bool has_fabric_saving;   /* FIX_PATH_RANK: as tc_reason's */
     double fabric_saving;     /* FIX_PATH_RANK: as tc_reason's */
+    bool cp_bound;            /* FIX_PATH_RANK: as tc_reason's (partial data: the saving is on partial data) */
 } tc_action;
 
 typedef struct {

@@ -93,12 +93,13 @@ static void bars_svg(FILE *out, const tc_comparison *c, int narrow) {
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">%c</text>", L - 8, y + bh - 8,
                 side ? 'B' : 'A');
         for (int k = 0; k < 6; k++) {
+            char p2[TC_PCT_LEN];
             if (v[k] <= 0) continue;
-            fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\"><title>%c: %s %.2f%%</title></rect>",
-                    x, y, v[k] * PW, bh, bar_cls[k], side ? 'B' : 'A', bar_label[k], 100 * v[k]);
+            fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\"><title>%c: %s %s</title></rect>",
+                    x, y, v[k] * PW, bh, bar_cls[k], side ? 'B' : 'A', bar_label[k], tc_html_pct(p2, sizeof p2, v[k], 2));
             if (v[k] * PW >= 44)
-                fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%.1f%%</text>",
-                        x + v[k] * PW / 2, y + bh - 9, k == 5 ? "#222" : "#fff", 100 * v[k]);
+                fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%s</text>",
+                        x + v[k] * PW / 2, y + bh - 9, k == 5 ? "#222" : "#fff", TC_HTML_PCT1(p2, v[k]));
             x += v[k] * PW;
         }
         fputs("\n", out);
@@ -125,7 +126,7 @@ static void share_cells(FILE *out, const tc_cmp_pair *p, int better) {
     if (!p->has_diff) { fputs("<td>-</td>", out); return; }
     double pt = 100 * p->diff;
     int way = pt >= 0.05 ? better : pt <= -0.05 ? -better : 0;
-    fprintf(out, "<td class=\"%s\">%+.1f pt</td>", way > 0 ? "better" : way < 0 ? "worse" : "", pt);
+    fprintf(out, "<td class=\"%s\">%s</td>", way > 0 ? "better" : way < 0 ? "worse" : "", tc_html_pct_pt(v, sizeof v, p->diff, 1));
 }
 
 /* A time pair (µs) as A and B cells (divided by `scale`, `decimals` shown), B / A, and the change

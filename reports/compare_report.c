@@ -188,7 +188,7 @@ static const char *cheaper_by_text(char *buf, size_t n, const tc_comparison *c) 
     if (c->work_apart || c->cheaper_ratio >= TC_CMP_RATIO_FROM) {
         size_t w = tc_fmt_grouped(buf, n, c->cheaper_ratio, c->cheaper_ratio < 100 ? 1 : 0);
         if (w < n) snprintf(buf + w, n - w, "x");
-    } else snprintf(buf, n, "%.1f%%", c->cheaper_pct);
+    } else tc_fmt_pct(buf, n, c->cheaper_pct / 100, 1);
     return buf;
 }
 
@@ -219,8 +219,9 @@ const char *tc_compare_conclusion_text(char *p, size_t n, const tc_comparison *c
         return p;
     }
     if (c->cheaper == '=') {
-        snprintf(p, n, "A and B cost the same %s (within %g%%: %s).", unit_words(c->unit), TC_CMP_SAME_COST_PCT,
-                 c->by_cost ? "cost" : "GPU-seconds");
+        char within[TC_PCT_LEN];
+        snprintf(p, n, "A and B cost the same %s (within %s: %s).", unit_words(c->unit),
+                 tc_fmt_pct(within, sizeof within, TC_CMP_SAME_COST_PCT / 100, 2), c->by_cost ? "cost" : "GPU-seconds");
     } else {
         char reason[REASON_TEXT], by[64];
         reason_text(reason, sizeof reason, c);
@@ -330,7 +331,7 @@ static void fmt_val(char *buf, size_t n, fmt_kind k, bool has, double v) {
 static void fmt_diff(char *buf, size_t n, fmt_kind k, const tc_cmp_pair *p) {
     if (!p->has_diff) { snprintf(buf, n, "-"); return; }
     char v[48];
-    if (k == F_SHARE) snprintf(v, sizeof v, "%+.1f pt", p->diff * 100);
+    if (k == F_SHARE) tc_fmt_pct_pt(v, sizeof v, p->diff, 1);
     else if (k == F_MONEY) { tc_fmt_money_any(v + 1, sizeof v - 1, fabs(p->diff)); v[0] = p->diff < 0 ? '-' : '+'; }
     else if (k == F_MS) snprintf(v, sizeof v, "%+.3f ms", p->diff / 1e3);
     else if (k == F_GBPS) snprintf(v, sizeof v, "%+.1f GB/s", p->diff);

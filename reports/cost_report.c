@@ -350,7 +350,7 @@ static void headline_losses(sbuf *b, const tc_cost_result *r) {
     money2(a, sizeof a, u->price_per_gpu_hour.value);
     sb_printf(b, ", at %s/GPU-hour if this job ran ", a);
     if (u->utilization.value >= 1) sb_printf(b, "all month");
-    else sb_printf(b, "%.0f%% of the month", 100 * u->utilization.value);
+    else sb_printf(b, "%s of the month", tc_fmt_pct(a, sizeof a, u->utilization.value, 0));
     sb_printf(b, " as profiled");
     bool others = false;
     for (int k = 0; k < TC_COST_LOSS_COUNT; k++) others = others || (!in_lead[k] && L[k].known);
@@ -391,7 +391,7 @@ size_t tc_cost_headline(char *buf, size_t n, const tc_cost_result *r) {
         money0(c, sizeof c, r->network_loss_per_month);
         sb_printf(&b, "; at %s/GPU-hour, if they ran ", a);
         if (u->utilization.value >= 1) sb_printf(&b, "all month");
-        else sb_printf(&b, "%.0f%% of the month", 100 * u->utilization.value);
+        else sb_printf(&b, "%s of the month", tc_fmt_pct(a, sizeof a, u->utilization.value, 0));
         sb_printf(&b, " at this efficiency, the network would cost you %s%s a month%s",
                   bound_words(lower ? TC_COST_UPPER : TC_COST_EXACT), c, lower ? " (an upper bound)" : "");
     }
@@ -549,13 +549,17 @@ static void print_replay_rows(FILE *out, const style *st, const tc_cost_what_if 
 static void print_scaled_rows(FILE *out, const style *st, const tc_cost_result *r) {
     const tc_cost_what_if *w = &r->what_if;
     const double s = 1 - r->used.network_efficiency.value;
-    char v[112], a[48], c[40];
+    char v[112], a[48], c[40], p0[TC_PCT_LEN], p1[TC_PCT_LEN];
+    /* e a lower bound (partial data): the transfer shares it gives are upper bounds */
+    tc_cost_bound sb = r->efficiency_bound == TC_COST_LOWER ? TC_COST_UPPER : TC_COST_EXACT;
     bool t = w->inter_node_only; /* t: the inter-node groups' share, the part that scales */
     if (t) {
-        snprintf(v, sizeof v, "%.1f%%", 100 * w->scaled_transfer_share);
-        row(out, st, "inter-node exposed transfer", v, "t: only this scales");
+        row(out, st, "inter-node exposed transfer", bounded(v, sizeof v, TC_PCT1(p0, w->scaled_transfer_share), sb),
+            "t: only this scales");
     }
-    snprintf(v, sizeof v, "%.1f%% -> %.1f%%", 100 * s, 100 * w->projected_exposed_transfer_share);
+    char b0[TC_PCT_LEN + 4], b1[TC_PCT_LEN + 4];
+    snprintf(v, sizeof v, "%s -> %s", bounded(b0, sizeof b0, TC_PCT1(p0, s), sb),
+             bounded(b1, sizeof b1, TC_PCT1(p1, w->projected_exposed_transfer_share), sb));
     row(out, st, "exposed transfer share", v, t ? "(s - t + t x B / B') / new step" : "transfer time x B / B'");
     if (w->has_step_time) {
         fmt_num(c, sizeof c, w->projected_step_time_us / 1000.0, 2);

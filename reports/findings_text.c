@@ -68,15 +68,16 @@ static void host_cause_text(char *buf, size_t n, const tc_reason *r) {
     case TC_IDLE_GPU_SIDE: tc_format(what, sizeof what, "with the next work already queued (GPU side)"); break;
     default: tc_format(what, sizeof what, "before work whose launch the trace does not hold"); break;
     }
-    char pi[TC_PCT_LEN];
-    size_t len = (size_t)tc_format(buf, n, "idle is %s of %s, %.1f points of it %s", TC_PCT1(pi, r->idle), of_time(r),
-                                   100 * r->cause_share, what);
+    char pi[TC_PCT_LEN], pp[TC_PCT_LEN];
+    size_t len = (size_t)tc_format(buf, n, "idle is %s of %s, %s points of it %s", TC_PCT1(pi, r->idle), of_time(r),
+                                   tc_fmt_pct_num(pp, sizeof pp, r->cause_share, 1), what);
     if (r->after_sync_share <= 0 || len >= n) return;
     const char *dc = r->drain_call ? tc_finding_name(name, sizeof name, r->drain_call) : "a synchronizing call";
     if (r->drain_call && r->drain_op)
-        tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s (called in %s)",
-                  100 * r->after_sync_share, dc, tc_finding_name(where, sizeof where, r->drain_op));
-    else tc_format(buf + len, n - len, "; %.1f points began while the host waited in %s", 100 * r->after_sync_share, dc);
+        tc_format(buf + len, n - len, "; %s points began while the host waited in %s (called in %s)",
+                  tc_fmt_pct_num(pp, sizeof pp, r->after_sync_share, 1), dc, tc_finding_name(where, sizeof where, r->drain_op));
+    else tc_format(buf + len, n - len, "; %s points began while the host waited in %s",
+                   tc_fmt_pct_num(pp, sizeof pp, r->after_sync_share, 1), dc);
 }
 
 
@@ -107,12 +108,12 @@ static const char *scope_link(char *buf, size_t n, const tc_group_figures *f) {
 /* What the fabric reason says of the row's bus bandwidth. */
 static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f, bool many, const tc_reason *r) {
     const char *they = many ? "they reach" : "it reaches";
-    char rated[TC_ATTR_LEN];
+    char rated[TC_ATTR_LEN], pr[TC_PCT_LEN];
     if (!f->has_busbw)
         tc_format(buf, n, "%s bus bandwidth is not measured (no matched collective of 1 MiB or more)", many ? "their" : "its");
     else if (f->has_share)
-        tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %.0f%% of the link's rated %s GB/s: %s", they, f->busbw_GBps,
-                  100 * f->share_of_rated, TC_SIG4(rated, f->link.rated_GBps),
+        tc_format(buf, n, "%s %.1f GB/s bus bandwidth, %s of the link's rated %s GB/s: %s", they, f->busbw_GBps,
+                  tc_fmt_pct(pr, sizeof pr, f->share_of_rated, 0), TC_SIG4(rated, f->link.rated_GBps),
                   r->above_rated ? "saturated, and more than the link is rated for (several NICs per GPU, in-network "
                                    "reduction, or another link than the one named?)"
                   : r->saturated ? "saturated" : "look at NCCL and NIC settings before buying");
@@ -154,20 +155,20 @@ const char *tc_cp_class_label(int cls) { return cls >= 0 && cls < TC_CP_CLASSES 
 /* The CRITICAL_PATH reason: "the critical path across ranks is 64.0% rank 5's compute (...): a
  * network that moves bytes instantly would save at most 2.5% of the step". */
 static void critical_path_text(char *buf, size_t n, const tc_reason *r) {
-    char what[200], saving[200] = "";
+    char what[200], saving[200] = "", pc[2][TC_PCT_LEN];
+    TC_PCT1(pc[0], r->cp_share);
+    TC_PCT1(pc[1], r->cp_compute_share);
     if (r->cp_class == TC_CP_COMPUTE && r->rank >= 0 && r->cp_compute_share - r->cp_share >= TC_SHOWN_SHARE)
-        tc_format(what, sizeof what, "%.1f%% rank %lld's compute (%.1f%% compute in all)", 100 * r->cp_share,
-                  (long long)r->rank, 100 * r->cp_compute_share);
+        tc_format(what, sizeof what, "%s rank %lld's compute (%s compute in all)", pc[0], (long long)r->rank, pc[1]);
     else if (r->cp_class == TC_CP_COMPUTE && r->rank >= 0)
-        tc_format(what, sizeof what, "%.1f%% rank %lld's compute", 100 * r->cp_share, (long long)r->rank);
-    else tc_format(what, sizeof what, "%.1f%% %s (compute %.1f%%)", 100 * r->cp_share, tc_cp_class_label(r->cp_class),
-                   100 * r->cp_compute_share);
+        tc_format(what, sizeof what, "%s rank %lld's compute", pc[0], (long long)r->rank);
+    else tc_format(what, sizeof what, "%s %s (compute %s)", pc[0], tc_cp_class_label(r->cp_class), pc[1]);
     if (r->has_fabric_saving && r->fabric_saving < TC_SHOWN_SHARE && r->cp_inter_share <= 0)
         tc_format(saving, sizeof saving, ": no inter-node transfer is on it, so a faster fabric between nodes would save "
                   "nothing");
     else if (r->has_fabric_saving)
-        tc_format(saving, sizeof saving, ": a network that moves bytes instantly would save at most %.1f%% of the step%s",
-                  100 * r->fabric_saving, r->cp_bound ? " (on partial data)" : "");
+        tc_format(saving, sizeof saving, ": a network that moves bytes instantly would save at most %s of the step%s",
+                  TC_PCT1(pc[0], r->fabric_saving), r->cp_bound ? " (on partial data)" : "");
     tc_format(buf, n, "the critical path across ranks (through %zu rank%s) is %s%s", r->cp_ranks, r->cp_ranks == 1 ? "" : "s",
               what, saving);
 }
@@ -177,7 +178,7 @@ const char *tc_verdict_words(tc_verdict v) {
 }
 
 const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
-    char pb[4][TC_PCT_LEN]; /* the shares in their one form (tc_fmt_pct) */
+    char pb[4][TC_PCT_LEN], th[TC_PCT_LEN]; /* the shares in their one form (tc_fmt_pct) */
     switch (r->code) {
     case TC_REASON_FABRIC:
         if (r->row < j->n_group_rows) return fabric_reason(buf, n, r, j);
@@ -185,35 +186,35 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
         break;
     case TC_REASON_NETWORK:
         if (r->split_known)
-            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly moving bytes "
-                      "(not hidden by compute): transfer %s, wait %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold,
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %s), mostly moving bytes "
+                      "(not hidden by compute): transfer %s, wait %s", TC_PCT1(pb[0], r->comm), of_time(r), tc_fmt_pct(th, sizeof th, r->threshold, 0),
                       TC_PCT1(pb[1], r->transfer), TC_PCT1(pb[2], r->wait));
         else
-            tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%; not split into wait "
-                      "and transfer: one rank)", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold);
+            tc_format(buf, n, "exposed communication is %s of %s (threshold %s; not split into wait "
+                      "and transfer: one rank)", TC_PCT1(pb[0], r->comm), of_time(r), tc_fmt_pct(th, sizeof th, r->threshold, 0));
         break;
     case TC_REASON_STRAGGLER:
-        tc_format(buf, n, "exposed communication is %s of %s (threshold %.0f%%), mostly waiting for slower "
-                  "ranks: wait %s, transfer %s", TC_PCT1(pb[0], r->comm), of_time(r), 100 * r->threshold, TC_PCT1(pb[1], r->wait),
+        tc_format(buf, n, "exposed communication is %s of %s (threshold %s), mostly waiting for slower "
+                  "ranks: wait %s, transfer %s", TC_PCT1(pb[0], r->comm), of_time(r), tc_fmt_pct(th, sizeof th, r->threshold, 0), TC_PCT1(pb[1], r->wait),
                   TC_PCT1(pb[2], r->transfer));
         break;
     case TC_REASON_HOST:
         if (r->device_memory >= TC_SHOWN_SHARE)
             tc_format(buf, n, "GPUs idle or copying to or from the host %s of the time (idle %s + exposed host "
-                      "copies %s; threshold %.0f%%; device copies, %s, are GPU work)", TC_PCT1(pb[0], r->host),
-                      TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold, TC_PCT1(pb[3], r->device_memory));
+                      "copies %s; threshold %s; device copies, %s, are GPU work)", TC_PCT1(pb[0], r->host),
+                      TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), tc_fmt_pct(th, sizeof th, r->threshold, 0), TC_PCT1(pb[3], r->device_memory));
         else
             tc_format(buf, n, "GPUs idle or copying memory %s of the time (idle %s + exposed memory %s; "
-                      "threshold %.0f%%)", TC_PCT1(pb[0], r->host), TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), 100 * r->threshold);
+                      "threshold %s)", TC_PCT1(pb[0], r->host), TC_PCT1(pb[1], r->idle), TC_PCT1(pb[2], r->memory), tc_fmt_pct(th, sizeof th, r->threshold, 0));
         break;
     case TC_REASON_COMPUTE:
         if (r->device_memory >= TC_SHOWN_SHARE)
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed host "
-                      "copies %s (device copies, %s, are GPU work)", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm),
+            tc_format(buf, n, "no loss reaches %s of %s: exposed communication %s, idle + exposed host "
+                      "copies %s (device copies, %s, are GPU work)", tc_fmt_pct(th, sizeof th, r->threshold, 0), of_time(r), TC_PCT1(pb[0], r->comm),
                       TC_PCT1(pb[1], r->host), TC_PCT1(pb[2], r->device_memory));
         else
-            tc_format(buf, n, "no loss reaches %.0f%% of %s: exposed communication %s, idle + exposed memory "
-                      "%s", 100 * r->threshold, of_time(r), TC_PCT1(pb[0], r->comm), TC_PCT1(pb[1], r->host));
+            tc_format(buf, n, "no loss reaches %s of %s: exposed communication %s, idle + exposed memory "
+                      "%s", tc_fmt_pct(th, sizeof th, r->threshold, 0), of_time(r), TC_PCT1(pb[0], r->comm), TC_PCT1(pb[1], r->host));
         break;
     case TC_REASON_SPEEDUP:
         if (r->has_speedup_class)
@@ -246,8 +247,9 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     {
         char wait[TC_FINDING_TEXT];
         tc_straggler_wait_text(wait, sizeof wait, r->waiting_ranks, r->wait_per_rank_ns_per_step, r->wait_ns_per_step);
-        tc_format(buf, n, "rank %lld causes %.0f%% of the waiting (it arrives last at %.0f%% of collectives): %s",
-                  (long long)r->rank, 100 * r->caused_wait_share, 100 * r->last_arrival_share, wait);
+        tc_format(buf, n, "rank %lld causes %s of the waiting (it arrives last at %s of collectives): %s",
+                  (long long)r->rank, tc_fmt_pct(pb[0], sizeof pb[0], r->caused_wait_share, 0),
+                  tc_fmt_pct(pb[1], sizeof pb[1], r->last_arrival_share, 0), wait);
         break;
     }
     case TC_REASON_HOST_CAUSE:
@@ -346,6 +348,7 @@ const char *tc_basis_summary_text(char *buf, size_t n, const tc_summary *sm) {
 
 const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reasons, size_t nr) {
     size_t len = 0;
+    char pu[TC_PCT_LEN];
     if (n) buf[0] = '\0';
     for (size_t i = 0; i < nr && len < n; i++) {
         const tc_basis_reason *b = &reasons[i];
@@ -359,8 +362,8 @@ const char *tc_basis_list_text(char *buf, size_t n, const tc_basis_reason *reaso
                              (long long)b->size);
             break;
         case TC_BASIS_UNMATCHED:
-            len += tc_format(buf + len, n - len, "%s%lld of %lld collectives unmatched, %.0f%% of exposed communication",
-                             sep, (long long)b->count, (long long)b->of, 100 * b->share);
+            len += tc_format(buf + len, n - len, "%s%lld of %lld collectives unmatched, %s of exposed communication",
+                             sep, (long long)b->count, (long long)b->of, tc_fmt_pct(pu, sizeof pu, b->share, 0));
             break;
         case TC_BASIS_SALVAGED:
             len += tc_format(buf + len, n - len, "%s%lld of %lld inputs cut short", sep, (long long)b->count,
@@ -486,11 +489,11 @@ static const char *action_fixed(tc_action_code code) {
 /* CUT_LAUNCHES with its launch figures. */
 static void launch_rate_text(char *buf, size_t n, const tc_action *a) {
     const tc_launch_stats *l = &a->launch;
-    char figures[400] = "";
+    char figures[400] = "", ps[TC_PCT_LEN];
     if (l->kernels && l->launch_calls)
-        tc_format(figures, sizeof figures, ": %llu kernels, %.0f%% shorter than 10 µs; %llu launch calls take %.3f ms of "
+        tc_format(figures, sizeof figures, ": %llu kernels, %s shorter than 10 µs; %llu launch calls take %.3f ms of "
                   "CPU against %.3f ms of GPU busy time%s", (unsigned long long)l->kernels,
-                  100.0 * (double)l->short_kernels / (double)l->kernels, (unsigned long long)l->launch_calls,
+                  tc_fmt_pct(ps, sizeof ps, (double)l->short_kernels / (double)l->kernels, 0), (unsigned long long)l->launch_calls,
                   (double)l->launch_cpu_ns / 1e6, (double)l->gpu_busy_ns / 1e6,
                   l->launch_bound ? " (launch-bound: the calls take more CPU time than the GPU is busy)" : "");
     char pct[TC_PCT_LEN];
@@ -569,6 +572,7 @@ static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, c
     char first = label[0] == 't' ? 'T' : label[0] == 'p' ? 'P' : label[0]; /* the label starting a sentence */
     bool inter = f->scope == TC_SCOPE_INTER, many = row->groups > 1;
     const char *run = many ? "run their" : "runs its";
+    char pv[TC_PCT_LEN];
     if (a->code == TC_ACTION_FABRIC_BUSBW)
         tc_format(buf, n, "Check the links of %s: %s %.1f GB/s bus bandwidth; %s, or measure with nccl-tests "
                   "all_reduce_perf on the same nodes.", label, many ? "they reach" : "it reaches", a->value,
@@ -576,17 +580,17 @@ static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, c
                           "is rated for (tracecost gpus lists the links)"
                         : "name the GPU with --gpu NAME to compare it with what its link is rated for");
     else if (a->code == TC_ACTION_FABRIC_SATURATED && inter)
-        tc_format(buf, n, "%c%s %s %s at %.0f%% of its rated bandwidth: a faster fabric is what shortens that "
+        tc_format(buf, n, "%c%s %s %s at %s of its rated bandwidth: a faster fabric is what shortens that "
                   "transfer; --fabric-target ID (or --fabric-target-GBps) prices it in the cost section's what-if.",
-                  first, label + 1, run, f->link.name, 100 * a->value);
+                  first, label + 1, run, f->link.name, tc_fmt_pct(pv, sizeof pv, a->value, 0));
     else if (a->code == TC_ACTION_FABRIC_SATURATED)
-        tc_format(buf, n, "%c%s %s %s at %.0f%% of its rated bandwidth: it is the GPU's own link, so fewer "
+        tc_format(buf, n, "%c%s %s %s at %s of its rated bandwidth: it is the GPU's own link, so fewer "
                   "bytes, more overlap or a GPU with a faster link shorten it (a faster fabric between nodes would "
-                  "not).", first, label + 1, run, f->link.name, 100 * a->value);
+                  "not).", first, label + 1, run, f->link.name, tc_fmt_pct(pv, sizeof pv, a->value, 0));
     else
-        tc_format(buf, n, "Tune before buying: %s %s %.0f%% of what %s %s is rated for; check NCCL's %s "
+        tc_format(buf, n, "Tune before buying: %s %s %s of what %s %s is rated for; check NCCL's %s "
                   "(NCCL_DEBUG=INFO prints the transport it chose), and measure with nccl-tests all_reduce_perf on "
-                  "the same nodes.", label, many ? "reach" : "reaches", 100 * a->value, many ? "their" : "its",
+                  "the same nodes.", label, many ? "reach" : "reaches", tc_fmt_pct(pv, sizeof pv, a->value, 0), many ? "their" : "its",
                   f->link.name,
                   inter ? "network settings (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, GPUDirect RDMA) and the NICs' link speed "
                           "and errors"
@@ -624,13 +628,14 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
                       : "the GPU work is the same, so the delay comes from its host side (input, CPU, launch).");
         break;
     case TC_ACTION_FIX_PATH_RANK: {
-        char saving[160] = "";
+        char saving[160] = "", pf[2][TC_PCT_LEN];
         if (a->has_fabric_saving && a->fabric_saving < TC_SHOWN_SHARE && a->value <= 0)
             tc_format(saving, sizeof saving, "; a faster fabric would not shorten it (no inter-node transfer is on the path)");
         else if (a->has_fabric_saving)
-            tc_format(saving, sizeof saving, "; a faster fabric would save at most %.1f%% of the step", 100 * a->fabric_saving);
-        tc_format(buf, n, "Fix rank %lld%s: the critical path is %.1f%% its compute, %.3f ms per step against the "
-                  "median rank's %.3f ms%s.", (long long)a->rank, a->first ? " first" : "", 100 * a->share, (double)a->compute_ns_per_step / 1e6,
+            tc_format(saving, sizeof saving, "; a faster fabric would save at most %s of the step%s", TC_PCT1(pf[0], a->fabric_saving),
+                      a->cp_bound ? " (on partial data)" : "");
+        tc_format(buf, n, "Fix rank %lld%s: the critical path is %s its compute, %.3f ms per step against the "
+                  "median rank's %.3f ms%s.", (long long)a->rank, a->first ? " first" : "", TC_PCT1(pf[1], a->share), (double)a->compute_ns_per_step / 1e6,
                   (double)a->median_compute_ns_per_step / 1e6, saving);
         break;
     }

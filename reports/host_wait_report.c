@@ -128,11 +128,13 @@ void tc_host_wait_json_summary(jw *w, const tc_summary *sm) {
 /* ---- terminal -------------------------------------------------------------------------------- */
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
-static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
-/* a of b as a share in its one form (tc_fmt_pct, one decimal: "12.3%", "<0.1%"). Returns buf. */
+/* a of b as a share in its one form (tc_fmt_pct, one decimal: "12.3%", "<0.1%"; pct_text_d and
+ * pct_html_d with d decimals). Returns buf. */
 static double frac(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : 0; }
-static const char *pct_text(char *buf, size_t n, int64_t a, int64_t b) { return tc_fmt_pct(buf, n, frac(a, b), 1); }
-static const char *pct_html(char *buf, size_t n, int64_t a, int64_t b) { return tc_html_pct(buf, n, frac(a, b), 1); }
+static const char *pct_text_d(char *buf, size_t n, int64_t a, int64_t b, int d) { return tc_fmt_pct(buf, n, frac(a, b), d); }
+static const char *pct_html_d(char *buf, size_t n, int64_t a, int64_t b, int d) { return tc_html_pct(buf, n, frac(a, b), d); }
+static const char *pct_text(char *buf, size_t n, int64_t a, int64_t b) { return pct_text_d(buf, n, a, b, 1); }
+static const char *pct_html(char *buf, size_t n, int64_t a, int64_t b) { return pct_html_d(buf, n, a, b, 1); }
 
 /* The causes of at least 0.05% of `whole`, largest first, as items "sync 24.0%", then how many
  * smaller ones have time ("3 more under 0.1%"). Returns the number of items. */
@@ -145,7 +147,7 @@ static size_t causes_items(char (*items)[64], const tc_idle_causes *k, int64_t w
             if (!done[c] && k->ns[c] > 0 && (best < 0 || k->ns[c] > k->ns[best])) best = c;
         if (best < 0) break;
         done[best] = true;
-        if (pct(k->ns[best], whole) < 0.05) { small++; continue; }
+        if (frac(k->ns[best], whole) < 0.0005) { small++; continue; }
         char p[TC_PCT_LEN];
         snprintf(items[n++], 64, "%s %s", tc_idle_cause_label(best), pct_text(p, sizeof p, k->ns[best], whole));
     }
@@ -177,8 +179,9 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
     }
     const tc_launch_stats *l = &rr->launch;
     if (!l->kernels) return;
-    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %.0f%% under 10 µs", who, (unsigned long long)l->kernels,
-                       l->kernels == 1 ? "" : "s", pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+    char ps[TC_PCT_LEN];
+    int len = snprintf(line, sizeof line, "launches%s: %llu kernel%s, %s under 10 µs", who, (unsigned long long)l->kernels,
+                       l->kernels == 1 ? "" : "s", pct_text_d(ps, sizeof ps, (int64_t)l->short_kernels, (int64_t)l->kernels, 0));
     if (l->delay_kernels)
         len += snprintf(line + len, sizeof line - (size_t)len, "; launch delay median %.1f µs, p95 %.1f µs",
                         (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
@@ -243,10 +246,10 @@ static void steps_section(FILE *out, const tc_rank_result *rr, const char *bold_
 /* The part of sync held by copy calls of 1 ms or more, with the call and its op. */
 static void copy_line(FILE *out, const tc_summary *sm, const tc_idle_causes *k, const tc_breakdown *b, const char *of,
                       int width) {
-    char line[700], call[256], op[256];
+    char line[700], call[256], op[256], pc[TC_PCT_LEN];
     const tc_idle_evidence *e = &sm->evidence;
-    snprintf(line, sizeof line, "sync %.1f%% of %s is copy calls holding the host (1 ms or more: pageable memory)%s%s%s%s%s",
-             pct(k->copy_held_ns, b->window_ns), of, e->copy_call ? ", most in " : "",
+    snprintf(line, sizeof line, "sync %s of %s is copy calls holding the host (1 ms or more: pageable memory)%s%s%s%s%s",
+             pct_text(pc, sizeof pc, k->copy_held_ns, b->window_ns), of, e->copy_call ? ", most in " : "",
              e->copy_call ? tc_finding_name(call, sizeof call, e->copy_call) : "", e->copy_op ? " (called in " : "",
              e->copy_op ? tc_finding_name(op, sizeof op, e->copy_op) : "", e->copy_op ? ")" : "");
     tc_term_wrap(out, line, 2, 4, width);
@@ -263,9 +266,9 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
     const tc_idle_causes *k = st ? &sm->step.causes : &sm->idle;
     const char *of = st ? "step time" : "GPU time";
     if (b->idle_ns > 0 || rr->launch.kernels) {
-        char title[200];
-        snprintf(title, sizeof title, "(idle %.1f%% of %s; each cause as %% of the summed %s windows)",
-                 100 * (st ? sm->step.idle : sm->share_idle), of, st ? "step" : "GPU");
+        char title[200], pi[TC_PCT_LEN];
+        snprintf(title, sizeof title, "(idle %s of %s; each cause as %% of the summed %s windows)",
+                 TC_PCT1(pi, st ? sm->step.idle : sm->share_idle), of, st ? "step" : "GPU");
         fprintf(out, "\n%sWhy the GPU waits%s ", bold_on, bold_off);
         tc_term_wrap_from(out, title, 18, 2, width);
         if (b->idle_ns > 0) {
@@ -275,12 +278,12 @@ void tc_host_wait_text(FILE *out, const tc_job *j, const char *bold_on, const ch
             for (size_t i = 0; i < n; i++) p[i] = items[i];
             tc_term_join(out, p, n, " | ", 2, 4, width);
             if (k->after_sync_ns > 0) {
-                char line[200];
-                snprintf(line, sizeof line, "%.1f%% of %s is gaps that began while the host waited in a sync call",
-                         pct(k->after_sync_ns, b->window_ns), of);
+                char line[200], pa[TC_PCT_LEN];
+                snprintf(line, sizeof line, "%s of %s is gaps that began while the host waited in a sync call",
+                         pct_text(pa, sizeof pa, k->after_sync_ns, b->window_ns), of);
                 tc_term_wrap(out, line, 2, 4, width);
             }
-            if (pct(k->copy_held_ns, b->window_ns) >= 100 * TC_SHOWN_SHARE) copy_line(out, sm, k, b, of, width);
+            if (frac(k->copy_held_ns, b->window_ns) >= TC_SHOWN_SHARE) copy_line(out, sm, k, b, of, width);
         }
         host_lines(out, j, rr, dim_on, dim_off, width);
     }
@@ -336,12 +339,13 @@ static void html_causes(FILE *out, const tc_summary *sm) {
                 pct_html(pw, sizeof pw, ns, b->window_ns), pct_html(pi, sizeof pi, ns, b->idle_ns));
     }
     fprintf(out, "</tbody></table>\n");
+    char pn[TC_PCT_LEN];
     if (k->after_sync_ns > 0)
-        fprintf(out, "<p class=\"note\">%.2f%% of %s is gaps that began while the host waited in a synchronizing "
-                     "call.</p>\n", pct(k->after_sync_ns, b->window_ns), of);
+        fprintf(out, "<p class=\"note\">%s of %s is gaps that began while the host waited in a synchronizing "
+                     "call.</p>\n", pct_html_d(pn, sizeof pn, k->after_sync_ns, b->window_ns, 2), of);
     if (k->copy_held_ns > 0) {
-        fprintf(out, "<p class=\"note\">Of sync, %.2f%% of %s is copy calls holding the host (1 ms or more: pageable memory)",
-                pct(k->copy_held_ns, b->window_ns), of);
+        fprintf(out, "<p class=\"note\">Of sync, %s of %s is copy calls holding the host (1 ms or more: pageable memory)",
+                pct_html_d(pn, sizeof pn, k->copy_held_ns, b->window_ns, 2), of);
         if (sm->evidence.copy_call) { fputs(", most in ", out); esc(out, sm->evidence.copy_call); }
         if (sm->evidence.copy_op) { fputs(" (called in ", out); esc(out, sm->evidence.copy_op); fputs(")", out); }
         fputs(".</p>\n", out);
@@ -365,9 +369,10 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
         fprintf(out, "</tbody></table>\n");
     }
     const tc_launch_stats *l = &rr->launch;
+    char ps[TC_PCT_LEN];
     fprintf(out, "<p id=\"launch-stats\">Launches (rank %lld): %llu kernels, %llu with their launch call in the trace, "
-                 "%.1f%% shorter than 10 &micro;s", (long long)rr->rank, (unsigned long long)l->kernels,
-            (unsigned long long)l->launched, pct((int64_t)l->short_kernels, (int64_t)l->kernels));
+                 "%s shorter than 10 &micro;s", (long long)rr->rank, (unsigned long long)l->kernels,
+            (unsigned long long)l->launched, pct_html(ps, sizeof ps, (int64_t)l->short_kernels, (int64_t)l->kernels));
     if (l->delay_kernels)
         fprintf(out, "; launch delay (GPU start &minus; launch call start) median %.3f &micro;s, p95 %.3f &micro;s",
                 (double)l->delay_median_ns / 1e3, (double)l->delay_p95_ns / 1e3);
@@ -388,7 +393,7 @@ static void html_step_svg(FILE *out, const tc_rank_result *rr, int narrow) {
     for (size_t s = 0; s < n; s++) if (rr->steps[s].step_b.window_ns > top) top = rr->steps[s].step_b.window_ns;
     const int W = tc_html_chart_w(narrow), L = narrow ? 60 : 80, R = narrow ? 12 : 30, T = 8, H = narrow ? 180 : 220, B = 24;
     double PW = W - L - R, bw = PW / (double)n > 60 ? 60 : PW / (double)n, gap = bw > 6 ? 2 : 0;
-    char cls[16], a[40], topms[TC_ATTR_LEN];
+    char cls[16], a[40], topms[TC_ATTR_LEN], pt[TC_PCT_LEN];
     tc_html_svg_open(out, "step-bars", narrow, T + H + B, "stacked bar per step: compute, exposed comm, exposed memory, idle by cause");
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" data-tip=\"%.6f ms\">%s ms</text><text x=\"%d\" y=\"%d\" "
                  "text-anchor=\"end\">0</text>\n", L - 6, T + 10, ms(top), TC_SIG4(topms, ms(top)), L - 6, T + H);
@@ -402,8 +407,9 @@ static void html_step_svg(FILE *out, const tc_rank_result *rr, int narrow) {
             y -= h;
             snprintf(a, sizeof a, "%.6f", ms(ns));
             fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" class=\"%s\" data-tip=\"step %lld - "
-                         "%s: %s ms = %.2f%% of its span\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
-                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a, pct(ns, st->step_b.window_ns));
+                         "%s: %s ms = %s of its span\"/>", x, y, bw - gap > 0.5 ? bw - gap : 0.5, h,
+                    bar_class(k, cls, sizeof cls), (long long)st->number, bar_label(k), a,
+                    pct_html_d(pt, sizeof pt, ns, st->step_b.window_ns, 2));
         }
         fputs("\n", out);
     }
@@ -439,12 +445,14 @@ static void html_step_table(FILE *out, const tc_rank_result *rr) {
                 (long long)st->number, (long long)st->step_time_ns, ms(st->step_time_ns), ms(st->step_time_ns),
                 (long long)b->window_ns, ms(b->window_ns), ms(b->window_ns));
         int64_t parts[4] = {b->compute_ns, b->exposed_comm_ns, b->memory_exposed_ns, b->idle_ns};
-        char p[TC_PCT_LEN];
+        char p[TC_PCT_LEN], p4[TC_PCT_LEN];
         for (int k = 0; k < 4; k++)
-            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %.4f%%\">%s</td>",
-                    pct(parts[k], b->window_ns) / 100, ms(parts[k]), pct(parts[k], b->window_ns),
+            fprintf(out, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.6f ms = %s\">%s</td>",
+                    frac(parts[k], b->window_ns), ms(parts[k]), pct_html_d(p4, sizeof p4, parts[k], b->window_ns, 4),
                     pct_html(p, sizeof p, parts[k], b->window_ns));
-        if (top >= 0) fprintf(out, "<td>%s %.2f%%</td></tr>\n", tc_idle_cause_label(top), pct(st->step_idle.ns[top], b->window_ns));
+        if (top >= 0)
+            fprintf(out, "<td>%s %s</td></tr>\n", tc_idle_cause_label(top),
+                    pct_html_d(p, sizeof p, st->step_idle.ns[top], b->window_ns, 2));
         else fputs("<td>-</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n", out);
@@ -477,12 +485,14 @@ void tc_host_wait_html(FILE *out, const tc_job *j) {
     if (!j->n_ranks) { fputs("<p class=\"note\">No rank had GPU activity.</p>\n</section>\n", out); return; }
     const tc_summary *sm = &j->summary;
     const tc_rank_result *rr = &j->ranks[j->findings.view_rank];
+    char pi[TC_PCT_LEN];
     fprintf(out, "<p class=\"note\">Each idle gap (no kernel, copy or set on any stream) goes to what the CPU thread "
                  "that launched the work ending the gap was doing, instant by instant: a DataLoader op (data loading), "
                  "a synchronizing call (sync), an allocator call (memory management), a launch call of 1 ms or more "
                  "(module load), a launch call or the op that launched the work (launch overhead), anything else "
                  "(CPU other); GPU side when the work was already handed over, unattributed when the trace holds no "
-                 "launch for it. Idle is %.2f%% of the summed %s.</p>\n", 100 * (sm->step.has ? sm->step.idle : sm->share_idle),
+                 "launch for it. Idle is %s of the summed %s.</p>\n",
+            tc_html_pct(pi, sizeof pi, sm->step.has ? sm->step.idle : sm->share_idle, 2),
             sm->step.has ? "step windows (the ProfilerStep spans with their GPU windows: the lead before the first GPU "
                            "event is one more gap, the tail after the last is CPU other)" : "GPU time");
     html_causes(out, sm);

@@ -83,8 +83,10 @@ static void rank_bars_svg(hr *h, const int *cats, size_t nc, int narrow) {
             double sh = share(s.ns[cat], rr->b.window_ns);
             double w = sh * PW;
             if (s.ns[cat] <= 0) continue;
-            snprintf(tip, sizeof tip, "rank %lld - %s: %s ms = %.2f%% of its window %s ms", (long long)rr->rank,
-                     cat_label[cat], tc_html_ms_exact(a, sizeof a, s.ns[cat]), 100 * sh, tc_html_ms_exact(b, sizeof b, rr->b.window_ns));
+            char ps[TC_PCT_LEN];
+            snprintf(tip, sizeof tip, "rank %lld - %s: %s ms = %s of its window %s ms", (long long)rr->rank,
+                     cat_label[cat], tc_html_ms_exact(a, sizeof a, s.ns[cat]), tc_html_pct(ps, sizeof ps, sh, 2),
+                     tc_html_ms_exact(b, sizeof b, rr->b.window_ns));
             pf(h, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", x, y, w, bh,
                tc_html_cat_class[cat], tip);
             x += w;
@@ -145,22 +147,24 @@ static void straggler_svg(hr *h, int narrow) {
         double s = rr->last_arrival_share;
         int y = top + (int)r * (bh + gap);
         bool is = sm->has_straggler && rr->rank == sm->straggler.rank;
-        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%.2f%%); each other rank waited %s ms/step "
+        char ps[TC_PCT_LEN];
+        snprintf(tip, sizeof tip, "rank %lld: last at %.2f of %llu collectives (%s); each other rank waited %s ms/step "
                  "for it%s", (long long)rr->rank, rr->last_arrival_credit, (unsigned long long)rr->matched_instances,
-                 100 * s, tc_html_ms_exact(a, sizeof a, rr->caused_wait_per_rank_ns_per_step), is ? " - the straggler" : "");
+                 tc_html_pct(ps, sizeof ps, s, 2), tc_html_ms_exact(a, sizeof a, rr->caused_wait_per_rank_ns_per_step), is ? " - the straggler" : "");
         pf(h, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"%s\" data-tip=\"%s\"/>", L, y, s * PW, bh,
            is ? "c-transfer" : "c-compute", tip);
         if (r % (size_t)label_every == 0 || is)
             pf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %lld</text>", L - 6, y + bh - (bh >= 9 ? 4 : 0), (long long)rr->rank);
-        if (is) pf(h, "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">straggler %.0f%%</text>", L + s * PW + 6,
-                   y + bh - (bh >= 9 ? 4 : 0), 100 * s);
+        if (is) pf(h, "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">straggler %s</text>", L + s * PW + 6,
+                   y + bh - (bh >= 9 ? 4 : 0), tc_html_pct(ps, sizeof ps, s, 0));
         put(h, "\n");
     }
     double fx = L + PW / (double)n;
     bool start = fx < L + 50; /* centred, "fair share 0.8%" would reach over the first rank's label */
+    char pfair[TC_PCT_LEN];
     pf(h, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>"
-          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">fair share %.1f%%</text>\n", fx, top - 2, fx, H - 22,
-       start ? fx - 2 : fx, top - 6, start ? "start" : "middle", 100.0 / (double)n);
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">fair share %s</text>\n", fx, top - 2, fx, H - 22,
+       start ? fx - 2 : fx, top - 6, start ? "start" : "middle", TC_HTML_PCT1(pfair, 1.0 / (double)n));
     pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", L, H - 22, W - R, H - 22);
 }
 
@@ -175,10 +179,11 @@ void tc_html_section_straggler(hr *h) {
     put(h, "<section id=\"straggler\">\n<h2>Straggler evidence</h2>\n");
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
-        char wait[TC_FINDING_TEXT];
-        pf(h, "<p id=\"straggler-finding\"><b>Rank %lld is the straggler.</b> It causes %.1f%% of the charged wait and "
-              "arrives last at %.1f%% of the collectives it takes part in (a fair share is %.1f%%); ",
-           (long long)s->rank, 100 * s->caused_wait_share, 100 * s->last_arrival_share, 100.0 / (double)n);
+        char wait[TC_FINDING_TEXT], ps[3][TC_PCT_LEN];
+        pf(h, "<p id=\"straggler-finding\"><b>Rank %lld is the straggler.</b> It causes %s of the charged wait and "
+              "arrives last at %s of the collectives it takes part in (a fair share is %s); ",
+           (long long)s->rank, TC_HTML_PCT1(ps[0], s->caused_wait_share), TC_HTML_PCT1(ps[1], s->last_arrival_share),
+           TC_HTML_PCT1(ps[2], 1.0 / (double)n));
         esc(h, tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
                                       s->caused_wait_ns_per_step));
         pf(h, ". Its compute is %s ms per step against a median of %s ms over all ranks.</p>\n",

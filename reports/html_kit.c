@@ -90,6 +90,11 @@ const char *tc_html_pct(char *buf, size_t n, double share, int decimals) {
     return html_bound(buf, n, tc_fmt_pct(t, sizeof t, share, decimals));
 }
 
+const char *tc_html_pct_pt(char *buf, size_t n, double diff, int decimals) {
+    char t[TC_PCT_LEN];
+    return html_bound(buf, n, tc_fmt_pct_pt(t, sizeof t, diff, decimals));
+}
+
 const char *tc_html_pct_num(char *buf, size_t n, double share, int decimals) {
     char t[TC_PCT_LEN];
     return html_bound(buf, n, tc_fmt_pct_num(t, sizeof t, share, decimals));

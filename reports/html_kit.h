@@ -63,6 +63,8 @@ const char *tc_html_money(char *buf, size_t n, double v);
 const char *tc_html_pct(char *buf, size_t n, double share, int decimals);
 const char *tc_html_pct_num(char *buf, size_t n, double share, int decimals);
 #define TC_HTML_PCT1(b, share) tc_html_pct((b), sizeof(b), (share), 1)
+/* tc_fmt_pct_pt as HTML text ("&lt;+0.1 pt"). Returns buf. */
+const char *tc_html_pct_pt(char *buf, size_t n, double diff, int decimals);
 /* A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` divisions of range. */
 double tc_html_nice_step(double range, int ticks);
 #endif

@@ -144,8 +144,9 @@ static void section_key_numbers(hr *h) {
         card(h, "kn-step", "Step time", v, d, t);
     } else card(h, "kn-step", "Step time", "n/a", "no ProfilerStep spans in the traces", NULL);
     if (sm->has_mfu) {
-        TC_HTML_PCT1(v, sm->mfu);
-        snprintf(t, sizeof t, "MFU %.4f%%", 100 * sm->mfu);
+        TC_PCT1(v, sm->mfu); /* card() escapes it */
+        char pm[TC_PCT_LEN];
+        snprintf(t, sizeof t, "MFU %s", tc_fmt_pct(pm, sizeof pm, sm->mfu, 4));
         card(h, "kn-mfu", "MFU", v, "model FLOPs per second / the GPU's dense peak", t);
     } else if (sm->mfu_over_peak)
         card(h, "kn-mfu", "MFU", "n/a", "the FLOPs per step exceed the GPU's peak over the step time (an MFU above "
@@ -161,21 +162,23 @@ static void section_key_numbers(hr *h) {
     bool lower = c && c->efficiency_bound == TC_COST_LOWER; /* partial data: e is a lower bound */
     if (c) {
         snprintf(v, sizeof v, "%s%.2f of %.0f", lower ? "at least " : "", c->effective_gpus, c->used.gpus.value);
-        char ref[96];
+        char ref[96], pe[TC_PCT_LEN];
         tc_cost_reference_text(ref, sizeof ref, c);
         if (c->has_reference)
-            snprintf(d, sizeof d, "GPUs' worth of work %s: N x T_ref / T, the step replayed on it over the step replayed (%.1f%%)",
-                     ref, 100 * c->reference_efficiency);
+            snprintf(d, sizeof d, "GPUs' worth of work %s: N x T_ref / T, the step replayed on it over the step replayed (%s%s)",
+                     ref, lower ? "at least " : "", TC_PCT1(pe, c->reference_efficiency));
         else
-            snprintf(d, sizeof d, "GPUs' worth of work %s: N x network efficiency (%.1f%%)", ref,
-                     100 * c->used.network_efficiency.value);
+            snprintf(d, sizeof d, "GPUs' worth of work %s: N x network efficiency (%s%s)", ref, lower ? "at least " : "",
+                     TC_PCT1(pe, c->used.network_efficiency.value));
         snprintf(t, sizeof t, "effective GPUs %.6f", c->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else if (sm->ranks && sm->verdict != TC_VERDICT_TOO_SMALL) {
         const tc_findings *f = &h->j->findings; /* network efficiency e and ranks x e */
         snprintf(v, sizeof v, "%s%.2f of %zu", sm->transfer_upper_bound ? "at least " : "", f->effective_gpus, sm->ranks);
-        snprintf(d, sizeof d, "against an infinitely fast network: ranks x (1 - exposed %s share %.1f%%)",
-                 sm->split_known ? "transfer" : "comm", 100 * (1 - f->network_efficiency));
+        char pe[TC_PCT_LEN];
+        snprintf(d, sizeof d, "against an infinitely fast network: ranks x (1 - exposed %s share %s%s)",
+                 sm->split_known ? "transfer" : "comm", sm->transfer_upper_bound ? "at most " : "",
+                 TC_PCT1(pe, 1 - f->network_efficiency));
         snprintf(t, sizeof t, "effective GPUs %.6f", f->effective_gpus);
         card(h, "kn-effective", "Effective GPUs", v, d, t);
     } else card(h, "kn-effective", "Effective GPUs", "n/a", sm->ranks ? "too small to judge: no efficiency is claimed" : "no ranks",
@@ -271,18 +274,19 @@ static void html_replay_what_if(hr *h, const tc_cost_result *c) {
 
 /* The what-if by scaling (no step graph): the exposed transfer scaled by B / B'. */
 static void html_scaled_what_if(hr *h, const tc_cost_result *c) {
-    char a[64], b[64];
+    char a[64], b[64], p0[TC_PCT_LEN], p1[TC_PCT_LEN];
     const tc_cost_what_if *w = &c->what_if;
+    const char *most = c->efficiency_bound == TC_COST_LOWER ? "at most " : ""; /* partial data: e a lower bound */
     if (w->inter_node_only)
         pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth between nodes instead of the measured %.1f GB/s, "
-              "only the inter-node process groups' exposed transfer time shrinks (%.2f%% of GPU time, scaled by %.1f / "
-              "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %.2f%%", w->target_GBps,
-           w->fabric_GBps, 100 * w->scaled_transfer_share, w->fabric_GBps, w->target_GBps,
-           100 * w->projected_exposed_transfer_share);
+              "only the inter-node process groups' exposed transfer time shrinks (%s%s of GPU time, scaled by %.1f / "
+              "%.1f; the groups within a node keep theirs): the exposed transfer share becomes %s%s", w->target_GBps,
+           w->fabric_GBps, most, tc_html_pct(p0, sizeof p0, w->scaled_transfer_share, 2), w->fabric_GBps, w->target_GBps,
+           most, tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
     else
         pf(h, "<p id=\"what-if\">With a fabric of %.1f GB/s bus bandwidth instead of the measured %.1f GB/s, only exposed "
-              "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %.2f%%", w->target_GBps, w->fabric_GBps,
-           w->fabric_GBps, w->target_GBps, 100 * w->projected_exposed_transfer_share);
+              "transfer time shrinks (scaled by %.1f / %.1f): its share becomes %s%s", w->target_GBps, w->fabric_GBps,
+           w->fabric_GBps, w->target_GBps, most, tc_html_pct(p1, sizeof p1, w->projected_exposed_transfer_share, 2));
     if (w->has_step_time) pf(h, ", the step takes %.3f ms", w->projected_step_time_us / 1e3);
     pf(h, ", the GPUs do the work of %.2f, and %s a month is recovered", w->projected_effective_gpus,
        tc_html_money(a, sizeof a, w->monthly_value_recovered));

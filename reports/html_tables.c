@@ -40,7 +40,7 @@ void tc_html_rank_table(hr *h) {
     const tc_summary *sm = &j->summary;
     size_t n = j->n_ranks;
     bool dev = !one_device(j);
-    char a[40], b[40], c[40];
+    char a[40], b[40], c[40], p4[TC_PCT_LEN];
     put(h, "<h3>Per rank</h3>\n<p class=\"note\">Shares of the rank's own GPU window");
     if (!dev && j->ranks[0].device) { put(h, "; every rank on "); esc(h, j->ranks[0].device); }
     put(h, ". Hover a number for its exact value; click a column to sort.</p>\n"
@@ -60,8 +60,8 @@ void tc_html_rank_table(hr *h) {
         ms_cell(h, bd->window_ns);
 #define PCELL(ns, known)                                                                                            \
     do {                                                                                                            \
-        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %.4f%%\">%s</td>", share(ns, bd->window_ns), \
-                      tc_html_ms_exact(b, sizeof b, ns), 100 * share(ns, bd->window_ns),                              \
+        if (known) pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%s ms = %s\">%s</td>", share(ns, bd->window_ns),     \
+                      tc_html_ms_exact(b, sizeof b, ns), tc_html_pct(p4, sizeof p4, share(ns, bd->window_ns), 4),     \
                       tc_html_pct_num(c, sizeof c, share(ns, bd->window_ns), 1));                                   \
         else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");                                                     \
     } while (0)
@@ -80,8 +80,8 @@ void tc_html_rank_table(hr *h) {
         if (rr->has_clock_offset) us_cell(h, rr->clock_offset_ns); else put(h, "<td class=\"n\" data-v=\"NaN\">n/a</td>");
         if (rr->matched_instances) {
             double sh = rr->last_arrival_share;
-            pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%.1f</td>", sh,
-               rr->last_arrival_credit, (unsigned long long)rr->matched_instances, 100 * sh);
+            pf(h, "<td class=\"n\" data-v=\"%.6f\" data-tip=\"%.2f of %llu matched collectives\">%s</td>", sh,
+               rr->last_arrival_credit, (unsigned long long)rr->matched_instances, tc_html_pct_num(p4, sizeof p4, sh, 1));
             int64_t cw = rr->caused_wait_per_rank_ns_per_step;
             pf(h, "<td class=\"n\" data-v=\"%lld\" data-tip=\"%s ms per step for each other rank; %s GPU-ms per step in "
                   "total over the other ranks\">%s</td>", (long long)cw, tc_html_ms_exact(a, sizeof a, cw),
@@ -100,9 +100,10 @@ static void rated_bar_cell(hr *h, bool has_busbw, bool has_share, double share_o
         pf(h, "<td data-v=\"NaN\">%s</td>", !has_busbw ? "n/a" : "n/a: link unknown");
         return;
     }
-    double w = share_of_rated >= 1 ? 100 : 100 * share_of_rated;
+    double w = share_of_rated >= 1 ? 100 : 100 * share_of_rated; /* a CSS length, not a figure */
+    char pr[TC_PCT_LEN];
     pf(h, "<td data-v=\"%s\"><span class=\"barbox\"><span class=\"bar\" style=\"width:%.1f%%\"></span></span>"
-          "%.0f%% of rated</td>", AV(share_of_rated), w, 100 * share_of_rated);
+          "%s of rated</td>", AV(share_of_rated), w, tc_html_pct(pr, sizeof pr, share_of_rated, 0));
 }
 
 /* The names of row k's groups, "1, 2" (at most 8, then how many in all). */
@@ -261,9 +262,10 @@ void tc_html_section_kernels(hr *h) {
         esc(h, k->name);
         put(h, "</td>");
         ms_cell(h, k->time_ns);
-        char pc[TC_PCT_LEN];
-        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%.4f%%\">%s</td>",
-           (unsigned long long)k->count, (unsigned long long)k->count, AV(k->share_of_compute), 100 * k->share_of_compute,
+        char pc[TC_PCT_LEN], p4[TC_PCT_LEN];
+        pf(h, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%s\" data-tip=\"%s\">%s</td>",
+           (unsigned long long)k->count, (unsigned long long)k->count, AV(k->share_of_compute),
+           tc_html_pct(p4, sizeof p4, k->share_of_compute, 4),
            tc_html_pct_num(pc, sizeof pc, k->share_of_compute, 1));
         if (k->has_tflops)
             pf(h, "<td class=\"n\" data-v=\"%s\" data-tip=\"%.6f TFLOP/s\">%.1f</td></tr>\n", AV(k->achieved_tflops),

@@ -144,18 +144,18 @@ void tc_replay_json_group_model(jw *w, const tc_job *j, size_t g) {
  * per step, mean over ranks; the worst rank and step)". */
 static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r) {
     char a[64], b[64], e[64];
-    double pct = 100 * r->identity_error;
     tc_fmt_num(a, sizeof a, ms(r->replayed_step_ns), 3);
     tc_fmt_num(b, sizeof b, ms(r->measured_step_ns), 3);
     if (r->identity_error <= 0)
         tc_format(buf, n, "the replay reproduces the measured step exactly (%s ms per step, mean over ranks)", a);
     else if (r->identity_error <= 0.01)
-        tc_format(buf, n, "the replay reproduces the measured step within %s%% on every rank and step (replayed %s ms, "
-                  "measured %s ms per step, mean over ranks)", pct < 0.01 ? "0.01" : tc_fmt_num(e, sizeof e, pct, pct < 0.1 ? 2 : 1),
+        tc_format(buf, n, "the replay reproduces the measured step within %s on every rank and step (replayed %s ms, "
+                  "measured %s ms per step, mean over ranks)",
+                  r->identity_error < 0.0001 ? "0.01%" : tc_fmt_pct(e, sizeof e, r->identity_error, r->identity_error < 0.001 ? 2 : 1),
                   a, b);
     else
-        tc_format(buf, n, "the replay differs from the measured step by up to %s%% (replayed %s ms, measured %s ms per "
-                  "step): the graph misses some dependency, so read the path with care", tc_fmt_num(e, sizeof e, pct, 1), a, b);
+        tc_format(buf, n, "the replay differs from the measured step by up to %s (replayed %s ms, measured %s ms per "
+                  "step): the graph misses some dependency, so read the path with care", TC_PCT1(e, r->identity_error), a, b);
     if (r->step_tails) { /* why it differs from the spans' step time */
         size_t len = strlen(buf);
         tc_format(buf + len, n - len, "; %s %s at %s last GPU op, past %s ProfilerStep span",
@@ -169,8 +169,8 @@ static const char *identity_text(char *buf, size_t n, const tc_replay_summary *r
 static const char *step_against(char *buf, size_t n, int64_t step_ns, int64_t replayed_ns, bool at_most) {
     char a[64], s[64];
     double saving = 1.0 - (double)step_ns / (double)replayed_ns;
-    tc_format(buf, n, "%s ms per step, %s%s%% %s", tc_fmt_num(a, sizeof a, ms(step_ns), 3), at_most ? "at most " : "",
-              tc_fmt_num(s, sizeof s, 100 * (saving < 0 ? -saving : saving), 1), saving < 0 ? "longer" : "shorter");
+    tc_format(buf, n, "%s ms per step, %s%s %s", tc_fmt_num(a, sizeof a, ms(step_ns), 3), at_most ? "at most " : "",
+              TC_PCT1(s, saving < 0 ? -saving : saving), saving < 0 ? "longer" : "shorter");
     return buf;
 }
 
@@ -242,8 +242,8 @@ static size_t shares_items(char (*it)[96], const tc_critical_path *p, bool bound
         used[best] = true;
         char v[32];
         bool mark = bound && (best == TC_CP_TRANSFER_INTRA || best == TC_CP_TRANSFER_INTER);
-        tc_format(it[n], 96, "%s%s %s%s%%", n ? "" : head, tc_cp_class_label(best), mark ? "<=" : "",
-                  tc_fmt_num(v, sizeof v, 100 * class_share(p, best), 1));
+        tc_format(it[n], 96, "%s%s %s%s", n ? "" : head, tc_cp_class_label(best), mark ? "<=" : "",
+                  TC_PCT1(v, class_share(p, best)));
         n++;
     }
     return n;
@@ -256,13 +256,13 @@ static void text_ranks(FILE *out, const tc_critical_path *p, int64_t per, int wi
     size_t len = (size_t)tc_format(line, sizeof line, "ranks it runs through, per step:");
     int64_t total = class_total(p);
     for (size_t i = 0; i < p->n_by_rank && i < CP_RANKS_SHOWN && len < sizeof line; i++) {
-        char a[40], b[40], c[64];
+        char a[40], b[TC_PCT_LEN], c[64];
         const tc_cp_rank *r = &p->by_rank[i];
         if (r->compute_ns / per > 0) tc_format(c, sizeof c, "; compute %s ms", tc_fmt_num(a, sizeof a, ms(r->compute_ns / per), 3));
         else c[0] = 0;
-        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%%%s)", i ? "," : "",
+        len += (size_t)tc_format(line + len, sizeof line - len, "%s rank %lld %s ms (%s%s)", i ? "," : "",
                                  (long long)r->rank, tc_fmt_num(a, sizeof a, ms(r->ns / per), 3),
-                                 tc_fmt_num(b, sizeof b, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1), c);
+                                 TC_PCT1(b, total > 0 ? (double)r->ns / (double)total : 0), c);
     }
     if (p->n_by_rank > CP_RANKS_SHOWN && len < sizeof line)
         tc_format(line + len, sizeof line - len, ", and %zu more", p->n_by_rank - CP_RANKS_SHOWN);
@@ -339,8 +339,8 @@ static void html_tables(FILE *out, const tc_critical_path *p, int64_t per, bool 
     for (int k = 0; k < TC_CP_CLASSES; k++) {
         if (!p->class_ns[k]) continue;
         bool mark = bound && (k == TC_CP_TRANSFER_INTRA || k == TC_CP_TRANSFER_INTER);
-        fprintf(out, "<tr><td>%s</td><td class=\"n\">%s%s%%</td><td class=\"n\" data-tip=\"%s ms\">%s</td></tr>\n",
-                tc_cp_class_label(k), mark ? "&lt;= " : "", tc_fmt_num(a, sizeof a, 100 * class_share(p, k), 1),
+        fprintf(out, "<tr><td>%s</td><td class=\"n\">%s%s</td><td class=\"n\" data-tip=\"%s ms\">%s</td></tr>\n",
+                tc_cp_class_label(k), mark ? "&lt;= " : "", TC_HTML_PCT1(a, class_share(p, k)),
                 tc_html_ms_exact(b, sizeof b, p->class_ns[k] / per), tc_fmt_num(c, sizeof c, ms(p->class_ns[k] / per), 3));
     }
     fputs("</tbody></table>\n<table id=\"cp-ranks\"><thead><tr><th>rank</th><th class=\"n\">ms per step</th>"
@@ -348,7 +348,7 @@ static void html_tables(FILE *out, const tc_critical_path *p, int64_t per, bool 
     for (size_t i = 0; i < p->n_by_rank; i++) {
         const tc_cp_rank *r = &p->by_rank[i];
         fprintf(out, "<tr><td>%lld</td><td class=\"n\">%s</td>", (long long)r->rank, tc_fmt_num(a, sizeof a, ms(r->ns / per), 3));
-        fprintf(out, "<td class=\"n\">%s%%</td>", tc_fmt_num(a, sizeof a, total > 0 ? 100.0 * (double)r->ns / (double)total : 0, 1));
+        fprintf(out, "<td class=\"n\">%s</td>", TC_HTML_PCT1(a, total > 0 ? (double)r->ns / (double)total : 0));
         fprintf(out, "<td class=\"n\">%s</td></tr>\n", tc_fmt_num(b, sizeof b, ms(r->compute_ns / per), 3));
     }
     fputs("</tbody></table>\n", out);

@@ -168,7 +168,7 @@ static void group_table(const tw *t, const tc_job *j) {
         snprintf(share, sizeof share, "-");
         bar[0] = '\0';
         if (f->has_share) {
-            snprintf(share, sizeof share, "%.0f%%", 100 * f->share_of_rated);
+            tc_fmt_pct(share, sizeof share, f->share_of_rated, 0);
             int fill = f->share_of_rated >= 1 ? 10 : (int)(10 * f->share_of_rated + 0.5);
             for (int i = 0; i < 10; i++) bar[i] = i < fill ? '#' : '.';
             bar[10] = '\0';
@@ -424,10 +424,11 @@ void tc_text_report_write(FILE *out, const tc_job *j, const tc_term_opts *o) {
     tc_replay_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
     if (sm->has_straggler) {
         const tc_straggler *s = &sm->straggler;
-        char wait[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 200];
+        char wait[TC_FINDING_TEXT], line[TC_FINDING_TEXT + 200], pw[2][TC_PCT_LEN];
         fprintf(out, "\n%sStraggler: rank %lld%s\n", c_on(&t, BOLD), (long long)s->rank, c_off(&t));
-        snprintf(line, sizeof line, "causes %.0f%% of the waiting, arrives last at %.0f%% of collectives; %s; its compute "
-                 "%.3f ms per step vs the median rank's %.3f ms", 100 * s->caused_wait_share, 100 * s->last_arrival_share,
+        snprintf(line, sizeof line, "causes %s of the waiting, arrives last at %s of collectives; %s; its compute "
+                 "%.3f ms per step vs the median rank's %.3f ms", tc_fmt_pct(pw[0], sizeof pw[0], s->caused_wait_share, 0),
+                 tc_fmt_pct(pw[1], sizeof pw[1], s->last_arrival_share, 0),
                  tc_straggler_wait_text(wait, sizeof wait, s->waiting_ranks, s->wait_per_rank_ns_per_step,
                                         s->caused_wait_ns_per_step),
                  ms(s->compute_ns_per_step), ms(s->median_compute_ns_per_step));

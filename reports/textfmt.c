@@ -96,6 +96,14 @@ const char *tc_fmt_pct(char *buf, size_t n, double share, int decimals) {
     return buf;
 }
 
+const char *tc_fmt_pct_pt(char *buf, size_t n, double diff, int decimals) {
+    char f[TC_PCT_LEN];
+    tc_fmt_pct_num(f, sizeof f, diff, decimals);
+    const char *sign = f[0] == '<' ? "<+" : f[0] == '>' || f[0] == '-' ? "" : "+";
+    snprintf(buf, n, "%s%s pt", sign, f + (f[0] == '<'));
+    return buf;
+}
+
 const char *tc_fmt_num_fit(char *buf, size_t n, double v, int decimals, const char *prefix, const char *unit,
                            size_t cols) {
     char tmp[TC_ATTR_LEN];

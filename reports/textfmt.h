@@ -30,6 +30,9 @@ const char *tc_fmt_pct(char *buf, size_t n, double share, int decimals);
 const char *tc_fmt_pct_num(char *buf, size_t n, double share, int decimals);
 /* share as tc_fmt_pct with one decimal into the array b. Returns b. */
 #define TC_PCT1(b, share) tc_fmt_pct((b), sizeof(b), (share), 1)
+/* A difference of two shares (B - A, fractions) in percentage points, signed, in tc_fmt_pct_num's
+ * form: "+1.2 pt", "-0.4 pt", "+0.0 pt" for none, "<+0.1 pt" / ">-0.1 pt" for a tiny one. Returns buf. */
+const char *tc_fmt_pct_pt(char *buf, size_t n, double diff, int decimals);
 
 /* |v| in tc_fmt_num's form between prefix ("$" or "") and unit (" ms" or ""), its sign first, in
  * at most `cols` columns: a figure too wide for them is written as a bound, ">$999,999" or

@@ -1,6 +1,7 @@
 /* timeline_report.c: the job as one Chrome-trace JSON (see timeline_report.h). */
 #include "timeline_report.h"
 #include "jsonw.h"
+#include "textfmt.h"
 #include "base/util.h"
 #include "base/version.h"
 #include <stdlib.h>
@@ -109,14 +110,15 @@ static void rank_meta(jw *w, const tc_job *j, const tl_rank *r) {
     const tc_summary *sm = &j->summary;
     bool straggler = sm->has_straggler && sm->straggler.rank == r->rr->rank;
     int64_t pid = r->rr->rank;
-    char name[400], label[200];
+    char name[400], label[200], pw[2][TC_PCT_LEN];
     snprintf(name, sizeof name, "rank %lld%s (%.200s, node %lld)", (long long)pid, straggler ? ": STRAGGLER" : "",
              r->rr->device ? r->rr->device : "device unknown", (long long)r->rr->node);
     meta(w, "process_name", pid, 0, "name", name, 0);
     meta(w, "process_sort_index", pid, 0, "sort_index", NULL, pid);
     if (straggler) {
-        snprintf(label, sizeof label, "straggler: causes %.0f%% of the waiting, arrives last at %.0f%% of collectives",
-                 100 * sm->straggler.caused_wait_share, 100 * sm->straggler.last_arrival_share);
+        snprintf(label, sizeof label, "straggler: causes %s of the waiting, arrives last at %s of collectives",
+                 tc_fmt_pct(pw[0], sizeof pw[0], sm->straggler.caused_wait_share, 0),
+                 tc_fmt_pct(pw[1], sizeof pw[1], sm->straggler.last_arrival_share, 0));
         meta(w, "process_labels", pid, 0, "labels", label, 0);
     }
     meta(w, "thread_name", pid, STEP_TID, "name", "ProfilerStep", 0);

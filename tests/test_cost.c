@@ -219,6 +219,31 @@ Test(cost, fabric_what_if) {
     cr_expect_str_eq(r.used.fabric_GBps.origin, "trace (measured bus bandwidth)");
 }
 
+/* On partial data (transfer an upper bound, e a lower bound) the scaled what-if's shares are upper
+ * bounds: both carry "<=" on their line, in the form of every share. */
+Test(cost, scaled_what_if_shares_carry_their_bound_on_partial_data) {
+    tc_cost_inputs in;
+    tc_cost_inputs_defaults(&in);
+    flags(&in, (const char *const[]){"price-per-gpu-hour", "2", "fabric-target-GBps", "200", NULL});
+    tc_cost_trace_facts f = {.world_size = 8, .exposed_transfer_share = 0.4, .step_time_us = 1000,
+                             .fabric_busbw_GBps = 100, .transfer_split_known = true,
+                             .transfer_upper_bound = true};
+    tc_cost_result r;
+    char err[400];
+    cr_assert_eq(tc_cost_compute(&in, &f, &r, err, sizeof err), 0, "%s", err);
+    cr_assert(r.has_what_if && r.what_if.method == TC_WHAT_IF_SCALED);
+    cr_assert_eq(r.efficiency_bound, TC_COST_LOWER);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    cr_assert(out);
+    tc_term_opts to = {.color = false, .width = 120};
+    tc_cost_result_print(out, &r, &to);
+    fclose(out);
+    cr_expect(strstr(buf, "<= 40.0% -> <= 25.0%"), "%s", buf);
+    free(buf);
+}
+
 Test(cost, what_if_downgrade_has_no_payback_and_calculator_needs_fabric_gbps) {
     tc_cost_inputs in;
     tc_cost_inputs_defaults(&in);

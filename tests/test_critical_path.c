@@ -198,6 +198,16 @@ Test(critical_path, verdict_reason_and_action) {
     cr_expect(!strncmp(text, "Fix rank 2 first: the critical path is 64.0% its compute, ", 58), "%s", text);
     cr_expect(strstr(text, "a faster fabric would save at most 2.5% of the step."), "%s", text);
     cr_expect_leq(j.findings.n_actions, TC_MAX_ACTIONS);
+    /* ranks missing (world size 8, 4 traces): the saving is on partial data, the reason and the action both say so */
+    int64_t world = j.summary.world_size;
+    j.summary.world_size = (int64_t)j.n_ranks + 4;
+    plant_replay(&j, true);
+    cr_assert(j.summary.transfer_upper_bound);
+    cr_assert(has_reason(&j, "at most 2.5% of the step (on partial data)", text), "%s", text);
+    cr_assert_eq(j.findings.actions[0].code, TC_ACTION_FIX_PATH_RANK);
+    tc_action_text(text, sizeof text, &j.findings.actions[0], &j);
+    cr_expect(strstr(text, "a faster fabric would save at most 2.5% of the step (on partial data)."), "%s", text);
+    j.summary.world_size = world;
     /* without the instant reference: no saving claimed */
     plant_replay(&j, false);
     cr_assert(has_reason(&j, "critical path", text));

@@ -5,6 +5,8 @@
 #include "testutil.h"
 #include "reports/textfmt.h"
 #include "reports/html_kit.h"
+#include <dirent.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool has_exponent(const char *s) {
@@ -73,4 +75,63 @@ Test(plainnums, a_tiny_share_reads_under_a_tenth_of_a_percent) {
     cr_expect_str_eq(tc_html_pct(buf, sizeof buf, 0.00003, 1), "&lt;0.1%");
     cr_expect_str_eq(tc_html_pct_num(buf, sizeof buf, -0.00003, 1), "&gt;-0.1");
     cr_expect_str_eq(TC_HTML_PCT1(buf, 0.5), "50.0%");
+}
+
+/* The one formatter is the only place a share becomes text: no report source writes a figure
+ * followed by a literal "%" ("%.1f%%", "%s%%" after tc_fmt_num) or signed points ("%+.1f pt") by
+ * itself, so every share reads "<0.1%" when tiny and "0.0%" when none, alike everywhere. A CSS
+ * length ("width:%.1f%%") is not a figure. */
+static bool own_percent_form(const char *line) {
+    for (const char *p = strchr(line, '%'); p; p = strchr(p + 1, '%')) {
+        if (p[1] == '%') { p++; continue; } /* a literal "%%" alone (a heading's "%") */
+        const char *q = p + 1;
+        while (*q && strchr("-+ #0123456789.", *q)) q++;
+        bool figure = *q && strchr("fFgGeEs", *q);
+        if (!figure) continue;
+        bool css = p >= line + 6 && strncmp(p - 6, "width:", 6) == 0;
+        if ((strncmp(q + 1, "%%", 2) == 0 && !css) || (*q == 'f' && p[1] == '+' && strncmp(q + 1, " pt", 3) == 0))
+            return true;
+    }
+    return false;
+}
+
+Test(plainnums, every_share_in_reports_goes_through_the_one_formatter) {
+    cr_expect(own_percent_form("\"%.1f%%\""));
+    cr_expect(own_percent_form("\"rank %lld (%s%%)\""));
+    cr_expect(own_percent_form("\"%+.1f pt\""));
+    cr_expect(!own_percent_form("\"width:%.1f%%\""));
+    cr_expect(!own_percent_form("\"each cause as %% of\""));
+    DIR *d = opendir("reports");
+    cr_assert(d);
+    size_t files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0) continue;
+        if (!strcmp(e->d_name, "textfmt.c") || !strcmp(e->d_name, "html_kit.c")) continue; /* the formatter */
+        char path[300];
+        snprintf(path, sizeof path, "reports/%s", e->d_name);
+        char *src = tu_read_file(path, NULL);
+        cr_assert(src, "%s", path);
+        files++;
+        int no = 1;
+        for (char *line = src; line && *line; no++) {
+            char *nl = strchr(line, '\n');
+            if (nl) *nl = '\0';
+            cr_expect(!own_percent_form(line), "%s:%d writes a share by itself: %s", path, no, line);
+            line = nl ? nl + 1 : NULL;
+        }
+        free(src);
+    }
+    closedir(d);
+    cr_expect(files > 10, "%zu report sources", files);
+}
+
+Test(plainnums, points_are_signed_and_tiny_ones_bounded) {
+    char buf[TC_PCT_LEN];
+    cr_expect_str_eq(tc_fmt_pct_pt(buf, sizeof buf, 0.012, 1), "+1.2 pt");
+    cr_expect_str_eq(tc_fmt_pct_pt(buf, sizeof buf, -0.004, 1), "-0.4 pt");
+    cr_expect_str_eq(tc_fmt_pct_pt(buf, sizeof buf, 0, 1), "+0.0 pt");
+    cr_expect_str_eq(tc_fmt_pct_pt(buf, sizeof buf, 0.00001, 1), "<+0.1 pt");
+    cr_expect_str_eq(tc_fmt_pct_pt(buf, sizeof buf, -0.00001, 1), ">-0.1 pt");
+    cr_expect_str_eq(tc_html_pct_pt(buf, sizeof buf, 0.00001, 1), "&lt;+0.1 pt");
 }
