@@ -280,10 +280,15 @@ static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *fil
     return 0;
 }
 
-/* Whether every rank's trace and its events are in memory (not so in the MPI build's root). */
+/* Whether every rank's trace and the events of every instance are in memory (not so in the MPI
+ * build's root, which holds skeletons). */
 static bool traces_held(const tc_job *j) {
     for (size_t i = 0; i < j->n_ranks; i++)
         if (j->ranks[i].input >= j->n_traces || !j->traces[j->ranks[i].input].n_gpu) return false;
+    for (size_t i = 0; i < j->n_inst_members; i++) {
+        const tc_inst_member *m = &j->inst_members[i];
+        if (m->rank >= j->n_ranks || m->event >= j->traces[j->ranks[m->rank].input].n_gpu) return false;
+    }
     return true;
 }
 
@@ -321,7 +326,8 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     }
     if (r->records_unplaced)
         rc |= tc_nccl_note(r, "%lld Inspector records are of a process or communicator the traces do not have "
-                              "(a rank without a trace, or no record of the communicator of all ranks to tell its rank)",
+                              "(a rank without a trace, a process whose pid and communicators do not settle its rank, or a "
+                              "communicator no process group fits)",
                            (long long)r->records_unplaced);
     if (without) rc |= tc_nccl_note(r, "%zu process groups with collectives have no Inspector record (all their kernels under the size floor, or dropped)", without);
     if (r->outside_trace)
