@@ -46,19 +46,53 @@ static size_t group_of(const tc_job *j, const int64_t *member, int32_t n) {
     return n_unlisted == 1 ? unlisted : SIZE_MAX;
 }
 
-/* The instances of group pg and kind coll that rank index ri has, in matching order. */
-static size_t instances_of(const tc_job *j, size_t pg, uint8_t coll, size_t ri, size_t *out) {
-    size_t n = 0;
+/* Every (process group, rank index, kind, instance) of the job's matched instances, sorted, so the
+ * instances of one rank in one group of one kind are a range, in matching order. */
+typedef struct { uint64_t pg; uint32_t ri; uint32_t coll; size_t inst; } slot;
+typedef struct {
+    slot *v; size_t n;
+    size_t *out;            /* room for the instances of one range */
+} inst_index;
+
+static int cmp_slot(const void *a, const void *b) {
+    const slot *x = a, *y = b;
+    if (x->pg != y->pg) return x->pg < y->pg ? -1 : 1;
+    if (x->ri != y->ri) return x->ri < y->ri ? -1 : 1;
+    if (x->coll != y->coll) return x->coll < y->coll ? -1 : 1;
+    return (x->inst > y->inst) - (x->inst < y->inst);
+}
+
+/* 0, or -1 out of memory (ix freed by index_free either way). */
+static int index_build(const tc_job *j, inst_index *ix) {
+    ix->v = malloc((j->n_inst_members ? j->n_inst_members : 1) * sizeof *ix->v);
+    ix->out = malloc((j->n_instances ? j->n_instances : 1) * sizeof *ix->out);
+    ix->n = 0;
+    if (!ix->v || !ix->out) return -1;
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
-        if (j->inst_groups[in->group].pg != pg) continue;
+        size_t pg = j->inst_groups[in->group].pg;
+        if (pg == SIZE_MAX) continue;
         const tc_inst_member *m = &j->inst_members[in->first];
-        bool has = false;
-        for (uint32_t k = 0; k < in->n && !has; k++) has = m[k].rank == ri;
-        if (!has) continue;
         const tc_trace *t = &j->traces[j->ranks[m[0].rank].input];
-        if ((uint8_t)tc_nccl_coll_of(tc_trace_str(t, in->name)) == coll) out[n++] = i;
+        uint32_t coll = (uint32_t)tc_nccl_coll_of(tc_trace_str(t, in->name));
+        for (uint32_t k = 0; k < in->n; k++) ix->v[ix->n++] = (slot){pg, m[k].rank, coll, i};
     }
+    tc_sort(ix->v, ix->n, sizeof *ix->v, cmp_slot);
+    return 0;
+}
+
+static void index_free(inst_index *ix) { free(ix->v); free(ix->out); }
+
+/* The instances of group pg and kind coll that rank index ri has, in matching order, into ix->out. */
+static size_t instances_of(inst_index *ix, size_t pg, uint8_t coll, size_t ri) {
+    slot key = {pg, (uint32_t)ri, coll, 0};
+    size_t lo = 0, hi = ix->n, n = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_slot(&ix->v[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (; lo < ix->n && ix->v[lo].pg == pg && ix->v[lo].ri == ri && ix->v[lo].coll == coll; lo++) ix->out[n++] = ix->v[lo].inst;
     return n;
 }
 
@@ -132,9 +166,10 @@ static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t r
 
 /* Joins one (rank, communicator, kind) run rec[0, nr) to its group's instances. */
 static void join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, const tc_nccl_record *rec, size_t nr,
-                     size_t *inst) {
+                     inst_index *ix) {
     tc_nccl_group *g = &r->groups[pg];
-    size_t ni = instances_of(j, pg, rec[0].coll, ri, inst);
+    size_t ni = instances_of(ix, pg, rec[0].coll, ri);
+    const size_t *inst = ix->out;
     int64_t sn0 = 0;
     if (!best_offset(j, inst, ni, ri, rec, nr, r->min_size, &sn0)) { r->outside_trace += (int64_t)nr; ni = 0; }
     size_t inside = 0;
@@ -164,7 +199,7 @@ static void add_counts(tc_nccl_counts *to, const tc_nccl_counts *c) {
 /* Joins one communicator's records rec[0, n) (sorted: by file, kind, sn), file_rank[f] the global
  * rank of file f (-1 unknown). 0, or -1 out of memory. */
 static int join_comm(const tc_job *j, tc_nccl_result *r, const tc_nccl_record *rec, size_t n, const int64_t *file_rank,
-                     size_t *inst) {
+                     inst_index *ix) {
     int32_t nr = rec[0].n_ranks;
     int64_t *member = malloc((size_t)nr * sizeof *member);
     if (!member) return -1;
@@ -180,7 +215,7 @@ static int join_comm(const tc_job *j, tc_nccl_result *r, const tc_nccl_record *r
         if (!r->groups[pg].has_comm) { r->groups[pg].has = r->groups[pg].has_comm = true; r->groups[pg].comm_id = rec[a].comm_id; }
         for (size_t c = a, d; c < b; c = d) {
             for (d = c + 1; d < b && rec[d].coll == rec[c].coll; d++) {}
-            join_run(j, r, pg, ri, rec + c, d - c, inst);
+            join_run(j, r, pg, ri, rec + c, d - c, ix);
         }
     }
     return 0;
@@ -219,6 +254,13 @@ static int file_ranks(const tc_job *j, const tc_nccl_record *rec, size_t n, cons
     for (size_t g = 0; g < j->n_groups; g++)
         for (size_t k = 0; k < j->groups[g].n_ranks; k++) if (j->groups[g].ranks[k] > top) top = j->groups[g].ranks[k];
     size_t nr = (size_t)top + 1;
+    if (n_files * nr > ((size_t)1 << 24)) { /* too many to weigh (128 MiB): by pid alone */
+        for (size_t f = 0; f < n_files; f++) {
+            size_t by_pid = rank_of_pid(j, files[f].pid);
+            file_rank[f] = by_pid != SIZE_MAX ? j->ranks[by_pid].rank : -1;
+        }
+        return 0;
+    }
     int64_t *count = calloc(n_files * nr, sizeof *count); /* per file and global rank: constraints it meets */
     int64_t *need = calloc(n_files ? n_files : 1, sizeof *need);
     size_t *stamp = calloc(nr, sizeof *stamp);
@@ -301,21 +343,22 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     }
     size_t n = r->log.n_records;
     tc_nccl_record *rec = malloc((n ? n : 1) * sizeof *rec);
-    size_t *inst = malloc((j->n_instances ? j->n_instances : 1) * sizeof *inst);
+    inst_index ix;
     r->groups = calloc(j->n_groups ? j->n_groups : 1, sizeof *r->groups);
-    if (!rec || !inst || !r->groups) { free(rec); free(inst); return -1; }
+    int built = index_build(j, &ix);
+    if (!rec || built || !r->groups) { free(rec); index_free(&ix); return -1; }
     if (n) memcpy(rec, r->log.records, n * sizeof *rec);
     tc_sort(rec, n, sizeof *rec, cmp_rec);
     int64_t *file_rank = malloc((r->log.n_files ? r->log.n_files : 1) * sizeof *file_rank);
     int rc = file_rank ? file_ranks(j, rec, n, r->log.files, r->log.n_files, file_rank) : -1;
     for (size_t a = 0, b; rc == 0 && a < n; a = b) {
         for (b = a + 1; b < n && rec[b].comm_id == rec[a].comm_id && rec[b].n_ranks == rec[a].n_ranks; b++) {}
-        rc = join_comm(j, r, rec + a, b - a, file_rank, inst);
+        rc = join_comm(j, r, rec + a, b - a, file_rank, &ix);
     }
     if (rc == 0) rc = count_unlogged(j, r, file_rank);
     free(file_rank);
     free(rec);
-    free(inst);
+    index_free(&ix);
     if (rc) return -1;
     size_t without = 0;
     for (size_t i = 0; i < j->n_groups; i++) {
