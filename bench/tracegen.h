@@ -79,6 +79,7 @@ typedef struct {
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
+  int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
 
@@ -187,6 +188,7 @@ void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n, size_t sz);
 void mkdir_p(const char *dir);
 uint64_t h4(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+
 void s_flush(sink_t *s);
 void s_open(sink_t *s, const char *path, int gz, int level);
 void s_close(sink_t *s);
@@ -391,6 +393,9 @@ typedef struct {
   int nsteps_written;
   int64_t neg_events;      /* events written with negative relative ts */
 } rw_t;
+
+/* tg_nccl.c: --nccl-inspector's logs and their truth from the written ranks ws[0, ranks) */
+void write_nccl_inspector(const ctx_t *c, rw_t *const *ws);
 
 /* tg_events.c */
 extern const gpu_info GPUS[];

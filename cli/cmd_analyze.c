@@ -11,6 +11,8 @@
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"
+#include "analyzer/nccl_join.h"
+#include "parsers/nccl_inspector.h"
 #include "reports/cost_report.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -125,6 +127,7 @@ typedef struct {
     char **operands; size_t n_operands; /* room for argc */
     tc_cli_inputs inputs;     /* the operands expanded, once: checked against the outputs, loaded */
     char **configs; size_t n_configs;   /* --config files read (room for argc): inputs no output may name */
+    char **nccl; size_t n_nccl;         /* --nccl DIR|FILE operands (room for argc) */
 } analyze_args;
 
 /* One option o->opt with its value into a. TC_EXIT_OK, -1 after --help (printed), or a usage exit
@@ -189,6 +192,10 @@ static int set_option(const tc_opts *o, analyze_args *a) {
             return tc_opts_error(t, "%s needs a window number (1 = the oldest) or 'all', not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     case TC_OPT_COMM_KERNEL: return tc_opts_comm_kernel(o, a->comm);
+    case TC_OPT_NCCL:
+        if (!v || !*v) return tc_opts_error(t, "%s needs a folder of NCCL Inspector logs or one log file", name);
+        a->nccl[a->n_nccl++] = (char *)v;
+        return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
 }
@@ -310,6 +317,28 @@ static int write_reports(const tc_job *jobs, size_t n, const analyze_args *a, in
     return rc;
 }
 
+/* The NCCL Inspector logs of --nccl and of the trace folders (*.log whose content is one) read into
+ * j and joined to its collectives (analyzer/nccl_join.h), the notes printed. Returns rc, or
+ * TC_EXIT_DAMAGED when a log could not be used or held damage, TC_EXIT_NOTHING out of memory. */
+static int read_nccl(const analyze_args *a, tc_job *j, int rc) {
+    const tc_input_list *in = &a->inputs.list;
+    if (!a->n_nccl && !in->n_logs) return rc;
+    tc_notes notes;
+    memset(&notes, 0, sizeof notes);
+    tc_status st = tc_nccl_read_paths(a->nccl, a->n_nccl, true, &j->nccl.log, &notes);
+    tc_status st2 = st == TC_ERR_NOMEM ? st : tc_nccl_read_paths(in->logs, in->n_logs, false, &j->nccl.log, &notes);
+    bool damaged = st != TC_OK || st2 != TC_OK;
+    for (size_t i = 0; i < notes.n; i++) damaged |= notes.v[i].code == TC_NOTE_DAMAGED;
+    tc_print_notes(stderr, &notes);
+    tc_notes_free(&notes);
+    j->nccl.present = j->nccl.log.n_files > 0;
+    if (st == TC_ERR_NOMEM || st2 == TC_ERR_NOMEM || (j->nccl.present && tc_nccl_join(j, &j->nccl))) {
+        fprintf(stderr, "tracecost: out of memory\n");
+        return TC_EXIT_NOTHING;
+    }
+    return damaged && rc == TC_EXIT_OK ? TC_EXIT_DAMAGED : rc;
+}
+
 /* Loads and analyzes what a asks for (hooks), one job or one per window (*jobs, *n), and writes
  * the reports. Returns the exit code. */
 static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hooks, tc_load_options *lopt) {
@@ -330,6 +359,10 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
         tc_job_init(jobs);
         n = 1;
         rc = hooks->load_analyze(hooks->ctx, &a->inputs, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
+    }
+    for (size_t k = 0; report && k < n; k++) {
+        rc = read_nccl(a, &jobs[k], rc);
+        if (rc == TC_EXIT_NOTHING) report = false;
     }
     for (size_t k = 0; report && k < n; k++) { /* each window priced from its own figures */
         tc_error e;
@@ -355,10 +388,12 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);
     a.configs = calloc((size_t)argc + 1, sizeof *a.configs);
+    a.nccl = calloc((size_t)argc + 1, sizeof *a.nccl);
     a.comm = tc_comm_patterns_new();
-    if (!a.operands || !a.configs || !a.comm) {
+    if (!a.operands || !a.configs || !a.nccl || !a.comm) {
         free(a.operands);
         free(a.configs);
+        free(a.nccl);
         tc_comm_patterns_free(a.comm);
         return TC_EXIT_NOTHING;
     }
@@ -367,6 +402,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
         tc_cli_inputs_free(&a.inputs);
         free(a.operands);
         free(a.configs);
+        free(a.nccl);
         tc_comm_patterns_free(a.comm);
         return rc < 0 ? TC_EXIT_OK : rc; /* -1: --help */
     }
@@ -377,6 +413,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_cli_inputs_free(&a.inputs);
     free(a.operands);
     free(a.configs);
+    free(a.nccl);
     tc_comm_patterns_free(a.comm);
     return rc;
 }

@@ -34,6 +34,7 @@ _tracecost() {
         case "$prev" in
             --json|--html) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --csv) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
+            --nccl) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --config) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return 0 ;;
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
@@ -45,7 +46,7 @@ _tracecost() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --csv --force --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
-                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window" -- "$cur"))
+                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window --nccl" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))

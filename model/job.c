@@ -35,6 +35,7 @@ void tc_job_free(tc_job *j) {
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
     free(j->windows);
+    tc_nccl_free(&j->nccl);
     memset(j, 0, sizeof *j);
 }
 

@@ -18,6 +18,7 @@
 #include "gpu_catalog.h"
 #include "idle_causes.h"
 #include "coll_instances.h"
+#include "nccl.h"
 #include "kernel_tables.h"
 #include "process_groups.h"
 #include "rank_result.h"
@@ -64,6 +65,9 @@ typedef struct {
      * pricing; freed through graph_free by tc_job_free. NULL when none. */
     struct tc_step_graph *graph;
     void (*graph_free)(struct tc_step_graph *);
+    /* NCCL's own account (issue 32, docs/nccl.md): the Inspector logs read and their join
+     * (analyzer/nccl_join.h); present false when none were given or found */
+    tc_nccl_result nccl;
 } tc_job;
 
 void tc_job_init(tc_job *j);

@@ -66,6 +66,8 @@ static int walk_folder(tc_input_list *l, const char *dir, bool recursive, int de
         if (recursive && depth < MAX_DEPTH && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
             rc = walk_folder(l, p, true, depth + 1, err, errlen);
             free(p);
+        } else if (ends_with(de->d_name, ".log") && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (TC_PUSH(l->logs, l->n_logs, l->cap_logs, p)) { free(p); rc = -1; }
         } else if (!is_trace_name(de->d_name)) {
             free(p);
         } else if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) {
@@ -98,6 +100,7 @@ static int add_folder(tc_input_list *l, const char *dir, bool recursive, char *e
         return -1;
     }
     tc_sort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str); /* from_folder[] is all true there */
+    tc_sort(l->logs, l->n_logs, sizeof *l->logs, cmp_str);
     return 0;
 }
 
@@ -198,6 +201,8 @@ void tc_input_list_free(tc_input_list *l) {
     for (size_t i = 0; i < l->n; i++) free(l->paths[i]);
     free(l->paths);
     free(l->from_folder);
+    for (size_t i = 0; i < l->n_logs; i++) free(l->logs[i]);
+    free(l->logs);
     tc_notes_free(&l->notes);
     memset(l, 0, sizeof *l);
 }

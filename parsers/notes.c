@@ -7,7 +7,7 @@
 
 tc_note_kind tc_note_kind_of(tc_note_code code) {
     switch (code) {
-    case TC_NOTE_NAMED_TWICE: case TC_NOTE_SAME_FILE: case TC_NOTE_NOT_A_TRACE: return TC_NOTE_KIND_NOTE;
+    case TC_NOTE_NAMED_TWICE: case TC_NOTE_SAME_FILE: case TC_NOTE_NOT_A_TRACE: case TC_NOTE_NCCL: return TC_NOTE_KIND_NOTE;
     case TC_NOTE_NOT_REGULAR: case TC_NOTE_DAMAGED: return TC_NOTE_KIND_WARNING;
     default: return TC_NOTE_KIND_PROBLEM;
     }

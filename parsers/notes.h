@@ -18,6 +18,7 @@ typedef enum {
     TC_NOTE_NOT_A_TRACE,     /* note: a JSON file found in a folder that holds no trace events: skipped */
     TC_NOTE_TIMES_OVERFLOW,  /* its GPU times add up past 2^63 ns: left out */
     TC_NOTE_NO_GPU,          /* no GPU activity (a CPU-only trace?): left out */
+    TC_NOTE_NCCL,            /* note: what an NCCL log holds that is not read (nccl_inspector.h) */
     /* the job */
     TC_NOTE_NOTHING,         /* none of several inputs holds usable GPU activity */
     TC_NOTE_TIMES_TOO_LONG,  /* the kept inputs' GPU times add up past 2^63 ns together */

@@ -1,4 +1,5 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
+#include "nccl_report.h"
 #include "json_report.h"
 #include "cost_report.h"
 #include "findings_text.h"
@@ -244,6 +245,7 @@ static void summary(jw *w, const tc_job *j) {
     jw_array_end(w);
     tc_host_wait_json_summary(w, sm);
     tc_replay_json_summary(w, j);
+    tc_nccl_json_summary(w, j);
     jw_object_end(w);
 }
 
@@ -348,6 +350,7 @@ static void process_groups(jw *w, const tc_job *j) {
         opt_double(w, "busbw_share_of_rated", f->has_share, f->share_of_rated);
         tc_replay_json_group_model(w, j, i);
         group_what_if(w, j, i);
+        tc_nccl_json_group(w, j, i);
         jw_object_end(w);
     }
     jw_array_end(w);

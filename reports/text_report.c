@@ -1,4 +1,5 @@
 /* text_report.c: terminal summary (see text_report.h). */
+#include "nccl_report.h"
 #include "text_report.h"
 #include "findings_text.h"
 #include "host_wait_report.h"
@@ -193,6 +194,7 @@ static void group_table(const tw *t, const tc_job *j) {
                  sm->groups_without_comm, sm->groups_without_comm == 1 ? "" : "s");
         tc_term_wrap(t->out, line, 2, 4, t->width);
     }
+    tc_nccl_text_lines(t->out, j, t->width);
     fputs(c_off(t), t->out);
 }
 

@@ -1,0 +1,379 @@
+/* nccl_join.c: the join of NCCL Inspector records to collective instances (nccl_join.h).
+ *
+ * A process's log holds its records of every communicator it is in. Its global rank is the one
+ * rank that each of its (communicator size, header.rank) pairs allows (file_ranks); a communicator
+ * of n ranks where it is rank r is the process group of size n whose r-th member (ascending
+ * global ranks, as torch.distributed numbers them) it is. Within one (rank, communicator,
+ * collective kind), coll_sn counts the collectives one by one (NCCL's per-kind sequence number),
+ * so the k-th instance of that kind in the trace is the record of sn0 + k: sn0 is the offset that
+ * matches the most message sizes. An instance without its record is below the size floor or
+ * dropped; a record that is CPU-timed or of another size is not joined. */
+#include "nccl_join.h"
+#include "base/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_rec(const void *a, const void *b) {
+    const tc_nccl_record *x = a, *y = b;
+    if (x->comm_id != y->comm_id) return x->comm_id < y->comm_id ? -1 : 1;
+    if (x->n_ranks != y->n_ranks) return x->n_ranks < y->n_ranks ? -1 : 1;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->coll != y->coll) return x->coll < y->coll ? -1 : 1;
+    return (x->sn > y->sn) - (x->sn < y->sn);
+}
+
+/* The rank index of global rank g in j, SIZE_MAX none. */
+static size_t rank_index(const tc_job *j, int64_t g) {
+    for (size_t i = 0; g >= 0 && i < j->n_ranks; i++)
+        if (j->ranks[i].rank == g) return i;
+    return SIZE_MAX;
+}
+
+/* The process group a communicator is, given the global rank of each of its ranks that has a log
+ * (member[r], -1 none; n ranks): the one group of size n whose r-th member (ascending) is member[r]
+ * for every known r, or without a member list when no listed group fits. SIZE_MAX none or several. */
+static size_t group_of(const tc_job *j, const int64_t *member, int32_t n) {
+    size_t found = SIZE_MAX, n_found = 0, unlisted = SIZE_MAX, n_unlisted = 0;
+    for (size_t i = 0; i < j->n_groups; i++) {
+        const tc_process_group *pg = &j->groups[i];
+        if (pg->size != n) continue;
+        if (!pg->ranks) { unlisted = i; n_unlisted++; continue; }
+        bool fits = pg->n_ranks == (size_t)n;
+        for (int32_t r = 0; r < n && fits; r++) fits = member[r] < 0 || pg->ranks[r] == member[r];
+        if (fits) { found = i; n_found++; }
+    }
+    if (n_found) return n_found == 1 ? found : SIZE_MAX;
+    return n_unlisted == 1 ? unlisted : SIZE_MAX;
+}
+
+/* Every (process group, rank index, kind, instance) of the job's matched instances, sorted, so the
+ * instances of one rank in one group of one kind are a range, in matching order. */
+typedef struct { uint64_t pg; uint32_t ri; uint32_t coll; size_t inst; } slot;
+typedef struct {
+    slot *v; size_t n;
+    size_t *out;            /* room for the instances of one range */
+} inst_index;
+
+static int cmp_slot(const void *a, const void *b) {
+    const slot *x = a, *y = b;
+    if (x->pg != y->pg) return x->pg < y->pg ? -1 : 1;
+    if (x->ri != y->ri) return x->ri < y->ri ? -1 : 1;
+    if (x->coll != y->coll) return x->coll < y->coll ? -1 : 1;
+    return (x->inst > y->inst) - (x->inst < y->inst);
+}
+
+/* 0, or -1 out of memory (ix freed by index_free either way). */
+static int index_build(const tc_job *j, inst_index *ix) {
+    ix->v = malloc((j->n_inst_members ? j->n_inst_members : 1) * sizeof *ix->v);
+    ix->out = malloc((j->n_instances ? j->n_instances : 1) * sizeof *ix->out);
+    ix->n = 0;
+    if (!ix->v || !ix->out) return -1;
+    for (size_t i = 0; i < j->n_instances; i++) {
+        const tc_coll_instance *in = &j->instances[i];
+        size_t pg = j->inst_groups[in->group].pg;
+        if (pg == SIZE_MAX) continue;
+        const tc_inst_member *m = &j->inst_members[in->first];
+        const tc_trace *t = &j->traces[j->ranks[m[0].rank].input];
+        uint32_t coll = (uint32_t)tc_nccl_coll_of(tc_trace_str(t, in->name));
+        for (uint32_t k = 0; k < in->n; k++) ix->v[ix->n++] = (slot){pg, m[k].rank, coll, i};
+    }
+    tc_sort(ix->v, ix->n, sizeof *ix->v, cmp_slot);
+    return 0;
+}
+
+static void index_free(inst_index *ix) { free(ix->v); free(ix->out); }
+
+/* The instances of group pg and kind coll that rank index ri has, in matching order, into ix->out. */
+static size_t instances_of(inst_index *ix, size_t pg, uint8_t coll, size_t ri) {
+    slot key = {pg, (uint32_t)ri, coll, 0};
+    size_t lo = 0, hi = ix->n, n = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_slot(&ix->v[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (; lo < ix->n && ix->v[lo].pg == pg && ix->v[lo].ri == ri && ix->v[lo].coll == coll; lo++) ix->out[n++] = ix->v[lo].inst;
+    return n;
+}
+
+/* The record of sequence number sn among rec[0, n) (sorted by sn), NULL none. */
+static const tc_nccl_record *by_sn(const tc_nccl_record *rec, size_t n, int64_t sn) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec[mid].sn < sn) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && rec[lo].sn == sn ? &rec[lo] : NULL;
+}
+
+/* The end of rank index ri's kernel of instance in on the epoch clock, ns; -1 unknown. */
+static int64_t kernel_end(const tc_job *j, const tc_coll_instance *in, size_t ri) {
+    const tc_inst_member *m = &j->inst_members[in->first];
+    for (uint32_t k = 0; k < in->n; k++) {
+        if (m[k].rank != ri) continue;
+        const tc_trace *t = &j->traces[j->ranks[ri].input];
+        const tc_gpu_event *e = &t->gpu[m[k].event];
+        int64_t end = (t->has_base ? t->base_ns : 0) + e->start_ns + e->dur_ns;
+        return t->has_base || end >= 978307200000000000LL ? end : -1; /* epoch time: after 2001 */
+    }
+    return -1;
+}
+
+#define LAG_SLACK_NS 100000 /* a record's dump time may read this much before its kernel's end (clocks) */
+
+/* sn0: the offset that matches the most sizes, trying the records of the first instance's size of
+ * at least the floor (at most 32). Where both clocks are known a match also needs the record
+ * written after its kernel ended, and of the offsets within a few matches of the best, the one whose
+ * records were written soonest after their kernels wins (collectives of one size repeat, so sizes
+ * alone allow shifted offsets). False when none matches. */
+static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t ri, const tc_nccl_record *rec,
+                        size_t nr, int64_t min_size, int64_t *sn0) {
+    size_t first = 0;
+    while (first < ni && j->instances[inst[first]].bytes < min_size) first++;
+    if (first == ni) return false;
+    int64_t want = j->instances[inst[first]].bytes;
+    enum { MAXC = 32 };
+    int64_t base[MAXC];
+    size_t score[MAXC], best = 0, nc = 0;
+    double lag[MAXC];
+    for (size_t c = 0; c < nr && nc < MAXC; c++) {
+        if (rec[c].bytes != want) continue;
+        base[nc] = rec[c].sn - (int64_t)first;
+        score[nc] = 0;
+        double sum = 0;
+        size_t timed = 0;
+        for (size_t k = 0; k < ni; k++) {
+            const tc_coll_instance *in = &j->instances[inst[k]];
+            const tc_nccl_record *x = by_sn(rec, nr, base[nc] + (int64_t)k);
+            if (!x || x->bytes != in->bytes) continue;
+            int64_t end = x->dump_us > 0 ? kernel_end(j, in, ri) : -1;
+            if (end >= 0 && x->dump_us * 1000 < end - LAG_SLACK_NS) continue;
+            if (end >= 0) { sum += (double)(x->dump_us * 1000 - end); timed++; }
+            score[nc]++;
+        }
+        lag[nc] = timed ? sum / (double)timed : 0;
+        if (score[nc] > best) best = score[nc];
+        nc++;
+    }
+    if (!best) return false;
+    size_t near = best > 2 + ni / 50 ? best - 2 - ni / 50 : 1, pick = SIZE_MAX;
+    for (size_t c = 0; c < nc; c++)
+        if (score[c] >= near && (pick == SIZE_MAX || lag[c] < lag[pick])) pick = c;
+    *sn0 = base[pick];
+    return true;
+}
+
+/* Joins one (rank, communicator, kind) run rec[0, nr) to its group's instances. */
+static void join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, const tc_nccl_record *rec, size_t nr,
+                     inst_index *ix) {
+    tc_nccl_group *g = &r->groups[pg];
+    size_t ni = instances_of(ix, pg, rec[0].coll, ri);
+    const size_t *inst = ix->out;
+    int64_t sn0 = 0;
+    if (!best_offset(j, inst, ni, ri, rec, nr, r->min_size, &sn0)) { r->outside_trace += (int64_t)nr; ni = 0; }
+    size_t inside = 0;
+    for (size_t k = 0; k < ni; k++) {
+        const tc_coll_instance *in = &j->instances[inst[k]];
+        const tc_nccl_record *x = by_sn(rec, nr, sn0 + (int64_t)k);
+        inside += x != NULL;
+        if (!x) { if (in->bytes >= 0 && in->bytes < r->min_size) g->c.below_min_size++; else g->c.dropped++; }
+        else if (x->bytes != in->bytes) g->c.size_mismatch++;
+        else if (x->timing == TC_NCCL_TIMING_KERNEL_CPU || x->timing == TC_NCCL_TIMING_COLLECTIVE_CPU) g->c.cpu_timed++;
+        else {
+            g->c.joined++;
+            if (in->bus_factor > 0) { g->bus_bytes += (double)x->bytes * in->bus_factor; g->exec_us += x->exec_us; }
+        }
+    }
+    if (ni) r->outside_trace += (int64_t)(nr - inside);
+}
+
+static void add_counts(tc_nccl_counts *to, const tc_nccl_counts *c) {
+    to->joined += c->joined;
+    to->below_min_size += c->below_min_size;
+    to->dropped += c->dropped;
+    to->cpu_timed += c->cpu_timed;
+    to->size_mismatch += c->size_mismatch;
+}
+
+/* Joins one communicator's records rec[0, n) (sorted: by file, kind, sn), file_rank[f] the global
+ * rank of file f (-1 unknown). 0, or -1 out of memory. */
+static int join_comm(const tc_job *j, tc_nccl_result *r, const tc_nccl_record *rec, size_t n, const int64_t *file_rank,
+                     inst_index *ix) {
+    int32_t nr = rec[0].n_ranks;
+    int64_t *member = malloc((size_t)nr * sizeof *member);
+    if (!member) return -1;
+    for (int32_t k = 0; k < nr; k++) member[k] = -1;
+    for (size_t i = 0; i < n; i++)
+        if (file_rank[rec[i].file] >= 0) member[rec[i].rank] = file_rank[rec[i].file];
+    size_t pg = group_of(j, member, nr);
+    free(member);
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && rec[b].file == rec[a].file; b++) {}
+        size_t ri = rank_index(j, file_rank[rec[a].file]);
+        if (pg == SIZE_MAX || ri == SIZE_MAX) { r->records_unplaced += (int64_t)(b - a); continue; }
+        if (!r->groups[pg].has_comm) { r->groups[pg].has = r->groups[pg].has_comm = true; r->groups[pg].comm_id = rec[a].comm_id; }
+        for (size_t c = a, d; c < b; c = d) {
+            for (d = c + 1; d < b && rec[d].coll == rec[c].coll; d++) {}
+            join_run(j, r, pg, ri, rec + c, d - c, ix);
+        }
+    }
+    return 0;
+}
+
+/* The process id of a trace: the pid of its first runtime call's thread ("pid\x1ftid"), -1 none. */
+static int64_t trace_pid(const tc_trace *t) {
+    for (size_t i = 0; i < t->n_launches; i++) {
+        if (t->launches[i].thread == TC_NONE) continue;
+        const char *s = tc_trace_str(t, t->launches[i].thread);
+        int64_t v = 0;
+        size_t k = 0;
+        for (; s[k] >= '0' && s[k] <= '9' && k < 18; k++) v = v * 10 + (s[k] - '0');
+        return k && s[k] == 0x1f ? v : -1;
+    }
+    return -1;
+}
+
+/* The rank index whose trace's process id is pid (one only), SIZE_MAX none. */
+static size_t rank_of_pid(const tc_job *j, int64_t pid) {
+    size_t found = SIZE_MAX, n = 0;
+    for (size_t i = 0; pid >= 0 && i < j->n_ranks; i++)
+        if (trace_pid(&j->traces[j->ranks[i].input]) == pid) { found = i; n++; }
+    return n == 1 ? found : SIZE_MAX;
+}
+
+/* Each file's global rank (file_rank[f], -1 unknown): the rank whose trace has the file's pid (its
+ * runtime calls' process); else the one rank of the job that is, in every
+ * communicator of n ranks where the file's process is rank r, the r-th member of a process group of
+ * n ranks (the communicator of all ranks alone settles it; TP and DP ranks together too). rec is
+ * sorted (by communicator, then file). 0, or -1 out of memory. */
+static int file_ranks(const tc_job *j, const tc_nccl_record *rec, size_t n, const tc_nccl_file *files, size_t n_files,
+                      int64_t *file_rank) {
+    int64_t top = 0; /* the largest global rank */
+    for (size_t i = 0; i < j->n_ranks; i++) if (j->ranks[i].rank > top) top = j->ranks[i].rank;
+    for (size_t g = 0; g < j->n_groups; g++)
+        for (size_t k = 0; k < j->groups[g].n_ranks; k++) if (j->groups[g].ranks[k] > top) top = j->groups[g].ranks[k];
+    size_t nr = (size_t)top + 1;
+    if (n_files * nr > ((size_t)1 << 24)) { /* too many to weigh (128 MiB): by pid alone */
+        for (size_t f = 0; f < n_files; f++) {
+            size_t by_pid = rank_of_pid(j, files[f].pid);
+            file_rank[f] = by_pid != SIZE_MAX ? j->ranks[by_pid].rank : -1;
+        }
+        return 0;
+    }
+    int64_t *count = calloc(n_files * nr, sizeof *count); /* per file and global rank: constraints it meets */
+    int64_t *need = calloc(n_files ? n_files : 1, sizeof *need);
+    size_t *stamp = calloc(nr, sizeof *stamp);
+    if (!count || !need || !stamp) { free(count); free(need); free(stamp); return -1; }
+    size_t t = 0; /* one stamp per distinct (communicator, file, rank) */
+    for (size_t i = 0; i < n; i++) {
+        if (i && rec[i].comm_id == rec[i - 1].comm_id && rec[i].n_ranks == rec[i - 1].n_ranks &&
+            rec[i].file == rec[i - 1].file && rec[i].rank == rec[i - 1].rank)
+            continue;
+        t++;
+        bool listed = false;
+        for (size_t g = 0; g < j->n_groups; g++) {
+            const tc_process_group *pg = &j->groups[g];
+            if (!pg->ranks || pg->size != rec[i].n_ranks || pg->n_ranks != (size_t)rec[i].n_ranks) continue;
+            int64_t gr = pg->ranks[rec[i].rank];
+            listed = true;
+            if (gr < 0 || stamp[gr] == t) continue;
+            stamp[gr] = t;
+            count[rec[i].file * nr + (size_t)gr]++;
+        }
+        need[rec[i].file] += listed;
+    }
+    for (size_t f = 0; f < n_files; f++) {
+        size_t by_pid = rank_of_pid(j, files[f].pid);
+        if ((file_rank[f] = by_pid != SIZE_MAX ? j->ranks[by_pid].rank : -1) >= 0) continue;
+        size_t fits = 0;
+        for (size_t g = 0; need[f] && g < nr; g++)
+            if (count[f * nr + g] == need[f] && rank_index(j, (int64_t)g) != SIZE_MAX) { file_rank[f] = (int64_t)g; fits++; }
+        if (fits != 1) file_rank[f] = -1;
+    }
+    free(count);
+    free(need);
+    free(stamp);
+    return 0;
+}
+
+/* The groups without an Inspector communicator: each kernel of a rank that has a log is below the
+ * floor (NCCL wrote no record of the group at all) or dropped. 0, or -1 out of memory. */
+static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *file_rank) {
+    bool *logged = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *logged);
+    if (!logged) return -1;
+    for (size_t f = 0; f < r->log.n_files; f++) {
+        size_t ri = rank_index(j, file_rank[f]);
+        if (ri != SIZE_MAX) logged[ri] = true;
+    }
+    for (size_t i = 0; i < j->n_instances; i++) {
+        const tc_coll_instance *in = &j->instances[i];
+        size_t pg = j->inst_groups[in->group].pg;
+        if (pg == SIZE_MAX || r->groups[pg].has_comm) continue;
+        tc_nccl_group *g = &r->groups[pg];
+        for (uint32_t k = 0; k < in->n; k++) {
+            if (!logged[j->inst_members[in->first + k].rank]) continue;
+            g->has = true;
+            if (in->bytes >= 0 && in->bytes < r->min_size) g->c.below_min_size++;
+            else g->c.dropped++;
+        }
+    }
+    free(logged);
+    return 0;
+}
+
+/* Whether every rank's trace and the events of every instance are in memory (not so in the MPI
+ * build's root, which holds skeletons). */
+static bool traces_held(const tc_job *j) {
+    for (size_t i = 0; i < j->n_ranks; i++)
+        if (j->ranks[i].input >= j->n_traces || !j->traces[j->ranks[i].input].n_gpu) return false;
+    for (size_t i = 0; i < j->n_inst_members; i++) {
+        const tc_inst_member *m = &j->inst_members[i];
+        if (m->rank >= j->n_ranks || m->event >= j->traces[j->ranks[m->rank].input].n_gpu) return false;
+    }
+    return true;
+}
+
+int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
+    if (!r->min_size) r->min_size = TC_NCCL_DEFAULT_MIN_SIZE;
+    if (!traces_held(j)) {
+        r->groups = calloc(j->n_groups ? j->n_groups : 1, sizeof *r->groups);
+        return r->groups ? tc_nccl_note(r, "not joined: the join needs every rank's trace in this process (the MPI "
+                                           "build keeps them on their own ranks)") : -1;
+    }
+    size_t n = r->log.n_records;
+    tc_nccl_record *rec = malloc((n ? n : 1) * sizeof *rec);
+    inst_index ix;
+    r->groups = calloc(j->n_groups ? j->n_groups : 1, sizeof *r->groups);
+    int built = index_build(j, &ix);
+    if (!rec || built || !r->groups) { free(rec); index_free(&ix); return -1; }
+    if (n) memcpy(rec, r->log.records, n * sizeof *rec);
+    tc_sort(rec, n, sizeof *rec, cmp_rec);
+    int64_t *file_rank = malloc((r->log.n_files ? r->log.n_files : 1) * sizeof *file_rank);
+    int rc = file_rank ? file_ranks(j, rec, n, r->log.files, r->log.n_files, file_rank) : -1;
+    for (size_t a = 0, b; rc == 0 && a < n; a = b) {
+        for (b = a + 1; b < n && rec[b].comm_id == rec[a].comm_id && rec[b].n_ranks == rec[a].n_ranks; b++) {}
+        rc = join_comm(j, r, rec + a, b - a, file_rank, &ix);
+    }
+    if (rc == 0) rc = count_unlogged(j, r, file_rank);
+    free(file_rank);
+    free(rec);
+    index_free(&ix);
+    if (rc) return -1;
+    size_t without = 0;
+    for (size_t i = 0; i < j->n_groups; i++) {
+        tc_nccl_group *g = &r->groups[i];
+        add_counts(&r->c, &g->c);
+        without += !g->has_comm && j->groups[i].row != SIZE_MAX;
+        if ((g->has_busbw = g->exec_us > 0)) g->busbw_GBps = g->bus_bytes / g->exec_us / 1e3;
+    }
+    if (r->records_unplaced)
+        rc |= tc_nccl_note(r, "%lld Inspector records are of a process or communicator the traces do not have "
+                              "(a rank without a trace, a process whose pid and communicators do not settle its rank, or a "
+                              "communicator no process group fits)",
+                           (long long)r->records_unplaced);
+    if (without) rc |= tc_nccl_note(r, "%zu process groups with collectives have no Inspector record (all their kernels under the size floor, or dropped)", without);
+    if (r->outside_trace)
+        rc |= tc_nccl_note(r, "%lld Inspector records are of collectives outside the traced window", (long long)r->outside_trace);
+    return rc ? -1 : 0;
+}

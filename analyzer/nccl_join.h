@@ -1,0 +1,14 @@
+/* nccl_join.h: NCCL Inspector records joined to the job's matched collective instances
+ * (docs/nccl.md "The join"): each record to the instance of its rank, communicator and collective
+ * kind whose place in sequence order its coll_sn gives, and what the joined records say per
+ * process group (NCCL's busbw beside the trace's). Pure: no printing. */
+#ifndef TC_NCCL_JOIN_H
+#define TC_NCCL_JOIN_H
+#include "model/job.h"
+#include "model/nccl.h"
+
+/* Joins r->log (read by parsers/nccl_inspector.h; r->present set, r->min_size the floor, 0 for the
+ * default) to j's instances: fills r->groups (one per j->groups entry), r->c and the counts of
+ * records it could not place, with notes. 0, or -1 out of memory. */
+int tc_nccl_join(const tc_job *j, tc_nccl_result *r);
+#endif

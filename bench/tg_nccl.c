@@ -1,0 +1,111 @@
+/* tg_nccl.c: --nccl-inspector: the NCCL Inspector logs of the planted job (docs/nccl.md), one
+ * DIR/node<N>-pid<P>.log per rank as NCCL's Inspector plugin names them (rank 0's pretty-printed,
+ * the others one object per line), and DIR/nccl_expected.json, the truth: per process group the
+ * records joined, below the size floor, dropped and CPU-timed (summed over its ranks), NCCL's busbw
+ * = Σ S·factor / Σ coll_exec_time_us over the joined records, and the records written before the
+ * traced window. The mess of real logs: two records per communicator and kind from before the
+ * profiler window, collectives under NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES (8192) not written, about
+ * one in 13 of the others dropped (the ring buffer), one in 31 timed on the CPU (kernel_cpu),
+ * exec times rounded to whole µs, each record dumped 1 to 200 µs after its kernel ended (the
+ * rank's clock). */
+#include "tracegen.h"
+#include <math.h>
+
+#define NCCL_FLOOR 8192
+#define NCCL_PRE 2 /* records per communicator and kind from before the traced window */
+
+typedef struct { int64_t joined, below, dropped, cpu; double sf, us; } grp_truth;
+
+static const char *coll_word(int coll) {
+  return coll == CT_ALLGATHER ? "AllGather" : coll == CT_REDUCESCATTER ? "ReduceScatter" : "AllReduce";
+}
+
+static int cmp_rec(const void *a, const void *b) {
+  const grec *x = *(const grec *const *)a, *y = *(const grec *const *)b;
+  if (x->real_group != y->real_group) return x->real_group < y->real_group ? -1 : 1;
+  if (x->ci->coll != y->ci->coll) return x->ci->coll < y->ci->coll ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, const char *host, int64_t pid,
+                   const collinfo *ci, int64_t sn, int64_t us, int cpu, int64_t ts_us) {
+  const char *nl = pretty ? "\n" : "", *i1 = pretty ? "  " : "", *i2 = pretty ? "    " : "", *sp = pretty ? " " : "";
+  double algbw = us > 0 ? (double)ci->bytes / (double)us / 1e3 : 0, busbw = us > 0 ? ci->sf / (double)us / 1e3 : 0;
+  fprintf(f, "{%s%s\"header\":%s{%s%s\"id\":%s\"0x%llx\",%s%s\"rank\":%s%d,%s%s\"n_ranks\":%s%d,%s%s\"nnodes\":%s%d%s%s},%s",
+          nl, i1, sp, nl, i2, sp, 0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi, nl, i2, sp, grank, nl, i2, sp,
+          g->size, nl, i2, sp, g->nodes, nl, i1, nl);
+  fprintf(f, "%s\"metadata\":%s{%s%s\"inspector_output_format_version\":%s\"v4.0\",%s%s\"git_rev\":%s\"\",%s%s"
+             "\"rec_mechanism\":%s\"nccl_profiler_interface\",%s%s\"dump_timestamp_us\":%s%lld,%s%s\"hostname\":%s\"%s\",%s%s"
+             "\"pid\":%s%lld%s%s},%s",
+          i1, sp, nl, i2, sp, nl, i2, sp, nl, i2, sp, nl, i2, sp, (long long)ts_us, nl, i2, sp, host, nl, i2, sp,
+          (long long)pid, nl, i1, nl);
+  fprintf(f, "%s\"coll_perf\":%s{%s%s\"coll\":%s\"%s\",%s%s\"coll_sn\":%s%lld,%s%s\"coll_msg_size_bytes\":%s%lld,%s%s"
+             "\"coll_exec_time_us\":%s%lld,%s%s\"coll_timing_source\":%s\"%s\",%s%s\"coll_algobw_gbs\":%s%.6f,%s%s"
+             "\"coll_busbw_gbs\":%s%.6f%s%s}%s}\n",
+          i1, sp, nl, i2, sp, coll_word(ci->coll), nl, i2, sp, (long long)sn, nl, i2, sp, ci->bytes, nl, i2, sp,
+          (long long)us, nl, i2, sp, cpu ? "kernel_cpu" : "kernel_gpu", nl, i2, sp, algbw, nl, i2, sp, busbw, nl, i1, nl);
+}
+
+/* One rank's log; adds what it plants to t (per group). Returns the records written before the window. */
+static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
+  char host[32], path[4096];
+  snprintf(host, sizeof host, "node%d", r / c->o.gpn);
+  snprintf(path, sizeof path, "%s/%s-pid%lld.log", c->o.outdir, host, (long long)c->pid[r]);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
+  size_t n = 0;
+  for (size_t i = 0; i < w->rec.n; i++)
+    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[n++] = &w->rec.v[i];
+  qsort(v, n, sizeof *v, cmp_rec);
+  int64_t pre = 0;
+  for (size_t a = 0, b; a < n; a = b) {
+    for (b = a + 1; b < n && v[b]->real_group == v[a]->real_group && v[b]->ci->coll == v[a]->ci->coll; b++) {}
+    int gi = v[a]->real_group;
+    const pgroup *g = &c->groups[gi];
+    int grank = 0;
+    while (grank < g->size && g->ranks[grank] != r) grank++;
+    int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
+    if (v[a]->ci->bytes >= NCCL_FLOOR)
+      for (int k = 0; k < NCCL_PRE; k++, pre++)
+        record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k,
+               llround((double)(v[a]->d - v[a]->wait) / 1e3), 0, (v[a]->t - 100 * MS + w->off) / US);
+    for (size_t i = a; i < b; i++) {
+      const grec *e = v[i];
+      int64_t k = (int64_t)(i - a), us = llround((double)(e->d - e->wait) / 1e3);
+      uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
+      if (e->ci->bytes < NCCL_FLOOR) { t[gi].below++; continue; }
+      if (h % 13 == 0) { t[gi].dropped++; continue; }
+      int cpu = h % 31 == 5;
+      record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200));
+      if (cpu) { t[gi].cpu++; continue; }
+      t[gi].joined++;
+      t[gi].sf += e->ci->sf;
+      t[gi].us += (double)us;
+    }
+  }
+  free(v);
+  if (fclose(f)) die("cannot write %s", path);
+  return pre;
+}
+
+void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
+  grp_truth *t = xcalloc((size_t)c->ngroups, sizeof *t);
+  int64_t pre = 0;
+  for (int r = 0; r < c->o.ranks; r++) pre += write_log(c, ws[r], r, t);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_expected.json", c->o.outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  fprintf(f, "{\"min_size_bytes\": %d, \"records_outside_trace\": %lld, \"groups\": {", NCCL_FLOOR, (long long)pre);
+  for (int g = 0; g < c->ngroups; g++) {
+    const grp_truth *x = &t[g];
+    fprintf(f, "%s\n  \"%s\": {\"joined\": %lld, \"below_min_size\": %lld, \"dropped\": %lld, \"cpu_timed\": %lld, "
+               "\"busbw_GBps\": ", g ? "," : "", c->groups[g].name, (long long)x->joined, (long long)x->below,
+            (long long)x->dropped, (long long)x->cpu);
+    if (x->us > 0) fprintf(f, "%.17g}", x->sf / x->us / 1e3); else fprintf(f, "null}");
+  }
+  fprintf(f, "\n}}\n");
+  if (fclose(f)) die("cannot write %s", path);
+  free(t);
+}

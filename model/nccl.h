@@ -1,0 +1,98 @@
+/* nccl.h: NCCL's own account of a job's collectives (docs/nccl.md): the records of NCCL Inspector
+ * JSON logs as parsers/nccl_inspector.h reads them, kept compactly (one fixed-size record per
+ * collective per communicator per rank, strings once per file), and what analyzer/nccl_join.h
+ * makes of them per process group and for the job. Owned by tc_job (tc_nccl_free). */
+#ifndef TC_NCCL_H
+#define TC_NCCL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "base/status.h"
+
+/* The collectives an Inspector record names (coll_perf.coll). */
+typedef enum {
+    TC_NCCL_OTHER = 0, TC_NCCL_ALLREDUCE, TC_NCCL_ALLGATHER, TC_NCCL_REDUCESCATTER, TC_NCCL_BROADCAST,
+    TC_NCCL_REDUCE, TC_NCCL_ALLTOALL, TC_NCCL_N_COLLS
+} tc_nccl_coll;
+
+/* coll_perf.coll_timing_source: kernel_gpu (GPU timer), kernel_cpu, collective_cpu; absent in
+ * the oldest format (taken as unknown). */
+typedef enum { TC_NCCL_TIMING_UNKNOWN = 0, TC_NCCL_TIMING_KERNEL_GPU, TC_NCCL_TIMING_KERNEL_CPU,
+               TC_NCCL_TIMING_COLLECTIVE_CPU } tc_nccl_timing;
+
+/* One Inspector record (56 bytes). */
+typedef struct {
+    uint64_t comm_id;     /* header.id (hex), 0 when absent */
+    int64_t sn;           /* coll_perf.coll_sn: NCCL's sequence number of the communicator's
+                           * collectives of this kind */
+    int64_t bytes;        /* coll_perf.coll_msg_size_bytes */
+    double exec_us;       /* coll_perf.coll_exec_time_us */
+    int64_t dump_us;      /* metadata.dump_timestamp_us: when the record was written (µs since
+                           * 1970, the host's clock), 0 absent; after its collective ended */
+    int32_t rank;         /* header.rank: the rank within the communicator */
+    int32_t n_ranks;      /* header.n_ranks */
+    uint16_t nnodes;      /* header.nnodes, 0 absent */
+    uint16_t file;        /* index into tc_nccl_log.files */
+    uint8_t coll;         /* tc_nccl_coll */
+    uint8_t timing;       /* tc_nccl_timing */
+    uint8_t pad[2];
+} tc_nccl_record;
+
+/* One Inspector log file (one process). */
+typedef struct {
+    char *path;           /* owned */
+    char *hostname;       /* metadata.hostname of its first record; NULL absent (owned) */
+    int64_t pid;          /* metadata.pid, -1 absent */
+    char version[16];     /* metadata.inspector_output_format_version ("v4.0"), "" absent */
+    size_t records;       /* its records in tc_nccl_log.records */
+    size_t skipped;       /* objects that could not be read (warnings) */
+} tc_nccl_file;
+
+typedef struct {
+    tc_nccl_file *files; size_t n_files, cap_files;
+    tc_nccl_record *records; size_t n_records, cap_records;
+} tc_nccl_log;
+
+/* Why a collective of the trace or a record has no partner (analyzer/nccl_join.h). */
+typedef struct {
+    int64_t joined;          /* records joined to the collective kernel they describe */
+    int64_t below_min_size;  /* kernels without a record whose message is under the floor */
+    int64_t dropped;         /* kernels of at least the floor without a record (ring buffer, window) */
+    int64_t cpu_timed;       /* records of a kernel timed on the CPU (not joined: not GPU time) */
+    int64_t size_mismatch;   /* records whose message size differs from the kernel's */
+} tc_nccl_counts;
+
+/* One process group's NCCL figures: counts summed over the group's ranks. */
+typedef struct {
+    bool has;                /* counted: it has an Inspector communicator, or kernels on ranks with logs */
+    bool has_comm;           /* an Inspector communicator was found for the group */
+    uint64_t comm_id;        /* header.id of that communicator (the first rank's); valid if has_comm */
+    tc_nccl_counts c;
+    double bus_bytes;        /* Σ joined records' bytes × bus factor */
+    double exec_us;          /* Σ their coll_exec_time_us */
+    bool has_busbw;
+    double busbw_GBps;       /* bus_bytes / exec_us / 1e3 */
+} tc_nccl_group;
+
+/* The job's NCCL result. */
+typedef struct {
+    bool present;            /* NCCL logs were given or found */
+    tc_nccl_log log;
+    tc_nccl_group *groups;   /* per tc_job.groups entry (n_groups), NULL when none */
+    tc_nccl_counts c;        /* the job's sums */
+    int64_t records_unplaced;/* records of a file or communicator no rank or group of the trace has */
+    int64_t outside_trace;   /* records of a joined communicator outside the trace's collectives */
+    int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
+    char **notes; size_t n_notes, cap_notes; /* owned */
+} tc_nccl_result;
+
+#define TC_NCCL_DEFAULT_MIN_SIZE 8192 /* NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES's default */
+
+/* The collective an Inspector "coll" or a trace's collective name / kernel name names. */
+tc_nccl_coll tc_nccl_coll_of(const char *name);
+const char *tc_nccl_coll_name(tc_nccl_coll c); /* "AllReduce", ...; "other" */
+void tc_nccl_log_free(tc_nccl_log *l);
+void tc_nccl_free(tc_nccl_result *r);
+/* Adds a note (printf format); 0, or -1 out of memory. */
+int tc_nccl_note(tc_nccl_result *r, const char *fmt, ...) TC_FORMAT_LIKE(2, 3);
+#endif

@@ -1,0 +1,404 @@
+/* nccl_inspector.c: the NCCL Inspector JSON reader (nccl_inspector.h): objects cut from the byte
+ * stream by brace depth (strings and escapes followed), each parsed by a small recursive reader
+ * that keeps the members of header, metadata and coll_perf it knows and skips every other value
+ * (the verbose event traces, p2p_perf, members of later versions). */
+#define _POSIX_C_SOURCE 200809L
+#include "nccl_inspector.h"
+#include "base/util.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- a small JSON reader over one object's text ------------------------------------------------ */
+
+typedef struct {
+    const char *s, *end;
+    const char *err; /* what is wrong, NULL none */
+} jp;
+
+static void ws(jp *p) {
+    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')) p->s++;
+}
+
+static bool fail(jp *p, const char *what) {
+    if (!p->err) p->err = what;
+    return false;
+}
+
+/* A string into out (cap > 0, cut there; NUL-terminated), escapes other than \uXXXX decoded. */
+static bool str(jp *p, char *out, size_t cap) {
+    size_t n = 0;
+    if (p->s >= p->end || *p->s != '"') return fail(p, "a string expected");
+    for (p->s++; p->s < p->end && *p->s != '"'; p->s++) {
+        char c = *p->s;
+        if ((unsigned char)c < 0x20) return fail(p, "a control character inside a string");
+        if (c == '\\') {
+            if (++p->s >= p->end) break;
+            c = *p->s == 'n' ? '\n' : *p->s == 't' ? '\t' : *p->s;
+            if (*p->s == 'u') { c = '?'; p->s += p->end - p->s > 4 ? 4 : 0; }
+        }
+        if (out && n + 1 < cap) out[n++] = c;
+    }
+    if (p->s >= p->end) return fail(p, "a string without its closing quote");
+    p->s++;
+    if (out) out[n] = '\0';
+    return true;
+}
+
+static bool num(jp *p, double *v) {
+    char buf[64];
+    size_t n = 0;
+    while (p->s + n < p->end && n + 1 < sizeof buf && strchr("+-0123456789.eE", p->s[n])) { buf[n] = p->s[n]; n++; }
+    if (n == 0) return fail(p, "a number expected");
+    buf[n] = '\0';
+    char *e;
+    errno = 0;
+    *v = strtod(buf, &e);
+    if (*e || errno == ERANGE) return fail(p, "a number that cannot be read");
+    p->s += n;
+    return true;
+}
+
+static bool skip_value(jp *p, int depth);
+
+typedef bool (*member_fn)(jp *p, const char *key, void *ctx);
+
+/* An object, each member's value given to fn (which reads or skips it). */
+static bool object(jp *p, member_fn fn, void *ctx, int depth) {
+    if (depth > 64) return fail(p, "nested too deep");
+    ws(p);
+    if (p->s >= p->end || *p->s != '{') return fail(p, "an object expected");
+    p->s++;
+    ws(p);
+    if (p->s < p->end && *p->s == '}') { p->s++; return true; }
+    for (;;) {
+        char key[64];
+        ws(p);
+        if (!str(p, key, sizeof key)) return false;
+        ws(p);
+        if (p->s >= p->end || *p->s != ':') return fail(p, "':' expected after a key");
+        p->s++;
+        ws(p);
+        if (!(fn ? fn(p, key, ctx) : skip_value(p, depth + 1))) return false;
+        ws(p);
+        if (p->s < p->end && *p->s == ',') { p->s++; continue; }
+        if (p->s < p->end && *p->s == '}') { p->s++; return true; }
+        return fail(p, "',' or '}' expected after a value");
+    }
+}
+
+static bool skip_value(jp *p, int depth) {
+    if (depth > 64) return fail(p, "nested too deep");
+    ws(p);
+    if (p->s >= p->end) return fail(p, "a value expected");
+    double v;
+    switch (*p->s) {
+    case '{': return object(p, NULL, NULL, depth);
+    case '"': return str(p, NULL, 0);
+    case '[':
+        p->s++;
+        ws(p);
+        if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+        for (;;) {
+            if (!skip_value(p, depth + 1)) return false;
+            ws(p);
+            if (p->s < p->end && *p->s == ',') { p->s++; continue; }
+            if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+            return fail(p, "',' or ']' expected in an array");
+        }
+    default:
+        for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1)
+            if ((size_t)(p->end - p->s) >= strlen(lit) && memcmp(p->s, lit, strlen(lit)) == 0) {
+                p->s += strlen(lit);
+                return true;
+            }
+        return num(p, &v);
+    }
+}
+
+/* ---- one record ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    tc_nccl_record r;
+    bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p;
+    char hostname[256], version[16];
+    double pid;
+} rec_ctx;
+
+/* An integral number in [lo, hi] into *out. */
+static bool int_in(jp *p, double lo, double hi, double *out) {
+    if (!num(p, out)) return false;
+    if (*out < lo || *out > hi || *out != (double)(int64_t)*out) return fail(p, "a number out of range");
+    return true;
+}
+
+static bool header_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    double v;
+    if (strcmp(key, "id") == 0) {
+        char id[40];
+        if (!str(p, id, sizeof id)) return false;
+        char *e;
+        c->r.comm_id = strtoull(id, &e, 16);
+        return *e == '\0' ? true : fail(p, "header.id is no hex number");
+    }
+    if (strcmp(key, "rank") == 0) { c->has_rank = int_in(p, 0, INT32_MAX, &v); c->r.rank = (int32_t)v; return c->has_rank; }
+    if (strcmp(key, "n_ranks") == 0) { c->has_n_ranks = int_in(p, 1, INT32_MAX, &v); c->r.n_ranks = (int32_t)v; return c->has_n_ranks; }
+    if (strcmp(key, "nnodes") == 0) { if (!int_in(p, 0, UINT16_MAX, &v)) return false; c->r.nnodes = (uint16_t)v; return true; }
+    return skip_value(p, 2); /* comm_name and later members */
+}
+
+static bool metadata_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "hostname") == 0) return str(p, c->hostname, sizeof c->hostname);
+    if (strcmp(key, "inspector_output_format_version") == 0) return str(p, c->version, sizeof c->version);
+    if (strcmp(key, "pid") == 0) return int_in(p, 0, 9e15, &c->pid);
+    if (strcmp(key, "dump_timestamp_us") == 0) {
+        double v;
+        if (!int_in(p, 0, 9e15, &v)) return false;
+        c->r.dump_us = (int64_t)v;
+        return true;
+    }
+    return skip_value(p, 2); /* git_rev, rec_mechanism */
+}
+
+static bool coll_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    double v;
+    if (strcmp(key, "coll") == 0) {
+        char name[48];
+        if (!str(p, name, sizeof name)) return false;
+        c->r.coll = (uint8_t)tc_nccl_coll_of(name);
+        return c->has_coll = true;
+    }
+    if (strcmp(key, "coll_timing_source") == 0) {
+        char src[32];
+        if (!str(p, src, sizeof src)) return false;
+        c->r.timing = (uint8_t)(strcmp(src, "kernel_gpu") == 0 ? TC_NCCL_TIMING_KERNEL_GPU
+                                : strcmp(src, "kernel_cpu") == 0 ? TC_NCCL_TIMING_KERNEL_CPU
+                                : strcmp(src, "collective_cpu") == 0 ? TC_NCCL_TIMING_COLLECTIVE_CPU
+                                                                      : TC_NCCL_TIMING_UNKNOWN);
+        return true;
+    }
+    if (strcmp(key, "coll_sn") == 0) { c->has_sn = int_in(p, 0, 9e18, &v); c->r.sn = (int64_t)v; return c->has_sn; }
+    if (strcmp(key, "coll_msg_size_bytes") == 0) { c->has_bytes = int_in(p, 0, 9e18, &v); c->r.bytes = (int64_t)v; return c->has_bytes; }
+    if (strcmp(key, "coll_exec_time_us") == 0) {
+        if (!num(p, &c->r.exec_us)) return false;
+        return (c->has_exec = c->r.exec_us >= 0) ? true : fail(p, "a negative coll_exec_time_us");
+    }
+    double bw;
+    if (strcmp(key, "coll_busbw_gbs") == 0 || strcmp(key, "coll_algobw_gbs") == 0) return num(p, &bw); /* recomputed */
+    return skip_value(p, 2); /* event_trace_sn, event_trace_ts, later members */
+}
+
+static bool top_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "header") == 0) return object(p, header_member, ctx, 1);
+    if (strcmp(key, "metadata") == 0) return object(p, metadata_member, ctx, 1);
+    if (strcmp(key, "coll_perf") == 0) return object(p, coll_member, ctx, 1);
+    if (strcmp(key, "p2p_perf") == 0) c->p2p = true;
+    return skip_value(p, 1);
+}
+
+/* ---- the file --------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    tc_nccl_log *log;
+    tc_notes *notes;
+    size_t file;       /* index into log->files */
+    char *obj; size_t n, cap; /* the object being cut */
+    uint64_t at;       /* byte offset of the next byte */
+    uint64_t obj_at;   /* where the object began */
+    int depth; bool in_str, esc, too_long, garbage;
+    size_t p2p;        /* p2p_perf records passed over */
+} reading;
+
+static int take_object(reading *rd) {
+    rec_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pid = -1;
+    jp p = {rd->obj, rd->obj + rd->n, NULL};
+    tc_nccl_file *f = &rd->log->files[rd->file];
+    bool ok = object(&p, top_member, &c, 0);
+    const char *why = !ok ? p.err
+                      : c.p2p && !c.has_coll ? NULL
+                      : !c.has_rank || !c.has_n_ranks ? "no header.rank or header.n_ranks"
+                      : !c.has_coll ? "no coll_perf"
+                      : !c.has_sn || !c.has_bytes || !c.has_exec ? "no coll_sn, coll_msg_size_bytes or coll_exec_time_us"
+                      : c.r.rank >= c.r.n_ranks ? "header.rank is not below header.n_ranks" : NULL;
+    if (why) {
+        tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: not an NCCL Inspector record (%s): record skipped",
+                     rd->path, (unsigned long long)rd->obj_at, why);
+        f->skipped++;
+        return 0;
+    }
+    if (c.p2p && !c.has_coll) { rd->p2p++; return 0; }
+    if (!f->hostname && c.hostname[0] && !(f->hostname = tc_strdup(c.hostname))) return -1;
+    if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
+    if (!f->version[0]) memcpy(f->version, c.version, sizeof f->version);
+    c.r.file = (uint16_t)rd->file;
+    if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, c.r)) return -1;
+    f->records++;
+    return 0;
+}
+
+static void garbage_at(reading *rd, uint64_t at) {
+    if (rd->garbage) return;
+    rd->garbage = true;
+    rd->log->files[rd->file].skipped++;
+    tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: text outside a JSON object: skipped to the next object",
+                 rd->path, (unsigned long long)at);
+}
+
+/* The next len bytes of the file. 0, or -1 out of memory. */
+static int feed(reading *rd, const char *buf, size_t len) {
+    for (size_t i = 0; i < len; i++, rd->at++) {
+        char ch = buf[i];
+        if (rd->depth == 0) {
+            if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
+            if (ch != '{') { garbage_at(rd, rd->at); continue; }
+            rd->garbage = false;
+            rd->obj_at = rd->at;
+            rd->n = 0;
+            rd->too_long = false;
+        }
+        if (!rd->too_long) {
+            if (rd->n >= TC_NCCL_MAX_OBJECT) rd->too_long = true;
+            else if (TC_PUSH(rd->obj, rd->n, rd->cap, ch)) return -1;
+        }
+        if (rd->in_str) {
+            if (rd->esc) rd->esc = false;
+            else if (ch == '\\') rd->esc = true;
+            else if (ch == '"') rd->in_str = false;
+            continue;
+        }
+        if (ch == '"') rd->in_str = true;
+        else if (ch == '{') rd->depth++;
+        else if (ch == '}' && --rd->depth == 0) {
+            if (rd->too_long) {
+                rd->log->files[rd->file].skipped++;
+                tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: an object longer than %u bytes: record skipped",
+                             rd->path, (unsigned long long)rd->obj_at, TC_NCCL_MAX_OBJECT);
+            } else if (take_object(rd)) return -1;
+        }
+    }
+    return 0;
+}
+
+static tc_status read_open(reading *rd, FILE *fp, tc_error *e) {
+    char buf[1 << 16];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        if (feed(rd, buf, got)) return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+    if (ferror(fp)) return tc_error_set(e, TC_ERR_INPUT, "%s: read error: %s", rd->path, strerror(errno));
+    if (rd->depth > 0) {
+        rd->log->files[rd->file].skipped++;
+        tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: the last record is cut short (the file ends at byte %llu): record skipped",
+                     rd->path, (unsigned long long)rd->obj_at, (unsigned long long)rd->at);
+    }
+    if (rd->p2p)
+        tc_notes_add(rd->notes, TC_NOTE_NCCL, rd->path,
+                     "%s: %zu p2p_perf records passed over (point-to-point records are not joined yet)", rd->path, rd->p2p);
+    return TC_OK;
+}
+
+bool tc_nccl_inspector_sniff(const char *head, size_t len) {
+    size_t i = 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (i >= len || head[i++] != '{') return false;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    return len - i >= 8 && memcmp(head + i, "\"header\"", 8) == 0;
+}
+
+tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *notes, tc_error *e) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return tc_error_set(e, TC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    char head[4096];
+    size_t hn = fread(head, 1, sizeof head, fp);
+    if (!tc_nccl_inspector_sniff(head, hn)) {
+        fclose(fp);
+        return tc_error_set(e, TC_ERR_INPUT, "%s: not an NCCL Inspector log (no object beginning with \"header\")", path);
+    }
+    if (log->n_files >= UINT16_MAX) { fclose(fp); return tc_error_set(e, TC_ERR_INPUT, "%s: more than %u NCCL logs", path, UINT16_MAX); }
+    tc_nccl_file nf;
+    memset(&nf, 0, sizeof nf);
+    nf.pid = -1;
+    if (!(nf.path = tc_strdup(path)) || TC_PUSH(log->files, log->n_files, log->cap_files, nf)) {
+        free(nf.path);
+        fclose(fp);
+        return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+    }
+    reading rd = {.path = path, .log = log, .notes = notes, .file = log->n_files - 1};
+    tc_status st = feed(&rd, head, hn) ? tc_error_set(e, TC_ERR_NOMEM, "out of memory") : read_open(&rd, fp, e);
+    free(rd.obj);
+    fclose(fp);
+    return st;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Whether path's first bytes are an Inspector log's (false when it cannot be read). */
+static bool sniff_file(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    char head[4096];
+    size_t hn = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    return tc_nccl_inspector_sniff(head, hn);
+}
+
+/* The regular files of dir that are Inspector logs, read in name order. */
+static tc_status read_folder(const char *dir, tc_nccl_log *log, tc_notes *notes) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        tc_notes_add(notes, TC_NOTE_NOT_LOADED, dir, "%s: cannot open folder: %s", dir, strerror(errno));
+        return TC_ERR_INPUT;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    tc_status st = TC_OK;
+    struct dirent *de;
+    while (st == TC_OK && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char *p = tc_format_alloc("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+        struct stat sb;
+        if (p && (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode) || !sniff_file(p))) { free(p); continue; }
+        if (!p || TC_PUSH(names, n, cap, p)) { free(p); st = TC_ERR_NOMEM; }
+    }
+    closedir(d);
+    if (names) tc_sort(names, n, sizeof *names, cmp_str);
+    if (st == TC_OK && n == 0) {
+        tc_notes_add(notes, TC_NOTE_NOT_LOADED, dir, "%s: folder holds no NCCL Inspector logs", dir);
+        st = TC_ERR_INPUT;
+    }
+    for (size_t i = 0; i < n && st != TC_ERR_NOMEM; i++) {
+        tc_error e;
+        tc_status s = tc_nccl_inspector_read(names[i], log, notes, &e);
+        if (s == TC_ERR_INPUT) { tc_notes_add(notes, TC_NOTE_NOT_LOADED, names[i], "%s", e.msg); st = TC_ERR_INPUT; }
+        else if (s != TC_OK) st = s;
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    return st;
+}
+
+tc_status tc_nccl_read_paths(char *const *paths, size_t n, bool required, tc_nccl_log *log, tc_notes *notes) {
+    tc_status st = TC_OK;
+    for (size_t i = 0; i < n && st != TC_ERR_NOMEM; i++) {
+        struct stat sb;
+        tc_status s;
+        if (required && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) s = read_folder(paths[i], log, notes);
+        else if (!required && !sniff_file(paths[i])) continue; /* a *.log beside the traces that is no Inspector log */
+        else {
+            tc_error e;
+            s = tc_nccl_inspector_read(paths[i], log, notes, &e);
+            if (s == TC_ERR_INPUT) tc_notes_add(notes, TC_NOTE_NOT_LOADED, paths[i], "%s", e.msg);
+        }
+        if (s != TC_OK) st = s;
+    }
+    return st;
+}

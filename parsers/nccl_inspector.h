@@ -1,0 +1,31 @@
+/* nccl_inspector.h: the reader of NCCL Inspector JSON logs (docs/nccl.md): the
+ * `<hostname>-pid<pid>.log` files NCCL's Inspector profiler plugin writes, one JSON object per
+ * collective per communicator, compact one per line or pretty-printed, recognised by content.
+ * Fills a tc_nccl_log (model/nccl.h) with compact records; an object that cannot be read is
+ * skipped with a warning naming the file and its byte offset. Prints nothing. */
+#ifndef TC_NCCL_INSPECTOR_H
+#define TC_NCCL_INSPECTOR_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "base/status.h"
+#include "model/nccl.h"
+#include "notes.h"
+
+#define TC_NCCL_MAX_OBJECT (1u << 20) /* the longest object read (verbose records with every channel) */
+
+/* Whether the first decoded bytes head[0, len) are an Inspector log's: an object whose first key
+ * is "header". */
+bool tc_nccl_inspector_sniff(const char *head, size_t len);
+
+/* Reads the Inspector log at path into log (appending a file and its records). Objects that
+ * cannot be read are skipped with a TC_NOTE_DAMAGED warning each ("PATH: byte B: ...: record
+ * skipped"). TC_OK; TC_ERR_INPUT (e: cannot open, not an Inspector log); TC_ERR_NOMEM. */
+tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *notes, tc_error *e);
+
+/* The operands of --nccl and the *.log files a folder input held: a folder gives its regular files
+ * that are Inspector logs (by content, sorted by name); a file named on its own must be one
+ * (`required`: else a TC_NOTE_NOT_LOADED problem); a *.log found beside the traces that is not one
+ * is passed over silently. Returns TC_OK, TC_ERR_INPUT when some input could not be used (notes say
+ * which), TC_ERR_NOMEM. */
+tc_status tc_nccl_read_paths(char *const *paths, size_t n, bool required, tc_nccl_log *log, tc_notes *notes);
+#endif

@@ -1,0 +1,78 @@
+/* nccl_report.c: NCCL Inspector figures in the JSON and text reports (nccl_report.h). */
+#include "nccl_report.h"
+#include "termtext.h"
+#include <inttypes.h>
+
+static void counts(jw *w, const tc_nccl_counts *c) {
+    jw_key(w, "inspector_joined"); jw_int(w, c->joined);
+    jw_key(w, "unjoined");
+    jw_object_begin(w);
+    jw_key(w, "below_min_size"); jw_int(w, c->below_min_size);
+    jw_key(w, "dropped"); jw_int(w, c->dropped);
+    jw_key(w, "cpu_timed"); jw_int(w, c->cpu_timed);
+    jw_key(w, "size_mismatch"); jw_int(w, c->size_mismatch);
+    jw_object_end(w);
+}
+
+static void comm_id(jw *w, const tc_nccl_group *g) {
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%" PRIx64, g->comm_id);
+    jw_key(w, "communicator_id"); jw_string(w, g->has_comm ? hex : NULL);
+}
+
+void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
+    if (!j->nccl.present) return;
+    jw_key(w, "nccl");
+    const tc_nccl_group *g = j->nccl.groups ? &j->nccl.groups[pg] : NULL;
+    if (!g || !g->has) { jw_null(w); return; }
+    jw_object_begin(w);
+    comm_id(w, g);
+    counts(w, &g->c);
+    jw_key(w, "busbw_GBps"); if (g->has_busbw) jw_double(w, g->busbw_GBps); else jw_null(w);
+    jw_key(w, "trace_busbw_GBps");
+    if (j->groups[pg].f.has_busbw) jw_double(w, j->groups[pg].f.busbw_GBps); else jw_null(w);
+    jw_object_end(w);
+}
+
+void tc_nccl_json_summary(jw *w, const tc_job *j) {
+    const tc_nccl_result *r = &j->nccl;
+    if (!r->present) return;
+    jw_key(w, "nccl");
+    jw_object_begin(w);
+    jw_key(w, "inspector_files"); jw_uint(w, r->log.n_files);
+    jw_key(w, "inspector_records"); jw_uint(w, r->log.n_records);
+    size_t skipped = 0;
+    for (size_t i = 0; i < r->log.n_files; i++) skipped += r->log.files[i].skipped;
+    jw_key(w, "inspector_skipped"); jw_uint(w, skipped);
+    jw_key(w, "inspector_format_version");
+    jw_string(w, r->log.n_files && r->log.files[0].version[0] ? r->log.files[0].version : NULL);
+    jw_key(w, "min_size_bytes"); jw_int(w, r->min_size);
+    counts(w, &r->c);
+    jw_key(w, "records_unplaced"); jw_int(w, r->records_unplaced);
+    jw_key(w, "records_outside_trace"); jw_int(w, r->outside_trace);
+    jw_key(w, "notes");
+    jw_array_begin(w);
+    for (size_t i = 0; i < r->n_notes; i++) jw_string(w, r->notes[i]);
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
+void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {
+    const tc_nccl_result *r = &j->nccl;
+    if (!r->present) return;
+    char line[512];
+    for (size_t i = 0; r->groups && i < j->n_groups; i++) {
+        const tc_nccl_group *g = &r->groups[i];
+        const tc_process_group *pg = &j->groups[i];
+        if (!g->has) continue;
+        char nb[32] = "-", tb[32] = "-";
+        if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
+        if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);
+        snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s: %" PRId64 " Inspector records joined; unjoined: %" PRId64
+                 " below the size floor, %" PRId64 " dropped, %" PRId64 " CPU-timed; NCCL busbw %s (trace %s)",
+                 pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "", pg->desc ? ")" : "", g->c.joined,
+                 g->c.below_min_size, g->c.dropped, g->c.cpu_timed, nb, tb);
+        tc_term_wrap(out, line, 2, 4, width);
+    }
+    for (size_t i = 0; i < r->n_notes; i++) tc_term_wrap(out, r->notes[i], 2, 4, width);
+}

@@ -1,0 +1,214 @@
+/* test_nccl.c: NCCL Inspector logs (issue 32, docs/nccl.md): the reader on the hand-made file of
+ * tests/data/nccl (every layout and damage it holds), and the join on a planted TP+DP job
+ * (tracegen --nccl-inspector): every count and NCCL's busbw held to the plant, through a trace
+ * folder and through --nccl; without logs the JSON has no nccl keys. */
+#include "testutil.h"
+#include "parsers/nccl_inspector.h"
+#include <math.h>
+#include <sys/stat.h>
+
+#define HAND "tests/data/nccl/example-hostname-pid1639453.log"
+
+static uint64_t offset_of(const char *text, const char *needle) {
+    const char *p = strstr(text, needle);
+    cr_assert_not_null(p, "%s", needle);
+    while (p > text && p[-1] != '\n') p--; /* the line's (the object's) start */
+    return (uint64_t)(p - text);
+}
+
+static bool has_note(const tc_notes *n, const char *part) {
+    for (size_t i = 0; i < n->n; i++)
+        if (strstr(n->v[i].text, part)) return true;
+    return false;
+}
+
+Test(nccl, reads_every_layout_and_skips_damage_with_its_offset) {
+    tc_nccl_log log;
+    tc_notes notes;
+    tc_error e;
+    memset(&log, 0, sizeof log);
+    memset(&notes, 0, sizeof notes);
+    cr_assert_eq(tc_nccl_inspector_read(HAND, &log, &notes, &e), TC_OK, "%s", e.msg);
+    cr_assert_eq(log.n_files, 1);
+    cr_assert_eq(log.n_records, 4, "pretty, compact, verbose, other communicator: %zu", log.n_records);
+    cr_assert_eq(log.files[0].skipped, 4);
+    cr_assert_str_eq(log.files[0].version, "v4.0");
+    cr_assert_str_eq(log.files[0].hostname, "example-hostname");
+    cr_assert_eq(log.files[0].pid, 1639453);
+    const tc_nccl_record *r = log.records;
+    cr_assert_eq(r[0].comm_id, 0x7f8c496ae9f661ULL);
+    cr_assert_eq(r[0].rank, 2);
+    cr_assert_eq(r[0].n_ranks, 8);
+    cr_assert_eq(r[0].nnodes, 1);
+    cr_assert_eq(r[0].coll, TC_NCCL_ALLREDUCE);
+    cr_assert_eq(r[0].sn, 1407);
+    cr_assert_eq(r[0].bytes, 17179869184LL);
+    cr_assert_eq(r[0].exec_us, 61974);
+    cr_assert_eq(r[0].timing, TC_NCCL_TIMING_KERNEL_GPU);
+    cr_assert_eq(r[0].dump_us, 1748030377748202LL);
+    cr_assert_eq(r[1].sn, 1408);
+    cr_assert_eq(r[2].coll, TC_NCCL_REDUCESCATTER);
+    cr_assert_eq(r[2].timing, TC_NCCL_TIMING_KERNEL_CPU);
+    cr_assert_eq(r[3].comm_id, 0x1b2c3dULL);
+    cr_assert_eq(r[3].n_ranks, 2);
+    char *text = tu_read_file(HAND, NULL);
+    char want[160];
+    snprintf(want, sizeof want, "byte %llu: not an NCCL Inspector record (a number expected)",
+             (unsigned long long)offset_of(text, "\"coll_sn\":}"));
+    cr_assert(has_note(&notes, want), "%s", want);
+    snprintf(want, sizeof want, "byte %llu: text outside a JSON object", (unsigned long long)offset_of(text, "NCCL INFO"));
+    cr_assert(has_note(&notes, want), "%s", want);
+    cr_assert(has_note(&notes, "(no coll_sn, coll_msg_size_bytes or coll_exec_time_us): record skipped"));
+    snprintf(want, sizeof want, "byte %llu: the last record is cut short", (unsigned long long)(strrchr(text, '\n') + 1 - text));
+    cr_assert(has_note(&notes, want), "%s", want);
+    for (size_t i = 0; i < notes.n; i++) cr_assert_eq(notes.v[i].code, TC_NOTE_DAMAGED);
+    free(text);
+    tc_notes_free(&notes);
+    tc_nccl_log_free(&log);
+}
+
+Test(nccl, recognised_by_content) {
+    cr_assert(tc_nccl_inspector_sniff("{\n  \"header\": {", 14));
+    cr_assert(tc_nccl_inspector_sniff("{\"header\":{\"id\":\"0x1\"", 21));
+    cr_assert_not(tc_nccl_inspector_sniff("{\"traceEvents\": [", 17));
+    cr_assert_not(tc_nccl_inspector_sniff("[{\"header\":", 11));
+    tc_nccl_log log;
+    tc_notes notes;
+    tc_error e;
+    memset(&log, 0, sizeof log);
+    memset(&notes, 0, sizeof notes);
+    cr_assert_eq(tc_nccl_inspector_read("tests/data/small/one_nccl_kernel.json", &log, &notes, &e), TC_ERR_INPUT);
+    cr_assert(strstr(e.msg, "not an NCCL Inspector log"), "%s", e.msg);
+    cr_assert_eq(log.n_files, 0);
+    tc_nccl_log_free(&log);
+}
+
+/* ---- the planted job ------------------------------------------------------------------------- */
+
+static yajl_val parse_file(const char *path) {
+    char *text = tu_read_file(path, NULL);
+    char err[256];
+    yajl_val v = yajl_tree_parse(text, err, sizeof err);
+    cr_assert_not_null(v, "%s: %s", path, err);
+    free(text);
+    return v;
+}
+
+static yajl_val at(yajl_val v, const char *a, const char *b) {
+    const char *p[] = {a, b, NULL};
+    return yajl_tree_get(v, p, yajl_t_any);
+}
+
+static const char *planted(void) {
+    static char dir[256];
+    mkdir("tests/out", 0755);
+    snprintf(dir, sizeof dir, "tests/out/nccl-%d", (int)getpid());
+    cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' --ranks 8 --tp 4 --steps 4 --gpus-per-node 4 --nccl-inspector", dir,
+                       tu_gen(), dir), 0);
+    return dir;
+}
+
+/* Every process group's nccl against nccl_expected.json; the job's sums and records outside the window too. */
+static void check_against_plant(const char *dir, yajl_val res) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/nccl_expected.json", dir);
+    yajl_val want = parse_file(path);
+    yajl_val groups = at(res, "process_groups", NULL), wg = at(want, "groups", NULL);
+    cr_assert(YAJL_IS_ARRAY(groups) && YAJL_IS_OBJECT(wg));
+    int64_t joined = 0, below = 0, dropped = 0, cpu = 0;
+    size_t checked = 0;
+    for (size_t i = 0; i < groups->u.array.len; i++) {
+        yajl_val g = groups->u.array.values[i];
+        const char *name = YAJL_GET_STRING(at(g, "name", NULL));
+        yajl_val w = at(wg, name, NULL), n = at(g, "nccl", NULL);
+        cr_assert_not_null(w, "group %s not planted", name);
+        cr_assert(YAJL_IS_OBJECT(n), "group %s has no nccl object", name);
+        int64_t wj = YAJL_GET_INTEGER(at(w, "joined", NULL)), wb = YAJL_GET_INTEGER(at(w, "below_min_size", NULL)),
+                wd = YAJL_GET_INTEGER(at(w, "dropped", NULL)), wc = YAJL_GET_INTEGER(at(w, "cpu_timed", NULL));
+        yajl_val un = at(n, "unjoined", NULL);
+        cr_assert_eq(YAJL_GET_INTEGER(at(n, "inspector_joined", NULL)), wj, "group %s joined", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "below_min_size", NULL)), wb, "group %s below", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "dropped", NULL)), wd, "group %s dropped", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "cpu_timed", NULL)), wc, "group %s cpu_timed", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "size_mismatch", NULL)), 0);
+        joined += wj; below += wb; dropped += wd; cpu += wc;
+        yajl_val wbw = at(w, "busbw_GBps", NULL), bw = at(n, "busbw_GBps", NULL);
+        if (YAJL_IS_NULL(wbw)) cr_assert(YAJL_IS_NULL(bw), "group %s busbw", name);
+        else {
+            double x = YAJL_GET_DOUBLE(bw), y = YAJL_GET_DOUBLE(wbw);
+            cr_assert(fabs(x - y) <= 1e-9 * y, "group %s NCCL busbw %.12g, planted %.12g", name, x, y);
+            cr_assert(YAJL_IS_NUMBER(at(n, "trace_busbw_GBps", NULL)), "the trace's busbw beside it");
+            cr_assert(YAJL_IS_STRING(at(n, "communicator_id", NULL)));
+        }
+        checked++;
+    }
+    cr_assert_gt(checked, 4);
+    cr_assert_gt(joined, 100);
+    cr_assert_gt(below, 0);
+    cr_assert_gt(dropped, 0);
+    cr_assert_gt(cpu, 0);
+    yajl_val sn = at(at(res, "summary", NULL), "nccl", NULL);
+    cr_assert(YAJL_IS_OBJECT(sn));
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "inspector_joined", NULL)), joined);
+    cr_assert_eq(YAJL_GET_INTEGER(at(at(sn, "unjoined", NULL), "dropped", NULL)), dropped);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "inspector_files", NULL)), 8);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "records_unplaced", NULL)), 0);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "records_outside_trace", NULL)),
+                 YAJL_GET_INTEGER(at(want, "records_outside_trace", NULL)));
+    yajl_tree_free(want);
+}
+
+static yajl_val run_json(const char *args, int want_rc) {
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s analyze -q --json - %s 2>/dev/null", tu_bin(), args);
+    cr_assert_eq(rc, want_rc, "analyze %s: exit %d", args, rc);
+    char err[256];
+    yajl_val v = yajl_tree_parse(out, err, sizeof err);
+    cr_assert_not_null(v, "%s", err);
+    free(out);
+    return v;
+}
+
+Test(nccl, planted_job_from_the_trace_folder, .timeout = 120) {
+    const char *dir = planted();
+    char args[600];
+    snprintf(args, sizeof args, "'%s'", dir); /* the folder: its *.log are the Inspector logs */
+    yajl_val res = run_json(args, 0);
+    check_against_plant(dir, res);
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+Test(nccl, planted_job_with_the_nccl_option, .timeout = 120) {
+    const char *dir = planted();
+    char args[900];
+    cr_assert_eq(tu_sh(NULL, "mkdir -p '%s/logs' && mv '%s'/*.log '%s/logs/'", dir, dir, dir), 0);
+    snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json --nccl '%s/logs'", dir, dir);
+    yajl_val res = run_json(args, 0);
+    check_against_plant(dir, res);
+    yajl_tree_free(res);
+    /* without the logs: no nccl keys at all (the outputs of jobs without NCCL files do not change) */
+    snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json", dir);
+    res = run_json(args, 0);
+    cr_assert_null(at(at(res, "summary", NULL), "nccl", NULL));
+    yajl_val groups = at(res, "process_groups", NULL);
+    for (size_t i = 0; i < groups->u.array.len; i++) cr_assert_null(at(groups->u.array.values[i], "nccl", NULL));
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+Test(nccl, damaged_or_foreign_logs_are_reported, .timeout = 120) {
+    const char *dir = planted();
+    char *out = NULL;
+    /* a file named with --nccl that is no Inspector log: a problem, exit 3, the rest analyzed */
+    int rc = tu_sh(&out, "%s analyze -q '%s'/rank*.pt.trace.json --nccl tests/data/small/one_nccl_kernel.json", tu_bin(), dir);
+    cr_assert_eq(rc, 3, "%s", out);
+    cr_assert(strstr(out, "one_nccl_kernel.json: not an NCCL Inspector log"), "%s", out);
+    free(out);
+    /* the hand-made damaged file: its warnings, exit 3 */
+    rc = tu_sh(&out, "%s analyze -q '%s'/rank*.pt.trace.json --nccl " HAND, tu_bin(), dir);
+    cr_assert_eq(rc, 3, "%s", out);
+    cr_assert(strstr(out, "warning: " HAND ": byte "), "%s", out);
+    free(out);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
