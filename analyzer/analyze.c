@@ -2,6 +2,7 @@
  * and per-step breakdowns, summary shares, then the findings (straggler, verdict, actions:
  * findings.c). See analyze.h. */
 #include "analyze.h"
+#include "base/numfmt.h"
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
 #include "collectives.h"
@@ -373,12 +374,13 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     size_t step_ranks = 0;
     for (size_t r = 0; r < j->n_ranks; r++) {
         tc_rank_result *rr = &j->ranks[r];
+        char pc[TC_PCT_LEN];
         if (rr->wait_ns && rr->unmatched_comm)
             tc_job_warn(j, "rank %lld: %llu collective kernel%s could not be matched across ranks; %s exposed time, "
-                        "%.3f ms (%.2f%% of the window), is counted as transfer", (long long)rr->rank,
+                        "%.3f ms (%s of the window), is counted as transfer", (long long)rr->rank,
                         (unsigned long long)rr->unmatched_comm, rr->unmatched_comm == 1 ? "" : "s",
                         rr->unmatched_comm == 1 ? "its" : "their", (double)rr->unmatched_exposed_ns / 1e6,
-                        100 * share(rr->unmatched_exposed_ns, rr->b.window_ns));
+                        tc_fmt_pct(pc, sizeof pc, share(rr->unmatched_exposed_ns, rr->b.window_ns), 2));
         rr->last_arrival_share = rr->matched_instances ? rr->last_arrival_credit / (double)rr->matched_instances : 0;
         rr->caused_wait_ns_per_step = rr->caused_wait_ns / (int64_t)(rr->steps_total ? rr->steps_total : 1);
         rr->caused_wait_per_rank_ns_per_step = j->n_ranks > 1 ? rr->caused_wait_ns_per_step / (int64_t)(j->n_ranks - 1) : 0;

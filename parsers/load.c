@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/numfmt.h"
 #include "base/util.h"
 
 /* The readers, asked in this order; the Chrome-trace reader takes every input, so it is last. */
@@ -18,7 +19,8 @@ const tc_reader *tc_reader_for(const char *head, size_t len) {
     return NULL;
 }
 
-static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
+/* a of b as a share (1 when b is 0) */
+static double share_of(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 1.0; }
 
 /* What every parse of a trace ends with, whichever way it was read: its time budget settled and its
  * comm kernels given the collective args of the ops that launched them. 0, or -1 out of memory
@@ -102,17 +104,18 @@ static tc_load_status load_source(tc_trace *t, tc_source *src, const char *path,
             goto done;
         }
         t->truncated = true;
+        char pc[TC_PCT_LEN];
         uint64_t size = tc_source_file_size(src);
         if (tc_source_format_of(src) == TC_SOURCE_GZIP)
-            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu JSON bytes from %llu of %llu compressed bytes, %.1f%%)",
+            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu JSON bytes from %llu of %llu compressed bytes, %s)",
                           strchr(where, ':') ? strchr(where, ':') + 2 : where, (unsigned long long)t->events_total,
                           (unsigned long long)t->bytes_decoded, (unsigned long long)t->bytes,
-                          (unsigned long long)size, pct(t->bytes, size));
+                          (unsigned long long)size, TC_PCT1(pc, share_of(t->bytes, size)));
         else
-            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu bytes of %llu, %.1f%%)",
+            tc_trace_warn(t, "%s; analyzed the %llu events read (%llu bytes of %llu, %s)",
                           strchr(where, ':') ? strchr(where, ':') + 2 : where, (unsigned long long)t->events_total,
                           (unsigned long long)t->bytes_decoded, (unsigned long long)(size ? size : t->bytes_decoded),
-                          pct(t->bytes_decoded, size ? size : t->bytes_decoded));
+                          TC_PCT1(pc, share_of(t->bytes_decoded, size ? size : t->bytes_decoded)));
         snprintf(msg, msglen, "%s", where);
         status = TC_LOAD_DAMAGED;
     }

@@ -95,21 +95,18 @@ static bool own_percent_form(const char *line) {
     return false;
 }
 
-Test(plainnums, every_share_in_reports_goes_through_the_one_formatter) {
-    cr_expect(own_percent_form("\"%.1f%%\""));
-    cr_expect(own_percent_form("\"rank %lld (%s%%)\""));
-    cr_expect(own_percent_form("\"%+.1f pt\""));
-    cr_expect(!own_percent_form("\"width:%.1f%%\""));
-    cr_expect(!own_percent_form("\"each cause as %% of\""));
-    DIR *d = opendir("reports");
-    cr_assert(d);
+/* Counts the product sources of folder dir that write a share by themselves (own_percent_form),
+ * expecting none; returns the sources read. */
+static size_t scan_folder(const char *dir) {
+    DIR *d = opendir(dir);
+    cr_assert(d, "%s", dir);
     size_t files = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0) continue;
         if (!strcmp(e->d_name, "textfmt.c") || !strcmp(e->d_name, "html_kit.c")) continue; /* the formatter */
         char path[300];
-        snprintf(path, sizeof path, "reports/%s", e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         char *src = tu_read_file(path, NULL);
         cr_assert(src, "%s", path);
         files++;
@@ -123,7 +120,22 @@ Test(plainnums, every_share_in_reports_goes_through_the_one_formatter) {
         free(src);
     }
     closedir(d);
+    return files;
+}
+
+/* Every layer that writes words (reports, and the warnings and notes of the parsers, the analyzer
+ * and the command) writes its shares through base/numfmt.h. */
+Test(plainnums, every_share_in_reports_goes_through_the_one_formatter) {
+    cr_expect(own_percent_form("\"%.1f%%\""));
+    cr_expect(own_percent_form("\"rank %lld (%s%%)\""));
+    cr_expect(own_percent_form("\"%+.1f pt\""));
+    cr_expect(!own_percent_form("\"width:%.1f%%\""));
+    cr_expect(!own_percent_form("\"each cause as %% of\""));
+    cr_expect(!own_percent_form("WHOLE(\"%lf%% of exposed communication unmatched\", &v)")); /* a reader's pattern */
+    size_t files = scan_folder("reports");
     cr_expect(files > 10, "%zu report sources", files);
+    const char *others[] = {"model", "parsers", "analyzer", "cli", "cli/mpi"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) cr_expect(scan_folder(others[i]) > 0, "%s", others[i]);
 }
 
 Test(plainnums, points_are_signed_and_tiny_ones_bounded) {
