@@ -328,6 +328,17 @@ Test(idle_causes, real_traces_give_the_independent_shares) {
     cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "graph_launches", NULL)), 20);
     cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "graph_kernels", NULL)), 220);
     cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "kernels", NULL)), 285);
+    /* issue 33: each replay ran the graph's 11 kernels (Kineto writes them with the launch's correlation) */
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "kernels_per_graph_launch", "min", NULL)), 11);
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "kernels_per_graph_launch", "max", NULL)), 11);
+    cr_assert_eq(tu_num(tu_get(ls, "kernels_per_graph_launch", "mean", NULL)), 11);
+    yajl_tree_free(o);
+    /* vLLM decode: one cudaGraphLaunch replays 421 kernels */
+    o = analyze_json(dir, "tests/data/idle/graph_execution.json.gz", "");
+    ls = tu_get(o, "ranks", "#0", "launch_stats", NULL);
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "graph_launches", NULL)), 1);
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "kernels_per_graph_launch", "min", NULL)), 421);
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(ls, "kernels_per_graph_launch", "max", NULL)), 421);
     yajl_tree_free(o);
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
