@@ -201,6 +201,7 @@ typedef struct {
     uint8_t *call_cls;            /* per string id: 0 not known yet, else tc_call_class + 1 */
     uint8_t *dl;                  /* per string id: 0 not known yet, 1 no, 2 the name holds DataLoader */
     uint8_t *used;                /* per call (t->launches): 1 when it launched a GPU event */
+    int64_t *first_start;         /* per call: the earliest start of the GPU events it launched */
     size_t n_strings;
     item *q; size_t nq, cap_q;    /* the items of the last query, ascending (cmp_item) */
     edge *e; size_t ne, cap_e;
@@ -514,7 +515,9 @@ static void attribute_gap(hw_ctx *c, int64_t a, int64_t b, const tc_gpu_event *E
     const tc_launch *R = E->correlation != TC_NONE ? tc_trace_find_launch(t, E->correlation) : NULL;
     if (!R) { out->ns[TC_IDLE_UNATTRIBUTED] += b - a; return; }
     gap_ctx g = {R, (uint32_t)IT_CALL << 30 | (uint32_t)(R - t->launches), TC_NONE, a, 0, R->ts_ns + R->dur_ns};
-    if (g.Le <= a) { out->ns[TC_IDLE_GPU_SIDE] += b - a; return; }
+    /* a graph's kernel after its first: the GPU, not the host, launched it (one launch, many kernels) */
+    bool in_graph = call_class(c, R->name) == TC_CALL_GRAPH_LAUNCH && c->first_start[R - t->launches] < E->start_ns;
+    if (g.Le <= a || in_graph) { out->ns[TC_IDLE_GPU_SIDE] += b - a; return; }
     g.hend = g.Le < b ? g.Le : b;
     g.p_ref = innermost_op(c, R);
     overlapping(c, R->thread, a, g.Le);
@@ -578,29 +581,43 @@ static int64_t window_causes(hw_ctx *c, const event_list *l, bool detail, tc_idl
 
 /* ---- launch statistics ----------------------------------------------------------------------- */
 
-/* The launch statistics; marks c->used. */
+/* kernels_per_graph_launch of ls from the kernels each graph launch ran (kpl, per call). */
+static void graph_figures(hw_ctx *c, const uint32_t *kpl, tc_launch_stats *ls) {
+    for (size_t i = 0; i < c->t->n_launches; i++) {
+        if (call_class(c, c->t->launches[i].name) != TC_CALL_GRAPH_LAUNCH) continue;
+        if (!ls->graph_launches || kpl[i] < ls->graph_kpl_min) ls->graph_kpl_min = kpl[i];
+        if (kpl[i] > ls->graph_kpl_max) ls->graph_kpl_max = kpl[i];
+        ls->graph_launches++;
+    }
+    ls->graph_kpl_mean = ls->graph_launches ? (double)ls->graph_kernels / (double)ls->graph_launches : 0;
+}
+
+/* The launch statistics; marks c->used and sets c->first_start. */
 static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     const tc_trace *t = c->t;
     memset(ls, 0, sizeof *ls);
     uint8_t *used = c->used;
     /* one delay per launched kernel: none without runtime calls (no 8 bytes per kernel then) */
     int64_t *delay = tc_big_alloc(t->n_gpu && t->n_launches ? t->n_gpu : 1, sizeof *delay, false);
-    if (!delay) return -1;
+    uint32_t *kpl = calloc(t->n_launches ? t->n_launches : 1, sizeof *kpl); /* kernels per call */
+    if (!delay || !kpl) { free(delay); free(kpl); return -1; }
+    for (size_t i = 0; i < t->n_launches; i++) c->first_start[i] = INT64_MAX;
     for (size_t i = 0; i < t->n_gpu; i++) {
         const tc_gpu_event *e = &t->gpu[i];
         const tc_launch *R = e->correlation != TC_NONE ? tc_trace_find_launch(t, e->correlation) : NULL;
         if (R) used[R - t->launches] = 1;
+        if (R && e->start_ns < c->first_start[R - t->launches]) c->first_start[R - t->launches] = e->start_ns;
         if (e->kind != TC_GPU_KERNEL) continue;
         ls->kernels++;
         if (e->dur_ns < SHORT_KERNEL_NS) ls->short_kernels++;
         if (!R) continue;
         ls->launched++;
-        if (call_class(c, R->name) == TC_CALL_GRAPH_LAUNCH) ls->graph_kernels++;
+        if (call_class(c, R->name) == TC_CALL_GRAPH_LAUNCH) { ls->graph_kernels++; kpl[R - t->launches]++; }
         else delay[ls->delay_kernels++] = e->start_ns - R->ts_ns;
     }
+    graph_figures(c, kpl, ls);
     for (size_t i = 0; i < t->n_launches; i++) {
         tc_call_class k = call_class(c, t->launches[i].name);
-        if (k == TC_CALL_GRAPH_LAUNCH) ls->graph_launches++;
         if (k != TC_CALL_LAUNCH && k != TC_CALL_GRAPH_LAUNCH && k != TC_CALL_COPY && !used[i]) continue;
         ls->launch_calls++;
         ls->launch_cpu_ns += t->launches[i].dur_ns;
@@ -613,6 +630,7 @@ static int launch_stats(hw_ctx *c, const tc_breakdown *b, tc_launch_stats *ls) {
     ls->gpu_busy_ns = b->window_ns - b->idle_ns;
     ls->launch_bound = ls->launch_cpu_ns > ls->gpu_busy_ns;
     free(delay);
+    free(kpl);
     return 0;
 }
 
@@ -660,7 +678,7 @@ static void fill_evidence(hw_ctx *c, tc_rank_result *rr) {
 
 static void ctx_free(hw_ctx *c) {
     for (int k = 0; k < 2; k++) { free(c->seq[k].idx); free(c->seq[k].prev_longer); free(c->seq[k].thr); }
-    free(c->call_cls); free(c->dl); free(c->used); free(c->q); free(c->e);
+    free(c->call_cls); free(c->dl); free(c->used); free(c->first_start); free(c->q); free(c->e);
     free(c->host_ops.v); free(c->sync_sites.v); free(c->copy_sites.v); free(c->drain_sites.v); free(c->data_ops.v); free(c->memory_calls.v);
 }
 
@@ -699,7 +717,8 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m) {
     c.call_cls = calloc(c.n_strings ? c.n_strings : 1, 1);
     c.dl = calloc(c.n_strings ? c.n_strings : 1, 1);
     c.used = calloc(t->n_launches ? t->n_launches : 1, 1);
-    if (!c.call_cls || !c.dl || !c.used || launch_stats(&c, &rr->b, &rr->launch) || build_items(&c)) goto done;
+    c.first_start = malloc((t->n_launches ? t->n_launches : 1) * sizeof *c.first_start);
+    if (!c.call_cls || !c.dl || !c.used || !c.first_start || launch_stats(&c, &rr->b, &rr->launch) || build_items(&c)) goto done;
     rr->has_host_events = t->n_launches > 0;
     event_list all = {t->gpu, NULL, t->n_gpu};
     int64_t gaps = window_causes(&c, &all, true, &rr->idle);
@@ -763,10 +782,15 @@ void tc_host_wait_job(tc_job *j) {
         sl->launch_calls += l->launch_calls;
         sl->launch_cpu_ns += l->launch_cpu_ns;
         sl->gpu_busy_ns += l->gpu_busy_ns;
+        if (l->graph_launches && (!sl->graph_launches || l->graph_kpl_min < sl->graph_kpl_min))
+            sl->graph_kpl_min = l->graph_kpl_min;
+        if (l->graph_kpl_max > sl->graph_kpl_max) sl->graph_kpl_max = l->graph_kpl_max;
         sl->graph_launches += l->graph_launches;
         sl->graph_kernels += l->graph_kernels;
     }
     sm->launch.launch_bound = sm->launch.launch_cpu_ns > sm->launch.gpu_busy_ns;
+    sm->launch.graph_kpl_mean =
+        sm->launch.graph_launches ? (double)sm->launch.graph_kernels / (double)sm->launch.graph_launches : 0;
     tc_window_figures *st = &sm->step; /* a rank without steps counts its GPU window's causes */
     memset(&st->causes, 0, sizeof st->causes);
     st->before_first_kernel_ns = st->after_last_kernel_ns = 0;

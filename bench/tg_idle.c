@@ -1,6 +1,7 @@
 /* tg_idle.c: idle-cause jobs (issue 20, --idle-cause): one rank whose GPU gaps have a cause known by
  * construction: a loop drained by cudaStreamSynchronize (sync), a launch-bound loop of tiny kernels
- * (launch), a DataLoader stall (dataloader), or every cause in one step (mixed). The host thread's
+ * (launch), a DataLoader stall (dataloader), every cause in one step (mixed), or CUDA-graph replays
+ * (graph: one cudaGraphLaunch, many kernels). The host thread's
  * events (ProfilerStep, DataLoader, cpu_ops, runtime calls) and the GPU events are built with exact
  * times; idle_causes() then splits every gap by the definition of issue 20 (bench/TRACEGEN.md), over
  * these planted events. */
@@ -8,8 +9,9 @@
 #include "tracegen.h"
 
 enum { H_ANNOT, H_CPUOP, H_RT, H_STEP };          /* host event kinds */
-enum { RT_LAUNCH, RT_SYNC, RT_MEM, RT_OTHER, RT_COPY }; /* runtime call classes of issue 20; RT_COPY: an
-                                                         * async copy call (issue 28) */
+enum { RT_LAUNCH, RT_SYNC, RT_MEM, RT_OTHER, RT_COPY, RT_GRAPH }; /* runtime call classes of issue 20; RT_COPY:
+                                                                   * an async copy call (issue 28); RT_GRAPH:
+                                                                   * cudaGraphLaunch (issue 33) */
 enum { GK_KERNEL, GK_H2D, GK_D2H };
 enum { C_GPU, C_SYNC, C_DATA, C_MEM, C_MODULE, C_LAUNCH, C_OTHER, C_UNATTR, C_N };
 
@@ -150,6 +152,31 @@ static void optimizer(struct idle_model *m) {
             200 * US, 0);
 }
 
+/* A CUDA-graph replay (issue 33): a cpu_op around a 40 µs cudaGraphLaunch whose graph runs nk kernels
+ * of 4 µs, 2 µs apart on the GPU (the graph's own dependencies), the first 30 µs after the call starts
+ * (inside it, as in real traces) or when the GPU is free. lost (0-based, -1 none): a kernel the
+ * profiler lost: it runs, but is not written. */
+static void graph_launch(struct idle_model *m, int nk, int lost) {
+  const int64_t pre = 8 * US, rt = 40 * US, post = 4 * US;
+  int64_t t = m->host;
+  h_add(m, H_CPUOP, "CUDAGraph::replay", t, pre + rt + post);
+  hev *r = h_add(m, H_RT, "cudaGraphLaunch", t + pre, rt);
+  r->rt = RT_GRAPH;
+  r->cbid = 311;
+  r->corr = ++m->corr;
+  int hi = (int)(m->nh - 1);
+  int64_t st = t + pre + 30 * US;
+  if (st < m->gfree) st = m->gfree;
+  for (int k = 0; k < nk; k++, st += 6 * US) {
+    if (k == lost) { m->gfree = st + 4 * US; continue; }
+    gev *g = g_add(m, GK_KERNEL, K_ADD, st, 4 * US);
+    g->corr = m->h[hi].corr;
+    g->launch = hi;
+    if (m->h[hi].gpu < 0) m->h[hi].gpu = (int)(m->ng - 1);
+  }
+  m->host = t + pre + rt + post;
+}
+
 static void step_dataloader(struct idle_model *m, int64_t dl) {
   m->host += US;
   h_add(m, H_ANNOT, DL_NAME, m->host, dl);
@@ -194,6 +221,16 @@ static void build_step(ctx_t *c, struct idle_model *m, int s) {
     for (int i = 0; i < 100; i++) {
       op_launch(m, NULL, "aten::add", "cudaLaunchKernel", 6 * US, GK_KERNEL, K_ADD, 4 * US, 0);
       m->host += 2 * US;
+    }
+    optimizer(m);
+    m->host += 2 * US;
+  } else if (mode == IDLE_GRAPH) {
+    /* three graphs of 5, 8 and 12 kernels per step; step 1 lost the third kernel of its second graph */
+    static const int nk[3] = {5, 8, 12};
+    m->host += 2 * US;
+    for (int i = 0; i < 3; i++) {
+      graph_launch(m, nk[i], s == 1 && i == 1 ? 2 : -1);
+      m->host += 20 * US; /* Python between replays */
     }
     optimizer(m);
     m->host += 2 * US;
@@ -348,7 +385,7 @@ static int cause_at(const struct idle_model *m, size_t lo, size_t hi, int64_t x,
     if (h->kind == H_RT && h->rt == RT_MEM) mem = 1;
     if (h->kind == H_RT && h->rt == RT_COPY) { /* issue 28: a copy call of 1 ms or more held the host */
       if (h->d >= MS) sync = 1; else launch = 1;
-    } else if (h->kind == H_RT && h->rt == RT_LAUNCH) {
+    } else if (h->kind == H_RT && (h->rt == RT_LAUNCH || h->rt == RT_GRAPH)) {
       if (h->d >= MS) mod = 1; else launch = 1; /* a kernel launch call of 1 ms or more: lazy module loading */
     } else if (h->kind == H_RT && i == ri) launch = 1;
     if ((long)i == pi) launch = 1;
@@ -363,7 +400,8 @@ static void attribute_gap(const struct idle_model *m, int64_t a, int64_t b, int 
   size_t ri = (size_t)E->launch;
   const hev *R = &m->h[ri];
   int64_t Ls = R->t, Le = R->t + R->d;
-  if (Le <= a) { out->c[C_GPU] += b - a; return; }
+  /* issue 33: a graph's kernel after its first was launched by the GPU, not by the host */
+  if (Le <= a || (R->rt == RT_GRAPH && R->gpu != gi)) { out->c[C_GPU] += b - a; return; }
   /* innermost cpu_op enclosing R: the latest-starting one that contains it */
   long pi = -1;
   for (size_t i = 0; i < m->nh; i++) {
@@ -428,6 +466,24 @@ static void write_causes(FILE *f, const causes *k) {
   fputs("}", f);
 }
 
+/* issue 33: "graph_launches", "graph_kernels" and "kernels_per_graph_launch" {mean, min, max} (null
+ * without graph launches) of the graph launches of steps [s0, s1) */
+static void write_graph_stats(const struct idle_model *m, FILE *f, int s0, int s1) {
+  long long launches = 0, kernels = 0, lo = 0, hi = 0;
+  for (size_t i = m->h_off[s0]; i < m->h_off[s1]; i++) {
+    if (m->h[i].kind != H_RT || m->h[i].rt != RT_GRAPH) continue;
+    long long n = 0;
+    for (size_t g = m->g_off[s0]; g < m->g_off[s1]; g++) n += m->g[g].launch == (int)i && m->g[g].kind == GK_KERNEL;
+    if (!launches || n < lo) lo = n;
+    if (n > hi) hi = n;
+    launches++;
+    kernels += n;
+  }
+  fprintf(f, ", \"graph_launches\": %lld, \"graph_kernels\": %lld, \"kernels_per_graph_launch\": ", launches, kernels);
+  if (launches) fprintf(f, "{\"mean\": %.10g, \"min\": %lld, \"max\": %lld}", (double)kernels / (double)launches, lo, hi);
+  else fputs("null", f);
+}
+
 /* the idle-cause keys of a rank's expected.json entry (steps of the file w wrote) */
 void idle_write_expected_rank(const ctx_t *c, FILE *f, const rw_t *w) {
   int s0 = -1, s1 = -1;
@@ -443,6 +499,7 @@ void idle_write_expected_rank(const ctx_t *c, FILE *f, const rw_t *w) {
   fprintf(f, ", \"idle_causes\": ");
   write_causes(f, &k);
   fprintf(f, ", \"idle_after_sync_us\": %s", fmt_us(b, k.after_sync));
+  write_graph_stats(c->idle, f, s0, s1);
   fprintf(f, ", \"steps\": [");
   for (int s = s0; s < s1; s++) {
     causes ks;

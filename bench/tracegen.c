@@ -93,7 +93,7 @@ static void usage(FILE *f) {
       "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
       "  --first-bucket-mib M   DDP's first bucket (the first all-reduced) holds M MiB (default: --bucket-mib)\n"
       "Idle causes (issue 20):\n"
-      "  --idle-cause sync|launch|dataloader|mixed   one rank whose GPU gaps have a planted cause\n"
+      "  --idle-cause sync|launch|dataloader|mixed|graph   one rank whose GPU gaps have a planted cause\n"
       "  -h, --help             this text\n",
       f);
 }
@@ -138,7 +138,7 @@ static int pick(const char *opt, const char *val, const char *const *names, int 
 
 static void parse_new(options *o, const char *name, const char *val) {
   static const char *libs[] = {"nccl", "deepep", "symm", "vllm"};
-  static const char *idles[] = {NULL, "sync", "launch", "dataloader", "mixed"};
+  static const char *idles[] = {NULL, "sync", "launch", "dataloader", "mixed", "graph"};
   static const char *fnames[] = {"rank", "handler", "record", "worker"};
   if (!strcmp(name, "--fsdp")) o->fsdp = 1;
   else if (!strcmp(name, "--rocm-agent-ids")) o->rocm = 1;
@@ -174,7 +174,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--straggler-factor")) o->strag_factor = parse_num(name, val, 0.1, 100);
   else if (!strcmp(name, "--first-bucket-mib")) o->first_bucket_mib = parse_num(name, val, 1e-6, 1e6);
   else if (!strcmp(name, "--host-sync")) o->host_sync = pick(name, val, (const char *const[]){"item", "stream", "device"}, 3);
-  else o->idle_cause = pick(name, val, idles, 5);
+  else o->idle_cause = pick(name, val, idles, 6);
 }
 
 /* combinations the newer options support */

@@ -55,5 +55,8 @@ typedef struct {
     bool launch_bound;           /* launch_cpu_ns > gpu_busy_ns */
     uint64_t graph_launches;     /* cudaGraphLaunch calls */
     uint64_t graph_kernels;      /* kernels they launched */
+    uint64_t graph_kpl_min;      /* kernels_per_graph_launch: the fewest kernels one graph launch ran */
+    uint64_t graph_kpl_max;      /* the most; both valid if graph_launches */
+    double graph_kpl_mean;       /* graph_kernels / graph_launches; valid if graph_launches */
 } tc_launch_stats;
 #endif

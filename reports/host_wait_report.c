@@ -69,6 +69,16 @@ static void launch_object(jw *w, const tc_launch_stats *l, bool per_rank) {
     jw_key(w, "launch_bound"); if (l->launch_calls) jw_bool(w, l->launch_bound); else jw_null(w);
     jw_key(w, "graph_launches"); jw_uint(w, l->graph_launches);
     jw_key(w, "graph_kernels"); jw_uint(w, l->graph_kernels);
+    jw_key(w, "kernels_per_graph_launch");
+    if (l->graph_launches) {
+        jw_object_begin(w);
+        jw_key(w, "mean"); jw_double(w, l->graph_kpl_mean);
+        jw_key(w, "min"); jw_uint(w, l->graph_kpl_min);
+        jw_key(w, "max"); jw_uint(w, l->graph_kpl_max);
+        jw_object_end(w);
+    } else {
+        jw_null(w);
+    }
     jw_object_end(w);
 }
 
@@ -189,8 +199,9 @@ static void host_lines(FILE *out, const tc_job *j, const tc_rank_result *rr, con
         len += snprintf(line + len, sizeof line - (size_t)len, "; launch calls %.3f ms of CPU vs GPU busy %.3f ms%s",
                         ms(l->launch_cpu_ns), ms(l->gpu_busy_ns), l->launch_bound ? " (launch-bound)" : "");
     if (l->graph_launches)
-        snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels",
-                 (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels);
+        snprintf(line + len, sizeof line - (size_t)len, "; %llu CUDA-graph launches ran %llu kernels (%.1f per launch, %llu-%llu)",
+                 (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels, l->graph_kpl_mean,
+                 (unsigned long long)l->graph_kpl_min, (unsigned long long)l->graph_kpl_max);
     tc_term_wrap(out, line, 2, 4, width);
 }
 
@@ -381,8 +392,9 @@ static void html_host(FILE *out, const tc_rank_result *rr) {
                 (unsigned long long)l->launch_calls, ms(l->launch_cpu_ns), ms(l->gpu_busy_ns),
                 l->launch_bound ? " (<b>launch-bound</b>)" : "");
     if (l->graph_launches)
-        fprintf(out, "; %llu CUDA-graph launches ran %llu kernels", (unsigned long long)l->graph_launches,
-                (unsigned long long)l->graph_kernels);
+        fprintf(out, "; %llu CUDA-graph launches ran %llu kernels (%.1f per launch, %llu&ndash;%llu)",
+                (unsigned long long)l->graph_launches, (unsigned long long)l->graph_kernels, l->graph_kpl_mean,
+                (unsigned long long)l->graph_kpl_min, (unsigned long long)l->graph_kpl_max);
     fprintf(out, ".%s</p>\n", rr->has_host_events ? "" : " The trace holds no runtime calls: every idle gap is unattributed.");
 }
 
