@@ -95,3 +95,28 @@ Test(all_to_all, network_bound_verdict_names_the_imbalance, .timeout = 120) {
     free(out);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
+
+/* A split list that is not one whole number per rank splits that rank's bytes evenly; the rest hold. */
+Test(all_to_all, bad_split_list_splits_evenly, .timeout = 120) {
+    char dir[256];
+    mkdir("tests/out", 0755);
+    snprintf(dir, sizeof dir, "tests/out/a2a-bad-%d", (int)getpid());
+    cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' --ranks 4 --steps 2 --a2a-hot-rank 2 >/dev/null && "
+                       "sed -i 's/\"In split size\": \"\\[1, 2, 3, 4\\]\"/\"In split size\": \"[1, oops]\"/' %s/rank0.pt.trace.json",
+                       dir, tu_gen(), dir, dir), 0);
+    yajl_val res = analyze(dir);
+    yajl_val g = tu_get(res, "all_to_all", "#0", NULL);
+    cr_assert_not_null(g);
+    cr_assert_eq(tu_num(tu_get(g, "hot_rank", NULL)), 2);
+    int64_t sent = YAJL_GET_INTEGER(tu_get(g, "instances", "#0", "bytes_sent", "#0", NULL));
+    size_t n = tu_get(g, "instances", NULL)->u.array.len;
+    for (int k = 0; k < 4; k++) {
+        char col[8];
+        snprintf(col, sizeof col, "#%d", k);
+        cr_assert_eq(YAJL_GET_INTEGER(tu_get(g, "pair_bytes", "#0", col, NULL)), sent / 4 * (int64_t)n, "rank 0 even");
+    }
+    /* rank 1 keeps its planted split: k + 1 of 10 rows */
+    cr_assert_eq(YAJL_GET_INTEGER(tu_get(g, "pair_bytes", "#1", "#3", NULL)), sent / 10 * 4 * (int64_t)n);
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
