@@ -5,6 +5,7 @@
 #include "base/numfmt.h"
 #include "analyze_phases.h"
 #include "breakdown_compute.h"
+#include "all_to_all.h"
 #include "collectives.h"
 #include "comm_model.h"
 #include "findings.h"
@@ -408,7 +409,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
-    if (tc_groups_finish(j, opt) || tc_comm_model_fit(j)) return -1;
+    if (tc_groups_finish(j, opt) || tc_comm_model_fit(j) || tc_all_to_all(j)) return -1;
     if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
     if (opt->no_replay) { /* the step graph, its replay and the critical paths (replay.h), unless --no-replay */

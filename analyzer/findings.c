@@ -569,6 +569,31 @@ static int decide_critical_path(tc_job *j) {
     return 0;
 }
 
+/* Network- or straggler-bound: the all-to-all group whose imbalance causes the largest share of its
+ * ranks' all-to-all time, when that share is at least one half (docs/definitions.md "All-to-all
+ * imbalance"): then the bytes' spread, not the bandwidth, is the loss. */
+static void a2a_reason(tc_job *j) {
+    tc_findings *f = &j->findings;
+    if ((j->summary.verdict != TC_VERDICT_NETWORK && j->summary.verdict != TC_VERDICT_STRAGGLER) ||
+        f->n_reasons >= TC_MAX_REASONS)
+        return;
+    size_t best = SIZE_MAX;
+    double share = 0;
+    for (size_t g = 0; g < j->a2a.n_groups; g++) {
+        const tc_a2a_group *gr = &j->a2a.groups[g];
+        double s = gr->rank_time_ns > 0 ? gr->caused_wait_ns / gr->rank_time_ns : 0;
+        if (gr->hot_rank >= 0 && s >= 0.5 && s > share) { share = s; best = g; }
+    }
+    if (best == SIZE_MAX) return;
+    tc_reason r;
+    memset(&r, 0, sizeof r);
+    r.code = TC_REASON_A2A_IMBALANCE;
+    r.row = best;
+    r.rank = j->a2a.groups[best].hot_rank;
+    r.caused_wait_share = share;
+    add_reason(f, r);
+}
+
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     tc_summary *sm = &j->summary;
     tc_findings *f = &j->findings;
@@ -582,6 +607,7 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     if (!decide_too_small(j)) {
         decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
         host_cause_reason(j);
+        a2a_reason(j);
     }
     decide_actions(j, straggler);
     if (decide_critical_path(j)) return -1;

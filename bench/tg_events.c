@@ -118,12 +118,47 @@ static void shape_args(rw_t *w, const void *p) {
 
 /* ---- collective args (record_param_comms and, unless --no-coll-args, NCCL kernels).
  * g == NULL: the classic allreduce on the world group. */
+/* --a2a-hot-rank: rank r sends split(r, p) = k_r·(p + 1) rows of nelems / (N(N+1)/2) elements to peer
+ * p, k_r = --a2a-factor on the hot rank and 1 elsewhere: uneven splits, the hot rank F times the bytes */
+static long long a2a_row(const ctx_t *c) {
+  long long n = c->o.ranks, rows = n * (n + 1) / 2;
+  return c->nelems / rows > 0 ? c->nelems / rows : 1;
+}
+long long a2a_split(const ctx_t *c, int r, int peer) {
+  return (long long)(r == c->o.a2a_hot ? c->o.a2a_factor : 1) * (peer + 1);
+}
+long long a2a_nelems(const ctx_t *c, int r) {
+  long long rows = 0;
+  for (int p = 0; p < c->o.ranks; p++) rows += a2a_split(c, r, p);
+  return rows * a2a_row(c);
+}
+static void a2a_args(rw_t *w) {
+  const ctx_t *c = w->c;
+  jw_t *j = &w->j;
+  JK(j, "Collective name"); JRAW(j, "\"all_to_all\"");
+  JK(j, "In msg nelems"); jw_i64(j, a2a_nelems(c, w->r));
+  JK(j, "Out msg nelems"); jw_i64(j, a2a_nelems(c, w->r));
+  JK(j, "Group size"); jw_i64(j, c->o.ranks);
+  JK(j, "dtype"); jw_str(j, c->cdtype);
+  size_t cap = 24 * (size_t)c->o.ranks + 3, at = 1;
+  char *list = xcalloc(cap, 1);
+  list[0] = '[';
+  for (int p = 0; p < c->o.ranks; p++)
+    at += (size_t)snprintf(list + at, cap - at, "%s%lld", p ? ", " : "", a2a_split(c, w->r, p));
+  snprintf(list + at, cap - at, "]");
+  JK(j, "In split size"); jw_str(j, list);
+  free(list);
+  JK(j, "Out split size"); JRAW(j, "\"[]\"");
+}
+
 static void coll_args(rw_t *w, int64_t seq, int on_kernel, const gop *g) {
   const ctx_t *c = w->c;
   jw_t *j = &w->j;
   const collinfo *ci = g ? g->ci : NULL;
   const pgroup *pg = ci ? &c->groups[g->group] : NULL;
-  if (!ci) {
+  if (!ci && c->o.a2a_hot >= 0) {
+    a2a_args(w);
+  } else if (!ci) {
     JK(j, "Collective name"); JRAW(j, "\"allreduce\"");
     JK(j, "In msg nelems"); jw_i64(j, c->nelems);
     JK(j, "Out msg nelems"); jw_i64(j, c->nelems);
@@ -136,8 +171,10 @@ static void coll_args(rw_t *w, int64_t seq, int on_kernel, const gop *g) {
     JK(j, "Group size"); jw_i64(j, pg->size);
     JK(j, "dtype"); jw_str(j, ci->dtype);
   }
-  JK(j, "In split size"); JRAW(j, "\"[]\"");
-  JK(j, "Out split size"); JRAW(j, "\"[]\"");
+  if (ci || c->o.a2a_hot < 0) {
+    JK(j, "In split size"); JRAW(j, "\"[]\"");
+    JK(j, "Out split size"); JRAW(j, "\"[]\"");
+  }
   if (c->o.pg) {
     if (!ci) {
       JK(j, "Process Group Name"); JRAW(j, "\"0\"");

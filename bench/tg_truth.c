@@ -52,6 +52,31 @@ const char *fmt_us(char *b, int64_t ns) {
   return b;
 }
 
+/* --a2a-hot-rank: the planted all-to-all imbalance (docs/definitions.md "All-to-all imbalance"): every
+ * instance's ratio and the hot rank are the same; its caused wait is its transfer (the shortest kernel)
+ * × Σ over the other ranks of (1 − 1/F), summed over the steps written */
+static void write_a2a_truth(const ctx_t *c, FILE *f, int steps) {
+  if (c->o.a2a_hot < 0) return;
+  int n = c->o.ranks;
+  double F = c->o.a2a_factor, wait_ns = 0;
+  for (int s = 0; s < steps; s++)
+    for (int k = 0; k < c->K; k++) wait_ns += (double)c->Tmin[(size_t)s * c->K + k] * (n - 1) * (1.0 - 1.0 / F);
+  fprintf(f, "  \"all_to_all\": {\"hot_rank\": %d, \"factor\": %d, \"instances\": %d, \"imbalance_ratio\": %.9f, ",
+          c->o.a2a_hot, c->o.a2a_factor, steps * c->K, F * n / (F + n - 1));
+  fprintf(f, "\"caused_wait_us\": %.6f, \"bytes_sent\": [", wait_ns / 1e3);
+  for (int r = 0; r < n; r++) fprintf(f, "%s%lld", r ? ", " : "", a2a_nelems(c, r) * c->esize);
+  fprintf(f, "], \"pair_bytes\": [");
+  for (int r = 0; r < n; r++) {
+    fprintf(f, "%s[", r ? ", " : "");
+    long long rows = 0;
+    for (int p = 0; p < n; p++) rows += a2a_split(c, r, p);
+    for (int p = 0; p < n; p++)
+      fprintf(f, "%s%lld", p ? ", " : "", a2a_nelems(c, r) / rows * a2a_split(c, r, p) * c->esize * steps * c->K);
+    fprintf(f, "]");
+  }
+  fprintf(f, "]},\n");
+}
+
 void write_expected(const ctx_t *c, const char *path, long long *gpu_events) {
   FILE *f = fopen(path, "w");
   if (!f) die("cannot create %s: %s", path, strerror(errno));
@@ -128,6 +153,7 @@ void write_expected(const ctx_t *c, const char *path, long long *gpu_events) {
             r + 1 < o->ranks ? "," : "");
   }
   fprintf(f, "  ],\n");
+  write_a2a_truth(c, f, c->S);
   fprintf(f, "  \"collectives\": {\"name\": \"allreduce\", \"count\": %lld, \"per_step\": %d, \"bytes\": %lld",
           (long long)c->S * c->K, c->K, c->bucket_bytes);
   if (c->K > 0) {
@@ -642,6 +668,7 @@ void write_expected_ext(const ctx_t *c, const char *path, rw_t **ws) {
   write_window_body(c, f, ws + (size_t)last * n, &is, last, "  ");
   fprintf(f, ",\n");
   /* collectives: the classic allreduce (multi-dimensional jobs: collective_kinds) */
+  write_a2a_truth(c, f, ws[(size_t)last * n]->nsteps_written);
   if (c->mode == MODE_CLASSIC && c->K > 0) {
     double algbw = (double)c->bucket_bytes / (double)c->T, factor = 2.0 * (n - 1) / n;
     fprintf(f, "  \"collectives\": {\"name\": \"allreduce\", \"count\": %lld, \"per_step\": %d, \"bytes\": %lld",

@@ -31,6 +31,9 @@ static void usage(FILE *f) {
       "                         H100 SXM/PCIe, H200, A100, B200, MI300X (others need --no-shapes)\n"
       "  --straggler R          rank R is slow (default none)\n"
       "  --straggler-delay-us D its extra compute before each exposed collective (default 3000)\n"
+      "  --a2a-hot-rank R       the gradient collective is an all-to-all (SendRecv kernels, In split size)\n"
+      "                         in which rank R sends --a2a-factor times the bytes of each other rank\n"
+      "  --a2a-factor F         the hot rank's bytes over another rank's, a whole number (default 4)\n"
       "  --clock-offset-us MAX  per-rank recorded clock offset in [-MAX,+MAX], rank 0 = 0 (default 0)\n"
       "  --busbw-GBps B         planted link bus bandwidth, GB = 1e9 B (default 50)\n"
       "  --bucket-mib M         bytes per gradient allreduce bucket, MiB (default 25)\n"
@@ -217,7 +220,7 @@ static void check_new(options *o) {
 
 static void parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
-  o->ranks = 4; o->steps = 3; o->layers = 16; o->buckets = 4; o->straggler = -1; o->gzlevel = 6;
+  o->ranks = 4; o->steps = 3; o->layers = 16; o->buckets = 4; o->straggler = -1; o->gzlevel = 6; o->a2a_hot = -1; o->a2a_factor = 4;
   o->seed = 1; o->gpu = "NVIDIA H100 80GB HBM3";
   o->busbw = 50; o->bucket_mib = 25; o->overlap = 0.5;
   o->strag_ns = 3000 * US; o->compute_ns = 20000 * US; o->idle_ns = 2000 * US; o->memcpy_ns = 300 * US;
@@ -262,6 +265,8 @@ static void parse_args(options *o, int argc, char **argv) {
     else if (FLAG("--gzip-level")) { NEEDV(); o->gzlevel = parse_int(name, val, 1, 9); }
     else if (FLAG("--gpu")) { NEEDV(); o->gpu = val; o->gpu_set = 1; }
     else if (FLAG("--straggler")) { NEEDV(); o->straggler = parse_int(name, val, 0, MAX_RANKS); }
+    else if (FLAG("--a2a-hot-rank")) { NEEDV(); o->a2a_hot = parse_int(name, val, 0, MAX_RANKS); }
+    else if (FLAG("--a2a-factor")) { NEEDV(); o->a2a_factor = parse_int(name, val, 1, 1000); }
     else if (FLAG("--straggler-delay-us")) { NEEDV(); o->strag_ns = us_to_ns(name, val, 0, 1e9); }
     else if (FLAG("--clock-offset-us")) { NEEDV(); o->offmax_ns = us_to_ns(name, val, 0, 1e12); }
     else if (FLAG("--busbw-GBps")) { NEEDV(); o->busbw = parse_num(name, val, 1e-6, 1e9); if (o->busbw <= 0) die("--busbw-GBps must be > 0"); }
@@ -324,6 +329,10 @@ static void parse_args(options *o, int argc, char **argv) {
   }
   if (!o->outdir) { usage(stderr); die("-o DIR is required"); }
   if (o->straggler >= o->ranks) die("--straggler %d: only %d ranks", o->straggler, o->ranks);
+  if (o->a2a_hot >= o->ranks) die("--a2a-hot-rank %d: only %d ranks", o->a2a_hot, o->ranks);
+  if (o->a2a_hot >= 0 && (o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->comm_lib != LIB_NCCL ||
+                          o->ranks < 2 || !o->pg || o->ndrop || o->cut_rank >= 0))
+    die("--a2a-hot-rank applies to classic jobs of 2 ranks or more with process groups, one window, NCCL, no damage");
   check_new(o);
 }
 
@@ -409,6 +418,8 @@ static void ctx_init(ctx_t *c) {
   }
   snprintf(c->nccl_name, sizeof c->nccl_name, "ncclDevKernel_AllReduce_Sum_%s_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
            c->ndt);
+  if (o->a2a_hot >= 0) /* NCCL runs all_to_all as grouped send/recv */
+    snprintf(c->nccl_name, sizeof c->nccl_name, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
   /* Process Group Ranks string */
   size_t cap = (size_t)o->ranks * 8 + 4;
   c->pg_ranks_str = xcalloc(1, cap);

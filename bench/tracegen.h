@@ -56,6 +56,8 @@ typedef struct {
   int64_t strag_ns, offmax_ns, compute_ns, idle_ns, memcpy_ns, opt_ns, jitter_ns;
   long long gm, gn, gk;
   int dtype, shapes, seq, pg, pgconfig, collargs, layout, relative, meta_after, hostile;
+  int a2a_hot, a2a_factor; /* --a2a-hot-rank R (-1 none), --a2a-factor F: the classic collective is an
+                           * all-to-all whose rank R sends F times the others' bytes (issue 33) */
   int copy_d2d;            /* --copy-kind d2d: the per-step copy is device to device (issue 28) */
   /* added for issues 17, 19, 20; any of them makes expected.json the extended form */
   int extended;            /* 1 when any option below was given */
@@ -447,6 +449,9 @@ void md_build(ctx_t *c, int S);
 void md_write_step(rw_t *w, int s);
 void md_free(ctx_t *c);
 const collinfo *md_collinfo(const ctx_t *c, int *n);
+/* --a2a-hot-rank: the elements rank r sends in each all-to-all, and its split into rows per peer */
+long long a2a_nelems(const ctx_t *c, int r);
+long long a2a_split(const ctx_t *c, int r, int peer);
 collinfo *md_collinfo_mut(ctx_t *c);
 
 /* tg_host.c */

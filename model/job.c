@@ -36,6 +36,7 @@ void tc_job_free(tc_job *j) {
     free(j->warnings);
     free(j->windows);
     tc_nccl_free(&j->nccl);
+    tc_a2a_free(&j->a2a);
     memset(j, 0, sizeof *j);
 }
 

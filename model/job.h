@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "base/status.h"
+#include "all_to_all.h"
 #include "breakdown.h"
 #include "comm_kernels.h"
 #include "cost_result.h"
@@ -68,6 +69,8 @@ typedef struct {
     /* NCCL's own account (issue 32, docs/nccl.md): the Inspector logs read and their join
      * (analyzer/nccl_join.h); present false when none were given or found */
     tc_nccl_result nccl;
+    /* the all-to-all(v) imbalance (issue 33, analyzer/all_to_all.h); no groups when the job has none */
+    tc_a2a_result a2a;
 } tc_job;
 
 void tc_job_init(tc_job *j);

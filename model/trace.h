@@ -99,7 +99,9 @@ typedef struct {
     uint32_t pg_name;    /* strtab id of "Process Group Name"; TC_NONE unknown */
     uint32_t pg_desc;    /* strtab id of "Process Group Description"; TC_NONE unknown */
     uint32_t pg_ranks;   /* strtab id of "Process Group Ranks" text; TC_NONE unknown */
-    uint32_t pad;        /* explicit padding, 0 (trace_arrays.def) */
+    uint32_t in_splits;  /* strtab id of "In split size" text ("[3, 1, 4]": rows sent to each rank of
+                          * the group, all-to-all(v)); TC_NONE absent or "[]". Interned: repeated
+                          * lists are stored once */
     int64_t in_nelems;   /* elements */
     int64_t out_nelems;  /* elements */
     int64_t group_size;  /* ranks in the group */

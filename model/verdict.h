@@ -28,6 +28,9 @@ typedef enum {
     TC_REASON_FABRIC,         /* network-bound: the group row with the most exposed transfer, its
                                * scope and link, its bus bandwidth against the link's rated one */
     TC_REASON_TOO_SMALL,      /* too-small: the GPU events and GPU time found, against what is needed */
+    TC_REASON_A2A_IMBALANCE,  /* network- or straggler-bound with an all-to-all group whose imbalance
+                               * causes at least half its ranks' all-to-all time (row: index into
+                               * tc_job.a2a.groups; rank: its hot rank; caused_wait_share) */
     TC_REASON_CRITICAL_PATH   /* what the critical path across ranks is made of (summary.critical_path),
                                * and the most a network that moves bytes instantly would save */
 } tc_reason_code;

@@ -57,7 +57,9 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         case 11:
             if (KEY_IS("correlation")) return K_CORRELATION;
             return KEY_IS("External id") ? K_EXTERNAL_ID : K_OTHER;
-        case 13: return KEY_IS("In msg nelems") ? K_IN_NELEMS : K_OTHER;
+        case 13:
+            if (KEY_IS("In msg nelems")) return K_IN_NELEMS;
+            return KEY_IS("In split size") ? K_IN_SPLITS : K_OTHER;
         case 14: return KEY_IS("Out msg nelems") ? K_OUT_NELEMS : K_OTHER;
         case 15:
             if (KEY_IS("Collective name")) return K_COLL_NAME;
@@ -121,6 +123,8 @@ static void reset_event(event_scratch *ev) {
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) { texts[i]->len = 0; texts[i]->set = false; }
     ev->pg_ranks.len = 0;
     ev->pg_ranks_set = false;
+    ev->in_splits.len = 0;
+    ev->in_splits_set = false;
     ev->has_ph = ev->ph_long = ev->has_name = ev->pid_numeric = ev->has_correlation = false;
     ev->ph = 0;
     ev->cat = CAT_OTHER;
@@ -158,6 +162,16 @@ static void pg_scalar(tc_ct_parser *p, frame_kind fk, key_kind k, const char *c,
     if (is_string || !ct_parse_int(c, len, &v) || v < 0) { p->pg_ranks_bad = true; return; }
     if (p->pg_ranks.len > 1 && ct_text_put(&p->pg_ranks, ", ", 2)) p->pg_ranks_bad = true;
     if (ct_text_put(&p->pg_ranks, c, len)) p->pg_ranks_bad = true;
+}
+
+/* An arg's text kept whole when it is at least min_len bytes (else unset): 0, or -1 out of memory. */
+static int keep_text(tc_ct_parser *p, grown_text *t, bool *set, const char *c, size_t len, size_t min_len) {
+    t->len = 0;
+    *set = false;
+    if (len < min_len) return 0;
+    if (ct_text_put(t, c, len)) { p->oom = true; return -1; }
+    *set = true;
+    return 0;
 }
 
 static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
@@ -209,11 +223,9 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
         case K_DTYPE: small_set(&ev->dtype, s, len); break;
         case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
         case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
-        case K_PG_RANKS:
-            ev->pg_ranks.len = 0;
-            if (ct_text_put(&ev->pg_ranks, c, len)) { p->oom = true; return 0; }
-            ev->pg_ranks_set = true;
-            break;
+        case K_PG_RANKS: if (keep_text(p, &ev->pg_ranks, &ev->pg_ranks_set, c, len, 0)) return 0; break;
+        /* PyTorch writes the split list as a string; "[]" (even splits, or none) is not kept */
+        case K_IN_SPLITS: if (keep_text(p, &ev->in_splits, &ev->in_splits_set, c, len, 3)) return 0; break;
         case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
         case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
         case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
@@ -307,6 +319,7 @@ static int cb_null(void *ctx) {
         case K_PG_NAME: small_clear(&ev->pg_name); break;
         case K_PG_DESC: small_clear(&ev->pg_desc); break;
         case K_PG_RANKS: ev->pg_ranks.len = 0; ev->pg_ranks_set = false; break;
+        case K_IN_SPLITS: ev->in_splits.len = 0; ev->in_splits_set = false; break;
         case K_IN_NELEMS: ev->in_nelems = -1; break;
         case K_OUT_NELEMS: ev->out_nelems = -1; break;
         case K_GROUP_SIZE: ev->group_size = -1; break;

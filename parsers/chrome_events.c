@@ -108,6 +108,7 @@ static uint32_t push_coll_args(tc_ct_parser *p) {
     c.pg_name = ev->pg_name.set ? tc_strtab_intern(t->strings, ev->pg_name.text, ev->pg_name.len) : TC_NONE;
     c.pg_desc = ev->pg_desc.set ? tc_strtab_intern(t->strings, ev->pg_desc.text, ev->pg_desc.len) : TC_NONE;
     c.pg_ranks = ev->pg_ranks_set ? intern_ranks(p) : TC_NONE;
+    c.in_splits = ev->in_splits_set ? tc_strtab_intern(t->strings, ev->in_splits.text, ev->in_splits.len) : TC_NONE;
     c.in_nelems = ev->in_nelems;
     c.out_nelems = ev->out_nelems;
     c.group_size = ev->group_size;

@@ -72,6 +72,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     if (p->yh) yajl_free(p->yh);
     free(p->ev.name);
     free(p->ev.pg_ranks.text);
+    free(p->ev.in_splits.text);
     free(p->last_ranks.text);
     free(p->comm_of);
     free(p->pg_ranks.text);

@@ -51,7 +51,7 @@ typedef enum {
     /* event */
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
-    K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
+    K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_IN_SPLITS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
     K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
     /* deviceProperties entry / distributedInfo (a pg_config entry reuses K_PG_NAME, K_PG_DESC,
      * K_PG_RANKS and K_GROUP_SIZE for pg_name, pg_desc, ranks and pg_size) */
@@ -104,6 +104,9 @@ typedef struct {
     /* "Process Group Ranks" whole (grown, owned by the parser): a group of 32 ranks spaced 8 apart
      * is 150 bytes, and a cut list is no list (the group's nodes, scope and link are lost) */
     grown_text pg_ranks; bool pg_ranks_set;
+    /* "In split size" whole ("[3, 1, 4]", one entry per rank of the group: all-to-all(v)); an
+     * empty list "[]" is not kept */
+    grown_text in_splits; bool in_splits_set;
     int64_t in_nelems, out_nelems, group_size, seq;
     int64_t external_id;
 } event_scratch; /* reset_event resets every field: add new ones there */

@@ -258,6 +258,15 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
     case TC_REASON_CRITICAL_PATH:
         critical_path_text(buf, n, r);
         break;
+    case TC_REASON_A2A_IMBALANCE:
+        if (r->row < j->a2a.n_groups) {
+            const tc_a2a_group *g = &j->a2a.groups[r->row];
+            tc_format(buf, n, "all-to-all imbalance in %s: rank %lld sends up to %.2fx the mean bytes, and the "
+                      "others' wait for it is %s of the group's all-to-all time: rebalance the routing "
+                      "(experts, capacity factor), not the fabric", j->inst_groups[g->inst_group].shown,
+                      (long long)r->rank, g->max_ratio, TC_PCT1(pb[0], r->caused_wait_share));
+        } else tc_format(buf, n, "?");
+        break;
     case TC_REASON_TOO_SMALL:
     {
         char busy[TC_ATTR_LEN], need[TC_ATTR_LEN];

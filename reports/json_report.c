@@ -356,6 +356,50 @@ static void process_groups(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
+/* Key all_to_all (issue 33), only when the job has all-to-all instances: per group every sized
+ * instance's ratio, hot rank and bytes sent, the group's hot rank, caused wait and pair matrix. */
+static void all_to_all(jw *w, const tc_job *j) {
+    const tc_a2a_result *a = &j->a2a;
+    if (!a->n_groups) return;
+    jw_key(w, "all_to_all");
+    jw_array_begin(w);
+    for (size_t g = 0; g < a->n_groups; g++) {
+        const tc_a2a_group *gr = &a->groups[g];
+        size_t n = gr->n_ranks;
+        jw_object_begin(w);
+        jw_key(w, "process_group"); jw_string(w, j->inst_groups[gr->inst_group].shown);
+        jw_key(w, "ranks"); jw_array_begin(w);
+        for (size_t m = 0; m < n; m++) jw_int(w, gr->ranks[m]);
+        jw_array_end(w);
+        jw_key(w, "unsized_instances"); jw_uint(w, gr->unsized);
+        jw_key(w, "instances"); jw_array_begin(w);
+        for (size_t i = gr->first; i < gr->first + gr->n; i++) {
+            const tc_a2a_instance *ai = &a->instances[i];
+            jw_object_begin(w);
+            jw_key(w, "seq"); if (ai->seq >= 0) jw_int(w, ai->seq); else jw_null(w);
+            jw_key(w, "imbalance_ratio"); jw_double(w, ai->ratio);
+            jw_key(w, "hot_rank"); jw_int(w, gr->ranks[ai->hot]);
+            jw_key(w, "caused_wait_us"); jw_double(w, ai->caused_wait_ns / 1e3);
+            jw_key(w, "bytes_sent"); jw_array_begin(w);
+            for (size_t m = 0; m < n; m++) jw_int(w, a->bytes[ai->bytes_at + m]);
+            jw_array_end(w);
+            jw_object_end(w);
+        }
+        jw_array_end(w);
+        jw_key(w, "hot_rank"); if (gr->hot_rank >= 0) jw_int(w, gr->hot_rank); else jw_null(w);
+        jw_key(w, "caused_wait_us"); jw_double(w, gr->caused_wait_ns / 1e3);
+        jw_key(w, "pair_bytes"); jw_array_begin(w);
+        for (size_t r = 0; r < n; r++) {
+            jw_array_begin(w);
+            for (size_t k = 0; k < n; k++) jw_int(w, gr->pair_bytes[r * n + k]);
+            jw_array_end(w);
+        }
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 int tc_json_report_write(FILE *out, const tc_job *j) {
     jw w;
     jw_init(&w, out, true);
@@ -368,6 +412,7 @@ int tc_json_report_write(FILE *out, const tc_job *j) {
     summary(&w, j);
     collectives(&w, j);
     process_groups(&w, j);
+    all_to_all(&w, j);
     tc_mfu_json_top_kernels(&w, j);
 
     jw_key(&w, "warnings");

@@ -130,6 +130,20 @@ static const char *group_row_ranks(char *buf, size_t n, const tc_job *j, size_t 
  * others leave of the width. */
 #define GROUP_FIXED 66 /* columns besides the group's name and n */
 #define GROUP_N_MAX 9  /* the n column at most ("16x128") */
+/* The all-to-all imbalance per group (issue 33), when the job has all-to-all instances. */
+static void a2a_lines(const tw *t, const tc_job *j) {
+    for (size_t g = 0; g < j->a2a.n_groups; g++) {
+        const tc_a2a_group *gr = &j->a2a.groups[g];
+        char line[800], hot[400] = "no rank causes wait";
+        if (gr->hot_rank >= 0)
+            snprintf(hot, sizeof hot, "hot rank %lld causes %.3f ms of the others' wait", (long long)gr->hot_rank,
+                     gr->caused_wait_ns / 1e6);
+        snprintf(line, sizeof line, "all-to-all %.100s: %zu instance%s sized (%zu not), bytes sent max/mean up to %.2f; %s",
+                 j->inst_groups[gr->inst_group].shown, gr->n, gr->n == 1 ? "" : "s", gr->unsized, gr->max_ratio, hot);
+        tc_term_wrap(t->out, line, 2, 4, t->width);
+    }
+}
+
 static void group_table(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
     if (!j->n_group_rows) return;
@@ -196,6 +210,7 @@ static void group_table(const tw *t, const tc_job *j) {
     }
     tc_nccl_text_lines(t->out, j, t->width);
     fputs(c_off(t), t->out);
+    a2a_lines(t, j);
 }
 
 /* The Actions section: what the verdict suggests doing (tc_findings.actions), wrapped to the width. */
