@@ -123,8 +123,10 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
 typedef struct { const char *algo, *proto; int ch; } plug_mix;
 typedef struct { int64_t joined, dropped, n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX]; } plug_truth;
 
-/* What NCCL would choose for ci on g (planted, not NCCL's tuner). */
-static plug_mix mix_for(const pgroup *g, const collinfo *ci) {
+/* What NCCL would choose for ci on g (planted, not NCCL's tuner); alt: one in 5, another choice
+ * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows. */
+static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
+  if (alt) return g->nodes <= 1 ? (plug_mix){"Ring", "Simple", 8} : (plug_mix){"Ring", "LL128", 4};
   if (g->nodes <= 1) return ci->bytes >= (1 << 20) ? (plug_mix){"Ring", "Simple", 16} : (plug_mix){"Ring", "LL", 4};
   if (ci->coll == CT_ALLREDUCE && ci->bytes >= (1 << 20)) return (plug_mix){"Tree", "Simple", 8};
   return (plug_mix){"Ring", "LL128", 2};
@@ -141,7 +143,7 @@ static void truth_add(plug_truth *t, plug_mix m) {
 /* One collective's events: its COLL_API and KERNEL_LAUNCH (old spelling: bare values), the COLL
  * with SeqNum, CommHash, Rank, Count, Datatype, Algorithm, Protocol, nChannels. */
 static void plug_events(FILE *f, int old, int64_t pid, int id, double ts, uint64_t hash, int grank, const pgroup *g,
-                        const collinfo *ci, int64_t sn) {
+                        const collinfo *ci, int64_t sn, plug_mix m) {
   const char *word = coll_word(ci->coll), *q = old ? "" : "\"";
   int es = ci->bytes % (2LL * g->size) == 0 ? 2 : 1;
   long long count = (long long)(ci->bytes / es / (ci->coll == CT_ALLREDUCE ? 1 : g->size));
@@ -152,7 +154,6 @@ static void plug_events(FILE *f, int old, int64_t pid, int id, double ts, uint64
   fprintf(f, "{\"name\": \"KernelLaunch\", \"cat\": \"KERNEL_LAUNCH\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, "
              "\"ts\": %f, \"args\": {\"groupId\": %d, \"Stream\": %s0x7f3a%08x%s}},\n",
           id, (long long)pid, ts + 2, id, q, 0x1000u * (unsigned)ci->stream, q);
-  plug_mix m = mix_for(g, ci);
   fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
              "{\"SeqNum\": %lld, \"CommHash\": %llu, \"Rank\": %d, \"Count\": %lld, \"Datatype\": \"%s\", \"Algorithm\": \"%s\", "
              "\"Protocol\": \"%s\", \"nChannels\": %d}},\n",
@@ -190,14 +191,16 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
       for (k1 = k0 + 1; k1 < b && v[k1]->ci->coll == v[k0]->ci->coll; k1++) {}
       int64_t sn0 = 40 + 3 * gi;
       for (int k = 0; k < NCCL_PRE; k++, pre++)
-        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 100 * MS), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k);
+        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 100 * MS), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
+                    mix_for(g, v[k0]->ci, 0));
       for (size_t i = k0; i < k1; i++) {
         const grec *e = v[i];
         int64_t k = (int64_t)(i - k0);
         uint64_t h = h4(c->o.seed ^ 0x706c7567ULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
         if (h % 11 == 3) { t[gi].dropped++; continue; }
-        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k);
-        truth_add(&t[gi], mix_for(g, e->ci));
+        plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m);
+        truth_add(&t[gi], m);
       }
     }
     fprintf(f, "{}]\n");
