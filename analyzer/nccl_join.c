@@ -1,4 +1,5 @@
-/* nccl_join.c: the join of NCCL Inspector records to collective instances (nccl_join.h).
+/* nccl_join.c: the join of NCCL Inspector records and profiler plugin COLL records to collective
+ * instances (nccl_join.h).
  *
  * A process's log holds its records of every communicator it is in. Its global rank is the one
  * rank that each of its (communicator size, header.rank) pairs allows (file_ranks); a communicator
@@ -7,7 +8,9 @@
  * collective kind), coll_sn counts the collectives one by one (NCCL's per-kind sequence number),
  * so the k-th instance of that kind in the trace is the record of sn0 + k: sn0 is the offset that
  * matches the most message sizes. An instance without its record is below the size floor or
- * dropped; a record that is CPU-timed or of another size is not joined. */
+ * dropped; a record that is CPU-timed or of another size is not joined. Plugin records take the
+ * same path (join_plugin_run): no floor, their times on the plugin's own clock, the
+ * algorithm/protocol/channels of each joined one counted per group. */
 #include "nccl_join.h"
 #include "base/util.h"
 #include <math.h>

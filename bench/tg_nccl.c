@@ -1,4 +1,4 @@
-/* tg_nccl.c: --nccl-inspector: the NCCL Inspector logs of the planted job (docs/nccl.md), one
+/* tg_nccl.c: --nccl-inspector and --nccl-plugin-trace (below). --nccl-inspector: the NCCL Inspector logs of the planted job (docs/nccl.md), one
  * DIR/node<N>-pid<P>.log per rank as NCCL's Inspector plugin names them (rank 0's pretty-printed,
  * the others one object per line), and DIR/nccl_expected.json, the truth: per process group the
  * records joined, below the size floor, dropped and CPU-timed (summed over its ranks), NCCL's busbw
@@ -27,6 +27,16 @@ static int cmp_rec(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The rank's collectives on a known group, by group, kind and sequence (*n of them; free it). */
+static const grec **comm_records(const rw_t *w, size_t *n) {
+  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
+  *n = 0;
+  for (size_t i = 0; i < w->rec.n; i++)
+    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[(*n)++] = &w->rec.v[i];
+  qsort(v, *n, sizeof *v, cmp_rec);
+  return v;
+}
+
 static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, const char *host, int64_t pid,
                    const collinfo *ci, int64_t sn, int64_t us, int cpu, int64_t ts_us) {
   const char *nl = pretty ? "\n" : "", *i1 = pretty ? "  " : "", *i2 = pretty ? "    " : "", *sp = pretty ? " " : "";
@@ -53,11 +63,8 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
   snprintf(path, sizeof path, "%s/%s-pid%lld.log", c->o.outdir, host, (long long)c->pid[r]);
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write %s", path);
-  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
-  size_t n = 0;
-  for (size_t i = 0; i < w->rec.n; i++)
-    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[n++] = &w->rec.v[i];
-  qsort(v, n, sizeof *v, cmp_rec);
+  size_t n;
+  const grec **v = comm_records(w, &n);
   int64_t pre = 0;
   for (size_t a = 0, b; a < n; a = b) {
     for (b = a + 1; b < n && v[b]->real_group == v[a]->real_group && v[b]->ci->coll == v[a]->ci->coll; b++) {}
@@ -168,11 +175,8 @@ static double plug_ts(const rw_t *w, int64_t t) { return (double)(t + w->off - 1
 /* Rank r's files, one per communicator it is in; adds what it plants to t. Returns the records
  * written before the window. */
 static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_truth *t) {
-  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
-  size_t n = 0;
-  for (size_t i = 0; i < w->rec.n; i++)
-    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[n++] = &w->rec.v[i];
-  qsort(v, n, sizeof *v, cmp_rec);
+  size_t n;
+  const grec **v = comm_records(w, &n);
   int64_t pre = 0;
   for (size_t a = 0, b; a < n; a = b) {
     int gi = v[a]->real_group;

@@ -1,7 +1,10 @@
-/* nccl_inspector.c: the NCCL Inspector JSON reader (nccl_inspector.h): objects cut from the byte
- * stream by brace depth (strings and escapes followed), each parsed by a small recursive reader
- * that keeps the members of header, metadata and coll_perf it knows and skips every other value
- * (the verbose event traces, p2p_perf, members of later versions). */
+/* nccl_inspector.c: the readers of NCCL's own files (nccl_inspector.h): NCCL Inspector JSON logs
+ * and the example profiler plugin's traces. Objects are cut from the byte stream by brace depth
+ * (strings and escapes followed; a plugin trace's '[' ',' ']' between them passed over), each
+ * parsed by a small recursive reader that keeps the members it knows (Inspector: header, metadata,
+ * coll_perf; plugin: a COLL event's args) and skips every other value (verbose event traces,
+ * p2p_perf, other events, members of later versions); for plugin traces it reads the bare values
+ * older versions write (ncclBfloat16, 0x7f...) as tokens. */
 #define _POSIX_C_SOURCE 200809L
 #include "nccl_inspector.h"
 #include "base/util.h"

@@ -1,7 +1,9 @@
 /* test_nccl.c: NCCL Inspector logs (issue 32, docs/nccl.md): the reader on the hand-made file of
  * tests/data/nccl (every layout and damage it holds), and the join on a planted TP+DP job
  * (tracegen --nccl-inspector): every count and NCCL's busbw held to the plant, through a trace
- * folder and through --nccl; without logs the JSON has no nccl keys. */
+ * folder and through --nccl; without logs the JSON has no nccl keys. The example profiler plugin's
+ * trace: the hand-made older spelling read leniently, and a planted job's plugin traces
+ * (tracegen --nccl-plugin-trace) joined, alone and beside Inspector logs. */
 #include "testutil.h"
 #include "parsers/nccl_inspector.h"
 #include <math.h>
