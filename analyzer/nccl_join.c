@@ -166,7 +166,9 @@ static size_t steady_matches(const tc_job *j, const size_t *inst, size_t ni, siz
  * records were written soonest after their kernels wins (collectives of one size repeat, so sizes
  * alone allow shifted offsets). With `relative` (plugin records: dump_us is the COLL event's start
  * on the plugin's own clock, whose offset to the trace's is unknown but constant; room for 2 ni
- * doubles) an offset scores its steady matches (steady_matches); of the best, the steadiest wins. False when none matches. */
+ * doubles) an offset scores its steady matches (steady_matches); of the best, the steadiest wins,
+ * and of those the latest (the plugin writes every collective since the communicator began, so
+ * records from before the window are the common surplus: few instances with one lost tie). False when none matches. */
 static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t ri, const tc_nccl_record *rec,
                         size_t nr, int64_t min_size, double *relative, int64_t *sn0) {
     size_t first = 0;
@@ -205,7 +207,8 @@ static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t r
     if (!best) return false;
     size_t near = relative ? best : best > 2 + ni / 50 ? best - 2 - ni / 50 : 1, pick = SIZE_MAX;
     for (size_t c = 0; c < nc; c++)
-        if (score[c] >= near && (pick == SIZE_MAX || lag[c] < lag[pick])) pick = c;
+        if (score[c] >= near && (pick == SIZE_MAX || lag[c] < lag[pick] || (relative && lag[c] == lag[pick] && base[c] > base[pick])))
+            pick = c;
     *sn0 = base[pick];
     return true;
 }

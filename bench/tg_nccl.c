@@ -195,7 +195,7 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
       for (k1 = k0 + 1; k1 < b && v[k1]->ci->coll == v[k0]->ci->coll; k1++) {}
       int64_t sn0 = 40 + 3 * gi;
       for (int k = 0; k < NCCL_PRE; k++, pre++)
-        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 100 * MS), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
+        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
                     mix_for(g, v[k0]->ci, 0));
       for (size_t i = k0; i < k1; i++) {
         const grec *e = v[i];
