@@ -85,8 +85,10 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     size_t skipped = 0;
     for (size_t i = 0; i < r->log.n_files; i++) skipped += r->log.files[i].skipped;
     jw_key(w, "inspector_skipped"); jw_uint(w, skipped); /* the objects of every NCCL file not read */
-    jw_key(w, "inspector_format_version");
-    jw_string(w, r->log.n_files && r->log.files[0].version[0] ? r->log.files[0].version : NULL);
+    const char *version = NULL; /* the first Inspector log's */
+    for (size_t i = 0; i < r->log.n_files && !version; i++)
+        if (!r->log.files[i].plugin && r->log.files[i].version[0]) version = r->log.files[i].version;
+    jw_key(w, "inspector_format_version"); jw_string(w, version);
     jw_key(w, "min_size_bytes"); jw_int(w, r->min_size);
     counts(w, &r->c);
     jw_key(w, "records_unplaced"); jw_int(w, r->records_unplaced);

@@ -339,6 +339,8 @@ Test(nccl, planted_plugin_traces_beside_inspector_logs, .timeout = 120) {
     snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json --nccl '%s/nccl'", dir, dir);
     yajl_val res = run_json(args, 0);
     check_against_plant(dir, res); /* the Inspector's figures as without the plugin */
+    cr_assert_str_eq(YAJL_GET_STRING(at(at(at(res, "summary", NULL), "nccl", NULL), "inspector_format_version", NULL)), "v4.0",
+                     "the Inspector logs' version, whichever file is read first");
     char *out = NULL;
     tu_sh(&out, "ls '%s/nccl' | grep -c '^nccl_profile_'", dir);
     check_plugin_plant(dir, res, atoll(out));
