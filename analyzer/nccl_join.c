@@ -1,4 +1,5 @@
-/* nccl_join.c: the join of NCCL Inspector records to collective instances (nccl_join.h).
+/* nccl_join.c: the join of NCCL Inspector records and profiler plugin COLL records to collective
+ * instances (nccl_join.h).
  *
  * A process's log holds its records of every communicator it is in. Its global rank is the one
  * rank that each of its (communicator size, header.rank) pairs allows (file_ranks); a communicator
@@ -7,9 +8,12 @@
  * collective kind), coll_sn counts the collectives one by one (NCCL's per-kind sequence number),
  * so the k-th instance of that kind in the trace is the record of sn0 + k: sn0 is the offset that
  * matches the most message sizes. An instance without its record is below the size floor or
- * dropped; a record that is CPU-timed or of another size is not joined. */
+ * dropped; a record that is CPU-timed or of another size is not joined. Plugin records take the
+ * same path (join_plugin_run): no floor, their times on the plugin's own clock, the
+ * algorithm/protocol/channels of each joined one counted per group. */
 #include "nccl_join.h"
 #include "base/util.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,39 +111,81 @@ static const tc_nccl_record *by_sn(const tc_nccl_record *rec, size_t n, int64_t 
     return lo < n && rec[lo].sn == sn ? &rec[lo] : NULL;
 }
 
-/* The end of rank index ri's kernel of instance in on the epoch clock, ns; -1 unknown. */
-static int64_t kernel_end(const tc_job *j, const tc_coll_instance *in, size_t ri) {
+/* The end (or with `start` the start) of rank index ri's kernel of instance in on the epoch clock,
+ * ns; -1 unknown. */
+static int64_t kernel_end(const tc_job *j, const tc_coll_instance *in, size_t ri, bool start) {
     const tc_inst_member *m = &j->inst_members[in->first];
     for (uint32_t k = 0; k < in->n; k++) {
         if (m[k].rank != ri) continue;
         const tc_trace *t = &j->traces[j->ranks[ri].input];
         const tc_gpu_event *e = &t->gpu[m[k].event];
-        int64_t end = (t->has_base ? t->base_ns : 0) + e->start_ns + e->dur_ns;
+        int64_t end = (t->has_base ? t->base_ns : 0) + e->start_ns + (start ? 0 : e->dur_ns);
         return t->has_base || end >= 978307200000000000LL ? end : -1; /* epoch time: after 2001 */
     }
     return -1;
 }
 
 #define LAG_SLACK_NS 100000 /* a record's dump time may read this much before its kernel's end (clocks) */
+#define STEADY_NS 500000    /* plugin: a match's record-to-kernel-start gap within this of the median gap */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Plugin records at sn base + k for instance k: the matches (same size) whose gap from the
+ * record's time to the kernel's start is within STEADY_NS of their median gap (the two clocks'
+ * offset, unknown but constant); every size match when no time is known. *spread: their mean
+ * distance from the median (ns). gap has room for 2 ni. */
+static size_t steady_matches(const tc_job *j, const size_t *inst, size_t ni, size_t ri, const tc_nccl_record *rec,
+                             size_t nr, int64_t base, double *gap, double *spread) {
+    size_t n = 0, sized = 0, steady = 0;
+    for (size_t k = 0; k < ni; k++) {
+        const tc_coll_instance *in = &j->instances[inst[k]];
+        const tc_nccl_record *x = by_sn(rec, nr, base + (int64_t)k);
+        if (!x || x->bytes != in->bytes) continue;
+        sized++;
+        int64_t start = x->dump_us > 0 ? kernel_end(j, in, ri, true) : -1;
+        if (start >= 0) gap[n++] = (double)(x->dump_us * 1000 - start);
+    }
+    *spread = 0;
+    if (n == 0) return sized;
+    double *sorted = gap + ni;
+    memcpy(sorted, gap, n * sizeof *gap);
+    tc_sort(sorted, n, sizeof *sorted, cmp_double);
+    double med = sorted[n / 2];
+    for (size_t k = 0; k < n; k++)
+        if (gap[k] >= med - STEADY_NS && gap[k] <= med + STEADY_NS) { steady++; *spread += fabs(gap[k] - med); }
+    if (steady) *spread /= (double)steady;
+    return steady + (sized - n);
+}
 
 /* sn0: the offset that matches the most sizes, trying the records of the first instance's size of
- * at least the floor (at most 32). Where both clocks are known a match also needs the record
+ * at least the floor (at most 32; plugin: at most 64, putting them on any of the first 4 instances). Where both clocks are known a match also needs the record
  * written after its kernel ended, and of the offsets within a few matches of the best, the one whose
  * records were written soonest after their kernels wins (collectives of one size repeat, so sizes
- * alone allow shifted offsets). False when none matches. */
+ * alone allow shifted offsets). With `relative` (plugin records: dump_us is the COLL event's start
+ * on the plugin's own clock, whose offset to the trace's is unknown but constant; room for 2 ni
+ * doubles) an offset scores its steady matches (steady_matches); of the best, the steadiest wins,
+ * and of those the latest (the plugin writes every collective since the communicator began, so
+ * records from before the window are the common surplus: few instances with one lost tie). False when none matches. */
 static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t ri, const tc_nccl_record *rec,
-                        size_t nr, int64_t min_size, int64_t *sn0) {
+                        size_t nr, int64_t min_size, double *relative, int64_t *sn0) {
     size_t first = 0;
     while (first < ni && j->instances[inst[first]].bytes < min_size) first++;
     if (first == ni) return false;
-    int64_t want = j->instances[inst[first]].bytes;
-    enum { MAXC = 32 };
+    enum { MAXC = 64 };
     int64_t base[MAXC];
     size_t score[MAXC], best = 0, nc = 0;
     double lag[MAXC];
-    for (size_t c = 0; c < nr && nc < MAXC; c++) {
-        if (rec[c].bytes != want) continue;
-        base[nc] = rec[c].sn - (int64_t)first;
+    /* candidates: a record of the first instance's size at that instance (plugin: any of the
+     * first 4, whose record may be the one lost) */
+    for (size_t c = 0, kk = first; c < nr && nc < MAXC; kk = kk + 1 < first + (relative ? 4 : 1) && kk + 1 < ni ? kk + 1 : (c++, first)) {
+        if (rec[c].bytes != j->instances[inst[kk]].bytes || (!relative && nc == 32)) continue;
+        base[nc] = rec[c].sn - (int64_t)kk;
+        bool seen = false;
+        for (size_t q = 0; q < nc && !seen; q++) seen = base[q] == base[nc];
+        if (seen) continue;
         score[nc] = 0;
         double sum = 0;
         size_t timed = 0;
@@ -147,31 +193,60 @@ static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t r
             const tc_coll_instance *in = &j->instances[inst[k]];
             const tc_nccl_record *x = by_sn(rec, nr, base[nc] + (int64_t)k);
             if (!x || x->bytes != in->bytes) continue;
-            int64_t end = x->dump_us > 0 ? kernel_end(j, in, ri) : -1;
-            if (end >= 0 && x->dump_us * 1000 < end - LAG_SLACK_NS) continue;
+            int64_t end = x->dump_us > 0 && !relative ? kernel_end(j, in, ri, false) : -1;
+            if (end >= 0 && !relative && x->dump_us * 1000 < end - LAG_SLACK_NS) continue;
             if (end >= 0) { sum += (double)(x->dump_us * 1000 - end); timed++; }
             score[nc]++;
         }
-        lag[nc] = timed ? sum / (double)timed : 0;
+        double mean = timed ? sum / (double)timed : 0;
+        lag[nc] = relative ? 0 : mean;
+        if (relative) score[nc] = steady_matches(j, inst, ni, ri, rec, nr, base[nc], relative, &lag[nc]);
         if (score[nc] > best) best = score[nc];
         nc++;
     }
     if (!best) return false;
-    size_t near = best > 2 + ni / 50 ? best - 2 - ni / 50 : 1, pick = SIZE_MAX;
+    size_t near = relative ? best : best > 2 + ni / 50 ? best - 2 - ni / 50 : 1, pick = SIZE_MAX;
     for (size_t c = 0; c < nc; c++)
-        if (score[c] >= near && (pick == SIZE_MAX || lag[c] < lag[pick])) pick = c;
+        if (score[c] >= near && (pick == SIZE_MAX || lag[c] < lag[pick] || (relative && lag[c] == lag[pick] && base[c] > base[pick])))
+            pick = c;
     *sn0 = base[pick];
     return true;
 }
 
-/* Joins one (rank, communicator, kind) run rec[0, nr) to its group's instances. */
-static void join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, const tc_nccl_record *rec, size_t nr,
+/* Joins one (rank, communicator, kind) run of plugin COLL records rec[0, nr) to its group's
+ * instances as join_run does, with no size floor (the plugin writes every collective; those it
+ * lost are `dropped`), its event times on its own clock (best_offset's `relative`). 0, or -1 out
+ * of memory. */
+static int join_plugin_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, const tc_nccl_record *rec,
+                            size_t nr, size_t ni, const size_t *inst) {
+    tc_nccl_group *g = &r->groups[pg];
+    int64_t sn0 = 0;
+    double *gap = malloc((2 * ni + 1) * sizeof *gap);
+    if (!gap) return -1;
+    bool found = best_offset(j, inst, ni, ri, rec, nr, 0, gap, &sn0);
+    free(gap);
+    if (!found) { r->plugin_outside += (int64_t)nr; return 0; }
+    size_t inside = 0;
+    for (size_t k = 0; k < ni; k++) {
+        const tc_nccl_record *x = by_sn(rec, nr, sn0 + (int64_t)k);
+        inside += x != NULL;
+        if (!x) g->plugin_dropped++;
+        else if (x->bytes != j->instances[inst[k]].bytes) g->plugin_size_mismatch++;
+        else { g->plugin_joined++; g->mix_records[x->mix]++; }
+    }
+    r->plugin_outside += (int64_t)(nr - inside);
+    return 0;
+}
+
+/* Joins one (rank, communicator, kind) run rec[0, nr) to its group's instances. 0, or -1 out of memory. */
+static int join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, const tc_nccl_record *rec, size_t nr,
                      inst_index *ix) {
     tc_nccl_group *g = &r->groups[pg];
     size_t ni = instances_of(ix, pg, rec[0].coll, ri);
     const size_t *inst = ix->out;
+    if (rec[0].plugin) return join_plugin_run(j, r, pg, ri, rec, nr, ni, inst);
     int64_t sn0 = 0;
-    if (!best_offset(j, inst, ni, ri, rec, nr, r->min_size, &sn0)) { r->outside_trace += (int64_t)nr; ni = 0; }
+    if (!best_offset(j, inst, ni, ri, rec, nr, r->min_size, NULL, &sn0)) { r->outside_trace += (int64_t)nr; ni = 0; }
     size_t inside = 0;
     for (size_t k = 0; k < ni; k++) {
         const tc_coll_instance *in = &j->instances[inst[k]];
@@ -186,6 +261,7 @@ static void join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, c
         }
     }
     if (ni) r->outside_trace += (int64_t)(nr - inside);
+    return 0;
 }
 
 static void add_counts(tc_nccl_counts *to, const tc_nccl_counts *c) {
@@ -211,11 +287,15 @@ static int join_comm(const tc_job *j, tc_nccl_result *r, const tc_nccl_record *r
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && rec[b].file == rec[a].file; b++) {}
         size_t ri = rank_index(j, file_rank[rec[a].file]);
-        if (pg == SIZE_MAX || ri == SIZE_MAX) { r->records_unplaced += (int64_t)(b - a); continue; }
-        if (!r->groups[pg].has_comm) { r->groups[pg].has = r->groups[pg].has_comm = true; r->groups[pg].comm_id = rec[a].comm_id; }
+        if (pg == SIZE_MAX || ri == SIZE_MAX) { *(rec[a].plugin ? &r->plugin_unplaced : &r->records_unplaced) += (int64_t)(b - a); continue; }
+        tc_nccl_group *g = &r->groups[pg];
+        if (!g->has_comm && !g->has_plugin) g->comm_id = rec[a].comm_id;
+        g->has = true;
+        if (rec[a].plugin) g->has_plugin = true;
+        else if (!g->has_comm) { g->has_comm = true; g->comm_id = rec[a].comm_id; }
         for (size_t c = a, d; c < b; c = d) {
             for (d = c + 1; d < b && rec[d].coll == rec[c].coll; d++) {}
-            join_run(j, r, pg, ri, rec + c, d - c, ix);
+            if (join_run(j, r, pg, ri, rec + c, d - c, ix)) return -1;
         }
     }
     return 0;
@@ -304,7 +384,7 @@ static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *fil
     if (!logged) return -1;
     for (size_t f = 0; f < r->log.n_files; f++) {
         size_t ri = rank_index(j, file_rank[f]);
-        if (ri != SIZE_MAX) logged[ri] = true;
+        if (ri != SIZE_MAX && !r->log.files[f].plugin) logged[ri] = true;
     }
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
@@ -334,6 +414,29 @@ static bool traces_held(const tc_job *j) {
     return true;
 }
 
+/* The plugin's COLL records get their communicator's size (that of the Inspector records of the same
+ * id, else one more than the highest Rank of its plugin records: a file per rank) and their message
+ * size S per nccl-tests (Count is per rank for AllGather and ReduceScatter). rec sorted by
+ * communicator; sorted again after. */
+static void plugin_sizes(tc_nccl_record *rec, size_t n) {
+    bool any = false;
+    for (size_t a = 0, b; a < n; a = b) {
+        int32_t size = 0, top = -1;
+        for (b = a; b < n && rec[b].comm_id == rec[a].comm_id; b++) {
+            if (!rec[b].plugin && !size) size = rec[b].n_ranks;
+            if (rec[b].plugin && rec[b].rank > top) top = rec[b].rank;
+        }
+        if (!size) size = top + 1;
+        for (size_t k = a; k < b; k++) {
+            if (!rec[k].plugin) continue;
+            any = true;
+            rec[k].n_ranks = size;
+            if (rec[k].coll == TC_NCCL_ALLGATHER || rec[k].coll == TC_NCCL_REDUCESCATTER) rec[k].bytes *= size;
+        }
+    }
+    if (any) tc_sort(rec, n, sizeof *rec, cmp_rec);
+}
+
 int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     if (!r->min_size) r->min_size = TC_NCCL_DEFAULT_MIN_SIZE;
     if (!traces_held(j)) {
@@ -349,6 +452,7 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     if (!rec || built || !r->groups) { free(rec); index_free(&ix); return -1; }
     if (n) memcpy(rec, r->log.records, n * sizeof *rec);
     tc_sort(rec, n, sizeof *rec, cmp_rec);
+    plugin_sizes(rec, n);
     int64_t *file_rank = malloc((r->log.n_files ? r->log.n_files : 1) * sizeof *file_rank);
     int rc = file_rank ? file_ranks(j, rec, n, r->log.files, r->log.n_files, file_rank) : -1;
     for (size_t a = 0, b; rc == 0 && a < n; a = b) {
@@ -360,7 +464,12 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     free(rec);
     index_free(&ix);
     if (rc) return -1;
-    size_t without = 0;
+    size_t without = 0, inspector_files = 0;
+    for (size_t f = 0; f < r->log.n_files; f++) {
+        inspector_files += !r->log.files[f].plugin;
+        if (r->log.files[f].lenient)
+            rc |= tc_nccl_note(r, "%s: not valid JSON (unquoted values): read leniently", r->log.files[f].path);
+    }
     for (size_t i = 0; i < j->n_groups; i++) {
         tc_nccl_group *g = &r->groups[i];
         add_counts(&r->c, &g->c);
@@ -372,7 +481,13 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
                               "(a rank without a trace, a process whose pid and communicators do not settle its rank, or a "
                               "communicator no process group fits)",
                            (long long)r->records_unplaced);
-    if (without) rc |= tc_nccl_note(r, "%zu process groups with collectives have no Inspector record (all their kernels under the size floor, or dropped)", without);
+    if (r->plugin_unplaced)
+        rc |= tc_nccl_note(r, "%lld profiler plugin COLL records are of a process or communicator the traces do not have",
+                           (long long)r->plugin_unplaced);
+    if (r->plugin_outside)
+        rc |= tc_nccl_note(r, "%lld profiler plugin COLL records are of collectives outside the traced window",
+                           (long long)r->plugin_outside);
+    if (without && inspector_files) rc |= tc_nccl_note(r, "%zu process groups with collectives have no Inspector record (all their kernels under the size floor, or dropped)", without);
     if (r->outside_trace)
         rc |= tc_nccl_note(r, "%lld Inspector records are of collectives outside the traced window", (long long)r->outside_trace);
     return rc ? -1 : 0;

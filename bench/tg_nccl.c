@@ -1,4 +1,4 @@
-/* tg_nccl.c: --nccl-inspector: the NCCL Inspector logs of the planted job (docs/nccl.md), one
+/* tg_nccl.c: --nccl-inspector and --nccl-plugin-trace (below). --nccl-inspector: the NCCL Inspector logs of the planted job (docs/nccl.md), one
  * DIR/node<N>-pid<P>.log per rank as NCCL's Inspector plugin names them (rank 0's pretty-printed,
  * the others one object per line), and DIR/nccl_expected.json, the truth: per process group the
  * records joined, below the size floor, dropped and CPU-timed (summed over its ranks), NCCL's busbw
@@ -27,6 +27,16 @@ static int cmp_rec(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The rank's collectives on a known group, by group, kind and sequence (*n of them; free it). */
+static const grec **comm_records(const rw_t *w, size_t *n) {
+  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
+  *n = 0;
+  for (size_t i = 0; i < w->rec.n; i++)
+    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[(*n)++] = &w->rec.v[i];
+  qsort(v, *n, sizeof *v, cmp_rec);
+  return v;
+}
+
 static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, const char *host, int64_t pid,
                    const collinfo *ci, int64_t sn, int64_t us, int cpu, int64_t ts_us) {
   const char *nl = pretty ? "\n" : "", *i1 = pretty ? "  " : "", *i2 = pretty ? "    " : "", *sp = pretty ? " " : "";
@@ -53,11 +63,8 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
   snprintf(path, sizeof path, "%s/%s-pid%lld.log", c->o.outdir, host, (long long)c->pid[r]);
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write %s", path);
-  const grec **v = xcalloc(w->rec.n ? w->rec.n : 1, sizeof *v);
-  size_t n = 0;
-  for (size_t i = 0; i < w->rec.n; i++)
-    if (w->rec.v[i].cls == REC_COMM && w->rec.v[i].ci && w->rec.v[i].real_group >= 0) v[n++] = &w->rec.v[i];
-  qsort(v, n, sizeof *v, cmp_rec);
+  size_t n;
+  const grec **v = comm_records(w, &n);
   int64_t pre = 0;
   for (size_t a = 0, b; a < n; a = b) {
     for (b = a + 1; b < n && v[b]->real_group == v[a]->real_group && v[b]->ci->coll == v[a]->ci->coll; b++) {}
@@ -104,6 +111,126 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
                "\"busbw_GBps\": ", g ? "," : "", c->groups[g].name, (long long)x->joined, (long long)x->below,
             (long long)x->dropped, (long long)x->cpu);
     if (x->us > 0) fprintf(f, "%.17g}", x->sf / x->us / 1e3); else fprintf(f, "null}");
+  }
+  fprintf(f, "\n}}\n");
+  if (fclose(f)) die("cannot write %s", path);
+  free(t);
+}
+
+/* ---- --nccl-plugin-trace ------------------------------------------------------------------------
+ * The example profiler plugin's trace of the planted job (NCCL 2.27+: one file per communicator and
+ * rank, DIR/nccl_profile_<commHash>_<rank>.json, a JSON array of events, each "b" with its "e",
+ * ending in "{}]"), and DIR/nccl_plugin_expected.json, the truth: per process group the COLL
+ * records joined and dropped (summed over its ranks) and the algorithm/protocol/channels mix of the
+ * joined ones. Rank 0 writes the older spelling (unquoted datatype and bare stream pointers in its
+ * COLL_API and KERNEL_LAUNCH events). The mess: NCCL_PRE COLL records per communicator and kind
+ * from before the traced window, about one in 11 of the others lost (the plugin's event pool). */
+
+#define MAX_TRUTH_MIX 8
+typedef struct { const char *algo, *proto; int ch; } plug_mix;
+typedef struct { int64_t joined, dropped, n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX]; } plug_truth;
+
+/* What NCCL would choose for ci on g (planted, not NCCL's tuner); alt: one in 5, another choice
+ * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows. */
+static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
+  if (alt) return g->nodes <= 1 ? (plug_mix){"Ring", "Simple", 8} : (plug_mix){"Ring", "LL128", 4};
+  if (g->nodes <= 1) return ci->bytes >= (1 << 20) ? (plug_mix){"Ring", "Simple", 16} : (plug_mix){"Ring", "LL", 4};
+  if (ci->coll == CT_ALLREDUCE && ci->bytes >= (1 << 20)) return (plug_mix){"Tree", "Simple", 8};
+  return (plug_mix){"Ring", "LL128", 2};
+}
+
+static void truth_add(plug_truth *t, plug_mix m) {
+  int64_t k = 0;
+  while (k < t->n_mix && !(t->mix[k].ch == m.ch && !strcmp(t->mix[k].algo, m.algo) && !strcmp(t->mix[k].proto, m.proto))) k++;
+  if (k == t->n_mix) { if (k == MAX_TRUTH_MIX) die("more than %d planted mixes", MAX_TRUTH_MIX); t->mix[t->n_mix++] = m; }
+  t->mix_n[k]++;
+  t->joined++;
+}
+
+/* One collective's events: its COLL_API and KERNEL_LAUNCH (old spelling: bare values), the COLL
+ * with SeqNum, CommHash, Rank, Count, Datatype, Algorithm, Protocol, nChannels. */
+static void plug_events(FILE *f, int old, int64_t pid, int id, double ts, uint64_t hash, int grank, const pgroup *g,
+                        const collinfo *ci, int64_t sn, plug_mix m) {
+  const char *word = coll_word(ci->coll), *q = old ? "" : "\"";
+  int es = ci->bytes % (2LL * g->size) == 0 ? 2 : 1;
+  long long count = (long long)(ci->bytes / es / (ci->coll == CT_ALLREDUCE ? 1 : g->size));
+  const char *dt = es == 2 ? "ncclBfloat16" : "ncclUint8";
+  fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL_API\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
+             "{\"count\": %lld, \"datatype\": %s%s%s, \"root\": 0, \"GraphCaptured\": 0, \"Stream\": %s0x7f3a%08x%s}},\n",
+          word, id, (long long)pid, ts, count, q, dt, q, q, 0x1000u * (unsigned)ci->stream, q);
+  fprintf(f, "{\"name\": \"KernelLaunch\", \"cat\": \"KERNEL_LAUNCH\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, "
+             "\"ts\": %f, \"args\": {\"groupId\": %d, \"Stream\": %s0x7f3a%08x%s}},\n",
+          id, (long long)pid, ts + 2, id, q, 0x1000u * (unsigned)ci->stream, q);
+  fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
+             "{\"SeqNum\": %lld, \"CommHash\": %llu, \"Rank\": %d, \"Count\": %lld, \"Datatype\": \"%s\", \"Algorithm\": \"%s\", "
+             "\"Protocol\": \"%s\", \"nChannels\": %d}},\n",
+          word, id, (long long)pid, ts + 5, (long long)sn, (unsigned long long)hash, grank, count, dt, m.algo, m.proto, m.ch);
+  fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n", word, id,
+          (long long)pid, ts + 50);
+}
+
+/* The plugin's time of trace time t (ns): µs since its start, on the rank's clock. */
+static double plug_ts(const rw_t *w, int64_t t) { return (double)(t + w->off - 1717171700000000000LL) / 1e3; }
+
+/* Rank r's files, one per communicator it is in; adds what it plants to t. Returns the records
+ * written before the window. */
+static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_truth *t) {
+  size_t n;
+  const grec **v = comm_records(w, &n);
+  int64_t pre = 0;
+  for (size_t a = 0, b; a < n; a = b) {
+    int gi = v[a]->real_group;
+    for (b = a + 1; b < n && v[b]->real_group == gi; b++) {}
+    const pgroup *g = &c->groups[gi];
+    int grank = 0;
+    while (grank < g->size && g->ranks[grank] != r) grank++;
+    uint64_t hash = 0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nccl_profile_%llu_%d.json", c->o.outdir, (unsigned long long)hash, grank);
+    FILE *f = fopen(path, "w");
+    if (!f) die("cannot write %s", path);
+    fprintf(f, "[\n");
+    int id = 0;
+    for (size_t k0 = a, k1; k0 < b; k0 = k1) { /* one kind */
+      for (k1 = k0 + 1; k1 < b && v[k1]->ci->coll == v[k0]->ci->coll; k1++) {}
+      int64_t sn0 = 40 + 3 * gi;
+      for (int k = 0; k < NCCL_PRE; k++, pre++)
+        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
+                    mix_for(g, v[k0]->ci, 0));
+      for (size_t i = k0; i < k1; i++) {
+        const grec *e = v[i];
+        int64_t k = (int64_t)(i - k0);
+        uint64_t h = h4(c->o.seed ^ 0x706c7567ULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
+        if (h % 11 == 3) { t[gi].dropped++; continue; }
+        plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m);
+        truth_add(&t[gi], m);
+      }
+    }
+    fprintf(f, "{}]\n");
+    if (fclose(f)) die("cannot write %s", path);
+  }
+  free(v);
+  return pre;
+}
+
+void write_nccl_plugin_trace(const ctx_t *c, rw_t *const *ws) {
+  plug_truth *t = xcalloc((size_t)c->ngroups, sizeof *t);
+  int64_t pre = 0;
+  for (int r = 0; r < c->o.ranks; r++) pre += write_plugin_rank(c, ws[r], r, t);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_plugin_expected.json", c->o.outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  fprintf(f, "{\"records_outside_trace\": %lld, \"groups\": {", (long long)pre);
+  for (int g = 0; g < c->ngroups; g++) {
+    const plug_truth *x = &t[g];
+    fprintf(f, "%s\n  \"%s\": {\"joined\": %lld, \"dropped\": %lld, \"mix\": [", g ? "," : "", c->groups[g].name,
+            (long long)x->joined, (long long)x->dropped);
+    for (int64_t k = 0; k < x->n_mix; k++)
+      fprintf(f, "%s{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"channels\": %d, \"records\": %lld}", k ? ", " : "",
+              x->mix[k].algo, x->mix[k].proto, x->mix[k].ch, (long long)x->mix_n[k]);
+    fprintf(f, "]}");
   }
   fprintf(f, "\n}}\n");
   if (fclose(f)) die("cannot write %s", path);

@@ -82,6 +82,7 @@ typedef struct {
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
   int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
+  int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c) */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
 
@@ -398,6 +399,8 @@ typedef struct {
 
 /* tg_nccl.c: --nccl-inspector's logs and their truth from the written ranks ws[0, ranks) */
 void write_nccl_inspector(const ctx_t *c, rw_t *const *ws);
+/* tg_nccl.c: --nccl-plugin-trace's plugin traces and their truth */
+void write_nccl_plugin_trace(const ctx_t *c, rw_t *const *ws);
 
 /* tg_events.c */
 extern const gpu_info GPUS[];

@@ -35,8 +35,16 @@ typedef struct {
     uint16_t file;        /* index into tc_nccl_log.files */
     uint8_t coll;         /* tc_nccl_coll */
     uint8_t timing;       /* tc_nccl_timing */
-    uint8_t pad[2];
+    uint8_t plugin;       /* 1: a COLL event of the example profiler plugin's trace (no exec time;
+                           * dump_us is its "ts", µs on the plugin's own clock; n_ranks is filled by the join, bytes = Count x the
+                           * datatype's size until then), 0: an Inspector record */
+    uint8_t mix;          /* plugin: index into tc_nccl_log.mixes (algorithm, protocol, channels) */
 } tc_nccl_record;
+
+/* One algorithm / protocol / channel count a plugin COLL event names (strings as NCCL writes
+ * them: "Ring", "LL"; channels -1 absent). */
+typedef struct { char algorithm[16]; char protocol[16]; int32_t channels; } tc_nccl_mix;
+#define TC_NCCL_MAX_MIXES 64 /* distinct mixes kept; later ones are counted in the last */
 
 /* One Inspector log file (one process). */
 typedef struct {
@@ -46,11 +54,14 @@ typedef struct {
     char version[16];     /* metadata.inspector_output_format_version ("v4.0"), "" absent */
     size_t records;       /* its records in tc_nccl_log.records */
     size_t skipped;       /* objects that could not be read (warnings) */
+    bool plugin;          /* an example profiler plugin trace, not an Inspector log */
+    bool lenient;         /* plugin: values that are not JSON (unquoted ncclBfloat16, 0x7f...) read */
 } tc_nccl_file;
 
 typedef struct {
     tc_nccl_file *files; size_t n_files, cap_files;
     tc_nccl_record *records; size_t n_records, cap_records;
+    tc_nccl_mix mixes[TC_NCCL_MAX_MIXES]; size_t n_mixes;
 } tc_nccl_log;
 
 /* Why a collective of the trace or a record has no partner (analyzer/nccl_join.h). */
@@ -72,6 +83,11 @@ typedef struct {
     double exec_us;          /* Σ their coll_exec_time_us */
     bool has_busbw;
     double busbw_GBps;       /* bus_bytes / exec_us / 1e3 */
+    bool has_plugin;         /* a plugin trace's communicator was found for the group */
+    int64_t plugin_joined;   /* plugin COLL records joined to their kernel (summed over ranks) */
+    int64_t plugin_dropped;  /* kernels of ranks with the group's plugin trace without a record */
+    int64_t plugin_size_mismatch; /* plugin records of another message size (not joined) */
+    int64_t mix_records[TC_NCCL_MAX_MIXES]; /* joined plugin records per tc_nccl_log.mixes entry */
 } tc_nccl_group;
 
 /* The job's NCCL result. */
@@ -82,6 +98,8 @@ typedef struct {
     tc_nccl_counts c;        /* the job's sums */
     int64_t records_unplaced;/* records of a file or communicator no rank or group of the trace has */
     int64_t outside_trace;   /* records of a joined communicator outside the trace's collectives */
+    int64_t plugin_unplaced; /* plugin COLL records of a file or communicator no rank or group has */
+    int64_t plugin_outside;  /* plugin COLL records of a joined communicator outside the trace's collectives */
     int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
     char **notes; size_t n_notes, cap_notes; /* owned */
 } tc_nccl_result;

@@ -14,7 +14,8 @@ typedef struct {
     tc_notes notes;    /* what expansion left out and why (TC_NOTE_NOT_REGULAR, _NAMED_TWICE,
                         * _SAME_FILE), in input order, a folder's by name */
     char **logs; size_t n_logs, cap_logs; /* the regular *.log files of the folders, by name: NCCL
-                        * Inspector logs when their content says so (nccl_inspector.h) */
+                        * Inspector logs when their content says so (nccl_inspector.h); and
+                        * their *.json files that are NCCL profiler plugin traces, by content */
     size_t n_unusable; /* folder entries left out that are not regular files (a FIFO, socket,
                         * device or subfolder named *.json): an input that could not be used */
 } tc_input_list;

@@ -1,12 +1,16 @@
-/* nccl_inspector.c: the NCCL Inspector JSON reader (nccl_inspector.h): objects cut from the byte
- * stream by brace depth (strings and escapes followed), each parsed by a small recursive reader
- * that keeps the members of header, metadata and coll_perf it knows and skips every other value
- * (the verbose event traces, p2p_perf, members of later versions). */
+/* nccl_inspector.c: the readers of NCCL's own files (nccl_inspector.h): NCCL Inspector JSON logs
+ * and the example profiler plugin's traces. Objects are cut from the byte stream by brace depth
+ * (strings and escapes followed; a plugin trace's '[' ',' ']' between them passed over), each
+ * parsed by a small recursive reader that keeps the members it knows (Inspector: header, metadata,
+ * coll_perf; plugin: a COLL event's args) and skips every other value (verbose event traces,
+ * p2p_perf, other events, members of later versions); for plugin traces it reads the bare values
+ * older versions write (ncclBfloat16, 0x7f...) as tokens. */
 #define _POSIX_C_SOURCE 200809L
 #include "nccl_inspector.h"
 #include "base/util.h"
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,8 @@
 typedef struct {
     const char *s, *end;
     const char *err; /* what is wrong, NULL none */
+    bool lenient;    /* a bare value (ncclBfloat16, 0x7f...) is read as a token (plugin traces) */
+    bool bare;       /* such a value was read */
 } jp;
 
 static void ws(jp *p) {
@@ -63,6 +69,26 @@ static bool num(jp *p, double *v) {
 }
 
 static bool skip_value(jp *p, int depth);
+
+/* A quoted string or, leniently, a bare token up to the next ',', '}', ']' or space, into out
+ * (p->bare set when the token is no JSON number). */
+static bool token(jp *p, char *out, size_t cap) {
+    if (p->s < p->end && *p->s == '"') return str(p, out, cap);
+    size_t n = 0;
+    while (p->s + n < p->end && !strchr(",}] \t\r\n", p->s[n])) n++;
+    if (n == 0) return fail(p, "a value expected");
+    size_t k = n < cap - 1 ? n : cap - 1;
+    memcpy(out, p->s, k);
+    out[k] = '\0';
+    char *e;
+    (void)strtod(out, &e);
+    if (*e || k < n) {
+        if (!p->lenient) return fail(p, "a number expected");
+        p->bare = true;
+    }
+    p->s += n;
+    return true;
+}
 
 typedef bool (*member_fn)(jp *p, const char *key, void *ctx);
 
@@ -115,6 +141,7 @@ static bool skip_value(jp *p, int depth) {
                 p->s += strlen(lit);
                 return true;
             }
+        if (p->lenient) { char tok[64]; return token(p, tok, sizeof tok); }
         return num(p, &v);
     }
 }
@@ -203,6 +230,86 @@ static bool top_member(jp *p, const char *key, void *ctx) {
     return skip_value(p, 1);
 }
 
+
+/* ---- one event of the example profiler plugin's trace ------------------------------------------ */
+
+typedef struct {
+    char name[48], cat[24], ph[4], algo[16], proto[16], dtype[32];
+    double pid, ts;
+    uint64_t seq, hash, count;
+    int32_t rank, channels;
+    bool has_seq, has_hash, has_rank, has_count;
+} plug_ctx;
+
+/* An unsigned decimal integer (CommHash needs all 64 bits: no double). */
+static bool u64(jp *p, uint64_t *out, bool *has) {
+    char tok[32], *e;
+    if (!token(p, tok, sizeof tok)) return false;
+    errno = 0;
+    *out = strtoull(tok, &e, 10);
+    if (*e || !tok[0] || tok[0] == '-' || errno == ERANGE) return fail(p, "an unsigned integer expected");
+    return *has = true;
+}
+
+static bool args_member(jp *p, const char *key, void *ctx) {
+    plug_ctx *c = ctx;
+    double v;
+    if (strcmp(key, "SeqNum") == 0) return u64(p, &c->seq, &c->has_seq);
+    if (strcmp(key, "CommHash") == 0) return u64(p, &c->hash, &c->has_hash);
+    if (strcmp(key, "Count") == 0) return u64(p, &c->count, &c->has_count);
+    if (strcmp(key, "Rank") == 0) { c->has_rank = int_in(p, 0, INT32_MAX, &v); c->rank = (int32_t)v; return c->has_rank; }
+    if (strcmp(key, "nChannels") == 0 || strcmp(key, "nMaxChannels") == 0) {
+        if (!int_in(p, 0, INT32_MAX, &v)) return false;
+        c->channels = (int32_t)v;
+        return true;
+    }
+    if (strcmp(key, "Datatype") == 0) return token(p, c->dtype, sizeof c->dtype);
+    if (strcmp(key, "Algorithm") == 0) return token(p, c->algo, sizeof c->algo);
+    if (strcmp(key, "Protocol") == 0) return token(p, c->proto, sizeof c->proto);
+    return skip_value(p, 3);
+}
+
+static bool event_member(jp *p, const char *key, void *ctx) {
+    plug_ctx *c = ctx;
+    if (strcmp(key, "name") == 0) return token(p, c->name, sizeof c->name);
+    if (strcmp(key, "cat") == 0) return token(p, c->cat, sizeof c->cat);
+    if (strcmp(key, "ph") == 0) return token(p, c->ph, sizeof c->ph);
+    if (strcmp(key, "pid") == 0) return int_in(p, 0, 9e15, &c->pid);
+    if (strcmp(key, "ts") == 0) return num(p, &c->ts);
+    if (strcmp(key, "args") == 0) return object(p, args_member, ctx, 2);
+    return skip_value(p, 1);
+}
+
+/* The size in bytes of an ncclDataType_t, by name ("ncclBfloat16") or by its number (older
+ * versions), 0 unknown. */
+static int64_t dtype_size(const char *d) {
+    static const struct { const char *name; int64_t size; } names[] = {
+        {"ncclInt8", 1}, {"ncclChar", 1}, {"ncclUint8", 1}, {"ncclInt32", 4}, {"ncclInt", 4}, {"ncclUint32", 4},
+        {"ncclInt64", 8}, {"ncclUint64", 8}, {"ncclFloat16", 2}, {"ncclHalf", 2}, {"ncclFloat32", 4},
+        {"ncclFloat", 4}, {"ncclFloat64", 8}, {"ncclDouble", 8}, {"ncclBfloat16", 2}, {"ncclFloat8e4m3", 1},
+        {"ncclFloat8e5m2", 1}};
+    static const int64_t by_number[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1}; /* ncclInt8 = 0 ... ncclFloat8e5m2 = 11 */
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(d, names[i].name) == 0) return names[i].size;
+    char *e;
+    long k = strtol(d, &e, 10);
+    return d[0] && !*e && k >= 0 && k < (long)(sizeof by_number / sizeof *by_number) ? by_number[k] : 0;
+}
+
+/* The index of (algo, proto, channels) in log->mixes, added when new (the last one when full). */
+static uint8_t mix_of(tc_nccl_log *log, const plug_ctx *c) {
+    for (size_t i = 0; i < log->n_mixes; i++) {
+        const tc_nccl_mix *m = &log->mixes[i];
+        if (m->channels == c->channels && !strcmp(m->algorithm, c->algo) && !strcmp(m->protocol, c->proto)) return (uint8_t)i;
+    }
+    if (log->n_mixes == TC_NCCL_MAX_MIXES) return TC_NCCL_MAX_MIXES - 1;
+    tc_nccl_mix *m = &log->mixes[log->n_mixes];
+    snprintf(m->algorithm, sizeof m->algorithm, "%s", c->algo);
+    snprintf(m->protocol, sizeof m->protocol, "%s", c->proto);
+    m->channels = c->channels;
+    return (uint8_t)log->n_mixes++;
+}
+
 /* ---- the file --------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -215,13 +322,53 @@ typedef struct {
     uint64_t obj_at;   /* where the object began */
     int depth; bool in_str, esc, too_long, garbage;
     size_t p2p;        /* p2p_perf records passed over */
+    bool plugin;       /* a plugin trace: a JSON array of events, '[' ',' ']' between them */
 } reading;
+
+/* A plugin event: a COLL event's beginning ("ph": "b") becomes a record, the others are read past. */
+static int take_event(reading *rd) {
+    plug_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pid = -1;
+    c.channels = -1;
+    jp p = {rd->obj, rd->obj + rd->n, NULL, true, false};
+    tc_nccl_file *f = &rd->log->files[rd->file];
+    bool ok = object(&p, event_member, &c, 0);
+    bool coll = ok && strcmp(c.cat, "COLL") == 0 && strcmp(c.ph, "b") == 0;
+    int64_t size = coll ? dtype_size(c.dtype) : 1;
+    const char *why = !ok ? p.err
+                      : coll && !(c.has_seq && c.has_hash && c.has_rank && c.has_count) ? "a COLL event without SeqNum, CommHash, Rank or Count"
+                      : !size ? "a COLL event of an unknown Datatype" : NULL;
+    if (why) {
+        tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: not an NCCL profiler plugin event (%s): event skipped",
+                     rd->path, (unsigned long long)rd->obj_at, why);
+        f->skipped++;
+        return 0;
+    }
+    f->lenient |= p.bare;
+    if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
+    if (!coll) return 0;
+    tc_nccl_record r;
+    memset(&r, 0, sizeof r);
+    r.comm_id = c.hash;
+    r.sn = (int64_t)c.seq;
+    r.bytes = (int64_t)c.count * size;
+    r.rank = c.rank;
+    r.dump_us = c.ts >= 0 && c.ts < 9e15 ? (int64_t)llround(c.ts) : 0; /* the event's time, the plugin's clock */
+    r.file = (uint16_t)rd->file;
+    r.coll = (uint8_t)tc_nccl_coll_of(c.name);
+    r.plugin = 1;
+    r.mix = mix_of(rd->log, &c);
+    if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, r)) return -1;
+    f->records++;
+    return 0;
+}
 
 static int take_object(reading *rd) {
     rec_ctx c;
     memset(&c, 0, sizeof c);
     c.pid = -1;
-    jp p = {rd->obj, rd->obj + rd->n, NULL};
+    jp p = {rd->obj, rd->obj + rd->n, NULL, false, false};
     tc_nccl_file *f = &rd->log->files[rd->file];
     bool ok = object(&p, top_member, &c, 0);
     const char *why = !ok ? p.err
@@ -260,6 +407,7 @@ static int feed(reading *rd, const char *buf, size_t len) {
         char ch = buf[i];
         if (rd->depth == 0) {
             if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
+            if (rd->plugin && (ch == '[' || ch == ',' || ch == ']')) continue;
             if (ch != '{') { garbage_at(rd, rd->at); continue; }
             rd->garbage = false;
             rd->obj_at = rd->at;
@@ -283,7 +431,7 @@ static int feed(reading *rd, const char *buf, size_t len) {
                 rd->log->files[rd->file].skipped++;
                 tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: an object longer than %u bytes: record skipped",
                              rd->path, (unsigned long long)rd->obj_at, TC_NCCL_MAX_OBJECT);
-            } else if (take_object(rd)) return -1;
+            } else if (rd->plugin ? take_event(rd) : take_object(rd)) return -1;
         }
     }
     return 0;
@@ -314,25 +462,47 @@ bool tc_nccl_inspector_sniff(const char *head, size_t len) {
     return len - i >= 8 && memcmp(head + i, "\"header\"", 8) == 0;
 }
 
+bool tc_nccl_plugin_sniff(const char *head, size_t len) {
+    size_t i = 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (i >= len || head[i++] != '[') return false;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (i >= len || head[i] != '{') return false;
+    size_t end = i;
+    while (end < len && head[end] != '\n') end++;
+    static const char *const cats[] = {"GROUP_API", "COLL_API", "P2P_API", "KERNEL_LAUNCH", "GROUP", "COLL", "P2P",
+                                       "PROXY", "NET", "GPU", "NET_IB", "NET_SOCK"};
+    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++) {
+        char want[40];
+        int n = snprintf(want, sizeof want, "\"cat\": \"%s\"", cats[k]);
+        for (size_t at = i; at + (size_t)n <= end; at++)
+            if (memcmp(head + at, want, (size_t)n) == 0) return true;
+    }
+    return false;
+}
+
 tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *notes, tc_error *e) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return tc_error_set(e, TC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
-    if (!tc_nccl_inspector_sniff(head, hn)) {
+    bool plugin = tc_nccl_plugin_sniff(head, hn);
+    if (!plugin && !tc_nccl_inspector_sniff(head, hn)) {
         fclose(fp);
-        return tc_error_set(e, TC_ERR_INPUT, "%s: not an NCCL Inspector log (no object beginning with \"header\")", path);
+        return tc_error_set(e, TC_ERR_INPUT, "%s: not an NCCL Inspector log (no object beginning with \"header\") nor an "
+                            "NCCL profiler plugin trace (no array of its events)", path);
     }
     if (log->n_files >= UINT16_MAX) { fclose(fp); return tc_error_set(e, TC_ERR_INPUT, "%s: more than %u NCCL logs", path, UINT16_MAX); }
     tc_nccl_file nf;
     memset(&nf, 0, sizeof nf);
     nf.pid = -1;
+    nf.plugin = plugin;
     if (!(nf.path = tc_strdup(path)) || TC_PUSH(log->files, log->n_files, log->cap_files, nf)) {
         free(nf.path);
         fclose(fp);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
     }
-    reading rd = {.path = path, .log = log, .notes = notes, .file = log->n_files - 1};
+    reading rd = {.path = path, .log = log, .notes = notes, .file = log->n_files - 1, .plugin = plugin};
     tc_status st = feed(&rd, head, hn) ? tc_error_set(e, TC_ERR_NOMEM, "out of memory") : read_open(&rd, fp, e);
     free(rd.obj);
     fclose(fp);
@@ -348,7 +518,7 @@ static bool sniff_file(const char *path) {
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
     fclose(fp);
-    return tc_nccl_inspector_sniff(head, hn);
+    return tc_nccl_inspector_sniff(head, hn) || tc_nccl_plugin_sniff(head, hn);
 }
 
 /* The regular files of dir that are Inspector logs, read in name order. */
@@ -385,6 +555,8 @@ static tc_status read_folder(const char *dir, tc_nccl_log *log, tc_notes *notes)
     free(names);
     return st;
 }
+
+bool tc_nccl_file_sniff(const char *path) { return sniff_file(path); }
 
 tc_status tc_nccl_read_paths(char *const *paths, size_t n, bool required, tc_nccl_log *log, tc_notes *notes) {
     tc_status st = TC_OK;

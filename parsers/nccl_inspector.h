@@ -17,7 +17,17 @@
  * is "header". */
 bool tc_nccl_inspector_sniff(const char *head, size_t len);
 
-/* Reads the Inspector log at path into log (appending a file and its records). Objects that
+/* Whether head[0, len) begins a trace of NCCL's example profiler plugin (plugins/profiler/example):
+ * a JSON array whose first event, on its first line, has one of the plugin's categories
+ * ("cat": "GROUP_API", "COLL", "PROXY", ...). */
+bool tc_nccl_plugin_sniff(const char *head, size_t len);
+
+/* Whether the file at path is an Inspector log or a plugin trace by its first bytes (false when it
+ * cannot be read). */
+bool tc_nccl_file_sniff(const char *path);
+
+/* Reads the Inspector log (or the example profiler plugin's trace: its COLL events become records
+ * with plugin = 1, the non-JSON values some versions write read leniently, file.lenient) at path into log (appending a file and its records). Objects that
  * cannot be read are skipped with a TC_NOTE_DAMAGED warning each ("PATH: byte B: ...: record
  * skipped"). TC_OK; TC_ERR_INPUT (e: cannot open, not an Inspector log); TC_ERR_NOMEM. */
 tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *notes, tc_error *e);

@@ -1,4 +1,5 @@
-/* nccl_report.c: NCCL Inspector figures in the JSON and text reports (nccl_report.h). */
+/* nccl_report.c: NCCL Inspector and profiler plugin figures in the JSON and text reports
+ * (nccl_report.h). */
 #include "nccl_report.h"
 #include "termtext.h"
 #include <inttypes.h>
@@ -17,7 +18,38 @@ static void counts(jw *w, const tc_nccl_counts *c) {
 static void comm_id(jw *w, const tc_nccl_group *g) {
     char hex[24];
     snprintf(hex, sizeof hex, "0x%" PRIx64, g->comm_id);
-    jw_key(w, "communicator_id"); jw_string(w, g->has_comm ? hex : NULL);
+    jw_key(w, "communicator_id"); jw_string(w, g->has_comm || g->has_plugin ? hex : NULL);
+}
+
+/* The files of the log that are plugin traces (plugin) or Inspector logs, and their records. */
+static size_t files_of(const tc_nccl_log *l, bool plugin, size_t *records) {
+    size_t n = 0;
+    *records = 0;
+    for (size_t i = 0; i < l->n_files; i++)
+        if (l->files[i].plugin == plugin) { n++; *records += l->files[i].records; }
+    return n;
+}
+
+/* The plugin's figures of a group: joined, unjoined, the algorithm/protocol/channels mix. */
+static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
+    jw_key(w, "plugin_joined"); jw_int(w, g->plugin_joined);
+    jw_key(w, "plugin_unjoined");
+    jw_object_begin(w);
+    jw_key(w, "dropped"); jw_int(w, g->plugin_dropped);
+    jw_key(w, "size_mismatch"); jw_int(w, g->plugin_size_mismatch);
+    jw_object_end(w);
+    jw_key(w, "mix");
+    jw_array_begin(w);
+    for (size_t m = 0; m < l->n_mixes; m++) {
+        if (!g->mix_records[m]) continue;
+        jw_object_begin(w);
+        jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
+        jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
+        jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
+        jw_key(w, "records"); jw_int(w, g->mix_records[m]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
 }
 
 void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
@@ -31,6 +63,8 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     jw_key(w, "busbw_GBps"); if (g->has_busbw) jw_double(w, g->busbw_GBps); else jw_null(w);
     jw_key(w, "trace_busbw_GBps");
     if (j->groups[pg].f.has_busbw) jw_double(w, j->groups[pg].f.busbw_GBps); else jw_null(w);
+    size_t recs;
+    if (files_of(&j->nccl.log, true, &recs)) plugin_group(w, &j->nccl.log, g);
     jw_object_end(w);
 }
 
@@ -39,13 +73,22 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     if (!r->present) return;
     jw_key(w, "nccl");
     jw_object_begin(w);
-    jw_key(w, "inspector_files"); jw_uint(w, r->log.n_files);
-    jw_key(w, "inspector_records"); jw_uint(w, r->log.n_records);
+    size_t ins_records, plug_records, plug_files = files_of(&r->log, true, &plug_records);
+    jw_key(w, "inspector_files"); jw_uint(w, files_of(&r->log, false, &ins_records));
+    jw_key(w, "inspector_records"); jw_uint(w, ins_records);
+    if (plug_files) {
+        jw_key(w, "plugin_files"); jw_uint(w, plug_files);
+        jw_key(w, "plugin_records"); jw_uint(w, plug_records);
+        jw_key(w, "plugin_records_unplaced"); jw_int(w, r->plugin_unplaced);
+        jw_key(w, "plugin_records_outside_trace"); jw_int(w, r->plugin_outside);
+    }
     size_t skipped = 0;
     for (size_t i = 0; i < r->log.n_files; i++) skipped += r->log.files[i].skipped;
-    jw_key(w, "inspector_skipped"); jw_uint(w, skipped);
-    jw_key(w, "inspector_format_version");
-    jw_string(w, r->log.n_files && r->log.files[0].version[0] ? r->log.files[0].version : NULL);
+    jw_key(w, "inspector_skipped"); jw_uint(w, skipped); /* the objects of every NCCL file not read */
+    const char *version = NULL; /* the first Inspector log's */
+    for (size_t i = 0; i < r->log.n_files && !version; i++)
+        if (!r->log.files[i].plugin && r->log.files[i].version[0]) version = r->log.files[i].version;
+    jw_key(w, "inspector_format_version"); jw_string(w, version);
     jw_key(w, "min_size_bytes"); jw_int(w, r->min_size);
     counts(w, &r->c);
     jw_key(w, "records_unplaced"); jw_int(w, r->records_unplaced);
@@ -57,6 +100,26 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     jw_object_end(w);
 }
 
+/* "NCCL pg 1 (TP): plugin: 120 COLL records joined (4 dropped, 0 of another size); Ring/LL 2 channels
+ * 80, Tree/Simple 8 channels 40" */
+static void plugin_line(FILE *out, const tc_nccl_log *l, const tc_process_group *pg, const tc_nccl_group *g, int width) {
+    char line[1024];
+    int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s: plugin: %" PRId64 " COLL records joined (%" PRId64
+                     " dropped, %" PRId64 " of another size)", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
+                     pg->desc ? ")" : "", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
+    const char *sep = "; ";
+    for (size_t m = 0; m < l->n_mixes && n > 0 && (size_t)n < sizeof line; m++) {
+        if (!g->mix_records[m]) continue;
+        const tc_nccl_mix *x = &l->mixes[m];
+        char ch[24] = "? channels";
+        if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
+                      x->protocol[0] ? x->protocol : "?", ch, g->mix_records[m]);
+        sep = ", ";
+    }
+    tc_term_wrap(out, line, 2, 4, width);
+}
+
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {
     const tc_nccl_result *r = &j->nccl;
     if (!r->present) return;
@@ -65,6 +128,9 @@ void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {
         const tc_nccl_group *g = &r->groups[i];
         const tc_process_group *pg = &j->groups[i];
         if (!g->has) continue;
+        if (g->has_plugin) plugin_line(out, &r->log, pg, g, width);
+        size_t recs;
+        if (!files_of(&r->log, false, &recs)) continue;
         char nb[32] = "-", tb[32] = "-";
         if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
         if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);

@@ -1,13 +1,16 @@
 /* test_nccl.c: NCCL Inspector logs (issue 32, docs/nccl.md): the reader on the hand-made file of
  * tests/data/nccl (every layout and damage it holds), and the join on a planted TP+DP job
  * (tracegen --nccl-inspector): every count and NCCL's busbw held to the plant, through a trace
- * folder and through --nccl; without logs the JSON has no nccl keys. */
+ * folder and through --nccl; without logs the JSON has no nccl keys. The example profiler plugin's
+ * trace: the hand-made older spelling read leniently, and a planted job's plugin traces
+ * (tracegen --nccl-plugin-trace) joined, alone and beside Inspector logs. */
 #include "testutil.h"
 #include "parsers/nccl_inspector.h"
 #include <math.h>
 #include <sys/stat.h>
 
 #define HAND "tests/data/nccl/example-hostname-pid1639453.log"
+#define PLUGIN_HAND "tests/data/nccl/example_profile_12715772615376301750_0.json"
 
 static uint64_t offset_of(const char *text, const char *needle) {
     const char *p = strstr(text, needle);
@@ -81,6 +84,47 @@ Test(nccl, recognised_by_content) {
     cr_assert(strstr(e.msg, "not an NCCL Inspector log"), "%s", e.msg);
     cr_assert_eq(log.n_files, 0);
     tc_nccl_log_free(&log);
+}
+
+Test(nccl, reads_the_old_plugin_spelling_leniently) {
+    tc_nccl_log log;
+    memset(&log, 0, sizeof log);
+    tc_notes notes;
+    memset(&notes, 0, sizeof notes);
+    tc_error e;
+    cr_assert_eq(tc_nccl_inspector_read(PLUGIN_HAND, &log, &notes, &e), TC_OK, "%s", e.msg);
+    cr_assert_eq(log.n_files, 1);
+    cr_assert(log.files[0].plugin);
+    cr_assert(log.files[0].lenient, "unquoted ncclBfloat16 and bare 0x pointers are not JSON");
+    cr_assert_eq(log.files[0].pid, 3937375);
+    cr_assert_eq(log.files[0].skipped, 1, "the COLL event without CommHash");
+    cr_assert_eq(notes.n, 1);
+    cr_assert(strstr(notes.v[0].text, "byte ") && strstr(notes.v[0].text, "without SeqNum, CommHash"), "%s", notes.v[0].text);
+    cr_assert_eq(log.n_records, 2);
+    const tc_nccl_record *r = log.records;
+    cr_assert_eq(r[0].comm_id, 12715772615376301750ULL, "all 64 bits of CommHash");
+    cr_assert_eq(r[0].sn, 7);
+    cr_assert_eq(r[0].coll, TC_NCCL_ALLREDUCE);
+    cr_assert_eq(r[0].bytes, 268435456LL * 2, "Count x ncclBfloat16");
+    cr_assert_eq(r[0].dump_us, 1804052, "the COLL event's ts");
+    cr_assert(r[0].plugin);
+    cr_assert_eq(r[1].coll, TC_NCCL_ALLGATHER);
+    cr_assert_eq(r[1].sn, 3);
+    cr_assert_eq(r[1].bytes, 1048576LL * 4, "Datatype 7 = ncclFloat32 (per rank until the join knows the size)");
+    cr_assert_eq(log.n_mixes, 2);
+    const tc_nccl_mix *m0 = &log.mixes[r[0].mix], *m1 = &log.mixes[r[1].mix];
+    cr_assert_str_eq(m0->algorithm, "RING");
+    cr_assert_str_eq(m0->protocol, "SIMPLE");
+    cr_assert_eq(m0->channels, 16, "nMaxChannels");
+    cr_assert_str_eq(m1->protocol, "LL128");
+    cr_assert_eq(m1->channels, 4);
+    tc_notes_free(&notes);
+    tc_nccl_log_free(&log);
+    /* recognised by content: the plugin's array, not a Kineto trace nor an Inspector log */
+    cr_assert(tc_nccl_plugin_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\", \"ph\": \"b\"}", 52));
+    cr_assert_not(tc_nccl_plugin_sniff("{\"traceEvents\": [", 17));
+    cr_assert_not(tc_nccl_plugin_sniff("[{\"name\": \"aten::mm\", \"cat\": \"cpu_op\"}", 42));
+    cr_assert_not(tc_nccl_inspector_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\"}", 46));
 }
 
 /* ---- the planted job ------------------------------------------------------------------------- */
@@ -193,6 +237,114 @@ Test(nccl, planted_job_with_the_nccl_option, .timeout = 120) {
     cr_assert_null(at(at(res, "summary", NULL), "nccl", NULL));
     yajl_val groups = at(res, "process_groups", NULL);
     for (size_t i = 0; i < groups->u.array.len; i++) cr_assert_null(at(groups->u.array.values[i], "nccl", NULL));
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+/* ---- the planted plugin traces (tracegen --nccl-plugin-trace) -------------------------------------- */
+
+static const char *planted_with(const char *opts) {
+    static char dir[256];
+    mkdir("tests/out", 0755);
+    snprintf(dir, sizeof dir, "tests/out/nccl-plugin-%d", (int)getpid());
+    cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' --ranks 8 --tp 4 --steps 4 --gpus-per-node 4 %s", dir, tu_gen(),
+                       dir, opts), 0);
+    return dir;
+}
+
+static bool same_str(yajl_val a, yajl_val b) {
+    if (!YAJL_IS_STRING(a) || !YAJL_IS_STRING(b)) return false;
+    const char *x = a->u.string, *y = b->u.string;
+    return x && y && strcmp(x, y) == 0;
+}
+
+/* The plugin's figures of every group against nccl_plugin_expected.json: joined, dropped, the mix
+ * rows (in any order), the records outside the window and the lenient note of rank 0's files. */
+static void check_plugin_plant(const char *dir, yajl_val res, int64_t files) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/nccl_plugin_expected.json", dir);
+    yajl_val want = parse_file(path);
+    yajl_val groups = at(res, "process_groups", NULL), wg = at(want, "groups", NULL);
+    int64_t joined = 0, dropped = 0, rows = 0;
+    for (size_t i = 0; i < groups->u.array.len; i++) {
+        yajl_val g = groups->u.array.values[i];
+        const char *name = YAJL_GET_STRING(at(g, "name", NULL));
+        yajl_val w = at(wg, name, NULL), n = at(g, "nccl", NULL);
+        cr_assert(YAJL_IS_OBJECT(n), "group %s has no nccl object", name);
+        int64_t wj = YAJL_GET_INTEGER(at(w, "joined", NULL)), wd = YAJL_GET_INTEGER(at(w, "dropped", NULL));
+        cr_assert_eq(YAJL_GET_INTEGER(at(n, "plugin_joined", NULL)), wj, "group %s plugin_joined", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(at(n, "plugin_unjoined", NULL), "dropped", NULL)), wd, "group %s dropped", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(at(n, "plugin_unjoined", NULL), "size_mismatch", NULL)), 0);
+        cr_assert(YAJL_IS_STRING(at(n, "communicator_id", NULL)));
+        yajl_val mix = at(n, "mix", NULL), wmix = at(w, "mix", NULL);
+        cr_assert(YAJL_IS_ARRAY(mix) && mix->u.array.len == wmix->u.array.len, "group %s: mix rows", name);
+        for (size_t k = 0; k < wmix->u.array.len; k++) {
+            yajl_val x = wmix->u.array.values[k];
+            bool found = false;
+            for (size_t q = 0; q < mix->u.array.len && !found; q++) {
+                yajl_val y = mix->u.array.values[q];
+                found = same_str(at(y, "algorithm", NULL), at(x, "algorithm", NULL)) &&
+                        same_str(at(y, "protocol", NULL), at(x, "protocol", NULL)) &&
+                        YAJL_GET_INTEGER(at(y, "channels", NULL)) == YAJL_GET_INTEGER(at(x, "channels", NULL)) &&
+                        YAJL_GET_INTEGER(at(y, "records", NULL)) == YAJL_GET_INTEGER(at(x, "records", NULL));
+            }
+            cr_assert(found, "group %s: planted mix row %zu not reported", name, k);
+            rows++;
+        }
+        joined += wj; dropped += wd;
+    }
+    cr_assert_gt(joined, 100);
+    cr_assert_gt(dropped, 0);
+    cr_assert_gt(rows, (int64_t)groups->u.array.len, "groups with more than one row");
+    yajl_val sn = at(at(res, "summary", NULL), "nccl", NULL);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "plugin_files", NULL)), files);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "plugin_records_unplaced", NULL)), 0);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "plugin_records_outside_trace", NULL)),
+                 YAJL_GET_INTEGER(at(want, "records_outside_trace", NULL)));
+    yajl_val notes = at(sn, "notes", NULL);
+    size_t lenient = 0;
+    for (size_t i = 0; i < notes->u.array.len; i++)
+        lenient += same_str(notes->u.array.values[i], notes->u.array.values[i]) &&
+                   strstr(notes->u.array.values[i]->u.string, "not valid JSON (unquoted values): read leniently") != NULL;
+    cr_assert_gt(lenient, 0, "rank 0's files are in the old spelling");
+    yajl_tree_free(want);
+}
+
+Test(nccl, planted_plugin_traces_from_the_trace_folder, .timeout = 120) {
+    const char *dir = planted_with("--nccl-plugin-trace");
+    char args[600];
+    snprintf(args, sizeof args, "'%s'", dir); /* its *.json plugin traces are told from the traces by content */
+    yajl_val res = run_json(args, 0);
+    int64_t files = 0;
+    char *out = NULL;
+    tu_sh(&out, "ls '%s' | grep -c '^nccl_profile_.*\\.json$'", dir);
+    files = atoll(out);
+    free(out);
+    cr_assert_gt(files, 8);
+    check_plugin_plant(dir, res, files);
+    cr_assert_eq(YAJL_GET_INTEGER(at(at(at(res, "summary", NULL), "nccl", NULL), "inspector_files", NULL)), 0);
+    cr_assert_eq(YAJL_GET_INTEGER(at(at(res, "summary", NULL), "ranks", NULL)), 8, "no plugin file taken for a trace");
+    yajl_tree_free(res);
+    /* the text report: one line per group naming the mix */
+    tu_sh(&out, "%s analyze '%s' 2>/dev/null", tu_bin(), dir);
+    cr_assert(strstr(out, "plugin: ") && strstr(out, "COLL records joined") && strstr(out, "Ring/Simple"), "%s", out);
+    free(out);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+Test(nccl, planted_plugin_traces_beside_inspector_logs, .timeout = 120) {
+    const char *dir = planted_with("--nccl-inspector --nccl-plugin-trace");
+    char args[900];
+    cr_assert_eq(tu_sh(NULL, "mkdir -p '%s/nccl' && mv '%s'/*.log '%s'/nccl_profile_* '%s/nccl/'", dir, dir, dir, dir), 0);
+    snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json --nccl '%s/nccl'", dir, dir);
+    yajl_val res = run_json(args, 0);
+    check_against_plant(dir, res); /* the Inspector's figures as without the plugin */
+    cr_assert_str_eq(YAJL_GET_STRING(at(at(at(res, "summary", NULL), "nccl", NULL), "inspector_format_version", NULL)), "v4.0",
+                     "the Inspector logs' version, whichever file is read first");
+    char *out = NULL;
+    tu_sh(&out, "ls '%s/nccl' | grep -c '^nccl_profile_'", dir);
+    check_plugin_plant(dir, res, atoll(out));
+    free(out);
     yajl_tree_free(res);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
