@@ -111,7 +111,7 @@ Test(all_to_all, bad_split_list_splits_evenly, .timeout = 120) {
     int64_t sent = YAJL_GET_INTEGER(tu_get(g, "instances", "#0", "bytes_sent", "#0", NULL));
     size_t n = tu_get(g, "instances", NULL)->u.array.len;
     for (int k = 0; k < 4; k++) {
-        char col[8];
+        char col[16];
         snprintf(col, sizeof col, "#%d", k);
         cr_assert_eq(YAJL_GET_INTEGER(tu_get(g, "pair_bytes", "#0", col, NULL)), sent / 4 * (int64_t)n, "rank 0 even");
     }
