@@ -611,7 +611,7 @@ static void write_collective_kinds(const ctx_t *c, FILE *f, const rw_t *w0) {
 }
 
 static const char *LIBS[] = {"nccl", "deepep", "symm", "vllm"};
-static const char *IDLES[] = {NULL, "sync", "launch", "dataloader", "mixed"};
+static const char *IDLES[] = {NULL, "sync", "launch", "dataloader", "mixed", "graph"};
 
 static void write_header(const ctx_t *c, FILE *f) {
   char b1[40];

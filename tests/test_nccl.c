@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "parsers/nccl_inspector.h"
 #include <math.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #define HAND "tests/data/nccl/example-hostname-pid1639453.log"
@@ -71,10 +72,10 @@ Test(nccl, reads_every_layout_and_skips_damage_with_its_offset) {
 }
 
 Test(nccl, recognised_by_content) {
-    cr_assert(tc_nccl_inspector_sniff("{\n  \"header\": {", 14));
-    cr_assert(tc_nccl_inspector_sniff("{\"header\":{\"id\":\"0x1\"", 21));
-    cr_assert_not(tc_nccl_inspector_sniff("{\"traceEvents\": [", 17));
-    cr_assert_not(tc_nccl_inspector_sniff("[{\"header\":", 11));
+    cr_assert(tc_nccl_inspector_sniff("{\n  \"header\": {", strlen("{\n  \"header\": {")));
+    cr_assert(tc_nccl_inspector_sniff("{\"header\":{\"id\":\"0x1\"", strlen("{\"header\":{\"id\":\"0x1\"")));
+    cr_assert_not(tc_nccl_inspector_sniff("{\"traceEvents\": [", strlen("{\"traceEvents\": [")));
+    cr_assert_not(tc_nccl_inspector_sniff("[{\"header\":", strlen("[{\"header\":")));
     tc_nccl_log log;
     tc_notes notes;
     tc_error e;
@@ -121,10 +122,10 @@ Test(nccl, reads_the_old_plugin_spelling_leniently) {
     tc_notes_free(&notes);
     tc_nccl_log_free(&log);
     /* recognised by content: the plugin's array, not a Kineto trace nor an Inspector log */
-    cr_assert(tc_nccl_plugin_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\", \"ph\": \"b\"}", 52));
-    cr_assert_not(tc_nccl_plugin_sniff("{\"traceEvents\": [", 17));
-    cr_assert_not(tc_nccl_plugin_sniff("[{\"name\": \"aten::mm\", \"cat\": \"cpu_op\"}", 42));
-    cr_assert_not(tc_nccl_inspector_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\"}", 46));
+    cr_assert(tc_nccl_plugin_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\", \"ph\": \"b\"}", strlen("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\", \"ph\": \"b\"}")));
+    cr_assert_not(tc_nccl_plugin_sniff("{\"traceEvents\": [", strlen("{\"traceEvents\": [")));
+    cr_assert_not(tc_nccl_plugin_sniff("[{\"name\": \"aten::mm\", \"cat\": \"cpu_op\"}", strlen("[{\"name\": \"aten::mm\", \"cat\": \"cpu_op\"}")));
+    cr_assert_not(tc_nccl_inspector_sniff("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\"}", strlen("[\n{\"name\": \"Group API\", \"cat\": \"GROUP_API\"}")));
 }
 
 /* ---- the planted job ------------------------------------------------------------------------- */
