@@ -611,7 +611,7 @@ static void write_collective_kinds(const ctx_t *c, FILE *f, const rw_t *w0) {
 }
 
 static const char *LIBS[] = {"nccl", "deepep", "symm", "vllm"};
-static const char *IDLES[] = {NULL, "sync", "launch", "dataloader", "mixed", "graph"};
+const char *const tg_idle_names[IDLE_CAUSES] = {NULL, "sync", "launch", "dataloader", "mixed", "graph"};
 
 static void write_header(const ctx_t *c, FILE *f) {
   char b1[40];
@@ -700,7 +700,7 @@ void write_expected_ext(const ctx_t *c, const char *path, rw_t **ws) {
   else fprintf(f, "  \"damage\": null,\n");
   if (c->mode == MODE_HOST) host_write_expected(c, f);
   fprintf(f, "  \"idle_cause\": ");
-  if (o->idle_cause) fprintf(f, "\"%s\"", IDLES[o->idle_cause]); else fprintf(f, "null");
+  if (o->idle_cause) fprintf(f, "\"%s\"", tg_idle_names[o->idle_cause]); else fprintf(f, "null");
   free(is.v);
   free(all.v);
   if (c->nwin > 1) {

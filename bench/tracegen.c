@@ -143,7 +143,6 @@ static int pick(const char *opt, const char *val, const char *const *names, int 
 
 static void parse_new(options *o, const char *name, const char *val) {
   static const char *libs[] = {"nccl", "deepep", "symm", "vllm"};
-  static const char *idles[] = {NULL, "sync", "launch", "dataloader", "mixed", "graph"};
   static const char *fnames[] = {"rank", "handler", "record", "worker"};
   if (!strcmp(name, "--fsdp")) o->fsdp = 1;
   else if (!strcmp(name, "--rocm-agent-ids")) o->rocm = 1;
@@ -180,7 +179,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--straggler-factor")) o->strag_factor = parse_num(name, val, 0.1, 100);
   else if (!strcmp(name, "--first-bucket-mib")) o->first_bucket_mib = parse_num(name, val, 1e-6, 1e6);
   else if (!strcmp(name, "--host-sync")) o->host_sync = pick(name, val, (const char *const[]){"item", "stream", "device"}, 3);
-  else o->idle_cause = pick(name, val, idles, 6);
+  else o->idle_cause = pick(name, val, tg_idle_names, IDLE_CAUSES);
 }
 
 /* combinations the newer options support */
