@@ -800,40 +800,42 @@ static void report_matching(matcher *m) {
 }
 
 /* Stage 6, first: the matching groups into j->inst_groups (index = group id), each with its scope:
- * its process group's when known, else from the nodes of its instances' ranks. */
+ * its process group's when known, else that of the ranks its instances hold (tc_scope_of_ranks). */
 static int export_groups(matcher *m) {
     tc_job *j = m->j;
     j->inst_groups = calloc(m->n_ginfo ? m->n_ginfo : 1, sizeof *j->inst_groups);
     if (!j->inst_groups) return -1;
     j->n_inst_groups = j->cap_inst_groups = m->n_ginfo;
-    int64_t *first_node = malloc((m->n_ginfo ? m->n_ginfo : 1) * sizeof *first_node);
-    uint8_t *state = calloc(m->n_ginfo ? m->n_ginfo : 1, 1); /* 0 none yet, 1 one node, 2 several, 3 unknown */
-    if (!first_node || !state) { free(first_node); free(state); return -1; }
-    for (size_t i = 0; i < j->n_instances; i++) {
-        const tc_coll_instance *in = &j->instances[i];
-        for (uint32_t k = 0; k < in->n; k++) {
-            int64_t node;
-            uint8_t *st = &state[in->group];
-            if (*st == 3) break;
-            if (!tc_node_of_rank(j, j->ranks[j->inst_members[in->first + k].rank].rank, &node)) *st = 3;
-            else if (*st == 0) { *st = 1; first_node[in->group] = node; }
-            else if (node != first_node[in->group]) *st = 2;
-        }
-    }
-    for (size_t g = 0; g < m->n_ginfo; g++) {
+    uint32_t *seen = calloc(m->nr ? m->nr : 1, sizeof *seen); /* rank index -> last group id + 1 */
+    int64_t *ranks = malloc((m->nr ? m->nr : 1) * sizeof *ranks);
+    int rc = seen && ranks ? 0 : -1;
+    size_t next = 0;
+    for (size_t g = 0; g < m->n_ginfo && !rc; g++) {
         tc_inst_group *ig = &j->inst_groups[g];
-        const group_info *gi = &m->ginfo[g];
+        group_info *gi = &m->ginfo[g];
         ig->shown = gi->shown;
-        m->ginfo[g].shown = NULL;
+        gi->shown = NULL;
         ig->pg = gi->pg;
         ig->ranks_with = gi->ranks_with;
         ig->group_size = gi->group_size;
-        ig->scope = state[g] == 2 ? TC_SCOPE_INTER : state[g] == 1 ? TC_SCOPE_INTRA : TC_SCOPE_UNKNOWN;
+        size_t n = 0;
+        for (; next < j->n_instances && j->instances[next].group == g; next++) { /* in group order (cmp_rec) */
+            const tc_coll_instance *in = &j->instances[next];
+            for (uint32_t k = 0; k < in->n; k++) {
+                uint32_t r = j->inst_members[in->first + k].rank;
+                if (seen[r] == g + 1) continue;
+                seen[r] = (uint32_t)g + 1;
+                ranks[n++] = j->ranks[r].rank;
+            }
+        }
+        assert(next == j->n_instances || j->instances[next].group > g);
+        rc = tc_scope_of_ranks(j, ranks, n, &ig->scope, NULL, NULL);
+        if (!n) ig->scope = TC_SCOPE_UNKNOWN; /* no matched instance: nothing says where it runs */
         if (gi->pg != SIZE_MAX && j->groups[gi->pg].f.scope != TC_SCOPE_UNKNOWN) ig->scope = j->groups[gi->pg].f.scope;
     }
-    free(first_node);
-    free(state);
-    return 0;
+    free(seen);
+    free(ranks);
+    return rc;
 }
 
 /* Stage 6: the per-collective rows (median transfer, bandwidths) into j->colls, and the fabric's

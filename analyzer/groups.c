@@ -98,18 +98,9 @@ static int place(const tc_job *j, tc_process_group *g) {
     g->has_nodes = false;
     g->f.scope = TC_SCOPE_UNKNOWN;
     if (!g->ranks) return 0;
-    int64_t *nodes = malloc(g->n_ranks * sizeof *nodes);
-    if (!nodes) return -1;
-    size_t known = 0;
-    for (size_t i = 0; i < g->n_ranks; i++) known += tc_node_of_rank(j, g->ranks[i], &nodes[known]);
-    tc_sort_i64(nodes, known);
-    int64_t distinct = known ? 1 : 0;
-    for (size_t i = 1; i < known; i++) distinct += nodes[i] != nodes[i - 1];
-    free(nodes);
-    g->has_nodes = known == g->n_ranks;
+    int64_t distinct;
+    if (tc_scope_of_ranks(j, g->ranks, g->n_ranks, &g->f.scope, &g->has_nodes, &distinct)) return -1;
     g->nodes = g->has_nodes ? distinct : 0;
-    if (distinct >= 2) g->f.scope = TC_SCOPE_INTER; /* certain even with some nodes unknown */
-    else if (g->has_nodes) g->f.scope = TC_SCOPE_INTRA;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* nodes.c: the node of each rank and the job's node count, from the evidence the inputs hold (see
  * nodes.h). */
 #include "nodes.h"
+#include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,4 +292,20 @@ bool tc_node_of_rank(const tc_job *j, int64_t rank, int64_t *node) {
     if (lo == j->n_ranks || j->ranks[lo].rank != rank) return false;
     *node = j->ranks[lo].node;
     return true;
+}
+
+int tc_scope_of_ranks(const tc_job *j, const int64_t *ranks, size_t n, tc_group_scope *scope, bool *all_known,
+                      int64_t *distinct) {
+    int64_t *nodes = malloc((n ? n : 1) * sizeof *nodes);
+    if (!nodes) return -1;
+    size_t known = 0;
+    for (size_t i = 0; i < n; i++) known += tc_node_of_rank(j, ranks[i], &nodes[known]);
+    tc_sort_i64(nodes, known);
+    int64_t d = known ? 1 : 0;
+    for (size_t i = 1; i < known; i++) d += nodes[i] != nodes[i - 1];
+    free(nodes);
+    *scope = d >= 2 ? TC_SCOPE_INTER : known == n ? TC_SCOPE_INTRA : TC_SCOPE_UNKNOWN;
+    if (all_known) *all_known = known == n;
+    if (distinct) *distinct = d;
+    return 0;
 }

@@ -31,4 +31,11 @@ int tc_job_nodes(tc_job *j, int64_t gpus_per_node);
  * (node_period), else only a rank among the inputs; never an assumed one (the figures that need
  * nodes leave it out). False when unknown. */
 bool tc_node_of_rank(const tc_job *j, int64_t rank, int64_t *node);
+
+/* Where global ranks ranks[0, n) run (tc_node_of_rank): INTER when they are on two or more nodes
+ * (certain even with some nodes unknown), INTRA when every node is known and they share one, else
+ * UNKNOWN. *all_known and *distinct (the distinct nodes among the known ones) when not NULL.
+ * 0, or -1 out of memory. */
+int tc_scope_of_ranks(const tc_job *j, const int64_t *ranks, size_t n, tc_group_scope *scope, bool *all_known,
+                      int64_t *distinct);
 #endif
