@@ -37,6 +37,8 @@ void tc_job_free(tc_job *j) {
     free(j->windows);
     tc_nccl_free(&j->nccl);
     tc_a2a_free(&j->a2a);
+    tc_pipeline_free(&j->pipeline);
+    tc_op_result_free(&j->ops);
     memset(j, 0, sizeof *j);
 }
 

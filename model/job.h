@@ -20,6 +20,8 @@
 #include "idle_causes.h"
 #include "coll_instances.h"
 #include "nccl.h"
+#include "op_groups.h"
+#include "pipeline.h"
 #include "kernel_tables.h"
 #include "process_groups.h"
 #include "rank_result.h"
@@ -71,6 +73,11 @@ typedef struct {
     tc_nccl_result nccl;
     /* the all-to-all(v) imbalance (issue 33, analyzer/all_to_all.h); no groups when the job has none */
     tc_a2a_result a2a;
+    /* the pipeline stages and bubbles (issue 33, analyzer/pipeline.h); present false without P2P stages */
+    tc_pipeline_result pipeline;
+    /* where the compute time goes (issue 34, analyzer/op_groups.h): kernels to ops to modules
+     * against the roofline; has false when the trace has no CPU ops */
+    tc_op_result ops;
 } tc_job;
 
 void tc_job_init(tc_job *j);

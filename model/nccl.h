@@ -88,6 +88,12 @@ typedef struct {
     int64_t plugin_dropped;  /* kernels of ranks with the group's plugin trace without a record */
     int64_t plugin_size_mismatch; /* plugin records of another message size (not joined) */
     int64_t mix_records[TC_NCCL_MAX_MIXES]; /* joined plugin records per tc_nccl_log.mixes entry */
+    /* proxy time (the plugin trace's PROXY / NET step events of the group's communicator): where
+     * the proxy's steps spent their time; shares of proxy_ns, valid when has_proxy */
+    bool has_proxy;
+    int64_t proxy_steps;     /* proxy step events read, summed over ranks */
+    double proxy_ns;         /* their summed time */
+    double proxy_gpu_wait_share, proxy_peer_wait_share, proxy_net_share;
 } tc_nccl_group;
 
 /* The job's NCCL result. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "gpu_catalog.h"
+#include "op_groups.h"
 #include "trace.h"
 
 #define TC_OP_MAX_INPUTS 16 /* inputs read per op; later ones are ignored */
@@ -57,6 +58,18 @@ tc_flop_op tc_flop_op_from_name(const char *name, size_t len);
  * attention). *dtype (if non-NULL) receives the dtype of the op's first tensor input
  * (TC_DTYPE_UNKNOWN when no Input type maps to a catalog dtype). */
 double tc_flops_of(tc_flop_op op, const tc_op_shapes *s, tc_dtype *dtype);
+
+/* The cost of one call of any op from its shapes (issue 34): its family, FLOPs and bytes moved
+ * (inputs read once + outputs written once; each formula in docs/definitions.md "Ops and the
+ * roofline"). has_flops / has_bytes false when the shapes do not give the figure; family
+ * TC_OPF_OTHER for an op no formula knows. */
+typedef struct {
+    uint8_t family;       /* tc_op_family */
+    bool has_flops; double flops;
+    bool has_bytes; double bytes;
+    tc_dtype dtype;       /* of the first tensor input, TC_DTYPE_UNKNOWN none */
+} tc_op_cost;
+void tc_op_cost_of(const char *name, size_t len, const tc_op_shapes *s, tc_op_cost *out);
 
 /* Records one FLOP op of trace t (the parser calls it for cpu_op/Operator complete events whose
  * name maps to a tc_flop_op). tid_key: a hash of the event's pid and tid text (ops nest only within
