@@ -69,7 +69,7 @@ static double inputs_read(io *c, unsigned skip) {
     for (int i = 0; i < s->n_inputs; i++) {
         if (skip & (1u << i)) continue;
         const char *t = type_of(s, i);
-        if (s->in[i].ndims < 0 || !strcmp(t, "TensorList") || !strcmp(t, "GenericList")) {
+        if (s->in[i].ndims < 0 || !strcmp(t, "TensorList")) { /* GenericList with [] is an int list */
             c->unusable = true;
             continue;
         }
@@ -148,6 +148,7 @@ typedef enum {
     K_SOFTMAX,   /* _softmax / softmax / _log_softmax / log_softmax */
     K_SOFTMAX_BWD, /* _softmax_backward_data / _log_softmax_backward_data (grad, output, dim, dtype) */
     K_LAYER_NORM, K_LAYER_NORM_BWD, K_RMS_NORM, K_FUSED_RMS_NORM, K_FUSED_RMS_NORM_BWD,
+    K_BATCH_NORM, K_CUDNN_BATCH_NORM_BWD, K_NATIVE_BATCH_NORM_BWD, /* statistics per channel (dim 1) */
     K_REDUCE,    /* sum / mean / amax ...: input 0 reduced over the dims of Concrete Inputs[dim] */
 } kind;
 
@@ -176,6 +177,19 @@ static const op_row ops[] = {
     R("sigmoid_backward", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("tanh_backward", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
     R("native_dropout_backward", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
     R("masked_fill", TC_OPF_ELEMENTWISE, K_EW_NOFLOP, -1, 0),
+    R("log2", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("log1p", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("expm1", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("sign", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("floor", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("ceil", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("round", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("trunc", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("nan_to_num", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("logit", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("hardtanh", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("leaky_relu", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("elu", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("softplus", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("hardswish", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("hardsigmoid", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("mish", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("clamp_max", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("bitwise_and", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("bitwise_or", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("bitwise_xor", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("bitwise_not", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
+    R("logical_and", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1), R("logical_or", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1),
+    R("isinf", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1),
     R("eq", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1), R("ne", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1),
     R("lt", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1), R("le", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1),
     R("gt", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1), R("ge", TC_OPF_ELEMENTWISE, K_EW_BOOL, -1, 1),
@@ -202,6 +216,11 @@ static const op_row ops[] = {
     R("native_layer_norm_backward", TC_OPF_NORM, K_LAYER_NORM_BWD, 2, 0),
     R("rms_norm", TC_OPF_NORM, K_RMS_NORM, 1, 0), R("_fused_rms_norm", TC_OPF_NORM, K_FUSED_RMS_NORM, 1, 0),
     R("_fused_rms_norm_backward", TC_OPF_NORM, K_FUSED_RMS_NORM_BWD, 2, 0),
+    R("batch_norm", TC_OPF_NORM, K_BATCH_NORM, 5, 0), R("_batch_norm_impl_index", TC_OPF_NORM, K_BATCH_NORM, 5, 0),
+    R("native_batch_norm", TC_OPF_NORM, K_BATCH_NORM, 5, 0), R("cudnn_batch_norm", TC_OPF_NORM, K_BATCH_NORM, 5, 0),
+    R("miopen_batch_norm", TC_OPF_NORM, K_BATCH_NORM, 5, 0),
+    R("cudnn_batch_norm_backward", TC_OPF_NORM, K_CUDNN_BATCH_NORM_BWD, -1, 0),
+    R("native_batch_norm_backward", TC_OPF_NORM, K_NATIVE_BATCH_NORM_BWD, 7, 0),
     /* reductions: dim_arg is where the dims are; flops_per per input element */
     R("sum", TC_OPF_REDUCTION, K_REDUCE, 1, 1), R("mean", TC_OPF_REDUCTION, K_REDUCE, 1, 1),
     R("amax", TC_OPF_REDUCTION, K_REDUCE, 1, 1), R("amin", TC_OPF_REDUCTION, K_REDUCE, 1, 1),
@@ -401,6 +420,40 @@ static void norm(io *c, const op_row *r, cost *o) {
     o->has_bytes = true;
 }
 
+/* Batch norm: x [N, C, ...] with weight, bias, running_mean, running_var (inputs 1-4) of C; the
+ * statistics are per channel. Forward in training (Concrete Inputs[5] True, or not recorded):
+ * as a layer norm with C rows of n / C elements, writing y, the saved mean and invstd (floats) and
+ * the running statistics it updates; in eval: normalize with the running statistics (2n FLOPs +
+ * the affine), writing y. Backward: grad_input, grad_weight, grad_bias from the saved statistics
+ * (the running ones are passed, not read); FLOPs 2 × the training forward's. */
+static void batch_norm(io *c, const op_row *r, cost *o) {
+    const tc_op_shapes *s = c->s;
+    bool fwd = r->kind == K_BATCH_NORM, cudnn_bwd = r->kind == K_CUDNN_BATCH_NORM_BWD;
+    int x = fwd || cudnn_bwd ? 0 : 1, iw = fwd ? 1 : 2;
+    int es, ew = 0, eb = 0, erun = 0;
+    double n = numel(s, x, &es);
+    (void)numel(s, iw, &ew);
+    if (fwd) (void)numel(s, 2, &eb);
+    (void)numel(s, 3, &erun);
+    if (es == 0 || s->in[x].ndims < 2 || s->in[x].d[1] <= 0) return;
+    double C = (double)s->in[x].d[1];
+    bool train = !fwd || r->dim_arg >= s->n_concrete || !s->concrete[r->dim_arg][0] || concrete_true(s, r->dim_arg);
+    double f = train ? 5 * n + 3 * C : 2 * n;
+    o->has_flops = true;
+    o->has_bytes = true;
+    if (fwd) {
+        o->flops = f + (ew ? n : 0) + (eb ? n : 0);
+        o->bytes = inputs_read(c, 0) + n * es + (train ? 2 * C * 4 + (erun ? 2 * C * erun : 0) : 0);
+        return;
+    }
+    o->flops = 2 * (f + (ew ? 2 * n : 0)); /* an affine batch norm has a weight and a bias */
+    bool want[3] = {true, ew != 0, ew != 0};
+    if (!cudnn_bwd) bool_list(s, 9, want, 3);
+    int eg = ew ? ew : es;
+    double wr = (want[0] ? n * es : 0) + (want[1] ? C * eg : 0) + (want[2] ? C * eg : 0);
+    o->bytes = inputs_read(c, 1u << 3 | 1u << 4) + wr; /* the running statistics are not read */
+}
+
 /* sum / mean / amax / max(dim) / norm ...: input 0 reduced over the dims of Concrete Inputs
  * entry dim_arg: a list ("[-1]"; "[]" is every dim) or an int followed by a keepdim; an absent
  * argument, "None", "" or an int with nothing after it (sum(self, dtype)) reduce every dim. No
@@ -580,6 +633,7 @@ void tc_op_cost_of(const char *name, size_t len, const tc_op_shapes *s, tc_op_co
         case K_SOFTMAX: case K_SOFTMAX_BWD: softmax(&c, r, &o); break;
         case K_LAYER_NORM: case K_LAYER_NORM_BWD: case K_RMS_NORM: case K_FUSED_RMS_NORM:
         case K_FUSED_RMS_NORM_BWD: norm(&c, r, &o); break;
+        case K_BATCH_NORM: case K_CUDNN_BATCH_NORM_BWD: case K_NATIVE_BATCH_NORM_BWD: batch_norm(&c, r, &o); break;
         case K_REDUCE: reduction(&c, r, name, len, &o); break;
         default: break; /* cat / stack: a TensorList has no single shape */
         }
