@@ -143,6 +143,8 @@ typedef enum {
     K_CLONE,     /* clone / contiguous: input 0 read and written */
     K_CAT,       /* cat / stack: a TensorList: unknown today */
     K_INDEX_SELECT, /* index_select(self, dim, index): index rows of self read and written */
+    K_GATHER,    /* gather(self, dim, index): index's elements of self read, index's shape written */
+    K_SELF,      /* scatter / index_add / cumsum ...: every input read, self's shape written */
     K_EMBEDDING, /* embedding(weight, indices): the indexed rows read, the output written */
     K_EMBEDDING_BWD, /* embedding_dense_backward(grad, indices, num_weights, ...) */
     K_SOFTMAX,   /* _softmax / softmax / _log_softmax / log_softmax */
@@ -202,6 +204,9 @@ static const op_row ops[] = {
     R("_to_copy", TC_OPF_COPY, K_TO, -1, 0), R("clone", TC_OPF_COPY, K_CLONE, -1, 0),
     R("contiguous", TC_OPF_COPY, K_CLONE, -1, 0), R("cat", TC_OPF_COPY, K_CAT, -1, 0),
     R("stack", TC_OPF_COPY, K_CAT, -1, 0), R("index_select", TC_OPF_COPY, K_INDEX_SELECT, 1, 0),
+    R("gather", TC_OPF_COPY, K_GATHER, -1, 0), R("scatter", TC_OPF_COPY, K_SELF, -1, 0),
+    R("scatter_add", TC_OPF_COPY, K_SELF, -1, 0), R("index_add", TC_OPF_COPY, K_SELF, -1, 0),
+    R("index_copy", TC_OPF_COPY, K_SELF, -1, 0), R("cumsum", TC_OPF_REDUCTION, K_SELF, -1, 1),
     /* embedding */
     R("embedding", TC_OPF_EMBEDDING, K_EMBEDDING, -1, 0),
     R("embedding_dense_backward", TC_OPF_EMBEDDING, K_EMBEDDING_BWD, -1, 1),
@@ -310,9 +315,11 @@ static void copies(io *c, const op_row *r, cost *o) {
         long long code;
         int e1;
         read = inputs_read(c, ~1u);
+        (void)numel(s, 1, &e1);
+        bool device = s->n_concrete > 1 && s->concrete[1][0] && !concrete_int(s, 1, &code); /* "cuda:0" */
         if (concrete_int(s, 1, &code) && scalar_type_size(code)) es_out = scalar_type_size(code);
-        else if (numel(s, 1, &e1) >= 0 && e1) es_out = e1;                /* to(other) */
-        else if (concrete_int(s, 2, &code) && scalar_type_size(code)) es_out = scalar_type_size(code); /* to(device, dtype) */
+        else if (e1) es_out = e1; /* to(other) */
+        else if (device && concrete_int(s, 2, &code) && scalar_type_size(code)) es_out = scalar_type_size(code);
         break;
     }
     case K_DROPOUT:
@@ -337,6 +344,9 @@ static void gather(io *c, const op_row *r, cost *o) {
     if (r->kind == K_EMBEDDING) {
         idx = numel(s, 1, &ei);
         row = n / (double)s->in[0].d[0];
+    } else if (r->kind == K_GATHER) {
+        idx = numel(s, 2, &ei);
+        row = 1;
     } else {
         long long dim;
         idx = numel(s, 2, &ei);
@@ -348,6 +358,18 @@ static void gather(io *c, const op_row *r, cost *o) {
     if (ei == 0 || s->in[0].d[0] == 0) return;
     o->has_bytes = true;
     o->bytes = idx * ei + 2 * idx * row * es; /* indices + rows read, rows written */
+}
+
+/* scatter(self, dim, index, src) / index_add / cumsum: every tensor input read, self's shape
+ * written in self's dtype (in-place forms too); flops_per FLOPs per element of self. */
+static void same_as_self(io *c, const op_row *r, cost *o) {
+    int es;
+    double n = numel(c->s, 0, &es);
+    if (es == 0) return;
+    o->has_flops = r->flops_per > 0;
+    o->flops = n * r->flops_per;
+    o->has_bytes = true;
+    o->bytes = inputs_read(c, 0) + n * es;
 }
 
 /* embedding_dense_backward(grad, indices, num_weights, ...): the whole table gradient written. */
@@ -534,8 +556,49 @@ static int64_t last_dim(const tc_op_shapes *s, int i) {
     return ndims(s, i) > 0 ? s->in[i].d[s->in[i].ndims - 1] : 0;
 }
 
+/* The output of a transposed convolution, x [N, C_in, i...], w [C_in, C_out/groups, k...]:
+ * o = (i - 1)·stride - 2·padding + dilation·(k - 1) + output_padding + 1 per spatial dim, N ·
+ * C_out · ∏o elements in x's dtype; the Concrete Inputs at the given indices (each "[a, b]" or one
+ * value for all dims; dilation and output_padding default to 1 and 0, groups to 1). */
+static bool conv_transposed_writes(const tc_op_shapes *s, int i_stride, int i_pad, int i_dil, int i_outpad,
+                                   int i_groups, double *w) {
+    const tc_op_tensor *x = &s->in[0], *wt = &s->in[1];
+    int sp = x->ndims - 2, es;
+    (void)numel(s, 0, &es);
+    if (sp < 1 || es == 0) return false;
+    long long v[4][TC_OP_MAX_DIMS], g = 1;
+    const int at[4] = {i_stride, i_pad, i_dil, i_outpad};
+    const long long dflt[4] = {-1, -1, 1, 0}; /* stride and padding must be recorded */
+    for (int a = 0; a < 4; a++) {
+        int n = 0;
+        if (at[a] < s->n_concrete) {
+            const char *p = s->concrete[at[a]];
+            while (*p && n < sp) {
+                while (*p == '[' || *p == ' ' || *p == ',') p++;
+                if (!*p || *p == ']') break;
+                char *end;
+                v[a][n] = strtoll(p, &end, 10);
+                if (end == p) return false;
+                n++;
+                p = end;
+            }
+        }
+        if (n == 0 && dflt[a] < 0) return false;
+        for (int k = n; k < sp; k++) v[a][k] = n ? v[a][0] : dflt[a];
+    }
+    if (concrete_int(s, i_groups, &g) && g <= 0) return false;
+    double out = (double)x->d[0] * (double)wt->d[1] * (double)g;
+    for (int k = 0; k < sp; k++) {
+        long long o = (x->d[2 + k] - 1) * v[0][k] - 2 * v[1][k] + v[2][k] * (wt->d[2 + k] - 1) + v[3][k] + 1;
+        if (o <= 0) return false;
+        out *= (double)o;
+    }
+    *w = out * es;
+    return true;
+}
+
 /* The bytes a call writes: the output (or the gradients) whose shape the FLOPs already checked. */
-static bool flop_writes(tc_flop_op op, const tc_op_shapes *s, double flops, double *w) {
+static bool flop_writes(tc_flop_op op, bool miopen, const tc_op_shapes *s, double flops, double *w) {
     int es, e2, e3;
     int64_t k = 0;
     int first = 0; /* the input whose dtype the output has */
@@ -546,7 +609,7 @@ static bool flop_writes(tc_flop_op op, const tc_op_shapes *s, double flops, doub
     case TC_FOP_BADDBMM: k = s->in[1].d[2]; first = 1; break;
     case TC_FOP_MATMUL: case TC_FOP_LINEAR: k = last_dim(s, 0); break;
     case TC_FOP_CONV: case TC_FOP_CUDNN_CONV: case TC_FOP_MIOPEN_CONV: {
-        if (op == TC_FOP_CONV && concrete_true(s, 6)) return false; /* transposed: see the doc */
+        if (op == TC_FOP_CONV && concrete_true(s, 6)) return conv_transposed_writes(s, 3, 4, 5, 7, 8, w);
         const tc_op_tensor *wt = &s->in[1];
         double per = 2.0 * (double)wt->d[1];
         for (int j = 2; j < wt->ndims; j++) per *= (double)wt->d[j];
@@ -557,7 +620,6 @@ static bool flop_writes(tc_flop_op op, const tc_op_shapes *s, double flops, doub
     }
     case TC_FOP_CONV_BWD: case TC_FOP_CUDNN_CONV_BWD: {
         int ig = op == TC_FOP_CONV_BWD ? 0 : 1, ix = op == TC_FOP_CONV_BWD ? 1 : 0;
-        if (op == TC_FOP_CONV_BWD && concrete_true(s, 7)) return false;
         bool want[3] = {true, true, false};
         bool_list(s, 10, want, op == TC_FOP_CONV_BWD ? 3 : 2);
         double nx = numel(s, ix, &es), nw = numel(s, 2, &e2);
@@ -566,6 +628,8 @@ static bool flop_writes(tc_flop_op op, const tc_op_shapes *s, double flops, doub
         *w = (want[0] ? nx * es : 0) + (want[1] ? nw * e2 : 0) + (want[2] ? (double)s->in[ig].d[1] * e3 : 0);
         return true;
     }
+    case TC_FOP_CONV_TRANSPOSE:
+        return miopen ? conv_transposed_writes(s, 5, 3, 6, 4, 7, w) : conv_transposed_writes(s, 4, 2, 5, 3, 6, w);
     case TC_FOP_SDPA: case TC_FOP_ATTN: { /* out: q's shape with v's last dim */
         double nq = numel(s, 0, &es);
         if (!es || last_dim(s, 0) <= 0) return false;
@@ -588,12 +652,12 @@ static bool flop_writes(tc_flop_op op, const tc_op_shapes *s, double flops, doub
     return true;
 }
 
-static void flop_op(tc_flop_op op, io *c, cost *o) {
+static void flop_op(tc_flop_op op, bool miopen, io *c, cost *o) {
     double f = tc_flops_of(op, c->s, NULL), w;
     if (f < 0) return;
     o->has_flops = true;
     o->flops = f;
-    if (!flop_writes(op, c->s, f, &w)) return;
+    if (!flop_writes(op, miopen, c->s, f, &w)) return;
     o->bytes = inputs_read(c, 0) + w;
     o->has_bytes = true;
 }
@@ -611,7 +675,7 @@ void tc_op_cost_of(const char *name, size_t len, const tc_op_shapes *s, tc_op_co
     tc_flop_op fop = tc_flop_op_from_name(name, len);
     if (fop != TC_FOP_NONE) {
         out->family = flop_family(fop);
-        flop_op(fop, &c, &o);
+        flop_op(fop, len >= 12 && !memcmp(name, "aten::miopen", 12), &c, &o);
     } else {
         if (len <= 6 || memcmp(name, "aten::", 6) != 0) return;
         name += 6;
@@ -620,7 +684,7 @@ void tc_op_cost_of(const char *name, size_t len, const tc_op_shapes *s, tc_op_co
         bool inplace = false;
         if (!r && name[len - 1] == '_') { /* add_, mul_ ...: self read and written */
             r = find_row(name, len - 1);
-            if (r && r->kind != K_EW && r->kind != K_EW_BOOL && r->kind != K_EW_NOFLOP) r = NULL;
+            if (r && r->kind != K_EW && r->kind != K_EW_BOOL && r->kind != K_EW_NOFLOP && r->kind != K_SELF) r = NULL;
             inplace = r != NULL;
         }
         if (!r) return;
@@ -628,7 +692,8 @@ void tc_op_cost_of(const char *name, size_t len, const tc_op_shapes *s, tc_op_co
         switch (r->kind) {
         case K_EW: case K_EW_BOOL: case K_EW_NOFLOP: elementwise(&c, r, inplace, &o); break;
         case K_DROPOUT: case K_FILL: case K_COPY_: case K_TO: case K_CLONE: copies(&c, r, &o); break;
-        case K_INDEX_SELECT: case K_EMBEDDING: gather(&c, r, &o); break;
+        case K_INDEX_SELECT: case K_EMBEDDING: case K_GATHER: gather(&c, r, &o); break;
+        case K_SELF: same_as_self(&c, r, &o); break;
         case K_EMBEDDING_BWD: embedding_bwd(&c, &o); break;
         case K_SOFTMAX: case K_SOFTMAX_BWD: softmax(&c, r, &o); break;
         case K_LAYER_NORM: case K_LAYER_NORM_BWD: case K_RMS_NORM: case K_FUSED_RMS_NORM:

@@ -162,6 +162,24 @@ Test(op_cost, copies) {
     concrete(&s, 1, "6");
     tc_op_cost c = cost("aten::_to_copy", &s);
     expect(&c, TC_OPF_COPY, -1, 559.0 * 8 + 559.0 * 4);
+    /* _to_copy without a dtype (a device move): the input's dtype; [2] is the layout, not a dtype */
+    concrete(&s, 1, "");
+    concrete(&s, 2, "0");
+    c = cost("aten::_to_copy", &s);
+    expect(&c, TC_OPF_COPY, -1, 2 * 559.0 * 8);
+    /* to(self, device, dtype 15): a bfloat16 output */
+    concrete(&s, 1, "cuda:0");
+    concrete(&s, 2, "15");
+    c = cost("aten::to", &s);
+    expect(&c, TC_OPF_COPY, -1, 559.0 * 8 + 559.0 * 2);
+    /* gather(self [32, 1000], 1, index [32, 1]): the 32 gathered elements and the index */
+    s = in(4, F32, 2, 32LL, 1000LL, "Scalar", 0, I64, 2, 32LL, 1LL, "Scalar", 0);
+    c = cost("aten::gather", &s);
+    expect(&c, TC_OPF_COPY, -1, 32.0 * 8 + 2 * 32.0 * 4);
+    /* scatter_add_(self [1000], 0, index [32], src [32]): all read, self written */
+    s = in(4, F32, 1, 1000LL, "Scalar", 0, I64, 1, 32LL, F32, 1, 32LL);
+    c = cost("aten::scatter_add_", &s);
+    expect(&c, TC_OPF_COPY, -1, 1000.0 * 4 + 32 * 8 + 32 * 4 + 1000.0 * 4);
     /* aten::copy_ [[1, 1, 559], [1, 1, 559], []] float <- long int: the source read, self written */
     s = in(3, F32, 3, 1LL, 1LL, 559LL, I64, 3, 1LL, 1LL, 559LL, "Scalar", 0);
     c = cost("aten::copy_", &s);
@@ -340,6 +358,36 @@ Test(op_cost, convolution_from_the_resnet_shapes) {
     concrete(&s, 10, "[False, True, False]");
     c = cost("aten::convolution_backward", &s);
     expect(&c, TC_OPF_CONV, 2 * out * 3 * 49, (out + 32.0 * 3 * 224 * 224 + 64 * 3 * 49) * 4 + 64 * 3 * 49 * 4);
+}
+
+Test(op_cost, transposed_convolution) {
+    /* convolution(x [1, 16, 8, 8], w [16, 8, 4, 4], None, stride [2, 2], padding [1, 1], dilation
+     * [1, 1], transposed True, output_padding [0, 0], groups 1): out [1, 8, 16, 16] */
+    tc_op_shapes s = in(9, F32, 4, 1LL, 16LL, 8LL, 8LL, F32, 4, 16LL, 8LL, 4LL, 4LL, "", 0, "ScalarList", 0,
+                        "ScalarList", 0, "ScalarList", 0, "Scalar", 0, "ScalarList", 0, "Scalar", 0);
+    concrete(&s, 3, "[2, 2]");
+    concrete(&s, 4, "[1, 1]");
+    concrete(&s, 5, "[1, 1]");
+    concrete(&s, 6, "True");
+    concrete(&s, 7, "[0, 0]");
+    concrete(&s, 8, "1");
+    tc_op_cost c = cost("aten::convolution", &s);
+    expect(&c, TC_OPF_CONV, 2.0 * 16 * 64 * 8 * 16, (1024 + 16 * 8 * 16 + 2048) * 4.0);
+    /* cudnn_convolution_transpose(x, w, padding [1, 1], output_padding [1, 1], stride [2, 2], ...):
+     * one more row and column */
+    s = in(7, F32, 4, 1LL, 16LL, 8LL, 8LL, F32, 4, 16LL, 8LL, 4LL, 4LL, "ScalarList", 0, "ScalarList", 0,
+           "ScalarList", 0, "ScalarList", 0, "Scalar", 0);
+    concrete(&s, 2, "[1, 1]");
+    concrete(&s, 3, "[1, 1]");
+    concrete(&s, 4, "[2, 2]");
+    concrete(&s, 5, "[1, 1]");
+    concrete(&s, 6, "1");
+    c = cost("aten::cudnn_convolution_transpose", &s);
+    expect(&c, TC_OPF_CONV, 2.0 * 16 * 64 * 8 * 16, (1024 + 16 * 8 * 16 + 8 * 17 * 17) * 4.0);
+    /* without its stride: unknown bytes */
+    s.n_concrete = 2;
+    c = cost("aten::cudnn_convolution_transpose", &s);
+    expect(&c, TC_OPF_CONV, 2.0 * 16 * 64 * 8 * 16, -1);
 }
 
 /* ---- the roofline ---------------------------------------------------------------------------- */
