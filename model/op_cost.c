@@ -23,9 +23,10 @@ static int elem_size(const char *t) {
         {"c10::complex<c10::Half>", 4}, {"c10::qint8", 1}, {"c10::quint8", 1}, {"c10::qint32", 4},
         {"c10::quint4x2", 1}, {"c10::Float4_e2m1fn_x2", 1},
     };
+    if (!t[0] || !strchr("fdlisubc", t[0])) return 0; /* "Scalar", "", "TensorList", "Int" ... at once */
     if (strncmp(t, "c10::Float8_", 12) == 0) return 1;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        if (strcmp(t, sizes[i].name) == 0) return sizes[i].size;
+        if (sizes[i].name[0] == t[0] && strcmp(t, sizes[i].name) == 0) return sizes[i].size;
     return 0;
 }
 
@@ -154,9 +155,9 @@ typedef enum {
     K_REDUCE,    /* sum / mean / amax ...: input 0 reduced over the dims of Concrete Inputs[dim] */
 } kind;
 
-typedef struct { const char *name; uint8_t family; uint8_t kind; int8_t dim_arg; uint8_t flops_per; } op_row;
+typedef struct { const char *name; uint8_t len; uint8_t family; uint8_t kind; int8_t dim_arg; uint8_t flops_per; } op_row;
 
-#define R(n, f, k, d, p) {n, f, k, d, p}
+#define R(n, f, k, d, p) {n, sizeof n - 1, f, k, d, p}
 static const op_row ops[] = {
     /* elementwise (the in-place `name_` forms are found by stripping the `_`) */
     R("add", TC_OPF_ELEMENTWISE, K_EW, -1, 1), R("sub", TC_OPF_ELEMENTWISE, K_EW, -1, 1),
@@ -239,7 +240,7 @@ static const op_row ops[] = {
 
 static const op_row *find_row(const char *name, size_t len) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (strlen(ops[i].name) == len && memcmp(ops[i].name, name, len) == 0) return &ops[i];
+        if (ops[i].len == len && memcmp(ops[i].name, name, len) == 0) return &ops[i];
     return NULL;
 }
 
@@ -524,7 +525,7 @@ static void reduction(io *c, const op_row *r, const char *name, size_t len, cost
     if (es == 0) return;
     (void)numel(s, 1, &e1);
     if (e1 && ndims(s, 1) > 0) { /* max(self, other): elementwise */
-        static const op_row ew = {"", TC_OPF_ELEMENTWISE, K_EW, -1, 1};
+        static const op_row ew = {"", 0, TC_OPF_ELEMENTWISE, K_EW, -1, 1};
         elementwise(c, &ew, false, o);
         return;
     }
