@@ -237,6 +237,7 @@ typedef struct {
     char name[48], cat[24], ph[4], algo[16], proto[16], dtype[32];
     double pid, ts;
     uint64_t seq, hash, count;
+    double id;
     int32_t rank, channels;
     bool has_seq, has_hash, has_rank, has_count;
 } plug_ctx;
@@ -276,6 +277,7 @@ static bool event_member(jp *p, const char *key, void *ctx) {
     if (strcmp(key, "ph") == 0) return token(p, c->ph, sizeof c->ph);
     if (strcmp(key, "pid") == 0) return int_in(p, 0, 9e15, &c->pid);
     if (strcmp(key, "ts") == 0) return num(p, &c->ts);
+    if (strcmp(key, "id") == 0) return num(p, &c->id);
     if (strcmp(key, "args") == 0) return object(p, args_member, ctx, 2);
     return skip_value(p, 1);
 }
@@ -323,7 +325,63 @@ typedef struct {
     int depth; bool in_str, esc, too_long, garbage;
     size_t p2p;        /* p2p_perf records passed over */
     bool plugin;       /* a plugin trace: a JSON array of events, '[' ',' ']' between them */
+    /* plugin: the COLL event the PROXY / NET events being read nest in, and the open NET state */
+    bool in_coll, open;
+    uint64_t cur_hash; int64_t cur_sn; uint8_t cur_coll;
+    size_t cur_px;     /* its entry in log->proxies, SIZE_MAX none yet */
+    char open_name[48]; double open_id, open_ts;
 } reading;
+
+/* The class of a NET step-state event's name (tc_nccl_px), -1 not a step state. */
+static int px_class(const char *name) {
+    static const struct { const char *name; int cls; } states[] = {
+        {"SendGpuWait", TC_NCCL_PX_GPU}, {"RecvGpuWait", TC_NCCL_PX_GPU}, {"SendPeerWait", TC_NCCL_PX_PEER},
+        {"SendWait", TC_NCCL_PX_NET}, {"RecvWait", TC_NCCL_PX_NET}, {"RecvFlushWait", TC_NCCL_PX_OTHER},
+        {"SendBufferWait", TC_NCCL_PX_OTHER}, {"RecvBufferWait", TC_NCCL_PX_OTHER}};
+    for (size_t i = 0; i < sizeof states / sizeof *states; i++)
+        if (strcmp(name, states[i].name) == 0) return states[i].cls;
+    return -1;
+}
+
+/* A plugin event other than a COLL's beginning: a COLL or P2P event opens or closes the context of
+ * the PROXY / NET events the plugin prints inside it; a NET step state's "b" opens it, its "e"
+ * (same name and id, the next NET event) adds its time to the enclosing COLL record's proxy entry.
+ * Steps under a P2P event or outside any COLL are counted apart. 0, or -1 out of memory. */
+static int proxy_event(reading *rd, const plug_ctx *c) {
+    bool b = strcmp(c->ph, "b") == 0, e = strcmp(c->ph, "e") == 0;
+    if (strcmp(c->cat, "COLL") == 0 || strcmp(c->cat, "P2P") == 0) {
+        if (b || e) { rd->in_coll = false; rd->open = false; }
+        return 0;
+    }
+    if (strcmp(c->cat, "NET") != 0) return 0;
+    if (b) {
+        snprintf(rd->open_name, sizeof rd->open_name, "%s", c->name);
+        rd->open_id = c->id;
+        rd->open_ts = c->ts;
+        rd->open = true;
+        return 0;
+    }
+    if (!e || !rd->open || strcmp(rd->open_name, c->name) != 0 || rd->open_id != c->id) return 0;
+    rd->open = false;
+    int cls = px_class(c->name);
+    bool last = strcmp(c->name, "SendWait") == 0 || strcmp(c->name, "RecvGpuWait") == 0;
+    if (cls < 0 || c->ts < rd->open_ts) return 0;
+    if (!rd->in_coll) { rd->log->proxy_steps_p2p += last; return 0; }
+    if (rd->cur_px == SIZE_MAX) {
+        tc_nccl_proxy px;
+        memset(&px, 0, sizeof px);
+        px.comm_id = rd->cur_hash;
+        px.sn = rd->cur_sn;
+        px.coll = rd->cur_coll;
+        px.file = (uint16_t)rd->file;
+        if (TC_PUSH(rd->log->proxies, rd->log->n_proxies, rd->log->cap_proxies, px)) return -1;
+        rd->cur_px = rd->log->n_proxies - 1;
+    }
+    tc_nccl_proxy *px = &rd->log->proxies[rd->cur_px];
+    px->ns[cls] += (c->ts - rd->open_ts) * 1e3;
+    px->steps += last;
+    return 0;
+}
 
 /* A plugin event: a COLL event's beginning ("ph": "b") becomes a record, the others are read past. */
 static int take_event(reading *rd) {
@@ -343,11 +401,12 @@ static int take_event(reading *rd) {
         tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: not an NCCL profiler plugin event (%s): event skipped",
                      rd->path, (unsigned long long)rd->obj_at, why);
         f->skipped++;
+        if (coll) rd->in_coll = false; /* its steps belong to no record */
         return 0;
     }
     f->lenient |= p.bare;
     if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
-    if (!coll) return 0;
+    if (!coll) return proxy_event(rd, &c);
     tc_nccl_record r;
     memset(&r, 0, sizeof r);
     r.comm_id = c.hash;
@@ -360,6 +419,12 @@ static int take_event(reading *rd) {
     r.plugin = 1;
     r.mix = mix_of(rd->log, &c);
     if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, r)) return -1;
+    rd->in_coll = true;
+    rd->open = false;
+    rd->cur_hash = r.comm_id;
+    rd->cur_sn = r.sn;
+    rd->cur_coll = r.coll;
+    rd->cur_px = SIZE_MAX;
     f->records++;
     return 0;
 }
@@ -486,21 +551,28 @@ tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *n
     if (!fp) return tc_error_set(e, TC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
-    bool plugin = tc_nccl_plugin_sniff(head, hn);
-    if (!plugin && !tc_nccl_inspector_sniff(head, hn)) {
+    bool plugin = tc_nccl_plugin_sniff(head, hn), prom = !plugin && tc_nccl_prom_sniff(head, hn);
+    if (!plugin && !prom && !tc_nccl_inspector_sniff(head, hn)) {
         fclose(fp);
         return tc_error_set(e, TC_ERR_INPUT, "%s: not an NCCL Inspector log (no object beginning with \"header\") nor an "
-                            "NCCL profiler plugin trace (no array of its events)", path);
+                            "NCCL profiler plugin trace (no array of its events) nor an Inspector Prometheus file", path);
     }
     if (log->n_files >= UINT16_MAX) { fclose(fp); return tc_error_set(e, TC_ERR_INPUT, "%s: more than %u NCCL logs", path, UINT16_MAX); }
     tc_nccl_file nf;
     memset(&nf, 0, sizeof nf);
     nf.pid = -1;
     nf.plugin = plugin;
+    nf.prom = prom;
     if (!(nf.path = tc_strdup(path)) || TC_PUSH(log->files, log->n_files, log->cap_files, nf)) {
         free(nf.path);
         fclose(fp);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+    }
+    if (prom) {
+        rewind(fp);
+        tc_status st = tc_nccl_prom_read(path, fp, log->n_files - 1, log, notes, e);
+        fclose(fp);
+        return st;
     }
     reading rd = {.path = path, .log = log, .notes = notes, .file = log->n_files - 1, .plugin = plugin};
     tc_status st = feed(&rd, head, hn) ? tc_error_set(e, TC_ERR_NOMEM, "out of memory") : read_open(&rd, fp, e);
@@ -518,7 +590,7 @@ static bool sniff_file(const char *path) {
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
     fclose(fp);
-    return tc_nccl_inspector_sniff(head, hn) || tc_nccl_plugin_sniff(head, hn);
+    return tc_nccl_inspector_sniff(head, hn) || tc_nccl_plugin_sniff(head, hn) || tc_nccl_prom_sniff(head, hn);
 }
 
 /* The regular files of dir that are Inspector logs, read in name order. */
