@@ -280,6 +280,7 @@ static int join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, co
         else if (x->timing == TC_NCCL_TIMING_KERNEL_CPU || x->timing == TC_NCCL_TIMING_COLLECTIVE_CPU) g->c.cpu_timed++;
         else {
             g->c.joined++;
+            if (x->mix != TC_NCCL_NO_MIX) g->inspector_mix_records[x->mix]++;
             if (in->bus_factor > 0) { g->bus_bytes += (double)x->bytes * in->bus_factor; g->exec_us += x->exec_us; }
         }
     }

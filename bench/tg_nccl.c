@@ -14,7 +14,22 @@
 #define NCCL_FLOOR 8192
 #define NCCL_PRE 2 /* records per communicator and kind from before the traced window */
 
-typedef struct { int64_t joined, below, dropped, cpu; double sf, us; } grp_truth;
+typedef struct { const char *algo, *proto; int ch; } plug_mix;
+#define MAX_TRUTH_MIX 8
+/* per group: the records planted; v4.2 (--nccl-inspector-v42): the joined records' choices, the ring's drops */
+typedef struct {
+  int64_t joined, below, dropped, cpu; double sf, us;
+  int64_t n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX];
+} grp_truth;
+
+static void mix_count(plug_mix *mix, int64_t *mix_n, int64_t *n_mix, plug_mix m) {
+  int64_t k = 0;
+  while (k < *n_mix && !(mix[k].ch == m.ch && !strcmp(mix[k].algo, m.algo) && !strcmp(mix[k].proto, m.proto))) k++;
+  if (k == *n_mix) { if (k == MAX_TRUTH_MIX) die("more than %d planted mixes", MAX_TRUTH_MIX); mix[(*n_mix)++] = m; }
+  mix_n[k]++;
+}
+
+static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt);
 
 static const char *coll_word(int coll) {
   return coll == CT_ALLGATHER ? "AllGather" : coll == CT_REDUCESCATTER ? "ReduceScatter" : "AllReduce";
@@ -56,6 +71,41 @@ static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, cons
           (long long)us, nl, i2, sp, cpu ? "kernel_cpu" : "kernel_gpu", nl, i2, sp, algbw, nl, i2, sp, busbw, nl, i1, nl);
 }
 
+/* A record in format v4.2, one line: header.comm_name, coll_algo / coll_proto, and with `verbose` the
+ * event traces (one kernel_events entry per channel, m.ch of them). */
+static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *host, int64_t pid, const collinfo *ci,
+                       int64_t sn, int64_t us, int cpu, int64_t ts_us, plug_mix m, int verbose) {
+  double algbw = us > 0 ? (double)ci->bytes / (double)us / 1e3 : 0, busbw = us > 0 ? ci->sf / (double)us / 1e3 : 0;
+  fprintf(f, "{\"header\":{\"id\":\"0x%llx\",\"comm_name\":\"%s\",\"rank\":%d,\"n_ranks\":%d,\"nnodes\":%d},"
+             "\"metadata\":{\"inspector_output_format_version\":\"v4.2\",\"git_rev\":\"\",\"rec_mechanism\":"
+             "\"nccl_profiler_interface\",\"dump_timestamp_us\":%lld,\"hostname\":\"%s\",\"pid\":%lld},",
+          0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi, "unknown", grank, g->size, g->nodes, (long long)ts_us, host, (long long)pid);
+  if (!ci) { /* a dump_stats record: `sn` the records of this dump, `us` the ring's drops since the last */
+    fprintf(f, "\"dump_stats\":{\"coll_records\":%lld,\"coll_dropped_total\":%lld,\"coll_dropped_since_last_dump\":%lld,"
+               "\"p2p_records\":0,\"p2p_dropped_total\":0,\"p2p_dropped_since_last_dump\":0}}\n", (long long)sn, (long long)us,
+            (long long)us);
+    return;
+  }
+  fprintf(f, "\"coll_perf\":{\"coll\":\"%s\",\"coll_algo\":\"%s\",\"coll_proto\":\"%s\",\"coll_sn\":%lld,"
+             "\"coll_msg_size_bytes\":%lld,\"coll_exec_time_us\":%lld,\"coll_timing_source\":\"%s\",\"coll_algobw_gbs\":%.6f,"
+             "\"coll_busbw_gbs\":%.6f", coll_word(ci->coll), m.algo, m.proto, (long long)sn, ci->bytes, (long long)us,
+          cpu ? "kernel_cpu" : "kernel_gpu", algbw, busbw);
+  if (verbose) {
+    fprintf(f, ",\"event_trace_sn\":{\"coll_start_sn\":%lld,\"coll_stop_sn\":%lld,\"kernel_events\":[", (long long)sn * 9,
+            (long long)sn * 9 + 8);
+    for (int ch = 0; ch < m.ch; ch++)
+      fprintf(f, "%s{\"channel_id\":%d,\"kernel_start_sn\":%lld,\"kernel_stop_sn\":%lld,\"kernel_record_sn\":%lld}", ch ? "," : "", ch,
+              (long long)sn * 9 + 1, (long long)sn * 9 + 2, (long long)sn * 9 + 3);
+    fprintf(f, "]},\"event_trace_ts\":{\"coll_start_ts\":%lld,\"coll_stop_ts\":%lld,\"kernel_events\":[", (long long)(ts_us - us - 9),
+            (long long)ts_us - 1);
+    for (int ch = 0; ch < m.ch; ch++)
+      fprintf(f, "%s{\"channel_id\":%d,\"kernel_start_ts\":%lld,\"kernel_stop_ts\":%lld,\"kernel_record_ts\":%lld}", ch ? "," : "", ch,
+              (long long)(ts_us - us - 5 + ch % 3), (long long)(ts_us - 5 + ch % 3), (long long)(ts_us - 4 + ch % 3));
+    fprintf(f, "]}");
+  }
+  fprintf(f, "}}\n");
+}
+
 /* One rank's log; adds what it plants to t (per group). Returns the records written before the window. */
 static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
   char host[32], path[4096];
@@ -73,23 +123,35 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
     int grank = 0;
     while (grank < g->size && g->ranks[grank] != r) grank++;
     int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
+    int v42 = c->o.nccl_inspector == 2, verbose = v42 && r == 1;
     if (v[a]->ci->bytes >= NCCL_FLOOR)
-      for (int k = 0; k < NCCL_PRE; k++, pre++)
-        record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k,
-               llround((double)(v[a]->d - v[a]->wait) / 1e3), 0, (v[a]->t - 100 * MS + w->off) / US);
+      for (int k = 0; k < NCCL_PRE; k++, pre++) {
+        int64_t us = llround((double)(v[a]->d - v[a]->wait) / 1e3), ts = (v[a]->t - 100 * MS + w->off) / US;
+        if (v42) record_v42(f, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts, mix_for(g, v[a]->ci, 0), verbose);
+        else record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts);
+      }
+    int64_t written = 0, lost = 0, last_ts = 0;
     for (size_t i = a; i < b; i++) {
       const grec *e = v[i];
       int64_t k = (int64_t)(i - a), us = llround((double)(e->d - e->wait) / 1e3);
       uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
       if (e->ci->bytes < NCCL_FLOOR) { t[gi].below++; continue; }
-      if (h % 13 == 0) { t[gi].dropped++; continue; }
+      if (h % 13 == 0) { t[gi].dropped++; lost++; continue; }
       int cpu = h % 31 == 5;
-      record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200));
+      plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+      int64_t ts = (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200);
+      if (v42) record_v42(f, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts, m, verbose);
+      else record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts);
+      written++;
+      last_ts = ts;
       if (cpu) { t[gi].cpu++; continue; }
       t[gi].joined++;
       t[gi].sf += e->ci->sf;
       t[gi].us += (double)us;
+      if (v42) mix_count(t[gi].mix, t[gi].mix_n, &t[gi].n_mix, (plug_mix){m.algo, m.proto, verbose ? m.ch : -1});
     }
+    if (v42 && (written || lost)) /* the dump's stats record: its records and the ring's drops */
+      record_v42(f, g, gi, grank, host, c->pid[r], NULL, written, lost, 0, last_ts + 1, mix_for(g, v[a]->ci, 0), 0);
   }
   free(v);
   if (fclose(f)) die("cannot write %s", path);
@@ -110,7 +172,14 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
     fprintf(f, "%s\n  \"%s\": {\"joined\": %lld, \"below_min_size\": %lld, \"dropped\": %lld, \"cpu_timed\": %lld, "
                "\"busbw_GBps\": ", g ? "," : "", c->groups[g].name, (long long)x->joined, (long long)x->below,
             (long long)x->dropped, (long long)x->cpu);
-    if (x->us > 0) fprintf(f, "%.17g}", x->sf / x->us / 1e3); else fprintf(f, "null}");
+    if (x->us > 0) fprintf(f, "%.17g", x->sf / x->us / 1e3); else fprintf(f, "null");
+    fprintf(f, ", \"inspector_mix\": [");
+    for (int64_t k = 0; k < x->n_mix; k++) {
+      fprintf(f, "%s{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"channels\": ", k ? ", " : "", x->mix[k].algo, x->mix[k].proto);
+      if (x->mix[k].ch >= 0) fprintf(f, "%d", x->mix[k].ch); else fprintf(f, "null");
+      fprintf(f, ", \"records\": %lld}", (long long)x->mix_n[k]);
+    }
+    fprintf(f, "]}");
   }
   fprintf(f, "\n}}\n");
   if (fclose(f)) die("cannot write %s", path);
@@ -126,8 +195,6 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
  * COLL_API and KERNEL_LAUNCH events). The mess: NCCL_PRE COLL records per communicator and kind
  * from before the traced window, about one in 11 of the others lost (the plugin's event pool). */
 
-#define MAX_TRUTH_MIX 8
-typedef struct { const char *algo, *proto; int ch; } plug_mix;
 /* proxy steps planted: steps whose last state ended, time per class (gpu, peer, net, other; ns) */
 typedef struct { int64_t steps; double ns[4]; } px_truth;
 typedef struct {
@@ -145,10 +212,7 @@ static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
 }
 
 static void truth_add(plug_truth *t, plug_mix m) {
-  int64_t k = 0;
-  while (k < t->n_mix && !(t->mix[k].ch == m.ch && !strcmp(t->mix[k].algo, m.algo) && !strcmp(t->mix[k].proto, m.proto))) k++;
-  if (k == t->n_mix) { if (k == MAX_TRUTH_MIX) die("more than %d planted mixes", MAX_TRUTH_MIX); t->mix[t->n_mix++] = m; }
-  t->mix_n[k]++;
+  mix_count(t->mix, t->mix_n, &t->n_mix, m);
   t->joined++;
 }
 

@@ -92,6 +92,8 @@ static void usage(FILE *f) {
       "                         enable_cuda_sync_events): each wait names the cudaEventRecord it waits on\n"
       "  --nccl-inspector       with --tp/--fsdp: DIR/node<N>-pid<P>.log, the NCCL Inspector logs of the job,\n"
       "                         and DIR/nccl_expected.json, their truth (tg_nccl.c)\n"
+      "  --nccl-inspector-v42   the same in format v4.2: coll_algo/coll_proto, dump_stats records,\n"
+      "                         rank 1's records verbose (per-channel kernel_events)\n"
       "  --nccl-plugin-trace    with --tp/--fsdp: DIR/nccl_profile_<commHash>_<rank>.json, the NCCL example\n"
       "                         profiler plugin's traces, and DIR/nccl_plugin_expected.json (tg_nccl.c)\n"
       "  --nccl-plugin-trace-old  the same in the plugin's format before NCCL 2.27: one\n"
@@ -127,7 +129,8 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 /* the options added for issues 17, 19, 20: 1 = flag, 2 = takes a value, 0 = not one of them */
 static int new_option(const char *name) {
   static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events",
-                                "--autograd-thread", "--nccl-inspector", "--nccl-plugin-trace", "--nccl-plugin-trace-old", "--nccl-prometheus"};
+                                "--autograd-thread", "--nccl-inspector", "--nccl-plugin-trace", "--nccl-plugin-trace-old", "--nccl-prometheus",
+                                "--nccl-inspector-v42"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
@@ -155,6 +158,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--cuda-sync-events")) o->sync_events = 1;
   else if (!strcmp(name, "--autograd-thread")) o->autograd_thread = 1;
   else if (!strcmp(name, "--nccl-inspector")) o->nccl_inspector = 1;
+  else if (!strcmp(name, "--nccl-inspector-v42")) o->nccl_inspector = 2;
   else if (!strcmp(name, "--nccl-plugin-trace")) o->nccl_plugin = 1;
   else if (!strcmp(name, "--nccl-plugin-trace-old")) o->nccl_plugin = 2;
   else if (!strcmp(name, "--nccl-prometheus")) o->nccl_prom = 1;

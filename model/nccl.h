@@ -38,8 +38,11 @@ typedef struct {
     uint8_t plugin;       /* 1: a COLL event of the example profiler plugin's trace (no exec time;
                            * dump_us is its "ts", µs on the plugin's own clock; n_ranks is filled by the join, bytes = Count x the
                            * datatype's size until then), 0: an Inspector record */
-    uint8_t mix;          /* plugin: index into tc_nccl_log.mixes (algorithm, protocol, channels) */
+    uint8_t mix;          /* index into tc_nccl_log.mixes (algorithm, protocol, channels): plugin records;
+                           * Inspector records of v4.2+ (coll_algo, coll_proto; the verbose form's
+                           * channels), TC_NCCL_NO_MIX when the record names none */
 } tc_nccl_record;
+#define TC_NCCL_NO_MIX 255
 
 /* One algorithm / protocol / channel count a plugin COLL event names (strings as NCCL writes
  * them: "Ring", "LL"; channels -1 absent). */
@@ -58,6 +61,8 @@ typedef struct {
     bool lenient;         /* plugin: values that are not JSON (unquoted ncclBfloat16, 0x7f...) read */
     bool prom;            /* an Inspector Prometheus textfile (rows in tc_nccl_log.proms; records = its rows) */
     size_t prom_other;    /* its lines of other NCCL metrics read past (p2p buckets, per-device totals) */
+    size_t dump_stats;    /* Inspector v4.2+: its dump_stats records (one per communicator and dump) */
+    int64_t ring_dropped; /* their Σ coll_dropped_since_last_dump: records NCCL's ring buffer dropped */
 } tc_nccl_file;
 
 /* Where a proxy step's time went, by the example plugin's NET step-state events (docs/nccl.md
@@ -124,6 +129,7 @@ typedef struct {
     int64_t plugin_dropped;  /* kernels of ranks with the group's plugin trace without a record */
     int64_t plugin_size_mismatch; /* plugin records of another message size (not joined) */
     int64_t mix_records[TC_NCCL_MAX_MIXES]; /* joined plugin records per tc_nccl_log.mixes entry */
+    int64_t inspector_mix_records[TC_NCCL_MAX_MIXES]; /* joined Inspector records (v4.2+) per mixes entry */
     /* proxy time (the plugin trace's PROXY / NET step events of the group's communicator): where
      * the proxy's steps spent their time; shares of proxy_ns, valid when has_proxy */
     bool has_proxy;

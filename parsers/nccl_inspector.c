@@ -150,10 +150,46 @@ static bool skip_value(jp *p, int depth) {
 
 typedef struct {
     tc_nccl_record r;
-    bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p;
+    bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p, stats;
     char hostname[256], version[16];
+    char algo[16], proto[16];  /* coll_perf.coll_algo / coll_proto (v4.2+), "" absent */
+    int32_t channels;          /* verbose: the kernel_events entries of event_trace_ts, -1 absent */
     double pid;
+    double dropped;            /* dump_stats.coll_dropped_since_last_dump */
 } rec_ctx;
+
+static bool int_in(jp *p, double lo, double hi, double *out);
+
+/* An array of objects (each skipped), their count into *n. */
+static bool count_objects(jp *p, int32_t *n) {
+    ws(p);
+    if (p->s >= p->end || *p->s != '[') return fail(p, "an array expected");
+    p->s++;
+    *n = 0;
+    ws(p);
+    if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+    for (;;) {
+        if (!object(p, NULL, NULL, 3)) return false;
+        (*n)++;
+        ws(p);
+        if (p->s < p->end && *p->s == ',') { p->s++; continue; }
+        if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+        return fail(p, "',' or ']' expected in an array");
+    }
+}
+
+/* Verbose records' event_trace_ts: its kernel_events, one per channel the kernel ran on. */
+static bool trace_ts_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "kernel_events") == 0) return count_objects(p, &c->channels);
+    return skip_value(p, 3); /* coll_start_ts, coll_stop_ts */
+}
+
+static bool stats_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "coll_dropped_since_last_dump") == 0) return int_in(p, 0, 9e18, &c->dropped);
+    return skip_value(p, 2);
+}
 
 /* An integral number in [lo, hi] into *out. */
 static bool int_in(jp *p, double lo, double hi, double *out) {
@@ -218,7 +254,10 @@ static bool coll_member(jp *p, const char *key, void *ctx) {
     }
     double bw;
     if (strcmp(key, "coll_busbw_gbs") == 0 || strcmp(key, "coll_algobw_gbs") == 0) return num(p, &bw); /* recomputed */
-    return skip_value(p, 2); /* event_trace_sn, event_trace_ts, later members */
+    if (strcmp(key, "coll_algo") == 0) return str(p, c->algo, sizeof c->algo);
+    if (strcmp(key, "coll_proto") == 0) return str(p, c->proto, sizeof c->proto);
+    if (strcmp(key, "event_trace_ts") == 0) return object(p, trace_ts_member, ctx, 2);
+    return skip_value(p, 2); /* event_trace_sn, later members */
 }
 
 static bool top_member(jp *p, const char *key, void *ctx) {
@@ -227,6 +266,7 @@ static bool top_member(jp *p, const char *key, void *ctx) {
     if (strcmp(key, "metadata") == 0) return object(p, metadata_member, ctx, 1);
     if (strcmp(key, "coll_perf") == 0) return object(p, coll_member, ctx, 1);
     if (strcmp(key, "p2p_perf") == 0) c->p2p = true;
+    if (strcmp(key, "dump_stats") == 0) { c->stats = true; return object(p, stats_member, ctx, 1); }
     return skip_value(p, 1);
 }
 
@@ -299,16 +339,16 @@ static int64_t dtype_size(const char *d) {
 }
 
 /* The index of (algo, proto, channels) in log->mixes, added when new (the last one when full). */
-static uint8_t mix_of(tc_nccl_log *log, const plug_ctx *c) {
+static uint8_t mix_of(tc_nccl_log *log, const char *algo, const char *proto, int32_t channels) {
     for (size_t i = 0; i < log->n_mixes; i++) {
         const tc_nccl_mix *m = &log->mixes[i];
-        if (m->channels == c->channels && !strcmp(m->algorithm, c->algo) && !strcmp(m->protocol, c->proto)) return (uint8_t)i;
+        if (m->channels == channels && !strcmp(m->algorithm, algo) && !strcmp(m->protocol, proto)) return (uint8_t)i;
     }
     if (log->n_mixes == TC_NCCL_MAX_MIXES) return TC_NCCL_MAX_MIXES - 1;
     tc_nccl_mix *m = &log->mixes[log->n_mixes];
-    snprintf(m->algorithm, sizeof m->algorithm, "%s", c->algo);
-    snprintf(m->protocol, sizeof m->protocol, "%s", c->proto);
-    m->channels = c->channels;
+    snprintf(m->algorithm, sizeof m->algorithm, "%s", algo);
+    snprintf(m->protocol, sizeof m->protocol, "%s", proto);
+    m->channels = channels;
     return (uint8_t)log->n_mixes++;
 }
 
@@ -417,7 +457,7 @@ static int take_event(reading *rd) {
     r.file = (uint16_t)rd->file;
     r.coll = (uint8_t)tc_nccl_coll_of(c.name);
     r.plugin = 1;
-    r.mix = mix_of(rd->log, &c);
+    r.mix = mix_of(rd->log, c.algo, c.proto, c.channels);
     if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, r)) return -1;
     rd->in_coll = true;
     rd->open = false;
@@ -433,11 +473,12 @@ static int take_object(reading *rd) {
     rec_ctx c;
     memset(&c, 0, sizeof c);
     c.pid = -1;
+    c.channels = -1;
     jp p = {rd->obj, rd->obj + rd->n, NULL, false, false};
     tc_nccl_file *f = &rd->log->files[rd->file];
     bool ok = object(&p, top_member, &c, 0);
     const char *why = !ok ? p.err
-                      : c.p2p && !c.has_coll ? NULL
+                      : (c.p2p || c.stats) && !c.has_coll ? NULL
                       : !c.has_rank || !c.has_n_ranks ? "no header.rank or header.n_ranks"
                       : !c.has_coll ? "no coll_perf"
                       : !c.has_sn || !c.has_bytes || !c.has_exec ? "no coll_sn, coll_msg_size_bytes or coll_exec_time_us"
@@ -449,10 +490,13 @@ static int take_object(reading *rd) {
         return 0;
     }
     if (c.p2p && !c.has_coll) { rd->p2p++; return 0; }
+    if (c.stats && !c.has_coll) { f->dump_stats++; f->ring_dropped += (int64_t)c.dropped; return 0; } /* v4.2's per-dump counts */
     if (!f->hostname && c.hostname[0] && !(f->hostname = tc_strdup(c.hostname))) return -1;
     if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
     if (!f->version[0]) memcpy(f->version, c.version, sizeof f->version);
     c.r.file = (uint16_t)rd->file;
+    /* v4.2+: the algorithm and protocol; the verbose form's channel count (any version) */
+    c.r.mix = c.algo[0] || c.proto[0] || c.channels >= 0 ? mix_of(rd->log, c.algo, c.proto, c.channels) : TC_NCCL_NO_MIX;
     if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, c.r)) return -1;
     f->records++;
     return 0;

@@ -58,6 +58,29 @@ static void prom_group(jw *w, const tc_nccl_result *r, size_t pg) {
     jw_array_end(w);
 }
 
+/* key: rows {algorithm, protocol, channels, records} of the mixes with records. */
+static void mix_rows(jw *w, const char *key, const tc_nccl_log *l, const int64_t *records) {
+    jw_key(w, key);
+    jw_array_begin(w);
+    for (size_t m = 0; m < l->n_mixes; m++) {
+        if (!records[m]) continue;
+        jw_object_begin(w);
+        jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
+        jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
+        jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
+        jw_key(w, "records"); jw_int(w, records[m]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* Whether an Inspector record names its algorithm and protocol (format v4.2+). */
+static bool inspector_mixes(const tc_nccl_log *l) {
+    for (size_t i = 0; i < l->n_records; i++)
+        if (!l->records[i].plugin && l->records[i].mix != TC_NCCL_NO_MIX) return true;
+    return false;
+}
+
 /* The plugin's figures of a group: joined, unjoined, the algorithm/protocol/channels mix. */
 static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
     jw_key(w, "plugin_joined"); jw_int(w, g->plugin_joined);
@@ -66,18 +89,7 @@ static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
     jw_key(w, "dropped"); jw_int(w, g->plugin_dropped);
     jw_key(w, "size_mismatch"); jw_int(w, g->plugin_size_mismatch);
     jw_object_end(w);
-    jw_key(w, "mix");
-    jw_array_begin(w);
-    for (size_t m = 0; m < l->n_mixes; m++) {
-        if (!g->mix_records[m]) continue;
-        jw_object_begin(w);
-        jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
-        jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
-        jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
-        jw_key(w, "records"); jw_int(w, g->mix_records[m]);
-        jw_object_end(w);
-    }
-    jw_array_end(w);
+    mix_rows(w, "mix", l, g->mix_records);
     jw_key(w, "proxy");
     if (!g->has_proxy) { jw_null(w); return; }
     jw_object_begin(w);
@@ -101,6 +113,7 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     jw_key(w, "busbw_GBps"); if (g->has_busbw) jw_double(w, g->busbw_GBps); else jw_null(w);
     jw_key(w, "trace_busbw_GBps");
     if (j->groups[pg].f.has_busbw) jw_double(w, j->groups[pg].f.busbw_GBps); else jw_null(w);
+    if (inspector_mixes(&j->nccl.log)) mix_rows(w, "inspector_mix", &j->nccl.log, g->inspector_mix_records);
     size_t recs;
     if (files_of(&j->nccl.log, PLUGIN_FILES, &recs)) plugin_group(w, &j->nccl.log, g);
     if (files_of(&j->nccl.log, PROM_FILES, &recs)) prom_group(w, &j->nccl, pg);
@@ -135,6 +148,13 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     size_t skipped = 0;
     for (size_t i = 0; i < r->log.n_files; i++) skipped += r->log.files[i].skipped;
     jw_key(w, "inspector_skipped"); jw_uint(w, skipped); /* the objects of every NCCL file not read */
+    size_t stats = 0;
+    int64_t ring_dropped = 0;
+    for (size_t i = 0; i < r->log.n_files; i++) { stats += r->log.files[i].dump_stats; ring_dropped += r->log.files[i].ring_dropped; }
+    if (stats) {
+        jw_key(w, "inspector_dump_stats"); jw_uint(w, stats);
+        jw_key(w, "inspector_ring_dropped"); jw_int(w, ring_dropped);
+    }
     const char *version = NULL; /* the first Inspector log's */
     for (size_t i = 0; i < r->log.n_files && !version; i++)
         if (!r->log.files[i].plugin && !r->log.files[i].prom && r->log.files[i].version[0]) version = r->log.files[i].version;

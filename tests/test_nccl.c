@@ -13,6 +13,7 @@
 #define HAND "tests/data/nccl/example-hostname-pid1639453.log"
 #define PLUGIN_HAND "tests/data/nccl/example_profile_12715772615376301750_0.json"
 #define PLUGIN_OLD "tests/data/nccl/example_profile-example-host.cluster-3937391.txt"
+#define INSPECTOR_V42 "tests/data/nccl/example-host-pid2400117.log"
 #define PROM_HAND "tests/data/nccl/nccl_inspector_metrics_GPU-1b2c3d4e-77aa-4a1b-9e2f-5c6d7e8f9a0b.prom"
 
 static uint64_t offset_of(const char *text, const char *needle) {
@@ -161,6 +162,30 @@ static const char *planted(void) {
     return dir;
 }
 
+static bool same_str(yajl_val a, yajl_val b);
+
+/* A group's inspector_mix rows (format v4.2) against the planted ones, in any order (channels null
+ * on the records that are not verbose). */
+static void check_inspector_mix(const char *name, yajl_val got, yajl_val want) {
+    if (!YAJL_IS_ARRAY(want) || !want->u.array.len) {
+        cr_assert(!got || (YAJL_IS_ARRAY(got) && !got->u.array.len), "group %s: no choice planted", name);
+        return;
+    }
+    cr_assert(YAJL_IS_ARRAY(got) && got->u.array.len == want->u.array.len, "group %s: inspector_mix rows", name);
+    for (size_t k = 0; k < want->u.array.len; k++) {
+        yajl_val x = want->u.array.values[k];
+        bool found = false;
+        for (size_t q = 0; q < got->u.array.len && !found; q++) {
+            yajl_val y = got->u.array.values[q], xc = at(x, "channels", NULL), yc = at(y, "channels", NULL);
+            found = same_str(at(y, "algorithm", NULL), at(x, "algorithm", NULL)) &&
+                    same_str(at(y, "protocol", NULL), at(x, "protocol", NULL)) &&
+                    (YAJL_IS_NULL(xc) ? YAJL_IS_NULL(yc) : YAJL_IS_INTEGER(yc) && YAJL_GET_INTEGER(yc) == YAJL_GET_INTEGER(xc)) &&
+                    YAJL_GET_INTEGER(at(y, "records", NULL)) == YAJL_GET_INTEGER(at(x, "records", NULL));
+        }
+        cr_assert(found, "group %s: planted inspector_mix row %zu not reported", name, k);
+    }
+}
+
 /* Every process group's nccl against nccl_expected.json; the job's sums and records outside the window too. */
 static void check_against_plant(const char *dir, yajl_val res) {
     char path[512];
@@ -185,6 +210,7 @@ static void check_against_plant(const char *dir, yajl_val res) {
         cr_assert_eq(YAJL_GET_INTEGER(at(un, "cpu_timed", NULL)), wc, "group %s cpu_timed", name);
         cr_assert_eq(YAJL_GET_INTEGER(at(un, "size_mismatch", NULL)), 0);
         joined += wj; below += wb; dropped += wd; cpu += wc;
+        check_inspector_mix(name, at(n, "inspector_mix", NULL), at(w, "inspector_mix", NULL));
         yajl_val wbw = at(w, "busbw_GBps", NULL), bw = at(n, "busbw_GBps", NULL);
         if (YAJL_IS_NULL(wbw)) cr_assert(YAJL_IS_NULL(bw), "group %s busbw", name);
         else {
@@ -208,6 +234,8 @@ static void check_against_plant(const char *dir, yajl_val res) {
     cr_assert_eq(YAJL_GET_INTEGER(at(sn, "records_unplaced", NULL)), 0);
     cr_assert_eq(YAJL_GET_INTEGER(at(sn, "records_outside_trace", NULL)),
                  YAJL_GET_INTEGER(at(want, "records_outside_trace", NULL)));
+    yajl_val ring = at(sn, "inspector_ring_dropped", NULL);
+    if (ring) cr_assert_eq(YAJL_GET_INTEGER(ring), dropped, "v4.2: NCCL's own count of the records its ring dropped");
     yajl_tree_free(want);
 }
 
@@ -277,6 +305,42 @@ Test(nccl, reads_the_plugin_format_before_2_27) {
     cr_assert_float_eq(px->ns[TC_NCCL_PX_NET], 28000, 1e-3, "SendWait 10, RecvWait 18 µs");
     cr_assert_float_eq(px->ns[TC_NCCL_PX_OTHER], 5000, 1e-3, "SendBufferWait 2 + 1, RecvBufferWait 1, RecvFlushWait 1 µs");
     cr_assert_eq(log.proxy_steps_p2p, 1, "the Send P2P's step");
+    tc_notes_free(&notes);
+    tc_nccl_log_free(&log);
+}
+
+/* The hand-made v4.2 log (its README): dump_stats read (not damage), coll_algo / coll_proto kept as
+ * the record's mix, the verbose record's channels from its kernel_events, the p2p record counted. */
+Test(nccl, reads_inspector_v4_2) {
+    tc_nccl_log log;
+    memset(&log, 0, sizeof log);
+    tc_notes notes;
+    memset(&notes, 0, sizeof notes);
+    tc_error e;
+    cr_assert_eq(tc_nccl_inspector_read(INSPECTOR_V42, &log, &notes, &e), TC_OK, "%s", e.msg);
+    cr_assert_eq(log.files[0].skipped, 0, "dump_stats is no damage");
+    cr_assert_eq(log.files[0].dump_stats, 1);
+    cr_assert_eq(log.files[0].ring_dropped, 3);
+    cr_assert_str_eq(log.files[0].version, "v4.2");
+    cr_assert_eq(log.n_records, 2);
+    const tc_nccl_mix *a = &log.mixes[log.records[0].mix], *b = &log.mixes[log.records[1].mix];
+    cr_assert_str_eq(a->algorithm, "RING");
+    cr_assert_str_eq(a->protocol, "LL128");
+    cr_assert_eq(a->channels, -1, "the default form does not say the channels");
+    cr_assert_str_eq(b->protocol, "SIMPLE");
+    cr_assert_eq(b->channels, 2, "the verbose form's kernel_events");
+    cr_assert_eq(notes.n, 1);
+    cr_assert(strstr(notes.v[0].text, "1 p2p_perf records"), "%s", notes.v[0].text);
+    tc_notes_free(&notes);
+    tc_nccl_log_free(&log);
+    /* the hand-made v4.0 log's records name no algorithm; its verbose one its channel */
+    memset(&log, 0, sizeof log);
+    memset(&notes, 0, sizeof notes);
+    cr_assert_eq(tc_nccl_inspector_read(HAND, &log, &notes, &e), TC_OK, "%s", e.msg);
+    for (size_t i = 0; i < log.n_records; i++)
+        if (i != 2) cr_assert_eq(log.records[i].mix, TC_NCCL_NO_MIX);
+    cr_assert_eq(log.mixes[log.records[2].mix].channels, 1);
+    cr_assert_str_eq(log.mixes[log.records[2].mix].algorithm, "");
     tc_notes_free(&notes);
     tc_nccl_log_free(&log);
 }
@@ -453,6 +517,30 @@ Test(nccl, planted_plugin_traces_beside_inspector_logs, .timeout = 120) {
     tu_sh(&out, "ls '%s/nccl' | grep -c '^nccl_profile_'", dir);
     check_plugin_plant(dir, res, atoll(out), true);
     free(out);
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+/* Inspector logs of format v4.2 (tracegen --nccl-inspector-v42): every count and busbw as in v4.0,
+ * the joined records' algorithm/protocol (rank 1's verbose: with channels) as inspector_mix rows,
+ * the dump_stats records' drops equal to the dropped kernels. */
+Test(nccl, planted_inspector_v4_2, .timeout = 120) {
+    const char *dir = planted_with("--nccl-inspector-v42");
+    char args[600];
+    snprintf(args, sizeof args, "'%s'", dir);
+    yajl_val res = run_json(args, 0);
+    check_against_plant(dir, res);
+    yajl_val sn = at(at(res, "summary", NULL), "nccl", NULL);
+    cr_assert_gt(YAJL_GET_INTEGER(at(sn, "inspector_dump_stats", NULL)), 8);
+    cr_assert(YAJL_IS_INTEGER(at(sn, "inspector_ring_dropped", NULL)));
+    cr_assert_str_eq(YAJL_GET_STRING(at(sn, "inspector_format_version", NULL)), "v4.2");
+    size_t rows = 0;
+    yajl_val groups = at(res, "process_groups", NULL);
+    for (size_t i = 0; i < groups->u.array.len; i++) {
+        yajl_val m = at(at(groups->u.array.values[i], "nccl", NULL), "inspector_mix", NULL);
+        rows += YAJL_IS_ARRAY(m) ? m->u.array.len : 0;
+    }
+    cr_assert_gt(rows, groups->u.array.len, "groups with several rows (verbose channels, the second choice)");
     yajl_tree_free(res);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
