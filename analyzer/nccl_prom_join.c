@@ -29,26 +29,54 @@ static bool group_has_rank(const tc_process_group *pg, int64_t g) {
     return !pg->ranks; /* members unknown: it may */
 }
 
-/* Whether group pg has an instance of kind coll whose message is in [lo, hi). */
-static bool group_has_size(const tc_job *j, size_t pg, uint8_t coll, int64_t lo, int64_t hi) {
+/* The distinct (group, kind, message size) of the job's instances, sorted: a row's range is looked up
+ * in it, not in the instances (rows times groups times instances would not scale). */
+typedef struct { size_t pg; int64_t bytes; uint8_t coll; } sized;
+typedef struct { sized *v; size_t n; } size_index;
+
+static int cmp_sized(const void *a, const void *b) {
+    const sized *x = a, *y = b;
+    if (x->pg != y->pg) return x->pg < y->pg ? -1 : 1;
+    if (x->coll != y->coll) return x->coll < y->coll ? -1 : 1;
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* 0, or -1 out of memory. */
+static int sizes_build(const tc_job *j, size_index *ix) {
+    ix->n = 0;
+    if (!(ix->v = malloc((j->n_instances ? j->n_instances : 1) * sizeof *ix->v))) return -1;
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
-        if (j->inst_groups[in->group].pg != pg || in->bytes < lo || in->bytes >= hi) continue;
+        size_t pg = j->inst_groups[in->group].pg;
+        if (pg == SIZE_MAX || in->bytes < 0) continue;
         const tc_trace *t = &j->traces[j->ranks[j->inst_members[in->first].rank].input];
-        if (tc_nccl_coll_of(tc_trace_str(t, in->name)) == coll) return true;
+        ix->v[ix->n++] = (sized){pg, in->bytes, (uint8_t)tc_nccl_coll_of(tc_trace_str(t, in->name))};
     }
-    return false;
+    if (ix->n) tc_sort(ix->v, ix->n, sizeof *ix->v, cmp_sized);
+    return 0;
+}
+
+/* Whether group pg has an instance of kind coll whose message is in [lo, hi). */
+static bool group_has_size(const size_index *ix, size_t pg, uint8_t coll, int64_t lo, int64_t hi) {
+    sized key = {pg, lo, coll};
+    size_t a = 0, b = ix->n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (cmp_sized(&ix->v[mid], &key) < 0) a = mid + 1;
+        else b = mid;
+    }
+    return a < ix->n && ix->v[a].pg == pg && ix->v[a].coll == coll && ix->v[a].bytes < hi;
 }
 
 /* The process group of row x (SIZE_MAX none or several): by_name, only the groups named comm_name. */
-static size_t group_of_row(const tc_job *j, const tc_nccl_prom *x, size_t ri, bool by_name) {
+static size_t group_of_row(const tc_job *j, const size_index *ix, const tc_nccl_prom *x, size_t ri, bool by_name) {
     size_t found = SIZE_MAX, n = 0;
     for (size_t g = 0; g < j->n_groups; g++) {
         const tc_process_group *pg = &j->groups[g];
         if (pg->size != x->n_ranks) continue;
         if (ri != SIZE_MAX && !group_has_rank(pg, j->ranks[ri].rank)) continue;
         if (by_name && strcmp(pg->name, x->comm_name) != 0 && !(pg->desc && strcmp(pg->desc, x->comm_name) == 0)) continue;
-        if (!group_has_size(j, g, x->coll, x->size_lo, x->size_hi)) continue;
+        if (!group_has_size(ix, g, x->coll, x->size_lo, x->size_hi)) continue;
         found = g;
         n++;
     }
@@ -99,12 +127,13 @@ int tc_nccl_prom_join(const tc_job *j, tc_nccl_result *r) {
     double *logsum = calloc(l->n_proms, sizeof *logsum);
     int64_t *nbus = calloc(l->n_proms, sizeof *nbus), *nexec = calloc(l->n_proms, sizeof *nexec);
     size_t cap = 0;
-    int rc = logsum && nbus && nexec ? 0 : -1;
+    size_index ix = {NULL, 0};
+    int rc = logsum && nbus && nexec && !sizes_build(j, &ix) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < l->n_proms; i++) {
         const tc_nccl_prom *x = &l->proms[i];
         size_t ri = rank_of_gpu(j, x->node, x->device);
-        size_t pg = group_of_row(j, x, ri, true);
-        if (pg == SIZE_MAX) pg = group_of_row(j, x, ri, false);
+        size_t pg = group_of_row(j, &ix, x, ri, true);
+        if (pg == SIZE_MAX) pg = group_of_row(j, &ix, x, ri, false);
         if (pg == SIZE_MAX) { r->prom_unplaced++; continue; }
         r->prom_joined++;
         r->groups[pg].prom_rows++;
@@ -116,6 +145,7 @@ int tc_nccl_prom_join(const tc_job *j, tc_nccl_result *r) {
         if ((m->has_busbw = nbus[k] > 0)) m->busbw_GBps = exp(logsum[k] / (double)nbus[k]);
         if ((m->has_exec = nexec[k] > 0)) m->exec_us /= (double)nexec[k];
     }
+    free(ix.v);
     free(logsum);
     free(nbus);
     free(nexec);
