@@ -20,6 +20,13 @@ static const char *coll_word(int coll) {
   return coll == CT_ALLGATHER ? "AllGather" : coll == CT_REDUCESCATTER ? "ReduceScatter" : "AllReduce";
 }
 
+/* What the Inspector writes as coll_msg_size_bytes: count x the datatype's size, NCCL's count being per
+ * rank for AllGather and ReduceScatter (plugins/profiler/inspector/inspector_plugin.cc; its busbw takes
+ * S = that x n_ranks), S for the others. The size floor is held to the same figure. */
+static long long inspector_bytes(const pgroup *g, const collinfo *ci) {
+  return ci->coll == CT_ALLGATHER || ci->coll == CT_REDUCESCATTER ? ci->bytes / g->size : ci->bytes;
+}
+
 static int cmp_rec(const void *a, const void *b) {
   const grec *x = *(const grec *const *)a, *y = *(const grec *const *)b;
   if (x->real_group != y->real_group) return x->real_group < y->real_group ? -1 : 1;
@@ -52,7 +59,7 @@ static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, cons
   fprintf(f, "%s\"coll_perf\":%s{%s%s\"coll\":%s\"%s\",%s%s\"coll_sn\":%s%lld,%s%s\"coll_msg_size_bytes\":%s%lld,%s%s"
              "\"coll_exec_time_us\":%s%lld,%s%s\"coll_timing_source\":%s\"%s\",%s%s\"coll_algobw_gbs\":%s%.6f,%s%s"
              "\"coll_busbw_gbs\":%s%.6f%s%s}%s}\n",
-          i1, sp, nl, i2, sp, coll_word(ci->coll), nl, i2, sp, (long long)sn, nl, i2, sp, ci->bytes, nl, i2, sp,
+          i1, sp, nl, i2, sp, coll_word(ci->coll), nl, i2, sp, (long long)sn, nl, i2, sp, inspector_bytes(g, ci), nl, i2, sp,
           (long long)us, nl, i2, sp, cpu ? "kernel_cpu" : "kernel_gpu", nl, i2, sp, algbw, nl, i2, sp, busbw, nl, i1, nl);
 }
 
@@ -73,7 +80,7 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
     int grank = 0;
     while (grank < g->size && g->ranks[grank] != r) grank++;
     int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
-    if (v[a]->ci->bytes >= NCCL_FLOOR)
+    if (inspector_bytes(g, v[a]->ci) >= NCCL_FLOOR)
       for (int k = 0; k < NCCL_PRE; k++, pre++)
         record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k,
                llround((double)(v[a]->d - v[a]->wait) / 1e3), 0, (v[a]->t - 100 * MS + w->off) / US);
@@ -81,7 +88,7 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
       const grec *e = v[i];
       int64_t k = (int64_t)(i - a), us = llround((double)(e->d - e->wait) / 1e3);
       uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
-      if (e->ci->bytes < NCCL_FLOOR) { t[gi].below++; continue; }
+      if (inspector_bytes(g, e->ci) < NCCL_FLOOR) { t[gi].below++; continue; }
       if (h % 13 == 0) { t[gi].dropped++; continue; }
       int cpu = h % 31 == 5;
       record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200));
@@ -131,10 +138,12 @@ typedef struct { const char *algo, *proto; int ch; } plug_mix;
 typedef struct { int64_t joined, dropped, n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX]; } plug_truth;
 
 /* What NCCL would choose for ci on g (planted, not NCCL's tuner); alt: one in 5, another choice
- * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows. */
-static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
+ * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows; --nccl-inter-mix
+ * sets the main choice across nodes for messages of 1 MiB or more. */
+static plug_mix mix_for(const options *o, const pgroup *g, const collinfo *ci, int alt) {
   if (alt) return g->nodes <= 1 ? (plug_mix){"Ring", "Simple", 8} : (plug_mix){"Ring", "LL128", 4};
   if (g->nodes <= 1) return ci->bytes >= (1 << 20) ? (plug_mix){"Ring", "Simple", 16} : (plug_mix){"Ring", "LL", 4};
+  if (o->inter_ch && ci->bytes >= (1 << 20)) return (plug_mix){o->inter_algo, o->inter_proto, o->inter_ch};
   if (ci->coll == CT_ALLREDUCE && ci->bytes >= (1 << 20)) return (plug_mix){"Tree", "Simple", 8};
   return (plug_mix){"Ring", "LL128", 2};
 }
@@ -196,13 +205,13 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
       int64_t sn0 = 40 + 3 * gi;
       for (int k = 0; k < NCCL_PRE; k++, pre++)
         plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
-                    mix_for(g, v[k0]->ci, 0));
+                    mix_for(&c->o, g, v[k0]->ci, 0));
       for (size_t i = k0; i < k1; i++) {
         const grec *e = v[i];
         int64_t k = (int64_t)(i - k0);
         uint64_t h = h4(c->o.seed ^ 0x706c7567ULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
         if (h % 11 == 3) { t[gi].dropped++; continue; }
-        plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+        plug_mix m = mix_for(&c->o, g, e->ci, h % 5 == 1);
         plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m);
         truth_add(&t[gi], m);
       }

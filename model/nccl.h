@@ -106,7 +106,8 @@ typedef struct {
     int64_t outside_trace;   /* records of a joined communicator outside the trace's collectives */
     int64_t plugin_unplaced; /* plugin COLL records of a file or communicator no rank or group has */
     int64_t plugin_outside;  /* plugin COLL records of a joined communicator outside the trace's collectives */
-    int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
+    int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES; --nccl-min-size) */
+    bool min_size_given;     /* min_size was given (0 is a floor then); else the join takes the default */
     char **notes; size_t n_notes, cap_notes; /* owned */
 } tc_nccl_result;
 
