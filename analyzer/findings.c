@@ -116,17 +116,23 @@ static size_t fabric_row(const tc_job *j) {
     return best;
 }
 
-/* NCCL's figures of row k's groups summed into e: the mix with the most joined plugin records, NCCL's
+/* NCCL's figures of row k's groups summed into e: the mix with the most joined plugin records (without
+ * a plugin trace, joined Inspector v4.2+ records naming theirs), NCCL's
  * busbw over their joined Inspector records, the proxy shares weighted by proxy time, the most nodes. */
 static void nccl_row_sums(const tc_job *j, size_t k, tc_nccl_evidence *e) {
     const tc_nccl_result *n = &j->nccl;
-    int64_t mix[TC_NCCL_MAX_MIXES] = {0};
+    int64_t mix[TC_NCCL_MAX_MIXES] = {0}, ins[TC_NCCL_MAX_MIXES] = {0}, ins_records = 0;
     double bus_bytes = 0, exec_us = 0, proxy_ns = 0, gpu = 0, peer = 0, net = 0;
     for (size_t g = 0; g < j->n_groups; g++) {
         const tc_nccl_group *ng = &n->groups[g];
         if (j->groups[g].row != k || !ng->has) continue;
         e->has = e->has || ng->c.joined > 0 || ng->plugin_joined > 0;
-        for (size_t m = 0; m < n->log.n_mixes; m++) { mix[m] += ng->mix_records[m]; e->plugin_records += ng->mix_records[m]; }
+        for (size_t m = 0; m < n->log.n_mixes; m++) {
+            mix[m] += ng->mix_records[m];
+            e->plugin_records += ng->mix_records[m];
+            ins[m] += ng->inspector_mix_records[m];
+            ins_records += ng->inspector_mix_records[m];
+        }
         bus_bytes += ng->bus_bytes;
         exec_us += ng->exec_us;
         if (ng->has_proxy && ng->proxy_ns > 0) {
@@ -137,6 +143,10 @@ static void nccl_row_sums(const tc_job *j, size_t k, tc_nccl_evidence *e) {
             net += ng->proxy_net_share * ng->proxy_ns;
         }
         if (j->groups[g].has_nodes && j->groups[g].nodes > e->nodes) e->nodes = j->groups[g].nodes;
+    }
+    if (!e->plugin_records && ins_records) { /* no plugin trace: the Inspector's own (v4.2+) choices */
+        memcpy(mix, ins, sizeof mix);
+        e->plugin_records = ins_records;
     }
     size_t best = SIZE_MAX;
     for (size_t m = 0; m < n->log.n_mixes; m++) if (mix[m] && (best == SIZE_MAX || mix[m] > mix[best])) best = m;
@@ -192,7 +202,7 @@ static void nccl_evidence(const tc_job *j, size_t k, const tc_reason *r, tc_nccl
     e->tune = f->has_share && f->share_of_rated < TC_NCCL_TUNE_SHARE;
     if (e->has_busbw && e->has_trace_busbw)
         e->evidence |= e->busbw_GBps < TC_NCCL_WAIT_RATIO * e->trace_busbw_GBps ? TC_NCCL_EV_WAIT_IN_TIMER : TC_NCCL_EV_TIMER_AGREES;
-    if (e->has_proxy && e->proxy_peer_wait_share + e->proxy_net_share >= TC_NCCL_PEER_WAIT_SHARE) e->evidence |= TC_NCCL_EV_PEER_WAIT;
+    if (e->has_proxy && e->proxy_peer_wait_share >= TC_NCCL_PEER_WAIT_SHARE) e->evidence |= TC_NCCL_EV_PEER_WAIT;
     bool large = e->message_bytes >= TC_NCCL_LARGE_MESSAGE, inter = f->scope == TC_SCOPE_INTER;
     if (e->has_mix && large && e->channels >= 0 && e->channels < TC_NCCL_FEW_CHANNELS) e->evidence |= TC_NCCL_EV_FEW_CHANNELS;
     if (e->has_mix && large && !strcasecmp(e->protocol, "LL")) e->evidence |= TC_NCCL_EV_LL_LARGE;

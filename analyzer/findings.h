@@ -28,7 +28,7 @@
  * (tc_nccl_evidence, docs/nccl.md "The verdict's NCCL settings"): under TC_NCCL_TUNE_SHARE of the
  * link's rating; few channels below TC_NCCL_FEW_CHANNELS, LL on a large message (TC_NCCL_LARGE_MESSAGE
  * or more), Ring across TC_NCCL_MANY_NODES nodes or more, NCCL's busbw under TC_NCCL_WAIT_RATIO of the
- * trace's, proxy steps waiting on the peer or the network TC_NCCL_PEER_WAIT_SHARE of their time. */
+ * trace's, proxy steps waiting on the peer TC_NCCL_PEER_WAIT_SHARE of their time. */
 #define TC_NCCL_TUNE_SHARE 0.50
 #define TC_NCCL_FEW_CHANNELS 8
 #define TC_NCCL_LARGE_MESSAGE (4LL << 20)

@@ -83,8 +83,9 @@ typedef struct {
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
-  int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
-  int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c) */
+  int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c); 2: --nccl-inspector-v42, format v4.2 */
+  int nccl_prom;           /* --nccl-prometheus: the Inspector's Prometheus textfiles too (tg_nccl.c) */
+  int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c); 2: --nccl-plugin-trace-old, its format before 2.27 */
   char inter_algo[16], inter_proto[16]; /* --nccl-inter-mix: the plugin's main choice for inter-node groups' */
   int inter_ch;            /* messages of 1 MiB or more; inter_ch 0: not given (Tree/Simple/8 for all-reduce) */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
@@ -405,6 +406,8 @@ typedef struct {
 void write_nccl_inspector(const ctx_t *c, rw_t *const *ws);
 /* tg_nccl.c: --nccl-plugin-trace's plugin traces and their truth */
 void write_nccl_plugin_trace(const ctx_t *c, rw_t *const *ws);
+/* tg_nccl.c: --nccl-prometheus's Prometheus textfiles and their truth */
+void write_nccl_prometheus(const ctx_t *c, rw_t *const *ws);
 
 /* tg_events.c */
 extern const gpu_info GPUS[];

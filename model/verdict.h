@@ -24,8 +24,8 @@ typedef enum {
     TC_NCCL_EV_WAIT_IN_TIMER = 1u << 3,  /* NCCL's busbw under TC_NCCL_WAIT_RATIO of the trace's: NCCL's timer
                                           * holds waiting for late ranks, not only transfer */
     TC_NCCL_EV_TIMER_AGREES = 1u << 4,   /* NCCL's busbw within that ratio of the trace's: the transfer is slow */
-    TC_NCCL_EV_PEER_WAIT = 1u << 5,      /* proxy steps wait on the peer or the network for at least half their
-                                          * time: the fabric or the far side, not NCCL's choices */
+    TC_NCCL_EV_PEER_WAIT = 1u << 5,      /* proxy steps wait on the peer for at least half their time: the
+                                          * fabric or the far side more than NCCL's choices */
     TC_NCCL_EV_CHOICES_FIT = 1u << 6     /* inter-node, none of the above choices: more connections per peer */
 } tc_nccl_ev;
 #define TC_NCCL_EV_KINDS 7
@@ -46,11 +46,12 @@ typedef struct {
 
 typedef struct {
     bool has;                 /* the row's groups have NCCL records joined (Inspector or plugin) */
-    bool has_mix;             /* plugin COLL records were joined: the main mix below */
+    bool has_mix;             /* plugin COLL records (else Inspector v4.2+ records naming their choice) were
+                               * joined: the main mix below */
     char algorithm[16], protocol[16]; /* of the mix with the most records, as NCCL writes them */
     int32_t channels;         /* its channels, -1 unknown */
     int64_t mix_records;      /* its records, summed over the row's groups and ranks */
-    int64_t plugin_records;   /* all joined plugin records of the row */
+    int64_t plugin_records;   /* all joined plugin records of the row (those Inspector records without) */
     int64_t message_bytes;    /* the row's main message: S of the (collective, size) row with the most
                                * bytes moved (count x S); -1 unknown */
     int coll;                 /* tc_nccl_coll of that collective */

@@ -176,8 +176,8 @@ static void nccl_reason_text(char *buf, size_t n, const tc_nccl_evidence *e) {
                          e->evidence & TC_NCCL_EV_WAIT_IN_TIMER ? "NCCL's time holds waiting for late ranks, not only transfer"
                                                                 : "they agree: the time is transfer, not waiting");
     if (e->evidence & TC_NCCL_EV_PEER_WAIT && len < n)
-        tc_format(buf + len, n - len, "; its proxy waits on the peer %s and the network %s of its time: the fabric or the "
-                  "far side, not NCCL's choices", tc_fmt_pct(pp[0], sizeof pp[0], e->proxy_peer_wait_share, 0),
+        tc_format(buf + len, n - len, "; its proxy waits on the peer %s of its time (the network %s): the fabric or the "
+                  "far side more than NCCL's choices", tc_fmt_pct(pp[0], sizeof pp[0], e->proxy_peer_wait_share, 0),
                   tc_fmt_pct(pp[1], sizeof pp[1], e->proxy_net_share, 0));
 }
 

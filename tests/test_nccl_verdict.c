@@ -4,7 +4,8 @@
  * counted, not lost (also with --nccl-min-size); the old plugin spelling read with a note; the
  * verdict naming the NCCL settings for the under-performing inter-node group and "no setting will
  * help" for a saturated one (analyzer/findings.c nccl_evidence, docs/nccl.md); an FSDP job's
- * AllGather/ReduceScatter records held to the Inspector's per-rank message size. The mess: clock
+ * AllGather/ReduceScatter records held to the Inspector's per-rank message size; without a plugin trace,
+ * the Inspector v4.2 choices giving the mix. The mess: clock
  * offsets, µs-rounded exec times, dropped records, worker-style file names, records from before the
  * window. */
 #include "testutil.h"
@@ -167,6 +168,20 @@ Test(nccl_verdict, allgather_reducescatter_sizes_per_the_inspector, .timeout = 2
     const char *dir = plant("fsdp", "--fsdp");
     yajl_val res = analyze(dir, "");
     check_groups(dir, res, false, false);
+    yajl_tree_free(res);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+/* Without a plugin trace, Inspector v4.2 records naming coll_algo / coll_proto give the main mix. */
+Test(nccl_verdict, inspector_v42_choices_without_a_plugin_trace, .timeout = 240) {
+    const char *dir = plant("v42", "--tp 2 --dp-busbw-GBps 12.5 --nccl-inspector-v42 --nccl-inter-mix Ring/LL/2");
+    yajl_val res = analyze(dir, "--nic-gbps 400");
+    yajl_val fab = at(at(at(res, "summary", NULL), "nccl", NULL), "fabric", NULL);
+    cr_assert(YAJL_IS_OBJECT(fab));
+    cr_assert_str_eq(YAJL_GET_STRING(at(fab, "algorithm", NULL)), "Ring");
+    cr_assert_str_eq(YAJL_GET_STRING(at(fab, "protocol", NULL)), "LL");
+    yajl_val set = at(fab, "settings", NULL);
+    cr_assert(has_setting(set, "NCCL_PROTO", "Simple") && has_setting(set, "NCCL_ALGO", "Tree"));
     yajl_tree_free(res);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
