@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The straggler is the rank whose late arrivals cause most of the others' waiting. It stands out
  * when it caused at least clamp(2/n, 0.5, 0.75) of all the wait in matched collectives (a fair
@@ -115,6 +116,114 @@ static size_t fabric_row(const tc_job *j) {
     return best;
 }
 
+/* NCCL's figures of row k's groups summed into e: the mix with the most joined plugin records (without
+ * a plugin trace, joined Inspector v4.2+ records naming theirs), NCCL's
+ * busbw over their joined Inspector records, the proxy shares weighted by proxy time, the most nodes. */
+static void nccl_row_sums(const tc_job *j, size_t k, tc_nccl_evidence *e) {
+    const tc_nccl_result *n = &j->nccl;
+    int64_t mix[TC_NCCL_MAX_MIXES] = {0}, ins[TC_NCCL_MAX_MIXES] = {0}, ins_records = 0;
+    double bus_bytes = 0, exec_us = 0, proxy_ns = 0, gpu = 0, peer = 0, net = 0;
+    for (size_t g = 0; g < j->n_groups; g++) {
+        const tc_nccl_group *ng = &n->groups[g];
+        if (j->groups[g].row != k || !ng->has) continue;
+        e->has = e->has || ng->c.joined > 0 || ng->plugin_joined > 0;
+        for (size_t m = 0; m < n->log.n_mixes; m++) {
+            mix[m] += ng->mix_records[m];
+            e->plugin_records += ng->mix_records[m];
+            ins[m] += ng->inspector_mix_records[m];
+            ins_records += ng->inspector_mix_records[m];
+        }
+        bus_bytes += ng->bus_bytes;
+        exec_us += ng->exec_us;
+        if (ng->has_proxy && ng->proxy_ns > 0) {
+            e->has_proxy = true;
+            proxy_ns += ng->proxy_ns;
+            gpu += ng->proxy_gpu_wait_share * ng->proxy_ns;
+            peer += ng->proxy_peer_wait_share * ng->proxy_ns;
+            net += ng->proxy_net_share * ng->proxy_ns;
+        }
+        if (j->groups[g].has_nodes && j->groups[g].nodes > e->nodes) e->nodes = j->groups[g].nodes;
+    }
+    if (!e->plugin_records && ins_records) { /* no plugin trace: the Inspector's own (v4.2+) choices */
+        memcpy(mix, ins, sizeof mix);
+        e->plugin_records = ins_records;
+    }
+    size_t best = SIZE_MAX;
+    for (size_t m = 0; m < n->log.n_mixes; m++) if (mix[m] && (best == SIZE_MAX || mix[m] > mix[best])) best = m;
+    if ((e->has_mix = best != SIZE_MAX)) {
+        memcpy(e->algorithm, n->log.mixes[best].algorithm, sizeof e->algorithm);
+        memcpy(e->protocol, n->log.mixes[best].protocol, sizeof e->protocol);
+        e->channels = n->log.mixes[best].channels;
+        e->mix_records = mix[best];
+    }
+    if ((e->has_busbw = exec_us > 0)) e->busbw_GBps = bus_bytes / exec_us / 1e3;
+    if (e->has_proxy) {
+        e->proxy_gpu_wait_share = gpu / proxy_ns;
+        e->proxy_peer_wait_share = peer / proxy_ns;
+        e->proxy_net_share = net / proxy_ns;
+    }
+}
+
+/* Adds setting s = value (text) or, value NULL, = number, unless it is there already. */
+static void nccl_try(tc_nccl_evidence *e, tc_nccl_setting s, uint32_t because, const char *value, long long number) {
+    for (size_t i = 0; i < e->n_tries; i++) if (e->tries[i].setting == s) return;
+    if (e->n_tries == TC_NCCL_MAX_TRIES) return;
+    tc_nccl_try *t = &e->tries[e->n_tries++];
+    t->setting = s;
+    t->because = because;
+    if (value) tc_format(t->value, sizeof t->value, "%s", value);
+    else tc_format(t->value, sizeof t->value, "%lld", number);
+}
+
+/* NCCL's evidence about row k of the fabric reason r, and the settings to try (docs/nccl.md "The
+ * verdict's NCCL settings"). The row's main message is the (collective, size) row of its groups
+ * with the most bytes moved. Under TC_NCCL_TUNE_SHARE of the link's rating: few channels on a large
+ * message (NCCL_MIN_NCHANNELS twice them, at least TC_NCCL_FEW_CHANNELS, at most 32; inter-node
+ * also NCCL_NCHANNELS_PER_NET_PEER 4), LL on a large message (NCCL_PROTO Simple), Ring all-reduce
+ * across many nodes (NCCL_ALGO Tree); inter-node with none of these, more queue pairs and channels
+ * per peer (NCCL_IB_QPS_PER_CONNECTION, NCCL_NCHANNELS_PER_NET_PEER 4). Saturated: none. */
+static void nccl_evidence(const tc_job *j, size_t k, const tc_reason *r, tc_nccl_evidence *e) {
+    memset(e, 0, sizeof *e);
+    e->channels = -1;
+    e->message_bytes = -1;
+    if (!j->nccl.present || !j->nccl.groups) return;
+    nccl_row_sums(j, k, e);
+    if (!e->has) return;
+    const tc_group_figures *f = &j->group_rows[k].f;
+    double most = -1;
+    for (size_t c = 0; c < j->n_colls; c++) {
+        const tc_collective_result *cr = &j->colls[c];
+        if (cr->group >= j->n_groups || j->groups[cr->group].row != k || cr->bytes < 0) continue;
+        double moved = (double)cr->count * (double)cr->bytes;
+        if (moved > most) { most = moved; e->message_bytes = cr->bytes; e->coll = (int)tc_nccl_coll_of(cr->name); }
+    }
+    if ((e->has_trace_busbw = f->has_busbw)) e->trace_busbw_GBps = f->busbw_GBps;
+    e->saturated = r->saturated;
+    e->tune = f->has_share && f->share_of_rated < TC_NCCL_TUNE_SHARE;
+    if (e->has_busbw && e->has_trace_busbw)
+        e->evidence |= e->busbw_GBps < TC_NCCL_WAIT_RATIO * e->trace_busbw_GBps ? TC_NCCL_EV_WAIT_IN_TIMER : TC_NCCL_EV_TIMER_AGREES;
+    if (e->has_proxy && e->proxy_peer_wait_share >= TC_NCCL_PEER_WAIT_SHARE) e->evidence |= TC_NCCL_EV_PEER_WAIT;
+    bool large = e->message_bytes >= TC_NCCL_LARGE_MESSAGE, inter = f->scope == TC_SCOPE_INTER;
+    if (e->has_mix && large && e->channels >= 0 && e->channels < TC_NCCL_FEW_CHANNELS) e->evidence |= TC_NCCL_EV_FEW_CHANNELS;
+    if (e->has_mix && large && !strcasecmp(e->protocol, "LL")) e->evidence |= TC_NCCL_EV_LL_LARGE;
+    if (e->has_mix && inter && e->coll == TC_NCCL_ALLREDUCE && e->nodes >= TC_NCCL_MANY_NODES && !strcasecmp(e->algorithm, "Ring"))
+        e->evidence |= TC_NCCL_EV_RING_MANY_NODES;
+    if (inter && e->has_mix && !(e->evidence & (TC_NCCL_EV_FEW_CHANNELS | TC_NCCL_EV_LL_LARGE | TC_NCCL_EV_RING_MANY_NODES)))
+        e->evidence |= TC_NCCL_EV_CHOICES_FIT;
+    if (!e->tune || e->saturated) return;
+    if (e->evidence & TC_NCCL_EV_LL_LARGE) nccl_try(e, TC_NCCL_SET_PROTO, TC_NCCL_EV_LL_LARGE, "Simple", 0);
+    if (e->evidence & TC_NCCL_EV_FEW_CHANNELS) {
+        long long want = 2LL * e->channels < TC_NCCL_FEW_CHANNELS ? TC_NCCL_FEW_CHANNELS : 2LL * e->channels;
+        nccl_try(e, TC_NCCL_SET_MIN_NCHANNELS, TC_NCCL_EV_FEW_CHANNELS, NULL, want > 32 ? 32 : want);
+        if (inter) nccl_try(e, TC_NCCL_SET_NCHANNELS_PER_NET_PEER, TC_NCCL_EV_FEW_CHANNELS, NULL, 4);
+    }
+    if (e->evidence & TC_NCCL_EV_RING_MANY_NODES) nccl_try(e, TC_NCCL_SET_ALGO, TC_NCCL_EV_RING_MANY_NODES, "Tree", 0);
+    if (e->evidence & TC_NCCL_EV_CHOICES_FIT) {
+        nccl_try(e, TC_NCCL_SET_IB_QPS_PER_CONNECTION, TC_NCCL_EV_CHOICES_FIT, NULL, 4);
+        nccl_try(e, TC_NCCL_SET_NCHANNELS_PER_NET_PEER, TC_NCCL_EV_CHOICES_FIT, NULL, 4);
+    }
+}
+
 /* Network-bound: a FABRIC reason naming the row with the most exposed transfer, its share of GPU
  * time, and whether its bus bandwidth saturates its link (TC_FABRIC_SATURATED_SHARE). */
 static void decide_fabric(tc_job *j, const tc_reason *base) {
@@ -127,6 +236,7 @@ static void decide_fabric(tc_job *j, const tc_reason *base) {
     r.row_share = row->f.split_known ? row->exposed_transfer_share : row->exposed_comm_share;
     r.saturated = row->f.has_share && row->f.share_of_rated >= TC_FABRIC_SATURATED_SHARE;
     r.above_rated = row->f.has_share && row->f.share_of_rated > TC_FABRIC_ABOVE_RATED_SHARE;
+    nccl_evidence(j, k, &r, &r.nccl);
     add_reason(&j->findings, r);
 }
 
@@ -333,6 +443,7 @@ static void fabric_action(tc_job *j) {
     else if (sm->has_fabric_busbw) { add_action(f, TC_ACTION_FABRIC_BUSBW, sm->fabric_busbw_GBps); return; }
     else { add_action(f, TC_ACTION_MEASURE_FABRIC, 0); return; }
     f->actions[f->n_actions - 1].row = fr->row;
+    f->actions[f->n_actions - 1].nccl = fr->nccl;
 }
 
 #define TC_HOST_ACTIONS 3 /* at most, from the idle causes */

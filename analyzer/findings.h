@@ -24,6 +24,18 @@
  * in-network reduction, another fabric than --fabric names): the reason says so. */
 #define TC_FABRIC_ABOVE_RATED_SHARE 1.10
 
+/* The rules that turn NCCL's evidence about the fabric reason's row into the settings to try
+ * (tc_nccl_evidence, docs/nccl.md "The verdict's NCCL settings"): under TC_NCCL_TUNE_SHARE of the
+ * link's rating; few channels below TC_NCCL_FEW_CHANNELS, LL on a large message (TC_NCCL_LARGE_MESSAGE
+ * or more), Ring across TC_NCCL_MANY_NODES nodes or more, NCCL's busbw under TC_NCCL_WAIT_RATIO of the
+ * trace's, proxy steps waiting on the peer TC_NCCL_PEER_WAIT_SHARE of their time. */
+#define TC_NCCL_TUNE_SHARE 0.50
+#define TC_NCCL_FEW_CHANNELS 8
+#define TC_NCCL_LARGE_MESSAGE (4LL << 20)
+#define TC_NCCL_MANY_NODES 4
+#define TC_NCCL_WAIT_RATIO 0.80
+#define TC_NCCL_PEER_WAIT_SHARE 0.50
+
 /* Too little to judge (decide_too_small; docs/definitions.md "Too small to judge"): a job with fewer
  * than TC_JUDGE_MIN_EVENTS GPU events and less than TC_JUDGE_MIN_BUSY_NS of GPU time (Σ over ranks of
  * the time some GPU activity runs: window − idle) gets the verdict too-small: no loss class, no

@@ -50,12 +50,27 @@ static size_t group_of(const tc_job *j, const int64_t *member, int32_t n) {
     return n_unlisted == 1 ? unlisted : SIZE_MAX;
 }
 
+/* The figure NCCL holds to the size floor and writes as coll_msg_size_bytes: count x the datatype's
+ * size, NCCL's count being per rank for AllGather and ReduceScatter (the Inspector's writer,
+ * plugins/profiler/inspector/inspector_plugin.cc; its busbw takes S = that x n_ranks), S for the others. */
+static int64_t floor_part(const tc_coll_instance *in, uint8_t coll) {
+    bool per_rank = coll == TC_NCCL_ALLGATHER || coll == TC_NCCL_REDUCESCATTER;
+    return per_rank && in->bytes >= 0 && in->group_size > 0 ? in->bytes / in->group_size : in->bytes;
+}
+
+static bool below_floor(const tc_coll_instance *in, uint8_t coll, int64_t min_size) {
+    int64_t b = floor_part(in, coll);
+    return b >= 0 && b < min_size;
+}
+
 /* Every (process group, rank index, kind, instance) of the job's matched instances, sorted, so the
  * instances of one rank in one group of one kind are a range, in matching order. */
 typedef struct { uint64_t pg; uint32_t ri; uint32_t coll; size_t inst; } slot;
 typedef struct {
     slot *v; size_t n;
     size_t *out;            /* room for the instances of one range */
+    uint8_t *mark;          /* per slot, on a range's first: 1 an Inspector run of its kind joined; on a
+                             * (group, rank) block's first: 2 the rank has Inspector records of the group */
 } inst_index;
 
 static int cmp_slot(const void *a, const void *b) {
@@ -70,8 +85,9 @@ static int cmp_slot(const void *a, const void *b) {
 static int index_build(const tc_job *j, inst_index *ix) {
     ix->v = malloc((j->n_inst_members ? j->n_inst_members : 1) * sizeof *ix->v);
     ix->out = malloc((j->n_instances ? j->n_instances : 1) * sizeof *ix->out);
+    ix->mark = calloc(j->n_inst_members ? j->n_inst_members : 1, 1);
     ix->n = 0;
-    if (!ix->v || !ix->out) return -1;
+    if (!ix->v || !ix->out || !ix->mark) return -1;
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
         size_t pg = j->inst_groups[in->group].pg;
@@ -85,19 +101,49 @@ static int index_build(const tc_job *j, inst_index *ix) {
     return 0;
 }
 
-static void index_free(inst_index *ix) { free(ix->v); free(ix->out); }
+static void index_free(inst_index *ix) { free(ix->v); free(ix->out); free(ix->mark); }
 
-/* The instances of group pg and kind coll that rank index ri has, in matching order, into ix->out. */
-static size_t instances_of(inst_index *ix, size_t pg, uint8_t coll, size_t ri) {
+/* The first slot of group pg, rank index ri and kind coll or after. */
+static size_t slot_at(const inst_index *ix, size_t pg, size_t ri, uint32_t coll) {
     slot key = {pg, (uint32_t)ri, coll, 0};
-    size_t lo = 0, hi = ix->n, n = 0;
+    size_t lo = 0, hi = ix->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (cmp_slot(&ix->v[mid], &key) < 0) lo = mid + 1;
         else hi = mid;
     }
+    return lo;
+}
+
+/* The instances of group pg and kind coll that rank index ri has, in matching order, into ix->out. */
+static size_t instances_of(inst_index *ix, size_t pg, uint8_t coll, size_t ri) {
+    size_t lo = slot_at(ix, pg, ri, coll), n = 0;
     for (; lo < ix->n && ix->v[lo].pg == pg && ix->v[lo].ri == ri && ix->v[lo].coll == coll; lo++) ix->out[n++] = ix->v[lo].inst;
     return n;
+}
+
+/* Marks (group pg, rank index ri) as having Inspector records, and its range of kind coll as joined. */
+static void mark_run(inst_index *ix, size_t pg, size_t ri, uint8_t coll) {
+    size_t b = slot_at(ix, pg, ri, 0), k = slot_at(ix, pg, ri, coll);
+    if (b < ix->n && ix->v[b].pg == pg && ix->v[b].ri == ri) ix->mark[b] |= 2;
+    if (k < ix->n && ix->v[k].pg == pg && ix->v[k].ri == ri && ix->v[k].coll == coll) ix->mark[k] |= 1;
+}
+
+/* The kernels of a kind of which a rank with Inspector records of the group has none at all (every
+ * one under the floor, or dropped) are counted below the floor or dropped, not lost. */
+static void count_unrecorded_kinds(const tc_job *j, tc_nccl_result *r, const inst_index *ix) {
+    bool logged = false;
+    for (size_t i = 0, e; i < ix->n; i = e) {
+        const slot *s = &ix->v[i];
+        if (i == 0 || s->pg != ix->v[i - 1].pg || s->ri != ix->v[i - 1].ri) logged = ix->mark[i] & 2;
+        for (e = i + 1; e < ix->n && ix->v[e].pg == s->pg && ix->v[e].ri == s->ri && ix->v[e].coll == s->coll; e++) {}
+        if (!logged || (ix->mark[i] & 1)) continue;
+        for (size_t k = i; k < e; k++) {
+            tc_nccl_group *g = &r->groups[s->pg];
+            if (below_floor(&j->instances[ix->v[k].inst], (uint8_t)s->coll, r->min_size)) g->c.below_min_size++;
+            else g->c.dropped++;
+        }
+    }
 }
 
 /* The record of sequence number sn among rec[0, n) (sorted by sn), NULL none. */
@@ -172,7 +218,7 @@ static size_t steady_matches(const tc_job *j, const size_t *inst, size_t ni, siz
 static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t ri, const tc_nccl_record *rec,
                         size_t nr, int64_t min_size, double *relative, int64_t *sn0) {
     size_t first = 0;
-    while (first < ni && j->instances[inst[first]].bytes < min_size) first++;
+    while (first < ni && below_floor(&j->instances[inst[first]], rec[0].coll, min_size)) first++;
     if (first == ni) return false;
     enum { MAXC = 64 };
     int64_t base[MAXC];
@@ -268,6 +314,7 @@ static int join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, co
     size_t ni = instances_of(ix, pg, rec[0].coll, ri);
     const size_t *inst = ix->out;
     if (rec[0].plugin) return join_plugin_run(j, r, pg, ri, rec, nr, ni, inst);
+    mark_run(ix, pg, ri, rec[0].coll);
     int64_t sn0 = 0;
     if (!best_offset(j, inst, ni, ri, rec, nr, r->min_size, NULL, &sn0)) { r->outside_trace += (int64_t)nr; ni = 0; }
     size_t inside = 0;
@@ -275,7 +322,7 @@ static int join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, co
         const tc_coll_instance *in = &j->instances[inst[k]];
         const tc_nccl_record *x = by_sn(rec, nr, sn0 + (int64_t)k);
         inside += x != NULL;
-        if (!x) { if (in->bytes >= 0 && in->bytes < r->min_size) g->c.below_min_size++; else g->c.dropped++; }
+        if (!x) { if (below_floor(in, rec[0].coll, r->min_size)) g->c.below_min_size++; else g->c.dropped++; }
         else if (x->bytes != in->bytes) g->c.size_mismatch++;
         else if (x->timing == TC_NCCL_TIMING_KERNEL_CPU || x->timing == TC_NCCL_TIMING_COLLECTIVE_CPU) g->c.cpu_timed++;
         else {
@@ -415,10 +462,12 @@ static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *fil
         size_t pg = j->inst_groups[in->group].pg;
         if (pg == SIZE_MAX || r->groups[pg].has_comm) continue;
         tc_nccl_group *g = &r->groups[pg];
+        const tc_trace *t = &j->traces[j->ranks[j->inst_members[in->first].rank].input];
+        uint8_t coll = (uint8_t)tc_nccl_coll_of(tc_trace_str(t, in->name));
         for (uint32_t k = 0; k < in->n; k++) {
             if (!logged[j->inst_members[in->first + k].rank]) continue;
             g->has = true;
-            if (in->bytes >= 0 && in->bytes < r->min_size) g->c.below_min_size++;
+            if (below_floor(in, coll, r->min_size)) g->c.below_min_size++;
             else g->c.dropped++;
         }
     }
@@ -439,8 +488,9 @@ static bool traces_held(const tc_job *j) {
 }
 
 /* The plugin's COLL records get their communicator's size (that of the Inspector records of the same
- * id, else one more than the highest Rank of its plugin records: a file per rank) and their message
- * size S per nccl-tests (Count is per rank for AllGather and ReduceScatter). rec sorted by
+ * id, else one more than the highest Rank of its plugin records: a file per rank); every record its
+ * message size S per nccl-tests (NCCL's count, and so the Inspector's coll_msg_size_bytes and the
+ * plugin's Count, is per rank for AllGather and ReduceScatter: S is n_ranks times it). rec sorted by
  * communicator; sorted again after. */
 static void plugin_sizes(tc_nccl_record *rec, size_t n) {
     bool any = false;
@@ -452,17 +502,18 @@ static void plugin_sizes(tc_nccl_record *rec, size_t n) {
         }
         if (!size) size = top + 1;
         for (size_t k = a; k < b; k++) {
-            if (!rec[k].plugin) continue;
+            bool per_rank = rec[k].coll == TC_NCCL_ALLGATHER || rec[k].coll == TC_NCCL_REDUCESCATTER;
+            if (!rec[k].plugin) { if (per_rank) rec[k].bytes *= rec[k].n_ranks; continue; }
             any = true;
             rec[k].n_ranks = size;
-            if (rec[k].coll == TC_NCCL_ALLGATHER || rec[k].coll == TC_NCCL_REDUCESCATTER) rec[k].bytes *= size;
+            if (per_rank) rec[k].bytes *= size;
         }
     }
     if (any) tc_sort(rec, n, sizeof *rec, cmp_rec);
 }
 
 int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
-    if (!r->min_size) r->min_size = TC_NCCL_DEFAULT_MIN_SIZE;
+    if (!r->min_size_given) r->min_size = TC_NCCL_DEFAULT_MIN_SIZE;
     if (!traces_held(j)) {
         r->groups = calloc(j->n_groups ? j->n_groups : 1, sizeof *r->groups);
         return r->groups ? tc_nccl_note(r, "not joined: the join needs every rank's trace in this process (the MPI "
@@ -484,6 +535,7 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
         for (b = a + 1; b < n && rec[b].comm_id == rec[a].comm_id && rec[b].n_ranks == rec[a].n_ranks; b++) {}
         rc = join_comm(j, r, rec + a, b - a, file_rank, &ix);
     }
+    if (rc == 0) count_unrecorded_kinds(j, r, &ix);
     if (rc == 0) rc = count_unlogged(j, r, file_rank);
     if (rc == 0) rc = tc_nccl_prom_join(j, r);
     free(file_rank);

@@ -29,10 +29,17 @@ static void mix_count(plug_mix *mix, int64_t *mix_n, int64_t *n_mix, plug_mix m)
   mix_n[k]++;
 }
 
-static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt);
+static plug_mix mix_for(const options *o, const pgroup *g, const collinfo *ci, int alt);
 
 static const char *coll_word(int coll) {
   return coll == CT_ALLGATHER ? "AllGather" : coll == CT_REDUCESCATTER ? "ReduceScatter" : "AllReduce";
+}
+
+/* What the Inspector writes as coll_msg_size_bytes: count x the datatype's size, NCCL's count being per
+ * rank for AllGather and ReduceScatter (plugins/profiler/inspector/inspector_plugin.cc; its busbw takes
+ * S = that x n_ranks), S for the others. The size floor is held to the same figure. */
+static long long inspector_bytes(const pgroup *g, const collinfo *ci) {
+  return ci->coll == CT_ALLGATHER || ci->coll == CT_REDUCESCATTER ? ci->bytes / g->size : ci->bytes;
 }
 
 static int cmp_rec(const void *a, const void *b) {
@@ -67,7 +74,7 @@ static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, cons
   fprintf(f, "%s\"coll_perf\":%s{%s%s\"coll\":%s\"%s\",%s%s\"coll_sn\":%s%lld,%s%s\"coll_msg_size_bytes\":%s%lld,%s%s"
              "\"coll_exec_time_us\":%s%lld,%s%s\"coll_timing_source\":%s\"%s\",%s%s\"coll_algobw_gbs\":%s%.6f,%s%s"
              "\"coll_busbw_gbs\":%s%.6f%s%s}%s}\n",
-          i1, sp, nl, i2, sp, coll_word(ci->coll), nl, i2, sp, (long long)sn, nl, i2, sp, ci->bytes, nl, i2, sp,
+          i1, sp, nl, i2, sp, coll_word(ci->coll), nl, i2, sp, (long long)sn, nl, i2, sp, inspector_bytes(g, ci), nl, i2, sp,
           (long long)us, nl, i2, sp, cpu ? "kernel_cpu" : "kernel_gpu", nl, i2, sp, algbw, nl, i2, sp, busbw, nl, i1, nl);
 }
 
@@ -88,7 +95,7 @@ static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *
   }
   fprintf(f, "\"coll_perf\":{\"coll\":\"%s\",\"coll_algo\":\"%s\",\"coll_proto\":\"%s\",\"coll_sn\":%lld,"
              "\"coll_msg_size_bytes\":%lld,\"coll_exec_time_us\":%lld,\"coll_timing_source\":\"%s\",\"coll_algobw_gbs\":%.6f,"
-             "\"coll_busbw_gbs\":%.6f", coll_word(ci->coll), m.algo, m.proto, (long long)sn, ci->bytes, (long long)us,
+             "\"coll_busbw_gbs\":%.6f", coll_word(ci->coll), m.algo, m.proto, (long long)sn, inspector_bytes(g, ci), (long long)us,
           cpu ? "kernel_cpu" : "kernel_gpu", algbw, busbw);
   if (verbose) {
     fprintf(f, ",\"event_trace_sn\":{\"coll_start_sn\":%lld,\"coll_stop_sn\":%lld,\"kernel_events\":[", (long long)sn * 9,
@@ -124,10 +131,10 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
     while (grank < g->size && g->ranks[grank] != r) grank++;
     int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
     int v42 = c->o.nccl_inspector == 2, verbose = v42 && r == 1;
-    if (v[a]->ci->bytes >= NCCL_FLOOR)
+    if (inspector_bytes(g, v[a]->ci) >= NCCL_FLOOR)
       for (int k = 0; k < NCCL_PRE; k++, pre++) {
         int64_t us = llround((double)(v[a]->d - v[a]->wait) / 1e3), ts = (v[a]->t - 100 * MS + w->off) / US;
-        if (v42) record_v42(f, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts, mix_for(g, v[a]->ci, 0), verbose);
+        if (v42) record_v42(f, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts, mix_for(&c->o, g, v[a]->ci, 0), verbose);
         else record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts);
       }
     int64_t written = 0, lost = 0, last_ts = 0;
@@ -135,10 +142,10 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
       const grec *e = v[i];
       int64_t k = (int64_t)(i - a), us = llround((double)(e->d - e->wait) / 1e3);
       uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
-      if (e->ci->bytes < NCCL_FLOOR) { t[gi].below++; continue; }
+      if (inspector_bytes(g, e->ci) < NCCL_FLOOR) { t[gi].below++; continue; }
       if (h % 13 == 0) { t[gi].dropped++; lost++; continue; }
       int cpu = h % 31 == 5;
-      plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+      plug_mix m = mix_for(&c->o, g, e->ci, h % 5 == 1);
       int64_t ts = (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200);
       if (v42) record_v42(f, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts, m, verbose);
       else record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts);
@@ -151,7 +158,7 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
       if (v42) mix_count(t[gi].mix, t[gi].mix_n, &t[gi].n_mix, (plug_mix){m.algo, m.proto, verbose ? m.ch : -1});
     }
     if (v42 && (written || lost)) /* the dump's stats record: its records and the ring's drops */
-      record_v42(f, g, gi, grank, host, c->pid[r], NULL, written, lost, 0, last_ts + 1, mix_for(g, v[a]->ci, 0), 0);
+      record_v42(f, g, gi, grank, host, c->pid[r], NULL, written, lost, 0, last_ts + 1, mix_for(&c->o, g, v[a]->ci, 0), 0);
   }
   free(v);
   if (fclose(f)) die("cannot write %s", path);
@@ -203,10 +210,12 @@ typedef struct {
 } plug_truth;
 
 /* What NCCL would choose for ci on g (planted, not NCCL's tuner); alt: one in 5, another choice
- * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows. */
-static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
+ * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows; --nccl-inter-mix
+ * sets the main choice across nodes for messages of 1 MiB or more. */
+static plug_mix mix_for(const options *o, const pgroup *g, const collinfo *ci, int alt) {
   if (alt) return g->nodes <= 1 ? (plug_mix){"Ring", "Simple", 8} : (plug_mix){"Ring", "LL128", 4};
   if (g->nodes <= 1) return ci->bytes >= (1 << 20) ? (plug_mix){"Ring", "Simple", 16} : (plug_mix){"Ring", "LL", 4};
+  if (o->inter_ch && ci->bytes >= (1 << 20)) return (plug_mix){o->inter_algo, o->inter_proto, o->inter_ch};
   if (ci->coll == CT_ALLREDUCE && ci->bytes >= (1 << 20)) return (plug_mix){"Tree", "Simple", 8};
   return (plug_mix){"Ring", "LL128", 2};
 }
@@ -336,13 +345,13 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
       int64_t sn0 = 40 + 3 * gi;
       for (int k = 0; k < NCCL_PRE; k++, pre++) /* their proxy steps are not the window's: not counted */
         plug_events(f, old, fmt, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci,
-                    sn0 - NCCL_PRE + k, mix_for(g, v[k0]->ci, 0), (uint64_t)k, &step_id, NULL);
+                    sn0 - NCCL_PRE + k, mix_for(&c->o, g, v[k0]->ci, 0), (uint64_t)k, &step_id, NULL);
       for (size_t i = k0; i < k1; i++) {
         const grec *e = v[i];
         int64_t k = (int64_t)(i - k0);
         uint64_t h = h4(c->o.seed ^ 0x706c7567ULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
         if (h % 11 == 3) { t[gi].dropped++; continue; }
-        plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+        plug_mix m = mix_for(&c->o, g, e->ci, h % 5 == 1);
         plug_events(f, old, fmt, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m, h,
                     &step_id, &t[gi].px);
         truth_add(&t[gi], m);
@@ -431,7 +440,7 @@ static void write_prom_rank(const ctx_t *c, const rw_t *w, int r, bucket *tb, in
     int64_t hi, us = llround((double)(e->d - e->wait) / 1e3);
     char label[32];
     int64_t lo = size_lo(e->ci->bytes, &hi, label, sizeof label);
-    plug_mix m = mix_for(&c->groups[gi], e->ci, h % 5 == 1);
+    plug_mix m = mix_for(&c->o, &c->groups[gi], e->ci, h % 5 == 1);
     int q = 0;
     while (q < nb && !(b[q].gi == gi && b[q].coll == e->ci->coll && b[q].lo == lo && /* channels are no label */
                        !strcmp(b[q].m.algo, m.algo) && !strcmp(b[q].m.proto, m.proto))) q++;

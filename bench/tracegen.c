@@ -100,6 +100,8 @@ static void usage(FILE *f) {
       "                         DIR/nccl_profile-<hostname>-<tid>.txt per communicator and rank\n"
       "  --nccl-prometheus      with --tp/--fsdp: DIR/nccl_inspector_metrics_GPU-<uuid>.prom, the NCCL\n"
       "                         Inspector's Prometheus files, and DIR/nccl_prom_expected.json (tg_nccl.c)\n"
+      "  --nccl-inter-mix A/P/C  the plugin's main choice for inter-node groups' messages of 1 MiB or\n"
+      "                         more: algorithm/protocol/channels (default Tree/Simple/8 for all-reduce)\n"
       "  --autograd-thread      backward (its ops, DDP's hooks and finalize) runs on the autograd engine's\n"
       "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
       "  --first-bucket-mib M   DDP's first bucket (the first all-reduced) holds M MiB (default: --bucket-mib)\n"
@@ -134,7 +136,8 @@ static int new_option(const char *name) {
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
-                                 "--intra-latency-us", "--straggler-factor", "--host-sync", "--first-bucket-mib"};
+                                 "--intra-latency-us", "--straggler-factor", "--host-sync", "--first-bucket-mib",
+                                 "--nccl-inter-mix"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
     if (!strcmp(name, flags[i])) return 1;
   for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
@@ -162,6 +165,12 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--nccl-plugin-trace")) o->nccl_plugin = 1;
   else if (!strcmp(name, "--nccl-plugin-trace-old")) o->nccl_plugin = 2;
   else if (!strcmp(name, "--nccl-prometheus")) o->nccl_prom = 1;
+  else if (!strcmp(name, "--nccl-inter-mix")) {
+    char tail;
+    if (sscanf(val, "%15[A-Za-z]/%15[A-Za-z0-9]/%d%c", o->inter_algo, o->inter_proto, &o->inter_ch, &tail) != 3 ||
+        o->inter_ch < 1 || o->inter_ch > 64)
+      die("--nccl-inter-mix: want ALGO/PROTO/CHANNELS (Ring/LL/2), got '%s'", val);
+  }
   else if (!strcmp(name, "--tp")) o->tp = parse_int(name, val, 1, MAX_RANKS);
   else if (!strcmp(name, "--gpus-per-node")) o->gpn = parse_int(name, val, 1, 1024);
   else if (!strcmp(name, "--tp-busbw-GBps")) o->tp_busbw = parse_num(name, val, 1e-6, 1e9);

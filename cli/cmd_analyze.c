@@ -11,6 +11,7 @@
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"
+#include "analyzer/findings.h"
 #include "analyzer/nccl_join.h"
 #include "parsers/nccl_inspector.h"
 #include "reports/cost_report.h"
@@ -128,6 +129,7 @@ typedef struct {
     tc_cli_inputs inputs;     /* the operands expanded, once: checked against the outputs, loaded */
     char **configs; size_t n_configs;   /* --config files read (room for argc): inputs no output may name */
     char **nccl; size_t n_nccl;         /* --nccl DIR|FILE operands (room for argc) */
+    long nccl_min_size;                 /* --nccl-min-size BYTES, -1 not given (the Inspector's default) */
 } analyze_args;
 
 /* One option o->opt with its value into a. TC_EXIT_OK, -1 after --help (printed), or a usage exit
@@ -195,6 +197,10 @@ static int set_option(const tc_opts *o, analyze_args *a) {
     case TC_OPT_NCCL:
         if (!v || !*v) return tc_opts_error(t, "%s needs a folder of NCCL Inspector logs or one log file", name);
         a->nccl[a->n_nccl++] = (char *)v;
+        return TC_EXIT_OK;
+    case TC_OPT_NCCL_MIN_SIZE:
+        if (!tc_parse_long(v, &a->nccl_min_size) || a->nccl_min_size < 0)
+            return tc_opts_error(t, "%s needs a message size in bytes (0 or more), not '%s'", name, v ? v : "");
         return TC_EXIT_OK;
     default: return TC_EXIT_OK; /* no other rows in the table */
     }
@@ -332,7 +338,10 @@ static int read_nccl(const analyze_args *a, tc_job *j, int rc) {
     tc_print_notes(stderr, &notes);
     tc_notes_free(&notes);
     j->nccl.present = j->nccl.log.n_files > 0;
-    if (st == TC_ERR_NOMEM || st2 == TC_ERR_NOMEM || (j->nccl.present && tc_nccl_join(j, &j->nccl))) {
+    if (a->nccl_min_size >= 0) { j->nccl.min_size = a->nccl_min_size; j->nccl.min_size_given = true; }
+    /* the findings again: the verdict's fabric reason and actions read NCCL's evidence */
+    if (st == TC_ERR_NOMEM || st2 == TC_ERR_NOMEM ||
+        (j->nccl.present && (tc_nccl_join(j, &j->nccl) || tc_job_findings(j, &a->aopt)))) {
         fprintf(stderr, "tracecost: out of memory\n");
         return TC_EXIT_NOTHING;
     }
@@ -384,6 +393,7 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     analyze_args a;
     memset(&a, 0, sizeof a);
     a.aopt.bound_threshold = 0.15;
+    a.nccl_min_size = -1;
     tc_cost_inputs_defaults(&a.cost_in);
     tc_cost_set_today(&a.cost_in);
     a.operands = calloc((size_t)argc + 1, sizeof *a.operands);

@@ -48,6 +48,7 @@ typedef enum {
     TC_OPT_SAMPLES_B,      /* compare --b-samples-per-step */
     TC_OPT_COMM_KERNEL,    /* --comm-kernel REGEX: more communication kernels (model/comm_kernels.h) */
     TC_OPT_NCCL,           /* analyze --nccl DIR|FILE: NCCL Inspector logs (parsers/nccl_inspector.h) */
+    TC_OPT_NCCL_MIN_SIZE,  /* analyze --nccl-min-size BYTES: the Inspector's size floor (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
     TC_OPT_WINDOW,         /* analyze --window K|all: the profiler window (parsers/assemble.h) */
     TC_OPT_COST_FLAG,      /* a cost option (cost_options.h): name without "--" is its key */
     TC_OPT_COST_FLAG_B,    /* compare's --b-FLAG: the cost option FLAG for run B only */

@@ -46,7 +46,7 @@ _tracecost() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --csv --force --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
-                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window --nccl" -- "$cur"))
+                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window --nccl --nccl-min-size" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))

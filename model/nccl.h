@@ -167,7 +167,8 @@ typedef struct {
     tc_nccl_prom_mix *prom_mix; size_t n_prom_mix; /* by group, then as first read (owned) */
     int64_t prom_joined;     /* Prometheus rows joined to a process group */
     int64_t prom_unplaced;   /* Prometheus rows no process group (or several) fits */
-    int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
+    int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES; --nccl-min-size) */
+    bool min_size_given;     /* min_size was given (0 is a floor then); else the join takes the default */
     char **notes; size_t n_notes, cap_notes; /* owned */
 } tc_nccl_result;
 

@@ -13,6 +13,61 @@
 typedef enum { TC_VERDICT_NONE, TC_VERDICT_COMPUTE, TC_VERDICT_NETWORK, TC_VERDICT_STRAGGLER, TC_VERDICT_HOST,
                TC_VERDICT_TOO_SMALL } tc_verdict;
 
+/* NCCL's own account of the fabric reason's row (docs/nccl.md "The verdict's NCCL settings"; the
+ * rules in analyzer/findings.c): what its Inspector records and plugin trace say, as evidence bits,
+ * and the NCCL settings to try under TC_NCCL_TUNE_SHARE of the link's rating (none when saturated). */
+typedef enum {
+    TC_NCCL_EV_FEW_CHANNELS = 1u << 0,   /* the main mix has fewer than TC_NCCL_FEW_CHANNELS channels on
+                                          * messages of TC_NCCL_LARGE_MESSAGE or more */
+    TC_NCCL_EV_LL_LARGE = 1u << 1,       /* protocol LL (not LL128) on messages of TC_NCCL_LARGE_MESSAGE or more */
+    TC_NCCL_EV_RING_MANY_NODES = 1u << 2,/* Ring all-reduce on an inter-node group of TC_NCCL_MANY_NODES nodes or more */
+    TC_NCCL_EV_WAIT_IN_TIMER = 1u << 3,  /* NCCL's busbw under TC_NCCL_WAIT_RATIO of the trace's: NCCL's timer
+                                          * holds waiting for late ranks, not only transfer */
+    TC_NCCL_EV_TIMER_AGREES = 1u << 4,   /* NCCL's busbw within that ratio of the trace's: the transfer is slow */
+    TC_NCCL_EV_PEER_WAIT = 1u << 5,      /* proxy steps wait on the peer for at least half their time: the
+                                          * fabric or the far side more than NCCL's choices */
+    TC_NCCL_EV_CHOICES_FIT = 1u << 6     /* inter-node, none of the above choices: more connections per peer */
+} tc_nccl_ev;
+#define TC_NCCL_EV_KINDS 7
+
+/* The NCCL environment variables the verdict may suggest (docs/nccl.md lists their sources). */
+typedef enum {
+    TC_NCCL_SET_ALGO, TC_NCCL_SET_PROTO, TC_NCCL_SET_MIN_NCHANNELS, TC_NCCL_SET_NCHANNELS_PER_NET_PEER,
+    TC_NCCL_SET_IB_QPS_PER_CONNECTION, TC_NCCL_SETTINGS
+} tc_nccl_setting;
+
+typedef struct {
+    tc_nccl_setting setting;
+    uint32_t because;         /* the tc_nccl_ev bit it answers */
+    char value[16];           /* the value to try: "Tree", "Simple", "16", "4" */
+} tc_nccl_try;
+
+#define TC_NCCL_MAX_TRIES 5
+
+typedef struct {
+    bool has;                 /* the row's groups have NCCL records joined (Inspector or plugin) */
+    bool has_mix;             /* plugin COLL records (else Inspector v4.2+ records naming their choice) were
+                               * joined: the main mix below */
+    char algorithm[16], protocol[16]; /* of the mix with the most records, as NCCL writes them */
+    int32_t channels;         /* its channels, -1 unknown */
+    int64_t mix_records;      /* its records, summed over the row's groups and ranks */
+    int64_t plugin_records;   /* all joined plugin records of the row (those Inspector records without) */
+    int64_t message_bytes;    /* the row's main message: S of the (collective, size) row with the most
+                               * bytes moved (count x S); -1 unknown */
+    int coll;                 /* tc_nccl_coll of that collective */
+    int64_t nodes;            /* the most nodes of one of its groups, 0 unknown */
+    bool has_busbw;
+    double busbw_GBps;        /* NCCL's busbw over the row's joined Inspector records */
+    bool has_trace_busbw;
+    double trace_busbw_GBps;  /* the row's busbw from the trace */
+    bool has_proxy;
+    double proxy_gpu_wait_share, proxy_peer_wait_share, proxy_net_share; /* of the row's proxy time */
+    bool tune;                /* the row is under TC_NCCL_TUNE_SHARE of its link's rating */
+    bool saturated;           /* the link is saturated (tc_reason.saturated): no NCCL setting will help */
+    uint32_t evidence;        /* tc_nccl_ev bits */
+    tc_nccl_try tries[TC_NCCL_MAX_TRIES]; size_t n_tries; /* the settings to try, when tune */
+} tc_nccl_evidence;
+
 /* Why the verdict is what it is: the verdict's own reason first, then (named verdicts) the speed-up,
  * every share, the rank that stands out, then the straggler when there is one. */
 typedef enum {
@@ -76,6 +131,7 @@ typedef struct {
     double row_share;         /* FABRIC: its exposed transfer (exposed comm when not split) / windows */
     bool saturated;           /* FABRIC: busbw reaches TC_FABRIC_SATURATED_SHARE of the rated figure */
     bool above_rated;         /* FABRIC: busbw is over TC_FABRIC_ABOVE_RATED_SHARE of it */
+    tc_nccl_evidence nccl;    /* FABRIC: NCCL's account of the row (has false without NCCL logs) */
     uint64_t gpu_events;      /* TOO_SMALL: GPU events over the job (tc_summary.b.gpu_events) */
     int64_t gpu_busy_ns;      /* TOO_SMALL: GPU time over the job: Σ ranks |∪ GPU activity| (window − idle) */
     uint64_t need_events;     /* TOO_SMALL: the GPU events a verdict needs (TC_JUDGE_MIN_EVENTS) */
@@ -151,6 +207,8 @@ typedef struct {
     bool has_fabric_saving;   /* FIX_PATH_RANK: as tc_reason's */
     double fabric_saving;     /* FIX_PATH_RANK: as tc_reason's */
     bool cp_bound;            /* FIX_PATH_RANK: as tc_reason's (partial data: the saving is on partial data) */
+    tc_nccl_evidence nccl;    /* FABRIC_TUNE / FABRIC_SATURATED: the fabric reason's NCCL evidence and the
+                               * settings to try */
 } tc_action;
 
 typedef struct {

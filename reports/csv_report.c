@@ -7,7 +7,7 @@
 #include <string.h>
 
 const char *const tc_csv_files[TC_CSV_TABLES + 1] = {
-    "ranks.csv", "steps.csv", "collectives.csv", "process_groups.csv", "kernels.csv", "idle_causes.csv", NULL,
+    "ranks.csv", "steps.csv", "collectives.csv", "process_groups.csv", "kernels.csv", "idle_causes.csv", "nccl.csv", NULL,
 };
 
 /* One row being written: cells are separated as they come, the row ends with CRLF. */
@@ -234,6 +234,47 @@ static void idle_causes(csv *c, const tc_job *j) {
         }
 }
 
+/* nccl.csv: per process group with NCCL records (process_groups[].nccl), one row per mix row of its
+ * plugin records (the group's columns repeated), or one row with the mix columns empty. */
+static void nccl(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"process_group", "desc", "communicator_id", "inspector_joined", "below_min_size",
+                                       "dropped", "cpu_timed", "size_mismatch", "busbw_GBps", "trace_busbw_GBps",
+                                       "plugin_joined", "plugin_dropped", "plugin_size_mismatch", "algorithm", "protocol",
+                                       "channels", "records", NULL};
+    header(c, cols);
+    const tc_nccl_result *r = &j->nccl;
+    for (size_t i = 0; r->present && r->groups && i < j->n_groups; i++) {
+        const tc_nccl_group *g = &r->groups[i];
+        if (!g->has) continue;
+        size_t rows = 0;
+        for (size_t m = 0; m <= r->log.n_mixes; m++) {
+            if (m < r->log.n_mixes ? !g->mix_records[m] : rows > 0) continue;
+            char id[24];
+            snprintf(id, sizeof id, "0x%llx", (unsigned long long)g->comm_id);
+            text(c, j->groups[i].name);
+            text(c, j->groups[i].desc);
+            text(c, g->has_comm || g->has_plugin ? id : NULL);
+            integer(c, true, g->c.joined);
+            integer(c, true, g->c.below_min_size);
+            integer(c, true, g->c.dropped);
+            integer(c, true, g->c.cpu_timed);
+            integer(c, true, g->c.size_mismatch);
+            num(c, g->has_busbw, g->busbw_GBps);
+            num(c, j->groups[i].f.has_busbw, j->groups[i].f.busbw_GBps);
+            integer(c, g->has_plugin, g->plugin_joined);
+            integer(c, g->has_plugin, g->plugin_dropped);
+            integer(c, g->has_plugin, g->plugin_size_mismatch);
+            const tc_nccl_mix *x = m < r->log.n_mixes ? &r->log.mixes[m] : NULL;
+            text(c, x && x->algorithm[0] ? x->algorithm : NULL);
+            text(c, x && x->protocol[0] ? x->protocol : NULL);
+            integer(c, x && x->channels >= 0, x ? x->channels : 0);
+            integer(c, x != NULL, x ? g->mix_records[m] : 0);
+            end_row(c);
+            rows++;
+        }
+    }
+}
+
 int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     csv c = {out, 0};
     switch (t) {
@@ -243,6 +284,7 @@ int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     case TC_CSV_GROUPS: groups(&c, j); break;
     case TC_CSV_KERNELS: kernels(&c, j); break;
     case TC_CSV_IDLE: idle_causes(&c, j); break;
+    case TC_CSV_NCCL: nccl(&c, j); break;
     case TC_CSV_TABLES: break;
     }
     return ferror(out) ? -1 : 0;

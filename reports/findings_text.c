@@ -128,6 +128,82 @@ static const char *fabric_bw_text(char *buf, size_t n, const tc_group_figures *f
     return buf;
 }
 
+static const char *const nccl_setting_names[TC_NCCL_SETTINGS] = {
+    "NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_IB_QPS_PER_CONNECTION"};
+
+const char *tc_nccl_setting_name(int s) { return s >= 0 && s < TC_NCCL_SETTINGS ? nccl_setting_names[s] : "?"; }
+
+static const char *const nccl_ev_codes[TC_NCCL_EV_KINDS] = {
+    "few_channels", "ll_on_large_messages", "ring_across_many_nodes", "nccl_timer_holds_wait", "nccl_timer_agrees",
+    "proxy_waits_on_peer", "choices_fit_the_size"};
+
+const char *tc_nccl_evidence_code(uint32_t bit) {
+    for (int k = 0; k < TC_NCCL_EV_KINDS; k++) if (bit == 1u << k) return nccl_ev_codes[k];
+    return "?";
+}
+
+/* "25.0 MiB", "64 KiB", "512 B" */
+static const char *msg_size(char *buf, size_t n, int64_t b) {
+    if (b >= 1 << 20) tc_format(buf, n, "%.1f MiB", (double)b / (1 << 20));
+    else if (b >= 1 << 10) tc_format(buf, n, "%.0f KiB", (double)b / (1 << 10));
+    else tc_format(buf, n, "%lld B", (long long)b);
+    return buf;
+}
+
+/* "Ring/LL with 2 channels on 80% of its collectives (the main message: 25.0 MiB AllReduce, 4 nodes)" */
+static const char *nccl_mix_text(char *buf, size_t n, const tc_nccl_evidence *e) {
+    char ch[32] = "", pc[TC_PCT_LEN], sz[32], nodes[24] = "";
+    if (e->channels >= 0) tc_format(ch, sizeof ch, " with %d channel%s", (int)e->channels, e->channels == 1 ? "" : "s");
+    if (e->nodes > 1) tc_format(nodes, sizeof nodes, ", %lld nodes", (long long)e->nodes);
+    size_t len = tc_format(buf, n, "%.15s/%.15s%s on %s of its collectives", e->algorithm[0] ? e->algorithm : "?",
+                           e->protocol[0] ? e->protocol : "?", ch,
+                           tc_fmt_pct(pc, sizeof pc, e->plugin_records ? (double)e->mix_records / (double)e->plugin_records : 0, 0));
+    if (e->message_bytes >= 0 && len < n)
+        tc_format(buf + len, n - len, " (the main message: %s %s%s)", msg_size(sz, sizeof sz, e->message_bytes),
+                  tc_nccl_coll_name((tc_nccl_coll)e->coll), nodes);
+    return buf;
+}
+
+/* The fabric reason's NCCL sentence: the mix, NCCL's busbw beside the trace's and what they say. */
+static void nccl_reason_text(char *buf, size_t n, const tc_nccl_evidence *e) {
+    size_t len = strlen(buf);
+    char mix[200], pp[2][TC_PCT_LEN];
+    if (!e->has || len >= n) return;
+    if (e->has_mix) len += tc_format(buf + len, n - len, "; NCCL ran %s", nccl_mix_text(mix, sizeof mix, e));
+    if (e->has_busbw && e->has_trace_busbw && len < n)
+        len += tc_format(buf + len, n - len, "%s %.1f GB/s busbw against the trace's %.1f GB/s (%s)",
+                         e->has_mix ? ", its own timer" : "; NCCL's own timer gives", e->busbw_GBps, e->trace_busbw_GBps,
+                         e->evidence & TC_NCCL_EV_WAIT_IN_TIMER ? "NCCL's time holds waiting for late ranks, not only transfer"
+                                                                : "they agree: the time is transfer, not waiting");
+    if (e->evidence & TC_NCCL_EV_PEER_WAIT && len < n)
+        tc_format(buf + len, n - len, "; its proxy waits on the peer %s of its time (the network %s): the fabric or the "
+                  "far side more than NCCL's choices", tc_fmt_pct(pp[0], sizeof pp[0], e->proxy_peer_wait_share, 0),
+                  tc_fmt_pct(pp[1], sizeof pp[1], e->proxy_net_share, 0));
+}
+
+/* What each setting answers, from the evidence it was chosen for. */
+static const char *nccl_try_why(const tc_nccl_try *t) {
+    switch (t->setting) {
+    case TC_NCCL_SET_PROTO: return "LL sends half its bytes as flags, a protocol for small messages";
+    case TC_NCCL_SET_MIN_NCHANNELS: return "few channels cannot fill the link on large messages";
+    case TC_NCCL_SET_ALGO: return "a ring's latency grows with the nodes, a tree's with their logarithm";
+    case TC_NCCL_SET_IB_QPS_PER_CONNECTION: return "more queue pairs spread the traffic over the fabric's paths";
+    case TC_NCCL_SET_NCHANNELS_PER_NET_PEER:
+        return t->because == TC_NCCL_EV_FEW_CHANNELS ? "more channels per network peer" : "more connections per peer";
+    default: return "";
+    }
+}
+
+/* "NCCL_PROTO=Simple (why), NCCL_MIN_NCHANNELS=8 (why)" */
+static const char *nccl_tries_text(char *buf, size_t n, const tc_nccl_evidence *e) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < e->n_tries && len < n; i++)
+        len += tc_format(buf + len, n - len, "%s%s=%s (%s)", i ? (i + 1 == e->n_tries ? " or " : ", ") : "",
+                         tc_nccl_setting_name(e->tries[i].setting), e->tries[i].value, nccl_try_why(&e->tries[i]));
+    return buf;
+}
+
 /* The FABRIC reason: the row's groups, scope, link and bus bandwidth against the link's rating. */
 static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const tc_job *j) {
     const tc_group_row *row = &j->group_rows[r->row];
@@ -143,6 +219,7 @@ static const char *fabric_reason(char *buf, size_t n, const tc_reason *r, const 
         tc_format(buf + len, n > len ? n - len : 0, " (ranks of %s are missing from the inputs: the bus bandwidth is "
                   "a lower bound)", many ? "these groups" : "this group");
     }
+    nccl_reason_text(buf, n, &r->nccl);
     return buf;
 }
 
@@ -588,6 +665,13 @@ static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, c
                   inter ? "name the fabric between nodes with --fabric ID or --nic-gbps X to compare it with what it "
                           "is rated for (tracecost gpus lists the links)"
                         : "name the GPU with --gpu NAME to compare it with what its link is rated for");
+    else if (a->code == TC_ACTION_FABRIC_TUNE && a->nccl.n_tries) {
+        char mix[200], tries[700];
+        tc_format(buf, n, "Tune NCCL before buying: %s %s %s of what %s %s is rated for, and NCCL ran %s. Try %s; "
+                  "measure each with nccl-tests on the same nodes.", label, many ? "reach" : "reaches",
+                  tc_fmt_pct(pv, sizeof pv, a->value, 0), many ? "their" : "its", f->link.name,
+                  nccl_mix_text(mix, sizeof mix, &a->nccl), nccl_tries_text(tries, sizeof tries, &a->nccl));
+    }
     else if (a->code == TC_ACTION_FABRIC_SATURATED && inter)
         tc_format(buf, n, "%c%s %s %s at %s of its rated bandwidth: a faster fabric is what shortens that "
                   "transfer; --fabric-target ID (or --fabric-target-GBps) prices it in the cost section's what-if.",
@@ -604,6 +688,11 @@ static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, c
                   inter ? "network settings (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, GPUDirect RDMA) and the NICs' link speed "
                           "and errors"
                         : "use of the link (peer-to-peer enabled, nvidia-smi topo -m) and the message sizes");
+    size_t len = strlen(buf);
+    char mix[200];
+    if (a->code == TC_ACTION_FABRIC_SATURATED && a->nccl.has && len < n)
+        tc_format(buf + len, n - len, " No NCCL setting will help: the link already carries what it is rated for%s%s.",
+                  a->nccl.has_mix ? ", with NCCL's " : "", a->nccl.has_mix ? nccl_mix_text(mix, sizeof mix, &a->nccl) : "");
     return buf;
 }
 

@@ -58,6 +58,10 @@ const char *tc_node_rule_name(tc_node_rule rule);
 /* The action's sentence, ending in a period. j gives the straggler's trace file (its base name,
  * control characters replaced). Returns buf. */
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j);
+/* The NCCL environment variable of a tc_nccl_setting ("NCCL_PROTO"); the JSON code of one
+ * tc_nccl_ev bit ("few_channels"). */
+const char *tc_nccl_setting_name(int s);
+const char *tc_nccl_evidence_code(uint32_t bit);
 
 /* An idle cause (tc_idle_cause) by its JSON name ("gpu_side", "sync", "data_loading",
  * "memory_management", "module_load", "launch_overhead", "cpu_other", "unattributed"), and in

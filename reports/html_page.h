@@ -1,5 +1,5 @@
 /* html_page.h: private to the HTML report's files (html_report.c: the page and its verdict, key
- * numbers and cost sections; html_tables.c; html_charts.c; html_timeline.c): the page being
+ * numbers and cost sections; html_tables.c; html_charts.c; html_timeline.c; nccl_html.c): the page being
  * written, its short writers, the categories a GPU window is split into, and each file's
  * sections and charts. Not for other reports: they use html_kit.h. */
 #ifndef TC_HTML_PAGE_H
@@ -66,6 +66,10 @@ void tc_html_section_groups(hr *h);
 void tc_html_section_collectives(hr *h);
 void tc_html_section_kernels(hr *h);
 void tc_html_section_inputs(hr *h);
+
+/* nccl_html.c */
+/* The section "NCCL's own account" (process_groups[].nccl); left out without NCCL logs. */
+void tc_html_section_nccl(hr *h);
 
 /* html_timeline.c */
 /* The section "Timeline of one representative step". */

@@ -521,6 +521,7 @@ int tc_html_report_write(FILE *out, const tc_job *j) {
     tc_html_section_timeline(&h);
     tc_replay_html(out, j);
     tc_html_section_groups(&h);
+    tc_html_section_nccl(&h);
     tc_html_section_collectives(&h);
     tc_html_section_straggler(&h);
     tc_html_section_kernels(&h);

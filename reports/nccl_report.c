@@ -1,6 +1,7 @@
 /* nccl_report.c: NCCL Inspector and profiler plugin figures in the JSON and text reports
  * (nccl_report.h). */
 #include "nccl_report.h"
+#include "findings_text.h"
 #include "termtext.h"
 #include <inttypes.h>
 
@@ -120,6 +121,50 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     jw_object_end(w);
 }
 
+/* Key fabric: the verdict's fabric reason as NCCL's evidence tells it (tc_nccl_evidence), null when
+ * the verdict has no fabric reason or its row has no NCCL record joined. */
+static void fabric_evidence(jw *w, const tc_job *j) {
+    const tc_reason *fr = NULL;
+    for (size_t i = 0; i < j->findings.n_reasons; i++)
+        if (j->findings.reasons[i].code == TC_REASON_FABRIC) fr = &j->findings.reasons[i];
+    jw_key(w, "fabric");
+    if (!fr || !fr->nccl.has || fr->row >= j->n_group_rows) { jw_null(w); return; }
+    const tc_nccl_evidence *e = &fr->nccl;
+    const tc_group_row *row = &j->group_rows[fr->row];
+    jw_object_begin(w);
+    jw_key(w, "process_groups");
+    jw_array_begin(w);
+    for (size_t g = 0; g < j->n_groups; g++) if (j->groups[g].row == fr->row) jw_string(w, j->groups[g].name);
+    jw_array_end(w);
+    jw_key(w, "share_of_rated"); if (row->f.has_share) jw_double(w, row->f.share_of_rated); else jw_null(w);
+    jw_key(w, "saturated"); jw_bool(w, e->saturated);
+    jw_key(w, "algorithm"); jw_string(w, e->has_mix && e->algorithm[0] ? e->algorithm : NULL);
+    jw_key(w, "protocol"); jw_string(w, e->has_mix && e->protocol[0] ? e->protocol : NULL);
+    jw_key(w, "channels"); if (e->has_mix && e->channels >= 0) jw_int(w, e->channels); else jw_null(w);
+    jw_key(w, "mix_share"); if (e->has_mix && e->plugin_records) jw_double(w, (double)e->mix_records / (double)e->plugin_records); else jw_null(w);
+    jw_key(w, "message_bytes"); if (e->message_bytes >= 0) jw_int(w, e->message_bytes); else jw_null(w);
+    jw_key(w, "collective"); jw_string(w, e->message_bytes >= 0 ? tc_nccl_coll_name((tc_nccl_coll)e->coll) : NULL);
+    jw_key(w, "nodes"); if (e->nodes > 0) jw_int(w, e->nodes); else jw_null(w);
+    jw_key(w, "busbw_GBps"); if (e->has_busbw) jw_double(w, e->busbw_GBps); else jw_null(w);
+    jw_key(w, "trace_busbw_GBps"); if (e->has_trace_busbw) jw_double(w, e->trace_busbw_GBps); else jw_null(w);
+    jw_key(w, "evidence");
+    jw_array_begin(w);
+    for (int k = 0; k < TC_NCCL_EV_KINDS; k++) if (e->evidence & (1u << k)) jw_string(w, tc_nccl_evidence_code(1u << k));
+    jw_array_end(w);
+    jw_key(w, "settings");
+    jw_array_begin(w);
+    for (size_t i = 0; i < e->n_tries; i++) {
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, tc_nccl_setting_name(e->tries[i].setting));
+        jw_key(w, "value"); jw_string(w, e->tries[i].value);
+        jw_key(w, "because"); jw_string(w, tc_nccl_evidence_code(e->tries[i].because));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    jw_key(w, "no_setting_helps"); jw_bool(w, e->saturated);
+    jw_object_end(w);
+}
+
 void tc_nccl_json_summary(jw *w, const tc_job *j) {
     const tc_nccl_result *r = &j->nccl;
     if (!r->present) return;
@@ -167,25 +212,40 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     jw_array_begin(w);
     for (size_t i = 0; i < r->n_notes; i++) jw_string(w, r->notes[i]);
     jw_array_end(w);
+    fabric_evidence(w, j);
     jw_object_end(w);
 }
 
-/* "NCCL pg 1 (TP): plugin: 120 COLL records joined (4 dropped, 0 of another size); Ring/LL 2 channels
- * 80, Tree/Simple 8 channels 40" */
-static void plugin_line(FILE *out, const tc_nccl_log *l, const tc_process_group *pg, const tc_nccl_group *g, int width) {
+/* One wrapped line per group with NCCL records: "NCCL pg 1 (TP): Inspector 165 joined (0 below the
+ * size floor, 19 dropped, 8 CPU-timed), busbw 360.8 GB/s (trace 360.0 GB/s); plugin 169 joined (23
+ * dropped, 0 of another size): Ring/Simple 16 channels 145, Ring/Simple 8 channels 24" (each part
+ * when its files were read). */
+static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_group *pg, const tc_nccl_group *g,
+                       bool inspector, int width) {
     char line[1024];
-    int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s: plugin: %" PRId64 " COLL records joined (%" PRId64
-                     " dropped, %" PRId64 " of another size)", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
-                     pg->desc ? ")" : "", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
-    const char *sep = "; ";
-    for (size_t m = 0; m < l->n_mixes && n > 0 && (size_t)n < sizeof line; m++) {
-        if (!g->mix_records[m]) continue;
-        const tc_nccl_mix *x = &l->mixes[m];
-        char ch[24] = "? channels";
-        if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
-        n += snprintf(line + n, sizeof line - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
-                      x->protocol[0] ? x->protocol : "?", ch, g->mix_records[m]);
-        sep = ", ";
+    int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s:", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
+                     pg->desc ? ")" : "");
+    if (inspector && n > 0 && (size_t)n < sizeof line) {
+        char nb[32] = "-", tb[32] = "-";
+        if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
+        if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);
+        n += snprintf(line + n, sizeof line - (size_t)n, " Inspector %" PRId64 " joined (%" PRId64 " below the size floor, %" PRId64
+                      " dropped, %" PRId64 " CPU-timed), busbw %s (trace %s)%s", g->c.joined, g->c.below_min_size, g->c.dropped,
+                      g->c.cpu_timed, nb, tb, g->has_plugin ? ";" : "");
+    }
+    if (g->has_plugin && n > 0 && (size_t)n < sizeof line) {
+        n += snprintf(line + n, sizeof line - (size_t)n, " plugin %" PRId64 " joined (%" PRId64 " dropped, %" PRId64
+                      " of another size)", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
+        const char *sep = ": ";
+        for (size_t m = 0; m < r->log.n_mixes && n > 0 && (size_t)n < sizeof line; m++) {
+            if (!g->mix_records[m]) continue;
+            const tc_nccl_mix *x = &r->log.mixes[m];
+            char ch[24] = "? channels";
+            if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
+                          x->protocol[0] ? x->protocol : "?", ch, g->mix_records[m]);
+            sep = ", ";
+        }
     }
     tc_term_wrap(out, line, 2, 4, width);
 }
@@ -193,22 +253,11 @@ static void plugin_line(FILE *out, const tc_nccl_log *l, const tc_process_group 
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {
     const tc_nccl_result *r = &j->nccl;
     if (!r->present) return;
-    char line[512];
+    size_t recs;
+    bool inspector = files_of(&r->log, INSPECTOR_FILES, &recs) > 0;
     for (size_t i = 0; r->groups && i < j->n_groups; i++) {
         const tc_nccl_group *g = &r->groups[i];
-        const tc_process_group *pg = &j->groups[i];
-        if (!g->has) continue;
-        if (g->has_plugin) plugin_line(out, &r->log, pg, g, width);
-        size_t recs;
-        if (!files_of(&r->log, INSPECTOR_FILES, &recs)) continue;
-        char nb[32] = "-", tb[32] = "-";
-        if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
-        if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);
-        snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s: %" PRId64 " Inspector records joined; unjoined: %" PRId64
-                 " below the size floor, %" PRId64 " dropped, %" PRId64 " CPU-timed; NCCL busbw %s (trace %s)",
-                 pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "", pg->desc ? ")" : "", g->c.joined,
-                 g->c.below_min_size, g->c.dropped, g->c.cpu_timed, nb, tb);
-        tc_term_wrap(out, line, 2, 4, width);
+        if (g->has && (inspector || g->has_plugin)) group_line(out, r, &j->groups[i], g, inspector, width);
     }
     for (size_t i = 0; i < r->n_notes; i++) tc_term_wrap(out, r->notes[i], 2, 4, width);
 }
