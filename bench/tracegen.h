@@ -85,6 +85,7 @@ typedef struct {
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
   int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
   int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c) */
+  int nccl_exec_wait;      /* --nccl-exec-with-wait: Inspector exec times are the whole kernel, its wait included */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
 
