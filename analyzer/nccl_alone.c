@@ -6,7 +6,8 @@
  * sequence with the GPU-timed record of every rank charges the rank that alone has the shortest
  * exec time (it arrived last: the others' kernels ran while they waited for it) with the others'
  * extra time; the straggler is named by the rule of docs/definitions.md "Straggler", with the
- * communicator's exec time in place of a step window. */
+ * communicator's exec time in place of a step window. A profiler plugin COLL record counts in the
+ * algorithm/protocol/channels mix of the communicator whose header.id is its CommHash. */
 #include "nccl_alone.h"
 #include "collectives.h"
 #include "groups.h"
@@ -218,6 +219,24 @@ static int comm_fill(const tc_nccl_log *log, const tc_nccl_record *v, size_t n, 
     return 0;
 }
 
+/* Each plugin COLL record counted in the mix of the communicator of its CommHash (the first of
+ * that id), else unplaced. comms are sorted by id. */
+static void plugin_mix(const tc_nccl_log *log, tc_nccl_alone *out) {
+    for (size_t i = 0; i < log->n_records; i++) {
+        const tc_nccl_record *r = &log->records[i];
+        if (!r->plugin) continue;
+        size_t lo = 0, hi = out->n_comms;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (out->comms[mid].id < r->comm_id) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == out->n_comms || out->comms[lo].id != r->comm_id) { out->plugin_unplaced++; continue; }
+        out->comms[lo].plugin_records++;
+        out->comms[lo].mix_records[r->mix]++;
+    }
+}
+
 int tc_nccl_alone_analyze(const tc_nccl_log *log, const tc_analyze_options *opt, tc_nccl_alone *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < log->n_files; i++) {
@@ -244,5 +263,6 @@ int tc_nccl_alone_analyze(const tc_nccl_log *log, const tc_analyze_options *opt,
     }
     free(v);
     if (rc) tc_nccl_alone_free(out);
+    else plugin_mix(log, out);
     return rc;
 }

@@ -342,6 +342,16 @@ static int read_nccl(const analyze_args *a, tc_job *j, int rc) {
     return damaged && rc == TC_EXIT_OK ? TC_EXIT_DAMAGED : rc;
 }
 
+/* When no trace could be analyzed but the operands hold NCCL logs: how to analyze those alone. */
+static void nccl_hint(const tc_input_list *in) {
+    for (size_t i = 0; i < in->n_logs; i++)
+        if (tc_nccl_file_sniff(in->logs[i])) {
+            tc_diag(stderr, "tracecost: %s and the other NCCL logs can be analyzed without a trace: name them alone, or "
+                    "pass their folder with --nccl and no trace\n", in->logs[i]);
+            return;
+        }
+}
+
 /* Loads and analyzes what a asks for (hooks), one job or one per window (*jobs, *n), and writes
  * the reports. Returns the exit code. */
 static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hooks, tc_load_options *lopt) {
@@ -363,6 +373,7 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
         n = 1;
         rc = hooks->load_analyze(hooks->ctx, &a->inputs, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
     }
+    if (!report && rc == TC_EXIT_NOTHING) nccl_hint(&a->inputs.list);
     for (size_t k = 0; report && k < n; k++) {
         rc = read_nccl(a, &jobs[k], rc);
         if (rc == TC_EXIT_NOTHING) report = false;

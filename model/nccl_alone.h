@@ -70,13 +70,17 @@ typedef struct {
     double complete_exec_us; /* Σ exec of every record of the complete sequences */
     bool has_straggler;
     size_t straggler;        /* index into ranks, valid if has_straggler */
+    /* the profiler plugin's COLL records of this id (CommHash = header.id), of every rank */
+    int64_t plugin_records;
+    int64_t mix_records[TC_NCCL_MAX_MIXES]; /* of them per tc_nccl_log.mixes entry */
 } tc_nccl_comm;
 
 /* The job as its NCCL logs alone show it. */
 typedef struct {
     tc_nccl_comm *comms; size_t n_comms; /* by id, then n_ranks (owned) */
     int64_t records;         /* Inspector records read */
-    int64_t plugin_records;  /* profiler plugin COLL records read (not used without a trace) */
+    int64_t plugin_records;  /* profiler plugin COLL records read */
+    int64_t plugin_unplaced; /* of them of an id no Inspector communicator has (in no figure) */
     size_t inspector_files, plugin_files;
 } tc_nccl_alone;
 

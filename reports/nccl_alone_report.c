@@ -1,6 +1,7 @@
 /* nccl_alone_report.c: NCCL logs without a trace in JSON and text (nccl_alone_report.h). */
 #include "nccl_alone_report.h"
 #include "jsonw.h"
+#include "nccl_report.h"
 #include "base/numfmt.h"
 #include "base/version.h"
 #include <inttypes.h>
@@ -45,7 +46,7 @@ static void json_row(jw *w, const tc_nccl_size_row *r) {
     jw_object_end(w);
 }
 
-static void json_comm(jw *w, const tc_nccl_comm *c) {
+static void json_comm(jw *w, const tc_nccl_log *log, const tc_nccl_comm *c) {
     char id[24];
     hex_id(id, sizeof id, c->id);
     jw_object_begin(w);
@@ -83,6 +84,8 @@ static void json_comm(jw *w, const tc_nccl_comm *c) {
     jw_key(w, "decided_sequences"); jw_int(w, c->decided);
     jw_key(w, "charged_wait_us"); jw_double(w, c->charged_us);
     jw_key(w, "straggler_rank"); if (c->has_straggler) jw_int(w, c->ranks[c->straggler].rank); else jw_null(w);
+    jw_key(w, "plugin_records"); jw_int(w, c->plugin_records);
+    tc_nccl_json_mix(w, log, c->mix_records);
     jw_object_end(w);
 }
 
@@ -135,10 +138,11 @@ int tc_nccl_alone_json_write(FILE *out, const tc_nccl_log *log, const tc_nccl_al
     jw_key(&w, "inspector_records"); jw_int(&w, a->records);
     jw_key(&w, "plugin_files"); jw_uint(&w, a->plugin_files);
     jw_key(&w, "plugin_records"); jw_int(&w, a->plugin_records);
+    jw_key(&w, "plugin_records_unplaced"); jw_int(&w, a->plugin_unplaced);
     json_files(&w, log);
     jw_key(&w, "communicators");
     jw_array_begin(&w);
-    for (size_t i = 0; i < a->n_comms; i++) json_comm(&w, &a->comms[i]);
+    for (size_t i = 0; i < a->n_comms; i++) json_comm(&w, log, &a->comms[i]);
     jw_array_end(&w);
     jw_key(&w, "stragglers");
     jw_array_begin(&w);
@@ -252,8 +256,12 @@ static void comm_straggler(FILE *out, const tc_nccl_log *log, const tc_nccl_comm
 void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_alone *a, const tc_term_opts *o) {
     char line[800], recs[32];
     tc_fmt_grouped(recs, sizeof recs, (double)a->records, 0);
-    snprintf(line, sizeof line, "NCCL logs alone (no PyTorch trace): %zu Inspector log%s, %s records, %zu communicator%s",
-             a->inspector_files, a->inspector_files == 1 ? "" : "s", recs, a->n_comms, a->n_comms == 1 ? "" : "s");
+    char plug[96] = "";
+    if (a->plugin_files)
+        snprintf(plug, sizeof plug, ", %zu profiler plugin trace%s (%" PRId64 " COLL records)", a->plugin_files,
+                 a->plugin_files == 1 ? "" : "s", a->plugin_records);
+    snprintf(line, sizeof line, "NCCL logs alone (no PyTorch trace): %zu Inspector log%s, %s records%s, %zu communicator%s",
+             a->inspector_files, a->inspector_files == 1 ? "" : "s", recs, plug, a->n_comms, a->n_comms == 1 ? "" : "s");
     tc_term_wrap(out, line, 0, 2, o->width);
     bool unknown_link = false, bins = false;
     for (size_t i = 0; i < a->n_comms; i++) {
@@ -262,6 +270,13 @@ void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_a
         comm_head(out, c, o->width);
         comm_table(out, c);
         comm_straggler(out, log, c, o->width);
+        if (c->plugin_records) {
+            char mix[600];
+            int n = snprintf(mix, sizeof mix, "NCCL's choices (profiler plugin, %" PRId64 " COLL records of every rank)",
+                             c->plugin_records);
+            tc_nccl_mix_text(mix, sizeof mix, n, ": ", log, c->mix_records);
+            tc_term_wrap(out, mix, 2, 4, o->width);
+        }
         unknown_link |= !c->link.id;
         bins |= !c->exact_sizes;
     }
@@ -277,9 +292,9 @@ void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_a
     if (unknown_link)
         tc_term_wrap(out, "rated link unknown: --gpu names the GPU (its link inside a node), --fabric or --nic-gbps the "
                      "fabric between nodes", 0, 2, o->width);
-    if (a->plugin_records) {
-        snprintf(line, sizeof line, "%" PRId64 " NCCL profiler plugin COLL records read: without a trace they are in no "
-                 "figure", a->plugin_records);
+    if (a->plugin_unplaced) {
+        snprintf(line, sizeof line, "%" PRId64 " NCCL profiler plugin COLL records of a CommHash no Inspector log has: in "
+                 "no figure", a->plugin_unplaced);
         tc_term_wrap(out, line, 0, 2, o->width);
     }
     tc_term_wrap(out, straggler_rule, 0, 2, o->width);

@@ -38,15 +38,19 @@ static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
     jw_key(w, "dropped"); jw_int(w, g->plugin_dropped);
     jw_key(w, "size_mismatch"); jw_int(w, g->plugin_size_mismatch);
     jw_object_end(w);
+    tc_nccl_json_mix(w, l, g->mix_records);
+}
+
+void tc_nccl_json_mix(jw *w, const tc_nccl_log *l, const int64_t *mix_records) {
     jw_key(w, "mix");
     jw_array_begin(w);
     for (size_t m = 0; m < l->n_mixes; m++) {
-        if (!g->mix_records[m]) continue;
+        if (!mix_records[m]) continue;
         jw_object_begin(w);
         jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
         jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
         jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
-        jw_key(w, "records"); jw_int(w, g->mix_records[m]);
+        jw_key(w, "records"); jw_int(w, mix_records[m]);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -107,17 +111,21 @@ static void plugin_line(FILE *out, const tc_nccl_log *l, const tc_process_group 
     int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s: plugin: %" PRId64 " COLL records joined (%" PRId64
                      " dropped, %" PRId64 " of another size)", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
                      pg->desc ? ")" : "", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
-    const char *sep = "; ";
-    for (size_t m = 0; m < l->n_mixes && n > 0 && (size_t)n < sizeof line; m++) {
-        if (!g->mix_records[m]) continue;
+    tc_nccl_mix_text(line, sizeof line, n, "; ", l, g->mix_records);
+    tc_term_wrap(out, line, 2, 4, width);
+}
+
+int tc_nccl_mix_text(char *line, size_t cap, int n, const char *sep, const tc_nccl_log *l, const int64_t *mix_records) {
+    for (size_t m = 0; m < l->n_mixes && n >= 0 && (size_t)n < cap; m++) {
+        if (!mix_records[m]) continue;
         const tc_nccl_mix *x = &l->mixes[m];
         char ch[24] = "? channels";
         if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
-        n += snprintf(line + n, sizeof line - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
-                      x->protocol[0] ? x->protocol : "?", ch, g->mix_records[m]);
+        n += snprintf(line + n, cap - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
+                      x->protocol[0] ? x->protocol : "?", ch, mix_records[m]);
         sep = ", ";
     }
-    tc_term_wrap(out, line, 2, 4, width);
+    return n;
 }
 
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {

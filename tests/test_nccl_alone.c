@@ -96,6 +96,20 @@ Test(nccl_alone, hand_made_logs_give_the_table_and_the_straggler) {
     cr_assert_eq(num_i(s0, "last_arrivals"), 6);
     cr_assert_eq(num_i(s0, "caused_wait_us"), 3000);
     cr_assert(YAJL_IS_ARRAY(tu_get(d, "nccl", "unknown_without_trace", NULL)));
+    /* the plugin trace beside them: NCCL's choices on 0xa11ce (CommHash 659918), one record of an unknown id */
+    cr_assert_eq(num_i(tu_get(d, "nccl", NULL), "plugin_files"), 1);
+    cr_assert_eq(num_i(tu_get(d, "nccl", NULL), "plugin_records"), 4);
+    cr_assert_eq(num_i(tu_get(d, "nccl", NULL), "plugin_records_unplaced"), 1);
+    cr_assert_eq(num_i(a, "plugin_records"), 3);
+    yajl_val mix = tu_get(a, "mix", NULL);
+    cr_assert_eq(mix->u.array.len, 2);
+    cr_assert_str_eq(tu_str(tu_get(mix, "#0", "algorithm", NULL)), "Ring");
+    cr_assert_str_eq(tu_str(tu_get(mix, "#0", "protocol", NULL)), "Simple");
+    cr_assert_eq(num_i(tu_get(mix, "#0", NULL), "channels"), 2);
+    cr_assert_eq(num_i(tu_get(mix, "#0", NULL), "records"), 2);
+    cr_assert_str_eq(tu_str(tu_get(mix, "#1", "algorithm", NULL)), "Tree");
+    cr_assert_eq(num_i(tu_get(mix, "#1", NULL), "records"), 1);
+    cr_assert_eq(num_i(b, "plugin_records"), 0);
     yajl_tree_free(d);
     /* without --gpu / --fabric the rated links are unknown: null, not guessed */
     d = run_json(ALONE, 0);
