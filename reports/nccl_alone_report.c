@@ -293,8 +293,8 @@ void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_a
         tc_term_wrap(out, "rated link unknown: --gpu names the GPU (its link inside a node), --fabric or --nic-gbps the "
                      "fabric between nodes", 0, 2, o->width);
     if (a->plugin_unplaced) {
-        snprintf(line, sizeof line, "%" PRId64 " NCCL profiler plugin COLL records of a CommHash no Inspector log has: in "
-                 "no figure", a->plugin_unplaced);
+        snprintf(line, sizeof line, "%" PRId64 " NCCL profiler plugin COLL record%s of a CommHash no Inspector log has: "
+                 "in no figure", a->plugin_unplaced, a->plugin_unplaced == 1 ? "" : "s");
         tc_term_wrap(out, line, 0, 2, o->width);
     }
     tc_term_wrap(out, straggler_rule, 0, 2, o->width);
