@@ -126,6 +126,7 @@ static int bandwidth(tc_nccl_comm *c, const tc_nccl_record *v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const tc_nccl_record *r = &v[i];
         c->records++;
+        if (r->mix != TC_NCCL_NO_MIX && r->mix < TC_NCCL_MAX_MIXES) c->inspector_mix_records[r->mix]++;
         if (!gpu_timed(r)) { c->cpu_timed++; continue; }
         c->gpu_records++;
         tc_nccl_size_row *row = row_of(c, r, &cap);
@@ -241,6 +242,7 @@ int tc_nccl_alone_analyze(const tc_nccl_log *log, const tc_analyze_options *opt,
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < log->n_files; i++) {
         if (log->files[i].plugin) out->plugin_files++;
+        else if (log->files[i].prom) out->prom_files++;
         else out->inspector_files++;
     }
     tc_nccl_record *v = malloc((log->n_records ? log->n_records : 1) * sizeof *v);
@@ -251,6 +253,7 @@ int tc_nccl_alone_analyze(const tc_nccl_log *log, const tc_analyze_options *opt,
         else v[n++] = log->records[i];
     }
     out->records = (int64_t)n;
+    out->prom_rows = log->n_proms;
     tc_sort(v, n, sizeof *v, cmp_rec);
     size_t cap = 0;
     int rc = 0;

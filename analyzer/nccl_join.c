@@ -213,6 +213,29 @@ static bool best_offset(const tc_job *j, const size_t *inst, size_t ni, size_t r
     return true;
 }
 
+static int cmp_proxy(const void *a, const void *b) {
+    const tc_nccl_proxy *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->comm_id != y->comm_id) return x->comm_id < y->comm_id ? -1 : 1;
+    if (x->coll != y->coll) return x->coll < y->coll ? -1 : 1;
+    return (x->sn > y->sn) - (x->sn < y->sn);
+}
+
+/* A joined plugin record's proxy steps (log->proxies sorted by cmp_proxy) added to its group. */
+static void add_proxy(const tc_nccl_log *log, const tc_nccl_record *x, tc_nccl_group *g) {
+    tc_nccl_proxy key = {.comm_id = x->comm_id, .sn = x->sn, .file = x->file, .coll = x->coll};
+    size_t lo = 0, hi = log->n_proxies;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_proxy(&log->proxies[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == log->n_proxies || cmp_proxy(&log->proxies[lo], &key) != 0) return;
+    const tc_nccl_proxy *px = &log->proxies[lo];
+    g->proxy_steps += px->steps;
+    for (int k = 0; k < TC_NCCL_PX_N; k++) { g->proxy_class_ns[k] += px->ns[k]; g->proxy_ns += px->ns[k]; }
+}
+
 /* Joins one (rank, communicator, kind) run of plugin COLL records rec[0, nr) to its group's
  * instances as join_run does, with no size floor (the plugin writes every collective; those it
  * lost are `dropped`), its event times on its own clock (best_offset's `relative`). 0, or -1 out
@@ -232,7 +255,7 @@ static int join_plugin_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t
         inside += x != NULL;
         if (!x) g->plugin_dropped++;
         else if (x->bytes != j->instances[inst[k]].bytes) g->plugin_size_mismatch++;
-        else { g->plugin_joined++; g->mix_records[x->mix]++; }
+        else { g->plugin_joined++; g->mix_records[x->mix]++; add_proxy(&r->log, x, g); }
     }
     r->plugin_outside += (int64_t)(nr - inside);
     return 0;
@@ -257,6 +280,7 @@ static int join_run(const tc_job *j, tc_nccl_result *r, size_t pg, size_t ri, co
         else if (x->timing == TC_NCCL_TIMING_KERNEL_CPU || x->timing == TC_NCCL_TIMING_COLLECTIVE_CPU) g->c.cpu_timed++;
         else {
             g->c.joined++;
+            if (x->mix != TC_NCCL_NO_MIX) g->inspector_mix_records[x->mix]++;
             if (in->bus_factor > 0) { g->bus_bytes += (double)x->bytes * in->bus_factor; g->exec_us += x->exec_us; }
         }
     }
@@ -384,7 +408,7 @@ static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *fil
     if (!logged) return -1;
     for (size_t f = 0; f < r->log.n_files; f++) {
         size_t ri = rank_index(j, file_rank[f]);
-        if (ri != SIZE_MAX && !r->log.files[f].plugin) logged[ri] = true;
+        if (ri != SIZE_MAX && !r->log.files[f].plugin && !r->log.files[f].prom) logged[ri] = true;
     }
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
@@ -453,6 +477,7 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     if (n) memcpy(rec, r->log.records, n * sizeof *rec);
     tc_sort(rec, n, sizeof *rec, cmp_rec);
     plugin_sizes(rec, n);
+    if (r->log.n_proxies) tc_sort(r->log.proxies, r->log.n_proxies, sizeof *r->log.proxies, cmp_proxy);
     int64_t *file_rank = malloc((r->log.n_files ? r->log.n_files : 1) * sizeof *file_rank);
     int rc = file_rank ? file_ranks(j, rec, n, r->log.files, r->log.n_files, file_rank) : -1;
     for (size_t a = 0, b; rc == 0 && a < n; a = b) {
@@ -460,13 +485,14 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
         rc = join_comm(j, r, rec + a, b - a, file_rank, &ix);
     }
     if (rc == 0) rc = count_unlogged(j, r, file_rank);
+    if (rc == 0) rc = tc_nccl_prom_join(j, r);
     free(file_rank);
     free(rec);
     index_free(&ix);
     if (rc) return -1;
     size_t without = 0, inspector_files = 0;
     for (size_t f = 0; f < r->log.n_files; f++) {
-        inspector_files += !r->log.files[f].plugin;
+        inspector_files += !r->log.files[f].plugin && !r->log.files[f].prom;
         if (r->log.files[f].lenient)
             rc |= tc_nccl_note(r, "%s: not valid JSON (unquoted values): read leniently", r->log.files[f].path);
     }
@@ -475,7 +501,16 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
         add_counts(&r->c, &g->c);
         without += !g->has_comm && j->groups[i].row != SIZE_MAX;
         if ((g->has_busbw = g->exec_us > 0)) g->busbw_GBps = g->bus_bytes / g->exec_us / 1e3;
+        if ((g->has_proxy = g->proxy_ns > 0)) {
+            g->proxy_gpu_wait_share = g->proxy_class_ns[TC_NCCL_PX_GPU] / g->proxy_ns;
+            g->proxy_peer_wait_share = g->proxy_class_ns[TC_NCCL_PX_PEER] / g->proxy_ns;
+            g->proxy_net_share = g->proxy_class_ns[TC_NCCL_PX_NET] / g->proxy_ns;
+            g->proxy_other_share = g->proxy_class_ns[TC_NCCL_PX_OTHER] / g->proxy_ns;
+        }
     }
+    if (r->log.proxy_steps_p2p)
+        rc |= tc_nccl_note(r, "%lld profiler plugin proxy steps are of point-to-point operations or of no COLL event: "
+                              "not in the groups' proxy shares", (long long)r->log.proxy_steps_p2p);
     if (r->records_unplaced)
         rc |= tc_nccl_note(r, "%lld Inspector records are of a process or communicator the traces do not have "
                               "(a rank without a trace, a process whose pid and communicators do not settle its rank, or a "

@@ -11,4 +11,9 @@
  * default) to j's instances: fills r->groups (one per j->groups entry), r->c and the counts of
  * records it could not place, with notes. 0, or -1 out of memory. */
 int tc_nccl_join(const tc_job *j, tc_nccl_result *r);
+
+/* (analyzer/nccl_prom_join.c, called by tc_nccl_join) The log's Prometheus rows joined to process
+ * groups: r->prom_mix (each group's buckets, its ranks' rows merged), r->groups[].prom_rows,
+ * r->prom_joined / prom_unplaced, with a note. r->groups allocated. 0, or -1 out of memory. */
+int tc_nccl_prom_join(const tc_job *j, tc_nccl_result *r);
 #endif

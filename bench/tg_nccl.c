@@ -14,7 +14,22 @@
 #define NCCL_FLOOR 8192
 #define NCCL_PRE 2 /* records per communicator and kind from before the traced window */
 
-typedef struct { int64_t joined, below, dropped, cpu; double sf, us; } grp_truth;
+typedef struct { const char *algo, *proto; int ch; } plug_mix;
+#define MAX_TRUTH_MIX 8
+/* per group: the records planted; v4.2 (--nccl-inspector-v42): the joined records' choices, the ring's drops */
+typedef struct {
+  int64_t joined, below, dropped, cpu; double sf, us;
+  int64_t n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX];
+} grp_truth;
+
+static void mix_count(plug_mix *mix, int64_t *mix_n, int64_t *n_mix, plug_mix m) {
+  int64_t k = 0;
+  while (k < *n_mix && !(mix[k].ch == m.ch && !strcmp(mix[k].algo, m.algo) && !strcmp(mix[k].proto, m.proto))) k++;
+  if (k == *n_mix) { if (k == MAX_TRUTH_MIX) die("more than %d planted mixes", MAX_TRUTH_MIX); mix[(*n_mix)++] = m; }
+  mix_n[k]++;
+}
+
+static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt);
 
 /* --nccl-exec-with-wait: every record written, for nccl_alone_expected.json (the logs alone). */
 typedef struct { int gi, coll, grank, cpu, last; int64_t sn, us, bytes; double sf; } alone_rec;
@@ -66,6 +81,41 @@ static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, cons
           (long long)us, nl, i2, sp, cpu ? "kernel_cpu" : "kernel_gpu", nl, i2, sp, algbw, nl, i2, sp, busbw, nl, i1, nl);
 }
 
+/* A record in format v4.2, one line: header.comm_name, coll_algo / coll_proto, and with `verbose` the
+ * event traces (one kernel_events entry per channel, m.ch of them). */
+static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *host, int64_t pid, const collinfo *ci,
+                       int64_t sn, int64_t us, int cpu, int64_t ts_us, plug_mix m, int verbose) {
+  double algbw = us > 0 ? (double)ci->bytes / (double)us / 1e3 : 0, busbw = us > 0 ? ci->sf / (double)us / 1e3 : 0;
+  fprintf(f, "{\"header\":{\"id\":\"0x%llx\",\"comm_name\":\"%s\",\"rank\":%d,\"n_ranks\":%d,\"nnodes\":%d},"
+             "\"metadata\":{\"inspector_output_format_version\":\"v4.2\",\"git_rev\":\"\",\"rec_mechanism\":"
+             "\"nccl_profiler_interface\",\"dump_timestamp_us\":%lld,\"hostname\":\"%s\",\"pid\":%lld},",
+          0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi, "unknown", grank, g->size, g->nodes, (long long)ts_us, host, (long long)pid);
+  if (!ci) { /* a dump_stats record: `sn` the records of this dump, `us` the ring's drops since the last */
+    fprintf(f, "\"dump_stats\":{\"coll_records\":%lld,\"coll_dropped_total\":%lld,\"coll_dropped_since_last_dump\":%lld,"
+               "\"p2p_records\":0,\"p2p_dropped_total\":0,\"p2p_dropped_since_last_dump\":0}}\n", (long long)sn, (long long)us,
+            (long long)us);
+    return;
+  }
+  fprintf(f, "\"coll_perf\":{\"coll\":\"%s\",\"coll_algo\":\"%s\",\"coll_proto\":\"%s\",\"coll_sn\":%lld,"
+             "\"coll_msg_size_bytes\":%lld,\"coll_exec_time_us\":%lld,\"coll_timing_source\":\"%s\",\"coll_algobw_gbs\":%.6f,"
+             "\"coll_busbw_gbs\":%.6f", coll_word(ci->coll), m.algo, m.proto, (long long)sn, ci->bytes, (long long)us,
+          cpu ? "kernel_cpu" : "kernel_gpu", algbw, busbw);
+  if (verbose) {
+    fprintf(f, ",\"event_trace_sn\":{\"coll_start_sn\":%lld,\"coll_stop_sn\":%lld,\"kernel_events\":[", (long long)sn * 9,
+            (long long)sn * 9 + 8);
+    for (int ch = 0; ch < m.ch; ch++)
+      fprintf(f, "%s{\"channel_id\":%d,\"kernel_start_sn\":%lld,\"kernel_stop_sn\":%lld,\"kernel_record_sn\":%lld}", ch ? "," : "", ch,
+              (long long)sn * 9 + 1, (long long)sn * 9 + 2, (long long)sn * 9 + 3);
+    fprintf(f, "]},\"event_trace_ts\":{\"coll_start_ts\":%lld,\"coll_stop_ts\":%lld,\"kernel_events\":[", (long long)(ts_us - us - 9),
+            (long long)ts_us - 1);
+    for (int ch = 0; ch < m.ch; ch++)
+      fprintf(f, "%s{\"channel_id\":%d,\"kernel_start_ts\":%lld,\"kernel_stop_ts\":%lld,\"kernel_record_ts\":%lld}", ch ? "," : "", ch,
+              (long long)(ts_us - us - 5 + ch % 3), (long long)(ts_us - 5 + ch % 3), (long long)(ts_us - 4 + ch % 3));
+    fprintf(f, "]}");
+  }
+  fprintf(f, "}}\n");
+}
+
 /* One rank's log; adds what it plants to t (per group). Returns the records written before the window. */
 static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t, alone_recs *ar) {
   char host[32], path[4096];
@@ -84,26 +134,37 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t, alo
     while (grank < g->size && g->ranks[grank] != r) grank++;
     int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
     int64_t with_wait = c->o.nccl_exec_wait; /* NCCL's GPU timer: the whole kernel, wait included */
+    int v42 = c->o.nccl_inspector == 2, verbose = v42 && r == 1;
     if (v[a]->ci->bytes >= NCCL_FLOOR)
       for (int k = 0; k < NCCL_PRE; k++, pre++) {
-        int64_t us = llround((double)(v[a]->d - (with_wait ? 0 : v[a]->wait)) / 1e3);
-        record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, (v[a]->t - 100 * MS + w->off) / US);
+        int64_t us = llround((double)(v[a]->d - (with_wait ? 0 : v[a]->wait)) / 1e3), ts = (v[a]->t - 100 * MS + w->off) / US;
+        if (v42) record_v42(f, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts, mix_for(g, v[a]->ci, 0), verbose);
+        else record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts);
         alone_add(ar, (alone_rec){gi, v[a]->ci->coll, grank, 0, v[a]->wait == 0, sn0 - NCCL_PRE + k, us, v[a]->ci->bytes, v[a]->ci->sf});
       }
+    int64_t written = 0, lost = 0, last_ts = 0;
     for (size_t i = a; i < b; i++) {
       const grec *e = v[i];
       int64_t k = (int64_t)(i - a), us = llround((double)(e->d - (with_wait ? 0 : e->wait)) / 1e3);
       uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
       if (e->ci->bytes < NCCL_FLOOR) { t[gi].below++; continue; }
-      if (h % 13 == 0) { t[gi].dropped++; continue; }
+      if (h % 13 == 0) { t[gi].dropped++; lost++; continue; }
       int cpu = h % 31 == 5;
-      record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200));
+      plug_mix m = mix_for(g, e->ci, h % 5 == 1);
+      int64_t ts = (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200);
+      if (v42) record_v42(f, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts, m, verbose);
+      else record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts);
       alone_add(ar, (alone_rec){gi, e->ci->coll, grank, cpu, e->wait == 0, sn0 + k, us, e->ci->bytes, e->ci->sf});
+      written++;
+      last_ts = ts;
       if (cpu) { t[gi].cpu++; continue; }
       t[gi].joined++;
       t[gi].sf += e->ci->sf;
       t[gi].us += (double)us;
+      if (v42) mix_count(t[gi].mix, t[gi].mix_n, &t[gi].n_mix, (plug_mix){m.algo, m.proto, verbose ? m.ch : -1});
     }
+    if (v42 && (written || lost)) /* the dump's stats record: its records and the ring's drops */
+      record_v42(f, g, gi, grank, host, c->pid[r], NULL, written, lost, 0, last_ts + 1, mix_for(g, v[a]->ci, 0), 0);
   }
   free(v);
   if (fclose(f)) die("cannot write %s", path);
@@ -214,7 +275,14 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
     fprintf(f, "%s\n  \"%s\": {\"joined\": %lld, \"below_min_size\": %lld, \"dropped\": %lld, \"cpu_timed\": %lld, "
                "\"busbw_GBps\": ", g ? "," : "", c->groups[g].name, (long long)x->joined, (long long)x->below,
             (long long)x->dropped, (long long)x->cpu);
-    if (x->us > 0) fprintf(f, "%.17g}", x->sf / x->us / 1e3); else fprintf(f, "null}");
+    if (x->us > 0) fprintf(f, "%.17g", x->sf / x->us / 1e3); else fprintf(f, "null");
+    fprintf(f, ", \"inspector_mix\": [");
+    for (int64_t k = 0; k < x->n_mix; k++) {
+      fprintf(f, "%s{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"channels\": ", k ? ", " : "", x->mix[k].algo, x->mix[k].proto);
+      if (x->mix[k].ch >= 0) fprintf(f, "%d", x->mix[k].ch); else fprintf(f, "null");
+      fprintf(f, ", \"records\": %lld}", (long long)x->mix_n[k]);
+    }
+    fprintf(f, "]}");
   }
   fprintf(f, "\n}}\n");
   if (fclose(f)) die("cannot write %s", path);
@@ -230,9 +298,12 @@ void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
  * COLL_API and KERNEL_LAUNCH events). The mess: NCCL_PRE COLL records per communicator and kind
  * from before the traced window, about one in 11 of the others lost (the plugin's event pool). */
 
-#define MAX_TRUTH_MIX 8
-typedef struct { const char *algo, *proto; int ch; } plug_mix;
-typedef struct { int64_t joined, dropped, n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX]; } plug_truth;
+/* proxy steps planted: steps whose last state ended, time per class (gpu, peer, net, other; ns) */
+typedef struct { int64_t steps; double ns[4]; } px_truth;
+typedef struct {
+  int64_t joined, dropped, n_mix; plug_mix mix[MAX_TRUTH_MIX]; int64_t mix_n[MAX_TRUTH_MIX];
+  px_truth px;
+} plug_truth;
 
 /* What NCCL would choose for ci on g (planted, not NCCL's tuner); alt: one in 5, another choice
  * (channels halved on the node, Ring/LL128 across nodes), so groups have a mix of rows. */
@@ -244,33 +315,97 @@ static plug_mix mix_for(const pgroup *g, const collinfo *ci, int alt) {
 }
 
 static void truth_add(plug_truth *t, plug_mix m) {
-  int64_t k = 0;
-  while (k < t->n_mix && !(t->mix[k].ch == m.ch && !strcmp(t->mix[k].algo, m.algo) && !strcmp(t->mix[k].proto, m.proto))) k++;
-  if (k == t->n_mix) { if (k == MAX_TRUTH_MIX) die("more than %d planted mixes", MAX_TRUTH_MIX); t->mix[t->n_mix++] = m; }
-  t->mix_n[k]++;
+  mix_count(t->mix, t->mix_n, &t->n_mix, m);
   t->joined++;
 }
 
-/* One collective's events: its COLL_API and KERNEL_LAUNCH (old spelling: bare values), the COLL
- * with SeqNum, CommHash, Rank, Count, Datatype, Algorithm, Protocol, nChannels. */
-static void plug_events(FILE *f, int old, int64_t pid, int id, double ts, uint64_t hash, int grank, const pgroup *g,
-                        const collinfo *ci, int64_t sn, plug_mix m) {
+/* A NET step state: "b" at ts, "e" at ts + us (lost: no "e"); *at moves on by us. */
+static void net_state(FILE *f, const char *name, int id, long long pid, double *at, int us, int lost) {
+  fprintf(f, "{\"name\": \"%s\", \"cat\": \"NET\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, "
+             "\"args\": {\"Step\": %d}},\n", name, id, pid, *at, id % 8);
+  *at += us;
+  if (!lost) fprintf(f, "{\"name\": \"%s\", \"cat\": \"NET\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n",
+                     name, id, pid, *at);
+}
+
+/* The proxy ops of one collective on a network group: a send op and a receive op on channel 0, 2
+ * steps each, their NET step states as the plugin writes them (2.27+: SendGpuWait, SendPeerWait,
+ * SendWait / RecvWait, RecvFlushWait, RecvGpuWait; older: SendBufferWait, SendGpuWait, SendWait /
+ * RecvBufferWait, RecvWait, RecvFlushWait, RecvGpuWait), whole-µs states from ts; adds what it
+ * writes to px. The mess: about one step in 9 loses its last state's "e" (not counted). */
+static void plug_proxy(FILE *f, int old, long long pid, int *step_id, double ts, uint64_t h, px_truth *px) {
+  static const char *const send_new[] = {"SendGpuWait", "SendPeerWait", "SendWait"};
+  static const char *const recv_new[] = {"RecvWait", "RecvFlushWait", "RecvGpuWait"};
+  static const char *const send_old[] = {"SendBufferWait", "SendGpuWait", "SendWait"};
+  static const char *const recv_old[] = {"RecvBufferWait", "RecvWait", "RecvFlushWait", "RecvGpuWait"};
+  static const int send_cls_new[] = {0, 1, 2}, recv_cls_new[] = {2, 3, 0}, send_cls_old[] = {3, 0, 2}, recv_cls_old[] = {3, 2, 3, 0};
+  for (int dir = 0; dir < 2; dir++) {
+    const char *op = old ? (dir ? "Recv" : "Send") : (dir ? "ScheduleRecv" : "ScheduleSend");
+    double at = ts + 10 + 40 * dir;
+    fprintf(f, "{\"name\": \"%s\", \"cat\": \"PROXY\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, "
+               "\"args\": {\"Channel\": 0, \"Peer\": 1, \"Steps\": 2, \"ChunkSize\": 524288, \"transSize\": 1048576%s}},\n",
+            op, *step_id, pid, at, old ? ", \"POSTED\": {\"step\": 2, \"ts\": 0.000000}, \"DONE\": {\"step\": 2, \"ts\": 0.000000}" : "");
+    if (!old) {
+      fprintf(f, "{\"name\": \"%s\", \"cat\": \"PROXY\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n", op,
+              *step_id, pid, at + 1);
+      op = dir ? "ProgressRecv" : "ProgressSend";
+      fprintf(f, "{\"name\": \"%s\", \"cat\": \"PROXY\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, "
+                 "\"args\": {\"Channel\": 0, \"Peer\": 1, \"Steps\": 2, \"ChunkSize\": 524288, \"transSize\": 1048576}},\n",
+              op, *step_id, pid, at + 1);
+    }
+    for (int st = 0; st < 2; st++) {
+      uint64_t g = h4(h, (uint64_t)dir, (uint64_t)st, 0x9e7);
+      int lost = g % 9 == 4;
+      const char *const *names = dir ? (old ? recv_old : recv_new) : (old ? send_old : send_new);
+      const int *cls = dir ? (old ? recv_cls_old : recv_cls_new) : (old ? send_cls_old : send_cls_new);
+      int n = dir && old ? 4 : 3;
+      for (int k = 0; k < n; k++) {
+        int us = 1 + (int)((g >> (8 * k)) % 9) + (cls[k] == 1 ? 6 : 0); /* the peer waits longest */
+        int l = lost && k == n - 1;
+        net_state(f, names[k], *step_id, pid, &at, us, l);
+        if (!l && px) px->ns[cls[k]] += us * 1e3;
+      }
+      if (!lost && px) px->steps++;
+      (*step_id)++;
+    }
+    fprintf(f, "{\"name\": \"%s\", \"cat\": \"PROXY\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n",
+            old ? op : dir ? "ProgressRecv" : "ProgressSend", *step_id, pid, at + 1);
+  }
+}
+
+/* One collective's events: its COLL_API and KERNEL_LAUNCH (old spelling: bare values; not in the
+ * pre-2.27 format, which has neither), the COLL with SeqNum, CommHash, Rank, Count, Datatype
+ * (pre-2.27 format: its number), Algorithm, Protocol, nChannels (nMaxChannels), and on a group
+ * across nodes its proxy steps (px: where they are counted, NULL not counted). */
+static void plug_events(FILE *f, int old, int fmt, int64_t pid, int id, double ts, uint64_t hash, int grank, const pgroup *g,
+                        const collinfo *ci, int64_t sn, plug_mix m, uint64_t h, int *step_id, px_truth *px) {
   const char *word = coll_word(ci->coll), *q = old ? "" : "\"";
   int es = ci->bytes % (2LL * g->size) == 0 ? 2 : 1;
   long long count = (long long)(ci->bytes / es / (ci->coll == CT_ALLREDUCE ? 1 : g->size));
   const char *dt = es == 2 ? "ncclBfloat16" : "ncclUint8";
-  fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL_API\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
-             "{\"count\": %lld, \"datatype\": %s%s%s, \"root\": 0, \"GraphCaptured\": 0, \"Stream\": %s0x7f3a%08x%s}},\n",
-          word, id, (long long)pid, ts, count, q, dt, q, q, 0x1000u * (unsigned)ci->stream, q);
-  fprintf(f, "{\"name\": \"KernelLaunch\", \"cat\": \"KERNEL_LAUNCH\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, "
-             "\"ts\": %f, \"args\": {\"groupId\": %d, \"Stream\": %s0x7f3a%08x%s}},\n",
-          id, (long long)pid, ts + 2, id, q, 0x1000u * (unsigned)ci->stream, q);
+  if (!fmt) {
+    fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL_API\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
+               "{\"count\": %lld, \"datatype\": %s%s%s, \"root\": 0, \"GraphCaptured\": 0, \"Stream\": %s0x7f3a%08x%s}},\n",
+            word, id, (long long)pid, ts, count, q, dt, q, q, 0x1000u * (unsigned)ci->stream, q);
+    fprintf(f, "{\"name\": \"KernelLaunch\", \"cat\": \"KERNEL_LAUNCH\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, "
+               "\"ts\": %f, \"args\": {\"groupId\": %d, \"Stream\": %s0x7f3a%08x%s}},\n",
+            id, (long long)pid, ts + 2, id, q, 0x1000u * (unsigned)ci->stream, q);
+  }
+  char dtype[24];
+  if (fmt) snprintf(dtype, sizeof dtype, "%d", es == 2 ? 9 : 1); /* ncclBfloat16 = 9, ncclUint8 = 1 */
+  else snprintf(dtype, sizeof dtype, "\"%s\"", dt);
+  if (fmt) fprintf(f, "{\"name\": \"Group\", \"cat\": \"GROUP\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, "
+                      "\"args\": {\"groupId\": %d}},\n", id, (long long)pid, ts, id);
   fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL\", \"ph\": \"b\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f, \"args\": "
-             "{\"SeqNum\": %lld, \"CommHash\": %llu, \"Rank\": %d, \"Count\": %lld, \"Datatype\": \"%s\", \"Algorithm\": \"%s\", "
-             "\"Protocol\": \"%s\", \"nChannels\": %d}},\n",
-          word, id, (long long)pid, ts + 5, (long long)sn, (unsigned long long)hash, grank, count, dt, m.algo, m.proto, m.ch);
+             "{\"SeqNum\": %lld, \"CommHash\": %llu, \"Rank\": %d, \"Count\": %lld, \"Datatype\": %s, \"Algorithm\": \"%s\", "
+             "\"Protocol\": \"%s\", \"%s\": %d}},\n",
+          word, id, (long long)pid, ts + 5, (long long)sn, (unsigned long long)hash, grank, count, dtype, m.algo, m.proto,
+          fmt ? "nMaxChannels" : "nChannels", m.ch);
+  if (g->nodes > 1) plug_proxy(f, fmt, (long long)pid, step_id, ts + 5, h, px);
   fprintf(f, "{\"name\": \"%s\", \"cat\": \"COLL\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n", word, id,
-          (long long)pid, ts + 50);
+          (long long)pid, ts + 150);
+  if (fmt) fprintf(f, "{\"name\": \"Group\", \"cat\": \"GROUP\", \"ph\": \"e\", \"id\": %d, \"pid\": %lld, \"tid\": 1, \"ts\": %f},\n",
+                   id, (long long)pid, ts + 151);
 }
 
 /* The plugin's time of trace time t (ns): µs since its start, on the rank's clock. */
@@ -290,7 +425,11 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
     while (grank < g->size && g->ranks[grank] != r) grank++;
     uint64_t hash = 0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi;
     char path[4096];
-    snprintf(path, sizeof path, "%s/nccl_profile_%llu_%d.json", c->o.outdir, (unsigned long long)hash, grank);
+    int fmt = c->o.nccl_plugin == 2, old = r == 0 && !fmt, step_id = 0;
+    if (fmt) /* before 2.27: PREFIX-<hostname>-<tid>.txt, one per communicator's finalizing thread */
+      snprintf(path, sizeof path, "%s/nccl_profile-node%d.cluster-%lld.txt", c->o.outdir, r / c->o.gpn,
+               (long long)c->pid[r] + 1 + gi);
+    else snprintf(path, sizeof path, "%s/nccl_profile_%llu_%d.json", c->o.outdir, (unsigned long long)hash, grank);
     FILE *f = fopen(path, "w");
     if (!f) die("cannot write %s", path);
     fprintf(f, "[\n");
@@ -298,16 +437,17 @@ static int64_t write_plugin_rank(const ctx_t *c, const rw_t *w, int r, plug_trut
     for (size_t k0 = a, k1; k0 < b; k0 = k1) { /* one kind */
       for (k1 = k0 + 1; k1 < b && v[k1]->ci->coll == v[k0]->ci->coll; k1++) {}
       int64_t sn0 = 40 + 3 * gi;
-      for (int k = 0; k < NCCL_PRE; k++, pre++)
-        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci, sn0 - NCCL_PRE + k,
-                    mix_for(g, v[k0]->ci, 0));
+      for (int k = 0; k < NCCL_PRE; k++, pre++) /* their proxy steps are not the window's: not counted */
+        plug_events(f, old, fmt, c->pid[r], id++, plug_ts(w, v[k0]->t - 250 * MS - 11 * MS * k), hash, grank, g, v[k0]->ci,
+                    sn0 - NCCL_PRE + k, mix_for(g, v[k0]->ci, 0), (uint64_t)k, &step_id, NULL);
       for (size_t i = k0; i < k1; i++) {
         const grec *e = v[i];
         int64_t k = (int64_t)(i - k0);
         uint64_t h = h4(c->o.seed ^ 0x706c7567ULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
         if (h % 11 == 3) { t[gi].dropped++; continue; }
         plug_mix m = mix_for(g, e->ci, h % 5 == 1);
-        plug_events(f, r == 0, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m);
+        plug_events(f, old, fmt, c->pid[r], id++, plug_ts(w, e->t) + (double)(h % 7), hash, grank, g, e->ci, sn0 + k, m, h,
+                    &step_id, &t[gi].px);
         truth_add(&t[gi], m);
       }
     }
@@ -334,9 +474,138 @@ void write_nccl_plugin_trace(const ctx_t *c, rw_t *const *ws) {
     for (int64_t k = 0; k < x->n_mix; k++)
       fprintf(f, "%s{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"channels\": %d, \"records\": %lld}", k ? ", " : "",
               x->mix[k].algo, x->mix[k].proto, x->mix[k].ch, (long long)x->mix_n[k]);
-    fprintf(f, "]}");
+    fprintf(f, "], \"proxy\": ");
+    double ns = x->px.ns[0] + x->px.ns[1] + x->px.ns[2] + x->px.ns[3];
+    if (ns > 0)
+      fprintf(f, "{\"steps\": %lld, \"time_ns\": %.17g, \"gpu_wait_share\": %.17g, \"peer_wait_share\": %.17g, "
+                 "\"net_share\": %.17g, \"other_share\": %.17g}}", (long long)x->px.steps, ns, x->px.ns[0] / ns,
+              x->px.ns[1] / ns, x->px.ns[2] / ns, x->px.ns[3] / ns);
+    else fprintf(f, "null}");
   }
   fprintf(f, "\n}}\n");
   if (fclose(f)) die("cannot write %s", path);
   free(t);
+}
+
+/* ---- --nccl-prometheus ---------------------------------------------------------------------------
+ * The Inspector's Prometheus textfiles of the planted job (NCCL_INSPECTOR_PROM_DUMP): one
+ * DIR/nccl_inspector_metrics_GPU-<uuid>.prom per rank (GPU), a bucket per communicator, kind,
+ * message-size range (the Inspector's "2-3MB": [2 MiB, 3 MiB)) and algo_proto ("Ring_Simple", the
+ * plugin trace's choices), each bucket's nccl_bus_bandwidth_gbs (geometric mean of its records'
+ * busbw) and nccl_collective_exec_time_microseconds (their mean) as "%.6g", then the p2p-less
+ * per-device totals (read past). comm_name "unknown" (as NCCL writes a communicator without a
+ * name), node and gpu the rank's host (node<N>) and device. The records as --nccl-inspector's: under
+ * the floor not written, about one in 13 dropped. DIR/nccl_prom_expected.json: per group its
+ * buckets {collective, message_size_min_bytes, algorithm, protocol, ranks, busbw_GBps (the
+ * geometric mean of the ranks' printed values), exec_time_us (their mean)}, with --trace-hosts (the
+ * join needs each trace's host to tell the GPUs apart). */
+
+#define MAX_BUCKETS 256
+typedef struct {
+  int gi, coll; int64_t lo; plug_mix m;
+  int64_t n; double logbw, us;            /* one rank's records */
+  int64_t ranks; double rlog, rus;        /* the truth: over ranks, of the printed values */
+} bucket;
+
+static int64_t size_lo(int64_t bytes, int64_t *hi, char *label, size_t cap) {
+  static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+  int k = 0;
+  double v = (double)bytes;
+  while (v >= 1024.0 && k < 4) { v /= 1024.0; k++; }
+  int64_t lower = v < 1 ? 1 : (int64_t)floor(v), unit = (int64_t)1 << (10 * k);
+  snprintf(label, cap, "%lld-%lld%s", (long long)lower, (long long)lower + 1, units[k]);
+  *hi = (lower + 1) * unit;
+  return lower * unit;
+}
+
+/* Rank r's file; folds its buckets into the truth (tb, *ntb). */
+static void write_prom_rank(const ctx_t *c, const rw_t *w, int r, bucket *tb, int *ntb) {
+  size_t n;
+  const grec **v = comm_records(w, &n);
+  bucket b[MAX_BUCKETS];
+  int nb = 0;
+  for (size_t i = 0; i < n; i++) {
+    const grec *e = v[i];
+    int gi = e->real_group;
+    size_t k = i;
+    while (k > 0 && v[k - 1]->real_group == gi && v[k - 1]->ci->coll == e->ci->coll) k--;
+    uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)(i - k));
+    if (e->ci->bytes < NCCL_FLOOR || h % 13 == 0) continue;
+    int64_t hi, us = llround((double)(e->d - e->wait) / 1e3);
+    char label[32];
+    int64_t lo = size_lo(e->ci->bytes, &hi, label, sizeof label);
+    plug_mix m = mix_for(&c->groups[gi], e->ci, h % 5 == 1);
+    int q = 0;
+    while (q < nb && !(b[q].gi == gi && b[q].coll == e->ci->coll && b[q].lo == lo && /* channels are no label */
+                       !strcmp(b[q].m.algo, m.algo) && !strcmp(b[q].m.proto, m.proto))) q++;
+    if (q == nb) {
+      if (nb == MAX_BUCKETS) die("more than %d Prometheus buckets", MAX_BUCKETS);
+      memset(&b[nb++], 0, sizeof *b);
+      b[q].gi = gi; b[q].coll = e->ci->coll; b[q].lo = lo; b[q].m = m;
+    }
+    b[q].n++;
+    b[q].logbw += log(us > 0 ? e->ci->sf / (double)us / 1e3 : 1);
+    b[q].us += (double)us;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_inspector_metrics_GPU-%08x-5d3c-4a1b-9e2f-%012d.prom", c->o.outdir,
+           (unsigned)h4(c->o.seed, 0x9b0, (uint64_t)r, 0), r);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  for (int q = 0; q < nb; q++) {
+    const pgroup *g = &c->groups[b[q].gi];
+    int64_t hi;
+    char label[32], bus[32], ex[32];
+    size_lo(b[q].lo, &hi, label, sizeof label);
+    snprintf(bus, sizeof bus, "%.6g", exp(b[q].logbw / (double)b[q].n));
+    snprintf(ex, sizeof ex, "%.6g", b[q].us / (double)b[q].n);
+    const char *lab = "version=\"v5.1\",slurm_job_id=\"unknown\",node=\"node%d\",gpu=\"GPU%d\",comm_name=\"unknown\","
+                      "n_nodes=\"%d\",nranks=\"%d\",collective=\"%s\",message_size=\"%s\",algo_proto=\"%s_%s\"";
+    char labels[512];
+    snprintf(labels, sizeof labels, lab, r / c->o.gpn, r % c->o.gpn, g->nodes, g->size, coll_word(b[q].coll), label,
+             b[q].m.algo, b[q].m.proto);
+    fprintf(f, "nccl_bus_bandwidth_gbs{%s} %s\nnccl_collective_exec_time_microseconds{%s} %s\n", labels, bus, labels, ex);
+    int t = 0; /* the truth: one bucket per group, kind, range, algorithm and protocol */
+    while (t < *ntb && !(tb[t].gi == b[q].gi && tb[t].coll == b[q].coll && tb[t].lo == b[q].lo &&
+                         !strcmp(tb[t].m.algo, b[q].m.algo) && !strcmp(tb[t].m.proto, b[q].m.proto))) t++;
+    if (t == *ntb) {
+      if (*ntb == MAX_BUCKETS) die("more than %d Prometheus buckets", MAX_BUCKETS);
+      tb[(*ntb)++] = b[q];
+      tb[t].ranks = 0; tb[t].rlog = tb[t].rus = 0;
+    }
+    tb[t].ranks++;
+    tb[t].rlog += log(strtod(bus, NULL));
+    tb[t].rus += strtod(ex, NULL);
+  }
+  fprintf(f, "nccl_collectives_total{version=\"v5.1\",slurm_job_id=\"unknown\",node=\"node%d\",gpu=\"GPU%d\"} %zu\n",
+          r / c->o.gpn, r % c->o.gpn, n);
+  if (fclose(f)) die("cannot write %s", path);
+  free(v);
+}
+
+void write_nccl_prometheus(const ctx_t *c, rw_t *const *ws) {
+  bucket *tb = xcalloc(MAX_BUCKETS, sizeof *tb);
+  int ntb = 0;
+  for (int r = 0; r < c->o.ranks; r++) write_prom_rank(c, ws[r], r, tb, &ntb);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_prom_expected.json", c->o.outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  fprintf(f, "{\"groups\": {");
+  for (int g = 0; g < c->ngroups; g++) {
+    fprintf(f, "%s\n  \"%s\": [", g ? "," : "", c->groups[g].name);
+    int first = 1;
+    for (int t = 0; t < ntb; t++) {
+      if (tb[t].gi != g) continue;
+      fprintf(f, "%s{\"collective\": \"%s\", \"message_size_min_bytes\": %lld, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
+                 "\"ranks\": %lld, \"busbw_GBps\": %.17g, \"exec_time_us\": %.17g}", first ? "" : ", ", coll_word(tb[t].coll),
+              (long long)tb[t].lo, tb[t].m.algo, tb[t].m.proto, (long long)tb[t].ranks, exp(tb[t].rlog / (double)tb[t].ranks),
+              tb[t].rus / (double)tb[t].ranks);
+      first = 0;
+    }
+    fprintf(f, "]");
+  }
+  fprintf(f, "\n}}\n");
+  if (fclose(f)) die("cannot write %s", path);
+  free(tb);
 }

@@ -94,8 +94,14 @@ static void usage(FILE *f) {
       "                         and DIR/nccl_expected.json, their truth (tg_nccl.c)\n"
       "  --nccl-exec-with-wait  with --nccl-inspector: exec times are the whole kernel (its wait for the last\n"
       "                         rank too, as NCCL's GPU timer), and DIR/nccl_alone_expected.json (tg_nccl.c)\n"
+      "  --nccl-inspector-v42   the same in format v4.2: coll_algo/coll_proto, dump_stats records,\n"
+      "                         rank 1's records verbose (per-channel kernel_events)\n"
       "  --nccl-plugin-trace    with --tp/--fsdp: DIR/nccl_profile_<commHash>_<rank>.json, the NCCL example\n"
       "                         profiler plugin's traces, and DIR/nccl_plugin_expected.json (tg_nccl.c)\n"
+      "  --nccl-plugin-trace-old  the same in the plugin's format before NCCL 2.27: one\n"
+      "                         DIR/nccl_profile-<hostname>-<tid>.txt per communicator and rank\n"
+      "  --nccl-prometheus      with --tp/--fsdp: DIR/nccl_inspector_metrics_GPU-<uuid>.prom, the NCCL\n"
+      "                         Inspector's Prometheus files, and DIR/nccl_prom_expected.json (tg_nccl.c)\n"
       "  --autograd-thread      backward (its ops, DDP's hooks and finalize) runs on the autograd engine's\n"
       "                         thread, each op under autograd::engine::evaluate_function; the main waits\n"
       "  --first-bucket-mib M   DDP's first bucket (the first all-reduced) holds M MiB (default: --bucket-mib)\n"
@@ -125,7 +131,8 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 /* the options added for issues 17, 19, 20: 1 = flag, 2 = takes a value, 0 = not one of them */
 static int new_option(const char *name) {
   static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events",
-                                "--autograd-thread", "--nccl-inspector", "--nccl-plugin-trace", "--nccl-exec-with-wait"};
+                                "--autograd-thread", "--nccl-inspector", "--nccl-plugin-trace", "--nccl-plugin-trace-old", "--nccl-prometheus",
+                                "--nccl-inspector-v42", "--nccl-exec-with-wait"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
@@ -153,8 +160,11 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--cuda-sync-events")) o->sync_events = 1;
   else if (!strcmp(name, "--autograd-thread")) o->autograd_thread = 1;
   else if (!strcmp(name, "--nccl-inspector")) o->nccl_inspector = 1;
+  else if (!strcmp(name, "--nccl-inspector-v42")) o->nccl_inspector = 2;
   else if (!strcmp(name, "--nccl-plugin-trace")) o->nccl_plugin = 1;
   else if (!strcmp(name, "--nccl-exec-with-wait")) o->nccl_exec_wait = 1;
+  else if (!strcmp(name, "--nccl-plugin-trace-old")) o->nccl_plugin = 2;
+  else if (!strcmp(name, "--nccl-prometheus")) o->nccl_prom = 1;
   else if (!strcmp(name, "--tp")) o->tp = parse_int(name, val, 1, MAX_RANKS);
   else if (!strcmp(name, "--gpus-per-node")) o->gpn = parse_int(name, val, 1, 1024);
   else if (!strcmp(name, "--tp-busbw-GBps")) o->tp_busbw = parse_num(name, val, 1e-6, 1e9);
@@ -195,7 +205,7 @@ static void check_new(options *o) {
   for (int i = 0; i < o->ndrop; i++)
     if (o->drop_rank[i] >= o->ranks) die("--drop-kernel %d:%d: only %d ranks", o->drop_rank[i], o->drop_k[i], o->ranks);
   if ((o->cut_rank >= 0) != (o->cut_steps > 0)) die("--cut-rank and --cut-after-step go together");
-  if ((o->nccl_inspector || o->nccl_plugin) && ((!o->tp && !o->fsdp) || o->windows > 1 || o->ndrop || o->cut_rank >= 0))
+  if ((o->nccl_inspector || o->nccl_plugin || o->nccl_prom) && ((!o->tp && !o->fsdp) || o->windows > 1 || o->ndrop || o->cut_rank >= 0))
     die("--nccl-inspector and --nccl-plugin-trace write the files of a --tp/--fsdp job of one window without dropped kernels");
   if (o->nccl_exec_wait && !o->nccl_inspector) die("--nccl-exec-with-wait goes with --nccl-inspector");
   if (o->cut_rank >= o->ranks) die("--cut-rank %d: only %d ranks", o->cut_rank, o->ranks);
@@ -565,6 +575,7 @@ int main(int argc, char **argv) {
     }
   if (o->nccl_inspector) write_nccl_inspector(c, ws);
   if (o->nccl_plugin) write_nccl_plugin_trace(c, ws);
+  if (o->nccl_prom) write_nccl_prometheus(c, ws);
   snprintf(path, plen, "%s/expected.json", o->outdir);
   if (o->extended)
     write_expected_ext(c, path, ws);

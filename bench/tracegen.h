@@ -83,8 +83,9 @@ typedef struct {
   int host_sync;           /* --host-sync item|stream|device: how each step ends */
   int sync_events;         /* --cuda-sync-events: cuda_sync events for synchronizing and event-wait calls */
   int autograd_thread;     /* --autograd-thread: backward runs on the autograd engine's own thread */
-  int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
-  int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c) */
+  int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c); 2: --nccl-inspector-v42, format v4.2 */
+  int nccl_prom;           /* --nccl-prometheus: the Inspector's Prometheus textfiles too (tg_nccl.c) */
+  int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c); 2: --nccl-plugin-trace-old, its format before 2.27 */
   int nccl_exec_wait;      /* --nccl-exec-with-wait: Inspector exec times are the whole kernel, its wait included */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
@@ -404,6 +405,8 @@ typedef struct {
 void write_nccl_inspector(const ctx_t *c, rw_t *const *ws);
 /* tg_nccl.c: --nccl-plugin-trace's plugin traces and their truth */
 void write_nccl_plugin_trace(const ctx_t *c, rw_t *const *ws);
+/* tg_nccl.c: --nccl-prometheus's Prometheus textfiles and their truth */
+void write_nccl_prometheus(const ctx_t *c, rw_t *const *ws);
 
 /* tg_events.c */
 extern const gpu_info GPUS[];

@@ -33,12 +33,15 @@ void tc_nccl_log_free(tc_nccl_log *l) {
     for (size_t i = 0; i < l->n_files; i++) { free(l->files[i].path); free(l->files[i].hostname); }
     free(l->files);
     free(l->records);
+    free(l->proxies);
+    free(l->proms);
     memset(l, 0, sizeof *l);
 }
 
 void tc_nccl_free(tc_nccl_result *r) {
     tc_nccl_log_free(&r->log);
     free(r->groups);
+    free(r->prom_mix);
     for (size_t i = 0; i < r->n_notes; i++) free(r->notes[i]);
     free(r->notes);
     memset(r, 0, sizeof *r);

@@ -38,8 +38,11 @@ typedef struct {
     uint8_t plugin;       /* 1: a COLL event of the example profiler plugin's trace (no exec time;
                            * dump_us is its "ts", µs on the plugin's own clock; n_ranks is filled by the join, bytes = Count x the
                            * datatype's size until then), 0: an Inspector record */
-    uint8_t mix;          /* plugin: index into tc_nccl_log.mixes (algorithm, protocol, channels) */
+    uint8_t mix;          /* index into tc_nccl_log.mixes (algorithm, protocol, channels): plugin records;
+                           * Inspector records of v4.2+ (coll_algo, coll_proto; the verbose form's
+                           * channels), TC_NCCL_NO_MIX when the record names none */
 } tc_nccl_record;
+#define TC_NCCL_NO_MIX 255
 
 /* One algorithm / protocol / channel count a plugin COLL event names (strings as NCCL writes
  * them: "Ring", "LL"; channels -1 absent). */
@@ -56,12 +59,50 @@ typedef struct {
     size_t skipped;       /* objects that could not be read (warnings) */
     bool plugin;          /* an example profiler plugin trace, not an Inspector log */
     bool lenient;         /* plugin: values that are not JSON (unquoted ncclBfloat16, 0x7f...) read */
+    bool prom;            /* an Inspector Prometheus textfile (rows in tc_nccl_log.proms; records = its rows) */
+    size_t prom_other;    /* its lines of other NCCL metrics read past (p2p buckets, per-device totals) */
+    size_t dump_stats;    /* Inspector v4.2+: its dump_stats records (one per communicator and dump) */
+    int64_t ring_dropped; /* their Σ coll_dropped_since_last_dump: records NCCL's ring buffer dropped */
 } tc_nccl_file;
+
+/* Where a proxy step's time went, by the example plugin's NET step-state events (docs/nccl.md
+ * "Proxy steps"): GPU (SendGpuWait, RecvGpuWait), peer (SendPeerWait), network (SendWait,
+ * RecvWait), other (RecvFlushWait; SendBufferWait and RecvBufferWait of versions before 2.27). */
+typedef enum { TC_NCCL_PX_GPU = 0, TC_NCCL_PX_PEER, TC_NCCL_PX_NET, TC_NCCL_PX_OTHER, TC_NCCL_PX_N } tc_nccl_px;
+
+/* The proxy steps of one plugin COLL record (the NET events nested in its COLL event). */
+typedef struct {
+    uint64_t comm_id;     /* the COLL event's CommHash */
+    int64_t sn;           /* its SeqNum */
+    double ns[TC_NCCL_PX_N]; /* time in each state class (ns; a state counts when its "b" and "e" were read) */
+    int32_t steps;        /* steps whose last state (SendWait, RecvGpuWait) ended */
+    uint16_t file;        /* index into tc_nccl_log.files */
+    uint8_t coll;         /* tc_nccl_coll */
+} tc_nccl_proxy;
+
+/* One Prometheus textfile row of the Inspector (nccl_inspector_metrics_<GPU UUID>.prom): a bucket of
+ * one GPU's collectives of one communicator name, size, kind, message-size range and algo_proto. */
+typedef struct {
+    char comm_name[64];   /* comm_name label ("unknown" as NCCL writes it when it has none) */
+    char node[64];        /* node label (the host) */
+    char algorithm[16], protocol[16]; /* algo_proto split at its last '_' ("RING", "LL128") */
+    int64_t size_lo;      /* message_size's lower bound (bytes): "2-3MB" is [2 MiB, 3 MiB) */
+    int64_t size_hi;      /* its upper bound (exclusive) */
+    double busbw_GBps;    /* nccl_bus_bandwidth_gbs: NCCL's geometric mean of the bucket's busbw; -1 absent */
+    double exec_us;       /* nccl_collective_exec_time_microseconds: their mean exec time; -1 absent */
+    int32_t n_ranks, n_nodes;
+    int32_t device;       /* the gpu label's CUDA device index ("GPU3"), -1 absent */
+    uint16_t file;        /* index into tc_nccl_log.files */
+    uint8_t coll;         /* tc_nccl_coll */
+} tc_nccl_prom;
 
 typedef struct {
     tc_nccl_file *files; size_t n_files, cap_files;
     tc_nccl_record *records; size_t n_records, cap_records;
     tc_nccl_mix mixes[TC_NCCL_MAX_MIXES]; size_t n_mixes;
+    tc_nccl_proxy *proxies; size_t n_proxies, cap_proxies; /* per plugin COLL record with proxy steps */
+    int64_t proxy_steps_p2p; /* proxy steps under P2P events or outside any COLL (not joined) */
+    tc_nccl_prom *proms; size_t n_proms, cap_proms;       /* Prometheus rows */
 } tc_nccl_log;
 
 /* Why a collective of the trace or a record has no partner (analyzer/nccl_join.h). */
@@ -88,13 +129,30 @@ typedef struct {
     int64_t plugin_dropped;  /* kernels of ranks with the group's plugin trace without a record */
     int64_t plugin_size_mismatch; /* plugin records of another message size (not joined) */
     int64_t mix_records[TC_NCCL_MAX_MIXES]; /* joined plugin records per tc_nccl_log.mixes entry */
+    int64_t inspector_mix_records[TC_NCCL_MAX_MIXES]; /* joined Inspector records (v4.2+) per mixes entry */
     /* proxy time (the plugin trace's PROXY / NET step events of the group's communicator): where
      * the proxy's steps spent their time; shares of proxy_ns, valid when has_proxy */
     bool has_proxy;
     int64_t proxy_steps;     /* proxy step events read, summed over ranks */
     double proxy_ns;         /* their summed time */
     double proxy_gpu_wait_share, proxy_peer_wait_share, proxy_net_share;
+    /* (nccl-in) the rest of proxy_ns: RecvFlushWait and the older versions' BufferWait states */
+    double proxy_other_share;
+    double proxy_class_ns[TC_NCCL_PX_N]; /* the sums the shares divide (ns), per tc_nccl_px */
+    int64_t prom_rows;       /* Prometheus rows joined to the group (one per rank and bucket) */
 } tc_nccl_group;
+
+/* One Prometheus bucket of a process group, its ranks' rows merged (analyzer/nccl_prom_join.c). */
+typedef struct {
+    size_t pg;               /* index into tc_job.groups */
+    uint8_t coll;            /* tc_nccl_coll */
+    int64_t size_lo, size_hi;/* message_size's range [lo, hi) bytes */
+    char algorithm[16], protocol[16];
+    int64_t ranks;           /* rows merged: one per GPU (rank) that wrote the bucket */
+    bool has_busbw, has_exec;
+    double busbw_GBps;       /* the geometric mean of the rows' nccl_bus_bandwidth_gbs (each rank weighs the same) */
+    double exec_us;          /* the mean of the rows' nccl_collective_exec_time_microseconds */
+} tc_nccl_prom_mix;
 
 /* The job's NCCL result. */
 typedef struct {
@@ -106,6 +164,9 @@ typedef struct {
     int64_t outside_trace;   /* records of a joined communicator outside the trace's collectives */
     int64_t plugin_unplaced; /* plugin COLL records of a file or communicator no rank or group has */
     int64_t plugin_outside;  /* plugin COLL records of a joined communicator outside the trace's collectives */
+    tc_nccl_prom_mix *prom_mix; size_t n_prom_mix; /* by group, then as first read (owned) */
+    int64_t prom_joined;     /* Prometheus rows joined to a process group */
+    int64_t prom_unplaced;   /* Prometheus rows no process group (or several) fits */
     int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) */
     char **notes; size_t n_notes, cap_notes; /* owned */
 } tc_nccl_result;

@@ -73,6 +73,8 @@ typedef struct {
     /* the profiler plugin's COLL records of this id (CommHash = header.id), of every rank */
     int64_t plugin_records;
     int64_t mix_records[TC_NCCL_MAX_MIXES]; /* of them per tc_nccl_log.mixes entry */
+    /* its Inspector records that name their algorithm and protocol (format v4.2+), per mixes entry */
+    int64_t inspector_mix_records[TC_NCCL_MAX_MIXES];
 } tc_nccl_comm;
 
 /* The job as its NCCL logs alone show it. */
@@ -82,6 +84,7 @@ typedef struct {
     int64_t plugin_records;  /* profiler plugin COLL records read */
     int64_t plugin_unplaced; /* of them of an id no Inspector communicator has (in no figure) */
     size_t inspector_files, plugin_files;
+    size_t prom_files, prom_rows; /* Inspector Prometheus textfiles and rows read (in no figure: means per bucket) */
 } tc_nccl_alone;
 
 /* Frees what c / a holds (not the log they point into); a is zeroed. */

@@ -67,9 +67,11 @@ static int walk_folder(tc_input_list *l, const char *dir, bool recursive, int de
         if (recursive && depth < MAX_DEPTH && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
             rc = walk_folder(l, p, true, depth + 1, err, errlen);
             free(p);
-        } else if ((ends_with(de->d_name, ".log") || ends_with(de->d_name, ".json")) && stat(p, &st) == 0 &&
-                   S_ISREG(st.st_mode) && (ends_with(de->d_name, ".log") || tc_nccl_file_sniff(p))) {
-            /* NCCL's own files: Inspector logs, plugin traces (*.json, by content) */
+        } else if ((ends_with(de->d_name, ".log") || ends_with(de->d_name, ".json") || ends_with(de->d_name, ".txt") ||
+                    ends_with(de->d_name, ".prom")) && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+                   (ends_with(de->d_name, ".log") || tc_nccl_file_sniff(p))) {
+            /* NCCL's own files: Inspector logs, plugin traces (*.json, *.txt before 2.27, by content),
+             * Inspector Prometheus textfiles (*.prom, by content) */
             if (TC_PUSH(l->logs, l->n_logs, l->cap_logs, p)) { free(p); rc = -1; }
         } else if (!is_trace_name(de->d_name)) {
             free(p);

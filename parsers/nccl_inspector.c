@@ -150,10 +150,46 @@ static bool skip_value(jp *p, int depth) {
 
 typedef struct {
     tc_nccl_record r;
-    bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p;
+    bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p, stats;
     char hostname[256], version[16];
+    char algo[16], proto[16];  /* coll_perf.coll_algo / coll_proto (v4.2+), "" absent */
+    int32_t channels;          /* verbose: the kernel_events entries of event_trace_ts, -1 absent */
     double pid;
+    double dropped;            /* dump_stats.coll_dropped_since_last_dump */
 } rec_ctx;
+
+static bool int_in(jp *p, double lo, double hi, double *out);
+
+/* An array of objects (each skipped), their count into *n. */
+static bool count_objects(jp *p, int32_t *n) {
+    ws(p);
+    if (p->s >= p->end || *p->s != '[') return fail(p, "an array expected");
+    p->s++;
+    *n = 0;
+    ws(p);
+    if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+    for (;;) {
+        if (!object(p, NULL, NULL, 3)) return false;
+        (*n)++;
+        ws(p);
+        if (p->s < p->end && *p->s == ',') { p->s++; continue; }
+        if (p->s < p->end && *p->s == ']') { p->s++; return true; }
+        return fail(p, "',' or ']' expected in an array");
+    }
+}
+
+/* Verbose records' event_trace_ts: its kernel_events, one per channel the kernel ran on. */
+static bool trace_ts_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "kernel_events") == 0) return count_objects(p, &c->channels);
+    return skip_value(p, 3); /* coll_start_ts, coll_stop_ts */
+}
+
+static bool stats_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    if (strcmp(key, "coll_dropped_since_last_dump") == 0) return int_in(p, 0, 9e18, &c->dropped);
+    return skip_value(p, 2);
+}
 
 /* An integral number in [lo, hi] into *out. */
 static bool int_in(jp *p, double lo, double hi, double *out) {
@@ -218,7 +254,10 @@ static bool coll_member(jp *p, const char *key, void *ctx) {
     }
     double bw;
     if (strcmp(key, "coll_busbw_gbs") == 0 || strcmp(key, "coll_algobw_gbs") == 0) return num(p, &bw); /* recomputed */
-    return skip_value(p, 2); /* event_trace_sn, event_trace_ts, later members */
+    if (strcmp(key, "coll_algo") == 0) return str(p, c->algo, sizeof c->algo);
+    if (strcmp(key, "coll_proto") == 0) return str(p, c->proto, sizeof c->proto);
+    if (strcmp(key, "event_trace_ts") == 0) return object(p, trace_ts_member, ctx, 2);
+    return skip_value(p, 2); /* event_trace_sn, later members */
 }
 
 static bool top_member(jp *p, const char *key, void *ctx) {
@@ -227,6 +266,7 @@ static bool top_member(jp *p, const char *key, void *ctx) {
     if (strcmp(key, "metadata") == 0) return object(p, metadata_member, ctx, 1);
     if (strcmp(key, "coll_perf") == 0) return object(p, coll_member, ctx, 1);
     if (strcmp(key, "p2p_perf") == 0) c->p2p = true;
+    if (strcmp(key, "dump_stats") == 0) { c->stats = true; return object(p, stats_member, ctx, 1); }
     return skip_value(p, 1);
 }
 
@@ -237,6 +277,7 @@ typedef struct {
     char name[48], cat[24], ph[4], algo[16], proto[16], dtype[32];
     double pid, ts;
     uint64_t seq, hash, count;
+    double id;
     int32_t rank, channels;
     bool has_seq, has_hash, has_rank, has_count;
 } plug_ctx;
@@ -276,6 +317,7 @@ static bool event_member(jp *p, const char *key, void *ctx) {
     if (strcmp(key, "ph") == 0) return token(p, c->ph, sizeof c->ph);
     if (strcmp(key, "pid") == 0) return int_in(p, 0, 9e15, &c->pid);
     if (strcmp(key, "ts") == 0) return num(p, &c->ts);
+    if (strcmp(key, "id") == 0) return num(p, &c->id);
     if (strcmp(key, "args") == 0) return object(p, args_member, ctx, 2);
     return skip_value(p, 1);
 }
@@ -297,16 +339,16 @@ static int64_t dtype_size(const char *d) {
 }
 
 /* The index of (algo, proto, channels) in log->mixes, added when new (the last one when full). */
-static uint8_t mix_of(tc_nccl_log *log, const plug_ctx *c) {
+static uint8_t mix_of(tc_nccl_log *log, const char *algo, const char *proto, int32_t channels) {
     for (size_t i = 0; i < log->n_mixes; i++) {
         const tc_nccl_mix *m = &log->mixes[i];
-        if (m->channels == c->channels && !strcmp(m->algorithm, c->algo) && !strcmp(m->protocol, c->proto)) return (uint8_t)i;
+        if (m->channels == channels && !strcmp(m->algorithm, algo) && !strcmp(m->protocol, proto)) return (uint8_t)i;
     }
     if (log->n_mixes == TC_NCCL_MAX_MIXES) return TC_NCCL_MAX_MIXES - 1;
     tc_nccl_mix *m = &log->mixes[log->n_mixes];
-    snprintf(m->algorithm, sizeof m->algorithm, "%s", c->algo);
-    snprintf(m->protocol, sizeof m->protocol, "%s", c->proto);
-    m->channels = c->channels;
+    snprintf(m->algorithm, sizeof m->algorithm, "%s", algo);
+    snprintf(m->protocol, sizeof m->protocol, "%s", proto);
+    m->channels = channels;
     return (uint8_t)log->n_mixes++;
 }
 
@@ -323,7 +365,63 @@ typedef struct {
     int depth; bool in_str, esc, too_long, garbage;
     size_t p2p;        /* p2p_perf records passed over */
     bool plugin;       /* a plugin trace: a JSON array of events, '[' ',' ']' between them */
+    /* plugin: the COLL event the PROXY / NET events being read nest in, and the open NET state */
+    bool in_coll, open;
+    uint64_t cur_hash; int64_t cur_sn; uint8_t cur_coll;
+    size_t cur_px;     /* its entry in log->proxies, SIZE_MAX none yet */
+    char open_name[48]; double open_id, open_ts;
 } reading;
+
+/* The class of a NET step-state event's name (tc_nccl_px), -1 not a step state. */
+static int px_class(const char *name) {
+    static const struct { const char *name; int cls; } states[] = {
+        {"SendGpuWait", TC_NCCL_PX_GPU}, {"RecvGpuWait", TC_NCCL_PX_GPU}, {"SendPeerWait", TC_NCCL_PX_PEER},
+        {"SendWait", TC_NCCL_PX_NET}, {"RecvWait", TC_NCCL_PX_NET}, {"RecvFlushWait", TC_NCCL_PX_OTHER},
+        {"SendBufferWait", TC_NCCL_PX_OTHER}, {"RecvBufferWait", TC_NCCL_PX_OTHER}};
+    for (size_t i = 0; i < sizeof states / sizeof *states; i++)
+        if (strcmp(name, states[i].name) == 0) return states[i].cls;
+    return -1;
+}
+
+/* A plugin event other than a COLL's beginning: a COLL or P2P event opens or closes the context of
+ * the PROXY / NET events the plugin prints inside it; a NET step state's "b" opens it, its "e"
+ * (same name and id, the next NET event) adds its time to the enclosing COLL record's proxy entry.
+ * Steps under a P2P event or outside any COLL are counted apart. 0, or -1 out of memory. */
+static int proxy_event(reading *rd, const plug_ctx *c) {
+    bool b = strcmp(c->ph, "b") == 0, e = strcmp(c->ph, "e") == 0;
+    if (strcmp(c->cat, "COLL") == 0 || strcmp(c->cat, "P2P") == 0) {
+        if (b || e) { rd->in_coll = false; rd->open = false; }
+        return 0;
+    }
+    if (strcmp(c->cat, "NET") != 0) return 0;
+    if (b) {
+        snprintf(rd->open_name, sizeof rd->open_name, "%s", c->name);
+        rd->open_id = c->id;
+        rd->open_ts = c->ts;
+        rd->open = true;
+        return 0;
+    }
+    if (!e || !rd->open || strcmp(rd->open_name, c->name) != 0 || rd->open_id != c->id) return 0;
+    rd->open = false;
+    int cls = px_class(c->name);
+    bool last = strcmp(c->name, "SendWait") == 0 || strcmp(c->name, "RecvGpuWait") == 0;
+    if (cls < 0 || c->ts < rd->open_ts) return 0;
+    if (!rd->in_coll) { rd->log->proxy_steps_p2p += last; return 0; }
+    if (rd->cur_px == SIZE_MAX) {
+        tc_nccl_proxy px;
+        memset(&px, 0, sizeof px);
+        px.comm_id = rd->cur_hash;
+        px.sn = rd->cur_sn;
+        px.coll = rd->cur_coll;
+        px.file = (uint16_t)rd->file;
+        if (TC_PUSH(rd->log->proxies, rd->log->n_proxies, rd->log->cap_proxies, px)) return -1;
+        rd->cur_px = rd->log->n_proxies - 1;
+    }
+    tc_nccl_proxy *px = &rd->log->proxies[rd->cur_px];
+    px->ns[cls] += (c->ts - rd->open_ts) * 1e3;
+    px->steps += last;
+    return 0;
+}
 
 /* A plugin event: a COLL event's beginning ("ph": "b") becomes a record, the others are read past. */
 static int take_event(reading *rd) {
@@ -343,11 +441,12 @@ static int take_event(reading *rd) {
         tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: not an NCCL profiler plugin event (%s): event skipped",
                      rd->path, (unsigned long long)rd->obj_at, why);
         f->skipped++;
+        if (coll) rd->in_coll = false; /* its steps belong to no record */
         return 0;
     }
     f->lenient |= p.bare;
     if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
-    if (!coll) return 0;
+    if (!coll) return proxy_event(rd, &c);
     tc_nccl_record r;
     memset(&r, 0, sizeof r);
     r.comm_id = c.hash;
@@ -358,8 +457,14 @@ static int take_event(reading *rd) {
     r.file = (uint16_t)rd->file;
     r.coll = (uint8_t)tc_nccl_coll_of(c.name);
     r.plugin = 1;
-    r.mix = mix_of(rd->log, &c);
+    r.mix = mix_of(rd->log, c.algo, c.proto, c.channels);
     if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, r)) return -1;
+    rd->in_coll = true;
+    rd->open = false;
+    rd->cur_hash = r.comm_id;
+    rd->cur_sn = r.sn;
+    rd->cur_coll = r.coll;
+    rd->cur_px = SIZE_MAX;
     f->records++;
     return 0;
 }
@@ -368,11 +473,12 @@ static int take_object(reading *rd) {
     rec_ctx c;
     memset(&c, 0, sizeof c);
     c.pid = -1;
+    c.channels = -1;
     jp p = {rd->obj, rd->obj + rd->n, NULL, false, false};
     tc_nccl_file *f = &rd->log->files[rd->file];
     bool ok = object(&p, top_member, &c, 0);
     const char *why = !ok ? p.err
-                      : c.p2p && !c.has_coll ? NULL
+                      : (c.p2p || c.stats) && !c.has_coll ? NULL
                       : !c.has_rank || !c.has_n_ranks ? "no header.rank or header.n_ranks"
                       : !c.has_coll ? "no coll_perf"
                       : !c.has_sn || !c.has_bytes || !c.has_exec ? "no coll_sn, coll_msg_size_bytes or coll_exec_time_us"
@@ -384,10 +490,13 @@ static int take_object(reading *rd) {
         return 0;
     }
     if (c.p2p && !c.has_coll) { rd->p2p++; return 0; }
+    if (c.stats && !c.has_coll) { f->dump_stats++; f->ring_dropped += (int64_t)c.dropped; return 0; } /* v4.2's per-dump counts */
     if (!f->hostname && c.hostname[0] && !(f->hostname = tc_strdup(c.hostname))) return -1;
     if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
     if (!f->version[0]) memcpy(f->version, c.version, sizeof f->version);
     c.r.file = (uint16_t)rd->file;
+    /* v4.2+: the algorithm and protocol; the verbose form's channel count (any version) */
+    c.r.mix = c.algo[0] || c.proto[0] || c.channels >= 0 ? mix_of(rd->log, c.algo, c.proto, c.channels) : TC_NCCL_NO_MIX;
     if (TC_PUSH(rd->log->records, rd->log->n_records, rd->log->cap_records, c.r)) return -1;
     f->records++;
     return 0;
@@ -486,21 +595,28 @@ tc_status tc_nccl_inspector_read(const char *path, tc_nccl_log *log, tc_notes *n
     if (!fp) return tc_error_set(e, TC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
-    bool plugin = tc_nccl_plugin_sniff(head, hn);
-    if (!plugin && !tc_nccl_inspector_sniff(head, hn)) {
+    bool plugin = tc_nccl_plugin_sniff(head, hn), prom = !plugin && tc_nccl_prom_sniff(head, hn);
+    if (!plugin && !prom && !tc_nccl_inspector_sniff(head, hn)) {
         fclose(fp);
         return tc_error_set(e, TC_ERR_INPUT, "%s: not an NCCL Inspector log (no object beginning with \"header\") nor an "
-                            "NCCL profiler plugin trace (no array of its events)", path);
+                            "NCCL profiler plugin trace (no array of its events) nor an Inspector Prometheus file", path);
     }
     if (log->n_files >= UINT16_MAX) { fclose(fp); return tc_error_set(e, TC_ERR_INPUT, "%s: more than %u NCCL logs", path, UINT16_MAX); }
     tc_nccl_file nf;
     memset(&nf, 0, sizeof nf);
     nf.pid = -1;
     nf.plugin = plugin;
+    nf.prom = prom;
     if (!(nf.path = tc_strdup(path)) || TC_PUSH(log->files, log->n_files, log->cap_files, nf)) {
         free(nf.path);
         fclose(fp);
         return tc_error_set(e, TC_ERR_NOMEM, "out of memory");
+    }
+    if (prom) {
+        rewind(fp);
+        tc_status st = tc_nccl_prom_read(path, fp, log->n_files - 1, log, notes, e);
+        fclose(fp);
+        return st;
     }
     reading rd = {.path = path, .log = log, .notes = notes, .file = log->n_files - 1, .plugin = plugin};
     tc_status st = feed(&rd, head, hn) ? tc_error_set(e, TC_ERR_NOMEM, "out of memory") : read_open(&rd, fp, e);
@@ -518,7 +634,7 @@ static bool sniff_file(const char *path) {
     char head[4096];
     size_t hn = fread(head, 1, sizeof head, fp);
     fclose(fp);
-    return tc_nccl_inspector_sniff(head, hn) || tc_nccl_plugin_sniff(head, hn);
+    return tc_nccl_inspector_sniff(head, hn) || tc_nccl_plugin_sniff(head, hn) || tc_nccl_prom_sniff(head, hn);
 }
 
 /* The regular files of dir that are Inspector logs, read in name order. */

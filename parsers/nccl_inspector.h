@@ -7,6 +7,7 @@
 #define TC_NCCL_INSPECTOR_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "base/status.h"
 #include "model/nccl.h"
 #include "notes.h"
@@ -21,6 +22,15 @@ bool tc_nccl_inspector_sniff(const char *head, size_t len);
  * a JSON array whose first event, on its first line, has one of the plugin's categories
  * ("cat": "GROUP_API", "COLL", "PROXY", ...). */
 bool tc_nccl_plugin_sniff(const char *head, size_t len);
+
+/* Whether head[0, len) begins an Inspector Prometheus textfile: after comment lines, a metric line
+ * `nccl_...{` (nccl_bus_bandwidth_gbs{version="v5.1",...}). */
+bool tc_nccl_prom_sniff(const char *head, size_t len);
+
+/* Reads the Prometheus textfile open at fp (from its start) as log->files[file] (parsers/nccl_prom.c):
+ * its collective buckets become tc_nccl_prom rows; a line that cannot be read is skipped with a
+ * TC_NOTE_DAMAGED warning. TC_OK, TC_ERR_INPUT (read error), TC_ERR_NOMEM. */
+tc_status tc_nccl_prom_read(const char *path, FILE *fp, size_t file, tc_nccl_log *log, tc_notes *notes, tc_error *e);
 
 /* Whether the file at path is an Inspector log or a plugin trace by its first bytes (false when it
  * cannot be read). */

@@ -86,6 +86,7 @@ static void json_comm(jw *w, const tc_nccl_log *log, const tc_nccl_comm *c) {
     jw_key(w, "straggler_rank"); if (c->has_straggler) jw_int(w, c->ranks[c->straggler].rank); else jw_null(w);
     jw_key(w, "plugin_records"); jw_int(w, c->plugin_records);
     tc_nccl_json_mix(w, log, c->mix_records);
+    tc_nccl_json_mix_key(w, "inspector_mix", log, c->inspector_mix_records);
     jw_object_end(w);
 }
 
@@ -139,6 +140,8 @@ int tc_nccl_alone_json_write(FILE *out, const tc_nccl_log *log, const tc_nccl_al
     jw_key(&w, "plugin_files"); jw_uint(&w, a->plugin_files);
     jw_key(&w, "plugin_records"); jw_int(&w, a->plugin_records);
     jw_key(&w, "plugin_records_unplaced"); jw_int(&w, a->plugin_unplaced);
+    jw_key(&w, "prometheus_files"); jw_uint(&w, a->prom_files);
+    jw_key(&w, "prometheus_rows"); jw_uint(&w, a->prom_rows);
     json_files(&w, log);
     jw_key(&w, "communicators");
     jw_array_begin(&w);
@@ -270,6 +273,14 @@ void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_a
         comm_head(out, c, o->width);
         comm_table(out, c);
         comm_straggler(out, log, c, o->width);
+        int64_t with_mix = 0;
+        for (size_t m = 0; m < TC_NCCL_MAX_MIXES; m++) with_mix += c->inspector_mix_records[m];
+        if (with_mix) {
+            char mix[600];
+            int n = snprintf(mix, sizeof mix, "NCCL's choices (Inspector, %" PRId64 " records naming them)", with_mix);
+            tc_nccl_mix_text(mix, sizeof mix, n, ": ", log, c->inspector_mix_records);
+            tc_term_wrap(out, mix, 2, 4, o->width);
+        }
         if (c->plugin_records) {
             char mix[600];
             int n = snprintf(mix, sizeof mix, "NCCL's choices (profiler plugin, %" PRId64 " COLL records of every rank)",
@@ -292,6 +303,11 @@ void tc_nccl_alone_text_write(FILE *out, const tc_nccl_log *log, const tc_nccl_a
     if (unknown_link)
         tc_term_wrap(out, "rated link unknown: --gpu names the GPU (its link inside a node), --fabric or --nic-gbps the "
                      "fabric between nodes", 0, 2, o->width);
+    if (a->prom_rows) {
+        snprintf(line, sizeof line, "%zu Inspector Prometheus row%s read: their per-bucket means are in no figure here "
+                 "(the JSON logs' records are summed instead)", a->prom_rows, a->prom_rows == 1 ? "" : "s");
+        tc_term_wrap(out, line, 0, 2, o->width);
+    }
     if (a->plugin_unplaced) {
         snprintf(line, sizeof line, "%" PRId64 " NCCL profiler plugin COLL record%s of a CommHash no Inspector log has: "
                  "in no figure", a->plugin_unplaced, a->plugin_unplaced == 1 ? "" : "s");

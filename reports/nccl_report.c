@@ -21,13 +21,64 @@ static void comm_id(jw *w, const tc_nccl_group *g) {
     jw_key(w, "communicator_id"); jw_string(w, g->has_comm || g->has_plugin ? hex : NULL);
 }
 
-/* The files of the log that are plugin traces (plugin) or Inspector logs, and their records. */
-static size_t files_of(const tc_nccl_log *l, bool plugin, size_t *records) {
+enum { INSPECTOR_FILES, PLUGIN_FILES, PROM_FILES };
+
+/* The files of the log of one kind (Inspector logs, plugin traces, Prometheus files) and their
+ * records (Prometheus: rows). */
+static size_t files_of(const tc_nccl_log *l, int kind, size_t *records) {
     size_t n = 0;
     *records = 0;
     for (size_t i = 0; i < l->n_files; i++)
-        if (l->files[i].plugin == plugin) { n++; *records += l->files[i].records; }
+        if ((l->files[i].prom ? PROM_FILES : l->files[i].plugin ? PLUGIN_FILES : INSPECTOR_FILES) == kind) {
+            n++;
+            *records += l->files[i].records;
+        }
     return n;
+}
+
+/* The group's Prometheus buckets: {collective, message_size_min_bytes, message_size_max_bytes,
+ * algorithm, protocol, ranks, busbw_GBps, exec_time_us}. */
+static void prom_group(jw *w, const tc_nccl_result *r, size_t pg) {
+    jw_key(w, "prometheus");
+    jw_array_begin(w);
+    for (size_t k = 0; k < r->n_prom_mix; k++) {
+        const tc_nccl_prom_mix *m = &r->prom_mix[k];
+        if (m->pg != pg) continue;
+        jw_object_begin(w);
+        jw_key(w, "collective"); jw_string(w, tc_nccl_coll_name((tc_nccl_coll)m->coll));
+        jw_key(w, "message_size_min_bytes"); jw_int(w, m->size_lo);
+        jw_key(w, "message_size_max_bytes"); jw_int(w, m->size_hi);
+        jw_key(w, "algorithm"); jw_string(w, m->algorithm[0] ? m->algorithm : NULL);
+        jw_key(w, "protocol"); jw_string(w, m->protocol[0] ? m->protocol : NULL);
+        jw_key(w, "ranks"); jw_int(w, m->ranks);
+        jw_key(w, "busbw_GBps"); if (m->has_busbw) jw_double(w, m->busbw_GBps); else jw_null(w);
+        jw_key(w, "exec_time_us"); if (m->has_exec) jw_double(w, m->exec_us); else jw_null(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* key: rows {algorithm, protocol, channels, records} of the mixes with records. */
+static void mix_rows(jw *w, const char *key, const tc_nccl_log *l, const int64_t *records) {
+    jw_key(w, key);
+    jw_array_begin(w);
+    for (size_t m = 0; m < l->n_mixes; m++) {
+        if (!records[m]) continue;
+        jw_object_begin(w);
+        jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
+        jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
+        jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
+        jw_key(w, "records"); jw_int(w, records[m]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* Whether an Inspector record names its algorithm and protocol (format v4.2+). */
+static bool inspector_mixes(const tc_nccl_log *l) {
+    for (size_t i = 0; i < l->n_records; i++)
+        if (!l->records[i].plugin && l->records[i].mix != TC_NCCL_NO_MIX) return true;
+    return false;
 }
 
 /* The plugin's figures of a group: joined, unjoined, the algorithm/protocol/channels mix. */
@@ -38,22 +89,23 @@ static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
     jw_key(w, "dropped"); jw_int(w, g->plugin_dropped);
     jw_key(w, "size_mismatch"); jw_int(w, g->plugin_size_mismatch);
     jw_object_end(w);
-    tc_nccl_json_mix(w, l, g->mix_records);
+    mix_rows(w, "mix", l, g->mix_records);
+    jw_key(w, "proxy");
+    if (!g->has_proxy) { jw_null(w); return; }
+    jw_object_begin(w);
+    jw_key(w, "steps"); jw_int(w, g->proxy_steps);
+    jw_key(w, "time_ns"); jw_double(w, g->proxy_ns);
+    jw_key(w, "gpu_wait_share"); jw_double(w, g->proxy_gpu_wait_share);
+    jw_key(w, "peer_wait_share"); jw_double(w, g->proxy_peer_wait_share);
+    jw_key(w, "net_share"); jw_double(w, g->proxy_net_share);
+    jw_key(w, "other_share"); jw_double(w, g->proxy_other_share);
+    jw_object_end(w);
 }
 
-void tc_nccl_json_mix(jw *w, const tc_nccl_log *l, const int64_t *mix_records) {
-    jw_key(w, "mix");
-    jw_array_begin(w);
-    for (size_t m = 0; m < l->n_mixes; m++) {
-        if (!mix_records[m]) continue;
-        jw_object_begin(w);
-        jw_key(w, "algorithm"); jw_string(w, l->mixes[m].algorithm[0] ? l->mixes[m].algorithm : NULL);
-        jw_key(w, "protocol"); jw_string(w, l->mixes[m].protocol[0] ? l->mixes[m].protocol : NULL);
-        jw_key(w, "channels"); if (l->mixes[m].channels >= 0) jw_int(w, l->mixes[m].channels); else jw_null(w);
-        jw_key(w, "records"); jw_int(w, mix_records[m]);
-        jw_object_end(w);
-    }
-    jw_array_end(w);
+void tc_nccl_json_mix(jw *w, const tc_nccl_log *l, const int64_t *mix_records) { mix_rows(w, "mix", l, mix_records); }
+
+void tc_nccl_json_mix_key(jw *w, const char *key, const tc_nccl_log *l, const int64_t *mix_records) {
+    mix_rows(w, key, l, mix_records);
 }
 
 void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
@@ -67,8 +119,10 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     jw_key(w, "busbw_GBps"); if (g->has_busbw) jw_double(w, g->busbw_GBps); else jw_null(w);
     jw_key(w, "trace_busbw_GBps");
     if (j->groups[pg].f.has_busbw) jw_double(w, j->groups[pg].f.busbw_GBps); else jw_null(w);
+    if (inspector_mixes(&j->nccl.log)) mix_rows(w, "inspector_mix", &j->nccl.log, g->inspector_mix_records);
     size_t recs;
-    if (files_of(&j->nccl.log, true, &recs)) plugin_group(w, &j->nccl.log, g);
+    if (files_of(&j->nccl.log, PLUGIN_FILES, &recs)) plugin_group(w, &j->nccl.log, g);
+    if (files_of(&j->nccl.log, PROM_FILES, &recs)) prom_group(w, &j->nccl, pg);
     jw_object_end(w);
 }
 
@@ -77,21 +131,39 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     if (!r->present) return;
     jw_key(w, "nccl");
     jw_object_begin(w);
-    size_t ins_records, plug_records, plug_files = files_of(&r->log, true, &plug_records);
-    jw_key(w, "inspector_files"); jw_uint(w, files_of(&r->log, false, &ins_records));
+    size_t ins_records, plug_records, plug_files = files_of(&r->log, PLUGIN_FILES, &plug_records), prom_rows;
+    size_t prom_files = files_of(&r->log, PROM_FILES, &prom_rows);
+    jw_key(w, "inspector_files"); jw_uint(w, files_of(&r->log, INSPECTOR_FILES, &ins_records));
     jw_key(w, "inspector_records"); jw_uint(w, ins_records);
     if (plug_files) {
         jw_key(w, "plugin_files"); jw_uint(w, plug_files);
         jw_key(w, "plugin_records"); jw_uint(w, plug_records);
         jw_key(w, "plugin_records_unplaced"); jw_int(w, r->plugin_unplaced);
         jw_key(w, "plugin_records_outside_trace"); jw_int(w, r->plugin_outside);
+        jw_key(w, "plugin_proxy_steps_unjoined"); jw_int(w, r->log.proxy_steps_p2p);
+    }
+    if (prom_files) {
+        size_t other = 0;
+        for (size_t i = 0; i < r->log.n_files; i++) other += r->log.files[i].prom_other;
+        jw_key(w, "prometheus_files"); jw_uint(w, prom_files);
+        jw_key(w, "prometheus_rows"); jw_uint(w, prom_rows);
+        jw_key(w, "prometheus_rows_joined"); jw_int(w, r->prom_joined);
+        jw_key(w, "prometheus_rows_unplaced"); jw_int(w, r->prom_unplaced);
+        jw_key(w, "prometheus_other_lines"); jw_uint(w, other);
     }
     size_t skipped = 0;
     for (size_t i = 0; i < r->log.n_files; i++) skipped += r->log.files[i].skipped;
     jw_key(w, "inspector_skipped"); jw_uint(w, skipped); /* the objects of every NCCL file not read */
+    size_t stats = 0;
+    int64_t ring_dropped = 0;
+    for (size_t i = 0; i < r->log.n_files; i++) { stats += r->log.files[i].dump_stats; ring_dropped += r->log.files[i].ring_dropped; }
+    if (stats) {
+        jw_key(w, "inspector_dump_stats"); jw_uint(w, stats);
+        jw_key(w, "inspector_ring_dropped"); jw_int(w, ring_dropped);
+    }
     const char *version = NULL; /* the first Inspector log's */
     for (size_t i = 0; i < r->log.n_files && !version; i++)
-        if (!r->log.files[i].plugin && r->log.files[i].version[0]) version = r->log.files[i].version;
+        if (!r->log.files[i].plugin && !r->log.files[i].prom && r->log.files[i].version[0]) version = r->log.files[i].version;
     jw_key(w, "inspector_format_version"); jw_string(w, version);
     jw_key(w, "min_size_bytes"); jw_int(w, r->min_size);
     counts(w, &r->c);
@@ -138,7 +210,7 @@ void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {
         if (!g->has) continue;
         if (g->has_plugin) plugin_line(out, &r->log, pg, g, width);
         size_t recs;
-        if (!files_of(&r->log, false, &recs)) continue;
+        if (!files_of(&r->log, INSPECTOR_FILES, &recs)) continue;
         char nb[32] = "-", tb[32] = "-";
         if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
         if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);

@@ -222,3 +222,25 @@ Test(nccl_alone, planted_job_logs_alone, .timeout = 120) {
     tu_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
 }
+
+/* format v4.2 (coll_algo, coll_proto): NCCL's choices per communicator from the Inspector's own
+ * records, every record naming one (tracegen --nccl-inspector-v42) */
+Test(nccl_alone, v42_logs_alone_give_nccls_choices, .timeout = 120) {
+    char *dir = tu_tmpdir();
+    tu_gen_job(dir, "job", "--ranks 8 --tp 4 --steps 2 --gpus-per-node 4 --nccl-inspector-v42 --nccl-exec-with-wait");
+    char args[600];
+    snprintf(args, sizeof args, "'%s'/job/*.log", dir);
+    yajl_val d = run_json(args, 0);
+    yajl_val cs = tu_get(d, "nccl", "communicators", NULL);
+    cr_assert_gt(cs->u.array.len, 4);
+    for (size_t i = 0; i < cs->u.array.len; i++) {
+        yajl_val c = cs->u.array.values[i], mix = tu_get(c, "inspector_mix", NULL);
+        cr_assert(YAJL_IS_ARRAY(mix) && mix->u.array.len > 0);
+        int64_t sum = 0;
+        for (size_t k = 0; k < mix->u.array.len; k++) sum += num_i(mix->u.array.values[k], "records");
+        cr_assert_eq(sum, num_i(c, "records"), "every v4.2 record names its algorithm and protocol");
+    }
+    yajl_tree_free(d);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
