@@ -281,20 +281,19 @@ static void derive(tc_group_figures *f) {
     f->share_of_rated = f->has_share ? f->busbw_GBps / f->link.rated_GBps : 0;
 }
 
-static void set_link(tc_group_link *l, const char *id, const char *name, double rated) {
+void tc_group_link_set(tc_group_link *l, const char *id, const char *name, double rated) {
     memset(l, 0, sizeof *l);
     l->id = id;
     tc_format(l->name, sizeof l->name, "%s", name);
     l->rated_GBps = rated;
 }
 
-/* The fabric between nodes the options name: --fabric ID, else --nic-gbps X. */
-static bool fabric_link(const tc_analyze_options *opt, tc_group_link *l) {
-    if (opt->fabric) { set_link(l, opt->fabric->id, opt->fabric->name, opt->fabric->rated_GBps); return true; }
+bool tc_groups_fabric_link(const tc_analyze_options *opt, tc_group_link *l) {
+    if (opt->fabric) { tc_group_link_set(l, opt->fabric->id, opt->fabric->name, opt->fabric->rated_GBps); return true; }
     if (!(opt->nic_gbps > 0)) return false;
     char name[32];
     tc_format(name, sizeof name, "NIC %.6g Gb/s", opt->nic_gbps);
-    set_link(l, "nic", name, opt->nic_gbps / 8);
+    tc_group_link_set(l, "nic", name, opt->nic_gbps / 8);
     return true;
 }
 
@@ -308,7 +307,7 @@ static void intra_link(const tc_job *j, const tc_process_group *g, tc_group_link
     }
     for (size_t r = 0; r < j->n_ranks && !gpu; r++) gpu = j->ranks[r].gpu;
     const tc_link_spec *s = tc_link_of_gpu(gpu);
-    if (s) set_link(l, s->id, s->name, s->rated_GBps);
+    if (s) tc_group_link_set(l, s->id, s->name, s->rated_GBps);
     else memset(l, 0, sizeof *l);
 }
 
@@ -359,7 +358,7 @@ static int fold_rows(tc_job *j) {
 
 int tc_groups_finish(tc_job *j, const tc_analyze_options *opt) {
     tc_summary *sm = &j->summary;
-    sm->has_fabric = fabric_link(opt, &sm->fabric);
+    sm->has_fabric = tc_groups_fabric_link(opt, &sm->fabric);
     for (size_t i = 0; i < j->n_groups; i++) { /* bus_bytes and bus_ns came from matching */
         tc_group_sums *s = &j->groups[i].f.sums;
         s->comm_ns = s->exposed_comm_ns = s->exposed_transfer_ns = s->exposed_wait_ns = 0;

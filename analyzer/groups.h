@@ -37,4 +37,10 @@ int tc_groups_rank(const tc_job *j, tc_rank_result *rr);
  * fills the summary's fabric fields. 0, or -1 out of memory. */
 int tc_groups_finish(tc_job *j, const tc_analyze_options *opt);
 
+/* l set to the link id (static), name and rated GB/s. */
+void tc_group_link_set(tc_group_link *l, const char *id, const char *name, double rated);
+/* The fabric between nodes the options name into l: --fabric ID, else --nic-gbps X (a "nic" link of
+ * X / 8 GB/s). false (l untouched) when neither is given. */
+bool tc_groups_fabric_link(const tc_analyze_options *opt, tc_group_link *l);
+
 #endif

@@ -31,6 +31,16 @@ static void mix_count(plug_mix *mix, int64_t *mix_n, int64_t *n_mix, plug_mix m)
 
 static plug_mix mix_for(const options *o, const pgroup *g, const collinfo *ci, int alt);
 
+/* --nccl-exec-with-wait: every record written, for nccl_alone_expected.json (the logs alone). */
+typedef struct { int gi, coll, grank, cpu, last; int64_t sn, us, bytes; double sf; } alone_rec;
+typedef struct { alone_rec *v; size_t n, cap; } alone_recs;
+
+static void alone_add(alone_recs *a, alone_rec r) {
+  if (!a) return;
+  if (a->n == a->cap) a->v = xrealloc(a->v, a->cap = a->cap ? 2 * a->cap : 256, sizeof *a->v);
+  a->v[a->n++] = r;
+}
+
 static const char *coll_word(int coll) {
   return coll == CT_ALLGATHER ? "AllGather" : coll == CT_REDUCESCATTER ? "ReduceScatter" : "AllReduce";
 }
@@ -114,7 +124,7 @@ static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *
 }
 
 /* One rank's log; adds what it plants to t (per group). Returns the records written before the window. */
-static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
+static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t, alone_recs *ar) {
   char host[32], path[4096];
   snprintf(host, sizeof host, "node%d", r / c->o.gpn);
   snprintf(path, sizeof path, "%s/%s-pid%lld.log", c->o.outdir, host, (long long)c->pid[r]);
@@ -130,17 +140,19 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
     int grank = 0;
     while (grank < g->size && g->ranks[grank] != r) grank++;
     int64_t sn0 = 100 + 7 * gi; /* NCCL's count of the kind before the window */
+    int64_t with_wait = c->o.nccl_exec_wait; /* NCCL's GPU timer: the whole kernel, wait included */
     int v42 = c->o.nccl_inspector == 2, verbose = v42 && r == 1;
     if (inspector_bytes(g, v[a]->ci) >= NCCL_FLOOR)
       for (int k = 0; k < NCCL_PRE; k++, pre++) {
-        int64_t us = llround((double)(v[a]->d - v[a]->wait) / 1e3), ts = (v[a]->t - 100 * MS + w->off) / US;
+        int64_t us = llround((double)(v[a]->d - (with_wait ? 0 : v[a]->wait)) / 1e3), ts = (v[a]->t - 100 * MS + w->off) / US;
         if (v42) record_v42(f, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts, mix_for(&c->o, g, v[a]->ci, 0), verbose);
         else record(f, r == 0, g, gi, grank, host, c->pid[r], v[a]->ci, sn0 - NCCL_PRE + k, us, 0, ts);
+        alone_add(ar, (alone_rec){gi, v[a]->ci->coll, grank, 0, v[a]->wait == 0, sn0 - NCCL_PRE + k, us, v[a]->ci->bytes, v[a]->ci->sf});
       }
     int64_t written = 0, lost = 0, last_ts = 0;
     for (size_t i = a; i < b; i++) {
       const grec *e = v[i];
-      int64_t k = (int64_t)(i - a), us = llround((double)(e->d - e->wait) / 1e3);
+      int64_t k = (int64_t)(i - a), us = llround((double)(e->d - (with_wait ? 0 : e->wait)) / 1e3);
       uint64_t h = h4(c->o.seed ^ 0x6e63636cULL, (uint64_t)r, (uint64_t)gi * 8 + (uint64_t)e->ci->coll, (uint64_t)k);
       if (inspector_bytes(g, e->ci) < NCCL_FLOOR) { t[gi].below++; continue; }
       if (h % 13 == 0) { t[gi].dropped++; lost++; continue; }
@@ -149,6 +161,7 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
       int64_t ts = (e->t + e->d + w->off) / US + 1 + (int64_t)(h % 200);
       if (v42) record_v42(f, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts, m, verbose);
       else record(f, r == 0, g, gi, grank, host, c->pid[r], e->ci, sn0 + k, us, cpu, ts);
+      alone_add(ar, (alone_rec){gi, e->ci->coll, grank, cpu, e->wait == 0, sn0 + k, us, e->ci->bytes, e->ci->sf});
       written++;
       last_ts = ts;
       if (cpu) { t[gi].cpu++; continue; }
@@ -165,10 +178,100 @@ static int64_t write_log(const ctx_t *c, const rw_t *w, int r, grp_truth *t) {
   return pre;
 }
 
+static int cmp_alone(const void *a, const void *b) {
+  const alone_rec *x = a, *y = b;
+  if (x->gi != y->gi) return x->gi - y->gi;
+  if (x->coll != y->coll) return x->coll - y->coll;
+  if (x->sn != y->sn) return x->sn < y->sn ? -1 : 1;
+  return x->grank - y->grank;
+}
+
+/* nccl_alone_expected.json: per communicator (header.id) what its records alone plant: records,
+ * CPU-timed, busbw = Σ S·factor / Σ exec µs over the GPU-timed ones, per message size the same; of
+ * the collectives with the GPU-timed record of every rank, those whose last arrival (the rank the
+ * plant gives no wait) has the strictly shortest rounded exec (decided), each rank's count of them
+ * and the others' extra µs charged to it; and the --straggler rank's place in it (or null). */
+static void write_alone_truth(const ctx_t *c, alone_recs *ar) {
+  qsort(ar->v, ar->n, sizeof *ar->v, cmp_alone);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_alone_expected.json", c->o.outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  fprintf(f, "{\"communicators\": {");
+  for (int gi = 0, first = 1; gi < c->ngroups; gi++) {
+    const pgroup *g = &c->groups[gi];
+    int64_t recs = 0, cpu = 0, decided = 0, complete = 0, *last = xcalloc((size_t)g->size, sizeof *last);
+    int64_t *caused = xcalloc((size_t)g->size, sizeof *caused);
+    double sf = 0, us = 0;
+    int64_t sizes[16][3] = {{0}}; /* bytes, records, us */
+    double size_sf[16] = {0};
+    int n_sizes = 0;
+    for (size_t a = 0, b; a < ar->n; a = b) {
+      for (b = a + 1; b < ar->n && ar->v[b].gi == ar->v[a].gi && ar->v[b].coll == ar->v[a].coll && ar->v[b].sn == ar->v[a].sn; b++) {}
+      if (ar->v[a].gi != gi) continue;
+      int n_gpu = 0, lastr = -1;
+      for (size_t i = a; i < b; i++) {
+        const alone_rec *x = &ar->v[i];
+        recs++;
+        if (x->cpu) { cpu++; continue; }
+        n_gpu++;
+        sf += x->sf;
+        us += (double)x->us;
+        int64_t bytes = x->bytes;
+        int k = 0;
+        while (k < n_sizes && sizes[k][0] != bytes) k++;
+        if (k == n_sizes) { if (n_sizes == 16) die("more than 16 planted sizes"); sizes[n_sizes++][0] = bytes; }
+        sizes[k][1]++;
+        sizes[k][2] += x->us;
+        size_sf[k] += x->sf;
+        if (x->last) lastr = (int)(i - a);
+      }
+      if (n_gpu != g->size || (int64_t)(b - a) != g->size || lastr < 0) continue;
+      complete++;
+      int64_t low = ar->v[a + (size_t)lastr].us, charged = 0;
+      int alone = 1;
+      for (size_t i = a; i < b; i++) {
+        if (i != a + (size_t)lastr && ar->v[i].us <= low) alone = 0;
+        charged += ar->v[i].us - low;
+      }
+      if (!alone) continue;
+      decided++;
+      last[ar->v[a + (size_t)lastr].grank]++;
+      caused[ar->v[a + (size_t)lastr].grank] += charged;
+    }
+    if (!recs) { free(last); free(caused); continue; }
+    int strag = -1;
+    for (int k = 0; k < g->size; k++)
+      if (g->ranks[k] == c->o.straggler) strag = k;
+    fprintf(f, "%s\n  \"0x%llx\": {\"group\": \"%s\", \"n_ranks\": %d, \"nnodes\": %d, \"records\": %lld, \"cpu_timed\": %lld, "
+               "\"busbw_GBps\": %.17g, \"complete\": %lld, \"decided\": %lld, \"planted_straggler_rank\": ",
+            first ? "" : ",", 0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi, g->name, g->size, g->nodes, (long long)recs,
+            (long long)cpu, us > 0 ? sf / us / 1e3 : 0, (long long)complete, (long long)decided);
+    if (strag >= 0) fprintf(f, "%d", strag); else fprintf(f, "null");
+    fprintf(f, ", \"last\": [");
+    for (int k = 0; k < g->size; k++) fprintf(f, "%s%lld", k ? ", " : "", (long long)last[k]);
+    fprintf(f, "], \"caused_wait_us\": [");
+    for (int k = 0; k < g->size; k++) fprintf(f, "%s%lld", k ? ", " : "", (long long)caused[k]);
+    fprintf(f, "], \"sizes\": [");
+    for (int k = 0; k < n_sizes; k++)
+      fprintf(f, "%s{\"bytes\": %lld, \"records\": %lld, \"busbw_GBps\": %.17g}", k ? ", " : "", (long long)sizes[k][0],
+              (long long)sizes[k][1], size_sf[k] / (double)sizes[k][2] / 1e3);
+    fprintf(f, "]}");
+    first = 0;
+    free(last);
+    free(caused);
+  }
+  fprintf(f, "\n}}\n");
+  if (fclose(f)) die("cannot write %s", path);
+}
+
 void write_nccl_inspector(const ctx_t *c, rw_t *const *ws) {
   grp_truth *t = xcalloc((size_t)c->ngroups, sizeof *t);
   int64_t pre = 0;
-  for (int r = 0; r < c->o.ranks; r++) pre += write_log(c, ws[r], r, t);
+  alone_recs ar = {0};
+  for (int r = 0; r < c->o.ranks; r++) pre += write_log(c, ws[r], r, t, c->o.nccl_exec_wait ? &ar : NULL);
+  if (c->o.nccl_exec_wait) write_alone_truth(c, &ar);
+  free(ar.v);
   char path[4096];
   snprintf(path, sizeof path, "%s/nccl_expected.json", c->o.outdir);
   FILE *f = fopen(path, "w");

@@ -92,6 +92,8 @@ static void usage(FILE *f) {
       "                         enable_cuda_sync_events): each wait names the cudaEventRecord it waits on\n"
       "  --nccl-inspector       with --tp/--fsdp: DIR/node<N>-pid<P>.log, the NCCL Inspector logs of the job,\n"
       "                         and DIR/nccl_expected.json, their truth (tg_nccl.c)\n"
+      "  --nccl-exec-with-wait  with --nccl-inspector: exec times are the whole kernel (its wait for the last\n"
+      "                         rank too, as NCCL's GPU timer), and DIR/nccl_alone_expected.json (tg_nccl.c)\n"
       "  --nccl-inspector-v42   the same in format v4.2: coll_algo/coll_proto, dump_stats records,\n"
       "                         rank 1's records verbose (per-channel kernel_events)\n"
       "  --nccl-plugin-trace    with --tp/--fsdp: DIR/nccl_profile_<commHash>_<rank>.json, the NCCL example\n"
@@ -132,7 +134,7 @@ static int64_t us_to_ns(const char *opt, const char *v, double lo, double hi) {
 static int new_option(const char *name) {
   static const char *flags[] = {"--fsdp", "--rocm-agent-ids", "--negative-ts", "--trace-hosts", "--cuda-sync-events",
                                 "--autograd-thread", "--nccl-inspector", "--nccl-plugin-trace", "--nccl-plugin-trace-old", "--nccl-prometheus",
-                                "--nccl-inspector-v42"};
+                                "--nccl-inspector-v42", "--nccl-exec-with-wait"};
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
@@ -163,6 +165,7 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--nccl-inspector")) o->nccl_inspector = 1;
   else if (!strcmp(name, "--nccl-inspector-v42")) o->nccl_inspector = 2;
   else if (!strcmp(name, "--nccl-plugin-trace")) o->nccl_plugin = 1;
+  else if (!strcmp(name, "--nccl-exec-with-wait")) o->nccl_exec_wait = 1;
   else if (!strcmp(name, "--nccl-plugin-trace-old")) o->nccl_plugin = 2;
   else if (!strcmp(name, "--nccl-prometheus")) o->nccl_prom = 1;
   else if (!strcmp(name, "--nccl-inter-mix")) {
@@ -213,6 +216,7 @@ static void check_new(options *o) {
   if ((o->cut_rank >= 0) != (o->cut_steps > 0)) die("--cut-rank and --cut-after-step go together");
   if ((o->nccl_inspector || o->nccl_plugin || o->nccl_prom) && ((!o->tp && !o->fsdp) || o->windows > 1 || o->ndrop || o->cut_rank >= 0))
     die("--nccl-inspector and --nccl-plugin-trace write the files of a --tp/--fsdp job of one window without dropped kernels");
+  if (o->nccl_exec_wait && !o->nccl_inspector) die("--nccl-exec-with-wait goes with --nccl-inspector");
   if (o->cut_rank >= o->ranks) die("--cut-rank %d: only %d ranks", o->cut_rank, o->ranks);
   if (o->cut_rank >= 0 && o->cut_steps >= o->steps) die("--cut-after-step %d: the job has %d steps", o->cut_steps, o->steps);
   if (o->windows > 1 && (o->ndrop || o->cut_rank >= 0)) die("--windows does not combine with --drop-kernel/--cut-rank");

@@ -88,6 +88,7 @@ typedef struct {
   int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c); 2: --nccl-plugin-trace-old, its format before 2.27 */
   char inter_algo[16], inter_proto[16]; /* --nccl-inter-mix: the plugin's main choice for inter-node groups' */
   int inter_ch;            /* messages of 1 MiB or more; inter_ch 0: not given (Tree/Simple/8 for all-reduce) */
+  int nccl_exec_wait;      /* --nccl-exec-with-wait: Inspector exec times are the whole kernel, its wait included */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
 } options;
 

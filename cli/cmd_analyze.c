@@ -14,6 +14,7 @@
 #include "analyzer/findings.h"
 #include "analyzer/nccl_join.h"
 #include "parsers/nccl_inspector.h"
+#include "nccl_alone_cmd.h"
 #include "reports/cost_report.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -107,7 +108,7 @@ int tc_cmd_load_job(const tc_cli_inputs *in, const tc_load_options *lopt, const 
 }
 
 int tc_cmd_analyze(int argc, char **argv) {
-    tc_analyze_hooks h = {load_analyze_local, load_analyze_all_local, NULL};
+    tc_analyze_hooks h = {load_analyze_local, load_analyze_all_local, NULL, true};
     return tc_cmd_analyze_hooked(argc, argv, &h);
 }
 
@@ -244,12 +245,14 @@ static int parse_args(int argc, char **argv, analyze_args *a) {
     if (!isfinite(6.0 * a->aopt.params * a->aopt.tokens_per_step))
         return tc_opts_error(t, "--params times --tokens-per-step gives FLOPs (6 N T) past any number: no GPU "
                              "reaches that in a step; check both flags");
-    if (a->n_operands == 0) return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
+    if (a->n_operands == 0 && a->n_nccl == 0)
+        return tc_opts_error(t, "no input given: name trace files, a folder, or - for stdin");
     if (a->window == TC_WINDOW_ALL && (a->html_path || a->csv_dir))
         return tc_opts_error(t, "%s shows one profiler window: pick one with --window K (--window all writes the "
                              "terminal summary and --json)", a->html_path ? "--html" : "--csv");
     a->aopt.kernel_table = a->csv_dir != NULL; /* kernels.csv: the only report of every name */
-    tc_cli_inputs_expand(&a->inputs, a->operands, a->n_operands, a->recursive);
+    if (a->n_operands) /* NCCL's own files may stand alone (nccl_alone_cmd.h) */
+        tc_inputs_expand_nccl(a->operands, a->n_operands, a->recursive, &a->inputs.list, &a->inputs.error);
     return check_outputs(a);
 }
 
@@ -348,6 +351,16 @@ static int read_nccl(const analyze_args *a, tc_job *j, int rc) {
     return damaged && rc == TC_EXIT_OK ? TC_EXIT_DAMAGED : rc;
 }
 
+/* When no trace could be analyzed but the operands hold NCCL logs: how to analyze those alone. */
+static void nccl_hint(const tc_input_list *in) {
+    for (size_t i = 0; i < in->n_logs; i++)
+        if (tc_nccl_file_sniff(in->logs[i])) {
+            tc_diag(stderr, "tracecost: %s and the other NCCL logs can be analyzed without a trace: name them alone, or "
+                    "pass their folder with --nccl and no trace\n", in->logs[i]);
+            return;
+        }
+}
+
 /* Loads and analyzes what a asks for (hooks), one job or one per window (*jobs, *n), and writes
  * the reports. Returns the exit code. */
 static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hooks, tc_load_options *lopt) {
@@ -369,6 +382,7 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
         n = 1;
         rc = hooks->load_analyze(hooks->ctx, &a->inputs, lopt, &a->aopt, a->html_path != NULL, jobs, &report);
     }
+    if (!report && rc == TC_EXIT_NOTHING) nccl_hint(&a->inputs.list);
     for (size_t k = 0; report && k < n; k++) {
         rc = read_nccl(a, &jobs[k], rc);
         if (rc == TC_EXIT_NOTHING) report = false;
@@ -387,6 +401,23 @@ static int analyze_and_report(const analyze_args *a, const tc_analyze_hooks *hoo
     for (size_t k = 0; k < n; k++) tc_job_free(&jobs[k]);
     free(jobs);
     return rc;
+}
+
+/* No trace, NCCL logs only (the operands' or --nccl's): their own report (nccl_alone_cmd.h), the
+ * expansion's notes first. --html and --csv need a trace. Returns the exit code. */
+static int analyze_nccl_alone(const analyze_args *a, const tc_analyze_hooks *hooks) {
+    int notes_rc = tc_cli_inputs_report(&a->inputs, stderr, "tracecost");
+    if (a->html_path || a->csv_dir)
+        return tc_opts_error(&tc_opts_analyze, "%s needs a PyTorch trace: NCCL logs alone give the terminal report and "
+                             "--json", a->html_path ? "--html" : "--csv");
+    if (!hooks->nccl_alone) {
+        fprintf(stderr, "tracecost analyze: NCCL logs without a trace are analyzed by one process: run tracecost analyze\n");
+        return TC_EXIT_NOTHING;
+    }
+    const tc_input_list *in = &a->inputs.list;
+    tc_nccl_alone_args na = {a->nccl, a->n_nccl, in->logs, in->n_logs, &a->aopt, a->json_path, a->quiet};
+    int rc = tc_nccl_alone_run(&na);
+    return rc == TC_EXIT_OK ? notes_rc : rc;
 }
 
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) {
@@ -419,7 +450,8 @@ int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks) 
     tc_load_options lopt = {.jobs = (int)a.jobs, .progress = !a.quiet && isatty(fileno(stderr)), .err = stderr,
                             .comm = a.comm, .window = a.window, .recursive = a.recursive};
     a.aopt.jobs = (int)a.jobs;
-    rc = analyze_and_report(&a, hooks, &lopt);
+    rc = a.inputs.error.code == TC_OK && a.inputs.list.n == 0 ? analyze_nccl_alone(&a, hooks)
+                                                              : analyze_and_report(&a, hooks, &lopt);
     tc_cli_inputs_free(&a.inputs);
     free(a.operands);
     free(a.configs);

@@ -23,6 +23,7 @@ typedef struct {
     int (*load_analyze_all)(void *ctx, const tc_cli_inputs *in, const tc_load_options *lopt,
                             const tc_analyze_options *aopt, tc_job **jobs, size_t *n_jobs, bool *report);
     void *ctx;
+    bool nccl_alone;  /* NCCL logs without a trace are analyzed (nccl_alone_cmd.h): the one-process tool */
 } tc_analyze_hooks;
 int tc_cmd_analyze_hooked(int argc, char **argv, const tc_analyze_hooks *hooks);
 /* The plain load-and-analyze step of analyze on this machine, for the commands that read a job

@@ -87,11 +87,18 @@ static int walk_folder(tc_input_list *l, const char *dir, bool recursive, int de
     return rc;
 }
 
-static int add_folder(tc_input_list *l, const char *dir, bool recursive, char *err, size_t errlen) {
-    size_t first = l->n, unusable = l->n_unusable, first_note = l->notes.n;
+/* Whether one of the logs from the first on is an NCCL file by content (nccl_inspector.h). */
+static bool nccl_files_from(const tc_input_list *l, size_t first) {
+    for (size_t i = first; i < l->n_logs; i++)
+        if (tc_nccl_file_sniff(l->logs[i])) return true;
+    return false;
+}
+
+static int add_folder(tc_input_list *l, const char *dir, bool recursive, bool nccl_alone, char *err, size_t errlen) {
+    size_t first = l->n, unusable = l->n_unusable, first_note = l->notes.n, first_log = l->n_logs;
     if (walk_folder(l, dir, recursive, 0, err, errlen)) return -1;
     tc_sort(l->notes.v + first_note, l->notes.n - first_note, sizeof *l->notes.v, cmp_note_text); /* by name, as the paths */
-    if (l->n == first) {
+    if (l->n == first && !(nccl_alone && nccl_files_from(l, first_log))) {
         tc_input_list below; /* none here: are there in its subfolders? */
         memset(&below, 0, sizeof below);
         size_t n = !recursive && walk_folder(&below, dir, true, 0, err, errlen) == 0 ? below.n : 0;
@@ -157,7 +164,8 @@ static int drop_same_files(tc_input_list *l) {
     return 0;
 }
 
-static int expand_operands(char *const *ops, size_t n, bool recursive, tc_input_list *out, char *err, size_t errlen) {
+static int expand_operands(char *const *ops, size_t n, bool recursive, bool nccl_alone, tc_input_list *out, char *err,
+                           size_t errlen) {
     bool stdin_used = false;
     for (size_t i = 0; i < n; i++) {
         const char *op = ops[i];
@@ -167,8 +175,11 @@ static int expand_operands(char *const *ops, size_t n, bool recursive, tc_input_
             stdin_used = true;
             if (add(out, op)) goto oom;
         } else if (stat(op, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) { if (add_folder(out, op, recursive, err, errlen)) return -1; }
-            else if (add(out, op)) goto oom;
+            if (S_ISDIR(st.st_mode)) { if (add_folder(out, op, recursive, nccl_alone, err, errlen)) return -1; }
+            else if (nccl_alone && S_ISREG(st.st_mode) && tc_nccl_file_sniff(op)) {
+                char *d = tc_strdup(op); /* an NCCL log named alone: beside the traces, not one */
+                if (!d || TC_PUSH(out->logs, out->n_logs, out->cap_logs, d)) { free(d); goto oom; }
+            } else if (add(out, op)) goto oom;
         } else if (strpbrk(op, "*?[")) {
             glob_t g;
             int grc = glob(op, 0, NULL, &g);
@@ -191,10 +202,10 @@ oom:
     return -1;
 }
 
-tc_status tc_inputs_expand(char *const *ops, size_t n, bool recursive, tc_input_list *out, tc_error *e) {
+static tc_status expand(char *const *ops, size_t n, bool recursive, bool nccl_alone, tc_input_list *out, tc_error *e) {
     memset(out, 0, sizeof *out);
     tc_error_set(e, TC_ERR_NOMEM, "out of memory"); /* unless a failure says more */
-    int rc = expand_operands(ops, n, recursive, out, e->msg, sizeof e->msg);
+    int rc = expand_operands(ops, n, recursive, nccl_alone, out, e->msg, sizeof e->msg);
     if (rc == 0 && drop_same_files(out)) rc = -1;
     if (rc == 0) { tc_error_clear(e); return TC_OK; }
     if (strcmp(e->msg, "out of memory") != 0) e->code = TC_ERR_INPUT;
@@ -212,3 +223,11 @@ void tc_input_list_free(tc_input_list *l) {
     memset(l, 0, sizeof *l);
 }
 
+
+tc_status tc_inputs_expand(char *const *ops, size_t n, bool recursive, tc_input_list *out, tc_error *e) {
+    return expand(ops, n, recursive, false, out, e);
+}
+
+tc_status tc_inputs_expand_nccl(char *const *ops, size_t n, bool recursive, tc_input_list *out, tc_error *e) {
+    return expand(ops, n, recursive, true, out, e);
+}

@@ -31,6 +31,10 @@ typedef struct {
  * traces, saying so when its subfolders hold some and `recursive` is off; a missing file, a second
  * "-"); out is then empty (nothing to free). */
 tc_status tc_inputs_expand(char *const *operands, size_t n, bool recursive, tc_input_list *out, tc_error *e);
+/* As tc_inputs_expand, but NCCL's own files may stand without a trace (`tracecost analyze`, docs/nccl.md
+ * "Logs alone"): a folder that holds no trace but NCCL Inspector logs or plugin traces (by content)
+ * is no failure, and a file operand that is one goes to logs, not paths. */
+tc_status tc_inputs_expand_nccl(char *const *operands, size_t n, bool recursive, tc_input_list *out, tc_error *e);
 void tc_input_list_free(tc_input_list *l);
 
 #endif

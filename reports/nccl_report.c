@@ -103,6 +103,12 @@ static void plugin_group(jw *w, const tc_nccl_log *l, const tc_nccl_group *g) {
     jw_object_end(w);
 }
 
+void tc_nccl_json_mix(jw *w, const tc_nccl_log *l, const int64_t *mix_records) { mix_rows(w, "mix", l, mix_records); }
+
+void tc_nccl_json_mix_key(jw *w, const char *key, const tc_nccl_log *l, const int64_t *mix_records) {
+    mix_rows(w, key, l, mix_records);
+}
+
 void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     if (!j->nccl.present) return;
     jw_key(w, "nccl");
@@ -236,18 +242,22 @@ static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_grou
     if (g->has_plugin && n > 0 && (size_t)n < sizeof line) {
         n += snprintf(line + n, sizeof line - (size_t)n, " plugin %" PRId64 " joined (%" PRId64 " dropped, %" PRId64
                       " of another size)", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
-        const char *sep = ": ";
-        for (size_t m = 0; m < r->log.n_mixes && n > 0 && (size_t)n < sizeof line; m++) {
-            if (!g->mix_records[m]) continue;
-            const tc_nccl_mix *x = &r->log.mixes[m];
-            char ch[24] = "? channels";
-            if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
-            n += snprintf(line + n, sizeof line - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
-                          x->protocol[0] ? x->protocol : "?", ch, g->mix_records[m]);
-            sep = ", ";
-        }
+        n = tc_nccl_mix_text(line, sizeof line, n, ": ", &r->log, g->mix_records);
     }
     tc_term_wrap(out, line, 2, 4, width);
+}
+
+int tc_nccl_mix_text(char *line, size_t cap, int n, const char *sep, const tc_nccl_log *l, const int64_t *mix_records) {
+    for (size_t m = 0; m < l->n_mixes && n >= 0 && (size_t)n < cap; m++) {
+        if (!mix_records[m]) continue;
+        const tc_nccl_mix *x = &l->mixes[m];
+        char ch[24] = "? channels";
+        if (x->channels >= 0) snprintf(ch, sizeof ch, "%d channel%s", (int)x->channels, x->channels == 1 ? "" : "s");
+        n += snprintf(line + n, cap - (size_t)n, "%s%.15s/%.15s %s %" PRId64, sep, x->algorithm[0] ? x->algorithm : "?",
+                      x->protocol[0] ? x->protocol : "?", ch, mix_records[m]);
+        sep = ", ";
+    }
+    return n;
 }
 
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width) {

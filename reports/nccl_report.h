@@ -14,4 +14,12 @@ void tc_nccl_json_summary(jw *w, const tc_job *j);
 /* One line per process group with an Inspector communicator, and the job's counts, wrapped to
  * width, indented by 2; nothing without NCCL logs. */
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width);
+/* Key mix: the rows {algorithm, protocol, channels, records} of l's mixes with records
+ * (mix_records per l->mixes entry), in the order they were first read. */
+void tc_nccl_json_mix(jw *w, const tc_nccl_log *l, const int64_t *mix_records);
+/* The same rows under another key ("inspector_mix"). */
+void tc_nccl_json_mix_key(jw *w, const char *key, const tc_nccl_log *l, const int64_t *mix_records);
+/* The mixes with records as text ("Ring/LL 2 channels 80, Tree/Simple 8 channels 40"), the first
+ * after sep, appended to line (cap bytes) at n. Returns the new length (may be >= cap: cut). */
+int tc_nccl_mix_text(char *line, size_t cap, int n, const char *sep, const tc_nccl_log *l, const int64_t *mix_records);
 #endif

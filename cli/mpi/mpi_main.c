@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
                tc_source_gzip_engine(), ctx.size);
         rc = TC_EXIT_OK;
     } else if (!strcmp(cmd, "analyze")) {
-        tc_analyze_hooks h = {tc_mpi_load_analyze, NULL, &ctx}; /* one window at a time under MPI */
+        tc_analyze_hooks h = {tc_mpi_load_analyze, NULL, &ctx, false}; /* one window at a time under MPI */
         rc = tc_cmd_analyze_hooked(argc - 1, argv + 1, &h);
     } else {
         if (*cmd) tc_diag(stderr, "tracecost-mpi: unknown command '%s' (only analyze runs under MPI)\n", cmd);
