@@ -1,0 +1,315 @@
+/* test_par_outputs.c: the CSV and HTML of issue 33's results, rendered from hand-filled results
+ * (tc_job.pipeline, tc_job.a2a) so every figure is known: the pipeline's stage and step CSV rows
+ * and its HTML section (stage table, a bar per stage split into forward / backward / transfer /
+ * bubble, the slowest marked); the all-to-all heatmap (a cell per rank pair with its bytes, the
+ * colour scale, the hot rank marked, blocks of ranks past 64 / 32 ranks), its instance table and
+ * CSV; DeepEP's all-to-all counted but not sized, in every report of a planted DeepEP job. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "model/job.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+
+static char *html_of(const tc_job *j) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(tc_html_report_write(f, j), 0);
+    fclose(f);
+    return buf;
+}
+
+static char *csv_of(const tc_job *j, tc_csv_table t) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(tc_csv_write(f, j, t), 0);
+    fclose(f);
+    return buf;
+}
+
+static size_t count(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* The text between `from` (included) and the next `to` in s, as a new string. */
+static char *cut(const char *s, const char *from, const char *to) {
+    const char *a = strstr(s, from);
+    cr_assert_not_null(a, "no %s", from);
+    const char *b = strstr(a, to);
+    cr_assert_not_null(b, "no %s after %s", to, from);
+    return strndup(a, (size_t)(b - a));
+}
+
+/* The terminal's wrapped lines joined: each line break and the indent after it become one space. */
+static void unwrap(char *s) {
+    char *o = s;
+    for (const char *p = s; *p;) {
+        if (*p != '\n') { *o++ = *p++; continue; }
+        while (*p == '\n' || *p == ' ') p++;
+        *o++ = ' ';
+    }
+    *o = 0;
+}
+
+/* ------------------------------------------------------------------ pipeline */
+/* One pipeline of 3 stages (ranks 0, 1, 2) over steps 5 and 6; stage 2 is the slowest. Per step
+ * the window is 10 ms; stage s: forward (2 + s) ms, backward (3 + s) ms, transfer 1 ms, the bubble
+ * the rest, P2P wait 0.5 ms, charged wait 0.25 ms x s. */
+static void fill_pipeline(tc_job *j) {
+    tc_pipeline_result *p = &j->pipeline;
+    p->present = true;
+    p->source = TC_PP_FROM_PATTERN;
+    p->n_stages = 3;
+    p->n_pipelines = 1;
+    p->stages = calloc(3, sizeof *p->stages);
+    p->steps = calloc(6, sizeof *p->steps);
+    cr_assert(p->stages && p->steps);
+    p->n_stages_rows = p->cap_stages = 3;
+    p->n_steps = p->cap_steps = 6;
+    for (uint32_t s = 0; s < 3; s++) {
+        tc_pp_stage *st = &p->stages[s];
+        st->pipeline = 0;
+        st->stage = s;
+        st->rank = s;
+        st->steps_first = 2 * s;
+        st->n_steps = 2;
+        st->total.step = -1;
+        for (size_t k = 0; k < 2; k++) {
+            tc_pp_figures *f = &p->steps[2 * s + k];
+            f->step = 5 + (int64_t)k;
+            f->window_ns = 10000000;
+            f->forward_ns = (2 + s) * 1000000;
+            f->backward_ns = (3 + s) * 1000000;
+            f->p2p_transfer_ns = 1000000;
+            f->bubble_ns = f->window_ns - f->forward_ns - f->backward_ns - f->p2p_transfer_ns;
+            f->p2p_wait_ns = 500000;
+            f->charged_wait_ns = 250000 * s;
+            st->total.window_ns += f->window_ns;
+            st->total.forward_ns += f->forward_ns;
+            st->total.backward_ns += f->backward_ns;
+            st->total.p2p_transfer_ns += f->p2p_transfer_ns;
+            st->total.bubble_ns += f->bubble_ns;
+            st->total.p2p_wait_ns += f->p2p_wait_ns;
+            st->total.charged_wait_ns += f->charged_wait_ns;
+        }
+    }
+    p->slowest_stage = 2;
+    p->slowest_rank = 2;
+    p->pairs = 8;
+    p->bubble_share = (8.0 + 6.0 + 4.0) / 60.0;
+}
+
+Test(par_outputs, pipeline_csv_rows_per_stage_and_step) {
+    tc_job j;
+    tc_job_init(&j);
+    fill_pipeline(&j);
+    char *st = csv_of(&j, TC_CSV_PP_STAGES), *sp = csv_of(&j, TC_CSV_PP_STEPS);
+    cr_expect_str_eq(st, "pipeline,stage,rank,window_us,forward_us,backward_us,bubble_us,p2p_wait_us,p2p_transfer_us,"
+                         "charged_wait_us,bubble_share,slowest\r\n"
+                         "0,0,0,20000,4000,6000,8000,1000,2000,0,0.4,false\r\n"
+                         "0,1,1,20000,6000,8000,4000,1000,2000,500,0.2,false\r\n"
+                         "0,2,2,20000,8000,10000,0,1000,2000,1000,0,true\r\n");
+    cr_expect_str_eq(sp, "pipeline,stage,rank,step,window_us,forward_us,backward_us,bubble_us,p2p_wait_us,p2p_transfer_us,"
+                         "charged_wait_us\r\n"
+                         "0,0,0,5,10000,2000,3000,4000,500,1000,0\r\n0,0,0,6,10000,2000,3000,4000,500,1000,0\r\n"
+                         "0,1,1,5,10000,3000,4000,2000,500,1000,250\r\n0,1,1,6,10000,3000,4000,2000,500,1000,250\r\n"
+                         "0,2,2,5,10000,4000,5000,0,500,1000,500\r\n0,2,2,6,10000,4000,5000,0,500,1000,500\r\n");
+    free(st);
+    free(sp);
+    tc_job_free(&j);
+    tc_job_init(&j); /* no pipeline: the header rows alone */
+    st = csv_of(&j, TC_CSV_PP_STAGES);
+    cr_expect_eq(count(st, "\r\n"), 1, "%s", st);
+    free(st);
+    tc_job_free(&j);
+}
+
+Test(par_outputs, pipeline_html_section) {
+    tc_job j;
+    tc_job_init(&j);
+    char *none = html_of(&j);
+    cr_expect_null(strstr(none, "id=\"pipeline\""), "no pipeline: no section");
+    free(none);
+    fill_pipeline(&j);
+    char *html = html_of(&j);
+    char *sec = cut(html, "<section id=\"pipeline\">", "</section>");
+    cr_expect_not_null(strstr(sec, "3 stages (from the P2P pattern); the bubble is 30.0% of the stages' step windows; "
+                                   "the slowest stage is 2 (rank 2), charged 1.000 ms of its peers' P2P wait."), "%s", sec);
+    /* two drawings of three bars; stage 2 has no bubble (no segment of 0) */
+    cr_expect_eq(count(sec, "<svg id=\"pipeline-bars"), 2);
+    cr_expect_eq(count(sec, "class=\"c-compute\" data-tip"), 6);
+    cr_expect_eq(count(sec, "class=\"c-i2\" data-tip"), 6);
+    cr_expect_eq(count(sec, "class=\"c-transfer\" data-tip"), 6);
+    cr_expect_eq(count(sec, "class=\"c-idle\" data-tip"), 4);
+    cr_expect_eq(count(sec, "&#9664; slowest</text>"), 2);
+    cr_expect_not_null(strstr(sec, "data-tip=\"stage 0 (rank 0) - bubble (idle + P2P wait): 8.000000 ms = 40.00% of its step "
+                                   "windows 20.000000 ms\""), "%s", sec);
+    /* the stage table: a row per stage, the slowest named, every time exact in its tooltip */
+    cr_expect_eq(count(sec, "<tr><td class=\"n\">"), 3);
+    cr_expect_not_null(strstr(sec, "<td class=\"n\">2 <b>slowest</b></td><td class=\"n\">2</td>"));
+    cr_expect_not_null(strstr(sec, "<td class=\"n\" data-v=\"8000000\" data-tip=\"8.000000 ms\">8.000</td>"));
+    cr_expect_null(strstr(sec, "pipe-<br>line"), "one pipeline: no pipeline column");
+    free(sec);
+    free(html);
+    tc_job_free(&j);
+}
+
+/* ------------------------------------------------------------------ all-to-all */
+/* One group "pg 3 (ep)" of n ranks (10, 11, ...) with two sized instances; rank position `hot`
+ * sends 4x the others; pair (r, k) holds 100 r + k + 1 bytes, the hot row 10x. */
+static void fill_a2a(tc_job *j, uint32_t n, uint32_t hot) {
+    j->inst_groups = calloc(1, sizeof *j->inst_groups);
+    cr_assert(j->inst_groups);
+    j->inst_groups[0].shown = strdup("pg 3 (ep)");
+    j->n_inst_groups = j->cap_inst_groups = 1;
+    tc_a2a_result *a = &j->a2a;
+    a->groups = calloc(1, sizeof *a->groups);
+    a->instances = calloc(2, sizeof *a->instances);
+    a->bytes = calloc(2 * (size_t)n, sizeof *a->bytes);
+    cr_assert(a->groups && a->instances && a->bytes);
+    a->n_groups = a->cap_groups = 1;
+    a->n_instances = a->cap_instances = 2;
+    a->n_bytes = a->cap_bytes = 2 * (size_t)n;
+    tc_a2a_group *g = &a->groups[0];
+    g->n_ranks = n;
+    g->n = 2;
+    g->unsized = 1;
+    g->ranks = malloc(n * sizeof *g->ranks);
+    g->pair_bytes = malloc((size_t)n * n * sizeof *g->pair_bytes);
+    cr_assert(g->ranks && g->pair_bytes);
+    for (uint32_t r = 0; r < n; r++) {
+        g->ranks[r] = 10 + r;
+        for (uint32_t k = 0; k < n; k++) g->pair_bytes[r * n + k] = (100 * r + k + 1) * (r == hot ? 10 : 1);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        tc_a2a_instance *ai = &a->instances[i];
+        ai->instance = (uint32_t)i;
+        ai->hot = hot;
+        ai->seq = 7 + (int64_t)i;
+        ai->bytes_at = i * n;
+        for (uint32_t r = 0; r < n; r++) a->bytes[i * n + r] = r == hot ? 4000 : 1000;
+        ai->ratio = 4.0 * n / (3.0 + n);
+        ai->caused_wait_ns = (double)(n - 1) * 0.75 * (i ? 2000000 : 1000000);
+    }
+    g->hot_rank = 10 + hot;
+    g->caused_wait_ns = a->instances[0].caused_wait_ns + a->instances[1].caused_wait_ns;
+    g->max_ratio = a->instances[0].ratio;
+    g->rank_time_ns = 3000000.0 * n;
+}
+
+Test(par_outputs, a2a_heatmap_and_table) {
+    tc_job j;
+    tc_job_init(&j);
+    fill_a2a(&j, 3, 1);
+    char *html = html_of(&j);
+    char *sec = cut(html, "<section id=\"all-to-all\">", "</section>");
+    cr_expect_not_null(strstr(sec, "<h3>pg 3 (ep)</h3>"));
+    cr_expect_not_null(strstr(sec, "3 ranks; 2 instances sized (1 not); bytes sent max/mean up to 2.00; hot rank 11 causes "
+                                   "4.500 ms of the others' wait (50.0% of the group's all-to-all time)."), "%s", sec);
+    char *wide = cut(sec, "<svg id=\"a2a-heatmap-0\"", "</svg>"), *narrow = cut(sec, "<svg id=\"a2a-heatmap-0-narrow\"", "</svg>");
+    for (int d = 0; d < 2; d++) {
+        const char *s = d ? narrow : wide;
+        cr_expect_eq(count(s, "data-tip=\""), 9, "a cell per rank pair: %s", s);
+        /* the largest cell (rank 11 to rank 12: 10 x 103) is the darkest, the hot row outlined and named */
+        cr_expect_not_null(strstr(s, "fill=\"#08306b\" data-tip=\"rank 11 sends rank 12: 1,030 B\""), "%s", s);
+        cr_expect_not_null(strstr(s, "data-tip=\"rank 10 sends rank 10: 1 B\""));
+        cr_expect_eq(count(s, "stroke=\"#D55E00\""), 1);
+        cr_expect_eq(count(s, "&#9664; hot</text>"), 1);
+        cr_expect_not_null(strstr(s, ">0 to 1.0 kB a cell</text>"), "%s", s);
+    }
+    free(wide);
+    free(narrow);
+    /* the instances, most wait first */
+    char *tab = cut(sec, "<table id=\"a2a-instances-0\"", "</table>");
+    cr_expect_eq(count(tab, "<tr><td"), 2);
+    const char *i8 = strstr(tab, "data-v=\"8\">8</td>"), *i7 = strstr(tab, "data-v=\"7\">7</td>");
+    cr_expect(i8 && i7 && i8 < i7, "seq 8 (3 ms caused) before seq 7: %s", tab);
+    cr_expect_not_null(strstr(tab, "<td class=\"n\" data-v=\"4000\" data-tip=\"4,000 B\">4.0 kB</td>"
+                                   "<td class=\"n\" data-v=\"3000000\" data-tip=\"3.000000 ms\">3.000</td>"), "%s", tab);
+    free(tab);
+    free(sec);
+    free(html);
+    tc_job_free(&j);
+}
+
+Test(par_outputs, a2a_heatmap_blocks_of_ranks_past_64_and_32) {
+    tc_job j;
+    tc_job_init(&j);
+    fill_a2a(&j, 70, 69);
+    char *html = html_of(&j);
+    /* 70 ranks: wide in blocks of 2 (35 x 35 cells), narrow of 3 (24 x 24), each block's bytes summed */
+    char *wide = cut(html, "<svg id=\"a2a-heatmap-0\"", "</svg>"), *narrow = cut(html, "<svg id=\"a2a-heatmap-0-narrow\"", "</svg>");
+    cr_expect_eq(count(wide, "data-tip=\""), 35 * 35);
+    cr_expect_eq(count(narrow, "data-tip=\""), 24 * 24);
+    /* ranks 10-11 to 10-11: 1 + 2 + 101 + 102 */
+    cr_expect_not_null(strstr(wide, "data-tip=\"ranks 10-11 sends ranks 10-11: 206 B\""));
+    /* the last block of the narrow one holds one rank, 79 */
+    cr_expect_not_null(strstr(narrow, "data-tip=\"rank 79 sends rank 79: "), "%s", narrow);
+    cr_expect_eq(count(narrow, "&#9664; hot</text>"), 1);
+    free(wide);
+    free(narrow);
+    free(html);
+    tc_job_free(&j);
+}
+
+Test(par_outputs, a2a_csv) {
+    tc_job j;
+    tc_job_init(&j);
+    fill_a2a(&j, 3, 1);
+    char *g = csv_of(&j, TC_CSV_A2A), *in = csv_of(&j, TC_CSV_A2A_INSTANCES), *pr = csv_of(&j, TC_CSV_A2A_PAIRS);
+    cr_expect_str_eq(g, "process_group,ranks,instances,unsized_instances,deepep_unsized,max_imbalance_ratio,hot_rank,"
+                        "caused_wait_us,all_to_all_rank_time_us\r\n"
+                        "pg 3 (ep),10 11 12,2,1,false,2,11,4500,9000\r\n");
+    cr_expect_str_eq(in, "process_group,seq,imbalance_ratio,hot_rank,hot_rank_bytes,caused_wait_us,bytes_sent\r\n"
+                         "pg 3 (ep),7,2,11,4000,1500,1000 4000 1000\r\n"
+                         "pg 3 (ep),8,2,11,4000,3000,1000 4000 1000\r\n");
+    cr_expect_eq(count(pr, "\r\n"), 1 + 9);
+    cr_expect_not_null(strstr(pr, "process_group,sender,receiver,bytes\r\npg 3 (ep),10,10,1\r\npg 3 (ep),10,11,2\r\n"));
+    cr_expect_not_null(strstr(pr, "pg 3 (ep),11,12,1030\r\n"));
+    free(g);
+    free(in);
+    free(pr);
+    tc_job_free(&j);
+}
+
+/* A planted DeepEP job (tracegen --comm-lib deepep: dispatch / combine kernels, no args): its
+ * all-to-all instances are counted in all_to_all[] with the note, and every report says that
+ * they are not sized. */
+Test(par_outputs, deepep_counted_not_sized, .timeout = 120) {
+    char *d = tu_tmpdir(), *out = NULL;
+    tu_gen_job(d, "ep", "--ranks 4 --steps 3 --comm-lib deepep --clock-offset-us 300 --end-spread-us 3 --time-format epoch "
+                        "--file-names handler --seed 8");
+    cr_assert_eq(tu_sh(&out, "%s analyze --no-cost --json %s/ep.json --html %s/ep.html %s/ep", tu_bin(), d, d, d), 0, "%s", out);
+    unwrap(out);
+    cr_expect_not_null(strstr(out, "all-to-all stream"), "%s", out);
+    cr_expect_not_null(strstr(out, "DeepEP dispatch/combine instances counted, not sized"), "%s", out);
+    cr_expect_not_null(strstr(out, "DeepEP's dispatch and combine kernels are all-to-all: counted, not sized"), "%s", out);
+    free(out);
+    char p[600];
+    snprintf(p, sizeof p, "%s/ep.json", d);
+    char *json = tu_read_file(p, NULL);
+    const char *a = strstr(json, "\"all_to_all\":");
+    cr_assert_not_null(a, "no all_to_all[] in the JSON");
+    cr_expect_not_null(strstr(a, "\"unsized_instances\": 6,"), "%.600s", a);
+    cr_expect_not_null(strstr(a, "\"note\": \"DeepEP's dispatch and combine kernels are all-to-all: counted, not sized"),
+                       "%.600s", a);
+    cr_expect_not_null(strstr(a, "\"instances\": [],"), "%.600s", a);
+    cr_expect_not_null(strstr(a, "\"hot_rank\": null,"), "%.600s", a);
+    free(json);
+    snprintf(p, sizeof p, "%s/ep.html", d);
+    char *html = tu_read_file(p, NULL);
+    cr_expect_not_null(strstr(html, "<p class=\"note\" id=\"a2a-deepep\">DeepEP's dispatch and combine kernels are all-to-all"));
+    cr_expect_null(strstr(html, "a2a-heatmap"), "nothing sized, nothing drawn");
+    free(html);
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
