@@ -15,6 +15,7 @@
 #define A2A_CELLS_WIDE 64
 #define A2A_CELLS_NARROW 32
 #define A2A_TOP_INSTANCES 50 /* instance rows shown per group (the JSON and CSV have every one) */
+#define A2A_HEATMAPS 8        /* groups drawn (a drawing is up to 64 x 64 cells: the page stays small) */
 
 /* A cell's colour: white-blue to dark blue by share t of the largest cell (ColorBrewer Blues ends). */
 static void heat_colour(char *buf, size_t n, double t) {
@@ -177,6 +178,12 @@ void tc_html_section_all_to_all(hr *h) {
             put(h, "<p class=\"note\">Instances without sizes (no In msg nelems or dtype on a rank) are left out of the "
                    "figures.</p>\n");
         if (!gr->n) continue;
+        if (g >= A2A_HEATMAPS) {
+            pf(h, "<p class=\"note\">Not drawn: the first %d groups are (its pair bytes are in the JSON and "
+                  "all_to_all_pairs.csv).</p>\n", A2A_HEATMAPS);
+            instance_table(h, g, gr);
+            continue;
+        }
         heatmap_svg(h, g, gr, 0);
         heatmap_svg(h, g, gr, 1);
         instance_table(h, g, gr);
