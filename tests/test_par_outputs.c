@@ -3,12 +3,13 @@
  * and its HTML section (stage table, a bar per stage split into forward / backward / transfer /
  * bubble, the slowest marked); the all-to-all heatmap (a cell per rank pair with its bytes, the
  * colour scale, the hot rank marked, blocks of ranks past 64 / 32 ranks), its instance table and
- * CSV; DeepEP's all-to-all counted but not sized, in every report of a planted DeepEP job. */
+ * CSV, and the CSV of a planted MoE job held to its plant; DeepEP's all-to-all counted but not sized, in every report of a planted DeepEP job. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "testutil.h"
 #include "model/job.h"
 #include "reports/csv_report.h"
@@ -47,17 +48,6 @@ static char *cut(const char *s, const char *from, const char *to) {
     const char *b = strstr(a, to);
     cr_assert_not_null(b, "no %s after %s", to, from);
     return strndup(a, (size_t)(b - a));
-}
-
-/* The terminal's wrapped lines joined: each line break and the indent after it become one space. */
-static void unwrap(char *s) {
-    char *o = s;
-    for (const char *p = s; *p;) {
-        if (*p != '\n') { *o++ = *p++; continue; }
-        while (*p == '\n' || *p == ' ') p++;
-        *o++ = ' ';
-    }
-    *o = 0;
 }
 
 /* ------------------------------------------------------------------ pipeline */
@@ -289,7 +279,7 @@ Test(par_outputs, deepep_counted_not_sized, .timeout = 120) {
     tu_gen_job(d, "ep", "--ranks 4 --steps 3 --comm-lib deepep --clock-offset-us 300 --end-spread-us 3 --time-format epoch "
                         "--file-names handler --seed 8");
     cr_assert_eq(tu_sh(&out, "%s analyze --no-cost --json %s/ep.json --html %s/ep.html %s/ep", tu_bin(), d, d, d), 0, "%s", out);
-    unwrap(out);
+    tu_unwrap(out);
     cr_expect_not_null(strstr(out, "all-to-all stream"), "%s", out);
     cr_expect_not_null(strstr(out, "DeepEP dispatch/combine instances counted, not sized"), "%s", out);
     cr_expect_not_null(strstr(out, "DeepEP's dispatch and combine kernels are all-to-all: counted, not sized"), "%s", out);
@@ -310,6 +300,48 @@ Test(par_outputs, deepep_counted_not_sized, .timeout = 120) {
     cr_expect_not_null(strstr(html, "<p class=\"note\" id=\"a2a-deepep\">DeepEP's dispatch and combine kernels are all-to-all"));
     cr_expect_null(strstr(html, "a2a-heatmap"), "nothing sized, nothing drawn");
     free(html);
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
+
+/* The all-to-all CSV of a planted MoE job (hot rank 5 sends 4x, with the mess of real jobs) equals
+ * the plant: the group's hot rank and caused wait, every instance's ratio and bytes, every pair. */
+Test(par_outputs, a2a_csv_equals_the_plant, .timeout = 120) {
+    char *d = tu_tmpdir(), *out = NULL, p[600];
+    tu_gen_job(d, "moe", "--ranks 6 --steps 2 --a2a-hot-rank 5 --a2a-factor 4 --clock-offset-us 900 --end-spread-us 3 "
+                         "--time-format epoch --file-names handler --seed 17");
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --no-cost --csv %s/csv %s/moe", tu_bin(), d, d), 0, "%s", out);
+    free(out);
+    snprintf(p, sizeof p, "%s/moe/expected.json", d);
+    yajl_val want = tu_get(tu_json_file(p), "all_to_all", NULL);
+    char line[256];
+    snprintf(line, sizeof line, "%s/csv/all_to_all.csv", d);
+    char *g = tu_read_file(line, NULL);
+    snprintf(line, sizeof line, "pg 0 (default_pg),0 1 2 3 4 5,%g,0,false,%.10g,5,", tu_num(tu_get(want, "instances", NULL)),
+             tu_num(tu_get(want, "imbalance_ratio", NULL)));
+    cr_expect_not_null(strstr(g, line), "%s in %s", line, g);
+    double w = tu_num(tu_get(want, "caused_wait_us", NULL)), got = strtod(strstr(g, line) ? strstr(g, line) + strlen(line) : "0", NULL);
+    cr_expect(fabs(got - w) <= 1e-6 * w, "caused wait %.6f, planted %.6f", got, w);
+    free(g);
+    snprintf(line, sizeof line, "%s/csv/all_to_all_instances.csv", d);
+    char *in = tu_read_file(line, NULL);
+    yajl_val bs = tu_get(want, "bytes_sent", NULL);
+    char bytes[200] = "";
+    for (size_t r = 0; r < bs->u.array.len; r++)
+        snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes), "%s%lld", r ? " " : "", YAJL_GET_INTEGER(bs->u.array.values[r]));
+    cr_expect_eq(count(in, "\r\n"), 1 + (size_t)tu_num(tu_get(want, "instances", NULL)));
+    cr_expect_eq(count(in, bytes), (size_t)tu_num(tu_get(want, "instances", NULL)), "%s in %s", bytes, in);
+    free(in);
+    snprintf(line, sizeof line, "%s/csv/all_to_all_pairs.csv", d);
+    char *pr = tu_read_file(line, NULL);
+    yajl_val pb = tu_get(want, "pair_bytes", NULL);
+    for (size_t r = 0; r < pb->u.array.len; r++)
+        for (size_t k = 0; k < pb->u.array.len; k++) {
+            snprintf(line, sizeof line, "\npg 0 (default_pg),%zu,%zu,%lld\r", r, k,
+                     YAJL_GET_INTEGER(pb->u.array.values[r]->u.array.values[k]));
+            cr_expect_not_null(strstr(pr, line), "pair %zu -> %zu", r, k);
+        }
+    free(pr);
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
