@@ -11,6 +11,7 @@
 #include <string.h>
 #include <math.h>
 #include "testutil.h"
+#include "par_fill.h"
 #include "model/job.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -51,57 +52,10 @@ static char *cut(const char *s, const char *from, const char *to) {
 }
 
 /* ------------------------------------------------------------------ pipeline */
-/* One pipeline of 3 stages (ranks 0, 1, 2) over steps 5 and 6; stage 2 is the slowest. Per step
- * the window is 10 ms; stage s: forward (2 + s) ms, backward (3 + s) ms, transfer 1 ms, the bubble
- * the rest, P2P wait 0.5 ms, charged wait 0.25 ms x s. */
-static void fill_pipeline(tc_job *j) {
-    tc_pipeline_result *p = &j->pipeline;
-    p->present = true;
-    p->source = TC_PP_FROM_PATTERN;
-    p->n_stages = 3;
-    p->n_pipelines = 1;
-    p->stages = calloc(3, sizeof *p->stages);
-    p->steps = calloc(6, sizeof *p->steps);
-    cr_assert(p->stages && p->steps);
-    p->n_stages_rows = p->cap_stages = 3;
-    p->n_steps = p->cap_steps = 6;
-    for (uint32_t s = 0; s < 3; s++) {
-        tc_pp_stage *st = &p->stages[s];
-        st->pipeline = 0;
-        st->stage = s;
-        st->rank = s;
-        st->steps_first = 2 * s;
-        st->n_steps = 2;
-        st->total.step = -1;
-        for (size_t k = 0; k < 2; k++) {
-            tc_pp_figures *f = &p->steps[2 * s + k];
-            f->step = 5 + (int64_t)k;
-            f->window_ns = 10000000;
-            f->forward_ns = (2 + s) * 1000000;
-            f->backward_ns = (3 + s) * 1000000;
-            f->p2p_transfer_ns = 1000000;
-            f->bubble_ns = f->window_ns - f->forward_ns - f->backward_ns - f->p2p_transfer_ns;
-            f->p2p_wait_ns = 500000;
-            f->charged_wait_ns = 250000 * s;
-            st->total.window_ns += f->window_ns;
-            st->total.forward_ns += f->forward_ns;
-            st->total.backward_ns += f->backward_ns;
-            st->total.p2p_transfer_ns += f->p2p_transfer_ns;
-            st->total.bubble_ns += f->bubble_ns;
-            st->total.p2p_wait_ns += f->p2p_wait_ns;
-            st->total.charged_wait_ns += f->charged_wait_ns;
-        }
-    }
-    p->slowest_stage = 2;
-    p->slowest_rank = 2;
-    p->pairs = 8;
-    p->bubble_share = (8.0 + 6.0 + 4.0) / 60.0;
-}
-
 Test(par_outputs, pipeline_csv_rows_per_stage_and_step) {
     tc_job j;
     tc_job_init(&j);
-    fill_pipeline(&j);
+    tu_fill_pipeline(&j);
     char *st = csv_of(&j, TC_CSV_PP_STAGES), *sp = csv_of(&j, TC_CSV_PP_STEPS);
     cr_expect_str_eq(st, "pipeline,stage,rank,window_us,forward_us,backward_us,bubble_us,p2p_wait_us,p2p_transfer_us,"
                          "charged_wait_us,bubble_share,slowest\r\n"
@@ -129,7 +83,7 @@ Test(par_outputs, pipeline_html_section) {
     char *none = html_of(&j);
     cr_expect_null(strstr(none, "id=\"pipeline\""), "no pipeline: no section");
     free(none);
-    fill_pipeline(&j);
+    tu_fill_pipeline(&j);
     char *html = html_of(&j);
     char *sec = cut(html, "<section id=\"pipeline\">", "</section>");
     cr_expect_not_null(strstr(sec, "3 stages (from the P2P pattern); the bubble is 30.0% of the stages' step windows; "
@@ -154,52 +108,10 @@ Test(par_outputs, pipeline_html_section) {
 }
 
 /* ------------------------------------------------------------------ all-to-all */
-/* One group "pg 3 (ep)" of n ranks (10, 11, ...) with two sized instances; rank position `hot`
- * sends 4x the others; pair (r, k) holds 100 r + k + 1 bytes, the hot row 10x. */
-static void fill_a2a(tc_job *j, uint32_t n, uint32_t hot) {
-    j->inst_groups = calloc(1, sizeof *j->inst_groups);
-    cr_assert(j->inst_groups);
-    j->inst_groups[0].shown = strdup("pg 3 (ep)");
-    j->n_inst_groups = j->cap_inst_groups = 1;
-    tc_a2a_result *a = &j->a2a;
-    a->groups = calloc(1, sizeof *a->groups);
-    a->instances = calloc(2, sizeof *a->instances);
-    a->bytes = calloc(2 * (size_t)n, sizeof *a->bytes);
-    cr_assert(a->groups && a->instances && a->bytes);
-    a->n_groups = a->cap_groups = 1;
-    a->n_instances = a->cap_instances = 2;
-    a->n_bytes = a->cap_bytes = 2 * (size_t)n;
-    tc_a2a_group *g = &a->groups[0];
-    g->n_ranks = n;
-    g->n = 2;
-    g->unsized = 1;
-    g->ranks = malloc(n * sizeof *g->ranks);
-    g->pair_bytes = malloc((size_t)n * n * sizeof *g->pair_bytes);
-    cr_assert(g->ranks && g->pair_bytes);
-    for (uint32_t r = 0; r < n; r++) {
-        g->ranks[r] = 10 + r;
-        for (uint32_t k = 0; k < n; k++) g->pair_bytes[r * n + k] = (100 * r + k + 1) * (r == hot ? 10 : 1);
-    }
-    for (size_t i = 0; i < 2; i++) {
-        tc_a2a_instance *ai = &a->instances[i];
-        ai->instance = (uint32_t)i;
-        ai->hot = hot;
-        ai->seq = 7 + (int64_t)i;
-        ai->bytes_at = i * n;
-        for (uint32_t r = 0; r < n; r++) a->bytes[i * n + r] = r == hot ? 4000 : 1000;
-        ai->ratio = 4.0 * n / (3.0 + n);
-        ai->caused_wait_ns = (double)(n - 1) * 0.75 * (i ? 2000000 : 1000000);
-    }
-    g->hot_rank = 10 + hot;
-    g->caused_wait_ns = a->instances[0].caused_wait_ns + a->instances[1].caused_wait_ns;
-    g->max_ratio = a->instances[0].ratio;
-    g->rank_time_ns = 3000000.0 * n;
-}
-
 Test(par_outputs, a2a_heatmap_and_table) {
     tc_job j;
     tc_job_init(&j);
-    fill_a2a(&j, 3, 1);
+    tu_fill_a2a(&j, 3, 1);
     char *html = html_of(&j);
     char *sec = cut(html, "<section id=\"all-to-all\">", "</section>");
     cr_expect_not_null(strstr(sec, "<h3>pg 3 (ep)</h3>"));
@@ -234,7 +146,7 @@ Test(par_outputs, a2a_heatmap_and_table) {
 Test(par_outputs, a2a_heatmap_blocks_of_ranks_past_64_and_32) {
     tc_job j;
     tc_job_init(&j);
-    fill_a2a(&j, 70, 69);
+    tu_fill_a2a(&j, 70, 69);
     char *html = html_of(&j);
     /* 70 ranks: wide in blocks of 2 (35 x 35 cells), narrow of 3 (24 x 24), each block's bytes summed */
     char *wide = cut(html, "<svg id=\"a2a-heatmap-0\"", "</svg>"), *narrow = cut(html, "<svg id=\"a2a-heatmap-0-narrow\"", "</svg>");
@@ -254,7 +166,7 @@ Test(par_outputs, a2a_heatmap_blocks_of_ranks_past_64_and_32) {
 Test(par_outputs, a2a_csv) {
     tc_job j;
     tc_job_init(&j);
-    fill_a2a(&j, 3, 1);
+    tu_fill_a2a(&j, 3, 1);
     char *g = csv_of(&j, TC_CSV_A2A), *in = csv_of(&j, TC_CSV_A2A_INSTANCES), *pr = csv_of(&j, TC_CSV_A2A_PAIRS);
     cr_expect_str_eq(g, "process_group,ranks,instances,unsized_instances,deepep_unsized,max_imbalance_ratio,hot_rank,"
                         "caused_wait_us,all_to_all_rank_time_us\r\n"
