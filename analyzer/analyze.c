@@ -16,6 +16,7 @@
 #include "model/job.h"
 #include "mfu.h"
 #include "nodes.h"
+#include "pipeline.h"
 #include "replay.h"
 #include "step_stats.h"
 #include "steps.h"
@@ -409,7 +410,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
     if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
-    if (tc_groups_finish(j, opt) || tc_comm_model_fit(j) || tc_all_to_all(j)) return -1;
+    if (tc_groups_finish(j, opt) || tc_comm_model_fit(j) || tc_all_to_all(j) || tc_pipeline(j, opt->pp)) return -1;
     if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
     if (opt->no_replay) { /* the step graph, its replay and the critical paths (replay.h), unless --no-replay */
@@ -420,7 +421,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
 }
 
 int tc_job_analyze(tc_job *j, const tc_analyze_options *opt) {
-    if (tc_job_prepare(j, true) || tc_job_groups(j, opt) || tc_collectives_match(j)) return -1;
+    if (tc_job_prepare(j, true) || tc_job_groups(j, opt) || tc_collectives_match(j) || tc_p2p_pair(j)) return -1;
     tc_rank_extra *x = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *x);
     if (!x) return -1;
     double user = tc_job_user_flops(j, opt);

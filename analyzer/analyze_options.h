@@ -25,6 +25,7 @@ typedef struct {
     bool kernel_table;        /* every GPU event name's row is wanted (tc_job.kernel_aggs, --csv's
                                * kernels.csv); false: left empty, as it costs memory per distinct name
                                * (docs/performance.md) */
+    int pp;                   /* --pp N: pipeline stages by rank order (pipeline.h); 0 = from the P2P pattern */
     bool no_replay;           /* --no-replay: no step graph, replay or critical path (summary.replay's note says) */
 } tc_analyze_options;
 #endif

@@ -10,6 +10,7 @@
 #include "collectives.h"
 #include "groups.h"
 #include "nodes.h"
+#include "pipeline.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <assert.h>
@@ -195,6 +196,7 @@ static int rank_keys(matcher *m, size_t r) {
         if (!g->is_comm) continue;
         if (rr->wait_ns) rr->wait_ns[e] = -1; /* unmatched until an instance claims it */
         const tc_coll_args *c = g->coll != TC_NONE ? &t->colls[g->coll] : NULL;
+        if (tc_p2p_has_peer(c)) continue; /* paired send to recv instead (pipeline.h) */
         char label[400], shown[400];
         bool by_seq;
         group_label(t, g, c, label, sizeof label, shown, sizeof shown, &by_seq);

@@ -594,6 +594,20 @@ static void a2a_reason(tc_job *j) {
     add_reason(f, r);
 }
 
+/* The pipeline bubble, when it is the largest loss: its share of the stages' step windows
+ * (docs/definitions.md "Pipeline bubble") reaches the threshold and exceeds both loss classes'
+ * shares of GPU time. */
+static void pp_bubble_reason(tc_job *j, double threshold) {
+    const tc_pipeline_result *p = &j->pipeline;
+    tc_findings *f = &j->findings;
+    if (!p->present || f->n_reasons >= TC_MAX_REASONS) return;
+    tc_reason r = shares_reason(&j->summary, threshold);
+    if (p->bubble_share < threshold || p->bubble_share < r.comm || p->bubble_share < r.host) return;
+    r.code = TC_REASON_PP_BUBBLE;
+    r.cause_share = p->bubble_share;
+    add_reason(f, r);
+}
+
 int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
     tc_summary *sm = &j->summary;
     tc_findings *f = &j->findings;
@@ -608,6 +622,7 @@ int tc_job_findings(tc_job *j, const tc_analyze_options *opt) {
         decide_verdict(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
         host_cause_reason(j);
         a2a_reason(j);
+        pp_bubble_reason(j, opt->bound_threshold > 0 ? opt->bound_threshold : 0.15);
     }
     decide_actions(j, straggler);
     if (decide_critical_path(j)) return -1;

@@ -34,6 +34,10 @@ static void usage(FILE *f) {
       "  --a2a-hot-rank R       the gradient collective is an all-to-all (SendRecv kernels, In split size)\n"
       "                         in which rank R sends --a2a-factor times the bytes of each other rank\n"
       "  --a2a-factor F         the hot rank's bytes over another rank's, a whole number (default 4)\n"
+      "  --pp N                 a pipeline job: ranks / N pipelines of N stages (GPipe, blocking P2P)\n"
+      "  --microbatches M       microbatches per step of a --pp job (default 4)\n"
+      "  --pp-slow-stage S      the --pp stage that computes slower (default 1)\n"
+      "  --pp-slow-factor F     its kernels take F times as long (default 1.5)\n"
       "  --clock-offset-us MAX  per-rank recorded clock offset in [-MAX,+MAX], rank 0 = 0 (default 0)\n"
       "  --busbw-GBps B         planted link bus bandwidth, GB = 1e9 B (default 50)\n"
       "  --bucket-mib M         bytes per gradient allreduce bucket, MiB (default 25)\n"
@@ -127,7 +131,8 @@ static int new_option(const char *name) {
   static const char *valued[] = {"--tp", "--gpus-per-node", "--tp-busbw-GBps", "--dp-busbw-GBps", "--tp-mib",
                                  "--tp-jitter-us", "--end-spread-us", "--file-names", "--drop-kernel", "--cut-rank", "--cut-after-step",
                                  "--comm-lib", "--windows", "--idle-cause", "--host", "--inter-GBps", "--coll-latency-us",
-                                 "--intra-latency-us", "--straggler-factor", "--host-sync", "--first-bucket-mib"};
+                                 "--intra-latency-us", "--straggler-factor", "--host-sync", "--first-bucket-mib",
+                                 "--pp", "--microbatches", "--pp-slow-stage", "--pp-slow-factor"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
     if (!strcmp(name, flags[i])) return 1;
   for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
@@ -178,6 +183,10 @@ static void parse_new(options *o, const char *name, const char *val) {
   else if (!strcmp(name, "--intra-latency-us")) o->intra_alpha_ns = us_to_ns(name, val, 0, 1e6);
   else if (!strcmp(name, "--straggler-factor")) o->strag_factor = parse_num(name, val, 0.1, 100);
   else if (!strcmp(name, "--first-bucket-mib")) o->first_bucket_mib = parse_num(name, val, 1e-6, 1e6);
+  else if (!strcmp(name, "--pp")) o->pp = parse_int(name, val, 2, MAX_RANKS);
+  else if (!strcmp(name, "--microbatches")) o->microbatches = parse_int(name, val, 1, 10000);
+  else if (!strcmp(name, "--pp-slow-stage")) o->pp_slow = parse_int(name, val, 0, MAX_RANKS);
+  else if (!strcmp(name, "--pp-slow-factor")) o->pp_slow_factor = parse_num(name, val, 0.1, 100);
   else if (!strcmp(name, "--host-sync")) o->host_sync = pick(name, val, (const char *const[]){"item", "stream", "device"}, 3);
   else o->idle_cause = pick(name, val, tg_idle_names, IDLE_CAUSES);
 }
@@ -206,6 +215,17 @@ static void check_new(options *o) {
     die("--idle-cause does not combine with the damage, ROCm and --comm-lib options");
   if (o->spread_ns && ((o->tp && !o->host) || o->idle_cause)) die("--end-spread-us applies to jobs without --tp/--fsdp/--idle-cause");
   if (o->rocm && !o->gpu_set) o->gpu = "AMD Instinct MI300X";
+  if ((o->microbatches || o->pp_slow >= 0 || o->pp_slow_factor) && !o->pp)
+    die("--microbatches, --pp-slow-stage and --pp-slow-factor apply to --pp jobs");
+  if (o->pp) {
+    if (o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->ndrop || o->cut_rank >= 0 || o->rocm ||
+        o->negts || o->comm_lib != LIB_NCCL || o->target_mb > 0 || o->a2a_hot >= 0 || o->straggler >= 0)
+      die("--pp does not combine with --tp, --fsdp, --host, --idle-cause, --windows, the damage options, "
+          "--rocm-agent-ids, --negative-ts, --comm-lib, --target-mb, --a2a-hot-rank or --straggler");
+    if (!o->microbatches) o->microbatches = 4;
+    if (!o->pp_slow_factor) o->pp_slow_factor = 1.5;
+    if (o->pp_slow < 0) o->pp_slow = 1;
+  }
   if (o->host) {
     if (o->fsdp || o->comm_lib != LIB_NCCL || o->windows > 1 || o->cut_rank >= 0 || o->rocm || o->idle_cause ||
         o->target_mb > 0)
@@ -222,7 +242,7 @@ static void check_new(options *o) {
 
 static void parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
-  o->ranks = 4; o->steps = 3; o->layers = 16; o->buckets = 4; o->straggler = -1; o->gzlevel = 6; o->a2a_hot = -1; o->a2a_factor = 4;
+  o->ranks = 4; o->steps = 3; o->layers = 16; o->buckets = 4; o->straggler = -1; o->gzlevel = 6; o->a2a_hot = -1; o->a2a_factor = 4; o->pp_slow = -1;
   o->seed = 1; o->gpu = "NVIDIA H100 80GB HBM3";
   o->busbw = 50; o->bucket_mib = 25; o->overlap = 0.5;
   o->strag_ns = 3000 * US; o->compute_ns = 20000 * US; o->idle_ns = 2000 * US; o->memcpy_ns = 300 * US;
@@ -367,7 +387,7 @@ static void ctx_init_new(ctx_t *c) {
   c->nwin = o->windows;
   c->win_steps = o->steps;
   c->win_gap = o->windows > 1 ? 2 : 0; /* schedule(wait=1, warmup=1): two unprofiled steps between windows */
-  c->mode = o->idle_cause ? MODE_IDLE : o->host ? MODE_HOST : o->tp ? MODE_MD : MODE_CLASSIC;
+  c->mode = o->pp ? MODE_PP : o->idle_cause ? MODE_IDLE : o->host ? MODE_HOST : o->tp ? MODE_MD : MODE_CLASSIC;
   if (o->rocm) {
     /* hipBLASLt GEMM names and RCCL's generic kernel */
     static const char *dt[] = {"BBS", "HHS", "SSS", "F8BS"};
@@ -381,6 +401,7 @@ static void ctx_init_new(ctx_t *c) {
   if (c->mode == MODE_MD || c->mode == MODE_HOST) md_init(c);
   if (c->mode == MODE_HOST) host_init(c);
   if (c->mode == MODE_IDLE) idle_init(c);
+  if (c->mode == MODE_PP) pp_init(c);
 }
 
 static void ctx_init(ctx_t *c) {
@@ -562,7 +583,9 @@ int main(int argc, char **argv) {
   if (o->nccl_inspector) write_nccl_inspector(c, ws);
   if (o->nccl_plugin) write_nccl_plugin_trace(c, ws);
   snprintf(path, plen, "%s/expected.json", o->outdir);
-  if (o->extended)
+  if (c->mode == MODE_PP)
+    pp_write_expected(c, path);
+  else if (o->extended)
     write_expected_ext(c, path, ws);
   else
     write_expected(c, path, gpu_events);
@@ -577,6 +600,7 @@ int main(int argc, char **argv) {
   md_free(c);
   idle_free(c);
   host_free(c);
+  pp_free(c);
   for (int g = 0; g < c->ngroups; g++) {
     free(c->groups[g].ranks);
     if (c->groups[g].ranks_str != c->pg_ranks_str) free(c->groups[g].ranks_str);

@@ -7,6 +7,7 @@
  *   tg_md.c        multi-dimensional jobs (TP/DP/FSDP): the program and its simulation
  *   tg_idle.c      idle-cause jobs (issue 20)    tg_truth.c  expected.json
  *   tg_host.c      jobs with a PyTorch-like host on a given fabric (issue 29: pairs)
+ *   tg_pp.c        pipeline-parallel jobs (issue 33: --pp, --microbatches)
  *
  * Times are integer nanoseconds of "true" time; rank r records true + off[r]. No global mutable state. */
 #ifndef TRACEGEN_H
@@ -36,7 +37,7 @@ enum { LIB_NCCL, LIB_DEEPEP, LIB_SYMM, LIB_VLLM };
 enum { IDLE_NONE, IDLE_SYNC, IDLE_LAUNCH, IDLE_DATALOADER, IDLE_MIXED, IDLE_GRAPH, IDLE_CAUSES };
 /* --idle-cause's names, by the enum above (NULL for IDLE_NONE): the option and expected.json */
 extern const char *const tg_idle_names[IDLE_CAUSES];
-enum { MODE_CLASSIC, MODE_MD, MODE_IDLE, MODE_HOST };
+enum { MODE_CLASSIC, MODE_MD, MODE_IDLE, MODE_HOST, MODE_PP };
 enum { HSYNC_ITEM, HSYNC_STREAM, HSYNC_DEVICE };
 
 /* ------------------------------------------------------------------ GPU table */
@@ -86,6 +87,9 @@ typedef struct {
   int nccl_inspector;      /* --nccl-inspector: the NCCL Inspector logs of the job too (tg_nccl.c) */
   int nccl_plugin;         /* --nccl-plugin-trace: the example profiler plugin's traces too (tg_nccl.c) */
   double first_bucket_mib; /* --first-bucket-mib: DDP's first bucket (0: as the others) */
+  int pp, microbatches;    /* --pp N --microbatches M: a pipeline-parallel job (tg_pp.c; 0 = none) */
+  int pp_slow;             /* --pp-slow-stage S: the stage that computes slower */
+  double pp_slow_factor;   /* --pp-slow-factor F: how many times as long its kernels take */
 } options;
 
 /* ------------------------------------------------------------------ process groups */
@@ -175,6 +179,8 @@ struct ctx {
   struct idle_model *idle;
   /* jobs with a PyTorch-like host (tg_host.c) */
   struct host_model *host;
+  /* pipeline-parallel jobs (tg_pp.c) */
+  struct pp_model *pp;
 };
 
 /* ------------------------------------------------------------------ output sink */
@@ -465,6 +471,13 @@ void host_build(ctx_t *c, int S);
 void host_write_step(rw_t *w, int s);
 void host_write_expected(const ctx_t *c, FILE *f);
 void host_free(ctx_t *c);
+
+/* tg_pp.c */
+void pp_init(ctx_t *c);
+void pp_build(ctx_t *c, int S);
+void pp_write_step(rw_t *w, int s);
+void pp_write_expected(const ctx_t *c, const char *path);
+void pp_free(ctx_t *c);
 
 /* tg_idle.c */
 void idle_init(ctx_t *c);

@@ -169,6 +169,13 @@ static int set_option(const tc_opts *o, analyze_args *a) {
         return TC_EXIT_OK;
     case TC_OPT_NO_COST: a->no_cost = true; return TC_EXIT_OK;
     case TC_OPT_NO_REPLAY: a->aopt.no_replay = true; return TC_EXIT_OK;
+    case TC_OPT_PP: {
+        long pp;
+        if (!tc_parse_long(v, &pp) || pp < 2 || pp > 1000000)
+            return tc_opts_error(t, "%s needs a whole number of pipeline stages from 2 to 1000000, not '%s'", name, v ? v : "");
+        a->aopt.pp = (int)pp;
+        return TC_EXIT_OK;
+    }
     case TC_OPT_GPUS_PER_NODE: case TC_OPT_FABRIC: case TC_OPT_NIC_GBPS: return tc_fabric_option(o, &a->aopt);
     case TC_OPT_MODEL_FLOPS: case TC_OPT_PARAMS: case TC_OPT_TOKENS:
         if (!tc_parse_count(v, &x) || !(x > 0))

@@ -42,6 +42,7 @@ typedef enum {
     TC_OPT_NIC_GBPS,       /* analyze --nic-gbps X: each GPU's NIC line rate between nodes */
     TC_OPT_LINKS,          /* gpus --links: the link catalog alone */
     TC_OPT_NO_COST,        /* analyze --no-cost: no cost section */
+    TC_OPT_PP,             /* analyze --pp N: pipeline stages by rank order (analyzer/pipeline.h) */
     TC_OPT_NO_REPLAY,      /* analyze --no-replay: no step graph, replay or critical path */
     TC_OPT_SAMPLES,        /* compare --samples-per-step (and --b-): the work of a step */
     TC_OPT_TOKENS_B,       /* compare --b-tokens-per-step */

@@ -39,14 +39,14 @@ _tracecost() {
             --gpu) COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
             --window) COMPREPLY=($(compgen -W "all 1 2 3" -- "$cur")); return 0 ;;
             --fabric|--fabric-target) COMPREPLY=($(compgen -W "$fabrics" -- "$cur")); return 0 ;;
-            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node|--comm-kernel|--nic-gbps)
+            -j|--jobs|--bound-threshold|--model-flops-per-step|--params|--tokens-per-step|--gpus-per-node|--comm-kernel|--nic-gbps|--pp)
                 COMPREPLY=(); return 0 ;;
         esac
         if [ -n "$prev" ] && [[ " $cost_value_opts " == *" $prev "* ]]; then COMPREPLY=(); return 0; fi
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--json --html --csv --force --jobs -j --bound-threshold --recursive -r --quiet -q --help -h $cost_value_opts
                 --gpu --config --fabric-target --model-flops-per-step --params --tokens-per-step --gpus-per-node
-                --fabric --nic-gbps --no-cost --no-replay --comm-kernel --window --nccl" -- "$cur"))
+                --fabric --nic-gbps --no-cost --no-replay --pp --comm-kernel --window --nccl" -- "$cur"))
         else
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -f -X '!*.json.gz' -- "$cur"))

@@ -6,5 +6,6 @@
 void tc_pipeline_free(tc_pipeline_result *p) {
     free(p->stages);
     free(p->steps);
+    free(p->transfers);
     memset(p, 0, sizeof *p);
 }

@@ -33,6 +33,15 @@ typedef struct {
     size_t steps_first, n_steps; /* its per-step figures: tc_pipeline_result.steps[first, first + n) */
 } tc_pp_stage;
 
+/* One point-to-point transfer: a send kernel paired with its recv kernel on the peer (by process
+ * group, Dst Rank / Src Rank, size and order within the pair). Times on the aligned clock (base +
+ * trace ns − the rank's clock offset). */
+typedef struct {
+    uint32_t send_rank, send_event; /* the sender: index into tc_job.ranks, its GPU event */
+    uint32_t recv_rank, recv_event; /* the receiver */
+    int64_t arrival_ns;             /* the later start of the two kernels, aligned ns */
+} tc_pp_transfer;
+
 /* How the stages were found. */
 typedef enum { TC_PP_NONE = 0, TC_PP_FROM_PATTERN, TC_PP_FROM_OPTION } tc_pp_source;
 
@@ -49,6 +58,11 @@ typedef struct {
     int64_t unpaired;        /* P2P kernels with peer args and no partner among the inputs */
     int64_t no_peer_args;    /* P2P kernels without peer args (kept in the cross-rank matching) */
     double bubble_share;     /* Σ bubble / Σ window over every stage and step; 0 when no window */
+    /* added with the analysis (analyzer/pipeline.h) */
+    tc_pp_transfer *transfers; size_t n_transfers, cap_transfers; /* every paired transfer (pairs of them),
+                             * kept also when no pipeline is found (present false) */
+    int64_t p2p_wait_ns;     /* Σ over every stage and step of p2p_wait_ns */
+    int64_t bubble_ns, window_ns; /* Σ over every stage and step of bubble_ns and window_ns */
 } tc_pipeline_result;
 
 void tc_pipeline_free(tc_pipeline_result *p);

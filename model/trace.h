@@ -105,7 +105,9 @@ typedef struct {
     int64_t in_nelems;   /* elements */
     int64_t out_nelems;  /* elements */
     int64_t group_size;  /* ranks in the group */
-    int64_t seq;         /* "Seq", -1 when absent */
+    int64_t seq;         /* "Seq", -1 when absent (PyTorch writes 1 on every P2P op) */
+    int64_t src_rank;    /* P2P recv: "Src Rank", the sender's global rank; -1 absent */
+    int64_t dst_rank;    /* P2P send: "Dst Rank", the receiver's global rank; -1 absent */
 } tc_coll_args;
 
 /* The collective arguments a CPU op carried (PyTorch's record_param_comms), by its External id:

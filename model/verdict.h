@@ -31,11 +31,13 @@ typedef enum {
     TC_REASON_A2A_IMBALANCE,  /* network- or straggler-bound with an all-to-all group whose imbalance
                                * causes at least half its ranks' all-to-all time (row: index into
                                * tc_job.a2a.groups; rank: its hot rank; caused_wait_share) */
-    TC_REASON_CRITICAL_PATH   /* what the critical path across ranks is made of (summary.critical_path),
+    TC_REASON_CRITICAL_PATH,  /* what the critical path across ranks is made of (summary.critical_path),
                                * and the most a network that moves bytes instantly would save */
+    TC_REASON_PP_BUBBLE       /* the pipeline bubble (tc_job.pipeline.bubble_share, in cause_share) is the
+                               * largest loss: at least the threshold and more than either loss class */
 } tc_reason_code;
 
-#define TC_MAX_REASONS 8
+#define TC_MAX_REASONS 10
 
 /* The two loss classes of the verdict. */
 typedef enum { TC_LOSS_COMM, TC_LOSS_HOST } tc_loss_class;

@@ -50,6 +50,9 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         switch (len) {
         case 3: return KEY_IS("Seq") ? K_SEQ : K_OTHER;
         case 5: return KEY_IS("dtype") ? K_DTYPE : K_OTHER;
+        case 8: /* P2P peers as PyTorch's saveNcclMeta writes them (global ranks) */
+            if (KEY_IS("Src Rank")) return K_SRC_RANK;
+            return KEY_IS("Dst Rank") ? K_DST_RANK : K_OTHER;
         case 10:
             if (KEY_IS("Group size")) return K_GROUP_SIZE;
             if (KEY_IS("Input Dims")) return K_INPUT_DIMS;
@@ -134,6 +137,7 @@ static void reset_event(event_scratch *ev) {
     ev->ts_state = ev->dur_state = NUM_MISSING;
     ev->correlation = 0;
     ev->in_nelems = ev->out_nelems = ev->group_size = ev->seq = -1;
+    ev->src_rank = ev->dst_rank = -1;
     ev->external_id = -1;
 }
 
@@ -235,6 +239,9 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
             }
             break;
         case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
+        /* a number, or its text ("3"): either way a rank; anything else is no peer */
+        case K_SRC_RANK: if (!ct_parse_int(c, len, &ev->src_rank) || ev->src_rank < 0) ev->src_rank = -1; break;
+        case K_DST_RANK: if (!ct_parse_int(c, len, &ev->dst_rank) || ev->dst_rank < 0) ev->dst_rank = -1; break;
         case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
         default: break;
         }
@@ -324,6 +331,8 @@ static int cb_null(void *ctx) {
         case K_OUT_NELEMS: ev->out_nelems = -1; break;
         case K_GROUP_SIZE: ev->group_size = -1; break;
         case K_SEQ: ev->seq = -1; break;
+        case K_SRC_RANK: ev->src_rank = -1; break;
+        case K_DST_RANK: ev->dst_rank = -1; break;
         case K_EXTERNAL_ID: ev->external_id = -1; break;
         default: break;
         }

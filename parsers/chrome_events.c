@@ -113,6 +113,8 @@ static uint32_t push_coll_args(tc_ct_parser *p) {
     c.out_nelems = ev->out_nelems;
     c.group_size = ev->group_size;
     c.seq = ev->seq;
+    c.src_rank = ev->src_rank;
+    c.dst_rank = ev->dst_rank;
     if (TC_PUSH(t->colls, t->n_colls, t->cap_colls, c)) { p->oom = true; return TC_NONE; }
     return (uint32_t)(t->n_colls - 1);
 }

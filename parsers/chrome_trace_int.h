@@ -52,7 +52,7 @@ typedef enum {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
     K_CORRELATION, K_COLL_NAME, K_IN_NELEMS, K_IN_SPLITS, K_OUT_NELEMS, K_GROUP_SIZE, K_DTYPE, K_PG_NAME,
-    K_PG_DESC, K_PG_RANKS, K_SEQ, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
+    K_PG_DESC, K_PG_RANKS, K_SEQ, K_SRC_RANK, K_DST_RANK, K_EXTERNAL_ID, K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE_INPUTS,
     /* deviceProperties entry / distributedInfo (a pg_config entry reuses K_PG_NAME, K_PG_DESC,
      * K_PG_RANKS and K_GROUP_SIZE for pg_name, pg_desc, ranks and pg_size) */
     K_ID, K_RANK, K_WORLD_SIZE, K_BACKEND, K_PG_CONFIG
@@ -108,6 +108,7 @@ typedef struct {
      * empty list "[]" is not kept */
     grown_text in_splits; bool in_splits_set;
     int64_t in_nelems, out_nelems, group_size, seq;
+    int64_t src_rank, dst_rank; /* P2P peers, "Src Rank" / "Dst Rank"; -1 absent */
     int64_t external_id;
 } event_scratch; /* reset_event resets every field: add new ones there */
 

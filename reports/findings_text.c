@@ -267,6 +267,10 @@ const char *tc_reason_text(char *buf, size_t n, const tc_reason *r, const tc_job
                       (long long)r->rank, g->max_ratio, TC_PCT1(pb[0], r->caused_wait_share));
         } else tc_format(buf, n, "?");
         break;
+    case TC_REASON_PP_BUBBLE:
+        tc_format(buf, n, "pipeline bubble %s of GPU time: more microbatches or an interleaved schedule",
+                  TC_PCT1(pb[0], r->cause_share));
+        break;
     case TC_REASON_TOO_SMALL:
     {
         char busy[TC_ATTR_LEN], need[TC_ATTR_LEN];

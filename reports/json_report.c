@@ -1,4 +1,5 @@
 /* json_report.c: tracecost/1 JSON writer (see json_report.h). */
+#include "pipeline_report.h"
 #include "nccl_report.h"
 #include "json_report.h"
 #include "cost_report.h"
@@ -416,6 +417,7 @@ int tc_json_report_write(FILE *out, const tc_job *j) {
     collectives(&w, j);
     process_groups(&w, j);
     all_to_all(&w, j);
+    tc_pipeline_json(&w, j);
     tc_mfu_json_top_kernels(&w, j);
 
     jw_key(&w, "warnings");

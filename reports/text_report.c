@@ -1,5 +1,6 @@
 /* text_report.c: terminal summary (see text_report.h). */
 #include "nccl_report.h"
+#include "pipeline_report.h"
 #include "text_report.h"
 #include "findings_text.h"
 #include "host_wait_report.h"
@@ -457,6 +458,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, const tc_term_opts *o) {
         tc_term_wrap(out, line, 2, 2, t.width);
     }
     group_table(&t, j);
+    tc_pipeline_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
     collectives_table(&t, j);
     tc_mfu_text_top_kernels(out, j, c_on(&t, BOLD), c_off(&t), t.width);
     size_t nwarn = j->n_warnings;

@@ -6,6 +6,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/analyze_phases.h"
 #include "analyzer/collectives.h"
+#include "analyzer/pipeline.h"
 #include "analyzer/groups.h"
 #include "cli/exitcodes.h"
 #include "cli/diag.h"
@@ -432,7 +433,7 @@ static bool index_job(mpi_state *m, tc_job *j, const char **pathp, const tc_anal
     m->kept_of_file = malloc((n ? n : 1) * sizeof *m->kept_of_file);
     m->rank_of = calloc(j->n_traces ? j->n_traces : 1, sizeof *m->rank_of);
     if (!m->file_of || !m->kept_of_file || !m->rank_of || tc_job_prepare(j, false) || tc_job_groups(j, aopt) ||
-        tc_collectives_match(j))
+        tc_collectives_match(j) || tc_p2p_pair(j))
         return false;
     for (size_t i = 0; i < n; i++) m->kept_of_file[i] = SIZE_MAX;
     for (size_t k = 0; k < j->n_traces; k++)
