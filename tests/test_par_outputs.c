@@ -257,3 +257,68 @@ Test(par_outputs, a2a_csv_equals_the_plant, .timeout = 120) {
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
+
+/* The raw text of a JSON number (as the JSON writes it: the CSV writes the same). */
+static const char *num_text(yajl_val v) {
+    cr_assert(v && YAJL_IS_NUMBER(v), "not a number");
+    return v->u.number.r;
+}
+
+/* pipeline_stages.csv and pipeline_steps.csv of a planted pipeline job (tracegen --pp 4 over 8
+ * ranks: two pipelines, a slow stage, clock offsets, end spread, µs timestamps, handler names)
+ * equal the JSON's pipeline of the same run, row for row and figure for figure, and the slowest
+ * stage is the plant's. */
+Test(par_outputs, pipeline_csv_equals_the_json, .timeout = 120) {
+    char *d = tu_tmpdir(), *out = NULL, p[600];
+    tu_gen_job(d, "pp", "--pp 4 --ranks 8 --steps 2 --microbatches 4 --pp-slow-stage 2 --busbw-GBps 400 --end-spread-us 5 "
+                        "--clock-offset-us 3000 --time-format epoch --file-names handler --seed 43");
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --no-cost --json %s/pp.json --csv %s/csv %s/pp", tu_bin(), d, d, d), 0, "%s", out);
+    free(out);
+    snprintf(p, sizeof p, "%s/pp.json", d);
+    yajl_val pp = tu_get(tu_json_file(p), "pipeline", NULL);
+    cr_assert(pp && YAJL_IS_OBJECT(pp), "no pipeline in the JSON");
+    snprintf(p, sizeof p, "%s/pp/expected.json", d);
+    yajl_val want = tu_get(tu_json_file(p), "pipeline", NULL);
+    cr_expect_eq(tu_num(tu_get(pp, "slowest_stage", NULL)), tu_num(tu_get(want, "slowest_stage", NULL)));
+    snprintf(p, sizeof p, "%s/csv/pipeline_stages.csv", d);
+    char *st = tu_read_file(p, NULL);
+    snprintf(p, sizeof p, "%s/csv/pipeline_steps.csv", d);
+    char *sp = tu_read_file(p, NULL);
+    static const char *const keys[] = {"window_us", "forward_us", "backward_us", "bubble_us", "p2p_wait_us", "p2p_transfer_us",
+                                       "charged_wait_us"};
+    yajl_val stages = tu_get(pp, "stages", NULL);
+    cr_assert(YAJL_IS_ARRAY(stages) && stages->u.array.len == 8, "8 stages");
+    size_t rows = 0;
+    for (size_t i = 0; i < stages->u.array.len; i++) {
+        yajl_val s = stages->u.array.values[i];
+        char row[400], head[64];
+        int rank = (int)tu_num(tu_get(s, "rank", NULL));
+        snprintf(head, sizeof head, "\n%d,%d,%d,", (int)tu_num(tu_get(s, "pipeline", NULL)), (int)tu_num(tu_get(s, "stage", NULL)), rank);
+        snprintf(row, sizeof row, "%s", head);
+        for (size_t k = 0; k < 7; k++) snprintf(row + strlen(row), sizeof row - strlen(row), "%s,", num_text(tu_get(s, keys[k], NULL)));
+        const char *at = strstr(st, row); /* then bubble_share (bubble / window) and slowest */
+        cr_expect_not_null(at, "stage row %s not in %s", row, st);
+        if (at) {
+            const char *share = at + strlen(row), *flag = strchr(share, ',');
+            double b = tu_num(tu_get(s, "bubble_us", NULL)), w = tu_num(tu_get(s, "window_us", NULL));
+            cr_expect(fabs(strtod(share, NULL) - b / w) < 1e-9, "bubble_share of rank %d", rank);
+            cr_expect(flag && !strncmp(flag, rank == (int)tu_num(tu_get(pp, "slowest_rank", NULL)) ? ",true\r" : ",false\r",
+                                       rank == (int)tu_num(tu_get(pp, "slowest_rank", NULL)) ? 6 : 7), "slowest of rank %d", rank);
+        }
+        yajl_val steps = tu_get(s, "steps", NULL);
+        for (size_t k = 0; k < steps->u.array.len; k++, rows++) {
+            yajl_val f = steps->u.array.values[k];
+            snprintf(row, sizeof row, "%s%s,", head, num_text(tu_get(f, "step", NULL)));
+            for (size_t c = 0; c < 7; c++) snprintf(row + strlen(row), sizeof row - strlen(row), "%s%s", c ? "," : "", num_text(tu_get(f, keys[c], NULL)));
+            strcat(row, "\r");
+            cr_expect_not_null(strstr(sp, row), "step row %s not in %s", row, sp);
+        }
+    }
+    cr_expect_eq(count(st, "\r\n"), 1 + 8);
+    cr_expect_eq(count(sp, "\r\n"), 1 + rows);
+    cr_expect_eq(count(st, ",true\r\n"), 1, "one slowest stage");
+    free(st);
+    free(sp);
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
