@@ -3,9 +3,9 @@
  *
  * Pairing: a P2P kernel with peer args is a send (Dst Rank: the receiver's global rank) or a recv
  * (Src Rank: the sender's). Sends and recvs are keyed (process group, sender, receiver, In msg
- * nelems, ordinal among the kernels of that key on their rank, in start order) and the two lists
- * joined on the key: PyTorch writes Seq 1 on every P2P op, so the order within the pair is what
- * pairs them. On the aligned clock (base + trace ns − the rank's clock offset; a rank the collectives
+ * nelems) and the k-th send of a key pairs with its k-th recv, in start order: PyTorch writes Seq 1
+ * on every P2P op, so the order within the pair is what pairs them. When a key's counts differ (a
+ * kernel lost) its kernels are aligned by their ends instead (align_key). On the aligned clock (base + trace ns − the rank's clock offset; a rank the collectives
  * gave no offset gets one from its transfers, whose two kernels end together) the later start of
  * the two is the arrival; the earlier kernel waits from its start to the arrival.
  *
@@ -35,7 +35,6 @@ typedef struct {
     const char *pg;         /* process group name, "" none */
     int64_t src, dst;       /* global ranks of sender and receiver */
     int64_t nelems;         /* In msg nelems, -1 unknown */
-    int64_t ord;            /* ordinal among the records of its key on its rank */
     uint32_t rank, event;   /* index into j->ranks, GPU event */
 } p2p_rec;
 
@@ -73,18 +72,6 @@ static void kernel_split(const tc_job *j, uint32_t r, uint32_t e, int64_t arriva
     if (w > g->dur_ns) w = g->dur_ns;
     *wait = w;
     *xfer = g->dur_ns - w;
-}
-
-/* Sorted records numbered by order within their key and rank. */
-static void number_recs(p2p_rec *v, size_t n) {
-    tc_sort(v, n, sizeof *v, cmp_rec);
-    for (size_t i = 0; i < n; i++)
-        v[i].ord = i > 0 && cmp_key(&v[i], &v[i - 1]) == 0 && v[i].rank == v[i - 1].rank ? v[i - 1].ord + 1 : 0;
-}
-
-static int cmp_pairing(const p2p_rec *x, const p2p_rec *y) {
-    int c = cmp_key(x, y);
-    return c ? c : (x->ord > y->ord) - (x->ord < y->ord);
 }
 
 static int add_transfer(tc_job *j, const p2p_rec *s, const p2p_rec *r) {
@@ -197,7 +184,7 @@ static int collect(tc_job *j, p2p_rec **s, size_t *ns, p2p_rec **rv, size_t *nr)
             bool send = c->dst_rank >= 0;
             int64_t me = j->ranks[r].rank;
             p2p_rec x = {c->pg_name != TC_NONE ? tc_trace_str(t, c->pg_name) : "", send ? me : c->src_rank,
-                         send ? c->dst_rank : me, c->in_nelems, 0, r, (uint32_t)e};
+                         send ? c->dst_rank : me, c->in_nelems, r, (uint32_t)e};
             if (send ? TC_PUSH(*s, *ns, cs, x) : TC_PUSH(*rv, *nr, cr, x)) return -1;
         }
     }
@@ -209,20 +196,101 @@ static void unpaired(tc_job *j, const p2p_rec *x) {
     j->ranks[x->rank].unmatched_comm++;
 }
 
+/* ---- one pair's kernels when some are lost: aligned by their ends -------------------------------- */
+
+static int64_t rec_end(const tc_job *j, const p2p_rec *x) { return raw_end(j, x->rank, x->event); }
+
+/* Sends s[0, ns) and recvs r[0, nr) of one key, each in order, under clock offset o (a recv's end −
+ * its send's): walked in order, a send and a recv pair when their ends agree within tol, else the
+ * one that ends first has no partner. pair[i]: the recv of send i, -1 none. Returns the pairs. */
+static size_t walk_ends(const tc_job *j, const p2p_rec *s, size_t ns, const p2p_rec *r, size_t nr, int64_t o,
+                        int64_t tol, long *pair) {
+    size_t i = 0, k = 0, agree = 0;
+    for (size_t q = 0; q < ns; q++) pair[q] = -1;
+    while (i < ns && k < nr) {
+        int64_t d = rec_end(j, &r[k]) - o - rec_end(j, &s[i]);
+        if (llabs(d) <= tol) { pair[i++] = (long)k++; agree++; }
+        else if (d < 0) k++;
+        else i++;
+    }
+    return agree;
+}
+
+/* The smallest gap between consecutive ends of a list (INT64_MAX with one kernel). */
+static int64_t min_gap(const tc_job *j, const p2p_rec *v, size_t n) {
+    int64_t g = INT64_MAX;
+    for (size_t i = 1; i < n; i++) {
+        int64_t d = llabs(rec_end(j, &v[i]) - rec_end(j, &v[i - 1]));
+        if (d < g) g = d;
+    }
+    return g;
+}
+
+/* Sends and recvs of one key whose counts differ (a kernel lost): the two kernels of a transfer end
+ * together, so under the right clock offset the ends agree wherever kernels are missing. The
+ * candidate offsets are the medians of the end differences with the lists shifted by −2..2; ends
+ * agree within a quarter of the smallest gap between consecutive ends; the candidate pairing most
+ * wins (the smaller offset among equals). */
+static int align_key(tc_job *j, const p2p_rec *s, size_t ns, const p2p_rec *r, size_t nr) {
+    long *pair = malloc((ns ? ns : 1) * sizeof *pair), *best = malloc((ns ? ns : 1) * sizeof *best);
+    int64_t *d = malloc((ns ? ns : 1) * sizeof *d);
+    int rc = pair && best && d ? 0 : -1;
+    int64_t gs = min_gap(j, s, ns), gr = min_gap(j, r, nr), tol = (gs < gr ? gs : gr) / 4, best_o = 0;
+    if (tol == INT64_MAX / 4) tol = INT64_MAX; /* one kernel each side: any offset pairs them */
+    size_t most = 0;
+    for (int sh = -2; rc == 0 && sh <= 2; sh++) {
+        size_t q = 0;
+        for (size_t i = 0; i < ns; i++)
+            if ((long)i + sh >= 0 && (size_t)((long)i + sh) < nr) d[q++] = rec_end(j, &r[(long)i + sh]) - rec_end(j, &s[i]);
+        if (!q) continue;
+        tc_sort_i64(d, q);
+        int64_t o = d[q / 2];
+        size_t n = walk_ends(j, s, ns, r, nr, o, tol, pair);
+        if (n > most || (n == most && n > 0 && llabs(o) < llabs(best_o))) {
+            most = n;
+            best_o = o;
+            memcpy(best, pair, ns * sizeof *pair);
+        }
+    }
+    bool *used = rc == 0 ? calloc(nr ? nr : 1, sizeof *used) : NULL;
+    if (rc == 0 && !used) rc = -1;
+    for (size_t i = 0; rc == 0 && i < ns; i++) {
+        if (most && best[i] >= 0) { used[best[i]] = true; rc = add_transfer(j, &s[i], &r[best[i]]); }
+        else unpaired(j, &s[i]);
+    }
+    for (size_t k = 0; rc == 0 && k < nr; k++) if (!used[k]) unpaired(j, &r[k]);
+    free(pair); free(best); free(d); free(used);
+    return rc;
+}
+
+/* One key's sends and recvs: in order when their counts agree, else aligned by their ends. */
+static int pair_key(tc_job *j, const p2p_rec *s, size_t ns, const p2p_rec *r, size_t nr) {
+    if (ns != nr) return align_key(j, s, ns, r, nr);
+    int rc = 0;
+    for (size_t i = 0; i < ns && !rc; i++) rc = add_transfer(j, &s[i], &r[i]);
+    return rc;
+}
+
 int tc_p2p_pair(tc_job *j) {
     tc_pipeline_free(&j->pipeline);
+    j->pipeline.slowest_stage = j->pipeline.slowest_rank = -1; /* none until tc_pipeline finds them */
     p2p_rec *s = NULL, *rv = NULL;
     size_t ns = 0, nr = 0;
     int rc = collect(j, &s, &ns, &rv, &nr);
     if (rc == 0) {
-        number_recs(s, ns);
-        number_recs(rv, nr);
+        tc_sort(s, ns, sizeof *s, cmp_rec);
+        tc_sort(rv, nr, sizeof *rv, cmp_rec);
     }
     for (size_t a = 0, b = 0; rc == 0 && (a < ns || b < nr);) {
-        int c = a == ns ? 1 : b == nr ? -1 : cmp_pairing(&s[a], &rv[b]);
-        if (c < 0) unpaired(j, &s[a++]);
-        else if (c > 0) unpaired(j, &rv[b++]);
-        else rc = add_transfer(j, &s[a++], &rv[b++]);
+        int c = a == ns ? 1 : b == nr ? -1 : cmp_key(&s[a], &rv[b]);
+        if (c < 0) { unpaired(j, &s[a++]); continue; }
+        if (c > 0) { unpaired(j, &rv[b++]); continue; }
+        size_t a2 = a, b2 = b;
+        while (a2 < ns && cmp_key(&s[a2], &s[a]) == 0) a2++;
+        while (b2 < nr && cmp_key(&rv[b2], &rv[b]) == 0) b2++;
+        rc = pair_key(j, s + a, a2 - a, rv + b, b2 - b);
+        a = a2;
+        b = b2;
     }
     free(s);
     free(rv);

@@ -19,6 +19,9 @@ typedef struct {
   int charged_to;          /* P2P: the rank whose kernel arrived later (-1: none waited) */
   int64_t partner_wait;    /* P2P: the partner kernel's wait (charged to this rank when it arrived later) */
   int step;
+  int prank;               /* P2P: the partner's rank; pidx its index in that rank's list */
+  size_t pidx;
+  int lost;                /* --drop-kernel: the profiler lost this kernel (its CPU ops stay) */
 } pk;
 
 typedef struct {
@@ -145,7 +148,7 @@ static int64_t simulate_step(ctx_t *c, int d, int st, int64_t t0) {
         double f = s == c->o.pp_slow ? c->o.pp_slow_factor : 1.0;
         if (op->kind != PK_SEND && op->kind != PK_RECV) {
           int64_t dur = op->kind == PK_OPT ? c->OPT : ((int64_t)llround((double)m->F * f) + c->q / 2) / c->q * c->q;
-          pk k = {op->kind, op->mb, -1, cur[s], dur, 0, -1, 0, st};
+          pk k = {op->kind, op->mb, -1, cur[s], dur, 0, -1, 0, st, -1, 0, 0};
           pk_add(&m->k[r], &k);
           cur[s] += dur;
           pc[s]++;
@@ -161,8 +164,8 @@ static int64_t simulate_step(ctx_t *c, int d, int st, int64_t t0) {
         int later = cur[s] == cur[q] ? -1 : cur[s] > cur[q] ? r : rq;
         int kx = (int)m->k[r].n;
         int64_t es = pp_spread(c, st, r, kx), eq = pp_spread(c, st, rq, kx);
-        pk ks = {op->kind, op->mb, rq, cur[s], a + m->X - es - cur[s], a, later, a - cur[q], st};
-        pk kq = {po->kind, po->mb, r, cur[q], a + m->X - eq - cur[q], a, later, a - cur[s], st};
+        pk ks = {op->kind, op->mb, rq, cur[s], a + m->X - es - cur[s], a, later, a - cur[q], st, rq, m->k[rq].n, 0};
+        pk kq = {po->kind, po->mb, r, cur[q], a + m->X - eq - cur[q], a, later, a - cur[s], st, r, m->k[r].n, 0};
         pk_add(&m->k[r], &ks);
         pk_add(&m->k[rq], &kq);
         cur[s] = a + m->X - es;
@@ -200,6 +203,19 @@ void pp_build(ctx_t *c, int S) {
     c->P[st + 1] = end + 20 * US; /* the host's sync returns, the next step starts */
   }
   for (int r = 0; r < R; r++) m->step_first[(size_t)r * (S + 1) + S] = m->k[r].n;
+  for (int i = 0; i < c->o.ndrop; i++) { /* --drop-kernel R:K: rank R's K-th P2P kernel is lost */
+    pk_list *l = &m->k[c->o.drop_rank[i]];
+    int seen = 0;
+    for (size_t k = 0; k < l->n; k++)
+      if ((l->v[k].kind == PK_SEND || l->v[k].kind == PK_RECV) && ++seen == c->o.drop_k[i]) l->v[k].lost = 1;
+    if (seen < c->o.drop_k[i]) die("--drop-kernel %d:%d: rank %d has %d P2P kernels", c->o.drop_rank[i], c->o.drop_k[i],
+                                   c->o.drop_rank[i], seen);
+  }
+}
+
+/* a P2P kernel whose partner is written too */
+static int paired(const struct pp_model *m, const pk *k) {
+  return (k->kind == PK_SEND || k->kind == PK_RECV) && !k->lost && !m->k[k->prank].v[k->pidx].lost;
 }
 
 /* ---- writing ------------------------------------------------------------------------------------ */
@@ -255,6 +271,7 @@ static void write_kernel(rw_t *w, const pk *k) {
   runtime_ev(w, p2p ? "cudaLaunchKernelExC" : "cudaLaunchKernel", p2p ? 430 : 211, t - 12 * US, 4 * US, ext, corr);
   flow(w, 1, corr, w->pid, w->tid, t - 12 * US);
   int stream = p2p ? 20 : 7;
+  if (k->lost) return; /* the launch is there, the kernel is not */
   flow(w, 0, corr, w->dev, stream, t);
   if (!p2p) {
     const char *name = k->kind == PK_FWD ? c->gemm_fwd : k->kind == PK_BGI ? c->gemm_bgi : k->kind == PK_BGW ? c->gemm_bgw
@@ -309,8 +326,12 @@ static ppfig step_fig(const ctx_t *c, int r, int s) {
   for (int q = 0; q < m->P; q++) {
     int rq = rank_of(m, d, q);
     size_t a = m->step_first[(size_t)rq * (S + 1) + s], b = m->step_first[(size_t)rq * (S + 1) + s + 1];
-    if (m->k[rq].v[a].t < w0) w0 = m->k[rq].v[a].t;
-    if (m->k[rq].v[b - 1].t + m->k[rq].v[b - 1].d > w1) w1 = m->k[rq].v[b - 1].t + m->k[rq].v[b - 1].d;
+    for (size_t i = a; i < b; i++) {
+      const pk *k = &m->k[rq].v[i];
+      if (k->lost) continue;
+      if (k->t < w0) w0 = k->t;
+      if (k->t + k->d > w1) w1 = k->t + k->d;
+    }
   }
   f.window = w1 - w0;
   size_t a = m->step_first[(size_t)r * (S + 1) + s], b = m->step_first[(size_t)r * (S + 1) + s + 1];
@@ -318,7 +339,7 @@ static ppfig step_fig(const ctx_t *c, int r, int s) {
     const pk *k = &m->k[r].v[i];
     if (k->kind == PK_FWD || k->kind == PK_OPT) f.fwd += k->d;
     else if (k->kind == PK_BGI || k->kind == PK_BGW) f.bwd += k->d;
-    else {
+    else if (paired(m, k)) {
       f.wait += k->arrival - k->t;
       f.xfer += k->t + k->d - k->arrival;
       if (k->charged_to == r) f.charged += k->partner_wait;
@@ -383,10 +404,15 @@ void pp_write_expected(const ctx_t *c, const char *path) {
   int slow = -1;
   int64_t best = 0;
   for (int s = 0; s < m->P; s++) if (per[s] > best) { best = per[s]; slow = s; }
-  long long pairs = 0;
+  long long pairs = 0, unpaired = 0;
   for (int r = 0; r < o->ranks; r++)
-    for (size_t i = 0; i < m->k[r].n; i++) pairs += m->k[r].v[i].kind == PK_SEND;
+    for (size_t i = 0; i < m->k[r].n; i++) {
+      const pk *k = &m->k[r].v[i];
+      pairs += k->kind == PK_SEND && paired(m, k);
+      unpaired += (k->kind == PK_SEND || k->kind == PK_RECV) && !k->lost && !paired(m, k);
+    }
   fprintf(f, "    ],\n    \"slowest_stage\": %d,\n    \"p2p_pairs\": %lld,\n", slow, pairs);
+  fprintf(f, "    \"p2p_unpaired\": %lld,\n", unpaired);
   fprintf(f, "    \"window_us\": %s,\n", fmt_us(b, all.window));
   fprintf(f, "    \"bubble_us\": %s,\n", fmt_us(b, all.bubble));
   fprintf(f, "    \"bubble_share\": %.9f\n  }\n}\n", all.window ? (double)all.bubble / (double)all.window : 0.0);

@@ -218,9 +218,9 @@ static void check_new(options *o) {
   if ((o->microbatches || o->pp_slow >= 0 || o->pp_slow_factor) && !o->pp)
     die("--microbatches, --pp-slow-stage and --pp-slow-factor apply to --pp jobs");
   if (o->pp) {
-    if (o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->ndrop || o->cut_rank >= 0 || o->rocm ||
+    if (o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->cut_rank >= 0 || o->rocm ||
         o->negts || o->comm_lib != LIB_NCCL || o->target_mb > 0 || o->a2a_hot >= 0 || o->straggler >= 0)
-      die("--pp does not combine with --tp, --fsdp, --host, --idle-cause, --windows, the damage options, "
+      die("--pp does not combine with --tp, --fsdp, --host, --idle-cause, --windows, --cut-rank, "
           "--rocm-agent-ids, --negative-ts, --comm-lib, --target-mb, --a2a-hot-rank or --straggler");
     if (!o->microbatches) o->microbatches = 4;
     if (!o->pp_slow_factor) o->pp_slow_factor = 1.5;
