@@ -1,7 +1,10 @@
 /* all_to_all.c: the all-to-all(v) imbalance (all_to_all.h): per matched all-to-all instance the
  * bytes each rank sends ("In msg nelems" × the dtype's size), the rows it sends to each peer ("In
  * split size", else even), the max/mean ratio, the hot rank and the wait it causes; per group the
- * hot rank, its caused wait and the rank-pair matrix. Pure: reads j->instances, fills j->a2a. */
+ * hot rank, its caused wait and the rank-pair matrix. DeepEP's dispatch and combine kernels are
+ * all-to-all too, but neither they nor their ops carry token counts or sizes (DeepSeek-V3's own
+ * trace, docs/definitions.md): their instances are counted, unsized. Pure: reads j->instances,
+ * fills j->a2a. */
 #include "all_to_all.h"
 #include "collectives.h"
 #include "base/util.h"
@@ -10,14 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 when a collective name is an all-to-all ("all_to_all", "alltoall_base", "AllToAllV"). */
-static bool is_all_to_all(const char *name) {
+/* True when the kernel is DeepEP's (by the catalog) dispatch or combine, the all-to-all of its
+ * tokens ("deep_ep::internode::dispatch<...>", "dpsk::ep::intranode::combine(...)"); its notify,
+ * layout and barrier kernels are not. */
+static bool is_deepep_a2a(const tc_gpu_event *g, const char *name) {
+    static const char *const fns[] = {"::dispatch<", "::dispatch(", "::combine<", "::combine("};
+    if (g->is_comm != TC_COMM_DEEPEP || !name) return false;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (strstr(name, fns[i])) return true;
+    return false;
+}
+
+/* 1 when instance `in` is an all-to-all by its collective name ("all_to_all", "alltoall_base",
+ * "AllToAllV"), 2 when its kernel is DeepEP's dispatch or combine, else 0. */
+static int a2a_kind(const tc_job *j, const tc_coll_instance *in) {
+    const tc_inst_member *mb = &j->inst_members[in->first];
+    const tc_trace *t = &j->traces[j->ranks[mb->rank].input];
+    const char *name = tc_trace_str(t, in->name);
     char low[64];
     size_t n = 0;
     for (const char *s = name; s && *s && n < sizeof low - 1; s++)
         if (*s != '_') low[n++] = (char)tolower((unsigned char)*s);
     low[n] = 0;
-    return strstr(low, "alltoall") != NULL;
+    if (strstr(low, "alltoall")) return 1;
+    return is_deepep_a2a(&t->gpu[mb->event], name) ? 2 : 0;
 }
 
 /* The rows of "In split size" text "[3, 1, 4]" into split[0, n): true when it holds exactly n
@@ -94,7 +113,7 @@ static int add_instance(tc_job *j, size_t i, tc_a2a_group *gr, int64_t *split, b
 /* Group g's all-to-all instances; the group is kept when it has any. */
 static int add_group(tc_job *j, uint32_t g, uint32_t n_ranks, size_t from) {
     tc_a2a_result *a = &j->a2a;
-    tc_a2a_group gr = {g, n_ranks, a->n_instances, 0, 0, NULL, -1, 0, 0, 0, NULL};
+    tc_a2a_group gr = {.inst_group = g, .n_ranks = n_ranks, .first = a->n_instances, .hot_rank = -1};
     gr.ranks = malloc(n_ranks * sizeof *gr.ranks);
     gr.pair_bytes = calloc((size_t)n_ranks * n_ranks, sizeof *gr.pair_bytes);
     int64_t *split = malloc(n_ranks * sizeof *split);
@@ -102,8 +121,9 @@ static int add_group(tc_job *j, uint32_t g, uint32_t n_ranks, size_t from) {
     int rc = (!gr.ranks || !gr.pair_bytes || !split || !caused) ? -1 : 0;
     for (size_t i = from; rc == 0 && i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
-        const tc_trace *t0 = &j->traces[j->ranks[j->inst_members[in->first].rank].input];
-        if (in->group != g || in->n != n_ranks || !is_all_to_all(tc_trace_str(t0, in->name))) continue;
+        int kind = in->group == g && in->n == n_ranks ? a2a_kind(j, in) : 0;
+        if (!kind) continue;
+        if (kind == 2) gr.deepep = true; /* no args: add_instance finds no sizes */
         if (gr.n + gr.unsized == 0) /* the first: the group's ranks */
             for (size_t m = 0; m < n_ranks; m++) gr.ranks[m] = j->ranks[j->inst_members[in->first + m].rank].rank;
         bool skip;
@@ -134,8 +154,7 @@ int tc_all_to_all(tc_job *j) {
     for (size_t g = 0; g < j->n_inst_groups; g++) first[g] = SIZE_MAX;
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
-        const tc_trace *t0 = &j->traces[j->ranks[j->inst_members[in->first].rank].input];
-        if (first[in->group] == SIZE_MAX && is_all_to_all(tc_trace_str(t0, in->name))) first[in->group] = i;
+        if (first[in->group] == SIZE_MAX && a2a_kind(j, in)) first[in->group] = i;
     }
     int rc = 0;
     for (uint32_t g = 0; rc == 0 && g < j->n_inst_groups; g++)

@@ -5,6 +5,7 @@
  * "All-to-all imbalance". */
 #ifndef TC_ALL_TO_ALL_H
 #define TC_ALL_TO_ALL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,8 @@ typedef struct {
     uint32_t n_ranks;      /* its ranks among the inputs (every instance has each once) */
     size_t first, n;       /* its sized instances: tc_a2a_result.instances[first, first + n) */
     size_t unsized;        /* its all-to-all instances without sizes (args, dtype): left out */
+    bool deepep;           /* its kernels are DeepEP's dispatch/combine: counted, never sized (their
+                            * kernels and ops carry no token counts or sizes; docs/definitions.md) */
     int64_t *ranks;        /* n_ranks rank numbers, in the group's order (owned) */
     int64_t hot_rank;      /* the rank whose instances cause the most wait; -1 when none causes any */
     double caused_wait_ns; /* Σ caused wait of the instances whose hot rank is hot_rank */

@@ -7,7 +7,8 @@
 #include <string.h>
 
 const char *const tc_csv_files[TC_CSV_TABLES + 1] = {
-    "ranks.csv", "steps.csv", "collectives.csv", "process_groups.csv", "kernels.csv", "idle_causes.csv", "nccl.csv", NULL,
+    "ranks.csv", "steps.csv", "collectives.csv", "process_groups.csv", "kernels.csv", "idle_causes.csv", "nccl.csv",
+    "all_to_all.csv", "all_to_all_instances.csv", "all_to_all_pairs.csv", "pipeline_stages.csv", "pipeline_steps.csv", NULL,
 };
 
 /* One row being written: cells are separated as they come, the row ends with CRLF. */
@@ -70,8 +71,7 @@ static void header(csv *c, const char *const *cols) {
 /* The breakdown's columns, as in the JSON (window_us ... exposed_wait_us). */
 static const char *const BREAKDOWN_COLS[] = {"window_us", "compute_us", "comm_us", "overlapped_comm_us", "exposed_comm_us",
                                              "exposed_transfer_us", "exposed_wait_us", "memory_exposed_us",
-                                             "memory_host_exposed_us", "memory_device_exposed_us", "idle_us"};
-#define N_BREAKDOWN (sizeof BREAKDOWN_COLS / sizeof BREAKDOWN_COLS[0])
+                                             "memory_host_exposed_us", "memory_device_exposed_us", "idle_us", NULL};
 
 static void breakdown(csv *c, const tc_breakdown *b) {
     us(c, true, b->window_ns);
@@ -87,11 +87,16 @@ static void breakdown(csv *c, const tc_breakdown *b) {
     us(c, true, b->idle_ns);
 }
 
+/* A header of first[], mid[], last[] (each NULL-terminated), the row not ended. */
+static void header3_cols(csv *c, const char *const *first, const char *const *mid, const char *const *last) {
+    for (size_t i = 0; first[i]; i++) text(c, first[i]);
+    for (size_t i = 0; mid[i]; i++) text(c, mid[i]);
+    for (size_t i = 0; last[i]; i++) text(c, last[i]);
+}
+
 /* cols = first[], the breakdown's, last[] (both NULL-terminated). */
 static void header3(csv *c, const char *const *first, const char *const *last) {
-    for (size_t i = 0; first[i]; i++) text(c, first[i]);
-    for (size_t i = 0; i < N_BREAKDOWN; i++) text(c, BREAKDOWN_COLS[i]);
-    for (size_t i = 0; last[i]; i++) text(c, last[i]);
+    header3_cols(c, first, BREAKDOWN_COLS, last);
 }
 
 static void ranks(csv *c, const tc_job *j) {
@@ -169,6 +174,18 @@ static void collectives(csv *c, const tc_job *j) {
     }
 }
 
+/* A space-separated list of n integers ("0 1 2 3") as a text cell. */
+static void int_list(csv *c, const int64_t *v, size_t n) {
+    char *list = malloc(n * 22 + 1);
+    if (list) {
+        size_t len = 0;
+        list[0] = 0;
+        for (size_t k = 0; k < n; k++) len += (size_t)sprintf(list + len, "%s%lld", k ? " " : "", (long long)v[k]);
+    }
+    text(c, list);
+    free(list);
+}
+
 static void groups(csv *c, const tc_job *j) {
     static const char *const cols[] = {"name", "desc", "size", "ranks_present", "ranks", "partial", "nodes", "scope",
                                        "comm_us", "exposed_comm_us", "exposed_transfer_us", "exposed_wait_us",
@@ -182,14 +199,8 @@ static void groups(csv *c, const tc_job *j) {
         text(c, g->desc);
         integer(c, g->size > 0, g->size);
         integer(c, true, g->ranks_present);
-        char *list = g->ranks ? malloc(g->n_ranks * 22 + 1) : NULL; /* "0 1 2 3" */
-        if (list) {
-            size_t len = 0;
-            list[0] = 0;
-            for (size_t k = 0; k < g->n_ranks; k++) len += (size_t)sprintf(list + len, "%s%lld", k ? " " : "", (long long)g->ranks[k]);
-        }
-        text(c, list);
-        free(list);
+        if (g->ranks) int_list(c, g->ranks, g->n_ranks); /* "0 1 2 3" */
+        else text(c, NULL);
         boolean(c, f->partial);
         integer(c, g->has_nodes, g->nodes);
         text(c, scopes[f->scope]);
@@ -275,6 +286,85 @@ static void nccl(csv *c, const tc_job *j) {
     }
 }
 
+/* The all-to-all groups (issue 33): the JSON's all_to_all[] without its arrays. */
+static void a2a_groups(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"process_group", "ranks", "instances", "unsized_instances", "deepep_unsized",
+                                       "max_imbalance_ratio", "hot_rank", "caused_wait_us", "all_to_all_rank_time_us", NULL};
+    for (size_t g = 0; g < j->a2a.n_groups; g++) {
+        const tc_a2a_group *gr = &j->a2a.groups[g];
+        text(c, j->inst_groups[gr->inst_group].shown);
+        int_list(c, gr->ranks, gr->n_ranks);
+        integer(c, true, (long long)gr->n);
+        integer(c, true, (long long)gr->unsized);
+        boolean(c, gr->deepep);
+        num(c, gr->n > 0, gr->max_ratio);
+        integer(c, gr->hot_rank >= 0, gr->hot_rank);
+        num(c, true, gr->caused_wait_ns / 1e3);
+        num(c, true, gr->rank_time_ns / 1e3);
+        end_row(c);
+/* Every sized all-to-all instance: its ratio, hot rank, caused wait and bytes sent per rank. */
+static void a2a_instances(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"process_group", "seq", "imbalance_ratio", "hot_rank", "hot_rank_bytes",
+                                       "caused_wait_us", "bytes_sent", NULL};
+    const tc_a2a_result *a = &j->a2a;
+    for (size_t g = 0; g < a->n_groups; g++) {
+        const tc_a2a_group *gr = &a->groups[g];
+        for (size_t i = gr->first; i < gr->first + gr->n; i++) {
+            const tc_a2a_instance *ai = &a->instances[i];
+            text(c, j->inst_groups[gr->inst_group].shown);
+            integer(c, ai->seq >= 0, ai->seq);
+            num(c, true, ai->ratio);
+            integer(c, true, gr->ranks[ai->hot]);
+            integer(c, true, a->bytes[ai->bytes_at + ai->hot]);
+            num(c, true, ai->caused_wait_ns / 1e3);
+            int_list(c, a->bytes + ai->bytes_at, gr->n_ranks);
+/* The rank-pair matrix of each group in long form: a row per sender and receiver. */
+static void a2a_pairs(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"process_group", "sender", "receiver", "bytes", NULL};
+    for (size_t g = 0; g < j->a2a.n_groups; g++) {
+        const tc_a2a_group *gr = &j->a2a.groups[g];
+        size_t n = gr->n;
+        for (size_t r = 0; n && r < gr->n_ranks; r++)
+            for (size_t k = 0; k < gr->n_ranks; k++) {
+                text(c, j->inst_groups[gr->inst_group].shown);
+                integer(c, true, gr->ranks[r]);
+                integer(c, true, gr->ranks[k]);
+                integer(c, true, gr->pair_bytes[r * gr->n_ranks + k]);
+                end_row(c);
+            }
+/* A stage's figures (tc_pp_figures): window_us ... charged_wait_us. */
+static const char *const PP_COLS[] = {"window_us", "forward_us", "backward_us", "bubble_us", "p2p_wait_us",
+                                      "p2p_transfer_us", "charged_wait_us", NULL};
+static void pp_figures(csv *c, const tc_pp_figures *f) {
+    us(c, true, f->window_ns);
+    us(c, true, f->forward_ns);
+    us(c, true, f->backward_ns);
+    us(c, true, f->bubble_ns);
+    us(c, true, f->p2p_wait_ns);
+    us(c, true, f->p2p_transfer_ns);
+    us(c, true, f->charged_wait_ns);
+/* The pipeline's stages (steps summed, with the slowest marked) or its stages' steps (issue 33). */
+static void pp_rows(csv *c, const tc_job *j, bool per_step) {
+    static const char *const stage_cols[] = {"pipeline", "stage", "rank", NULL};
+    static const char *const stage_last[] = {"bubble_share", "slowest", NULL};
+    static const char *const step_cols[] = {"pipeline", "stage", "rank", "step", NULL};
+    static const char *const none[] = {NULL};
+    const tc_pipeline_result *p = &j->pipeline;
+    header3_cols(c, per_step ? step_cols : stage_cols, PP_COLS, per_step ? none : stage_last);
+    end_row(c);
+    for (size_t i = 0; p->present && i < p->n_stages_rows; i++) {
+        const tc_pp_stage *s = &p->stages[i];
+        for (size_t k = 0; k < (per_step ? s->n_steps : 1); k++) {
+            const tc_pp_figures *f = per_step ? &p->steps[s->steps_first + k] : &s->total;
+            integer(c, true, s->pipeline);
+            integer(c, true, s->stage);
+            integer(c, true, s->rank);
+            if (per_step) integer(c, f->step >= 0, f->step);
+            pp_figures(c, f);
+            if (!per_step) {
+                num(c, true, f->window_ns > 0 ? (double)f->bubble_ns / (double)f->window_ns : 0);
+                boolean(c, p->slowest_rank >= 0 && s->rank == p->slowest_rank);
+            }
 int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     csv c = {out, 0};
     switch (t) {
@@ -285,6 +375,11 @@ int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     case TC_CSV_KERNELS: kernels(&c, j); break;
     case TC_CSV_IDLE: idle_causes(&c, j); break;
     case TC_CSV_NCCL: nccl(&c, j); break;
+    case TC_CSV_A2A: a2a_groups(&c, j); break;
+    case TC_CSV_A2A_INSTANCES: a2a_instances(&c, j); break;
+    case TC_CSV_A2A_PAIRS: a2a_pairs(&c, j); break;
+    case TC_CSV_PP_STAGES: pp_rows(&c, j, false); break;
+    case TC_CSV_PP_STEPS: pp_rows(&c, j, true); break;
     case TC_CSV_TABLES: break;
     }
     return ferror(out) ? -1 : 0;

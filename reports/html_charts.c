@@ -11,9 +11,8 @@ const char *const tc_html_cat_class[CAT_N] = {"c-compute", "c-transfer", "c-wait
 static const char *const cat_label[CAT_N] = {"compute", "exposed transfer", "exposed wait",
                                              "exposed comm (not split)", "exposed memory", "idle"};
 
-/* Vertical grid lines at 0, 25, ..., 100 % of a bar chart's plot width (left edge L, width PW),
- * labelled under the bars; the chart is H high and its bars start at `top`. */
-static void percent_grid(hr *h, int L, double PW, int top, int H) {
+/* Grid lines at 0, 25, ..., 100 % (html_page.h). */
+void tc_html_percent_grid(hr *h, int L, double PW, int top, int H) {
     for (int p = 0; p <= 100; p += 25) {
         double x = L + PW * p / 100.0;
         pf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
@@ -72,7 +71,7 @@ static void rank_bars_svg(hr *h, const int *cats, size_t nc, int narrow) {
     double PW = W - L - R;
     int H = top + (int)n * (bh + gap) + 26;
     tc_html_svg_open(h->out, "rank-bars", narrow, H, "stacked bar per rank: compute, exposed transfer, exposed wait, memory, idle");
-    percent_grid(h, L, PW, top, H);
+    tc_html_percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         rank_split s = split_of(&rr->b);
@@ -141,7 +140,7 @@ static void straggler_svg(hr *h, int narrow) {
     double PW = W - L - R;
     int H = top + (int)n * (bh + gap) + 26;
     tc_html_svg_open(h->out, "straggler-chart", narrow, H, "last-arrival share per rank");
-    percent_grid(h, L, PW, top, H);
+    tc_html_percent_grid(h, L, PW, top, H);
     for (size_t r = 0; r < n; r++) {
         const tc_rank_result *rr = &j->ranks[r];
         double s = rr->last_arrival_share;

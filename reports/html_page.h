@@ -50,6 +50,9 @@ extern const char *const tc_html_cat_class[CAT_N]; /* their CSS classes ("c-comp
 /* A legend: a swatch and labels[cats[i]] for each of the n categories, then `extra` (raw HTML list
  * items, or NULL). */
 void tc_html_legend(hr *h, const int *cats, size_t n, const char *const *labels, const char *extra);
+/* Vertical grid lines at 0, 25, ..., 100 % of a bar chart's plot width (left edge L, width PW),
+ * labelled under the bars; the chart is H high and its bars start at `top`. */
+void tc_html_percent_grid(hr *h, int L, double PW, int top, int H);
 /* One stacked bar per rank split into the categories, with its note and legend above it. */
 void tc_html_rank_bars(hr *h);
 /* The section "Straggler evidence"; left out without two ranks and matched collectives. */
@@ -71,6 +74,13 @@ void tc_html_section_inputs(hr *h);
 /* The section "NCCL's own account" (process_groups[].nccl); left out without NCCL logs. */
 void tc_html_section_nccl(hr *h);
 
+/* html_parallel.c */
+/* The section "All-to-all: bytes by rank pair" (a heatmap and the instances' imbalance per group);
+ * left out without all-to-all instances. */
+void tc_html_section_all_to_all(hr *h);
+/* The section "Pipeline stages and bubbles" (a bar per stage, the stage table); left out without a
+ * pipeline. */
+void tc_html_section_pipeline(hr *h);
 /* html_timeline.c */
 /* The section "Timeline of one representative step". */
 void tc_html_section_timeline(hr *h);

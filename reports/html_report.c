@@ -523,6 +523,8 @@ int tc_html_report_write(FILE *out, const tc_job *j) {
     tc_html_section_groups(&h);
     tc_html_section_nccl(&h);
     tc_html_section_collectives(&h);
+    tc_html_section_all_to_all(&h);
+    tc_html_section_pipeline(&h);
     tc_html_section_straggler(&h);
     tc_html_section_kernels(&h);
     if (j->cost.computed || j->cost.missing != TC_COST_LEFT_OUT) section_cost(&h); /* --no-cost: none */

@@ -373,6 +373,9 @@ static void all_to_all(jw *w, const tc_job *j) {
         for (size_t m = 0; m < n; m++) jw_int(w, gr->ranks[m]);
         jw_array_end(w);
         jw_key(w, "unsized_instances"); jw_uint(w, gr->unsized);
+        jw_key(w, "note"); /* why instances are unsized when the trace cannot size them */
+        if (gr->deepep) jw_string(w, TC_DEEPEP_UNSIZED_NOTE);
+        else jw_null(w);
         jw_key(w, "instances"); jw_array_begin(w);
         for (size_t i = gr->first; i < gr->first + gr->n; i++) {
             const tc_a2a_instance *ai = &a->instances[i];

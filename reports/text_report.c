@@ -139,15 +139,19 @@ static void a2a_lines(const tw *t, const tc_job *j) {
         if (gr->hot_rank >= 0)
             snprintf(hot, sizeof hot, "hot rank %lld causes %.3f ms of the others' wait", (long long)gr->hot_rank,
                      gr->caused_wait_ns / 1e6);
-        snprintf(line, sizeof line, "all-to-all %.100s: %zu instance%s sized (%zu not), bytes sent max/mean up to %.2f; %s",
-                 j->inst_groups[gr->inst_group].shown, gr->n, gr->n == 1 ? "" : "s", gr->unsized, gr->max_ratio, hot);
+        if (gr->deepep && !gr->n)
+            snprintf(line, sizeof line, "all-to-all %.100s: %zu DeepEP dispatch/combine instance%s counted, not sized",
+                     j->inst_groups[gr->inst_group].shown, gr->unsized, gr->unsized == 1 ? "" : "s");
+        else
+            snprintf(line, sizeof line, "all-to-all %.100s: %zu instance%s sized (%zu not), bytes sent max/mean up to %.2f; %s",
+                     j->inst_groups[gr->inst_group].shown, gr->n, gr->n == 1 ? "" : "s", gr->unsized, gr->max_ratio, hot);
         tc_term_wrap(t->out, line, 2, 4, t->width);
     }
 }
 
 static void group_table(const tw *t, const tc_job *j) {
     const tc_summary *sm = &j->summary;
-    if (!j->n_group_rows) return;
+    if (!j->n_group_rows) { a2a_lines(t, j); return; } /* DeepEP's all-to-all runs outside process groups */
     int nw = 3; /* as wide as its widest "GxR", 3 at least */
     for (size_t k = 0; k < j->n_group_rows; k++) {
         char ranks[48];
@@ -243,6 +247,7 @@ static void comm_libraries_note(const tw *t, const tc_summary *sm) {
                               (unsigned long long)sm->comm_kernels[lib], ms(sm->comm_kernel_ns[lib]));
         sep = ", ";
     }
+    if (sm->comm_kernels[TC_COMM_DEEPEP] && n < sizeof line) snprintf(line + n, sizeof line - n, "; " TC_DEEPEP_UNSIZED_NOTE);
     fputs(c_on(t, DIM), t->out);
     tc_term_wrap(t->out, line, 2, 8, t->width);
     fputs(c_off(t), t->out);

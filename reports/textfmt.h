@@ -39,4 +39,10 @@ const char *tc_fmt_bytes(char *buf, size_t n, int64_t bytes);
 
 /* Display width of a UTF-8 string: the number of code points (all treated as one column). */
 size_t tc_fmt_width(const char *s);
+
+/* What every report says of DeepEP's all-to-all (issue 33; docs/definitions.md "All-to-all
+ * imbalance"): its kernels are counted, but nothing in the trace sizes them. */
+#define TC_DEEPEP_UNSIZED_NOTE                                                                              \
+    "DeepEP's dispatch and combine kernels are all-to-all: counted, not sized (neither they nor their "   \
+    "ops carry token counts or sizes)"
 #endif

@@ -5,6 +5,7 @@
 #include "testutil.h"
 #include "analyzer/analyze.h"
 #include "analyzer/replay.h"
+#include "analyzer/step_graph.h"
 #include "parsers/assemble.h"
 #include "parsers/inputs.h"
 #include <dirent.h>
@@ -395,6 +396,80 @@ Test(replay, pairs_give_back_the_planted_truth, .timeout = 300) {
         expect_prediction(&j[1], truth[1], truth[0], what[1]);
         for (int run = 0; run < 2; run++) { tc_job_free(&j[run]); yajl_tree_free(truth[run]); }
     }
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* ------------------------------------------------------------------ CUDA graphs keep their order */
+/* Issue 33 item 3: the kernels one cudaGraphLaunch replays (they carry its correlation id) keep
+ * their order in the replay: each starts no earlier than the one before it in its graph ends, as
+ * measured, and still when the first kernel of every graph runs 50 µs longer (then the rest of the
+ * graph must follow it: kernels hung only from their launch call, as HTA's critical path had them,
+ * would stay put and overlap). Returns the kernel pairs checked. */
+static size_t expect_graph_order(tc_job *j, const char *what) {
+    tc_step_graph *g = j->graph;
+    cr_assert_not_null(g, "%s: a step graph", what);
+    uint32_t **node_of = calloc(j->n_ranks, sizeof *node_of); /* per rank: GPU event -> node */
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        node_of[r] = malloc((t->n_gpu + 1) * sizeof **node_of);
+        for (size_t e = 0; e < t->n_gpu; e++) node_of[r][e] = TC_NONE;
+    }
+    for (size_t v = 0; v < g->n; v++)
+        if (g->kind[v] == TC_SG_OP && g->rank[v] != TC_NONE) node_of[g->rank[v]][g->ref[v]] = (uint32_t)v;
+    int64_t *start = malloc(g->n * sizeof *start), *end = malloc(g->n * sizeof *end);
+    int64_t *start2 = malloc(g->n * sizeof *start2), *end2 = malloc(g->n * sizeof *end2);
+    size_t pairs = 0, cap = 64, n = 0, n_first = 0;
+    uint32_t (*pair)[2] = malloc(cap * sizeof *pair), *firsts = malloc(cap * sizeof *firsts);
+    for (size_t r = 0; r < j->n_ranks; r++) {
+        const tc_trace *t = &j->traces[j->ranks[r].input];
+        uint32_t *last = malloc((t->n_launches + 1) * sizeof *last); /* per launch: its graph's last kernel so far */
+        for (size_t l = 0; l < t->n_launches; l++) last[l] = TC_NONE;
+        for (size_t e = 0; e < t->n_gpu; e++) { /* in start order */
+            const tc_gpu_event *ge = &t->gpu[e];
+            const tc_launch *l = ge->correlation != TC_NONE ? tc_trace_find_launch(t, ge->correlation) : NULL;
+            if (!l || l->name == TC_NONE || strcmp(tc_trace_str(t, l->name), "cudaGraphLaunch")) continue;
+            size_t li = (size_t)(l - t->launches);
+            uint32_t v = node_of[r][e];
+            if (v == TC_NONE) continue;
+            if (n == cap) { cap *= 2; pair = realloc(pair, cap * sizeof *pair); firsts = realloc(firsts, cap * sizeof *firsts); }
+            if (last[li] != TC_NONE) { pair[n][0] = last[li]; pair[n++][1] = v; }
+            else firsts[n_first++] = v;
+            last[li] = v;
+        }
+        free(last);
+    }
+    tc_step_graph_retime(g, NULL, start, end);
+    for (size_t k = 0; k < n_first; k++) g->dur[firsts[k]] += 50000; /* each graph's first kernel 50 µs longer */
+    tc_step_graph_retime(g, NULL, start2, end2);
+    for (size_t k = 0; k < n_first; k++) g->dur[firsts[k]] -= 50000;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t a = pair[k][0], b = pair[k][1];
+        cr_expect_leq(g->start0[a] + g->dur[a], g->start0[b], "%s: measured, graph kernel %u ends after the next starts", what, a);
+        cr_expect_leq(end[a], start[b], "%s: replayed, graph kernel node %u (end %lld) after node %u (start %lld)", what, a,
+                      (long long)end[a], b, (long long)start[b]);
+        cr_expect_leq(end2[a], start2[b], "%s: the first kernel 50 µs longer, node %u (end %lld) overlaps node %u (start %lld)",
+                      what, a, (long long)end2[a], b, (long long)start2[b]);
+        pairs++;
+    }
+    free(pair);
+    free(firsts);
+    free(start); free(end); free(start2); free(end2);
+    for (size_t r = 0; r < j->n_ranks; r++) free(node_of[r]);
+    free(node_of);
+    return pairs;
+}
+
+Test(replay, cuda_graph_kernels_keep_their_order, .timeout = 120) {
+    char *dir = tu_tmpdir(), path[700];
+    /* three graphs of 5, 8 and 12 kernels a step, one kernel lost; µs timestamps, host time before the first kernel */
+    tu_gen_job(dir, "graph", "--ranks 1 --steps 3 --idle-cause graph --time-format epoch --seed 9");
+    snprintf(path, sizeof path, "%s/graph", dir);
+    tc_job j;
+    load(&j, path, false);
+    size_t pairs = expect_graph_order(&j, "tracegen --idle-cause graph");
+    cr_expect_geq(pairs, 3 * (4 + 7 + 11) - 1, "graph kernel pairs: %zu", pairs);
+    tc_job_free(&j);
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }
