@@ -290,6 +290,7 @@ static void nccl(csv *c, const tc_job *j) {
 static void a2a_groups(csv *c, const tc_job *j) {
     static const char *const cols[] = {"process_group", "ranks", "instances", "unsized_instances", "deepep_unsized",
                                        "max_imbalance_ratio", "hot_rank", "caused_wait_us", "all_to_all_rank_time_us", NULL};
+    header(c, cols);
     for (size_t g = 0; g < j->a2a.n_groups; g++) {
         const tc_a2a_group *gr = &j->a2a.groups[g];
         text(c, j->inst_groups[gr->inst_group].shown);
@@ -302,10 +303,14 @@ static void a2a_groups(csv *c, const tc_job *j) {
         num(c, true, gr->caused_wait_ns / 1e3);
         num(c, true, gr->rank_time_ns / 1e3);
         end_row(c);
+    }
+}
+
 /* Every sized all-to-all instance: its ratio, hot rank, caused wait and bytes sent per rank. */
 static void a2a_instances(csv *c, const tc_job *j) {
     static const char *const cols[] = {"process_group", "seq", "imbalance_ratio", "hot_rank", "hot_rank_bytes",
                                        "caused_wait_us", "bytes_sent", NULL};
+    header(c, cols);
     const tc_a2a_result *a = &j->a2a;
     for (size_t g = 0; g < a->n_groups; g++) {
         const tc_a2a_group *gr = &a->groups[g];
@@ -318,9 +323,15 @@ static void a2a_instances(csv *c, const tc_job *j) {
             integer(c, true, a->bytes[ai->bytes_at + ai->hot]);
             num(c, true, ai->caused_wait_ns / 1e3);
             int_list(c, a->bytes + ai->bytes_at, gr->n_ranks);
+            end_row(c);
+        }
+    }
+}
+
 /* The rank-pair matrix of each group in long form: a row per sender and receiver. */
 static void a2a_pairs(csv *c, const tc_job *j) {
     static const char *const cols[] = {"process_group", "sender", "receiver", "bytes", NULL};
+    header(c, cols);
     for (size_t g = 0; g < j->a2a.n_groups; g++) {
         const tc_a2a_group *gr = &j->a2a.groups[g];
         size_t n = gr->n;
@@ -332,6 +343,9 @@ static void a2a_pairs(csv *c, const tc_job *j) {
                 integer(c, true, gr->pair_bytes[r * gr->n_ranks + k]);
                 end_row(c);
             }
+    }
+}
+
 /* A stage's figures (tc_pp_figures): window_us ... charged_wait_us. */
 static const char *const PP_COLS[] = {"window_us", "forward_us", "backward_us", "bubble_us", "p2p_wait_us",
                                       "p2p_transfer_us", "charged_wait_us", NULL};
@@ -343,6 +357,8 @@ static void pp_figures(csv *c, const tc_pp_figures *f) {
     us(c, true, f->p2p_wait_ns);
     us(c, true, f->p2p_transfer_ns);
     us(c, true, f->charged_wait_ns);
+}
+
 /* The pipeline's stages (steps summed, with the slowest marked) or its stages' steps (issue 33). */
 static void pp_rows(csv *c, const tc_job *j, bool per_step) {
     static const char *const stage_cols[] = {"pipeline", "stage", "rank", NULL};
@@ -365,6 +381,11 @@ static void pp_rows(csv *c, const tc_job *j, bool per_step) {
                 num(c, true, f->window_ns > 0 ? (double)f->bubble_ns / (double)f->window_ns : 0);
                 boolean(c, p->slowest_rank >= 0 && s->rank == p->slowest_rank);
             }
+            end_row(c);
+        }
+    }
+}
+
 int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     csv c = {out, 0};
     switch (t) {

@@ -73,7 +73,6 @@ void tc_html_section_inputs(hr *h);
 /* nccl_html.c */
 /* The section "NCCL's own account" (process_groups[].nccl); left out without NCCL logs. */
 void tc_html_section_nccl(hr *h);
-
 /* html_parallel.c */
 /* The section "All-to-all: bytes by rank pair" (a heatmap and the instances' imbalance per group);
  * left out without all-to-all instances. */
@@ -81,6 +80,7 @@ void tc_html_section_all_to_all(hr *h);
 /* The section "Pipeline stages and bubbles" (a bar per stage, the stage table); left out without a
  * pipeline. */
 void tc_html_section_pipeline(hr *h);
+
 /* html_timeline.c */
 /* The section "Timeline of one representative step". */
 void tc_html_section_timeline(hr *h);
