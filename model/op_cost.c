@@ -273,21 +273,11 @@ static bool bool_list(const tc_op_shapes *s, int i, bool *want, int n) {
 
 /* The product of the integers of Concrete Inputs entry i ("[1024]", "[2, 3]"); 0 unknown. */
 static double concrete_prod(const tc_op_shapes *s, int i) {
-    if (i >= s->n_concrete || s->concrete[i][0] != '[') return 0;
-    const char *p = s->concrete[i] + 1;
-    double prod = 1;
-    int n = 0;
-    for (;;) {
-        while (*p == ' ' || *p == ',') p++;
-        if (*p == ']' || !*p) break;
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0) return 0;
-        prod *= (double)v;
-        n++;
-        p = end;
-    }
-    return n ? prod : 0;
+    int64_t v[TC_OP_MAX_DIMS];
+    int n = i < s->n_concrete && s->concrete[i][0] == '[' ? tc_op_concrete_ints(s, i, v, TC_OP_MAX_DIMS) : 0;
+    double prod = n ? 1 : 0;
+    for (int k = 0; k < n; k++) prod *= v[k] >= 0 ? (double)v[k] : 0;
+    return prod;
 }
 
 static void elementwise(io *c, const op_row *r, bool inplace, cost *o) {
@@ -493,19 +483,13 @@ static bool reduced_dims(const tc_op_shapes *s, int d, double *out) {
     }
     int nd = s->in[0].ndims;
     bool seen[TC_OP_MAX_DIMS] = {false};
-    int k = 0;
-    const char *p = v + (v[0] == '[');
-    for (;;) {
-        while (*p == ' ' || *p == ',') p++;
-        if (!*p || *p == ']') break;
-        char *end;
-        x = strtoll(p, &end, 10);
-        if (end == p) return false;
-        if (x < 0) x += nd;
-        if (x < 0 || x >= nd) return false;
-        seen[x] = true;
-        k++;
-        p = end;
+    int64_t dims[TC_OP_MAX_DIMS];
+    int k = strcmp(v, "[]") ? tc_op_concrete_ints(s, d, dims, TC_OP_MAX_DIMS) : 0;
+    if (k == 0 && strcmp(v, "[]")) return false; /* not integers */
+    for (int j = 0; j < k; j++) {
+        int64_t x2 = dims[j] < 0 ? dims[j] + nd : dims[j];
+        if (x2 < 0 || x2 >= nd) return false;
+        seen[x2] = true;
     }
     double o = 1;
     for (int j = 0; j < nd; j++)
@@ -567,30 +551,19 @@ static bool conv_transposed_writes(const tc_op_shapes *s, int i_stride, int i_pa
     int sp = x->ndims - 2, es;
     (void)numel(s, 0, &es);
     if (sp < 1 || es == 0) return false;
-    long long v[4][TC_OP_MAX_DIMS], g = 1;
+    int64_t v[4][TC_OP_MAX_DIMS];
+    long long g = 1;
     const int at[4] = {i_stride, i_pad, i_dil, i_outpad};
-    const long long dflt[4] = {-1, -1, 1, 0}; /* stride and padding must be recorded */
+    const int64_t dflt[4] = {-1, -1, 1, 0}; /* stride and padding must be recorded */
     for (int a = 0; a < 4; a++) {
-        int n = 0;
-        if (at[a] < s->n_concrete) {
-            const char *p = s->concrete[at[a]];
-            while (*p && n < sp) {
-                while (*p == '[' || *p == ' ' || *p == ',') p++;
-                if (!*p || *p == ']') break;
-                char *end;
-                v[a][n] = strtoll(p, &end, 10);
-                if (end == p) return false;
-                n++;
-                p = end;
-            }
-        }
+        int n = tc_op_concrete_ints(s, at[a], v[a], sp);
         if (n == 0 && dflt[a] < 0) return false;
         for (int k = n; k < sp; k++) v[a][k] = n ? v[a][0] : dflt[a];
     }
     if (concrete_int(s, i_groups, &g) && g <= 0) return false;
     double out = (double)x->d[0] * (double)wt->d[1] * (double)g;
     for (int k = 0; k < sp; k++) {
-        long long o = (x->d[2 + k] - 1) * v[0][k] - 2 * v[1][k] + v[2][k] * (wt->d[2 + k] - 1) + v[3][k] + 1;
+        int64_t o = (x->d[2 + k] - 1) * v[0][k] - 2 * v[1][k] + v[2][k] * (wt->d[2 + k] - 1) + v[3][k] + 1;
         if (o <= 0) return false;
         out *= (double)o;
     }
