@@ -1,9 +1,11 @@
 /* chrome_events.c: the end of a Chrome-trace event (see chrome_trace_int.h): its scratch turned into
- * at most one record (a GPU event, a launch, a host span, a step, a FLOP op, collective args), and
- * the end of a pg_config entry. */
+ * at most one record (a GPU event, a launch, a host span with its op key, a module span, a step, a
+ * FLOP op, collective args), and the end of a pg_config entry. */
 #include "chrome_trace_int.h"
 #include "base/util.h"
 #include "model/comm_kernels.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t step_number(const char *name, size_t len) {
@@ -54,9 +56,129 @@ void ct_add_host_span(tc_ct_parser *p, tc_host_kind kind, const char *name, size
     h.ts_ns = ts_ns;
     h.dur_ns = dur_ns;
     h.kind = (uint8_t)kind;
+    h.op_key = TC_NONE;
     h.name = tc_strtab_intern(t->strings, name, name_len);
     h.thread = thread_id(p, pid, pid_len, tid, tid_len);
     if (h.name == TC_NONE || h.thread == TC_NONE || TC_PUSH(t->host, t->n_host, t->cap_host, h)) p->oom = true;
+}
+
+/* v in decimal at out (20 bytes at most, no NUL): snprintf costs a tenth of a parse here. Its length. */
+static size_t put_int(char *out, int64_t v) {
+    char tmp[24];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (v < 0) out[k++] = '-';
+    while (n) out[k++] = tmp[--n];
+    return k;
+}
+
+/* The op's Input Dims as text in buf (SHAPES_CAP bytes), as PyTorch writes them ("[[8, 512], [],
+ * [512]]"); an input without one shape (a nested list, too many dims) is "[...]". Its length. */
+static size_t shapes_text(const tc_op_shapes *s, char *buf) {
+    size_t n = 0;
+    buf[n++] = '[';
+    for (int i = 0; i < s->n_inputs; i++) {
+        const tc_op_tensor *in = &s->in[i];
+        if (i) { buf[n++] = ','; buf[n++] = ' '; }
+        if (in->ndims < 0) { memcpy(buf + n, "[...]", 5); n += 5; continue; }
+        buf[n++] = '[';
+        for (int d = 0; d < in->ndims; d++) { /* 22 bytes a size at most: 16 x 8 x 24 < SHAPES_CAP */
+            if (d) { buf[n++] = ','; buf[n++] = ' '; }
+            n += put_int(buf + n, in->d[d]);
+        }
+        buf[n++] = ']';
+    }
+    buf[n++] = ']';
+    buf[n] = 0;
+    return n;
+}
+
+static uint32_t key_hash(uint32_t name, uint32_t shapes, uint32_t types) {
+    uint64_t h = (((uint64_t)name << 32 | shapes) ^ types) * 0x9E3779B97F4A7C15ULL;
+    return (uint32_t)(h >> 32);
+}
+
+/* Doubles the op-key table (16 slots at first). 0, or -1 out of memory. */
+static int grow_op_keys(tc_ct_parser *p) {
+    size_t cap = p->op_key_cap ? 2 * p->op_key_cap : 16;
+    op_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t i = 0; i < p->op_key_cap; i++) {
+        const op_slot *o = &p->op_key_slots[i];
+        if (!o->key1) continue;
+        size_t at = key_hash(o->name, o->shapes, o->types) & (cap - 1);
+        while (slots[at].key1) at = (at + 1) & (cap - 1);
+        slots[at] = *o;
+    }
+    free(p->op_key_slots);
+    p->op_key_slots = slots;
+    p->op_key_cap = cap;
+    return 0;
+}
+
+/* FNV-1a of the op's Input type texts: with its name and shapes, what decides its dtype. */
+static uint32_t types_hash(const tc_op_shapes *s) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < s->n_types; i++) {
+        for (const char *c = s->types[i]; *c; c++) { h ^= (unsigned char)*c; h *= 16777619u; }
+        h ^= 0xff;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* The index into t->op_keys of the cpu_op's (name, Input Dims, dtype), added with its cost when
+ * new; TC_NONE out of memory. The table is looked up by (name, shapes, Input types): a repeated
+ * call costs no tc_op_cost_of; a new one whose dtype makes an existing key reuses that key. */
+static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, size_t name_len) {
+    tc_trace *t = p->t;
+    if (!p->shapes_buf && !(p->shapes_buf = malloc(SHAPES_CAP))) return TC_NONE;
+    size_t len = shapes_text(&p->shapes, p->shapes_buf);
+    uint32_t shapes = tc_strtab_intern(t->strings, p->shapes_buf, len);
+    if (shapes == TC_NONE) return TC_NONE;
+    uint32_t types = types_hash(&p->shapes);
+    if (2 * (p->n_op_slots + 1) > p->op_key_cap && grow_op_keys(p)) return TC_NONE;
+    size_t at = key_hash(name_id, shapes, types) & (p->op_key_cap - 1);
+    for (; p->op_key_slots[at].key1; at = (at + 1) & (p->op_key_cap - 1)) {
+        const op_slot *o = &p->op_key_slots[at];
+        if (o->name == name_id && o->shapes == shapes && o->types == types) return o->key1 - 1;
+    }
+    tc_op_cost c;
+    tc_op_cost_of(name, name_len, &p->shapes, &c);
+    int8_t dtype = (int8_t)c.dtype;
+    size_t k = t->n_op_keys; /* keys of this name and shapes are few: look among the last ones */
+    while (k > 0 && !(t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
+                      t->op_keys[k - 1].dtype == dtype) && t->n_op_keys - k < 8) k--;
+    bool found = k > 0 && t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
+                 t->op_keys[k - 1].dtype == dtype;
+    if (!found) {
+        tc_op_key key;
+        memset(&key, 0, sizeof key); /* the explicit padding too */
+        key.name = name_id;
+        key.shapes = shapes;
+        key.dtype = dtype;
+        key.family = c.family;
+        key.has_flops = c.has_flops;
+        key.flops = c.has_flops ? c.flops : 0;
+        key.has_bytes = c.has_bytes;
+        key.bytes = c.has_bytes ? c.bytes : 0;
+        if (TC_PUSH(t->op_keys, t->n_op_keys, t->cap_op_keys, key)) return TC_NONE;
+        k = t->n_op_keys;
+    }
+    p->op_key_slots[at] = (op_slot){name_id, shapes, types, (uint32_t)k};
+    p->n_op_slots++;
+    return (uint32_t)(k - 1);
+}
+
+/* An nn.Module python_function event: one tc_module_span named without the prefix. */
+static void add_module_span(tc_ct_parser *p, const char *name, size_t name_len) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    tc_module_span m = {ev->ts_ns, ev->dur_ns, TC_NONE, TC_NONE};
+    m.name = tc_strtab_intern(t->strings, name + MODULE_PREFIX_LEN, name_len - MODULE_PREFIX_LEN);
+    m.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+    if (m.name == TC_NONE || m.thread == TC_NONE || TC_PUSH(t->modules, t->n_modules, t->cap_modules, m)) p->oom = true;
 }
 
 /* A cpu_op that is a FLOP op (flops.h): kept with its shapes; without shapes only counted. */
@@ -144,6 +266,10 @@ void ct_finish_event(tc_ct_parser *p) {
     if ((ev->cat == CAT_CPU_OP || ev->cat == CAT_USER_ANNOTATION) && !is_step) {
         ct_add_host_span(p, ev->cat == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION, name, name_len, ev->ts_ns,
                       ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+        if (ev->cat == CAT_CPU_OP && p->has_dims && !p->oom) { /* its op group's key (issue 34) */
+            tc_host_span *h = &t->host[t->n_host - 1];
+            if ((h->op_key = op_key_of(p, h->name, name, name_len)) == TC_NONE) p->oom = true;
+        }
         if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
         /* record_param_comms: its arguments are the collective's, for kernels that carry none */
         if (ev->cat == CAT_CPU_OP && is_param_comms(name, name_len) && ev->coll_name.set && ev->external_id >= 0 &&
@@ -154,6 +280,9 @@ void ct_finish_event(tc_ct_parser *p) {
         return;
     }
     switch (ev->cat) {
+    case CAT_PYTHON_FUNCTION:
+        if (is_module_name(name, name_len)) add_module_span(p, name, name_len);
+        return;
     case CAT_KERNEL:
     case CAT_MEMCPY:
     case CAT_MEMSET: {
