@@ -58,6 +58,10 @@ const char *tc_node_rule_name(tc_node_rule rule);
 /* The action's sentence, ending in a period. j gives the straggler's trace file (its base name,
  * control characters replaced). Returns buf. */
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j);
+/* The action's stable JSON key (summary.actions[].code): "hide_comm", "fuse_norm", ...; "?" out of range. */
+const char *tc_action_key(tc_action_code code);
+/* "memory-bound" or "compute-bound": an op group's roofline class (JSON ops[].class, CSV, HTML). */
+const char *tc_op_class_name(const tc_op_group *g);
 
 /* An idle cause (tc_idle_cause) by its JSON name ("gpu_side", "sync", "data_loading",
  * "memory_management", "module_load", "launch_overhead", "cpu_other", "unattributed"), and in
