@@ -1,7 +1,7 @@
 /* csv_report.h: an analyzed job's tables as CSV (RFC 4180: comma-separated, CRLF line ends, a
  * field quoted when it holds a comma, quote, CR, LF or edge space, quotes doubled) for
  * spreadsheets and data frames: ranks.csv, steps.csv, collectives.csv, process_groups.csv,
- * kernels.csv and idle_causes.csv, every column named in its header row with its unit
+ * kernels.csv, idle_causes.csv, ops.csv and modules.csv, every column named in its header row with its unit
  * (docs/csv.md). Values are the JSON's: times exact decimal µs, shares and rates as the JSON writes
  * doubles, unknown values empty. Text is UTF-8 (invalid bytes as U+FFFD); a text cell starting
  * with = + - @ or a tab gets a leading ' so no spreadsheet runs it as a formula. Read-only on the
@@ -18,6 +18,8 @@ typedef enum {
     TC_CSV_GROUPS,       /* process_groups.csv: a row per process group */
     TC_CSV_KERNELS,      /* kernels.csv: a row per GPU event name and kind, all ranks */
     TC_CSV_IDLE,         /* idle_causes.csv: a row per rank and idle cause */
+    TC_CSV_OPS,          /* ops.csv: a row per (op, shapes, dtype) group, all ranks (tc_job.ops) */
+    TC_CSV_MODULES,      /* modules.csv: a row per nn.Module instance path (and outside every module) */
     TC_CSV_TABLES
 } tc_csv_table;
 

@@ -67,6 +67,11 @@ void tc_html_section_collectives(hr *h);
 void tc_html_section_kernels(hr *h);
 void tc_html_section_inputs(hr *h);
 
+/* html_ops.c */
+/* The section "Ops against the roofline": the roofline chart, the top op groups and the module
+ * table (tc_job.ops); left out without op evidence. */
+void tc_html_section_ops(hr *h);
+
 /* html_timeline.c */
 /* The section "Timeline of one representative step". */
 void tc_html_section_timeline(hr *h);

@@ -12,102 +12,14 @@
 #include <yajl/yajl_tree.h>
 #include "analyzer/findings.h"
 #include "reports/actions_json.h"
+#include "reports/csv_report.h"
 #include "reports/findings_text.h"
+#include "reports/html_report.h"
+#include "reports/ops_report.h"
+#include "reports/termtext.h"
 #include "testutil.h"
 
-#define MS 1000000 /* ns */
-
-static tc_op_group *add_group(tc_op_result *o, const char *op, const char *shapes, tc_op_family fam, int64_t gpu_ns,
-                              double share, bool compute_bound) {
-    o->groups = realloc(o->groups, (o->n_groups + 1) * sizeof *o->groups);
-    cr_assert(o->groups);
-    tc_op_group *g = &o->groups[o->n_groups++];
-    memset(g, 0, sizeof *g);
-    g->op = strdup(op);
-    g->shapes = shapes ? strdup(shapes) : NULL;
-    g->dtype = TC_DTYPE_BF16;
-    g->family = (uint8_t)fam;
-    g->count = g->kernels = 100;
-    g->gpu_ns = gpu_ns;
-    g->median_kernel_ns = gpu_ns / 100;
-    g->has_roofline = share > 0;
-    g->compute_bound = compute_bound;
-    g->share_of_attainable = share;
-    g->lost_ns = share > 0 ? (int64_t)((double)gpu_ns * (1 - share) + 0.5) : 0;
-    g->differing_rank = -1;
-    return g;
-}
-
-/* 100 ms of compute: a memory-bound layer norm (18 ms at 31% of its roof: 12.42 ms lost), a
- * compute-bound GEMM (60 ms at 90%: 6 ms), a launch-bound chain of adds (8 ms, 2000 kernels at 4 µs,
- * 20%: 6.4 ms), an op without shapes (4 ms); a fusion candidate of 5 ms; three module rows. */
-static void fill_ops(tc_op_result *o) {
-    memset(o, 0, sizeof *o);
-    o->has = true;
-    o->compute_ns = 100 * MS;
-    o->attributed_ns = 90 * MS;
-    o->unknown_shapes_ns = 4 * MS;
-    tc_op_group *g = add_group(o, "aten::layer_norm", "[[8, 512, 4096], [4096], [4096]]", TC_OPF_NORM, 18 * MS, 0.31, false);
-    g->has_flops = g->has_bytes = true;
-    g->flops = 8.0 * 512 * 4096 * 8 * 100;
-    g->bytes = 2.0 * 8 * 512 * 4096 * 2 * 100;
-    g->intensity = g->flops / g->bytes;
-    g->achieved_flops = g->flops / 0.018;
-    g->achieved_bytes = g->bytes / 0.018;
-    g->attainable = 4.8e12;
-    g = add_group(o, "aten::mm", "[[4096, 4096], [4096, 4096]]", TC_OPF_GEMM, 60 * MS, 0.9, true);
-    g->has_flops = g->has_bytes = true;
-    g->flops = 2.0 * 4096 * 4096 * 4096 * 100;
-    g->bytes = 3.0 * 4096 * 4096 * 2 * 100;
-    g->intensity = g->flops / g->bytes;
-    g->achieved_flops = g->flops / 0.06;
-    g->achieved_bytes = g->bytes / 0.06;
-    g->attainable = 989e12;
-    g->differing_rank = 3;
-    g = add_group(o, "aten::add", "[[256], [256]]", TC_OPF_ELEMENTWISE, 8 * MS, 0.2, false);
-    g->count = g->kernels = 2000;
-    g->median_kernel_ns = 4000;
-    g->launch_bound = true;
-    g->has_flops = g->has_bytes = true;
-    g->flops = 256.0 * 2000;
-    g->bytes = 256.0 * 3 * 2 * 2000;
-    g->intensity = g->flops / g->bytes;
-    g->achieved_flops = g->flops / 0.008;
-    g->achieved_bytes = g->bytes / 0.008;
-    g->attainable = 3.35e12;
-    add_group(o, "aten::custom_thing", NULL, TC_OPF_OTHER, 4 * MS, 0, false);
-    o->fusions = calloc(1, sizeof *o->fusions);
-    o->fusions[0] = (tc_fusion_row){strdup("vectorized_elementwise_kernel > reduce_kernel > elementwise_kernel"), 3, 500,
-                                    5 * MS};
-    o->n_fusions = 1;
-    o->has_modules = true;
-    o->modules = calloc(3, sizeof *o->modules);
-    o->modules[0] = (tc_module_row){strdup("Model_0"), 10 * MS, 86 * MS};
-    o->modules[1] = (tc_module_row){strdup("Model_0/DecoderLayer_0/LayerNorm_0"), 18 * MS, 18 * MS};
-    o->modules[2] = (tc_module_row){NULL, 14 * MS, 14 * MS};
-    o->n_modules = 3;
-}
-
-/* One rank, 95% compute: compute-bound, MFU 41.2%. */
-static void make_job(tc_job *j) {
-    tc_job_init(j);
-    j->traces = calloc(1, sizeof *j->traces);
-    j->ranks = calloc(1, sizeof *j->ranks);
-    cr_assert(j->traces && j->ranks);
-    cr_assert_eq(tc_trace_init(&j->traces[j->n_traces++], "run/rank0.pt.trace.json"), 0);
-    tc_rank_result *rr = &j->ranks[j->n_ranks++];
-    rr->steps_total = 1;
-    rr->b.window_ns = 105 * MS;
-    rr->b.compute_ns = 100 * MS;
-    tc_summary *sm = &j->summary;
-    sm->ranks = 1;
-    sm->b = rr->b;
-    sm->b.gpu_events = 5000;
-    sm->share_compute = 0.95;
-    sm->share_idle = 0.05;
-    sm->has_mfu = true;
-    sm->mfu = 0.412;
-}
+#include "ops_fixture.h"
 
 static const char *action(const tc_job *j, size_t i, char *buf) {
     cr_assert_lt(i, j->findings.n_actions);
@@ -261,4 +173,91 @@ Test(ops_actions, every_code_has_its_own_key) {
         for (int b = 0; b < a; b++) cr_expect_str_neq(k, tc_action_key((tc_action_code)b));
     }
     cr_expect_str_eq(tc_action_key((tc_action_code)TC_ACTION_CODES), "?");
+}
+
+/* What fn wrote to a scratch stream. Caller frees. */
+#define CAPTURE(var, stmt) do { FILE *f_ = tmpfile(); cr_assert(f_); FILE *out = f_; stmt; var = tu_read_stream(f_); fclose(f_); } while (0)
+
+Test(ops_text, the_top_groups_and_modules_fit_80_columns) {
+    tc_job j;
+    make_job(&j);
+    fill_ops(&j.ops);
+    char *text;
+    CAPTURE(text, tc_ops_text(out, &j, "", "", 80));
+    cr_expect(strstr(text, "Top op groups (by time lost against the roofline, all ranks)\n"), "%s", text);
+    cr_expect(strstr(text, "aten::layer_norm            [[8, 512, 4096], …   18.0 memory     31.0     12.420\n"), "%s", text);
+    cr_expect(strstr(text, "aten::mm                    [[4096, 4096], [4…   60.0 compute    90.0      6.000\n"), "%s", text);
+    cr_expect(strstr(text, "aten::add                   [[256], [256]]        8.0 memory*    20.0      6.400\n"), "%s", text);
+    cr_expect(strstr(text, "aten::custom_thing          unknown               4.0 -             -          -\n"), "%s", text);
+    cr_expect(strstr(text, "90.0% of it, ops without shapes 4.0%"), "%s", text);
+    cr_expect(strstr(text, "Model_0/DecoderLayer_0/LayerNorm_0                  18.000     18.000      18.0\n"), "%s", text);
+    cr_expect(strstr(text, "(outside every module)                              14.000     14.000      14.0\n"), "%s", text);
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)len, line);
+        cr_expect_leq(tc_term_cols(buf), 80, "%s", buf);
+        line += len + (end != NULL);
+    }
+    free(text);
+    j.ops.has = false; /* no op evidence: nothing */
+    CAPTURE(text, tc_ops_text(out, &j, "", "", 80));
+    cr_expect_str_eq(text, "");
+    free(text);
+    tc_job_free(&j);
+}
+
+Test(ops_csv, every_group_and_module_with_every_field) {
+    tc_job j;
+    make_job(&j);
+    fill_ops(&j.ops);
+    char *ops, *mods;
+    CAPTURE(ops, cr_assert_eq(tc_csv_write(out, &j, TC_CSV_OPS), 0));
+    CAPTURE(mods, cr_assert_eq(tc_csv_write(out, &j, TC_CSV_MODULES), 0));
+    cr_expect(!strncmp(ops, "op,shapes,dtype,family,count,kernels,gpu_time_us,median_kernel_us,flops,bytes,intensity,"
+                       "achieved_tflops,achieved_tbps,class,attainable_tflops,attainable_tbps,share_of_attainable,lost_us,"
+                       "launch_bound,differing_rank\r\n", 214), "%s", ops);
+    cr_expect(strstr(ops, "\r\naten::mm,\"[[4096, 4096], [4096, 4096]]\",bf16,gemm,100,100,60000,600,"), "%s", ops);
+    cr_expect(strstr(ops, ",compute-bound,989,,0.9,6000,false,3\r\n"), "%s", ops);
+    cr_expect(strstr(ops, "\r\naten::custom_thing,,bf16,other,100,100,4000,40,,,,,,,,,,,false,\r\n"), "%s", ops);
+    size_t rows = 0;
+    for (const char *p = ops; (p = strstr(p, "\r\n")); p += 2) rows++;
+    cr_expect_eq(rows, 5); /* the header and the four groups */
+    cr_expect_str_eq(mods, "path,self_us,total_us\r\nModel_0,10000,86000\r\nModel_0/DecoderLayer_0/LayerNorm_0,18000,18000\r\n"
+                           ",14000,14000\r\n");
+    free(ops);
+    free(mods);
+    tc_job_free(&j);
+}
+
+Test(ops_html, the_roofline_and_the_module_table) {
+    tc_job j;
+    make_job(&j);
+    fill_ops(&j.ops);
+    j.ranks[0].gpu = tc_gpu_find_by_id("h100-sxm");
+    cr_assert_not_null(j.ranks[0].gpu);
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    char *html;
+    CAPTURE(html, cr_assert_eq(tc_html_report_write(out, &j), 0));
+    cr_expect(strstr(html, "<section id=\"ops\">"), "no ops section");
+    cr_expect(strstr(html, "<svg id=\"roofline\" class=\"chart wide\" viewBox=\"0 0 940 380\""));
+    cr_expect(strstr(html, "<svg id=\"roofline-narrow\" class=\"chart narrow\" viewBox=\"0 0 400 300\""));
+    size_t dots = 0;
+    for (const char *p = html; (p = strstr(p, "<circle ")); p++) dots += strstr(p, "fill-opacity=\"0.7\"") != NULL && strstr(p, "fill-opacity=\"0.7\"") < strchr(p, '>');
+    cr_expect_eq(dots, 6, "three groups with FLOPs and bytes, twice"); /* the op without shapes has no dot */
+    cr_expect(strstr(html, "aten::layer_norm [[8, 512, 4096], [4096], [4096]] bf16: "), "the dot's tooltip");
+    char *tip = strstr(html, "aten::layer_norm [[8, 512, 4096], [4096], [4096]] bf16: ");
+    cr_expect(tip && strstr(tip, "memory-bound, 31.0% of attainable; 18.00 ms GPU time (18.0% of compute), 12.42 ms lost"),
+              "%.400s", tip ? tip : "");
+    cr_expect(strstr(html, "<table id=\"op-table\""));
+    cr_expect(strstr(html, "<table id=\"module-table\""));
+    cr_expect(strstr(html, "<td class=\"name\">Model_0/DecoderLayer_0/LayerNorm_0</td>"));
+    cr_expect(strstr(html, "<td class=\"name\">(outside every module)</td>"));
+    free(html);
+    j.ops.has = false;
+    CAPTURE(html, cr_assert_eq(tc_html_report_write(out, &j), 0));
+    cr_expect_null(strstr(html, "id=\"ops\""));
+    free(html);
+    tc_job_free(&j);
 }
