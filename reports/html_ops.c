@@ -164,11 +164,13 @@ static void op_table(hr *h) {
     size_t shown = o->n_groups < OP_TABLE_ROWS ? o->n_groups : OP_TABLE_ROWS;
     pf(h, "<p class=\"note\">The top %zu of %zu (op, shapes, dtype) groups by time lost against their roofline (GPU time "
           "&times; (1 &minus; share of attainable)), as in the terminal; every group is in the JSON's ops[] and "
-          "<code>--csv</code>'s ops.csv. * = launch-bound (median kernel under 10 &micro;s, 10 kernels or more).</p>\n",
+          "<code>--csv</code>'s ops.csv. * = launch-bound (median kernel under 10 &micro;s, 10 kernels or more); rank differs = the rank whose GPU "
+          "time in the group is furthest from the ranks' median, when by more than 10%% of it.</p>\n",
        shown, o->n_groups);
     put(h, "<div class=\"scroll\"><table id=\"op-table\" class=\"sortable\">\n<thead><tr><th>op</th><th>shapes</th>"
            "<th class=\"n\">GPU time<br>ms</th><th class=\"n\">share<br>% comp</th><th>class</th>"
-           "<th class=\"n\">% of<br>attainable</th><th class=\"n\">lost<br>ms</th></tr></thead>\n<tbody>\n");
+           "<th class=\"n\">% of<br>attainable</th><th class=\"n\">lost<br>ms</th><th class=\"n\">rank<br>differs</th>"
+           "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < shown; i++) {
         const tc_op_group *g = &o->groups[i];
         char a[40], b[40], pc[TC_PCT_LEN], pa[TC_PCT_LEN];
@@ -182,10 +184,13 @@ static void op_table(hr *h) {
            tc_html_pct_num(pc, sizeof pc, share(g->gpu_ns, o->compute_ns), 1),
            g->has_roofline ? (g->compute_bound ? "compute" : "memory") : "-", g->launch_bound ? "*" : "");
         if (g->has_roofline)
-            pf(h, "<td class=\"n\" data-v=\"%s\">%s</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%s ms\">%s</td></tr>\n",
+            pf(h, "<td class=\"n\" data-v=\"%s\">%s</td><td class=\"n\" data-v=\"%lld\" data-tip=\"%s ms\">%s</td>",
                AV(g->share_of_attainable), tc_html_pct_num(pa, sizeof pa, g->share_of_attainable, 1), (long long)g->lost_ns,
                tc_html_ms_exact(a, sizeof a, g->lost_ns), tc_html_ms_round(b, sizeof b, g->lost_ns));
-        else put(h, "<td class=\"n\" data-v=\"NaN\">-</td><td class=\"n\" data-v=\"NaN\">-</td></tr>\n");
+        else put(h, "<td class=\"n\" data-v=\"NaN\">-</td><td class=\"n\" data-v=\"NaN\">-</td>");
+        if (g->differing_rank >= 0) pf(h, "<td class=\"n\" data-v=\"%lld\">%lld</td></tr>\n", (long long)g->differing_rank,
+                                       (long long)g->differing_rank);
+        else put(h, "<td class=\"n\" data-v=\"NaN\">-</td></tr>\n");
     }
     put(h, "</tbody></table></div>\n");
 }

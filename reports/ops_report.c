@@ -19,6 +19,25 @@ static const char *class_cell(char *buf, size_t n, const tc_op_group *g) {
     return buf;
 }
 
+/* The groups shown whose GPU time differs on one rank (by more than 10% from the ranks' median). */
+static void differing(FILE *out, const tc_op_result *o, size_t shown, int width) {
+    char line[1600];
+    size_t len = 0, n = 0;
+    for (size_t i = 0; i < shown && len + 200 < sizeof line; i++) {
+        const tc_op_group *g = &o->groups[i];
+        if (g->differing_rank < 0) continue;
+        char name[4 * 40 + 1];
+        tc_term_cell(name, sizeof name, g->op, -40);
+        for (size_t k = strlen(name); k > 0 && name[k - 1] == ' ';) name[--k] = 0;
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s rank %lld", n++ ? ", " : "", name,
+                                (long long)g->differing_rank);
+    }
+    if (!n) return;
+    char text[1800];
+    snprintf(text, sizeof text, "differs on one rank (GPU time over 10%% off the ranks' median): %s", line);
+    tc_term_wrap(out, text, 2, 4, width);
+}
+
 static void op_groups(FILE *out, const tc_op_result *o, const char *bold_on, const char *bold_off, int width) {
     int ow = width - OPS_FIXED;
     if (ow < 12) ow = 12;
@@ -39,6 +58,7 @@ static void op_groups(FILE *out, const tc_op_result *o, const char *bold_on, con
                 class_cell(cls, sizeof cls, g), att, lost);
     }
     if (o->n_groups > shown) fprintf(out, "  ... %zu more groups in --json and --csv (ops.csv)\n", o->n_groups - shown);
+    differing(out, o, shown, width);
     char note[600], p[2][TC_PCT_LEN];
     snprintf(note, sizeof note, "%% comp = the group's GPU time over the summed compute-kernel time (ops hold %s of it, "
              "ops without shapes %s); %% att = its achieved rate over the roof at its arithmetic intensity (memory or "

@@ -190,6 +190,7 @@ Test(ops_text, the_top_groups_and_modules_fit_80_columns) {
     cr_expect(strstr(text, "aten::add                   [[256], [256]]        8.0 memory*    20.0      6.400\n"), "%s", text);
     cr_expect(strstr(text, "aten::custom_thing          unknown               4.0 -             -          -\n"), "%s", text);
     cr_expect(strstr(text, "90.0% of it, ops without shapes 4.0%"), "%s", text);
+    cr_expect(strstr(text, "  differs on one rank (GPU time over 10% off the ranks' median): aten::mm rank 3\n"), "%s", text);
     cr_expect(strstr(text, "Model_0/DecoderLayer_0/LayerNorm_0                  18.000     18.000      18.0\n"), "%s", text);
     cr_expect(strstr(text, "(outside every module)                              14.000     14.000      14.0\n"), "%s", text);
     for (char *line = text; *line;) {
@@ -251,6 +252,7 @@ Test(ops_html, the_roofline_and_the_module_table) {
     cr_expect(tip && strstr(tip, "memory-bound, 31.0% of attainable; 18.00 ms GPU time (18.0% of compute), 12.42 ms lost"),
               "%.400s", tip ? tip : "");
     cr_expect(strstr(html, "<table id=\"op-table\""));
+    cr_expect(strstr(html, "<td class=\"n\" data-v=\"3\">3</td></tr>"), "aten::mm differs on rank 3");
     cr_expect(strstr(html, "<table id=\"module-table\""));
     cr_expect(strstr(html, "<td class=\"name\">Model_0/DecoderLayer_0/LayerNorm_0</td>"));
     cr_expect(strstr(html, "<td class=\"name\">(outside every module)</td>"));
