@@ -80,8 +80,7 @@ static double matmul_flops(const tc_op_tensor *a, const tc_op_tensor *b) {
     return gemm(batch, m, k, n);
 }
 
-/* Parses "[1, 2]" or "3" (Concrete Inputs) into up to `cap` ints; the count, or 0 when absent. */
-static int int_list(const tc_op_shapes *s, int i, int64_t *v, int cap) {
+int tc_op_concrete_ints(const tc_op_shapes *s, int i, int64_t *v, int cap) {
     if (i >= s->n_concrete) return 0;
     const char *p = s->concrete[i];
     int n = 0;
@@ -126,7 +125,8 @@ static double conv_forward(const tc_op_shapes *s, int i_pad, int i_stride, int i
     if (i_transposed >= 0 && concrete_bool(s, i_transposed, false)) return conv_transposed(x, w);
     int sp = x->ndims - 2;
     int64_t pad[TC_OP_MAX_DIMS], str[TC_OP_MAX_DIMS], dil[TC_OP_MAX_DIMS];
-    int np = int_list(s, i_pad, pad, sp), ns = int_list(s, i_stride, str, sp), nd = int_list(s, i_dil, dil, sp);
+    int np = tc_op_concrete_ints(s, i_pad, pad, sp), ns = tc_op_concrete_ints(s, i_stride, str, sp),
+        nd = tc_op_concrete_ints(s, i_dil, dil, sp);
     if (np == 0 || ns == 0) return -1;
     double out = 1;
     for (int k = 0; k < sp; k++) {

@@ -59,6 +59,10 @@ tc_flop_op tc_flop_op_from_name(const char *name, size_t len);
  * (TC_DTYPE_UNKNOWN when no Input type maps to a catalog dtype). */
 double tc_flops_of(tc_flop_op op, const tc_op_shapes *s, tc_dtype *dtype);
 
+/* Concrete Inputs entry i as integers: "[1, 2]" or "3" into up to cap values of v; the count, 0
+ * when absent, empty or not integers. */
+int tc_op_concrete_ints(const tc_op_shapes *s, int i, int64_t *v, int cap);
+
 /* The cost of one call of any op from its shapes (issue 34): its family, FLOPs and bytes moved
  * (inputs read once + outputs written once; each formula in docs/definitions.md "Ops and the
  * roofline"). has_flops / has_bytes false when the shapes do not give the figure; family
