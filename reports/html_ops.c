@@ -5,6 +5,7 @@
 #include "html_page.h"
 #include "findings_text.h"
 #include "textfmt.h"
+#include "model/roofline.h"
 #include <math.h>
 
 #define TMP ((char[TC_ATTR_LEN]){0})
@@ -31,9 +32,11 @@ static bool chart_roofs(const tc_job *j, roofs *r) {
     }
     r->dtype = TC_DTYPE_BF16;
     for (int d = 0; d < TC_DTYPE_COUNT; d++) if (by[d] > by[r->dtype]) r->dtype = (tc_dtype)d;
-    r->peak = tc_gpu_peak_flops(r->gpu, r->dtype, NULL);
-    r->bw = r->gpu->mem_bandwidth_GBps * 1e9;
-    return r->peak > 0;
+    tc_roofline roof; /* the groups' own rule (model/roofline.h): the dtype's peak after the catalog's fallback */
+    tc_roofline_of(r->gpu, r->dtype, true, 1, true, 1, 1, &roof);
+    r->peak = roof.peak_flops;
+    r->bw = roof.bandwidth;
+    return roof.has && r->peak > 0 && r->bw > 0;
 }
 
 static bool drawable(const tc_op_group *g) {
