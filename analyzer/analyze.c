@@ -193,7 +193,11 @@ static int rank_analyze(tc_job *j, tc_rank_result *rr) {
     return rc;
 }
 
-void tc_rank_extra_free(tc_rank_extra *x) { tc_kernel_parts_free(&x->kernels); tc_kernel_aggs_free(&x->gpu_kernels); }
+void tc_rank_extra_free(tc_rank_extra *x) {
+    tc_kernel_parts_free(&x->kernels);
+    tc_kernel_aggs_free(&x->gpu_kernels);
+    tc_op_parts_free(&x->ops);
+}
 
 int tc_job_prepare(tc_job *j, bool sort_events) {
     j->n_ranks = 0;
@@ -238,6 +242,7 @@ static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double 
         int rc = rank_analyze(j, rr);
         if (!rc && rr->wait_ns && rr->unmatched_comm) rc = unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns);
         if (!rc) rc = tc_groups_rank(j, rr);
+        if (!rc) rc = tc_op_parts_rank(t, &x->ops); /* after host_wait sorted the host spans */
         if (sync) step_wait(sync, r, STEP_NESTING_RESOLVED);
         return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
     }
@@ -367,6 +372,16 @@ static void step_shares(tc_summary *sm) {
     f->idle = s.idle;
 }
 
+/* j->ops from the ranks' op parts (op_groups.h). 0, or -1 out of memory. */
+static int op_groups(tc_job *j, const tc_rank_extra *x) {
+    const tc_op_parts **parts = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof *parts);
+    if (!parts) return -1;
+    for (size_t r = 0; r < j->n_ranks; r++) parts[r] = &x[r].ops;
+    int rc = tc_op_groups_finish(j, parts);
+    free(parts);
+    return rc;
+}
+
 int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra *x) {
     tc_summary *sm = &j->summary;
     sm->ranks = j->n_ranks;
@@ -408,7 +423,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     sm->has_ratio = sm->b.compute_ns > 0;
     sm->comm_compute_ratio = sm->has_ratio ? (double)sm->b.comm_ns / (double)sm->b.compute_ns : 0;
     if (step_ranks) { sm->has_step_time = true; sm->step_time_ns = step_sum / (int64_t)step_ranks; }
-    if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x)) return -1;
+    if (tc_mfu_finish(j, opt, tc_job_user_flops(j, opt), x) || op_groups(j, x)) return -1;
     if (tc_groups_finish(j, opt) || tc_comm_model_fit(j) || tc_all_to_all(j)) return -1;
     if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);

@@ -11,6 +11,7 @@
 #include "analyze_options.h"
 #include "model/job.h"
 #include "kernel_aggs.h"
+#include "op_groups.h"
 
 /* Per-rank MFU facts that the job-level note is made of (mfu.c). */
 typedef struct {
@@ -48,6 +49,7 @@ typedef struct {
     tc_mfu_rank_facts mfu;
     tc_kernel_parts kernels;
     tc_kernel_aggs gpu_kernels; /* every GPU event name and kind of the trace (HTML kernels table) */
+    tc_op_parts ops;            /* its kernels to ops, modules and fusion candidates (op_groups.h) */
 } tc_rank_extra;
 
 void tc_rank_extra_free(tc_rank_extra *x);

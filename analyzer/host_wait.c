@@ -253,7 +253,7 @@ static bool is_data_loader(hw_ctx *c, uint32_t name) {
 }
 
 /* The spans' order, all fields compared (so the sort's result does not depend on the input order). */
-static int cmp_span(const void *a, const void *b) {
+int tc_host_span_cmp(const void *a, const void *b) {
     const tc_host_span *x = a, *y = b;
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
     if (x->ts_ns != y->ts_ns) return x->ts_ns < y->ts_ns ? -1 : 1;
@@ -319,7 +319,7 @@ static int index_sequence(hw_ctx *c, sequence *s) {
 static int build_items(hw_ctx *c) {
     tc_trace *t = c->t;
     if (t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
-    tc_sort(t->host, t->n_host, sizeof *t->host, cmp_span);
+    tc_sort(t->host, t->n_host, sizeof *t->host, tc_host_span_cmp);
     sequence *spans = &c->seq[0], *calls = &c->seq[1];
     spans->n = t->n_host;
     calls->calls = true;

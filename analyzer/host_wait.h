@@ -20,6 +20,8 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m);
 /* The job's sums (j->summary.idle, idle_cause_share, evidence, launch, host_event_ranks, and the
  * step window's causes, cause_share, lead and tail in j->summary.step) from the ranks' results. */
 void tc_host_wait_job(tc_job *j);
+/* The order tc_host_wait_rank sorts t->host in: (thread, start, end descending), then kind, name. */
+int tc_host_span_cmp(const void *a, const void *b);
 
 /* The cause with the most time (ties: the first in tc_idle_cause order), -1 when no cause has any:
  * what the per-step views show and a host-bound verdict names. */

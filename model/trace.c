@@ -350,3 +350,32 @@ int tc_trace_link_op_colls(tc_trace *t) {
 }
 
 uint64_t tc_trace_gpu_events(const tc_trace *t) { return t->n_gpu_parsed ? t->n_gpu_parsed : t->n_gpu; }
+
+int tc_trace_merge_op_keys(tc_trace *t) {
+    if (t->n_op_keys < 2) return 0;
+    size_t cap = 16;
+    while (cap < 2 * t->n_op_keys) cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot), *to = malloc(t->n_op_keys * sizeof *to);
+    if (!slot || !to) { free(slot); free(to); return -1; }
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_op_keys; i++) { /* the first of equal keys stays, in order */
+        const tc_op_key *k = &t->op_keys[i];
+        uint64_t h = ((uint64_t)k->name << 32 | k->shapes) * 0x9E3779B97F4A7C15ULL ^ (uint8_t)k->dtype;
+        size_t at = (size_t)(h >> 32) & (cap - 1);
+        for (; slot[at]; at = (at + 1) & (cap - 1)) {
+            const tc_op_key *o = &t->op_keys[slot[at] - 1];
+            if (o->name == k->name && o->shapes == k->shapes && o->dtype == k->dtype) break;
+        }
+        if (slot[at]) { to[i] = slot[at] - 1; continue; }
+        to[i] = (uint32_t)n;
+        t->op_keys[n++] = *k; /* n <= i: the kept keys stay in place, in order */
+        slot[at] = (uint32_t)n;
+    }
+    if (n < t->n_op_keys)
+        for (size_t i = 0; i < t->n_host; i++)
+            if (t->host[i].op_key != TC_NONE) t->host[i].op_key = to[t->host[i].op_key];
+    t->n_op_keys = n;
+    free(slot);
+    free(to);
+    return 0;
+}

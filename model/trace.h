@@ -89,8 +89,32 @@ typedef struct {
     uint8_t kind;         /* tc_host_kind */
     uint8_t pad8;         /* explicit padding, 0 (trace_arrays.def) */
     uint16_t pad16;       /* explicit padding, 0 */
-    uint32_t pad32;       /* explicit padding, 0 */
+    uint32_t op_key;      /* a cpu_op that carried Input Dims: its index into tc_trace.op_keys (its
+                           * name, shapes, dtype and cost); TC_NONE otherwise */
 } tc_host_span;
+
+/* One distinct (op name, Input Dims, dtype) of the trace's cpu_ops (issue 34): the key of an op
+ * group, with the cost of one call (model/ops.h tc_op_cost_of, computed at parse time). Repeated
+ * keys are stored once per parsed piece (a parallel parse may hold a key once per piece). */
+typedef struct {
+    double flops;         /* FLOPs of one call; valid when has_flops */
+    double bytes;         /* bytes moved by one call; valid when has_bytes */
+    uint32_t name;        /* strtab id of the op name */
+    uint32_t shapes;      /* strtab id of its Input Dims as text ("[[8, 512], [512], []]") */
+    uint8_t family;       /* tc_op_family */
+    uint8_t has_flops, has_bytes;
+    int8_t dtype;         /* tc_dtype of the first tensor input (TC_DTYPE_UNKNOWN = -1) */
+    uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
+} tc_op_key;
+
+/* An nn.Module python_function event ("nn.Module: <Class>_<instance>", with_modules / with_stack):
+ * modules nest by time on their CPU thread, as PyTorch's Python id / Python parent id say. */
+typedef struct {
+    int64_t ts_ns;        /* trace ns (CPU clock) */
+    int64_t dur_ns;       /* ns */
+    uint32_t name;        /* strtab id of the instance name without "nn.Module: " ("Linear_0") */
+    uint32_t thread;      /* strtab id of its CPU thread (tc_trace_intern_thread) */
+} tc_module_span;
 
 /* Collective arguments (PyTorch saveNcclMeta) carried by a kernel. Unknown ints are -1. */
 typedef struct {
@@ -237,6 +261,11 @@ void tc_trace_settle_times(tc_trace *t);
  * carried them; a kernel that only a user pattern made communication (TC_COMM_USER) is left as it
  * is. Called once a trace is parsed. 0, or -1 out of memory (nothing changed). */
 int tc_trace_link_op_colls(tc_trace *t);
+/* Keeps one of each equal (name, shapes, dtype) in op_keys, the first, in order, and points the host
+ * spans at it: the pieces of a parallel parse each hold their own keys, so after their append the
+ * trace is the one a sequential parse makes. Called once a trace is parsed. 0, or -1 out of memory
+ * (nothing changed). */
+int tc_trace_merge_op_keys(tc_trace *t);
 /* GPU events the input holds: n_gpu_parsed when set, else n_gpu. */
 uint64_t tc_trace_gpu_events(const tc_trace *t);
 /* Device name for a device index, NULL when deviceProperties did not list it or gave no name

@@ -105,7 +105,9 @@ cat_kind ct_classify_cat(const unsigned char *c, size_t len) {
         return KEY_IS("gpu_memset") ? CAT_MEMSET : CAT_OTHER;
     case 11: return KEY_IS("cuda_driver") ? CAT_RUNTIME : CAT_OTHER;
     case 12: return KEY_IS("cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
-    case 15: return KEY_IS("user_annotation") ? CAT_USER_ANNOTATION : CAT_OTHER;
+    case 15:
+        if (KEY_IS("user_annotation")) return CAT_USER_ANNOTATION;
+        return KEY_IS("python_function") ? CAT_PYTHON_FUNCTION : CAT_OTHER;
     case 19: return KEY_IS("gpu_user_annotation") ? CAT_GPU_USER_ANNOTATION : CAT_OTHER;
     default: return CAT_OTHER;
     }

@@ -1,9 +1,11 @@
 /* chrome_events.c: the end of a Chrome-trace event (see chrome_trace_int.h): its scratch turned into
- * at most one record (a GPU event, a launch, a host span, a step, a FLOP op, collective args), and
- * the end of a pg_config entry. */
+ * at most one record (a GPU event, a launch, a host span with its op key, a module span, a step, a
+ * FLOP op, collective args), and the end of a pg_config entry. */
 #include "chrome_trace_int.h"
 #include "base/util.h"
 #include "model/comm_kernels.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t step_number(const char *name, size_t len) {
@@ -54,9 +56,95 @@ void ct_add_host_span(tc_ct_parser *p, tc_host_kind kind, const char *name, size
     h.ts_ns = ts_ns;
     h.dur_ns = dur_ns;
     h.kind = (uint8_t)kind;
+    h.op_key = TC_NONE;
     h.name = tc_strtab_intern(t->strings, name, name_len);
     h.thread = thread_id(p, pid, pid_len, tid, tid_len);
     if (h.name == TC_NONE || h.thread == TC_NONE || TC_PUSH(t->host, t->n_host, t->cap_host, h)) p->oom = true;
+}
+
+/* The op's Input Dims as text in buf (SHAPES_CAP bytes), as PyTorch writes them ("[[8, 512], [],
+ * [512]]"); an input without one shape (a nested list, too many dims) is "[...]". Its length. */
+static size_t shapes_text(const tc_op_shapes *s, char *buf) {
+    size_t n = 0;
+    buf[n++] = '[';
+    for (int i = 0; i < s->n_inputs; i++) {
+        const tc_op_tensor *in = &s->in[i];
+        if (i) { buf[n++] = ','; buf[n++] = ' '; }
+        if (in->ndims < 0) { memcpy(buf + n, "[...]", 5); n += 5; continue; }
+        buf[n++] = '[';
+        for (int d = 0; d < in->ndims; d++) /* 21 bytes a size at most: 16 x 8 x 23 < SHAPES_CAP */
+            n += (size_t)snprintf(buf + n, SHAPES_CAP - n, d ? ", %lld" : "%lld", (long long)in->d[d]);
+        buf[n++] = ']';
+    }
+    buf[n++] = ']';
+    buf[n] = 0;
+    return n;
+}
+
+static uint32_t key_hash(uint32_t name, uint32_t shapes, int8_t dtype) {
+    uint64_t h = ((uint64_t)name << 32 | shapes) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint8_t)dtype;
+    return (uint32_t)(h >> 32);
+}
+
+/* Doubles the op-key table (16 slots at first). 0, or -1 out of memory. */
+static int grow_op_keys(tc_ct_parser *p) {
+    size_t cap = p->op_key_cap ? 2 * p->op_key_cap : 16;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    const tc_trace *t = p->t;
+    for (size_t i = 0; i < p->op_key_cap; i++) {
+        if (!p->op_key_slots[i]) continue;
+        const tc_op_key *k = &t->op_keys[p->op_key_slots[i] - 1];
+        size_t at = key_hash(k->name, k->shapes, k->dtype) & (cap - 1);
+        while (slots[at]) at = (at + 1) & (cap - 1);
+        slots[at] = p->op_key_slots[i];
+    }
+    free(p->op_key_slots);
+    p->op_key_slots = slots;
+    p->op_key_cap = cap;
+    return 0;
+}
+
+/* The index into t->op_keys of the cpu_op's (name, Input Dims, dtype), added with its cost when
+ * new; TC_NONE out of memory. */
+static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, size_t name_len) {
+    tc_trace *t = p->t;
+    if (!p->shapes_buf && !(p->shapes_buf = malloc(SHAPES_CAP))) return TC_NONE;
+    size_t len = shapes_text(&p->shapes, p->shapes_buf);
+    uint32_t shapes = tc_strtab_intern(t->strings, p->shapes_buf, len);
+    if (shapes == TC_NONE) return TC_NONE;
+    tc_op_cost c;
+    tc_op_cost_of(name, name_len, &p->shapes, &c);
+    int8_t dtype = (int8_t)c.dtype;
+    if (2 * (t->n_op_keys + 1) > p->op_key_cap && grow_op_keys(p)) return TC_NONE;
+    size_t at = key_hash(name_id, shapes, dtype) & (p->op_key_cap - 1);
+    for (; p->op_key_slots[at]; at = (at + 1) & (p->op_key_cap - 1)) {
+        const tc_op_key *k = &t->op_keys[p->op_key_slots[at] - 1];
+        if (k->name == name_id && k->shapes == shapes && k->dtype == dtype) return p->op_key_slots[at] - 1;
+    }
+    tc_op_key k;
+    memset(&k, 0, sizeof k); /* the explicit padding too */
+    k.name = name_id;
+    k.shapes = shapes;
+    k.dtype = dtype;
+    k.family = c.family;
+    k.has_flops = c.has_flops;
+    k.flops = c.has_flops ? c.flops : 0;
+    k.has_bytes = c.has_bytes;
+    k.bytes = c.has_bytes ? c.bytes : 0;
+    if (TC_PUSH(t->op_keys, t->n_op_keys, t->cap_op_keys, k)) return TC_NONE;
+    p->op_key_slots[at] = (uint32_t)t->n_op_keys;
+    return (uint32_t)(t->n_op_keys - 1);
+}
+
+/* An nn.Module python_function event: one tc_module_span named without the prefix. */
+static void add_module_span(tc_ct_parser *p, const char *name, size_t name_len) {
+    event_scratch *ev = &p->ev;
+    tc_trace *t = p->t;
+    tc_module_span m = {ev->ts_ns, ev->dur_ns, TC_NONE, TC_NONE};
+    m.name = tc_strtab_intern(t->strings, name + MODULE_PREFIX_LEN, name_len - MODULE_PREFIX_LEN);
+    m.thread = thread_id(p, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+    if (m.name == TC_NONE || m.thread == TC_NONE || TC_PUSH(t->modules, t->n_modules, t->cap_modules, m)) p->oom = true;
 }
 
 /* A cpu_op that is a FLOP op (flops.h): kept with its shapes; without shapes only counted. */
@@ -142,6 +230,10 @@ void ct_finish_event(tc_ct_parser *p) {
     if ((ev->cat == CAT_CPU_OP || ev->cat == CAT_USER_ANNOTATION) && !is_step) {
         ct_add_host_span(p, ev->cat == CAT_CPU_OP ? TC_HOST_CPU_OP : TC_HOST_ANNOTATION, name, name_len, ev->ts_ns,
                       ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
+        if (ev->cat == CAT_CPU_OP && p->has_dims && !p->oom) { /* its op group's key (issue 34) */
+            tc_host_span *h = &t->host[t->n_host - 1];
+            if ((h->op_key = op_key_of(p, h->name, name, name_len)) == TC_NONE) p->oom = true;
+        }
         if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
         /* record_param_comms: its arguments are the collective's, for kernels that carry none */
         if (ev->cat == CAT_CPU_OP && is_param_comms(name, name_len) && ev->coll_name.set && ev->external_id >= 0 &&
@@ -152,6 +244,9 @@ void ct_finish_event(tc_ct_parser *p) {
         return;
     }
     switch (ev->cat) {
+    case CAT_PYTHON_FUNCTION:
+        if (is_module_name(name, name_len)) add_module_span(p, name, name_len);
+        return;
     case CAT_KERNEL:
     case CAT_MEMCPY:
     case CAT_MEMSET: {

@@ -1,6 +1,7 @@
 /* chrome_scan.c: the Chrome-trace events handled before yajl (see below and chrome_trace_int.h):
  * the byte scanner that counts them, records their host spans, or writes their tokens down for
  * ct_emit_event, and passes every other byte on to yajl. */
+#define _GNU_SOURCE /* memmem */
 #include "chrome_trace_int.h"
 #include <string.h>
 #if defined(__SSE2__)
@@ -178,9 +179,10 @@ static bool complete_event_matters(const char *b, const span *ph, const span *ca
     if (ph->seen && ph->is_string && !(ph->len == 1 && b[ph->at] == 'X')) return false; /* only counted */
     if ((cat->seen && !cat->is_string) || (name->seen && !name->is_string)) return true; /* left to yajl */
     cat_kind k = cat->seen ? ct_classify_cat((const unsigned char *)b + cat->at, cat->len) : CAT_OTHER;
-    if (k != CAT_CPU_OP && k != CAT_OTHER && k != CAT_USER_ANNOTATION) return true;
+    if (k != CAT_CPU_OP && k != CAT_OTHER && k != CAT_USER_ANNOTATION && k != CAT_PYTHON_FUNCTION) return true;
     if (!name->seen) return false;
     size_t nl = name->len > NAME_CAP - 1 ? NAME_CAP - 1 : name->len;
+    if (k == CAT_PYTHON_FUNCTION) return is_module_name(b + name->at, nl); /* a module span is kept */
     if (nl > 13 && memcmp(b + name->at, "ProfilerStep#", 13) == 0) return true;
     if (is_param_comms(b + name->at, nl)) return true; /* its collective args are kept */
     return cat->seen && k == CAT_CPU_OP && tc_flop_op_from_name(b + name->at, nl) != TC_FOP_NONE;
@@ -213,6 +215,7 @@ static event_fate_kind event_fate(const char *b, const span *ph, const span *cat
  * judged on their first keys. */
 static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev) {
     span ph = {0}, cat = {0}, ts = {0}, dur = {0};
+    bool dims = false; /* its args hold "Input Dims": a cpu_op with them keeps its op key (yajl's path) */
     memset(ev, 0, sizeof *ev);
     i = skip_json_ws(b, i + 1, end);
     if (end - i < 64) return 0;
@@ -245,6 +248,9 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
         i = skip_json_ws(b, i + 1, end);
         size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end) : value_end(b, i, end);
         if (!v) return 0;
+        if (kl == 4 && !dims && b[i] == '{' && memcmp(key, "args", 4) == 0 &&
+            (!cat.seen || ct_classify_cat((const unsigned char *)b + cat.at, cat.len) == CAT_CPU_OP))
+            dims = memmem(b + i, v - i, "\"Input Dims\"", 12) != NULL;
         if (slot) {
             bool str = b[i] == '"';
             /* a pid or tid that is not a string or a number: yajl's path keeps other text */
@@ -260,7 +266,7 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
         i = skip_json_ws(b, i + 1, end);
     }
     ev->fate = event_fate(b, &ph, &cat, &ev->name, &ts, &dur, ev);
-    if (ev->fate == FATE_YAJL) return 0;
+    if (ev->fate == FATE_YAJL || (dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP)) return 0;
     i = skip_json_ws(b, i + 1, end);
     return i < end && b[i] == ',' ? i + 1 : 0;
 }

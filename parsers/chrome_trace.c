@@ -76,6 +76,8 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     free(p->last_ranks.text);
     free(p->comm_of);
     free(p->pg_ranks.text);
+    free(p->op_key_slots);
+    free(p->shapes_buf);
     free(p);
 }
 

@@ -60,7 +60,7 @@ typedef enum {
 
 typedef enum {
     CAT_OTHER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME, CAT_USER_ANNOTATION,
-    CAT_GPU_USER_ANNOTATION, CAT_CPU_OP
+    CAT_GPU_USER_ANNOTATION, CAT_CPU_OP, CAT_PYTHON_FUNCTION
 } cat_kind;
 
 /* Why a number field was unusable; ordered by the reason table below. */
@@ -154,6 +154,10 @@ struct tc_ct_parser {
     /* shapes of the current event (record_shapes); bounded, reset at each event */
     tc_op_shapes shapes;
     bool has_dims;
+    /* the trace's op keys (tc_trace.op_keys) by (name, shapes, dtype): open addressing, index + 1
+     * per slot, 0 empty; op_key_cap a power of two or 0 */
+    uint32_t *op_key_slots; size_t op_key_cap;
+    char *shapes_buf;       /* SHAPES_CAP bytes: the current op's Input Dims as text */
     /* string-length guard (see STR_CAP): raw-byte tracking of where strings are */
     bool in_str;            /* inside a string */
     bool after_backslash;   /* the chunk ended just after a backslash inside a string */
@@ -205,6 +209,14 @@ static inline key_kind top_key(tc_ct_parser *p) {
 static inline bool times_fit(int64_t ts_ns, int64_t dur_ns) {
     return ts_ns > -TC_TIME_LIMIT_NS && ts_ns < TC_TIME_LIMIT_NS - dur_ns;
 }
+
+/* An nn.Module python_function event's name prefix ("nn.Module: Linear_0"). */
+#define MODULE_PREFIX "nn.Module: "
+#define MODULE_PREFIX_LEN (sizeof MODULE_PREFIX - 1)
+static inline bool is_module_name(const char *name, size_t len) {
+    return len > MODULE_PREFIX_LEN && memcmp(name, MODULE_PREFIX, MODULE_PREFIX_LEN) == 0;
+}
+#define SHAPES_CAP 4096 /* bytes of an op's Input Dims text (16 inputs of 8 dims fit) */
 
 /* PyTorch's op that carries a collective's arguments (RECORD_PARAM_COMMS): its args are kept for
  * the kernels it launches (ct_finish_event), so the check before yajl never leaves it out. */

@@ -23,11 +23,11 @@ const tc_reader *tc_reader_for(const char *head, size_t len) {
 static double share_of(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 1.0; }
 
 /* What every parse of a trace ends with, whichever way it was read: its time budget settled and its
- * comm kernels given the collective args of the ops that launched them. 0, or -1 out of memory
+ * comm kernels given the collective args of the ops that launched them, its op keys merged. 0, or -1 out of memory
  * (the message written). */
 static int finish_trace(tc_trace *t, const char *path, char *msg, size_t msglen) {
     tc_trace_settle_times(t);
-    if (!tc_trace_link_op_colls(t)) return 0;
+    if (!tc_trace_link_op_colls(t) && !tc_trace_merge_op_keys(t)) return 0;
     snprintf(msg, msglen, "%s: out of memory", path);
     return -1;
 }

@@ -623,7 +623,7 @@ static int par_load(par_ctx *x, tc_source *src, int threads, uint64_t size_hint,
     return par_finish(x, src);
 }
 
-tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint, const tc_read_options *opt,
+static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, uint64_t size_hint, const tc_read_options *opt,
                                tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
     tc_par_info dummy;
     if (!info) info = &dummy;
@@ -664,4 +664,15 @@ tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_
     free(x.bounds);
     free(x.remap);
     return status;
+}
+
+tc_par_status tc_parallel_load(tc_trace *t, tc_source *src, int threads, uint64_t size_hint, const tc_read_options *opt,
+                               tc_progress_fn progress, void *progress_ctx, tc_par_info *info) {
+    tc_par_status st = load_in_pieces(t, src, threads, size_hint, opt, progress, progress_ctx, info);
+    /* each piece held its own op keys: one of each, as a sequential parse keeps */
+    if (st == TC_PAR_OK && tc_trace_merge_op_keys(t)) {
+        if (info) info->why = "out of memory";
+        return TC_PAR_FALLBACK;
+    }
+    return st;
 }

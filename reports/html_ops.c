@@ -116,9 +116,9 @@ static void roofline_svg(hr *h, const roofs *r, int narrow) {
     double lb = log10(r->bw), lp = log10(r->peak), ridge = lp - lb;
     double sx = s.x0, sy = lb + s.x0;
     if (sy < s.y0) { sy = s.y0; sx = s.y0 - lb; }
-    pf(h, "<polyline fill=\"none\" stroke=\"#000\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
+    pf(h, "<path id=\"roofs%s\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f\" "
           "data-tip=\"the roofs of %s: memory %s GB/s, compute %s TFLOP/s (%s); ridge at %s FLOP/byte\"/>\n",
-       XL(sx), YL(sy), XL(ridge), YL(lp), XL(s.x1), YL(lp), r->gpu->name, TC_SIG4(a, r->gpu->mem_bandwidth_GBps),
+       narrow ? "-narrow" : "", XL(sx), YL(sy), XL(ridge), YL(lp), XL(s.x1), YL(lp), r->gpu->name, TC_SIG4(a, r->gpu->mem_bandwidth_GBps),
        TC_SIG4(b, r->peak / 1e12), tc_dtype_name(r->dtype), TC_SIG4((char[TC_ATTR_LEN]){0}, r->peak / r->bw));
     pf(h, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s TFLOP/s %s</text>\n", (double)(W - R - 4), YL(lp) - 6,
        TC_SIG4(a, r->peak / 1e12), tc_dtype_name(r->dtype));

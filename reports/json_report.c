@@ -6,6 +6,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "ops_json.h"
 #include "replay_report.h"
 #include "textfmt.h"
 #include "base/version.h"
@@ -416,6 +417,7 @@ int tc_json_report_write(FILE *out, const tc_job *j) {
     process_groups(&w, j);
     all_to_all(&w, j);
     tc_mfu_json_top_kernels(&w, j);
+    tc_ops_json(&w, j);
 
     jw_key(&w, "warnings");
     jw_array_begin(&w);

@@ -425,6 +425,7 @@ void tc_rank_result_pack(tc_buf *b, const tc_rank_result *rr, const tc_rank_extr
         tc_buf_i64(b, g->total_ns);
         tc_buf_i64(b, g->max_ns);
     }
+    tc_op_parts_pack(b, &x->ops);
     put_warnings(b, t);
 }
 
@@ -467,6 +468,7 @@ int tc_rank_result_unpack(tc_buf *b, tc_rank_result *rr, tc_rank_extra *x, tc_tr
         if (b->bad || kind > 3) { b->bad = true; break; }
         if (tc_kernel_aggs_add(&x->gpu_kernels, &g)) b->bad = true;
     }
+    if (!b->bad && tc_op_parts_unpack(b, &x->ops)) b->bad = true;
     get_warnings(b, t);
     return b->bad ? -1 : 0;
 }

@@ -30,6 +30,11 @@ int64_t tc_buf_get_i64(tc_buf *b);
 double tc_buf_get_f64(tc_buf *b);
 char *tc_buf_get_str(tc_buf *b); /* malloc'd copy, NULL when it was NULL (or on error: b->bad) */
 
+/* One rank's op parts (analyzer/op_groups.h), in its results message; read back into p (0, or -1
+ * damaged/out of memory, p then freed). mpi_pack_ops.c. */
+void tc_op_parts_pack(tc_buf *b, const tc_op_parts *p);
+int tc_op_parts_unpack(tc_buf *b, tc_op_parts *p);
+
 /* Appends t entirely; reads it back into an uninitialized t (0, or -1 damaged/out of memory, t
  * then freed). A read-back trace equals the original: same string ids, arrays, counts, warnings. */
 void tc_trace_pack(tc_buf *b, const tc_trace *t);
