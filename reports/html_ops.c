@@ -44,8 +44,16 @@ static bool drawable(const tc_op_group *g) {
            isfinite(g->achieved_flops);
 }
 
-/* A decade's label in plain form: 10^k as "1,000" or "0.01". */
+/* A decade's label in plain form: 10^k as "1,000" or "0.01" (k >= -6). */
 static const char *decade(char *buf, size_t n, int k) { return tc_fmt_num(buf, n, pow(10, k), k < 0 ? -k : 0); }
+
+/* A rate's decade with an SI prefix, 10^k FLOP/s for 0 <= k < 21: "1", "10 k", "100 G", "1 T". */
+static const char *rate_decade(char *buf, size_t n, int k) {
+    static const char *const prefix[] = {"", " k", " M", " G", " T", " P", " E"};
+    static const char *const mant[] = {"1", "10", "100"};
+    snprintf(buf, n, "%s%s", mant[k % 3], prefix[k / 3]);
+    return buf;
+}
 
 /* The chart's axes in decades: x of FLOP per byte, y of FLOP/s. */
 typedef struct { int x0, x1, y0, y1; } span;
@@ -62,6 +70,11 @@ static span chart_span(const tc_op_result *o, const roofs *r, size_t n) {
     span s = {(int)floor(log10(xmin)), (int)ceil(log10(xmax)), (int)floor(log10(ymin)), (int)ceil(log10(ymax * 1.5))};
     if (s.x1 - s.x0 < 2) { s.x0--; s.x1++; }
     if (s.y1 - s.y0 < 2) s.y0 = s.y1 - 2;
+    if (s.x0 < -6) s.x0 = -6; /* dots further left or lower sit on the edge */
+    if (s.y0 < 0) s.y0 = 0;
+    if (s.y1 > 20) s.y1 = 20;
+    if (s.y1 <= s.y0) s.y1 = s.y0 + 2;
+    if (s.x1 <= s.x0) s.x1 = s.x0 + 2;
     return s;
 }
 
@@ -107,11 +120,11 @@ static void roofline_svg(hr *h, const roofs *r, int narrow) {
     for (int k = s.y0; k <= s.y1; k++) {
         pf(h, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", L, YL(k), W - R, YL(k));
         if ((k - s.y0) % yevery == 0)
-            pf(h, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", L - 5, YL(k) + 4, decade(a, sizeof a, k - 12));
+            pf(h, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", L - 5, YL(k) + 4, rate_decade(a, sizeof a, k));
         put(h, "\n");
     }
     pf(h, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity, FLOP per byte (log)</text>\n", L + PW / 2, H - 6);
-    pf(h, "<text x=\"%d\" y=\"14\">achieved TFLOP/s (log)</text>\n", L - 5 - (narrow ? 30 : 40));
+    pf(h, "<text x=\"%d\" y=\"14\">achieved FLOP/s (log)</text>\n", L - 5 - (narrow ? 30 : 40));
     /* the roofs: bandwidth x intensity up to the ridge, then the peak */
     double lb = log10(r->bw), lp = log10(r->peak), ridge = lp - lb;
     double sx = s.x0, sy = lb + s.x0;
@@ -126,9 +139,10 @@ static void roofline_svg(hr *h, const roofs *r, int narrow) {
     for (size_t g = n; g-- > 0;) { /* the biggest losses drawn last, on top */
         const tc_op_group *p = &o->groups[g];
         if (!drawable(p)) continue;
-        double ly = log10(p->achieved_flops);
+        double ly = log10(p->achieved_flops), lx = log10(p->intensity);
         if (ly < s.y0) ly = s.y0;
-        dot(h, p, XL(log10(p->intensity)), YL(ly), rad0 + radk * sqrt(share(p->gpu_ns, o->compute_ns)), o->compute_ns);
+        if (lx < s.x0) lx = s.x0;
+        dot(h, p, XL(lx), YL(ly), rad0 + radk * sqrt(share(p->gpu_ns, o->compute_ns)), o->compute_ns);
     }
     pf(h, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n</svg>\n", L, T + PH, W - R, T + PH);
 #undef XL

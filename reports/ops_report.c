@@ -7,8 +7,9 @@
 
 #define OP_ROWS 10
 #define MODULE_ROWS 8
-#define SHAPES_W 18
-#define OPS_FIXED (SHAPES_W + 35) /* the columns besides the op's name, with their spaces */
+#define SHAPES_W 18            /* at 80 columns; half of any width beyond goes to the shapes */
+#define SHAPES_MAX 60
+#define OPS_FIXED 35           /* the columns besides the op's name and shapes, with their spaces */
 #define MODULES_FIXED 33
 
 static double share_of(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : 0; }
@@ -39,19 +40,21 @@ static void differing(FILE *out, const tc_op_result *o, size_t shown, int width)
 }
 
 static void op_groups(FILE *out, const tc_op_result *o, const char *bold_on, const char *bold_off, int width) {
-    int ow = width - OPS_FIXED;
+    int sw = SHAPES_W + (width > 80 ? (width - 80) / 2 : 0);
+    if (sw > SHAPES_MAX) sw = SHAPES_MAX;
+    int ow = width - OPS_FIXED - sw;
     if (ow < 12) ow = 12;
     size_t shown = o->n_groups < OP_ROWS ? o->n_groups : OP_ROWS;
     const char *names[OP_ROWS];
     for (size_t i = 0; i < shown; i++) names[i] = o->groups[i].op;
     fprintf(out, "\n%sTop op groups%s (by time lost against the roofline, all ranks)\n", bold_on, bold_off);
-    fprintf(out, "%-*s %-*s %6s %-8s %6s %10s\n", ow, "op", SHAPES_W, "shapes", "share", "class", "% att", "lost");
-    fprintf(out, "%-*s %-*s %6s %-8s %6s %10s\n", ow, "", SHAPES_W, "", "% comp", "", "roof", "ms");
+    fprintf(out, "%-*s %-*s %6s %-8s %6s %10s\n", ow, "op", sw, "shapes", "share", "class", "% att", "lost");
+    fprintf(out, "%-*s %-*s %6s %-8s %6s %10s\n", ow, "", sw, "", "% comp", "", "roof", "ms");
     for (size_t i = 0; i < shown; i++) {
         const tc_op_group *g = &o->groups[i];
-        char name[4 * 120 + 1], shapes[4 * SHAPES_W + 1], sc[TC_PCT_LEN], cls[16], att[TC_PCT_LEN], lost[24];
+        char name[4 * 120 + 1], shapes[4 * SHAPES_MAX + 1], sc[TC_PCT_LEN], cls[16], att[TC_PCT_LEN], lost[24];
         tc_term_name_cell(name, sizeof name, g->op, names, shown, -ow);
-        tc_term_cell(shapes, sizeof shapes, g->shapes ? g->shapes : "unknown", -SHAPES_W);
+        tc_term_cell(shapes, sizeof shapes, g->shapes ? g->shapes : "unknown", -sw);
         if (g->has_roofline) tc_fmt_pct_num(att, sizeof att, g->share_of_attainable, 1); else snprintf(att, sizeof att, "-");
         if (g->has_roofline) tc_term_fit(lost, sizeof lost, (double)g->lost_ns / 1e6, 3, 10); else snprintf(lost, sizeof lost, "-");
         fprintf(out, "%s %s %6s %-8s %6s %10s\n", name, shapes, tc_fmt_pct_num(sc, sizeof sc, share_of(g->gpu_ns, o->compute_ns), 1),
