@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <yajl/yajl_tree.h>
 #include "analyzer/findings.h"
 #include "reports/actions_json.h"
@@ -262,4 +263,77 @@ Test(ops_html, the_roofline_and_the_module_table) {
     cr_expect_null(strstr(html, "id=\"ops\""));
     free(html);
     tc_job_free(&j);
+}
+
+/* The cells of one CSV line (RFC 4180 quotes; a leading ' of a formula-looking cell kept), at most max. */
+static size_t csv_cells(const char *line, char cells[][512], size_t max) {
+    size_t n = 0;
+    const char *p = line;
+    while (n < max) {
+        size_t k = 0;
+        bool quoted = *p == '"';
+        if (quoted) p++;
+        while (*p && (quoted || (*p != ',' && *p != '\r'))) {
+            if (quoted && *p == '"') {
+                if (p[1] == '"') p++;
+                else { p++; quoted = false; continue; }
+            }
+            if (k + 1 < 512) cells[n][k++] = *p;
+            p++;
+        }
+        cells[n++][k] = 0;
+        if (*p != ',') break;
+        p++;
+    }
+    return n;
+}
+
+/* ops.csv and modules.csv of a real trace (the bundled H100 Qwen trace) hold every group and module
+ * of the JSON's ops[] and modules[], in its order, with the same values. */
+Test(ops_csv, a_real_trace_matches_its_json, .timeout = 120) {
+    char *d = tu_tmpdir(), *out = NULL;
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --json %s/q.json --csv %s/csv tests/data/ref/h100_qwen1.5_0.5b.json.gz", tu_bin(),
+                       d, d), 0, "%s", out);
+    free(out);
+    char p[600], err[256];
+    snprintf(p, sizeof p, "%s/q.json", d);
+    char *json = tu_read_file(p, NULL);
+    yajl_val root = yajl_tree_parse(json, err, sizeof err);
+    cr_assert_not_null(root, "%s", err);
+    static const char *const tables[2] = {"ops", "modules"};
+    for (int t = 0; t < 2; t++) {
+        yajl_val arr = field(root, tables[t]);
+        cr_assert(YAJL_IS_ARRAY(arr));
+        cr_assert_gt(arr->u.array.len, 10, "the trace has many %s", tables[t]);
+        snprintf(p, sizeof p, "%s/csv/%s.csv", d, tables[t]);
+        char *csv = tu_read_file(p, NULL);
+        char (*head)[512] = calloc(32, 512), (*cells)[512] = calloc(32, 512);
+        char *line = csv, *next = strstr(line, "\r\n");
+        cr_assert(next && head && cells);
+        size_t nh = csv_cells(line, head, 32), row = 0;
+        for (line = next + 2; *line; line = next + 2, row++) {
+            next = strstr(line, "\r\n");
+            cr_assert(next);
+            cr_assert_lt(row, arr->u.array.len, "%s.csv has more rows than the JSON", tables[t]);
+            cr_assert_eq(csv_cells(line, cells, 32), nh);
+            yajl_val obj = arr->u.array.values[row];
+            for (size_t c = 0; c < nh; c++) {
+                yajl_val v = field(obj, head[c]);
+                cr_assert_not_null(v, "%s.csv column %s is not a key of the JSON", tables[t], head[c]);
+                if (YAJL_IS_NULL(v)) cr_expect_str_eq(cells[c], "", "%s row %zu %s", tables[t], row, head[c]);
+                else if (YAJL_IS_STRING(v)) cr_expect_str_eq(cells[c], YAJL_GET_STRING(v), "%s row %zu %s", tables[t], row, head[c]);
+                else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v)) cr_expect_str_eq(cells[c], YAJL_IS_TRUE(v) ? "true" : "false");
+                else cr_expect_float_eq(strtod(cells[c], NULL), YAJL_GET_DOUBLE(v), 1e-9 * (1 + fabs(YAJL_GET_DOUBLE(v))),
+                                        "%s row %zu %s: %s", tables[t], row, head[c], cells[c]);
+            }
+        }
+        cr_expect_eq(row, arr->u.array.len, "%s.csv: every row of the JSON", tables[t]);
+        free(head);
+        free(cells);
+        free(csv);
+    }
+    yajl_tree_free(root);
+    free(json);
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
 }
