@@ -62,6 +62,17 @@ void ct_add_host_span(tc_ct_parser *p, tc_host_kind kind, const char *name, size
     if (h.name == TC_NONE || h.thread == TC_NONE || TC_PUSH(t->host, t->n_host, t->cap_host, h)) p->oom = true;
 }
 
+/* v in decimal at out (20 bytes at most, no NUL): snprintf costs a tenth of a parse here. Its length. */
+static size_t put_int(char *out, int64_t v) {
+    char tmp[24];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (v < 0) out[k++] = '-';
+    while (n) out[k++] = tmp[--n];
+    return k;
+}
+
 /* The op's Input Dims as text in buf (SHAPES_CAP bytes), as PyTorch writes them ("[[8, 512], [],
  * [512]]"); an input without one shape (a nested list, too many dims) is "[...]". Its length. */
 static size_t shapes_text(const tc_op_shapes *s, char *buf) {
@@ -72,8 +83,10 @@ static size_t shapes_text(const tc_op_shapes *s, char *buf) {
         if (i) { buf[n++] = ','; buf[n++] = ' '; }
         if (in->ndims < 0) { memcpy(buf + n, "[...]", 5); n += 5; continue; }
         buf[n++] = '[';
-        for (int d = 0; d < in->ndims; d++) /* 21 bytes a size at most: 16 x 8 x 23 < SHAPES_CAP */
-            n += (size_t)snprintf(buf + n, SHAPES_CAP - n, d ? ", %lld" : "%lld", (long long)in->d[d]);
+        for (int d = 0; d < in->ndims; d++) { /* 22 bytes a size at most: 16 x 8 x 24 < SHAPES_CAP */
+            if (d) { buf[n++] = ','; buf[n++] = ' '; }
+            n += put_int(buf + n, in->d[d]);
+        }
         buf[n++] = ']';
     }
     buf[n++] = ']';
@@ -81,23 +94,22 @@ static size_t shapes_text(const tc_op_shapes *s, char *buf) {
     return n;
 }
 
-static uint32_t key_hash(uint32_t name, uint32_t shapes, int8_t dtype) {
-    uint64_t h = ((uint64_t)name << 32 | shapes) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint8_t)dtype;
+static uint32_t key_hash(uint32_t name, uint32_t shapes, uint32_t types) {
+    uint64_t h = (((uint64_t)name << 32 | shapes) ^ types) * 0x9E3779B97F4A7C15ULL;
     return (uint32_t)(h >> 32);
 }
 
 /* Doubles the op-key table (16 slots at first). 0, or -1 out of memory. */
 static int grow_op_keys(tc_ct_parser *p) {
     size_t cap = p->op_key_cap ? 2 * p->op_key_cap : 16;
-    uint32_t *slots = calloc(cap, sizeof *slots);
+    op_slot *slots = calloc(cap, sizeof *slots);
     if (!slots) return -1;
-    const tc_trace *t = p->t;
     for (size_t i = 0; i < p->op_key_cap; i++) {
-        if (!p->op_key_slots[i]) continue;
-        const tc_op_key *k = &t->op_keys[p->op_key_slots[i] - 1];
-        size_t at = key_hash(k->name, k->shapes, k->dtype) & (cap - 1);
-        while (slots[at]) at = (at + 1) & (cap - 1);
-        slots[at] = p->op_key_slots[i];
+        const op_slot *o = &p->op_key_slots[i];
+        if (!o->key1) continue;
+        size_t at = key_hash(o->name, o->shapes, o->types) & (cap - 1);
+        while (slots[at].key1) at = (at + 1) & (cap - 1);
+        slots[at] = *o;
     }
     free(p->op_key_slots);
     p->op_key_slots = slots;
@@ -105,36 +117,58 @@ static int grow_op_keys(tc_ct_parser *p) {
     return 0;
 }
 
+/* FNV-1a of the op's Input type texts: with its name and shapes, what decides its dtype. */
+static uint32_t types_hash(const tc_op_shapes *s) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < s->n_types; i++) {
+        for (const char *c = s->types[i]; *c; c++) { h ^= (unsigned char)*c; h *= 16777619u; }
+        h ^= 0xff;
+        h *= 16777619u;
+    }
+    return h;
+}
+
 /* The index into t->op_keys of the cpu_op's (name, Input Dims, dtype), added with its cost when
- * new; TC_NONE out of memory. */
+ * new; TC_NONE out of memory. The table is looked up by (name, shapes, Input types): a repeated
+ * call costs no tc_op_cost_of; a new one whose dtype makes an existing key reuses that key. */
 static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, size_t name_len) {
     tc_trace *t = p->t;
     if (!p->shapes_buf && !(p->shapes_buf = malloc(SHAPES_CAP))) return TC_NONE;
     size_t len = shapes_text(&p->shapes, p->shapes_buf);
     uint32_t shapes = tc_strtab_intern(t->strings, p->shapes_buf, len);
     if (shapes == TC_NONE) return TC_NONE;
+    uint32_t types = types_hash(&p->shapes);
+    if (2 * (p->n_op_slots + 1) > p->op_key_cap && grow_op_keys(p)) return TC_NONE;
+    size_t at = key_hash(name_id, shapes, types) & (p->op_key_cap - 1);
+    for (; p->op_key_slots[at].key1; at = (at + 1) & (p->op_key_cap - 1)) {
+        const op_slot *o = &p->op_key_slots[at];
+        if (o->name == name_id && o->shapes == shapes && o->types == types) return o->key1 - 1;
+    }
     tc_op_cost c;
     tc_op_cost_of(name, name_len, &p->shapes, &c);
     int8_t dtype = (int8_t)c.dtype;
-    if (2 * (t->n_op_keys + 1) > p->op_key_cap && grow_op_keys(p)) return TC_NONE;
-    size_t at = key_hash(name_id, shapes, dtype) & (p->op_key_cap - 1);
-    for (; p->op_key_slots[at]; at = (at + 1) & (p->op_key_cap - 1)) {
-        const tc_op_key *k = &t->op_keys[p->op_key_slots[at] - 1];
-        if (k->name == name_id && k->shapes == shapes && k->dtype == dtype) return p->op_key_slots[at] - 1;
+    size_t k = t->n_op_keys; /* keys of this name and shapes are few: look among the last ones */
+    while (k > 0 && !(t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
+                      t->op_keys[k - 1].dtype == dtype) && t->n_op_keys - k < 8) k--;
+    bool found = k > 0 && t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
+                 t->op_keys[k - 1].dtype == dtype;
+    if (!found) {
+        tc_op_key key;
+        memset(&key, 0, sizeof key); /* the explicit padding too */
+        key.name = name_id;
+        key.shapes = shapes;
+        key.dtype = dtype;
+        key.family = c.family;
+        key.has_flops = c.has_flops;
+        key.flops = c.has_flops ? c.flops : 0;
+        key.has_bytes = c.has_bytes;
+        key.bytes = c.has_bytes ? c.bytes : 0;
+        if (TC_PUSH(t->op_keys, t->n_op_keys, t->cap_op_keys, key)) return TC_NONE;
+        k = t->n_op_keys;
     }
-    tc_op_key k;
-    memset(&k, 0, sizeof k); /* the explicit padding too */
-    k.name = name_id;
-    k.shapes = shapes;
-    k.dtype = dtype;
-    k.family = c.family;
-    k.has_flops = c.has_flops;
-    k.flops = c.has_flops ? c.flops : 0;
-    k.has_bytes = c.has_bytes;
-    k.bytes = c.has_bytes ? c.bytes : 0;
-    if (TC_PUSH(t->op_keys, t->n_op_keys, t->cap_op_keys, k)) return TC_NONE;
-    p->op_key_slots[at] = (uint32_t)t->n_op_keys;
-    return (uint32_t)(t->n_op_keys - 1);
+    p->op_key_slots[at] = (op_slot){name_id, shapes, types, (uint32_t)k};
+    p->n_op_slots++;
+    return (uint32_t)(k - 1);
 }
 
 /* An nn.Module python_function event: one tc_module_span named without the prefix. */

@@ -120,6 +120,9 @@ typedef struct { size_t at, len; tok_kind kind; } tok;
 #define TOK_CAP 512 /* tokens of one event read before yajl; an event with more goes to yajl */
 typedef struct { tok t[TOK_CAP]; size_t n; } tok_sink;
 
+/* One (name id, shapes id, hash of the Input types) seen, and its op key's index + 1 (0: empty). */
+typedef struct { uint32_t name, shapes, types, key1; } op_slot;
+
 struct tc_ct_parser {
     yajl_handle yh;
     tc_trace *t;
@@ -154,9 +157,9 @@ struct tc_ct_parser {
     /* shapes of the current event (record_shapes); bounded, reset at each event */
     tc_op_shapes shapes;
     bool has_dims;
-    /* the trace's op keys (tc_trace.op_keys) by (name, shapes, dtype): open addressing, index + 1
-     * per slot, 0 empty; op_key_cap a power of two or 0 */
-    uint32_t *op_key_slots; size_t op_key_cap;
+    /* the trace's op keys (tc_trace.op_keys) by (name, shapes, Input types): open addressing;
+     * op_key_cap a power of two or 0 */
+    op_slot *op_key_slots; size_t op_key_cap, n_op_slots;
     char *shapes_buf;       /* SHAPES_CAP bytes: the current op's Input Dims as text */
     /* string-length guard (see STR_CAP): raw-byte tracking of where strings are */
     bool in_str;            /* inside a string */
