@@ -337,3 +337,74 @@ Test(ops_csv, a_real_trace_matches_its_json, .timeout = 120) {
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
+
+/* A planted compute-bound job, two ranks ("rank 0 (copy).json", host time before the first kernel, µs
+ * timestamps): per rank 200 iterations of a layer norm (200 µs kernels, far under its memory roof)
+ * then a 4096³ GEMM (300 µs), back to back. Its first action names the planted memory-bound norm,
+ * with the JSON group's figures; the GEMM, losing less, is not the first. */
+static void plant_compute_bound(const char *dir, int rank) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank %d (copy).json", dir, rank);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2}, \"traceEvents\": [\n", rank);
+    static const char *const names[2] = {"aten::native_layer_norm", "aten::mm"};
+    static const char *const dims[2] = {"[[8, 512, 4096], [], [4096], [4096], []]", "[[4096, 4096], [4096, 4096]]"};
+    static const char *const types[2] = {"[\"c10::BFloat16\", \"\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
+                                         "[\"c10::BFloat16\", \"c10::BFloat16\"]"};
+    static const long dur[2] = {200, 300};
+    for (long i = 0; i < 200; i++)
+        for (int k = 0; k < 2; k++) {
+            long ts = 100 + i * 500 + k * 200, corr = 1 + i * 2 + k; /* the host runs ahead of the GPU */
+            fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+                    "\"dur\": 20, \"args\": {\"External id\": %ld, \"Input Dims\": %s, \"Input type\": %s}},\n",
+                    names[k], ts, corr, dims[k], types[k]);
+            fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                    "\"ts\": %ld, \"dur\": 4, \"args\": {\"correlation\": %ld}},\n", ts + 5, corr);
+            fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+                    "\"dur\": %ld, \"args\": {\"correlation\": %ld, \"stream\": 7}},\n", k ? "gemm_kernel" : "ln_kernel",
+                    5000 + i * 500 + k * 200, dur[k], corr);
+        }
+    fprintf(f, "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 106000, \"s\": \"t\"}\n]}\n");
+    fclose(f);
+}
+
+/* A string value, "" when it is none. */
+static const char *str_of(yajl_val v) { return YAJL_IS_STRING(v) && v->u.string ? v->u.string : ""; }
+
+Test(ops_actions, a_planted_compute_bound_job_names_its_memory_bound_op, .timeout = 120) {
+    char *d = tu_tmpdir(), *out = NULL;
+    for (int r = 0; r < 2; r++) plant_compute_bound(d, r);
+    cr_assert_eq(tu_sh(&out, "%s analyze -q --gpu h100-sxm --json '%s/out.json' '%s/rank 0 (copy).json' '%s/rank 1 (copy).json'",
+                       tu_bin(), d, d, d), 0, "%s", out);
+    free(out);
+    char p[600], err[256];
+    snprintf(p, sizeof p, "%s/out.json", d);
+    char *json = tu_read_file(p, NULL);
+    yajl_val root = yajl_tree_parse(json, err, sizeof err);
+    cr_assert_not_null(root, "%s", err);
+    const char *vpath[] = {"summary", "verdict", NULL}, *apath[] = {"summary", "actions", NULL};
+    cr_assert_str_eq(YAJL_GET_STRING(yajl_tree_get(root, vpath, yajl_t_string)), "compute-bound");
+    yajl_val acts = yajl_tree_get(root, apath, yajl_t_array), ops = field(root, "ops");
+    cr_assert(acts && acts->u.array.len >= 1 && ops && ops->u.array.len == 2);
+    yajl_val a = acts->u.array.values[0], ln = NULL;
+    for (size_t g = 0; g < 2; g++)
+        if (!strcmp(str_of(field(ops->u.array.values[g], "op")), "aten::native_layer_norm")) ln = ops->u.array.values[g];
+    cr_assert_not_null(ln);
+    cr_expect_str_eq(str_of(field(a, "code")), "fuse_norm");
+    cr_expect_str_eq(str_of(field(a, "op")), "aten::native_layer_norm");
+    cr_expect_str_eq(str_of(field(a, "class")), "memory-bound");
+    cr_expect_str_eq(str_of(field(ln, "class")), "memory-bound");
+    cr_expect_float_eq(YAJL_GET_DOUBLE(field(ln, "gpu_time_us")), 2 * 200 * 200, 1e-9, "the plant's norm time");
+    cr_expect_float_eq(YAJL_GET_DOUBLE(field(a, "share_of_compute")), 0.4, 1e-12, "200 of every 500 µs");
+    cr_expect_float_eq(YAJL_GET_DOUBLE(field(a, "share_of_attainable")), YAJL_GET_DOUBLE(field(ln, "share_of_attainable")), 1e-12);
+    cr_expect_float_eq(YAJL_GET_DOUBLE(field(a, "lost_us")), YAJL_GET_DOUBLE(field(ln, "lost_us")), 1e-9);
+    cr_expect(strstr(str_of(field(a, "text")), "aten::native_layer_norm [[8, 512, 4096], [], [4096], [4096], []] runs "
+                                                         "at ") != NULL, "%s", str_of(field(a, "text")));
+    cr_expect(strstr(str_of(field(a, "text")), "of the memory roofline over 40% of compute time"), "%s",
+              str_of(field(a, "text")));
+    yajl_tree_free(root);
+    free(json);
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
