@@ -495,7 +495,63 @@ static void host_actions(tc_job *j) {
     }
 }
 
-/* Two or three things the verdict suggests doing. A straggler whose compute per step is more
+/* Compute-bound, from the op evidence (docs/definitions.md "Actions from the ops"): the group that
+ * loses most against its roofline, when that loss is at least TC_OP_ACTION_SHARE of the compute time,
+ * with the advice of its family; then the larger of the launch-bound groups' GPU time and the top
+ * fusion candidate's, when at least that share. At most two; returns how many were added. */
+#define TC_OP_ACTION_SHARE 0.05
+static size_t op_actions(tc_job *j) {
+    const tc_op_result *o = &j->ops;
+    tc_findings *f = &j->findings;
+    if (!o->has || o->compute_ns <= 0) return 0;
+    size_t top = SIZE_MAX, launch = SIZE_MAX, fusion = SIZE_MAX, n_launch = 0;
+    int64_t launch_ns = 0;
+    for (size_t g = 0; g < o->n_groups; g++) {
+        const tc_op_group *gr = &o->groups[g];
+        if (gr->has_roofline && gr->lost_ns > 0 && (top == SIZE_MAX || gr->lost_ns > o->groups[top].lost_ns)) top = g;
+        if (!gr->launch_bound) continue;
+        n_launch++;
+        launch_ns += gr->gpu_ns;
+        if (launch == SIZE_MAX || gr->gpu_ns > o->groups[launch].gpu_ns) launch = g;
+    }
+    for (size_t k = 0; k < o->n_fusions; k++)
+        if (fusion == SIZE_MAX || o->fusions[k].gpu_ns > o->fusions[fusion].gpu_ns) fusion = k;
+    size_t added = 0;
+    double need = TC_OP_ACTION_SHARE * (double)o->compute_ns;
+    if (top != SIZE_MAX && (double)o->groups[top].lost_ns >= need) {
+        const tc_op_group *gr = &o->groups[top];
+        tc_op_family fam = (tc_op_family)gr->family;
+        add_action(f, fam == TC_OPF_NORM || fam == TC_OPF_SOFTMAX ? TC_ACTION_FUSE_NORM
+                      : fam == TC_OPF_GEMM || fam == TC_OPF_BMM || fam == TC_OPF_CONV ? TC_ACTION_GEMM_SHAPES
+                      : fam == TC_OPF_ATTENTION ? TC_ACTION_ATTENTION_KERNEL : TC_ACTION_FUSE_MEMORY_OPS,
+                   gr->share_of_attainable);
+        tc_action *a = &f->actions[f->n_actions - 1];
+        a->op = top;
+        a->share = share_of(gr->gpu_ns, o->compute_ns);
+        a->lost_ns = gr->lost_ns;
+        added++;
+    }
+    int64_t fusion_ns = fusion != SIZE_MAX ? o->fusions[fusion].gpu_ns : 0;
+    if (launch != SIZE_MAX && launch_ns >= fusion_ns && (double)launch_ns >= need) {
+        add_action(f, TC_ACTION_LAUNCH_BOUND_OPS, 0);
+        tc_action *a = &f->actions[f->n_actions - 1];
+        a->op = launch;
+        a->count = n_launch;
+        a->share = share_of(launch_ns, o->compute_ns);
+        a->lost_ns = o->groups[launch].lost_ns;
+        added++;
+    } else if (fusion != SIZE_MAX && (double)fusion_ns >= need) {
+        add_action(f, TC_ACTION_FUSE_SEQUENCE, 0);
+        tc_action *a = &f->actions[f->n_actions - 1];
+        a->op = fusion;
+        a->share = share_of(fusion_ns, o->compute_ns);
+        added++;
+    }
+    return added;
+}
+
+/* Two or three things the verdict suggests doing (compute-bound: the op actions, else the generic
+ * kernel work; then the MFU gap). A straggler whose compute per step is more
  * than 5% above the median rank's has more GPU work (or a slower GPU); otherwise the delay is on
  * its host side. */
 static void decide_actions(tc_job *j, size_t straggler) {
@@ -527,7 +583,7 @@ static void decide_actions(tc_job *j, size_t straggler) {
         add_action(f, TC_ACTION_PROFILE_LONGER, 0);
         break;
     case TC_VERDICT_COMPUTE:
-        add_action(f, TC_ACTION_KERNEL_WORK, 0);
+        if (!op_actions(j)) add_action(f, TC_ACTION_KERNEL_WORK, 0); /* the op evidence replaces it */
         if (sm->has_mfu) add_action(f, TC_ACTION_MFU_GAP, sm->mfu);
         else if (!sm->mfu_over_peak) add_action(f, TC_ACTION_MEASURE_MFU, 0); /* else the MFU note says */
         break;

@@ -181,10 +181,24 @@ typedef enum {
     TC_ACTION_FABRIC_SATURATED,    /* network: the row's link is saturated: the fabric what-if (row) */
     TC_ACTION_FABRIC_TUNE,         /* network: the row's link delivers less than it is rated: tune (row) */
     TC_ACTION_PROFILE_LONGER,      /* too-small: profile more steps of the real workload */
-    TC_ACTION_FIX_PATH_RANK        /* the critical path is mostly one rank's compute, over the median rank's:
+    TC_ACTION_FIX_PATH_RANK,       /* the critical path is mostly one rank's compute, over the median rank's:
                                     * fix that rank (rank, share, compute figures, fabric saving); first
                                     * when its compute over the median's is at least the path's transfer */
+    /* compute-bound, from the op evidence (tc_job.ops; docs/definitions.md "Actions from the ops"):
+     * the op group that loses most against its roofline (op: its index in tc_job.ops.groups; share:
+     * its GPU time / the compute time; value: its share of attainable; lost_ns), advice by family */
+    TC_ACTION_FUSE_NORM,           /* a norm or softmax group: a fused norm / softmax kernel */
+    TC_ACTION_GEMM_SHAPES,         /* a GEMM, batched GEMM or convolution group: larger or fused GEMMs,
+                                    * better tile shapes */
+    TC_ACTION_ATTENTION_KERNEL,    /* an attention group: a flash / fused attention kernel */
+    TC_ACTION_FUSE_MEMORY_OPS,     /* an elementwise, reduction, copy, embedding or other group:
+                                    * fuse it into its neighbours (torch.compile) */
+    TC_ACTION_LAUNCH_BOUND_OPS,    /* launch-bound groups (op: the one with most GPU time; count: how many;
+                                    * share: their GPU time / the compute time): CUDA graphs or fusion */
+    TC_ACTION_FUSE_SEQUENCE        /* the fusion candidate with most time (op: its index in
+                                    * tc_job.ops.fusions; share: its GPU time / the compute time) */
 } tc_action_code;
+#define TC_ACTION_CODES (TC_ACTION_FUSE_SEQUENCE + 1)
 
 #define TC_MAX_ACTIONS 4       /* three from the verdict, and the critical path's first when it names a rank */
 
@@ -211,6 +225,9 @@ typedef struct {
     bool cp_bound;            /* FIX_PATH_RANK: as tc_reason's (partial data: the saving is on partial data) */
     tc_nccl_evidence nccl;    /* FABRIC_TUNE / FABRIC_SATURATED: the fabric reason's NCCL evidence and the
                                * settings to try */
+    size_t op;                /* the op actions: index into tc_job.ops.groups (FUSE_SEQUENCE: .fusions) */
+    int64_t lost_ns;          /* the op actions but FUSE_SEQUENCE: the group's time lost against its roofline */
+    size_t count;             /* LAUNCH_BOUND_OPS: the launch-bound groups */
 } tc_action;
 
 typedef struct {

@@ -8,7 +8,8 @@
 
 const char *const tc_csv_files[TC_CSV_TABLES + 1] = {
     "ranks.csv", "steps.csv", "collectives.csv", "process_groups.csv", "kernels.csv", "idle_causes.csv", "nccl.csv",
-    "all_to_all.csv", "all_to_all_instances.csv", "all_to_all_pairs.csv", "pipeline_stages.csv", "pipeline_steps.csv", NULL,
+    "all_to_all.csv", "all_to_all_instances.csv", "all_to_all_pairs.csv", "pipeline_stages.csv", "pipeline_steps.csv",
+    "ops.csv", "modules.csv", NULL,
 };
 
 /* One row being written: cells are separated as they come, the row ends with CRLF. */
@@ -386,6 +387,52 @@ static void pp_rows(csv *c, const tc_job *j, bool per_step) {
     }
 }
 
+/* Every field of a group (JSON ops[]), the roof it is held to split by its class's unit. */
+static void ops(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"op", "shapes", "dtype", "family", "count", "kernels", "gpu_time_us",
+                                       "median_kernel_us", "flops", "bytes", "intensity", "achieved_tflops",
+                                       "achieved_tbps", "class", "attainable_tflops", "attainable_tbps",
+                                       "share_of_attainable", "lost_us", "launch_bound", "differing_rank", NULL};
+    header(c, cols);
+    for (size_t i = 0; i < j->ops.n_groups; i++) {
+        const tc_op_group *g = &j->ops.groups[i];
+        bool both = g->has_flops && g->has_bytes;
+        text(c, g->op);
+        text(c, g->shapes);
+        text(c, g->dtype == TC_DTYPE_UNKNOWN ? NULL : tc_dtype_name(g->dtype));
+        text(c, tc_op_family_name((tc_op_family)g->family));
+        integer(c, true, g->count);
+        integer(c, true, g->kernels);
+        us(c, true, g->gpu_ns);
+        us(c, g->kernels > 0, g->median_kernel_ns);
+        num(c, g->has_flops, g->flops);
+        num(c, g->has_bytes, g->bytes);
+        num(c, both && g->bytes > 0, g->intensity);
+        num(c, g->has_flops && g->gpu_ns > 0, g->achieved_flops / 1e12);
+        num(c, g->has_bytes && g->gpu_ns > 0, g->achieved_bytes / 1e12);
+        text(c, g->has_roofline ? tc_op_class_name(g) : NULL);
+        num(c, g->has_roofline && g->compute_bound, g->attainable / 1e12);
+        num(c, g->has_roofline && !g->compute_bound, g->attainable / 1e12);
+        num(c, g->has_roofline, g->share_of_attainable);
+        us(c, g->has_roofline, g->lost_ns);
+        boolean(c, g->launch_bound);
+        integer(c, g->differing_rank >= 0, g->differing_rank);
+        end_row(c);
+    }
+}
+
+static void modules(csv *c, const tc_job *j) {
+    static const char *const cols[] = {"path", "self_us", "total_us", NULL};
+    header(c, cols);
+    for (size_t i = 0; i < j->ops.n_modules; i++) {
+        const tc_module_row *m = &j->ops.modules[i];
+        text(c, m->path);
+        us(c, true, m->self_ns);
+        us(c, true, m->total_ns);
+        end_row(c);
+    }
+}
+
 int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     csv c = {out, 0};
     switch (t) {
@@ -401,6 +448,8 @@ int tc_csv_write(FILE *out, const tc_job *j, tc_csv_table t) {
     case TC_CSV_A2A_PAIRS: a2a_pairs(&c, j); break;
     case TC_CSV_PP_STAGES: pp_rows(&c, j, false); break;
     case TC_CSV_PP_STEPS: pp_rows(&c, j, true); break;
+    case TC_CSV_OPS: ops(&c, j); break;
+    case TC_CSV_MODULES: modules(&c, j); break;
     case TC_CSV_TABLES: break;
     }
     return ferror(out) ? -1 : 0;

@@ -2,7 +2,8 @@
  * field quoted when it holds a comma, quote, CR, LF or edge space, quotes doubled) for
  * spreadsheets and data frames: ranks.csv, steps.csv, collectives.csv, process_groups.csv,
  * kernels.csv, idle_causes.csv, nccl.csv, the all-to-all tables (all_to_all.csv, all_to_all_instances.csv,
- * all_to_all_pairs.csv) and the pipeline's (pipeline_stages.csv, pipeline_steps.csv), every column named in its header row with its unit
+ * all_to_all_pairs.csv), the pipeline's (pipeline_stages.csv, pipeline_steps.csv), ops.csv and modules.csv,
+ * every column named in its header row with its unit
  * (docs/csv.md). Values are the JSON's: times exact decimal µs, shares and rates as the JSON writes
  * doubles, unknown values empty. Text is UTF-8 (invalid bytes as U+FFFD); a text cell starting
  * with = + - @ or a tab gets a leading ' so no spreadsheet runs it as a formula. Read-only on the
@@ -25,6 +26,8 @@ typedef enum {
     TC_CSV_A2A_PAIRS,    /* all_to_all_pairs.csv: a row per all-to-all group, sender and receiver */
     TC_CSV_PP_STAGES,    /* pipeline_stages.csv: a row per pipeline stage (its steps summed) */
     TC_CSV_PP_STEPS,     /* pipeline_steps.csv: a row per pipeline stage and step */
+    TC_CSV_OPS,          /* ops.csv: a row per (op, shapes, dtype) group, all ranks (tc_job.ops) */
+    TC_CSV_MODULES,      /* modules.csv: a row per nn.Module instance path (and outside every module) */
     TC_CSV_TABLES
 } tc_csv_table;
 

@@ -700,7 +700,94 @@ static const char *fabric_action_text(char *buf, size_t n, const tc_action *a, c
     return buf;
 }
 
+const char *tc_action_key(tc_action_code code) {
+    static const char *const keys[TC_ACTION_CODES] = {
+        [TC_ACTION_HIDE_COMM] = "hide_comm", [TC_ACTION_FABRIC_BUSBW] = "fabric_busbw",
+        [TC_ACTION_MEASURE_FABRIC] = "measure_fabric", [TC_ACTION_FEWER_BYTES] = "fewer_bytes",
+        [TC_ACTION_LOOK_AT_STRAGGLER] = "look_at_straggler", [TC_ACTION_STRAGGLER_MORE_WORK] = "straggler_more_work",
+        [TC_ACTION_STRAGGLER_HOST_SIDE] = "straggler_host_side", [TC_ACTION_BALANCE_WORK] = "balance_work",
+        [TC_ACTION_COMPARE_RANKS] = "compare_ranks", [TC_ACTION_FEED_GPUS] = "feed_gpus",
+        [TC_ACTION_CUT_LAUNCHES] = "cut_launches", [TC_ACTION_AVOID_SYNCS] = "avoid_syncs",
+        [TC_ACTION_KERNEL_WORK] = "kernel_work", [TC_ACTION_MFU_GAP] = "mfu_gap", [TC_ACTION_MEASURE_MFU] = "measure_mfu",
+        [TC_ACTION_ALLOCATOR] = "allocator", [TC_ACTION_WARM_UP] = "warm_up", [TC_ACTION_HOST_WORK] = "host_work",
+        [TC_ACTION_GPU_SIDE] = "gpu_side", [TC_ACTION_TRACE_LAUNCHES] = "trace_launches",
+        [TC_ACTION_OVERLAP_COPIES] = "overlap_copies", [TC_ACTION_PIN_COPIES] = "pin_copies",
+        [TC_ACTION_FABRIC_SATURATED] = "fabric_saturated", [TC_ACTION_FABRIC_TUNE] = "fabric_tune",
+        [TC_ACTION_PROFILE_LONGER] = "profile_longer", [TC_ACTION_FIX_PATH_RANK] = "fix_path_rank",
+        [TC_ACTION_FUSE_NORM] = "fuse_norm", [TC_ACTION_GEMM_SHAPES] = "gemm_shapes",
+        [TC_ACTION_ATTENTION_KERNEL] = "attention_kernel", [TC_ACTION_FUSE_MEMORY_OPS] = "fuse_memory_ops",
+        [TC_ACTION_LAUNCH_BOUND_OPS] = "launch_bound_ops", [TC_ACTION_FUSE_SEQUENCE] = "fuse_sequence"};
+    return (unsigned)code < TC_ACTION_CODES && keys[code] ? keys[code] : "?";
+}
+
+const char *tc_op_class_name(const tc_op_group *g) { return g->compute_bound ? "compute-bound" : "memory-bound"; }
+
+/* "aten::layer_norm [[8, 512, 4096], [4096]]": the op and its shapes, each cut for a sentence. */
+static const char *op_label(char *buf, size_t n, const tc_op_group *g) {
+    char op[256], shapes[200];
+    tc_finding_name(op, sizeof op, g->op);
+    if (g->shapes) {
+        tc_term_cell(shapes, sizeof shapes, g->shapes, -48);
+        size_t len = strlen(shapes);
+        while (len > 0 && shapes[len - 1] == ' ') shapes[--len] = 0;
+        tc_format(buf, n, "%s %s", op, shapes);
+    } else tc_format(buf, n, "%s (shapes unknown)", op);
+    return buf;
+}
+
+/* The op actions (tc_job.ops evidence, analyzer/findings.c op_actions). */
+static const char *op_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
+    char label[600], ps[2][TC_PCT_LEN];
+    if (a->code == TC_ACTION_FUSE_SEQUENCE) {
+        if (a->op >= j->ops.n_fusions) { tc_format(buf, n, "?"); return buf; }
+        const tc_fusion_row *fr = &j->ops.fusions[a->op];
+        char ks[4 * 120 + 1]; /* a sequence of kernel names: cut at 120 columns, not a name's 60 */
+        tc_term_cell(ks, sizeof ks, fr->kernels, -120);
+        for (size_t len = strlen(ks); len > 0 && ks[len - 1] == ' ';) ks[--len] = 0;
+        tc_format(buf, n, "Fuse the kernel sequence %s (%u kernels back to back, %lld times, %s of compute time): "
+                  "torch.compile or one custom (Triton) kernel runs it as one launch that reads its data once.", ks,
+                  fr->length, (long long)fr->occurrences, tc_fmt_pct(ps[0], sizeof ps[0], a->share, 0));
+        return buf;
+    }
+    if (a->op >= j->ops.n_groups) { tc_format(buf, n, "?"); return buf; }
+    const tc_op_group *g = &j->ops.groups[a->op];
+    op_label(label, sizeof label, g);
+    if (a->code == TC_ACTION_LAUNCH_BOUND_OPS) {
+        tc_format(buf, n, "%zu op group%s %s launch-bound (median kernel under 10 µs, 10 launches or more), %s of "
+                  "compute time, most %s: CUDA graphs (torch.compile mode=\"reduce-overhead\") or fusion (torch.compile) "
+                  "for these launch-bound chains.", a->count, a->count == 1 ? "" : "s", a->count == 1 ? "is" : "are",
+                  tc_fmt_pct(ps[0], sizeof ps[0], a->share, 0), label);
+        return buf;
+    }
+    const char *advice;
+    switch (a->code) {
+    case TC_ACTION_FUSE_NORM:
+        advice = g->family == TC_OPF_SOFTMAX
+                     ? "a fused softmax kernel (fused into the attention kernel, or torch.compile) reads its input once"
+                     : "a fused norm kernel (a fused LayerNorm / RMSNorm such as Apex's or a Triton one, or torch.compile) "
+                       "reads its input once";
+        break;
+    case TC_ACTION_GEMM_SHAPES:
+        advice = "larger or fused GEMMs (batch the small ones, fuse projections such as Q, K and V into one) or better "
+                 "tile shapes (dimensions multiples of 64, torch.compile mode=\"max-autotune\")";
+        break;
+    case TC_ACTION_ATTENTION_KERNEL:
+        advice = "a flash or fused attention kernel (scaled_dot_product_attention with the flash or cuDNN backend, "
+                 "FlashAttention)";
+        break;
+    default:
+        advice = "fuse it with its neighbours (torch.compile, a fused optimizer, a Triton kernel) so its tensors are "
+                 "read and written once";
+        break;
+    }
+    tc_format(buf, n, "%s runs at %s of the %s roofline over %s of compute time (%.3f ms lost against it): %s.", label,
+              tc_fmt_pct(ps[0], sizeof ps[0], a->value, 0), g->compute_bound ? "compute" : "memory",
+              tc_fmt_pct(ps[1], sizeof ps[1], a->share, 0), ms(a->lost_ns), advice);
+    return buf;
+}
+
 const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job *j) {
+    if (a->code >= TC_ACTION_FUSE_NORM && a->code <= TC_ACTION_FUSE_SEQUENCE) return op_action_text(buf, n, a, j);
     if ((a->share > 0 || a->after_sync_share > 0) && host_action_text(buf, n, a)) return buf;
     const char *fixed = action_fixed(a->code);
     if (fixed) { tc_format(buf, n, "%s", fixed); return buf; }

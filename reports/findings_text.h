@@ -62,6 +62,10 @@ const char *tc_action_text(char *buf, size_t n, const tc_action *a, const tc_job
  * tc_nccl_ev bit ("few_channels"). */
 const char *tc_nccl_setting_name(int s);
 const char *tc_nccl_evidence_code(uint32_t bit);
+/* The action's stable JSON key (summary.actions[].code): "hide_comm", "fuse_norm", ...; "?" out of range. */
+const char *tc_action_key(tc_action_code code);
+/* "memory-bound" or "compute-bound": an op group's roofline class (JSON ops[].class, CSV, HTML). */
+const char *tc_op_class_name(const tc_op_group *g);
 
 /* An idle cause (tc_idle_cause) by its JSON name ("gpu_side", "sync", "data_loading",
  * "memory_management", "module_load", "launch_overhead", "cpu_other", "unattributed"), and in

@@ -81,6 +81,11 @@ void tc_html_section_all_to_all(hr *h);
  * pipeline. */
 void tc_html_section_pipeline(hr *h);
 
+/* html_ops.c */
+/* The section "Ops against the roofline": the roofline chart, the top op groups and the module
+ * table (tc_job.ops); left out without op evidence. */
+void tc_html_section_ops(hr *h);
+
 /* html_timeline.c */
 /* The section "Timeline of one representative step". */
 void tc_html_section_timeline(hr *h);

@@ -527,6 +527,7 @@ int tc_html_report_write(FILE *out, const tc_job *j) {
     tc_html_section_pipeline(&h);
     tc_html_section_straggler(&h);
     tc_html_section_kernels(&h);
+    tc_html_section_ops(&h);
     if (j->cost.computed || j->cost.missing != TC_COST_LEFT_OUT) section_cost(&h); /* --no-cost: none */
     section_definitions(&h);
     tc_html_section_inputs(&h);

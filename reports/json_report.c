@@ -2,6 +2,7 @@
 #include "pipeline_report.h"
 #include "nccl_report.h"
 #include "json_report.h"
+#include "actions_json.h"
 #include "cost_report.h"
 #include "findings_text.h"
 #include "host_wait_report.h"
@@ -227,6 +228,7 @@ static void summary(jw *w, const tc_job *j) {
         jw_string(w, tc_reason_text(reason, sizeof reason, &j->findings.reasons[i], j));
     }
     jw_array_end(w);
+    tc_actions_json(w, j);
     jw_key(w, "straggler_rank"); if (sm->has_straggler) jw_int(w, sm->straggler.rank); else jw_null(w);
     straggler(w, sm);
     opt_double(w, "fabric_busbw_GBps", sm->has_fabric_busbw, sm->fabric_busbw_GBps);

@@ -5,6 +5,7 @@
 #include "findings_text.h"
 #include "host_wait_report.h"
 #include "mfu_report.h"
+#include "ops_report.h"
 #include "replay_report.h"
 #include "base/version.h"
 #include "termtext.h"
@@ -461,6 +462,7 @@ void tc_text_report_write(FILE *out, const tc_job *j, const tc_term_opts *o) {
     tc_pipeline_text(out, j, c_on(&t, BOLD), c_off(&t), c_on(&t, DIM), c_off(&t), t.width);
     collectives_table(&t, j);
     tc_mfu_text_top_kernels(out, j, c_on(&t, BOLD), c_off(&t), t.width);
+    tc_ops_text(out, j, c_on(&t, BOLD), c_off(&t), t.width);
     size_t nwarn = j->n_warnings;
     for (size_t i = 0; i < j->n_traces; i++) nwarn += j->traces[i].n_warnings;
     if (nwarn) {

@@ -20,6 +20,9 @@
 #include "testutil.h"
 #include "par_fill.h"
 #include "reports/html_report.h"
+#include "ops_fixture.h"
+#include "analyzer/findings.h"
+#include "reports/html_report.h"
 
 static const char *chromium_exe(void) {
     const char *env = getenv("CHROMIUM");
@@ -142,6 +145,29 @@ Test(html_layout, pipeline_and_all_to_all_sections_fit, .timeout = 300) {
     fclose(f);
     tc_job_free(&j);
     expect_clean(exe, d, p, "par");
+    tu_sh(NULL, "rm -rf %s", d);
+    free(d);
+}
+
+/* The ops section (issue 34) of a hand-filled tc_op_result: the roofline chart, wide and narrow, and
+ * the op and module tables, at 400, 1000 and 1400 px. */
+Test(html_layout, the_ops_section_reads_from_400_to_1400_px, .timeout = 300) {
+    const char *exe = chromium_exe();
+    if (!exe) cr_skip_test("chromium not installed (/usr/bin/chromium): scripts/setup-deps.sh browser installs it");
+    char *d = tu_tmpdir(), p[600];
+    tc_job j;
+    make_job(&j);
+    fill_ops(&j.ops);
+    j.ranks[0].gpu = tc_gpu_find_by_id("h100-sxm");
+    const tc_analyze_options opt = {0};
+    cr_assert_eq(tc_job_findings(&j, &opt), 0);
+    snprintf(p, sizeof p, "%s/ops.html", d);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    cr_assert_eq(tc_html_report_write(f, &j), 0);
+    fclose(f);
+    tc_job_free(&j);
+    expect_clean(exe, d, p, "ops");
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
