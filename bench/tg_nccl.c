@@ -92,7 +92,6 @@ static void record(FILE *f, int pretty, const pgroup *g, int gi, int grank, cons
  * event traces (one kernel_events entry per channel, m.ch of them). */
 static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *host, int64_t pid, const collinfo *ci,
                        int64_t sn, int64_t us, int cpu, int64_t ts_us, plug_mix m, int verbose) {
-  double algbw = us > 0 ? (double)ci->bytes / (double)us / 1e3 : 0, busbw = us > 0 ? ci->sf / (double)us / 1e3 : 0;
   fprintf(f, "{\"header\":{\"id\":\"0x%llx\",\"comm_name\":\"%s\",\"rank\":%d,\"n_ranks\":%d,\"nnodes\":%d},"
              "\"metadata\":{\"inspector_output_format_version\":\"v4.2\",\"git_rev\":\"\",\"rec_mechanism\":"
              "\"nccl_profiler_interface\",\"dump_timestamp_us\":%lld,\"hostname\":\"%s\",\"pid\":%lld},",
@@ -103,6 +102,7 @@ static void record_v42(FILE *f, const pgroup *g, int gi, int grank, const char *
             (long long)us);
     return;
   }
+  double algbw = us > 0 ? (double)ci->bytes / (double)us / 1e3 : 0, busbw = us > 0 ? ci->sf / (double)us / 1e3 : 0;
   fprintf(f, "\"coll_perf\":{\"coll\":\"%s\",\"coll_algo\":\"%s\",\"coll_proto\":\"%s\",\"coll_sn\":%lld,"
              "\"coll_msg_size_bytes\":%lld,\"coll_exec_time_us\":%lld,\"coll_timing_source\":\"%s\",\"coll_algobw_gbs\":%.6f,"
              "\"coll_busbw_gbs\":%.6f", coll_word(ci->coll), m.algo, m.proto, (long long)sn, inspector_bytes(g, ci), (long long)us,
