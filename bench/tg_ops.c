@@ -8,7 +8,8 @@
  * record_shapes; each kernel's launch (cudaLaunchKernel, correlation, ac2g flows) lies inside its
  * op. The mess: host time before each step's first kernel, per-rank jitter (the ranks end apart),
  * µs-rounded timestamps with --time-format epoch, one kernel whose launch call was lost (the
- * first add of rank 1, or 0 with one rank, in the first step). expected.json's truth is computed
+ * first add of rank 1, or 0 with one rank, in the first step); with --straggler R, rank R's GEMM
+ * kernels take --straggler-factor times as long (the groups' differing rank). expected.json's truth is computed
  * from the planted shapes and durations by the formulas of docs/definitions.md "Ops and the
  * roofline", written out here, with this file's own peak and bandwidth table. */
 #define _POSIX_C_SOURCE 200809L
@@ -38,7 +39,7 @@ typedef struct {
 typedef struct {
   int g;                   /* OG_* */
   size_t op;               /* its op span */
-  int64_t lt, kt;          /* launch start, kernel start */
+  int64_t lt, kt, d;       /* launch start, kernel start, kernel duration */
   int lost;                /* the launch call was lost */
 } om_launch;
 
@@ -46,6 +47,7 @@ struct ops_model {
   om_group g[OG_N];
   double peak, bw;         /* bf16 dense peak FLOP/s, memory bandwidth byte/s */
   int lost_rank;
+  int64_t slow_d[OG_N];    /* --straggler: its kernel durations (the GEMMs slower, the rest as g[].d) */
   om_span *sp;
   size_t nsp, capsp;
   om_launch *ln;
@@ -113,6 +115,9 @@ void ops_init(ctx_t *c) {
   g[OG_LN].d = om_q(c, g[OG_LN].bytes / (0.35 * m->bw) * 1e9);
   g[OG_ADDMM].d = om_q(c, g[OG_ADDMM].flops / (0.62 * m->peak) * 1e9);
   g[OG_MM].d = om_q(c, g[OG_MM].flops / (0.45 * m->peak) * 1e9);
+  for (int k = 0; k < OG_N; k++) m->slow_d[k] = g[k].d;
+  m->slow_d[OG_ADDMM] = om_q(c, (double)g[OG_ADDMM].d * o->strag_factor);
+  m->slow_d[OG_MM] = om_q(c, (double)g[OG_MM].d * o->strag_factor);
 }
 
 void ops_free(ctx_t *c) {
@@ -150,7 +155,7 @@ static void om_close(struct ops_model *m, size_t i) {
 
 /* one leaf op of group g: its span, launch and kernel. Back to back (silu > mul): the kernel starts
  * 1 µs after the previous one ends; otherwise at least 12 µs after, so tiny kernels run alone. */
-static void om_leaf(const ctx_t *c, struct ops_model *m, int g, int lost) {
+static void om_leaf(const ctx_t *c, struct ops_model *m, int r, int g, int lost) {
   size_t op = om_open(m, 0, m->g[g].op, &m->g[g], 0, 0);
   int64_t lt = m->cpu;
   m->cpu += 6 * US;
@@ -164,8 +169,9 @@ static void om_leaf(const ctx_t *c, struct ops_model *m, int g, int lost) {
     m->capln = m->capln ? 2 * m->capln : 64;
     m->ln = xrealloc(m->ln, m->capln, sizeof *m->ln);
   }
-  m->ln[m->nln++] = (om_launch){g, op, lt, kt, lost};
-  m->gcur = kt + m->g[g].d;
+  int64_t d = r == c->o.straggler ? m->slow_d[g] : m->g[g].d;
+  m->ln[m->nln++] = (om_launch){g, op, lt, kt, d, lost};
+  m->gcur = kt + d;
   m->prev_g = g;
 }
 
@@ -200,7 +206,7 @@ static int64_t om_step(const ctx_t *c, int r, int s, int64_t t0) {
     m->sp[w].dims = "[[8, 512, 4096], [], [4096], [4096], [], []]";
     m->sp[w].types = "[\"c10::BFloat16\", \"\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]";
     m->sp[w].concrete = "[\"\", \"[4096]\", \"\", \"\", \"1e-05\", \"True\"]";
-    om_leaf(c, m, OG_LN, 0);
+    om_leaf(c, m, r, OG_LN, 0);
     om_close(m, w);
     om_close(m, mi);
     mi = om_open(m, 1, lin_names[2 * l], NULL, lp, 2 * l);
@@ -208,13 +214,13 @@ static int64_t om_step(const ctx_t *c, int r, int s, int64_t t0) {
     m->sp[w].dims = "[[4096, 4096], [4096, 4096], [4096]]";
     m->sp[w].types = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]";
     om_view(m, "aten::t", "[[4096, 4096]]", BF1);
-    om_leaf(c, m, OG_ADDMM, 0);
+    om_leaf(c, m, r, OG_ADDMM, 0);
     om_close(m, w);
     om_close(m, mi);
     mi = om_open(m, 1, act_names[l], NULL, lp, l);
     for (int p = 0; p < OM_PAIRS; p++) {
-      om_leaf(c, m, OG_SILU, 0);
-      om_leaf(c, m, OG_MUL, 0);
+      om_leaf(c, m, r, OG_SILU, 0);
+      om_leaf(c, m, r, OG_MUL, 0);
     }
     om_close(m, mi);
     mi = om_open(m, 1, lin_names[2 * l + 1], NULL, lp, 2 * l + 1);
@@ -225,11 +231,11 @@ static int64_t om_step(const ctx_t *c, int r, int s, int64_t t0) {
     size_t mat = om_open(m, 0, "aten::matmul", NULL, 0, 0);
     m->sp[mat].dims = m->g[OG_MM].dims;
     m->sp[mat].types = BF2;
-    om_leaf(c, m, OG_MM, 0);
+    om_leaf(c, m, r, OG_MM, 0);
     om_close(m, mat);
     om_close(m, w);
     om_close(m, mi);
-    for (int a = 0; a < OM_ADDS; a++) om_leaf(c, m, OG_ADD, r == m->lost_rank && s == 0 && l == 0 && a == 0);
+    for (int a = 0; a < OM_ADDS; a++) om_leaf(c, m, r, OG_ADD, r == m->lost_rank && s == 0 && l == 0 && a == 0);
     om_close(m, layer);
   }
   om_close(m, model);
@@ -305,7 +311,7 @@ void ops_write_step(rw_t *w, int s) {
       runtime_ev(w, "cudaLaunchKernel", 211, l->lt, 5 * US, ext[l->op], corr);
       flow(w, 1, corr, w->pid, w->tid, l->lt);
     }
-    gpu_kernel_ev(w, m->g[l->g].kernel, 7, l->kt, m->g[l->g].d, ext[l->op], corr);
+    gpu_kernel_ev(w, m->g[l->g].kernel, 7, l->kt, l->d, ext[l->op], corr);
     if (!l->lost) flow(w, 0, corr, w->dev, 7, l->kt);
   }
   free(ext);
@@ -317,6 +323,41 @@ void ops_write_step(rw_t *w, int s) {
 
 static void om_num(FILE *f, const char *key, double v, int last) { fprintf(f, "\"%s\": %.17g%s", key, v, last ? "" : ", "); }
 
+/* one group over the job: calls, GPU time, median kernel, the differing rank (docs/definitions.md:
+ * the rank furthest from the ranks' median GPU time, the first of equals, when more than 10% of it) */
+typedef struct { long long calls; int64_t gpu, median; int differing; } om_truth;
+
+static void om_group_truth(const ctx_t *c, int g, om_truth *t) {
+  const struct ops_model *m = c->ops;
+  static const long long per_layer[OG_N] = {1, 1, OM_PAIRS, OM_PAIRS, 1, OM_ADDS};
+  int n = c->o.ranks, slow = c->o.straggler;
+  double *rt = xcalloc((size_t)n, sizeof *rt), *sorted = xcalloc((size_t)n, sizeof *sorted);
+  memset(t, 0, sizeof *t);
+  long long fast_k = 0, slow_k = 0;
+  for (int r = 0; r < n; r++) {
+    long long k = per_layer[g] * OM_LAYERS * c->S - (g == OG_ADD && r == m->lost_rank);
+    int64_t d = r == slow ? m->slow_d[g] : m->g[g].d;
+    t->calls += k;
+    t->gpu += k * d;
+    rt[r] = sorted[r] = (double)(k * d);
+    if (r == slow) slow_k = k; else fast_k += k;
+  }
+  /* the median kernel: fast_k kernels of d, then (the straggler's) slow_k of slow_d */
+  long long N = fast_k + slow_k;
+  int64_t lo = m->g[g].d, hi = slow >= 0 ? m->slow_d[g] : lo;
+  int64_t a = N / 2 - 1 < fast_k ? lo : hi, b = N / 2 < fast_k ? lo : hi;
+  t->median = N % 2 ? b : a + (b - a) / 2;
+  for (int i = 1; i < n; i++) /* insertion sort: the ranks' times */
+    for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) { double x = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = x; }
+  double med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2, far = 0;
+  t->differing = -1;
+  for (int r = 0; n > 1 && r < n; r++)
+    if (fabs(rt[r] - med) > far) { far = fabs(rt[r] - med); t->differing = r; }
+  if (far <= 0.1 * med) t->differing = -1;
+  free(rt);
+  free(sorted);
+}
+
 /* module rows: path, self and total ns over the job */
 typedef struct { char path[96]; int64_t self, total; } om_mod;
 
@@ -325,12 +366,11 @@ void ops_write_expected(const ctx_t *c, const char *path) {
   const options *o = &c->o;
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write %s: %s", path, strerror(errno));
-  long long per_layer[OG_N] = {1, 1, OM_PAIRS, OM_PAIRS, 1, OM_ADDS};
-  long long calls[OG_N];
+  om_truth tr[OG_N];
   int64_t gpu[OG_N], compute = 0;
   for (int g = 0; g < OG_N; g++) {
-    calls[g] = per_layer[g] * OM_LAYERS * (long long)c->S * o->ranks - (g == OG_ADD); /* the lost launch */
-    gpu[g] = calls[g] * m->g[g].d;
+    om_group_truth(c, g, &tr[g]);
+    gpu[g] = tr[g].gpu;
     compute += gpu[g];
   }
   int64_t orphan = m->g[OG_ADD].d;
@@ -345,14 +385,15 @@ void ops_write_expected(const ctx_t *c, const char *path) {
   fprintf(f, "  \"ops\": [\n");
   for (int g = 0; g < OG_N; g++) {
     const om_group *G = &m->g[g];
-    double fl = G->flops * calls[g], by = G->bytes * calls[g], t = gpu[g] * 1e-9, I = G->flops / G->bytes;
+    long long calls = tr[g].calls;
+    double fl = G->flops * calls, by = G->bytes * calls, t = gpu[g] * 1e-9, I = G->flops / G->bytes;
     int cb = I >= m->peak / m->bw;
     double share = cb ? fl / t / m->peak : by / t / m->bw;
     double lost = share >= 1 ? 0 : gpu[g] / 1e3 * (1 - share);
-    int lb = calls[g] >= 10 && G->d < 10 * US;
+    int lb = calls >= 10 && tr[g].median < 10 * US;
     fprintf(f, "    {\"op\": \"%s\", \"shapes\": \"%s\", \"dtype\": \"bf16\", \"count\": %lld, \"kernels\": %lld, ",
-            G->op, G->dims, calls[g], calls[g]);
-    fprintf(f, "\"gpu_time_us\": %s, \"median_kernel_us\": %s, ", fmt_us(b1, gpu[g]), fmt_us(b2, G->d));
+            G->op, G->dims, calls, calls);
+    fprintf(f, "\"gpu_time_us\": %s, \"median_kernel_us\": %s, ", fmt_us(b1, gpu[g]), fmt_us(b2, tr[g].median));
     om_num(f, "flops", fl, 0);
     om_num(f, "bytes", by, 0);
     om_num(f, "intensity", I, 0);
@@ -361,19 +402,21 @@ void ops_write_expected(const ctx_t *c, const char *path) {
     fprintf(f, "\"class\": \"%s\", ", cb ? "compute-bound" : "memory-bound");
     om_num(f, "share_of_attainable", share, 0);
     om_num(f, "lost_us", lost, 0);
-    fprintf(f, "\"launch_bound\": %s}%s\n", lb ? "true" : "false", g + 1 < OG_N ? "," : "");
+    fprintf(f, "\"launch_bound\": %s, \"differing_rank\": ", lb ? "true" : "false");
+    if (tr[g].differing >= 0) fprintf(f, "%d}", tr[g].differing); else fprintf(f, "null}");
+    fprintf(f, "%s\n", g + 1 < OG_N ? "," : "");
   }
   fprintf(f, "  ],\n");
   /* modules: per layer l, its norm, linears and gate hold their groups' time; the layer itself the adds */
   om_mod mods[2 + 5 * OM_LAYERS];
   size_t nm = 0;
   int64_t per = (int64_t)c->S * o->ranks;
+  int64_t act = (gpu[OG_SILU] + gpu[OG_MUL]) / OM_LAYERS; /* every layer runs the same kernels */
   mods[nm++] = (om_mod){"", orphan, orphan};
   mods[nm++] = (om_mod){"Model_0", 0, compute - orphan};
   for (int l = 0; l < OM_LAYERS; l++) {
-    int64_t ln = per * m->g[OG_LN].d, a1 = per * m->g[OG_ADDMM].d, a2 = per * m->g[OG_MM].d;
-    int64_t act = per * OM_PAIRS * (m->g[OG_SILU].d + m->g[OG_MUL].d);
-    int64_t adds = (per * OM_ADDS - (l == 0)) * m->g[OG_ADD].d;
+    int64_t ln = gpu[OG_LN] / OM_LAYERS, a1 = gpu[OG_ADDMM] / OM_LAYERS, a2 = gpu[OG_MM] / OM_LAYERS;
+    int64_t adds = (per * OM_ADDS - (l == 0)) * m->g[OG_ADD].d; /* the lost launch is layer 0's */
     om_mod *x = &mods[nm];
     snprintf(x[0].path, sizeof x[0].path, "Model_0/DecoderLayer_%d", l);
     x[0].self = adds;

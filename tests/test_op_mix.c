@@ -2,9 +2,10 @@
  * planted op-mix jobs (bench/tracegen --op-mix: a memory-bound layer norm, compute-bound addmm and
  * mm GEMMs, a launch-bound chain of tiny adds, a repeated silu > mul pair, nn.Module spans, with
  * the mess: host time before each step's first kernel, ranks that end apart, a lost launch call,
- * µs-rounded epoch timestamps, handler file names, clock offsets, gzip, an H200). Every group's
+ * µs-rounded epoch timestamps, handler file names, clock offsets, gzip, an H200, a straggler whose
+ * GEMMs are slower). Every group's
  * count, time, FLOPs, bytes, intensity, rates, class, share of attainable, lost time and
- * launch-bound flag, every module's self and total time, and the fusion candidate equal
+ * launch-bound flag and differing rank, every module's self and total time, and the fusion candidate equal
  * expected.json, whose figures tracegen computes from its own shapes and durations. */
 #include "testutil.h"
 #include <math.h>
@@ -83,6 +84,9 @@ static void groups_hold(yajl_val res, yajl_val exp) {
         cr_assert(fabs(lg - lw) < 0.0015, "%s lost_us %.3f, planted %.3f", op, lg, lw);
         cr_assert_eq(YAJL_IS_TRUE(tu_get(g, "launch_bound", NULL)), YAJL_IS_TRUE(tu_get(w, "launch_bound", NULL)),
                      "%s launch_bound", op);
+        yajl_val dg = tu_get(g, "differing_rank", NULL), dw = tu_get(w, "differing_rank", NULL);
+        if (YAJL_IS_NULL(dw)) cr_assert(YAJL_IS_NULL(dg), "%s: no differing rank planted", op);
+        else cr_assert_eq(tu_num(dg), tu_num(dw), "%s differing_rank", op);
     }
 }
 
@@ -139,6 +143,11 @@ Test(op_mix, h100_relative_times, .timeout = 120) { holds_plant("h100", "--ranks
 Test(op_mix, h200_epoch_handler_names_offsets_gzip, .timeout = 120) {
     holds_plant("h200", "--ranks 4 --steps 3 --seed 9 --gpu 'NVIDIA H200' --time-format epoch --file-names handler "
                         "--clock-offset-us 3000 --jitter-us 500 --gzip");
+}
+
+/* a straggler whose GEMMs take 1.7x: the GEMM groups' differing rank, their medians and modules */
+Test(op_mix, straggler_gemms_differ, .timeout = 120) {
+    holds_plant("strag", "--ranks 5 --steps 2 --seed 11 --straggler 3 --straggler-factor 1.7 --clock-offset-us 800");
 }
 
 /* The plant itself has what the brief asks: each class, a launch-bound chain, the lost launch. */
