@@ -170,5 +170,25 @@ Test(op_mix, the_plant_has_every_kind, .timeout = 60) {
     cr_assert(compute >= 2 && memory >= 2 && launch >= 3);
     cr_assert(tu_num(tu_get(exp, "op_attribution", "unattributed_us", NULL)) > 0, "one launch call lost");
     yajl_tree_free(exp);
-    tu_sh(NULL, "rm -rf '%s'", dir);
+    /* the ops' args are JSON arrays as PyTorch writes them, not strings */
+    char path[300];
+    snprintf(path, sizeof path, "%s/rank0.pt.trace.json", dir);
+    yajl_val t = tu_json_file(path), ev = tu_get(t, "traceEvents", NULL);
+    int seen = 0;
+    for (size_t i = 0; ev && i < ev->u.array.len; i++) {
+        yajl_val e = ev->u.array.values[i], n = tu_get(e, "name", NULL);
+        if (!n || !YAJL_IS_STRING(n) || strcmp(n->u.string, "aten::addmm")) continue;
+        yajl_val dims = tu_get(e, "args", "Input Dims", NULL), types = tu_get(e, "args", "Input type", NULL);
+        cr_assert(dims && YAJL_IS_ARRAY(dims) && dims->u.array.len == 5 && types && YAJL_IS_ARRAY(types));
+        cr_assert(YAJL_IS_ARRAY(tu_get(e, "args", "Concrete Inputs", NULL)));
+        seen++;
+    }
+    cr_assert_eq(seen, 2 * 2, "one addmm per layer and step");
+    yajl_tree_free(t);
+    /* the same options give the same bytes */
+    char *again = NULL;
+    cr_assert_eq(tu_sh(NULL, "%s -o '%s-b' --op-mix --ranks 2 --steps 2 >/dev/null", tu_gen(), dir), 0);
+    cr_assert_eq(tu_sh(&again, "diff -r '%s' '%s-b'", dir, dir), 0, "%s", again);
+    free(again);
+    tu_sh(NULL, "rm -rf '%s' '%s-b'", dir, dir);
 }
