@@ -606,6 +606,7 @@ void model_build(ctx_t *c, int S) {
   if (c->mode == MODE_IDLE) { idle_build(c, S); return; }
   if (c->mode == MODE_HOST) { host_build(c, S); return; }
   if (c->mode == MODE_PP) { pp_build(c, S); return; }
+  if (c->mode == MODE_OPS) { ops_build(c, S); return; }
   free(c->P); free(c->X); free(c->Xstart); free(c->Tmin);
   c->S = S;
   c->P = xcalloc((size_t)S + 1, sizeof(int64_t));

@@ -294,6 +294,8 @@ void write_rank(const ctx_t *c, int r, int win, sink_t *s, rw_t *w, uint64_t *st
         host_write_step(w, st);
       else if (c->mode == MODE_PP)
         pp_write_step(w, st);
+      else if (c->mode == MODE_OPS)
+        ops_write_step(w, st);
       else
         write_step(w, st);
       if (step_end_bytes) step_end_bytes[st - s0] = s->total + s->len;

@@ -34,6 +34,7 @@ static void usage(FILE *f) {
       "  --a2a-hot-rank R       the gradient collective is an all-to-all (SendRecv kernels, In split size)\n"
       "                         in which rank R sends --a2a-factor times the bytes of each other rank\n"
       "  --a2a-factor F         the hot rank's bytes over another rank's, a whole number (default 4)\n"
+      "  --op-mix               an op-mix job: shapes, modules, a norm, GEMMs, tiny kernels (issue 34)\n"
       "  --pp N                 a pipeline job: ranks / N pipelines of N stages (GPipe, blocking P2P)\n"
       "  --microbatches M       microbatches per step of a --pp job (default 4)\n"
       "  --pp-slow-stage S      the --pp stage that computes slower (default 1)\n"
@@ -239,6 +240,11 @@ static void check_new(options *o) {
   if (o->rocm && !o->gpu_set) o->gpu = "AMD Instinct MI300X";
   if ((o->microbatches || o->pp_slow >= 0 || o->pp_slow_factor) && !o->pp)
     die("--microbatches, --pp-slow-stage and --pp-slow-factor apply to --pp jobs");
+  if (o->op_mix && (o->pp || o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->cut_rank >= 0 ||
+                   o->ndrop || o->rocm || o->negts || o->comm_lib != LIB_NCCL || o->a2a_hot >= 0 || o->target_mb > 0 ||
+                   o->nccl_inspector || o->nccl_plugin || o->nccl_prom))
+    die("--op-mix does not combine with the job-shape options (--pp, --tp, --fsdp, --host, --idle-cause, --windows, "
+        "--a2a-hot-rank, --target-mb, --comm-lib, NCCL logs) or the damage and ROCm options");
   if (o->pp) {
     if (o->tp || o->fsdp || o->host || o->idle_cause || o->windows > 1 || o->cut_rank >= 0 || o->rocm ||
         o->negts || o->comm_lib != LIB_NCCL || o->target_mb > 0 || o->a2a_hot >= 0 || o->straggler >= 0)
@@ -365,6 +371,7 @@ static void parse_args(options *o, int argc, char **argv) {
     else if (FLAG("--metadata-after")) o->meta_after = 1;
     else if (FLAG("--target-mb")) { NEEDV(); o->target_mb = parse_num(name, val, 0, 1e6); }
     else if (FLAG("--hostile-name")) o->hostile = 1;
+    else if (FLAG("--op-mix")) o->op_mix = 1;
     else if (new_option(name) == 1) { parse_new(o, name, NULL); o->extended = 1; }
     else if (new_option(name) == 2) { NEEDV(); parse_new(o, name, val); o->extended = 1; }
     else die("unknown option '%s' (see --help)", a);
@@ -409,7 +416,7 @@ static void ctx_init_new(ctx_t *c) {
   c->nwin = o->windows;
   c->win_steps = o->steps;
   c->win_gap = o->windows > 1 ? 2 : 0; /* schedule(wait=1, warmup=1): two unprofiled steps between windows */
-  c->mode = o->pp ? MODE_PP : o->idle_cause ? MODE_IDLE : o->host ? MODE_HOST : o->tp ? MODE_MD : MODE_CLASSIC;
+  c->mode = o->op_mix ? MODE_OPS : o->pp ? MODE_PP : o->idle_cause ? MODE_IDLE : o->host ? MODE_HOST : o->tp ? MODE_MD : MODE_CLASSIC;
   if (o->rocm) {
     /* hipBLASLt GEMM names and RCCL's generic kernel */
     static const char *dt[] = {"BBS", "HHS", "SSS", "F8BS"};
@@ -424,6 +431,7 @@ static void ctx_init_new(ctx_t *c) {
   if (c->mode == MODE_HOST) host_init(c);
   if (c->mode == MODE_IDLE) idle_init(c);
   if (c->mode == MODE_PP) pp_init(c);
+  if (c->mode == MODE_OPS) ops_init(c);
 }
 
 static void ctx_init(ctx_t *c) {
@@ -608,6 +616,8 @@ int main(int argc, char **argv) {
   snprintf(path, plen, "%s/expected.json", o->outdir);
   if (c->mode == MODE_PP)
     pp_write_expected(c, path);
+  else if (c->mode == MODE_OPS)
+    ops_write_expected(c, path);
   else if (o->extended)
     write_expected_ext(c, path, ws);
   else
@@ -624,6 +634,7 @@ int main(int argc, char **argv) {
   idle_free(c);
   host_free(c);
   pp_free(c);
+  ops_free(c);
   for (int g = 0; g < c->ngroups; g++) {
     free(c->groups[g].ranks);
     if (c->groups[g].ranks_str != c->pg_ranks_str) free(c->groups[g].ranks_str);

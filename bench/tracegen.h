@@ -8,6 +8,7 @@
  *   tg_idle.c      idle-cause jobs (issue 20)    tg_truth.c  expected.json
  *   tg_host.c      jobs with a PyTorch-like host on a given fabric (issue 29: pairs)
  *   tg_pp.c        pipeline-parallel jobs (issue 33: --pp, --microbatches)
+ *   tg_ops.c       op-mix jobs (issue 34: --op-mix): op shapes, modules, the roofline's truth
  *
  * Times are integer nanoseconds of "true" time; rank r records true + off[r]. No global mutable state. */
 #ifndef TRACEGEN_H
@@ -37,7 +38,7 @@ enum { LIB_NCCL, LIB_DEEPEP, LIB_SYMM, LIB_VLLM };
 enum { IDLE_NONE, IDLE_SYNC, IDLE_LAUNCH, IDLE_DATALOADER, IDLE_MIXED, IDLE_GRAPH, IDLE_CAUSES };
 /* --idle-cause's names, by the enum above (NULL for IDLE_NONE): the option and expected.json */
 extern const char *const tg_idle_names[IDLE_CAUSES];
-enum { MODE_CLASSIC, MODE_MD, MODE_IDLE, MODE_HOST, MODE_PP };
+enum { MODE_CLASSIC, MODE_MD, MODE_IDLE, MODE_HOST, MODE_PP, MODE_OPS };
 enum { HSYNC_ITEM, HSYNC_STREAM, HSYNC_DEVICE };
 
 /* ------------------------------------------------------------------ GPU table */
@@ -94,6 +95,7 @@ typedef struct {
   int pp, microbatches;    /* --pp N --microbatches M: a pipeline-parallel job (tg_pp.c; 0 = none) */
   int pp_slow;             /* --pp-slow-stage S: the stage that computes slower */
   double pp_slow_factor;   /* --pp-slow-factor F: how many times as long its kernels take */
+  int op_mix;              /* --op-mix: an op-mix job (tg_ops.c, issue 34) */
 } options;
 
 /* ------------------------------------------------------------------ process groups */
@@ -185,6 +187,8 @@ struct ctx {
   struct host_model *host;
   /* pipeline-parallel jobs (tg_pp.c) */
   struct pp_model *pp;
+  /* op-mix jobs (tg_ops.c) */
+  struct ops_model *ops;
 };
 
 /* ------------------------------------------------------------------ output sink */
@@ -484,6 +488,13 @@ void pp_build(ctx_t *c, int S);
 void pp_write_step(rw_t *w, int s);
 void pp_write_expected(const ctx_t *c, const char *path);
 void pp_free(ctx_t *c);
+
+/* tg_ops.c */
+void ops_init(ctx_t *c);
+void ops_build(ctx_t *c, int S);
+void ops_write_step(rw_t *w, int s);
+void ops_write_expected(const ctx_t *c, const char *path);
+void ops_free(ctx_t *c);
 
 /* tg_idle.c */
 void idle_init(ctx_t *c);
