@@ -253,7 +253,9 @@ static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_grou
     char line[1024];
     int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s:", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
                      pg->desc ? ")" : "");
-    if (inspector && n > 0 && (size_t)n < sizeof line) {
+    const tc_nccl_counts *c = &g->c; /* a group of point-to-point records alone: no collective part */
+    bool colls = g->has_comm || !g->has_p2p || c->joined || c->below_min_size || c->dropped || c->cpu_timed || c->size_mismatch;
+    if (inspector && colls && n > 0 && (size_t)n < sizeof line) {
         char nb[32] = "-", tb[32] = "-";
         if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
         if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);
@@ -270,9 +272,9 @@ static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_grou
         char nb[32] = "-", tb[32] = "-";
         if (g->has_p2p_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->p2p_busbw_GBps);
         if (g->has_trace_p2p_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", g->trace_p2p_busbw_GBps);
-        n += snprintf(line + n, sizeof line - (size_t)n, "; P2P %" PRId64 " joined (%" PRId64 " below the size floor, %" PRId64
-                      " dropped, %" PRId64 " CPU-timed), busbw %s (trace %s)", g->p2p.joined, g->p2p.below_min_size,
-                      g->p2p.dropped, g->p2p.cpu_timed, nb, tb);
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s P2P %" PRId64 " joined (%" PRId64 " below the size floor, %" PRId64
+                      " dropped, %" PRId64 " CPU-timed), busbw %s (trace %s)", (inspector && colls) || g->has_plugin ? ";" : "",
+                      g->p2p.joined, g->p2p.below_min_size, g->p2p.dropped, g->p2p.cpu_timed, nb, tb);
     }
     tc_term_wrap(out, line, 2, 4, width);
 }
