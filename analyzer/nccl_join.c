@@ -26,17 +26,13 @@ static int cmp_rec(const void *a, const void *b) {
     return (x->sn > y->sn) - (x->sn < y->sn);
 }
 
-/* The rank index of global rank g in j, SIZE_MAX none. */
-static size_t rank_index(const tc_job *j, int64_t g) {
+size_t tc_nccl_rank_index(const tc_job *j, int64_t g) {
     for (size_t i = 0; g >= 0 && i < j->n_ranks; i++)
         if (j->ranks[i].rank == g) return i;
     return SIZE_MAX;
 }
 
-/* The process group a communicator is, given the global rank of each of its ranks that has a log
- * (member[r], -1 none; n ranks): the one group of size n whose r-th member (ascending) is member[r]
- * for every known r, or without a member list when no listed group fits. SIZE_MAX none or several. */
-static size_t group_of(const tc_job *j, const int64_t *member, int32_t n) {
+size_t tc_nccl_group_of(const tc_job *j, const int64_t *member, int32_t n) {
     size_t found = SIZE_MAX, n_found = 0, unlisted = SIZE_MAX, n_unlisted = 0;
     for (size_t i = 0; i < j->n_groups; i++) {
         const tc_process_group *pg = &j->groups[i];
@@ -353,11 +349,11 @@ static int join_comm(const tc_job *j, tc_nccl_result *r, const tc_nccl_record *r
     for (int32_t k = 0; k < nr; k++) member[k] = -1;
     for (size_t i = 0; i < n; i++)
         if (file_rank[rec[i].file] >= 0) member[rec[i].rank] = file_rank[rec[i].file];
-    size_t pg = group_of(j, member, nr);
+    size_t pg = tc_nccl_group_of(j, member, nr);
     free(member);
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && rec[b].file == rec[a].file; b++) {}
-        size_t ri = rank_index(j, file_rank[rec[a].file]);
+        size_t ri = tc_nccl_rank_index(j, file_rank[rec[a].file]);
         if (pg == SIZE_MAX || ri == SIZE_MAX) { *(rec[a].plugin ? &r->plugin_unplaced : &r->records_unplaced) += (int64_t)(b - a); continue; }
         tc_nccl_group *g = &r->groups[pg];
         if (!g->has_comm && !g->has_plugin) g->comm_id = rec[a].comm_id;
@@ -439,7 +435,7 @@ static int file_ranks(const tc_job *j, const tc_nccl_record *rec, size_t n, cons
         if ((file_rank[f] = by_pid != SIZE_MAX ? j->ranks[by_pid].rank : -1) >= 0) continue;
         size_t fits = 0;
         for (size_t g = 0; need[f] && g < nr; g++)
-            if (count[f * nr + g] == need[f] && rank_index(j, (int64_t)g) != SIZE_MAX) { file_rank[f] = (int64_t)g; fits++; }
+            if (count[f * nr + g] == need[f] && tc_nccl_rank_index(j, (int64_t)g) != SIZE_MAX) { file_rank[f] = (int64_t)g; fits++; }
         if (fits != 1) file_rank[f] = -1;
     }
     free(count);
@@ -454,7 +450,7 @@ static int count_unlogged(const tc_job *j, tc_nccl_result *r, const int64_t *fil
     bool *logged = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *logged);
     if (!logged) return -1;
     for (size_t f = 0; f < r->log.n_files; f++) {
-        size_t ri = rank_index(j, file_rank[f]);
+        size_t ri = tc_nccl_rank_index(j, file_rank[f]);
         if (ri != SIZE_MAX && !r->log.files[f].plugin && !r->log.files[f].prom) logged[ri] = true;
     }
     for (size_t i = 0; i < j->n_instances; i++) {
@@ -538,6 +534,7 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     if (rc == 0) count_unrecorded_kinds(j, r, &ix);
     if (rc == 0) rc = count_unlogged(j, r, file_rank);
     if (rc == 0) rc = tc_nccl_prom_join(j, r);
+    if (rc == 0) rc = tc_nccl_p2p_join(j, r, file_rank);
     free(file_rank);
     free(rec);
     index_free(&ix);
@@ -551,7 +548,7 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     for (size_t i = 0; i < j->n_groups; i++) {
         tc_nccl_group *g = &r->groups[i];
         add_counts(&r->c, &g->c);
-        without += !g->has_comm && j->groups[i].row != SIZE_MAX;
+        without += !g->has_comm && !g->has_p2p_comm && j->groups[i].row != SIZE_MAX;
         if ((g->has_busbw = g->exec_us > 0)) g->busbw_GBps = g->bus_bytes / g->exec_us / 1e3;
         if ((g->has_proxy = g->proxy_ns > 0)) {
             g->proxy_gpu_wait_share = g->proxy_class_ns[TC_NCCL_PX_GPU] / g->proxy_ns;

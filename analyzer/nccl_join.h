@@ -16,4 +16,17 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r);
  * groups: r->prom_mix (each group's buckets, its ranks' rows merged), r->groups[].prom_rows,
  * r->prom_joined / prom_unplaced, with a note. r->groups allocated. 0, or -1 out of memory. */
 int tc_nccl_prom_join(const tc_job *j, tc_nccl_result *r);
+
+/* (analyzer/nccl_p2p_join.c, called by tc_nccl_join) The log's p2p_perf records joined to the
+ * SendRecv kernels with peer args (docs/nccl.md "Point-to-point"): r->groups[].p2p and the P2P
+ * busbw figures, r->p2p_unplaced / p2p_outside, with notes. file_rank[f]: the global rank of log
+ * file f (-1 unknown). r->groups allocated. 0, or -1 out of memory. */
+int tc_nccl_p2p_join(const tc_job *j, tc_nccl_result *r, const int64_t *file_rank);
+
+/* The rank index of global rank g in j, SIZE_MAX none. */
+size_t tc_nccl_rank_index(const tc_job *j, int64_t g);
+/* The process group a communicator is, given the global rank of each of its ranks that has a log
+ * (member[r], -1 none; n ranks): the one group of size n whose r-th member (ascending) is member[r]
+ * for every known r, or without a member list when no listed group fits. SIZE_MAX none or several. */
+size_t tc_nccl_group_of(const tc_job *j, const int64_t *member, int32_t n);
 #endif

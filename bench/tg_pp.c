@@ -419,3 +419,105 @@ void pp_write_expected(const ctx_t *c, const char *path) {
   free(per);
   if (fclose(f) != 0) die("write %s: %s", path, strerror(errno));
 }
+
+/* ---- --nccl-inspector with --pp: the Inspector's p2p_perf records -------------------------------
+ * One DIR/node<N>-pid<P>.log per rank, as inspector_json.cc writes them (header, metadata,
+ * p2p_perf {p2p Send/Recv, p2p_sn, p2p_peer, p2p_msg_size_bytes, p2p_exec_time_us,
+ * p2p_timing_source, p2p_algobw_gbs, p2p_busbw_gbs}), the communicator being the pipeline's process
+ * group (p2p_peer the peer's stage) and p2p_sn counting the rank's P2P operations on it; and
+ * DIR/nccl_p2p_expected.json, the truth per group: records joined, below the size floor, dropped,
+ * CPU-timed (summed over its ranks), NCCL's P2P busbw = Σ bytes / Σ p2p_exec_time_us over the
+ * joined records (bus factor 1), the trace's = the same bytes over their kernels' transfer (end −
+ * arrival), and the records written before the window. The mess: two records per rank from before
+ * the window, about one in 13 of the others dropped (the ring buffer), one in 31 timed on the CPU,
+ * exec times rounded to whole µs (the transfer, without the wait), each dumped 1 to 200 µs after its
+ * kernel ended (the rank's clock), rank 0's log pretty-printed. */
+
+#define P2P_FLOOR 8192 /* NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES's default */
+
+typedef struct { int64_t joined, below, dropped, cpu; double bytes, us, xfer_ns; } p2p_truth;
+
+static void p2p_record(FILE *f, int pretty, const pgroup *g, int gi, int grank, const char *host, int64_t pid, int send,
+                       int peer, int64_t sn, long long bytes, int64_t us, int cpu, int64_t ts_us) {
+  const char *nl = pretty ? "\n  " : "";
+  double bw = us > 0 ? (double)bytes / (double)us / 1e3 : 0;
+  fprintf(f, "{%s\"header\":{\"id\":\"0x%llx\",\"comm_name\":\"unknown\",\"rank\":%d,\"n_ranks\":%d,\"nnodes\":%d},%s"
+             "\"metadata\":{\"inspector_output_format_version\":\"v4.0\",\"git_rev\":\"\",\"rec_mechanism\":"
+             "\"nccl_profiler_interface\",\"dump_timestamp_us\":%lld,\"hostname\":\"%s\",\"pid\":%lld},%s"
+             "\"p2p_perf\":{\"p2p\":\"%s\",\"p2p_sn\":%lld,\"p2p_peer\":%d,\"p2p_msg_size_bytes\":%lld,"
+             "\"p2p_exec_time_us\":%lld,\"p2p_timing_source\":\"%s\",\"p2p_algobw_gbs\":%.6f,\"p2p_busbw_gbs\":%.6f}%s}\n",
+          nl, 0x7f8c496ae9f600ULL + 0x1111ULL * (unsigned)gi, grank, g->size, g->nodes, nl, (long long)ts_us, host,
+          (long long)pid, nl, send ? "Send" : "Recv", (long long)sn, peer, bytes, (long long)us, cpu ? "kernel_cpu" : "kernel_gpu",
+          bw, bw, pretty ? "\n" : "");
+}
+
+static int cmp_start(const void *a, const void *b) {
+  const pk *x = *(const pk *const *)a, *y = *(const pk *const *)b;
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Rank r's log; adds what it plants to t (per group). Returns the records written before the window. */
+static int64_t pp_write_log(const ctx_t *c, const rw_t *w, int r, p2p_truth *t) {
+  const struct pp_model *m = c->pp;
+  char host[32], path[4096];
+  snprintf(host, sizeof host, "node%d", r / c->o.gpn);
+  snprintf(path, sizeof path, "%s/%s-pid%lld.log", c->o.outdir, host, (long long)c->pid[r]);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  int gi = 1 + r % m->D, grank = stage_of(m, r);
+  const pgroup *g = &c->groups[gi];
+  long long bytes = m->act_nelems * c->esize;
+  int64_t sn = 100 + 7 * gi, pre = 0, i = 0;
+  /* NCCL numbers them in the order they run on the rank's one P2P stream: by start */
+  const pk **v = xcalloc(m->k[r].n + 1, sizeof *v);
+  size_t n = 0;
+  for (size_t e = 0; e < m->k[r].n; e++)
+    if (m->k[r].v[e].kind == PK_SEND || m->k[r].v[e].kind == PK_RECV) v[n++] = &m->k[r].v[e];
+  qsort(v, n, sizeof *v, cmp_start);
+  for (size_t e = 0; e < n; e++) {
+    const pk *k = v[e];
+    int send = k->kind == PK_SEND, peer = stage_of(m, k->peer);
+    int64_t xfer = k->t + k->d - k->arrival, us = llround((double)xfer / 1e3);
+    if (i++ == 0 && bytes >= P2P_FLOOR) /* the communicator's operations before the profiler window */
+      for (int q = 2; q > 0; q--, pre++)
+        p2p_record(f, r == 0, g, gi, grank, host, c->pid[r], send, peer, sn - q, bytes, us, 0, (k->t - 100 * MS + w->off) / US);
+    uint64_t h = h4(c->o.seed ^ 0x70327050ULL, (uint64_t)r, (uint64_t)gi, (uint64_t)i);
+    int64_t my_sn = sn++;
+    if (bytes < P2P_FLOOR) { t[gi].below++; continue; }
+    if (h % 13 == 0) { t[gi].dropped++; continue; }
+    int cpu = h % 31 == 5;
+    p2p_record(f, r == 0, g, gi, grank, host, c->pid[r], send, peer, my_sn, bytes, us, cpu,
+               (k->t + k->d + w->off) / US + 1 + (int64_t)(h % 200));
+    if (cpu) { t[gi].cpu++; continue; }
+    t[gi].joined++;
+    t[gi].bytes += (double)bytes;
+    t[gi].us += (double)us;
+    t[gi].xfer_ns += (double)xfer;
+  }
+  free(v);
+  if (fclose(f)) die("cannot write %s", path);
+  return pre;
+}
+
+void pp_write_nccl(const ctx_t *c, rw_t *const *ws) {
+  p2p_truth *t = xcalloc((size_t)c->ngroups, sizeof *t);
+  int64_t pre = 0;
+  for (int r = 0; r < c->o.ranks; r++) pre += pp_write_log(c, ws[r], r, t);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl_p2p_expected.json", c->o.outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  fprintf(f, "{\"min_size_bytes\": %d, \"p2p_records_outside_trace\": %lld, \"groups\": {", P2P_FLOOR, (long long)pre);
+  for (int g = 1, first = 1; g < c->ngroups; g++, first = 0) {
+    const p2p_truth *x = &t[g];
+    fprintf(f, "%s\n  \"%s\": {\"joined\": %lld, \"below_min_size\": %lld, \"dropped\": %lld, \"cpu_timed\": %lld, "
+               "\"busbw_GBps\": ", first ? "" : ",", c->groups[g].name, (long long)x->joined, (long long)x->below,
+            (long long)x->dropped, (long long)x->cpu);
+    if (x->us > 0) fprintf(f, "%.17g", x->bytes / x->us / 1e3); else fprintf(f, "null");
+    fprintf(f, ", \"trace_busbw_GBps\": ");
+    if (x->xfer_ns > 0) fprintf(f, "%.17g}", x->bytes / x->xfer_ns); else fprintf(f, "null}");
+  }
+  fprintf(f, "\n}}\n");
+  if (fclose(f)) die("cannot write %s", path);
+  free(t);
+}

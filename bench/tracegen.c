@@ -223,8 +223,10 @@ static void check_new(options *o) {
   for (int i = 0; i < o->ndrop; i++)
     if (o->drop_rank[i] >= o->ranks) die("--drop-kernel %d:%d: only %d ranks", o->drop_rank[i], o->drop_k[i], o->ranks);
   if ((o->cut_rank >= 0) != (o->cut_steps > 0)) die("--cut-rank and --cut-after-step go together");
-  if ((o->nccl_inspector || o->nccl_plugin || o->nccl_prom) && ((!o->tp && !o->fsdp) || o->windows > 1 || o->ndrop || o->cut_rank >= 0))
-    die("--nccl-inspector and --nccl-plugin-trace write the files of a --tp/--fsdp job of one window without dropped kernels");
+  if ((o->nccl_inspector || o->nccl_plugin || o->nccl_prom) && ((!o->tp && !o->fsdp && !o->pp) || o->windows > 1 || o->ndrop || o->cut_rank >= 0))
+    die("--nccl-inspector and --nccl-plugin-trace write the files of a --tp/--fsdp/--pp job of one window without dropped kernels");
+  if (o->pp && (o->nccl_plugin || o->nccl_prom || o->nccl_inspector == 2 || o->nccl_exec_wait))
+    die("--pp takes --nccl-inspector alone (its p2p_perf records)");
   if (o->nccl_exec_wait && !o->nccl_inspector) die("--nccl-exec-with-wait goes with --nccl-inspector");
   if (o->cut_rank >= o->ranks) die("--cut-rank %d: only %d ranks", o->cut_rank, o->ranks);
   if (o->cut_rank >= 0 && o->cut_steps >= o->steps) die("--cut-after-step %d: the job has %d steps", o->cut_steps, o->steps);
@@ -610,7 +612,8 @@ int main(int argc, char **argv) {
       }
       ws[(size_t)win * n + r] = w;
     }
-  if (o->nccl_inspector) write_nccl_inspector(c, ws);
+  if (o->nccl_inspector && c->mode == MODE_PP) pp_write_nccl(c, ws);
+  else if (o->nccl_inspector) write_nccl_inspector(c, ws);
   if (o->nccl_plugin) write_nccl_plugin_trace(c, ws);
   if (o->nccl_prom) write_nccl_prometheus(c, ws);
   snprintf(path, plen, "%s/expected.json", o->outdir);

@@ -487,6 +487,8 @@ void pp_init(ctx_t *c);
 void pp_build(ctx_t *c, int S);
 void pp_write_step(rw_t *w, int s);
 void pp_write_expected(const ctx_t *c, const char *path);
+/* --nccl-inspector with --pp: the Inspector's p2p_perf records and nccl_p2p_expected.json */
+void pp_write_nccl(const ctx_t *c, rw_t *const *ws);
 void pp_free(ctx_t *c);
 
 /* tg_ops.c */

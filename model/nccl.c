@@ -35,6 +35,7 @@ void tc_nccl_log_free(tc_nccl_log *l) {
     free(l->records);
     free(l->proxies);
     free(l->proms);
+    free(l->p2ps);
     memset(l, 0, sizeof *l);
 }
 

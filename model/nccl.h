@@ -44,6 +44,21 @@ typedef struct {
 } tc_nccl_record;
 #define TC_NCCL_NO_MIX 255
 
+/* One Inspector p2p_perf record (a Send or Recv of one rank of a communicator): its header as a
+ * tc_nccl_record's, p2p_sn (NCCL's sequence number of the communicator's point-to-point operations
+ * of this rank), p2p_peer (the peer's rank in the communicator), p2p_msg_size_bytes,
+ * p2p_exec_time_us, p2p_timing_source. */
+typedef struct {
+    uint64_t comm_id;
+    int64_t sn, bytes;
+    double exec_us;
+    int64_t dump_us;      /* metadata.dump_timestamp_us, 0 absent */
+    int32_t rank, n_ranks, peer;
+    uint16_t file;
+    uint8_t send;         /* 1 "Send", 0 "Recv" */
+    uint8_t timing;       /* tc_nccl_timing */
+} tc_nccl_p2p;
+
 /* One algorithm / protocol / channel count a plugin COLL event names (strings as NCCL writes
  * them: "Ring", "LL"; channels -1 absent). */
 typedef struct { char algorithm[16]; char protocol[16]; int32_t channels; } tc_nccl_mix;
@@ -103,6 +118,7 @@ typedef struct {
     tc_nccl_proxy *proxies; size_t n_proxies, cap_proxies; /* per plugin COLL record with proxy steps */
     int64_t proxy_steps_p2p; /* proxy steps under P2P events or outside any COLL (not joined) */
     tc_nccl_prom *proms; size_t n_proms, cap_proms;       /* Prometheus rows */
+    tc_nccl_p2p *p2ps; size_t n_p2ps, cap_p2ps;           /* Inspector p2p_perf records */
 } tc_nccl_log;
 
 /* Why a collective of the trace or a record has no partner (analyzer/nccl_join.h). */
@@ -140,6 +156,20 @@ typedef struct {
     double proxy_other_share;
     double proxy_class_ns[TC_NCCL_PX_N]; /* the sums the shares divide (ns), per tc_nccl_px */
     int64_t prom_rows;       /* Prometheus rows joined to the group (one per rank and bucket) */
+    /* point-to-point (analyzer/nccl_p2p_join.c): Inspector p2p_perf records against the group's
+     * SendRecv kernels with peer args, summed over ranks; peer_mismatch: a record of the other
+     * direction or another peer at the kernel's place in sequence (not joined) */
+    bool has_p2p;            /* a rank with an Inspector log has P2P kernels of the group, or records */
+    bool has_p2p_comm;       /* p2p_perf records of a communicator found for the group */
+    tc_nccl_counts p2p;
+    int64_t p2p_peer_mismatch;
+    double p2p_bytes;        /* Σ joined records' p2p_msg_size_bytes (bus factor 1) */
+    double p2p_exec_us;      /* Σ their p2p_exec_time_us */
+    double p2p_trace_ns;     /* Σ their kernels' transfer (duration − wait head), ns */
+    bool p2p_trace_unsplit;  /* a joined record's kernel has no wait split (unpaired): no trace figure */
+    bool has_p2p_busbw, has_trace_p2p_busbw;
+    double p2p_busbw_GBps;   /* p2p_bytes / p2p_exec_us / 1e3 */
+    double trace_p2p_busbw_GBps; /* p2p_bytes / p2p_trace_ns */
 } tc_nccl_group;
 
 /* One Prometheus bucket of a process group, its ranks' rows merged (analyzer/nccl_prom_join.c). */
@@ -166,6 +196,8 @@ typedef struct {
     int64_t plugin_outside;  /* plugin COLL records of a joined communicator outside the trace's collectives */
     tc_nccl_prom_mix *prom_mix; size_t n_prom_mix; /* by group, then as first read (owned) */
     int64_t prom_joined;     /* Prometheus rows joined to a process group */
+    int64_t p2p_unplaced;    /* p2p_perf records of a file or communicator no rank or group has */
+    int64_t p2p_outside;     /* p2p_perf records of a joined communicator outside the trace's P2P kernels */
     int64_t prom_unplaced;   /* Prometheus rows no process group (or several) fits */
     int64_t min_size;        /* the size floor assumed (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES; --nccl-min-size) */
     bool min_size_given;     /* min_size was given (0 is a floor then); else the join takes the default */

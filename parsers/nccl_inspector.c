@@ -2,8 +2,8 @@
  * and the example profiler plugin's traces. Objects are cut from the byte stream by brace depth
  * (strings and escapes followed; a plugin trace's '[' ',' ']' between them passed over), each
  * parsed by a small recursive reader that keeps the members it knows (Inspector: header, metadata,
- * coll_perf; plugin: a COLL event's args) and skips every other value (verbose event traces,
- * p2p_perf, other events, members of later versions); for plugin traces it reads the bare values
+ * coll_perf, p2p_perf; plugin: a COLL event's args) and skips every other value (verbose event traces,
+ * other events, members of later versions); for plugin traces it reads the bare values
  * older versions write (ncclBfloat16, 0x7f...) as tokens. */
 #define _POSIX_C_SOURCE 200809L
 #include "nccl_inspector.h"
@@ -151,6 +151,8 @@ static bool skip_value(jp *p, int depth) {
 typedef struct {
     tc_nccl_record r;
     bool has_rank, has_n_ranks, has_coll, has_sn, has_bytes, has_exec, p2p, stats;
+    bool has_p2p_kind, has_peer;   /* p2p_perf: "p2p" is Send or Recv; p2p_peer read */
+    tc_nccl_p2p q;                 /* p2p_perf's fields (sn, bytes, exec_us, timing, peer, send) */
     char hostname[256], version[16];
     char algo[16], proto[16];  /* coll_perf.coll_algo / coll_proto (v4.2+), "" absent */
     int32_t channels;          /* verbose: the kernel_events entries of event_trace_ts, -1 absent */
@@ -228,6 +230,17 @@ static bool metadata_member(jp *p, const char *key, void *ctx) {
     return skip_value(p, 2); /* git_rev, rec_mechanism */
 }
 
+/* coll_timing_source / p2p_timing_source: kernel_gpu, kernel_cpu, collective_cpu (tc_nccl_timing). */
+static bool timing_source(jp *p, uint8_t *out) {
+    char src[32];
+    if (!str(p, src, sizeof src)) return false;
+    *out = (uint8_t)(strcmp(src, "kernel_gpu") == 0 ? TC_NCCL_TIMING_KERNEL_GPU
+                     : strcmp(src, "kernel_cpu") == 0 ? TC_NCCL_TIMING_KERNEL_CPU
+                     : strcmp(src, "collective_cpu") == 0 ? TC_NCCL_TIMING_COLLECTIVE_CPU
+                                                           : TC_NCCL_TIMING_UNKNOWN);
+    return true;
+}
+
 static bool coll_member(jp *p, const char *key, void *ctx) {
     rec_ctx *c = ctx;
     double v;
@@ -237,15 +250,7 @@ static bool coll_member(jp *p, const char *key, void *ctx) {
         c->r.coll = (uint8_t)tc_nccl_coll_of(name);
         return c->has_coll = true;
     }
-    if (strcmp(key, "coll_timing_source") == 0) {
-        char src[32];
-        if (!str(p, src, sizeof src)) return false;
-        c->r.timing = (uint8_t)(strcmp(src, "kernel_gpu") == 0 ? TC_NCCL_TIMING_KERNEL_GPU
-                                : strcmp(src, "kernel_cpu") == 0 ? TC_NCCL_TIMING_KERNEL_CPU
-                                : strcmp(src, "collective_cpu") == 0 ? TC_NCCL_TIMING_COLLECTIVE_CPU
-                                                                      : TC_NCCL_TIMING_UNKNOWN);
-        return true;
-    }
+    if (strcmp(key, "coll_timing_source") == 0) return timing_source(p, &c->r.timing);
     if (strcmp(key, "coll_sn") == 0) { c->has_sn = int_in(p, 0, 9e18, &v); c->r.sn = (int64_t)v; return c->has_sn; }
     if (strcmp(key, "coll_msg_size_bytes") == 0) { c->has_bytes = int_in(p, 0, 9e18, &v); c->r.bytes = (int64_t)v; return c->has_bytes; }
     if (strcmp(key, "coll_exec_time_us") == 0) {
@@ -260,12 +265,35 @@ static bool coll_member(jp *p, const char *key, void *ctx) {
     return skip_value(p, 2); /* event_trace_sn, later members */
 }
 
+/* p2p_perf (inspector_json.cc inspectorCompletedP2p): p2p ("Send", "Recv"), p2p_sn, p2p_peer,
+ * p2p_msg_size_bytes, p2p_exec_time_us, p2p_timing_source; the bandwidths are recomputed. */
+static bool p2p_member(jp *p, const char *key, void *ctx) {
+    rec_ctx *c = ctx;
+    double v;
+    if (strcmp(key, "p2p") == 0) {
+        char name[16];
+        if (!str(p, name, sizeof name)) return false;
+        c->q.send = strcmp(name, "Send") == 0;
+        c->has_p2p_kind = c->q.send || strcmp(name, "Recv") == 0;
+        return true;
+    }
+    if (strcmp(key, "p2p_sn") == 0) { c->has_sn = int_in(p, 0, 9e18, &v); c->q.sn = (int64_t)v; return c->has_sn; }
+    if (strcmp(key, "p2p_peer") == 0) { c->has_peer = int_in(p, 0, INT32_MAX, &v); c->q.peer = (int32_t)v; return c->has_peer; }
+    if (strcmp(key, "p2p_msg_size_bytes") == 0) { c->has_bytes = int_in(p, 0, 9e18, &v); c->q.bytes = (int64_t)v; return c->has_bytes; }
+    if (strcmp(key, "p2p_exec_time_us") == 0) {
+        if (!num(p, &c->q.exec_us)) return false;
+        return (c->has_exec = c->q.exec_us >= 0) ? true : fail(p, "a negative p2p_exec_time_us");
+    }
+    if (strcmp(key, "p2p_timing_source") == 0) return timing_source(p, &c->q.timing);
+    return skip_value(p, 2); /* p2p_algobw_gbs, p2p_busbw_gbs, the verbose event traces */
+}
+
 static bool top_member(jp *p, const char *key, void *ctx) {
     rec_ctx *c = ctx;
     if (strcmp(key, "header") == 0) return object(p, header_member, ctx, 1);
     if (strcmp(key, "metadata") == 0) return object(p, metadata_member, ctx, 1);
     if (strcmp(key, "coll_perf") == 0) return object(p, coll_member, ctx, 1);
-    if (strcmp(key, "p2p_perf") == 0) c->p2p = true;
+    if (strcmp(key, "p2p_perf") == 0) { c->p2p = true; return object(p, p2p_member, ctx, 1); }
     if (strcmp(key, "dump_stats") == 0) { c->stats = true; return object(p, stats_member, ctx, 1); }
     return skip_value(p, 1);
 }
@@ -363,7 +391,7 @@ typedef struct {
     uint64_t at;       /* byte offset of the next byte */
     uint64_t obj_at;   /* where the object began */
     int depth; bool in_str, esc, too_long, garbage;
-    size_t p2p;        /* p2p_perf records passed over */
+    size_t p2p;        /* p2p_perf records read (log->p2ps) */
     bool plugin;       /* a plugin trace: a JSON array of events, '[' ',' ']' between them */
     /* plugin: the COLL event the PROXY / NET events being read nest in, and the open NET state */
     bool in_coll, open;
@@ -469,6 +497,33 @@ static int take_event(reading *rd) {
     return 0;
 }
 
+/* A p2p_perf record into log->p2ps (one without its fields: skipped with a warning). 0, or -1 out of memory. */
+static int take_p2p(reading *rd, rec_ctx *c) {
+    tc_nccl_file *f = &rd->log->files[rd->file];
+    const char *why = !c->has_rank || !c->has_n_ranks ? "no header.rank or header.n_ranks"
+                      : !c->has_p2p_kind || !c->has_peer ? "no p2p Send/Recv or p2p_peer"
+                      : !c->has_sn || !c->has_bytes || !c->has_exec ? "no p2p_sn, p2p_msg_size_bytes or p2p_exec_time_us"
+                      : c->r.rank >= c->r.n_ranks || c->q.peer >= c->r.n_ranks ? "header.rank or p2p_peer is not below header.n_ranks"
+                      : NULL;
+    if (why) {
+        tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: not an NCCL Inspector record (%s): record skipped",
+                     rd->path, (unsigned long long)rd->obj_at, why);
+        f->skipped++;
+        return 0;
+    }
+    if (!f->hostname && c->hostname[0] && !(f->hostname = tc_strdup(c->hostname))) return -1;
+    if (f->pid < 0 && c->pid >= 0) f->pid = (int64_t)c->pid;
+    if (!f->version[0]) memcpy(f->version, c->version, sizeof f->version);
+    c->q.comm_id = c->r.comm_id;
+    c->q.dump_us = c->r.dump_us;
+    c->q.rank = c->r.rank;
+    c->q.n_ranks = c->r.n_ranks;
+    c->q.file = (uint16_t)rd->file;
+    if (TC_PUSH(rd->log->p2ps, rd->log->n_p2ps, rd->log->cap_p2ps, c->q)) return -1;
+    rd->p2p++;
+    return 0;
+}
+
 static int take_object(reading *rd) {
     rec_ctx c;
     memset(&c, 0, sizeof c);
@@ -489,7 +544,7 @@ static int take_object(reading *rd) {
         f->skipped++;
         return 0;
     }
-    if (c.p2p && !c.has_coll) { rd->p2p++; return 0; }
+    if (c.p2p && !c.has_coll) return take_p2p(rd, &c);
     if (c.stats && !c.has_coll) { f->dump_stats++; f->ring_dropped += (int64_t)c.dropped; return 0; } /* v4.2's per-dump counts */
     if (!f->hostname && c.hostname[0] && !(f->hostname = tc_strdup(c.hostname))) return -1;
     if (f->pid < 0 && c.pid >= 0) f->pid = (int64_t)c.pid;
@@ -557,9 +612,6 @@ static tc_status read_open(reading *rd, FILE *fp, tc_error *e) {
         tc_notes_add(rd->notes, TC_NOTE_DAMAGED, rd->path, "%s: byte %llu: the last record is cut short (the file ends at byte %llu): record skipped",
                      rd->path, (unsigned long long)rd->obj_at, (unsigned long long)rd->at);
     }
-    if (rd->p2p)
-        tc_notes_add(rd->notes, TC_NOTE_NCCL, rd->path,
-                     "%s: %zu p2p_perf records passed over (point-to-point records are not joined yet)", rd->path, rd->p2p);
     return TC_OK;
 }
 

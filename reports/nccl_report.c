@@ -109,6 +109,21 @@ void tc_nccl_json_mix_key(jw *w, const char *key, const tc_nccl_log *l, const in
     mix_rows(w, key, l, mix_records);
 }
 
+/* Key p2p (only where the group has P2P kernels on ranks with Inspector logs, or p2p_perf records):
+ * the point-to-point join's counts and the two P2P busbw figures. */
+static void p2p_group(jw *w, const tc_nccl_group *g) {
+    if (!g->has_p2p) return;
+    jw_key(w, "p2p");
+    jw_object_begin(w);
+    counts(w, &g->p2p);
+    jw_key(w, "peer_mismatch"); jw_int(w, g->p2p_peer_mismatch);
+    jw_key(w, "bytes"); jw_double(w, g->p2p_bytes);
+    jw_key(w, "exec_time_us"); jw_double(w, g->p2p_exec_us);
+    jw_key(w, "busbw_GBps"); if (g->has_p2p_busbw) jw_double(w, g->p2p_busbw_GBps); else jw_null(w);
+    jw_key(w, "trace_busbw_GBps"); if (g->has_trace_p2p_busbw) jw_double(w, g->trace_p2p_busbw_GBps); else jw_null(w);
+    jw_object_end(w);
+}
+
 void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     if (!j->nccl.present) return;
     jw_key(w, "nccl");
@@ -124,6 +139,7 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     size_t recs;
     if (files_of(&j->nccl.log, PLUGIN_FILES, &recs)) plugin_group(w, &j->nccl.log, g);
     if (files_of(&j->nccl.log, PROM_FILES, &recs)) prom_group(w, &j->nccl, pg);
+    p2p_group(w, g);
     jw_object_end(w);
 }
 
@@ -214,6 +230,11 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
     counts(w, &r->c);
     jw_key(w, "records_unplaced"); jw_int(w, r->records_unplaced);
     jw_key(w, "records_outside_trace"); jw_int(w, r->outside_trace);
+    if (r->log.n_p2ps) {
+        jw_key(w, "p2p_records"); jw_uint(w, r->log.n_p2ps);
+        jw_key(w, "p2p_records_unplaced"); jw_int(w, r->p2p_unplaced);
+        jw_key(w, "p2p_records_outside_trace"); jw_int(w, r->p2p_outside);
+    }
     jw_key(w, "notes");
     jw_array_begin(w);
     for (size_t i = 0; i < r->n_notes; i++) jw_string(w, r->notes[i]);
@@ -224,14 +245,17 @@ void tc_nccl_json_summary(jw *w, const tc_job *j) {
 
 /* One wrapped line per group with NCCL records: "NCCL pg 1 (TP): Inspector 165 joined (0 below the
  * size floor, 19 dropped, 8 CPU-timed), busbw 360.8 GB/s (trace 360.0 GB/s); plugin 169 joined (23
- * dropped, 0 of another size): Ring/Simple 16 channels 145, Ring/Simple 8 channels 24" (each part
- * when its files were read). */
+ * dropped, 0 of another size): Ring/Simple 16 channels 145, Ring/Simple 8 channels 24; P2P 60
+ * joined (0 below the size floor, 5 dropped, 2 CPU-timed), busbw 41.9 GB/s (trace 40.0 GB/s)" (each
+ * part when its files were read; the P2P part where the group has P2P kernels or records). */
 static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_group *pg, const tc_nccl_group *g,
                        bool inspector, int width) {
     char line[1024];
     int n = snprintf(line, sizeof line, "NCCL pg %.60s%s%.60s%s:", pg->name, pg->desc ? " (" : "", pg->desc ? pg->desc : "",
                      pg->desc ? ")" : "");
-    if (inspector && n > 0 && (size_t)n < sizeof line) {
+    const tc_nccl_counts *c = &g->c; /* a group of point-to-point records alone: no collective part */
+    bool colls = g->has_comm || !g->has_p2p || c->joined || c->below_min_size || c->dropped || c->cpu_timed || c->size_mismatch;
+    if (inspector && colls && n > 0 && (size_t)n < sizeof line) {
         char nb[32] = "-", tb[32] = "-";
         if (g->has_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->busbw_GBps);
         if (pg->f.has_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", pg->f.busbw_GBps);
@@ -243,6 +267,14 @@ static void group_line(FILE *out, const tc_nccl_result *r, const tc_process_grou
         n += snprintf(line + n, sizeof line - (size_t)n, " plugin %" PRId64 " joined (%" PRId64 " dropped, %" PRId64
                       " of another size)", g->plugin_joined, g->plugin_dropped, g->plugin_size_mismatch);
         n = tc_nccl_mix_text(line, sizeof line, n, ": ", &r->log, g->mix_records);
+    }
+    if (g->has_p2p && n > 0 && (size_t)n < sizeof line) {
+        char nb[32] = "-", tb[32] = "-";
+        if (g->has_p2p_busbw) snprintf(nb, sizeof nb, "%.1f GB/s", g->p2p_busbw_GBps);
+        if (g->has_trace_p2p_busbw) snprintf(tb, sizeof tb, "%.1f GB/s", g->trace_p2p_busbw_GBps);
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s P2P %" PRId64 " joined (%" PRId64 " below the size floor, %" PRId64
+                      " dropped, %" PRId64 " CPU-timed), busbw %s (trace %s)", (inspector && colls) || g->has_plugin ? ";" : "",
+                      g->p2p.joined, g->p2p.below_min_size, g->p2p.dropped, g->p2p.cpu_timed, nb, tb);
     }
     tc_term_wrap(out, line, 2, 4, width);
 }

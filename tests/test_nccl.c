@@ -3,7 +3,8 @@
  * (tracegen --nccl-inspector): every count and NCCL's busbw held to the plant, through a trace
  * folder and through --nccl; without logs the JSON has no nccl keys. The example profiler plugin's
  * trace: the hand-made older spelling read leniently, and a planted job's plugin traces
- * (tracegen --nccl-plugin-trace) joined, alone and beside Inspector logs. */
+ * (tracegen --nccl-plugin-trace) joined, alone and beside Inspector logs; the p2p_perf records of a
+ * planted pipeline (tracegen --pp --nccl-inspector) joined to its SendRecv kernels. */
 #include "testutil.h"
 #include "parsers/nccl_inspector.h"
 #include <math.h>
@@ -310,7 +311,8 @@ Test(nccl, reads_the_plugin_format_before_2_27) {
 }
 
 /* The hand-made v4.2 log (its README): dump_stats read (not damage), coll_algo / coll_proto kept as
- * the record's mix, the verbose record's channels from its kernel_events, the p2p record counted. */
+ * the record's mix, the verbose record's channels from its kernel_events, the p2p record read with
+ * its fields (peer, size, exec time, sequence number). */
 Test(nccl, reads_inspector_v4_2) {
     tc_nccl_log log;
     memset(&log, 0, sizeof log);
@@ -329,8 +331,11 @@ Test(nccl, reads_inspector_v4_2) {
     cr_assert_eq(a->channels, -1, "the default form does not say the channels");
     cr_assert_str_eq(b->protocol, "SIMPLE");
     cr_assert_eq(b->channels, 2, "the verbose form's kernel_events");
-    cr_assert_eq(notes.n, 1);
-    cr_assert(strstr(notes.v[0].text, "1 p2p_perf records"), "%s", notes.v[0].text);
+    cr_assert_eq(notes.n, 0);
+    cr_assert_eq(log.n_p2ps, 1);
+    const tc_nccl_p2p *q = &log.p2ps[0];
+    cr_assert(q->send && q->peer == 2 && q->sn == 12 && q->bytes == 1048576 && q->exec_us == 9 && q->rank == 1 &&
+              q->n_ranks == 4 && q->comm_id == 0x5a1f00c2d3e4b701ULL && q->timing == TC_NCCL_TIMING_KERNEL_GPU);
     tc_notes_free(&notes);
     tc_nccl_log_free(&log);
     /* the hand-made v4.0 log's records name no algorithm; its verbose one its channel */
@@ -640,5 +645,61 @@ Test(nccl, damaged_or_foreign_logs_are_reported, .timeout = 120) {
     cr_assert_eq(rc, 3, "%s", out);
     cr_assert(strstr(out, "warning: " HAND ": byte "), "%s", out);
     free(out);
+    tu_sh(NULL, "rm -rf '%s'", dir);
+}
+
+/* ---- point-to-point: p2p_perf records of a planted pipeline (tracegen --pp --nccl-inspector) ------- */
+
+/* Every pipeline group's nccl.p2p against nccl_p2p_expected.json: joined, dropped, CPU-timed and
+ * below the floor exactly, NCCL's P2P busbw (Σ bytes / Σ p2p_exec_time_us) to 1e-9, the trace's
+ * beside it within 1% (its wait heads come from clock offsets the analyzer estimates); the records
+ * from before the window counted, none unplaced. */
+Test(nccl, planted_pipeline_p2p_records, .timeout = 120) {
+    static char dir[256];
+    mkdir("tests/out", 0755);
+    snprintf(dir, sizeof dir, "tests/out/nccl-p2p-%d", (int)getpid());
+    cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' --pp 4 --ranks 8 --steps 2 --microbatches 4 --pp-slow-stage 2 "
+                       "--busbw-GBps 400 --end-spread-us 5 --clock-offset-us 3000 --time-format epoch --file-names handler "
+                       "--seed 43 --nccl-inspector", dir, tu_gen(), dir), 0);
+    char args[600], path[512];
+    snprintf(args, sizeof args, "'%s'", dir);
+    yajl_val res = run_json(args, 0);
+    snprintf(path, sizeof path, "%s/nccl_p2p_expected.json", dir);
+    yajl_val want = parse_file(path), wg = at(want, "groups", NULL), groups = at(res, "process_groups", NULL);
+    int64_t joined = 0, dropped = 0, cpu = 0;
+    size_t checked = 0;
+    for (size_t i = 0; i < groups->u.array.len; i++) {
+        yajl_val g = groups->u.array.values[i];
+        const char *name = YAJL_GET_STRING(at(g, "name", NULL));
+        yajl_val w = at(wg, name, NULL), p = at(at(g, "nccl", NULL), "p2p", NULL);
+        if (!w) { cr_assert_null(p, "group %s has no P2P", name); continue; }
+        cr_assert(YAJL_IS_OBJECT(p), "group %s: nccl.p2p", name);
+        yajl_val un = at(p, "unjoined", NULL);
+        cr_assert_eq(YAJL_GET_INTEGER(at(p, "inspector_joined", NULL)), YAJL_GET_INTEGER(at(w, "joined", NULL)), "group %s joined", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "dropped", NULL)), YAJL_GET_INTEGER(at(w, "dropped", NULL)), "group %s dropped", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "cpu_timed", NULL)), YAJL_GET_INTEGER(at(w, "cpu_timed", NULL)), "group %s cpu", name);
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "below_min_size", NULL)), YAJL_GET_INTEGER(at(w, "below_min_size", NULL)));
+        cr_assert_eq(YAJL_GET_INTEGER(at(un, "size_mismatch", NULL)), 0);
+        cr_assert_eq(YAJL_GET_INTEGER(at(p, "peer_mismatch", NULL)), 0, "group %s: a record of another peer or direction", name);
+        double x = YAJL_GET_DOUBLE(at(p, "busbw_GBps", NULL)), y = YAJL_GET_DOUBLE(at(w, "busbw_GBps", NULL));
+        cr_assert(fabs(x - y) <= 1e-9 * y, "group %s NCCL P2P busbw %.12g, planted %.12g", name, x, y);
+        x = YAJL_GET_DOUBLE(at(p, "trace_busbw_GBps", NULL)), y = YAJL_GET_DOUBLE(at(w, "trace_busbw_GBps", NULL));
+        cr_assert(fabs(x - y) <= 0.01 * y, "group %s trace P2P busbw %.12g, planted %.12g", name, x, y);
+        joined += YAJL_GET_INTEGER(at(w, "joined", NULL));
+        dropped += YAJL_GET_INTEGER(at(w, "dropped", NULL));
+        cpu += YAJL_GET_INTEGER(at(w, "cpu_timed", NULL));
+        checked++;
+    }
+    cr_assert_eq(checked, 2, "both pipelines' groups");
+    cr_assert_gt(joined, 100);
+    cr_assert_gt(dropped, 0);
+    cr_assert_gt(cpu, 0);
+    yajl_val sn = at(at(res, "summary", NULL), "nccl", NULL);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "p2p_records_unplaced", NULL)), 0);
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "p2p_records_outside_trace", NULL)),
+                 YAJL_GET_INTEGER(at(want, "p2p_records_outside_trace", NULL)));
+    cr_assert_eq(YAJL_GET_INTEGER(at(sn, "p2p_records", NULL)), joined + cpu + YAJL_GET_INTEGER(at(want, "p2p_records_outside_trace", NULL)));
+    yajl_tree_free(want);
+    yajl_tree_free(res);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
