@@ -712,15 +712,19 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     bool zisal;
     int zfd = r->fd < 0 ? tc_source_gzip_fd(src, &zsize, &zisal) : -1;
     if (zfd >= 0 && tc_bgzf_detect(zfd, zsize)) { r->zfd = zfd; r->size = zsize; r->zisal = zisal; }
-    /* threads - 1 parse (and inflate BGZF runs) with the caller; a source read by a thread takes
-     * one more */
-    x.pool = tc_pool_new(threads - 1 + (r->fd < 0 && r->zfd < 0 ? 1 : 0));
+    /* threads - 1 parse (and inflate BGZF runs) with the caller, on the shared pool when there is
+     * one (the other files' pieces in the same queue); a source read by a thread takes one more,
+     * in a pool of its own (a spawned reader must not wait for a thread of the shared pool), and
+     * beside a shared pool only that one: the caller parses the pieces */
+    bool reads_in_thread = r->fd < 0 && r->zfd < 0;
+    tc_pool *shared = opt && !reads_in_thread ? opt->pool : NULL;
+    x.pool = shared ? shared : tc_pool_new(opt && opt->pool ? 1 : threads - 1 + (reads_in_thread ? 1 : 0));
     if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
     r->pool = x.pool;
     if (r->fd >= 0) {
         kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, x.comm, progress, progress_ctx, info);
         if (ks != KF_NO_PATTERN) {
-            tc_pool_free(x.pool);
+            if (!shared) tc_pool_free(x.pool);
             return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
         }
     }
@@ -728,7 +732,7 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     pthread_cond_init(&r->cv, NULL);
     tc_par_status status = par_load(&x, src, threads, size_hint, progress, progress_ctx) ? TC_PAR_FALLBACK : TC_PAR_OK;
     reader_stop(r, x.pool);
-    tc_pool_free(x.pool);
+    if (!shared) tc_pool_free(x.pool);
     for (int i = 0; i < TC_PAR_BUFFERS; i++) free(r->buf[i]);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);

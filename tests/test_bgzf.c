@@ -240,3 +240,31 @@ Test(bgzf, damage_is_reported_as_by_the_stream, .init = setup) {
     cr_assert(strstr(e, TMP "/cut.gz"), "%s", e);
     free(e);
 }
+
+/* Three files on one queue (issue 35 item 3): the same JSON with -j 1, 2 and 3, plain, BGZF and
+ * a gzip stream mixed, and three plain files. */
+Test(bgzf, three_files_on_one_queue_j1_j2_j3, .init = setup) {
+    cr_assert_eq(tu_sh(NULL, "rm -rf %s/three && %s -o %s/three --ranks 3 --steps 30 --clock-offset-us 700 --straggler 2 "
+                     ">/dev/null && gzip -kf %s/three/rank2.pt.trace.json", TMP, tu_gen(), TMP, TMP), 0);
+    write_bgzf(TMP "/three/rank1.pt.trace.json", TMP "/three/rank1.bgzf.json.gz");
+    static const char *sets[] = {
+        TMP "/three/rank0.pt.trace.json' '" TMP "/three/rank1.pt.trace.json' '" TMP "/three/rank2.pt.trace.json",
+        TMP "/three/rank0.pt.trace.json' '" TMP "/three/rank1.bgzf.json.gz' '" TMP "/three/rank2.pt.trace.json.gz",
+    };
+    for (int k = 0; k < 2; k++) {
+        char tag[32], j1[300], jj[300];
+        snprintf(tag, sizeof tag, "three%d", k);
+        for (int j = 1; j <= 3; j++) cr_assert_eq(analyze(sets[k], tag, j), 0, "set %d -j%d", k, j);
+        for (int j = 2; j <= 3; j++) {
+            snprintf(j1, sizeof j1, "%s/%s.j1.json", TMP, tag);
+            snprintf(jj, sizeof jj, "%s/%s.j%d.json", TMP, tag, j);
+            cr_assert(same_file(j1, jj), "set %d: -j1 and -j%d JSON differ", k, j);
+        }
+    }
+    /* the mixed set gives the plain set's figures (its file names aside) */
+    strip("three0", 2, TMP "/three0.txt");
+    strip("three1", 2, TMP "/three1.raw");
+    cr_assert_eq(tu_sh(NULL, "sed -e 's/rank1[.]bgzf[.]json[.]gz/rank1.pt.trace.json/g' -e 's/[.]json[.]gz/.json/g' "
+                     "%s/three1.raw > %s/three1.txt", TMP, TMP), 0);
+    cr_assert(same_file(TMP "/three0.txt", TMP "/three1.txt"), "BGZF and gzip inputs change the figures");
+}
