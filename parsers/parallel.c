@@ -498,7 +498,8 @@ typedef struct {
     tc_ct_parser *p0;
     const tc_comm_patterns *comm; /* the user's comm-kernel patterns, for p0 and every piece */
     reader r;
-    tc_pool *pool;
+    tc_pool *pool;         /* the pieces' (and BGZF runs') pool */
+    tc_pool *rpool;        /* the reader task's: pool, or beside a shared pool one of its own */
     piece *pieces;
     size_t *bounds;
     uint32_t *remap;
@@ -568,8 +569,8 @@ static int par_start(par_ctx *x, int threads) {
         if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
     if (!x->pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
     if (r->fd < 0 && r->zfd < 0) {
-        if (tc_pool_threads(x->pool) < 1) { x->info->why = "no thread"; return -1; }
-        tc_pool_spawn(x->pool, &r->task, reader_run);
+        if (tc_pool_threads(x->rpool) < 1) { x->info->why = "no thread"; return -1; }
+        tc_pool_spawn(x->rpool, &r->task, reader_run);
         r->started = true;
     }
     return 0;
@@ -713,13 +714,18 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     int zfd = r->fd < 0 ? tc_source_gzip_fd(src, &zsize, &zisal) : -1;
     if (zfd >= 0 && tc_bgzf_detect(zfd, zsize)) { r->zfd = zfd; r->size = zsize; r->zisal = zisal; }
     /* threads - 1 parse (and inflate BGZF runs) with the caller, on the shared pool when there is
-     * one (the other files' pieces in the same queue); a source read by a thread takes one more,
-     * in a pool of its own (a spawned reader must not wait for a thread of the shared pool), and
-     * beside a shared pool only that one: the caller parses the pieces */
+     * one (the other files' pieces in the same queue); a source read by a thread takes one more:
+     * beside a shared pool, in a one-thread pool of its own (a spawned reader must not wait for a
+     * busy thread of the shared pool) */
     bool reads_in_thread = r->fd < 0 && r->zfd < 0;
-    tc_pool *shared = opt && !reads_in_thread ? opt->pool : NULL;
-    x.pool = shared ? shared : tc_pool_new(opt && opt->pool ? 1 : threads - 1 + (reads_in_thread ? 1 : 0));
-    if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
+    tc_pool *shared = opt ? opt->pool : NULL;
+    x.pool = shared ? shared : tc_pool_new(threads - 1 + (reads_in_thread ? 1 : 0));
+    x.rpool = shared && reads_in_thread ? tc_pool_new(1) : x.pool;
+    if (!x.pool || !x.rpool) {
+        if (!shared) tc_pool_free(x.pool);
+        info->why = "out of memory";
+        return TC_PAR_FALLBACK;
+    }
     r->pool = x.pool;
     if (r->fd >= 0) {
         kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, x.comm, progress, progress_ctx, info);
@@ -731,7 +737,8 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     tc_par_status status = par_load(&x, src, threads, size_hint, progress, progress_ctx) ? TC_PAR_FALLBACK : TC_PAR_OK;
-    reader_stop(r, x.pool);
+    reader_stop(r, x.rpool);
+    if (x.rpool != x.pool) tc_pool_free(x.rpool);
     if (!shared) tc_pool_free(x.pool);
     for (int i = 0; i < TC_PAR_BUFFERS; i++) free(r->buf[i]);
     pthread_cond_destroy(&r->cv);
