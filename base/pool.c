@@ -1,7 +1,7 @@
 /* pool.c: the worker pool and the latch (see pool.h). Two queues under one lock: spawned tasks
  * (pool threads only) and submitted tasks (anyone); a task leaves its queue when its last run is
- * claimed. Two condition variables: `work` wakes threads for new tasks or to quit, `done` wakes the
- * owner when a task is done. */
+ * claimed. Two condition variables: `work` wakes idle threads for new tasks or to quit, `done`
+ * wakes the threads waiting for a task when one is done or a new one is queued. */
 #define _POSIX_C_SOURCE 200809L
 #include "pool.h"
 #include <assert.h>
@@ -37,20 +37,25 @@ static void queue_push(task_queue *q, tc_pool_task *t) {
     q->tail = t;
 }
 
-static void queue_pop(task_queue *q) {
-    q->head = q->head->next;
-    if (!q->head) q->tail = NULL;
+/* Takes t, which follows prev (NULL: t is the head), out of q. */
+static void queue_remove(task_queue *q, tc_pool_task *prev, tc_pool_task *t) {
+    if (prev) prev->next = t->next;
+    else q->head = t->next;
+    if (q->tail == t) q->tail = prev;
 }
 
-/* The next run for a thread (lock held): a spawned task first (pool threads only), else the oldest
- * queued task's next index. NULL when there is none. */
-static tc_pool_task *take(tc_pool *p, bool owner, size_t *index) {
-    task_queue *q = !owner && p->spawned.head ? &p->spawned : &p->queued;
-    tc_pool_task *t = q->head;
+/* The next run for a thread (lock held). An idle pool thread (waiting_for NULL, !owner): a spawned
+ * task first, else the oldest queued task's next index. A thread waiting for a task: the oldest
+ * queued task that does not nest, or waiting_for itself. NULL when there is none. */
+static tc_pool_task *take(tc_pool *p, bool owner, const tc_pool_task *waiting_for, size_t *index) {
+    bool idle = !owner && !waiting_for;
+    task_queue *q = idle && p->spawned.head ? &p->spawned : &p->queued;
+    tc_pool_task *prev = NULL, *t = q->head;
+    while (t && !idle && t->nests && t != waiting_for) { prev = t; t = t->next; }
     if (!t) return NULL;
     assert(t->claimed < t->count);
     *index = t->claimed++;
-    if (t->claimed == t->count) queue_pop(q);
+    if (t->claimed == t->count) queue_remove(q, prev, t);
     return t;
 }
 
@@ -69,7 +74,7 @@ static void *worker_main(void *arg) {
     pthread_mutex_lock(&p->mu);
     for (;;) {
         size_t i;
-        tc_pool_task *t = take(p, false, &i);
+        tc_pool_task *t = take(p, false, NULL, &i);
         if (!t) {
             if (p->quit) break;
             pthread_cond_wait(&p->work, &p->mu);
@@ -107,7 +112,6 @@ tc_pool *tc_pool_new(int threads) {
 int tc_pool_threads(const tc_pool *p) { return p->n_threads; }
 
 static void enqueue(tc_pool *p, task_queue *q, tc_pool_task *t, tc_pool_fn *fn, size_t count) {
-    assert(pthread_equal(pthread_self(), p->owner));
     t->fn = fn;
     t->count = count;
     t->claimed = t->finished = 0;
@@ -118,6 +122,7 @@ static void enqueue(tc_pool *p, task_queue *q, tc_pool_task *t, tc_pool_fn *fn, 
     p->pending++;
     if (count > 1) pthread_cond_broadcast(&p->work);
     else pthread_cond_signal(&p->work);
+    pthread_cond_broadcast(&p->done); /* threads waiting for a task run queued ones meanwhile */
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -130,18 +135,27 @@ void tc_pool_spawn(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn) {
     enqueue(p, &p->spawned, task, fn, 1);
 }
 
+/* The worker number of the calling thread: 0 the owner, else its pool thread's. */
+static int self_index(const tc_pool *p) {
+    pthread_t me = pthread_self();
+    for (int i = 0; i < p->n_threads; i++)
+        if (pthread_equal(me, p->workers[i].thread)) return p->workers[i].index;
+    assert(pthread_equal(me, p->owner)); /* only the owner and the pool's threads wait */
+    return 0;
+}
+
 void tc_pool_wait(tc_pool *p, tc_pool_task *task) {
-    assert(pthread_equal(pthread_self(), p->owner));
+    int self = self_index(p);
     pthread_mutex_lock(&p->mu);
     while (task->finished < task->count) {
         size_t i;
-        tc_pool_task *t = take(p, true, &i);
+        tc_pool_task *t = take(p, self == 0, task, &i);
         if (!t) {
             pthread_cond_wait(&p->done, &p->mu);
             continue;
         }
         pthread_mutex_unlock(&p->mu);
-        t->fn(t, i, 0);
+        t->fn(t, i, self);
         pthread_mutex_lock(&p->mu);
         finish(p, t);
     }
@@ -161,6 +175,13 @@ static void for_run(tc_pool_task *task, size_t i, int worker) {
 
 void tc_pool_for(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx) {
     for_task f = {.fn = fn, .ctx = ctx};
+    tc_pool_submit(p, &f.task, for_run, n);
+    tc_pool_wait(p, &f.task);
+}
+
+void tc_pool_for_nesting(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx) {
+    for_task f = {.fn = fn, .ctx = ctx};
+    f.task.nests = true;
     tc_pool_submit(p, &f.task, for_run, n);
     tc_pool_wait(p, &f.task);
 }

@@ -7,8 +7,12 @@
  * runs in index order, so results written by index come out the same whatever the thread count.
  * A producer that must run alongside the owner (a reader filling buffers the owner consumes) is
  * spawned: it runs on a pool thread only, never in the owner.
- * Invariants: only the owner submits, waits and frees; a task is done when all its runs have
- * finished; the pool is freed with no task pending. The pool's lock is taken once per run, never
+ * A run may itself submit tasks and wait for them (a file's load whose pieces share the pool with
+ * the other files': tc_pool_for_nesting); while it waits it runs queued tasks that do not wait
+ * themselves (never a spawned one, never a nesting batch's run), so waits never deadlock and never
+ * nest more than one deep.
+ * Invariants: only the owner and the runs of tasks submit and wait, only the owner frees; a task
+ * is done when all its runs have finished; the pool is freed with no task pending. The pool's lock is taken once per run, never
  * per event: a run is a piece of work (a file, a piece of a trace, a rank). */
 #ifndef TC_POOL_H
 #define TC_POOL_H
@@ -31,6 +35,8 @@ struct tc_pool_task {
     size_t claimed;        /* runs handed to a thread */
     size_t finished;       /* runs done; the task is done when finished == count */
     tc_pool_task *next;    /* queue link */
+    bool nests;            /* its runs submit and wait: set before submitting (tc_pool_for_nesting);
+                            * false in a zeroed task */
 };
 
 /* A pool of `threads` threads (0 is allowed: the owner runs everything), owned by the calling
@@ -43,12 +49,16 @@ void tc_pool_submit(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn, size_t count
 /* Runs task once (index 0) on a pool thread, ahead of queued tasks and never in the owner: for a
  * producer the owner consumes from. The pool must have a thread (tc_pool_threads() >= 1). */
 void tc_pool_spawn(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn);
-/* Returns when task is done; meanwhile the owner runs queued tasks (oldest first), task's runs or
- * others. */
+/* Returns when task is done; meanwhile the caller runs queued tasks (oldest first): task's runs,
+ * or others that do not nest. */
 void tc_pool_wait(tc_pool *p, tc_pool_task *task);
 /* fn(ctx, i, worker) for every i in [0, n) on the pool's threads and the owner; returns when all
  * are done. */
 void tc_pool_for(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
+/* As tc_pool_for, for runs that submit tasks to p and wait for them: those runs are taken by idle
+ * threads and by the caller only, so every thread waiting inside one works on the tasks they
+ * submitted (theirs or another run's) and no thread idles while any is queued. */
+void tc_pool_for_nesting(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
 /* Stops and joins the threads; every task must be done. NULL is a no-op. */
 void tc_pool_free(tc_pool *p);
 /* The number of cores online (at least 1): the thread budget when none is given. */

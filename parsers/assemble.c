@@ -1,5 +1,6 @@
-/* assemble.c: files to a job (see assemble.h): each input is one run of a batch on the worker pool
- * (base/pool.h), a lock guards only the progress figures; then the usable traces are kept, checked,
+/* assemble.c: files to a job (see assemble.h): each input is one run of a nesting batch on the
+ * worker pool (base/pool.h) whose queue also takes the files' pieces; a lock guards only the
+ * progress figures; then the usable traces are kept, checked,
  * ranked, grouped into windows (job_rules.h) and moved into the job. Prints nothing: notes.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "assemble.h"
@@ -18,7 +19,8 @@ typedef struct {
     pthread_mutex_t lock;  /* the progress fields below */
     char *const *paths;
     size_t n, done;
-    int threads_per_file; /* parse threads each file gets: the -j budget shared among the files */
+    int threads_per_file; /* parse threads each file gets: the -j budget, on the one pool */
+    tc_pool *pool;        /* the one pool: files and their pieces share its queue */
     tc_trace *traces;
     tc_load_status *status;
     char (*msg)[600];
@@ -62,10 +64,11 @@ static void on_progress(void *ctx, uint64_t raw, uint64_t size) {
 /* One file into t: parsed with the user's comm-kernel patterns (tc_load_trace_opts: the parser
  * classifies each kernel by them and the catalog), its spans noted for grouping and describing
  * profiler windows (job_rules.h). The one per-file load step; msg gets the loader's message. */
-static tc_load_status load_file(tc_trace *t, const char *path, int threads, const tc_comm_patterns *comm,
-                                progress_arg *pa, char *msg, size_t msglen) {
+static tc_load_status load_file(tc_trace *t, const char *path, int threads, tc_pool *pool,
+                                const tc_comm_patterns *comm, progress_arg *pa, char *msg, size_t msglen) {
     if (tc_trace_init(t, path)) return TC_LOAD_NO_MEMORY;
-    tc_load_trace_options lo = {.threads = threads, .progress = on_progress, .progress_ctx = pa, .comm = comm};
+    tc_load_trace_options lo = {.threads = threads, .progress = on_progress, .progress_ctx = pa, .comm = comm,
+                                .pool = pool};
     tc_load_status st = tc_load_trace_opts(t, path, &lo, msg, msglen);
     if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) tc_trace_note_spans(t);
     return st;
@@ -76,7 +79,8 @@ static void load_one(void *arg, size_t i, int worker) {
     load_ctx *c = arg;
     (void)worker;
     progress_arg pa = {c, i};
-    c->status[i] = load_file(&c->traces[i], c->paths[i], c->threads_per_file, c->comm, &pa, c->msg[i], sizeof c->msg[i]);
+    c->status[i] = load_file(&c->traces[i], c->paths[i], c->threads_per_file, c->pool, c->comm, &pa, c->msg[i],
+                             sizeof c->msg[i]);
     pthread_mutex_lock(&c->lock);
     c->done++;
     pthread_mutex_unlock(&c->lock);
@@ -85,17 +89,18 @@ static void load_one(void *arg, size_t i, int worker) {
 tc_assembly_status tc_job_parse_files(char *const *paths, size_t n, const tc_assemble_options *opt,
                                       tc_loaded_files *out, tc_notes *notes) {
     memset(out, 0, sizeof *out);
-    /* Few files (up to two per thread): one at a time, each parsed in pieces on every thread, which
-     * keeps all cores busy to the end even when one runs slower. Many files: one thread per file,
-     * files handed out as threads free up (no merging of pieces). */
+    /* One pool of -j threads (the caller one of them): each file is a run of a nesting batch, and
+     * its pieces (plain files, BGZF runs) are tasks in the same queue, so a thread that is done
+     * with its file, or waits for a piece of it, parses another file's pieces: three files on two
+     * cores keep both busy to the end. A gzip stream's reader is a thread of the file's own. */
     int budget = opt->jobs > 0 ? opt->jobs : tc_cpu_count();
     if (budget < 1) budget = 1;
-    int threads = n <= 2 * (size_t)budget ? 1 : budget;
+    int threads = budget;
     load_ctx c;
     memset(&c, 0, sizeof c);
     c.paths = paths;
     c.n = n;
-    c.threads_per_file = budget / threads;
+    c.threads_per_file = budget;
     c.traces = calloc(n ? n : 1, sizeof *c.traces);
     c.status = calloc(n ? n : 1, sizeof *c.status);
     c.msg = calloc(n ? n : 1, sizeof *c.msg);
@@ -116,7 +121,8 @@ tc_assembly_status tc_job_parse_files(char *const *paths, size_t n, const tc_ass
             c.total_size += (uint64_t)st.st_size;
     }
     pthread_mutex_init(&c.lock, NULL);
-    tc_pool_for(pool, n, load_one, &c);
+    c.pool = budget > 1 ? pool : NULL; /* -j 1: every file sequentially, in this thread */
+    tc_pool_for_nesting(pool, n, load_one, &c);
     tc_pool_free(pool);
     pthread_mutex_destroy(&c.lock);
 #ifdef __GLIBC__

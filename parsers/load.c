@@ -152,7 +152,7 @@ static tc_load_status load_parallel(tc_trace *t, const tc_reader *r, const char 
     char err[512];
     tc_source *src = tc_source_open(path, err, sizeof err);
     if (!src) { snprintf(msg, msglen, "%s", err); return TC_LOAD_UNREADABLE; }
-    tc_read_options ro = {.comm = o->comm};
+    tc_read_options ro = {.comm = o->comm, .pool = o->pool};
     int rc = r->parse_parallel(t, src, o->threads, &ro, o->progress, o->progress_ctx);
     tc_source_close(src);
     if (rc == 0) return finish_trace(t, path, msg, msglen) ? TC_LOAD_NO_MEMORY : TC_LOAD_OK;

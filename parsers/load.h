@@ -31,6 +31,9 @@ typedef struct {
     void *progress_ctx;
     const tc_comm_patterns *comm; /* the user's --comm-kernel patterns (model/comm_kernels.h), applied
                                    * with the catalog as each kernel is read; NULL: the catalog only */
+    tc_pool *pool;                /* a worker pool shared with other loads (threads - 1 threads), the
+                                   * caller one of its runs: the file's pieces go to its queue (NULL:
+                                   * the load makes its own) */
 } tc_load_trace_options;
 
 /* Loads path into t (initialized by the caller with tc_trace_init). On anything but TC_LOAD_OK the

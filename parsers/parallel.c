@@ -14,6 +14,7 @@
 #include "parallel.h"
 #include "chrome_trace.h"
 #include "split.h"
+#include "bgzf.h"
 #include "base/pool.h"
 #include "base/util.h"
 #include <assert.h>
@@ -29,6 +30,18 @@
 #define MAX_PIECES_PER_BUFFER (TC_PAR_WINDOW / MIN_PIECE + 2)
 
 /* ---- reader: source -> ring of buffers, a task spawned on the pool --------------------------- */
+
+/* A run of BGZF members inflated into a ring buffer: a pool task the caller submits ahead of the
+ * buffer it parses, so members inflate on every thread (the pieces' batches queue behind them). */
+typedef struct {
+    tc_pool_task task; /* first: the pool hands it back to zrun_run */
+    int fd;
+    bool isal;         /* the source's engine */
+    uint64_t from, to; /* compressed offsets of whole members */
+    size_t decoded;    /* their decoded bytes (the trailers' lengths) */
+    char *out;         /* the ring buffer */
+    bool ok;
+} zrun;
 
 typedef struct {
     tc_pool_task task;           /* first: the pool hands it back to reader_run */
@@ -46,7 +59,55 @@ typedef struct {
     uint64_t produced, released; /* buffers filled / handed back; ring slot = count % N */
     bool eof, failed, stop;
     uint64_t raw_bytes;          /* source bytes read so far */
+    /* BGZF gzip files: runs of members inflated on the pool (bgzf.h), no reader task */
+    int zfd;                     /* -1: not BGZF */
+    bool zisal, zbad;            /* zbad: a member start was no BGZF member (or unreadable) */
+    tc_pool *pool;
+    zrun zrun[TC_PAR_BUFFERS];   /* run k in slot k % N, inflating into buf[k % N] */
+    uint64_t zplanned, znext;    /* runs submitted; compressed offset where the next starts */
+    uint64_t zdecoded;           /* decoded bytes handed to the caller */
+    bool zend;                   /* no run left to submit */
 } reader;
+
+static void zrun_run(tc_pool_task *task, size_t index, int worker) {
+    zrun *z = (zrun *)task;
+    (void)index;
+    (void)worker;
+    unsigned char *in = malloc(z->to - z->from); /* the compressed run: bounded by a buffer's worth */
+    z->ok = in && tc_bgzf_inflate(z->fd, z->from, z->to, in, z->out, z->decoded, z->isal) == 0;
+    free(in);
+}
+
+/* Submits runs while their ring slots are free (the caller holds at most two buffers). */
+static void bgzf_plan(reader *r) {
+    while (!r->zend && r->zplanned < r->released + TC_PAR_BUFFERS) {
+        uint64_t to;
+        size_t decoded;
+        int rc = tc_bgzf_span(r->zfd, r->size, r->znext, TC_PAR_BUFFER, &to, &decoded);
+        if (rc == 1 && decoded == 0 && to < r->size) rc = -1; /* empty members before an oversized one */
+        if (rc <= 0 || decoded == 0) { r->zend = true; r->zbad = rc < 0; break; }
+        size_t slot = (size_t)(r->zplanned++ % TC_PAR_BUFFERS);
+        zrun *z = &r->zrun[slot];
+        memset(z, 0, sizeof *z);
+        *z = (zrun){.fd = r->zfd, .isal = r->zisal, .from = r->znext, .to = to, .decoded = decoded, .out = r->buf[slot]};
+        tc_pool_submit(r->pool, &z->task, zrun_run, 1);
+        r->znext = to;
+    }
+}
+
+/* Buffer number k of a BGZF file (asked for in order), or NULL at the end (check r->failed). */
+static const char *bgzf_get(reader *r, uint64_t k, size_t *len) {
+    bgzf_plan(r);
+    if (k >= r->zplanned) { r->failed = r->zbad; return NULL; }
+    zrun *z = &r->zrun[k % TC_PAR_BUFFERS];
+    tc_pool_wait(r->pool, &z->task);
+    r->produced = k + 1;
+    if (!z->ok) { r->failed = true; return NULL; } /* damage: the sequential parse says where */
+    r->raw_bytes = z->to;
+    r->zdecoded += z->decoded;
+    *len = z->decoded;
+    return z->out;
+}
 
 static void reader_run(tc_pool_task *task, size_t index, int worker) {
     reader *r = (reader *)task;
@@ -95,6 +156,7 @@ static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
  * mapped: a file that shrinks while it is parsed (still being written, rotated) must end in a
  * short read (r->failed: the sequential parse then says where it ends), not in SIGBUS. */
 static const char *reader_get(reader *r, uint64_t k, size_t *len) {
+    if (r->zfd >= 0) return bgzf_get(r, k, len);
     if (r->fd >= 0) {
         uint64_t off = k * (uint64_t)TC_PAR_WINDOW;
         if (off >= r->size) return NULL;
@@ -144,6 +206,9 @@ static uint64_t reader_raw_bytes(reader *r) {
 static void reader_stop(reader *r, tc_pool *pool) {
     for (int i = 0; i < TC_PAR_BUFFERS; i++)
         if (r->map[i]) { free(r->map[i]); r->map[i] = NULL; }
+    for (uint64_t q = r->produced; r->zfd >= 0 && q < r->zplanned; q++) /* runs submitted, not taken */
+        tc_pool_wait(pool, &r->zrun[q % TC_PAR_BUFFERS].task);
+    r->zplanned = r->produced;
     if (!r->started) return;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
@@ -433,7 +498,8 @@ typedef struct {
     tc_ct_parser *p0;
     const tc_comm_patterns *comm; /* the user's comm-kernel patterns, for p0 and every piece */
     reader r;
-    tc_pool *pool;
+    tc_pool *pool;         /* the pieces' (and BGZF runs') pool */
+    tc_pool *rpool;        /* the reader task's: pool, or beside a shared pool one of its own */
     piece *pieces;
     size_t *bounds;
     uint32_t *remap;
@@ -502,9 +568,9 @@ static int par_start(par_ctx *x, int threads) {
     for (int i = 0; r->fd < 0 && i < TC_PAR_BUFFERS; i++)
         if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
     if (!x->pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
-    if (r->fd < 0) {
-        if (tc_pool_threads(x->pool) < 1) { x->info->why = "no thread"; return -1; }
-        tc_pool_spawn(x->pool, &r->task, reader_run);
+    if (r->fd < 0 && r->zfd < 0) {
+        if (tc_pool_threads(x->rpool) < 1) { x->info->why = "no thread"; return -1; }
+        tc_pool_spawn(x->rpool, &r->task, reader_run);
         r->started = true;
     }
     return 0;
@@ -599,8 +665,9 @@ static bool par_next_buffer(par_ctx *x) {
 /* After the last buffer: what is left of the carry (in cur: the walk did not advance) goes to p0. */
 static int par_finish(par_ctx *x, tc_source *src) {
     reader *r = &x->r;
-    if (r->failed || (r->fd < 0 && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
-    if (r->fd >= 0) x->info->raw_bytes = x->info->decoded_bytes = r->size;
+    if (r->failed || (r->fd < 0 && r->zfd < 0 && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
+    if (r->zfd >= 0) { x->info->raw_bytes = r->size; x->info->decoded_bytes = r->zdecoded; x->info->gzip_runs = r->produced; }
+    else if (r->fd >= 0) x->info->raw_bytes = x->info->decoded_bytes = r->size;
     else { x->info->raw_bytes = tc_source_raw_bytes(src); x->info->decoded_bytes = tc_source_decoded_bytes(src); }
     if (x->cur) {
         if (feed_tail(x, x->cur + x->carry_off, x->len - x->carry_off)) return -1;
@@ -641,21 +708,38 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     reader *r = &x.r;
     r->src = src;
     r->fd = tc_source_map_fd(src, &r->size);
-    /* threads - 1 parse with the caller; a source read by a thread takes one more */
-    x.pool = tc_pool_new(threads - 1 + (r->fd < 0 ? 1 : 0));
-    if (!x.pool) { info->why = "out of memory"; return TC_PAR_FALLBACK; }
+    r->zfd = -1;
+    uint64_t zsize;
+    bool zisal;
+    int zfd = r->fd < 0 ? tc_source_gzip_fd(src, &zsize, &zisal) : -1;
+    if (zfd >= 0 && tc_bgzf_detect(zfd, zsize)) { r->zfd = zfd; r->size = zsize; r->zisal = zisal; }
+    /* threads - 1 parse (and inflate BGZF runs) with the caller, on the shared pool when there is
+     * one (the other files' pieces in the same queue); a source read by a thread takes one more:
+     * beside a shared pool, in a one-thread pool of its own (a spawned reader must not wait for a
+     * busy thread of the shared pool) */
+    bool reads_in_thread = r->fd < 0 && r->zfd < 0;
+    tc_pool *shared = opt ? opt->pool : NULL;
+    x.pool = shared ? shared : tc_pool_new(threads - 1 + (reads_in_thread ? 1 : 0));
+    x.rpool = shared && reads_in_thread ? tc_pool_new(1) : x.pool;
+    if (!x.pool || !x.rpool) {
+        if (!shared) tc_pool_free(x.pool);
+        info->why = "out of memory";
+        return TC_PAR_FALLBACK;
+    }
+    r->pool = x.pool;
     if (r->fd >= 0) {
         kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, x.comm, progress, progress_ctx, info);
         if (ks != KF_NO_PATTERN) {
-            tc_pool_free(x.pool);
+            if (!shared) tc_pool_free(x.pool);
             return ks == KF_OK ? TC_PAR_OK : TC_PAR_FALLBACK;
         }
     }
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     tc_par_status status = par_load(&x, src, threads, size_hint, progress, progress_ctx) ? TC_PAR_FALLBACK : TC_PAR_OK;
-    reader_stop(r, x.pool);
-    tc_pool_free(x.pool);
+    reader_stop(r, x.rpool);
+    if (x.rpool != x.pool) tc_pool_free(x.rpool);
+    if (!shared) tc_pool_free(x.pool);
     for (int i = 0; i < TC_PAR_BUFFERS; i++) free(r->buf[i]);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);

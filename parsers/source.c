@@ -394,6 +394,17 @@ int tc_source_map_fd(const tc_source *s, uint64_t *size) {
     return fileno(s->f);
 }
 
+int tc_source_gzip_fd(const tc_source *s, uint64_t *size, bool *isal) {
+    if (s->format != TC_SOURCE_GZIP || !s->owns_file || s->file_size == 0) return -1;
+    *size = s->file_size;
+#ifdef TC_HAVE_ISAL
+    *isal = s->isal != NULL;
+#else
+    *isal = false;
+#endif
+    return fileno(s->f);
+}
+
 void tc_source_close(tc_source *s) {
     if (!s) return;
     if (s->z_ready) inflateEnd(&s->z);

@@ -26,6 +26,10 @@ uint64_t tc_source_file_size(const tc_source *s);
 /* For a plain (not gzip) regular file: its descriptor, for mmap, and its size in *size; else -1.
  * The descriptor stays owned by the source. */
 int tc_source_map_fd(const tc_source *s, uint64_t *size);
+/* For a gzip regular file: its descriptor (owned by the source), for reading its members at
+ * offsets (bgzf.h), and its size in *size; *isal: whether the source inflates with ISA-L (so the
+ * members do too: one engine per run, TRACECOST_GZIP decides). Else -1. */
+int tc_source_gzip_fd(const tc_source *s, uint64_t *size, bool *isal);
 void tc_source_close(tc_source *s); /* NULL is a no-op */
 const char *tc_source_gzip_engine(void); /* "zlib" or "isa-l" */
 #endif

@@ -1,7 +1,9 @@
 /* test_pool.c: the worker pool (base/pool.h). Every run of a task happens exactly once and on a
  * valid thread number; results written by index come out in order with 0, 1, 3 and 16 threads,
  * with more threads than runs and with zero runs; single tasks are waited for one by one while the
- * owner helps; a spawned producer runs alongside the owner; the latch orders two threads. */
+ * owner helps; a spawned producer runs alongside the owner; the latch orders two threads; runs of
+ * a nesting batch submit tasks and wait for them on any thread without deadlock, and no thread
+ * waiting inside one takes another. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -144,3 +146,77 @@ Test(pool, latch_counts_down_to_zero) {
 }
 
 Test(pool, free_null_is_a_no_op) { tc_pool_free(NULL); }
+
+/* ---- nesting: runs that submit tasks and wait for them (a file's load and its pieces) ---------- */
+
+#define NEST_RUNS 3
+#define NEST_LEAVES 16
+
+typedef struct {
+    tc_pool_task task; /* first */
+    size_t *out;
+    atomic_int *ran_by; /* per worker: leaves it ran */
+} leaf;
+
+typedef struct {
+    tc_pool *pool;
+    size_t out[NEST_RUNS][NEST_LEAVES];
+    atomic_int inside[17];  /* per worker: nesting runs it is inside now */
+    atomic_int too_deep;    /* a nesting run taken by a thread already inside one */
+    atomic_int ran_by[17];
+    int max_worker;
+    atomic_int bad_worker;
+} nest_ctx;
+
+static void leaf_run(tc_pool_task *task, size_t i, int worker) {
+    leaf *l = (leaf *)task;
+    (void)i;
+    atomic_fetch_add(&l->ran_by[worker], 1);
+    *l->out = 1; /* the run checks that every leaf wrote its slot */
+}
+
+static void nest_run(void *arg, size_t r, int worker) {
+    nest_ctx *c = arg;
+    if (worker < 0 || worker > c->max_worker) { atomic_fetch_add(&c->bad_worker, 1); return; }
+    if (atomic_fetch_add(&c->inside[worker], 1) > 0) atomic_fetch_add(&c->too_deep, 1);
+    leaf leaves[NEST_LEAVES];
+    memset(leaves, 0, sizeof leaves);
+    for (size_t i = 0; i < NEST_LEAVES; i++) {
+        leaves[i].out = &c->out[r][i];
+        leaves[i].ran_by = c->ran_by;
+        tc_pool_submit(c->pool, &leaves[i].task, leaf_run, 1);
+    }
+    for (size_t i = 0; i < NEST_LEAVES; i++) tc_pool_wait(c->pool, &leaves[i].task);
+    atomic_fetch_sub(&c->inside[worker], 1);
+}
+
+/* A nesting batch of NEST_RUNS runs, each waiting for its leaves, on `threads` threads: every leaf
+ * runs once, no thread waiting inside a run takes another run, and nothing deadlocks. */
+static void check_nesting(int threads) {
+    nest_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    c->pool = tc_pool_new(threads);
+    c->max_worker = threads;
+    cr_assert_not_null(c->pool);
+    for (int round = 0; round < 5; round++) {
+        memset(c->out, 0, sizeof c->out);
+        tc_pool_for_nesting(c->pool, NEST_RUNS, nest_run, c);
+        for (size_t r = 0; r < NEST_RUNS; r++)
+            for (size_t i = 0; i < NEST_LEAVES; i++)
+                cr_assert_neq(c->out[r][i], 0, "threads %d: leaf %zu of run %zu", threads, i, r);
+    }
+    int leaves = 0;
+    for (int w = 0; w <= threads; w++) leaves += atomic_load(&c->ran_by[w]);
+    cr_assert_eq(leaves, 5 * NEST_RUNS * NEST_LEAVES);
+    cr_assert_eq(atomic_load(&c->too_deep), 0, "threads %d: a waiting thread took another nesting run", threads);
+    cr_assert_eq(atomic_load(&c->bad_worker), 0);
+    tc_pool_free(c->pool);
+    free(c);
+}
+
+Test(pool, nesting_runs_share_the_queue_with_their_tasks) {
+    check_nesting(0);
+    check_nesting(1); /* three runs on two threads */
+    check_nesting(2);
+    check_nesting(16);
+}
