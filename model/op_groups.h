@@ -25,6 +25,8 @@ typedef struct {
                                * NULL when the op carried none (shapes unknown) */
     tc_dtype dtype;           /* of its first tensor input; TC_DTYPE_UNKNOWN none */
     uint8_t family;           /* tc_op_family */
+    char *parent;             /* the parent op of most of its calls (the cpu_op enclosing the call;
+                               * ties: top level, then the first name in byte order), owned; NULL: top level */
     int64_t count;            /* calls */
     int64_t kernels;          /* GPU kernels attributed to its calls */
     int64_t gpu_ns;           /* Σ those kernels' durations */

@@ -25,6 +25,7 @@ static void group(jw *w, const tc_op_group *g) {
     jw_key(w, "lost_us"); if (g->has_roofline) jw_ns_as_us(w, g->lost_ns); else jw_null(w);
     jw_key(w, "launch_bound"); jw_bool(w, g->launch_bound);
     jw_key(w, "differing_rank"); if (g->differing_rank >= 0) jw_int(w, g->differing_rank); else jw_null(w);
+    jw_key(w, "parent"); jw_string(w, g->parent);
     jw_object_end(w);
 }
 
