@@ -113,6 +113,7 @@ typedef struct {
     work_group *g; size_t n_g, cap_g;
     work_path *p; size_t n_p, cap_p;
     tc_fusion_row *f; size_t n_f, cap_f; /* kernels NULL until exported; key in fmap */
+    const tc_module_span *mods; size_t n_mods; /* the module spans the view uses (module_spans) */
     uint8_t *called;          /* per host span: it has had a kernel attributed */
     int64_t outside_ns;       /* compute time outside every module */
     bool oom;
@@ -194,7 +195,9 @@ static void pop_ended(const open_span *s, size_t *n, int64_t ts) {
 /* Walks the queries (sorted) with the host spans and module spans of their threads. */
 static int sweep(work *w, const query *q, size_t nq) {
     tc_trace *t = w->t;
-    size_t cap = (t->n_host > t->n_modules ? t->n_host : t->n_modules) + 1;
+    const tc_module_span *mods = w->mods;
+    size_t n_mods = w->n_mods;
+    size_t cap = (t->n_host > n_mods ? t->n_host : n_mods) + 1;
     open_span *hs = malloc(cap * sizeof *hs), *ms = malloc(cap * sizeof *ms);
     int rc = hs && ms ? 0 : -1;
     size_t hi = 0, mi = 0, nh = 0, nm = 0;
@@ -204,7 +207,7 @@ static int sweep(work *w, const query *q, size_t nq) {
             thread = q[i].thread;
             nh = nm = 0;
             while (hi < t->n_host && t->host[hi].thread < thread) hi++;
-            while (mi < t->n_modules && t->modules[mi].thread < thread) mi++;
+            while (mi < n_mods && mods[mi].thread < thread) mi++;
         }
         for (; hi < t->n_host && t->host[hi].thread == thread && t->host[hi].ts_ns <= q[i].ts; hi++) {
             const tc_host_span *h = &t->host[hi];
@@ -212,8 +215,8 @@ static int sweep(work *w, const query *q, size_t nq) {
             pop_ended(hs, &nh, h->ts_ns);
             hs[nh++] = (open_span){h->ts_ns + h->dur_ns, (uint32_t)hi};
         }
-        for (; mi < t->n_modules && t->modules[mi].thread == thread && t->modules[mi].ts_ns <= q[i].ts; mi++) {
-            const tc_module_span *m = &t->modules[mi];
+        for (; mi < n_mods && mods[mi].thread == thread && mods[mi].ts_ns <= q[i].ts; mi++) {
+            const tc_module_span *m = &mods[mi];
             pop_ended(ms, &nm, m->ts_ns);
             uint32_t p = path_of(w, nm ? ms[nm - 1].at : TC_NONE, m->name);
             if (p == TC_NONE) { rc = -1; break; }
@@ -386,20 +389,52 @@ static void work_free(work *w) {
     map_free(&w->fmap);
 }
 
+/* The spans of the module view: the nn.Module spans, sorted in place; without any, the user
+ * annotations (record_function ranges; ProfilerStep# spans are steps, not host spans) copied into
+ * *owned, in the host spans' order, which is the modules' (thread, start, end descending). Sets
+ * out->module_source. 0, or -1 out of memory. */
+static int module_spans(work *w, tc_op_parts *out, tc_module_span **owned) {
+    tc_trace *t = w->t;
+    *owned = NULL;
+    if (t->n_modules > 0) {
+        tc_sort(t->modules, t->n_modules, sizeof *t->modules, cmp_module);
+        w->mods = t->modules;
+        w->n_mods = t->n_modules;
+        out->module_source = TC_MODULES_NN_MODULE;
+        return 0;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_host; i++) n += t->host[i].kind == TC_HOST_ANNOTATION;
+    if (n == 0) return 0;
+    tc_module_span *m = malloc(n * sizeof *m);
+    if (!m) return -1;
+    n = 0;
+    for (size_t i = 0; i < t->n_host; i++) {
+        const tc_host_span *h = &t->host[i];
+        if (h->kind == TC_HOST_ANNOTATION) m[n++] = (tc_module_span){h->ts_ns, h->dur_ns, h->name, h->thread};
+    }
+    *owned = m;
+    w->mods = m;
+    w->n_mods = n;
+    out->module_source = TC_MODULES_USER_ANNOTATION;
+    return 0;
+}
+
 int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
     memset(out, 0, sizeof *out);
     bool cpu_ops = false;
     for (size_t i = 0; i < t->n_host && !cpu_ops; i++) cpu_ops = t->host[i].kind == TC_HOST_CPU_OP;
     if (!cpu_ops) return 0;
     out->has = true;
-    out->has_modules = t->n_modules > 0;
     work w = {.t = t, .gmap = {.width = 3}, .pmap = {.width = 2}, .fmap = {.width = 1 + TC_FUSION_MAX_LEN},
               .opmap = {.width = 2}};
     sort_host(t);
-    tc_sort(t->modules, t->n_modules, sizeof *t->modules, cmp_module);
+    tc_module_span *owned = NULL;
+    int rc = module_spans(&w, out, &owned);
+    out->has_modules = out->module_source != TC_MODULES_NONE;
     query *q = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *q);
     w.called = calloc(t->n_host ? t->n_host : 1, 1);
-    int rc = q && w.called ? 0 : -1;
+    if (!q || !w.called) rc = -1;
     size_t nq = 0;
     for (size_t e = 0; e < t->n_gpu && !rc; e++) {
         const tc_gpu_event *g = &t->gpu[e];
@@ -416,6 +451,7 @@ int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
     free(q);
     if (!rc) rc = find_runs(&w);
     if (!rc) rc = export_parts(&w, out);
+    free(owned);
     work_free(&w);
     if (rc) tc_op_parts_free(out);
     return rc;
@@ -540,6 +576,7 @@ static int add_part(job_work *w, const tc_op_parts *p, size_t rank) {
     r->attributed_ns += p->attributed_ns;
     r->unknown_shapes_ns += p->unknown_shapes_ns;
     r->has_modules |= p->has_modules;
+    if (p->module_source == TC_MODULES_NN_MODULE || r->module_source == TC_MODULES_NONE) r->module_source = p->module_source;
     for (size_t i = 0; i < p->n_parents; i++) {
         const tc_op_part_parent *pp = &p->parents[i];
         size_t gi = pp->group < p->n_groups ? job_group(w, &p->groups[pp->group]) : SIZE_MAX;

@@ -43,7 +43,8 @@ typedef struct {
 
 typedef struct {
     bool has;                 /* the trace has CPU ops */
-    bool has_modules;         /* ... and nn.Module spans */
+    bool has_modules;         /* ... and module spans (module_source) */
+    uint8_t module_source;    /* tc_module_source of this rank's view */
     tc_op_part_group *groups; size_t n_groups, cap_groups;
     tc_op_part_module *modules; size_t n_modules, cap_modules;
     tc_fusion_row *fusions; size_t n_fusions, cap_fusions; /* occurrences >= 2 in this rank */

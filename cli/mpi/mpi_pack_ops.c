@@ -9,7 +9,7 @@ _Static_assert(sizeof(tc_op_part_group) == 2 * sizeof(char *) + 8 + 2 * 8 + 3 * 
 _Static_assert(sizeof(tc_op_part_parent) == 8 + sizeof(char *) + 8, "a tc_op_part_parent member tc_op_parts_pack does not ship");
 
 void tc_op_parts_pack(tc_buf *b, const tc_op_parts *p) {
-    tc_buf_u64(b, (uint64_t)p->has | (uint64_t)p->has_modules << 1);
+    tc_buf_u64(b, (uint64_t)p->has | (uint64_t)p->has_modules << 1 | (uint64_t)p->module_source << 2);
     tc_buf_i64(b, p->compute_ns);
     tc_buf_i64(b, p->attributed_ns);
     tc_buf_i64(b, p->unknown_shapes_ns);
@@ -81,6 +81,7 @@ int tc_op_parts_unpack(tc_buf *b, tc_op_parts *p) {
     uint64_t flags = tc_buf_get_u64(b);
     p->has = flags & 1;
     p->has_modules = (flags >> 1) & 1;
+    p->module_source = (uint8_t)((flags >> 2) & 3);
     p->compute_ns = tc_buf_get_i64(b);
     p->attributed_ns = tc_buf_get_i64(b);
     p->unknown_shapes_ns = tc_buf_get_i64(b);
