@@ -91,13 +91,14 @@ static int cmp_module(const void *a, const void *b) {
     return (x->name > y->name) - (x->name < y->name);
 }
 
-/* A rank's group while it is summed: its key's cost and the durations. */
+/* A rank's group while it is summed: its calls' costs (each call's own op key: calls of one group
+ * may differ in their Concrete Inputs) and the durations. */
 typedef struct {
     uint32_t name, shapes;    /* string ids; shapes TC_NONE none */
     int8_t dtype;
     uint8_t family;
-    bool has_flops, has_bytes;
-    double flops_call, bytes_call;
+    bool has_flops, has_bytes; /* every call's key gave them */
+    double flops, bytes;      /* Σ over its calls */
     int64_t count, gpu_ns;
     int64_t *durs; size_t n_durs, cap_durs;
 } work_group;
@@ -107,10 +108,12 @@ typedef struct { uint32_t parent, name; int64_t self_ns; } work_path;
 
 typedef struct {
     tc_trace *t;
-    key_map gmap, pmap, fmap;
+    key_map gmap, pmap, fmap, opmap; /* opmap: (group, parent name id) -> index into op_calls */
+    int64_t *op_calls; size_t n_op_calls, cap_op_calls;
     work_group *g; size_t n_g, cap_g;
     work_path *p; size_t n_p, cap_p;
     tc_fusion_row *f; size_t n_f, cap_f; /* kernels NULL until exported; key in fmap */
+    const tc_module_span *mods; size_t n_mods; /* the module spans the view uses (module_spans) */
     uint8_t *called;          /* per host span: it has had a kernel attributed */
     int64_t outside_ns;       /* compute time outside every module */
     bool oom;
@@ -132,10 +135,7 @@ static size_t group_of(work *w, const tc_host_span *h) {
     g.dtype = k ? k->dtype : (int8_t)TC_DTYPE_UNKNOWN;
     if (k) {
         g.family = k->family;
-        g.has_flops = k->has_flops;
-        g.has_bytes = k->has_bytes;
-        g.flops_call = k->flops;
-        g.bytes_call = k->bytes;
+        g.has_flops = g.has_bytes = true; /* until a call's key lacks them */
     }
     return TC_PUSH(w->g, w->n_g, w->cap_g, g) ? SIZE_MAX : i;
 }
@@ -151,15 +151,36 @@ static uint32_t path_of(work *w, uint32_t parent, uint32_t name) {
     return (uint32_t)i;
 }
 
-/* One kernel attributed: to host span op (SIZE_MAX none) and module path mod (TC_NONE none). */
-static void attribute(work *w, const tc_gpu_event *g, size_t op, uint32_t mod) {
+/* One more call of group gi inside parent (a host index, SIZE_MAX none). */
+static void count_parent(work *w, size_t gi, size_t parent) {
+    uint32_t key[2] = {(uint32_t)gi, parent == SIZE_MAX ? TC_NONE : w->t->host[parent].name};
+    size_t i;
+    bool added;
+    if (map_get(&w->opmap, key, &i, &added)) { w->oom = true; return; }
+    int64_t zero = 0;
+    if (added && TC_PUSH(w->op_calls, w->n_op_calls, w->cap_op_calls, zero)) { w->oom = true; return; }
+    w->op_calls[i]++;
+}
+
+/* One kernel attributed: to host span op (SIZE_MAX none) inside host span parent (SIZE_MAX none)
+ * and module path mod (TC_NONE none). */
+static void attribute(work *w, const tc_gpu_event *g, size_t op, size_t parent, uint32_t mod) {
     if (mod != TC_NONE) w->p[mod].self_ns += g->dur_ns;
     else w->outside_ns += g->dur_ns;
     if (op == SIZE_MAX) return;
     size_t gi = group_of(w, &w->t->host[op]);
     if (gi == SIZE_MAX) { w->oom = true; return; }
     work_group *wg = &w->g[gi];
-    if (!w->called[op]) { w->called[op] = 1; wg->count++; }
+    if (!w->called[op]) {
+        const tc_host_span *h = &w->t->host[op];
+        const tc_op_key *k = h->op_key != TC_NONE ? &w->t->op_keys[h->op_key] : NULL;
+        w->called[op] = 1;
+        wg->count++;
+        wg->has_flops &= k && k->has_flops;
+        wg->has_bytes &= k && k->has_bytes;
+        if (k) { wg->flops += k->flops; wg->bytes += k->bytes; }
+        count_parent(w, gi, parent);
+    }
     wg->gpu_ns += g->dur_ns;
     if (TC_PUSH(wg->durs, wg->n_durs, wg->cap_durs, g->dur_ns)) w->oom = true;
 }
@@ -174,7 +195,9 @@ static void pop_ended(const open_span *s, size_t *n, int64_t ts) {
 /* Walks the queries (sorted) with the host spans and module spans of their threads. */
 static int sweep(work *w, const query *q, size_t nq) {
     tc_trace *t = w->t;
-    size_t cap = (t->n_host > t->n_modules ? t->n_host : t->n_modules) + 1;
+    const tc_module_span *mods = w->mods;
+    size_t n_mods = w->n_mods;
+    size_t cap = (t->n_host > n_mods ? t->n_host : n_mods) + 1;
     open_span *hs = malloc(cap * sizeof *hs), *ms = malloc(cap * sizeof *ms);
     int rc = hs && ms ? 0 : -1;
     size_t hi = 0, mi = 0, nh = 0, nm = 0;
@@ -184,7 +207,7 @@ static int sweep(work *w, const query *q, size_t nq) {
             thread = q[i].thread;
             nh = nm = 0;
             while (hi < t->n_host && t->host[hi].thread < thread) hi++;
-            while (mi < t->n_modules && t->modules[mi].thread < thread) mi++;
+            while (mi < n_mods && mods[mi].thread < thread) mi++;
         }
         for (; hi < t->n_host && t->host[hi].thread == thread && t->host[hi].ts_ns <= q[i].ts; hi++) {
             const tc_host_span *h = &t->host[hi];
@@ -192,8 +215,8 @@ static int sweep(work *w, const query *q, size_t nq) {
             pop_ended(hs, &nh, h->ts_ns);
             hs[nh++] = (open_span){h->ts_ns + h->dur_ns, (uint32_t)hi};
         }
-        for (; mi < t->n_modules && t->modules[mi].thread == thread && t->modules[mi].ts_ns <= q[i].ts; mi++) {
-            const tc_module_span *m = &t->modules[mi];
+        for (; mi < n_mods && mods[mi].thread == thread && mods[mi].ts_ns <= q[i].ts; mi++) {
+            const tc_module_span *m = &mods[mi];
             pop_ended(ms, &nm, m->ts_ns);
             uint32_t p = path_of(w, nm ? ms[nm - 1].at : TC_NONE, m->name);
             if (p == TC_NONE) { rc = -1; break; }
@@ -201,7 +224,8 @@ static int sweep(work *w, const query *q, size_t nq) {
         }
         pop_ended(hs, &nh, q[i].ts);
         pop_ended(ms, &nm, q[i].ts);
-        attribute(w, &t->gpu[q[i].kernel], nh ? hs[nh - 1].at : SIZE_MAX, nm ? ms[nm - 1].at : TC_NONE);
+        attribute(w, &t->gpu[q[i].kernel], nh ? hs[nh - 1].at : SIZE_MAX, nh > 1 ? hs[nh - 2].at : SIZE_MAX,
+                  nm ? ms[nm - 1].at : TC_NONE);
     }
     free(hs);
     free(ms);
@@ -316,8 +340,8 @@ static int export_parts(work *w, tc_op_parts *out) {
         tc_op_part_group o = {.dtype = g->dtype, .family = g->family, .has_flops = g->has_flops,
                               .has_bytes = g->has_bytes, .count = g->count, .kernels = (int64_t)g->n_durs,
                               .gpu_ns = g->gpu_ns, .durs = g->durs};
-        o.flops = g->flops_call * (double)g->count;
-        o.bytes = g->bytes_call * (double)g->count;
+        o.flops = g->has_flops ? g->flops : 0;
+        o.bytes = g->has_bytes ? g->bytes : 0;
         g->durs = NULL;
         o.op = dup_str(w->t, g->name);
         o.shapes = g->shapes == TC_NONE ? NULL : dup_str(w->t, g->shapes);
@@ -328,6 +352,12 @@ static int export_parts(work *w, tc_op_parts *out) {
         }
         out->attributed_ns += g->gpu_ns;
         if (g->shapes == TC_NONE) out->unknown_shapes_ns += g->gpu_ns;
+    }
+    for (size_t i = 0; i < w->n_op_calls; i++) { /* the groups were exported in their order */
+        const uint32_t *k = w->opmap.keys + 2 * i;
+        tc_op_part_parent pp = {k[0], NULL, w->op_calls[i]};
+        if (k[1] != TC_NONE && !(pp.op = dup_str(w->t, k[1]))) return -1;
+        if (TC_PUSH(out->parents, out->n_parents, out->cap_parents, pp)) { free(pp.op); return -1; }
     }
     for (size_t i = 0; i <= w->n_p; i++) { /* the last: outside every module */
         tc_op_part_module m = {NULL, i < w->n_p ? w->p[i].self_ns : w->outside_ns};
@@ -352,9 +382,42 @@ static void work_free(work *w) {
     free(w->p);
     free(w->f);
     free(w->called);
+    free(w->op_calls);
+    map_free(&w->opmap);
     map_free(&w->gmap);
     map_free(&w->pmap);
     map_free(&w->fmap);
+}
+
+/* The spans of the module view: the nn.Module spans, sorted in place; without any, the user
+ * annotations (record_function ranges; ProfilerStep# spans are steps, not host spans) copied into
+ * *owned, in the host spans' order, which is the modules' (thread, start, end descending). Sets
+ * out->module_source. 0, or -1 out of memory. */
+static int module_spans(work *w, tc_op_parts *out, tc_module_span **owned) {
+    tc_trace *t = w->t;
+    *owned = NULL;
+    if (t->n_modules > 0) {
+        tc_sort(t->modules, t->n_modules, sizeof *t->modules, cmp_module);
+        w->mods = t->modules;
+        w->n_mods = t->n_modules;
+        out->module_source = TC_MODULES_NN_MODULE;
+        return 0;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_host; i++) n += t->host[i].kind == TC_HOST_ANNOTATION;
+    if (n == 0) return 0;
+    tc_module_span *m = malloc(n * sizeof *m);
+    if (!m) return -1;
+    n = 0;
+    for (size_t i = 0; i < t->n_host; i++) {
+        const tc_host_span *h = &t->host[i];
+        if (h->kind == TC_HOST_ANNOTATION) m[n++] = (tc_module_span){h->ts_ns, h->dur_ns, h->name, h->thread};
+    }
+    *owned = m;
+    w->mods = m;
+    w->n_mods = n;
+    out->module_source = TC_MODULES_USER_ANNOTATION;
+    return 0;
 }
 
 int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
@@ -363,13 +426,15 @@ int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
     for (size_t i = 0; i < t->n_host && !cpu_ops; i++) cpu_ops = t->host[i].kind == TC_HOST_CPU_OP;
     if (!cpu_ops) return 0;
     out->has = true;
-    out->has_modules = t->n_modules > 0;
-    work w = {.t = t, .gmap = {.width = 3}, .pmap = {.width = 2}, .fmap = {.width = 1 + TC_FUSION_MAX_LEN}};
+    work w = {.t = t, .gmap = {.width = 3}, .pmap = {.width = 2}, .fmap = {.width = 1 + TC_FUSION_MAX_LEN},
+              .opmap = {.width = 2}};
     sort_host(t);
-    tc_sort(t->modules, t->n_modules, sizeof *t->modules, cmp_module);
+    tc_module_span *owned = NULL;
+    int rc = module_spans(&w, out, &owned);
+    out->has_modules = out->module_source != TC_MODULES_NONE;
     query *q = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *q);
     w.called = calloc(t->n_host ? t->n_host : 1, 1);
-    int rc = q && w.called ? 0 : -1;
+    if (!q || !w.called) rc = -1;
     size_t nq = 0;
     for (size_t e = 0; e < t->n_gpu && !rc; e++) {
         const tc_gpu_event *g = &t->gpu[e];
@@ -386,6 +451,7 @@ int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
     free(q);
     if (!rc) rc = find_runs(&w);
     if (!rc) rc = export_parts(&w, out);
+    free(owned);
     work_free(&w);
     if (rc) tc_op_parts_free(out);
     return rc;
@@ -395,9 +461,11 @@ void tc_op_parts_free(tc_op_parts *p) {
     for (size_t i = 0; i < p->n_groups; i++) { free(p->groups[i].op); free(p->groups[i].shapes); free(p->groups[i].durs); }
     for (size_t i = 0; i < p->n_modules; i++) free(p->modules[i].path);
     for (size_t i = 0; i < p->n_fusions; i++) free(p->fusions[i].kernels);
+    for (size_t i = 0; i < p->n_parents; i++) free(p->parents[i].op);
     free(p->groups);
     free(p->modules);
     free(p->fusions);
+    free(p->parents);
     memset(p, 0, sizeof *p);
 }
 
@@ -409,7 +477,8 @@ typedef struct { int64_t *durs; size_t n_durs, cap_durs; int64_t *rank_ns; } job
 typedef struct {
     tc_job *j;
     tc_strtab *s;
-    key_map gm, mm, fm;
+    key_map gm, mm, fm, pm;   /* pm: (job group, parent name id) -> index into parent_calls */
+    int64_t *parent_calls; size_t n_parent_calls, cap_parent_calls;
     job_acc *acc; size_t cap_acc;
     size_t cap_groups, cap_modules, cap_fusions;
 } job_work;
@@ -462,12 +531,57 @@ static size_t job_module(job_work *w, const char *path, size_t len) {
     return i;
 }
 
+/* pp's calls counted for job group gi. 0, or -1 out of memory. */
+static int add_parent(job_work *w, size_t gi, const tc_op_part_parent *pp) {
+    uint32_t key[2] = {(uint32_t)gi, intern(w, pp->op)};
+    size_t i;
+    bool added;
+    if ((pp->op && key[1] == TC_NONE) || map_get(&w->pm, key, &i, &added)) return -1;
+    int64_t zero = 0;
+    if (added && TC_PUSH(w->parent_calls, w->n_parent_calls, w->cap_parent_calls, zero)) return -1;
+    w->parent_calls[i] += pp->calls;
+    return 0;
+}
+
+/* Each job group's parent: the one of most calls, ties to the first name in byte order (top level,
+ * NULL, before any name). 0, or -1 out of memory. */
+static int settle_parents(job_work *w) {
+    tc_op_result *r = &w->j->ops;
+    size_t *best = malloc((r->n_groups ? r->n_groups : 1) * sizeof *best);
+    if (!best) return -1;
+    for (size_t g = 0; g < r->n_groups; g++) best[g] = SIZE_MAX;
+    for (size_t i = 0; i < w->n_parent_calls; i++) {
+        const uint32_t *k = w->pm.keys + 2 * i;
+        size_t b = best[k[0]];
+        if (b != SIZE_MAX) {
+            uint32_t bn = w->pm.keys[2 * b + 1];
+            int64_t bc = w->parent_calls[b], c = w->parent_calls[i];
+            bool before = bn != TC_NONE && (k[1] == TC_NONE || strcmp(tc_strtab_get(w->s, k[1]), tc_strtab_get(w->s, bn)) < 0);
+            if (c < bc || (c == bc && !before)) continue;
+        }
+        best[k[0]] = i;
+    }
+    int rc = 0;
+    for (size_t g = 0; g < r->n_groups && !rc; g++) {
+        uint32_t name = best[g] == SIZE_MAX ? TC_NONE : w->pm.keys[2 * best[g] + 1];
+        if (name != TC_NONE && !(r->groups[g].parent = tc_strdup(tc_strtab_get(w->s, name)))) rc = -1;
+    }
+    free(best);
+    return rc;
+}
+
 static int add_part(job_work *w, const tc_op_parts *p, size_t rank) {
     tc_op_result *r = &w->j->ops;
     r->compute_ns += p->compute_ns;
     r->attributed_ns += p->attributed_ns;
     r->unknown_shapes_ns += p->unknown_shapes_ns;
     r->has_modules |= p->has_modules;
+    if (p->module_source == TC_MODULES_NN_MODULE || r->module_source == TC_MODULES_NONE) r->module_source = p->module_source;
+    for (size_t i = 0; i < p->n_parents; i++) {
+        const tc_op_part_parent *pp = &p->parents[i];
+        size_t gi = pp->group < p->n_groups ? job_group(w, &p->groups[pp->group]) : SIZE_MAX;
+        if (gi == SIZE_MAX || add_parent(w, gi, pp)) return -1;
+    }
     for (size_t i = 0; i < p->n_groups; i++) {
         const tc_op_part_group *pg = &p->groups[i];
         size_t gi = job_group(w, pg);
@@ -617,11 +731,13 @@ int tc_op_groups_finish(tc_job *j, const tc_op_parts *const *parts) {
     tc_op_result_free(r);
     for (size_t k = 0; k < j->n_ranks; k++) r->has |= parts[k]->has;
     if (!r->has) return 0;
-    job_work w = {.j = j, .s = tc_strtab_new(), .gm = {.width = 3}, .mm = {.width = 1}, .fm = {.width = 1}};
+    job_work w = {.j = j, .s = tc_strtab_new(), .gm = {.width = 3}, .mm = {.width = 1}, .fm = {.width = 1},
+                  .pm = {.width = 2}};
     int rc = w.s ? 0 : -1;
     for (size_t k = 0; k < j->n_ranks && !rc; k++) rc = add_part(&w, parts[k], k);
     if (!rc) rc = module_totals(&w);
     if (!rc) rc = settle_groups(&w);
+    if (!rc) rc = settle_parents(&w);
     if (!rc) {
         size_t keep = 0;
         for (size_t i = 0; i < r->n_fusions; i++) {
@@ -643,6 +759,8 @@ int tc_op_groups_finish(tc_job *j, const tc_op_parts *const *parts) {
     map_free(&w.gm);
     map_free(&w.mm);
     map_free(&w.fm);
+    map_free(&w.pm);
+    free(w.parent_calls);
     tc_strtab_free(w.s);
     r->cap_groups = w.cap_groups;
     r->cap_modules = w.cap_modules;

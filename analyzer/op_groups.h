@@ -34,12 +34,21 @@ typedef struct {
     int64_t self_ns;
 } tc_op_part_module;
 
+/* How many of a group's calls ran inside one parent op (the cpu_op enclosing the call). */
+typedef struct {
+    uint64_t group;           /* index into tc_op_parts.groups */
+    char *op;                 /* the parent's name, owned; NULL: the call ran in no other cpu_op */
+    int64_t calls;
+} tc_op_part_parent;
+
 typedef struct {
     bool has;                 /* the trace has CPU ops */
-    bool has_modules;         /* ... and nn.Module spans */
+    bool has_modules;         /* ... and module spans (module_source) */
+    uint8_t module_source;    /* tc_module_source of this rank's view */
     tc_op_part_group *groups; size_t n_groups, cap_groups;
     tc_op_part_module *modules; size_t n_modules, cap_modules;
     tc_fusion_row *fusions; size_t n_fusions, cap_fusions; /* occurrences >= 2 in this rank */
+    tc_op_part_parent *parents; size_t n_parents, cap_parents; /* per (group, parent) */
     int64_t compute_ns, attributed_ns, unknown_shapes_ns;
 } tc_op_parts;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 void tc_op_result_free(tc_op_result *r) {
-    for (size_t i = 0; i < r->n_groups; i++) { free(r->groups[i].op); free(r->groups[i].shapes); }
+    for (size_t i = 0; i < r->n_groups; i++) { free(r->groups[i].op); free(r->groups[i].shapes); free(r->groups[i].parent); }
     for (size_t i = 0; i < r->n_modules; i++) free(r->modules[i].path);
     for (size_t i = 0; i < r->n_fusions; i++) free(r->fusions[i].kernels);
     free(r->groups);

@@ -25,6 +25,8 @@ typedef struct {
                                * NULL when the op carried none (shapes unknown) */
     tc_dtype dtype;           /* of its first tensor input; TC_DTYPE_UNKNOWN none */
     uint8_t family;           /* tc_op_family */
+    char *parent;             /* the parent op of most of its calls (the cpu_op enclosing the call;
+                               * ties: top level, then the first name in byte order), owned; NULL: top level */
     int64_t count;            /* calls */
     int64_t kernels;          /* GPU kernels attributed to its calls */
     int64_t gpu_ns;           /* Σ those kernels' durations */
@@ -60,10 +62,18 @@ typedef struct {
     int64_t gpu_ns;           /* Σ the sequence's kernels' durations over its occurrences */
 } tc_fusion_row;
 
+/* Where the module view's paths come from. */
+typedef enum {
+    TC_MODULES_NONE = 0,            /* no module view */
+    TC_MODULES_NN_MODULE = 1,       /* nn.Module python_function events (with_stack / with_modules) */
+    TC_MODULES_USER_ANNOTATION = 2  /* no nn.Module events: user_annotation ranges (record_function) */
+} tc_module_source;
+
 typedef struct {
     bool has;                 /* the job's traces have CPU ops to attribute kernels to */
     tc_op_group *groups; size_t n_groups, cap_groups;      /* by lost_ns, then gpu_ns, descending */
-    bool has_modules;         /* the traces carry nn.Module python_function events */
+    bool has_modules;         /* the traces carry nn.Module python_function events or user annotations */
+    uint8_t module_source;    /* tc_module_source: nn.Module when any rank's view came from them */
     tc_module_row *modules; size_t n_modules, cap_modules; /* by total_ns descending */
     tc_fusion_row *fusions; size_t n_fusions, cap_fusions; /* by gpu_ns descending */
     int64_t compute_ns;       /* Σ durations of the job's compute kernels (what groups and modules split) */

@@ -80,6 +80,16 @@ static double matmul_flops(const tc_op_tensor *a, const tc_op_tensor *b) {
     return gemm(batch, m, k, n);
 }
 
+uint32_t tc_op_concrete_hash(const tc_op_shapes *s) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < s->n_concrete; i++) {
+        for (const char *c = s->concrete[i]; *c; c++) { h ^= (unsigned char)*c; h *= 16777619u; }
+        h ^= 0xff; /* an entry's end: ["1", ""] is not ["", "1"] */
+        h *= 16777619u;
+    }
+    return h;
+}
+
 int tc_op_concrete_ints(const tc_op_shapes *s, int i, int64_t *v, int cap) {
     if (i >= s->n_concrete) return 0;
     const char *p = s->concrete[i];

@@ -63,6 +63,10 @@ double tc_flops_of(tc_flop_op op, const tc_op_shapes *s, tc_dtype *dtype);
  * when absent, empty or not integers. */
 int tc_op_concrete_ints(const tc_op_shapes *s, int i, int64_t *v, int cap);
 
+/* FNV-1a of s's Concrete Inputs texts (each entry as kept, cut at TC_OP_TEXT - 1 bytes): what,
+ * with the name, shapes and dtype, tells an op key (model/trace.h tc_op_key) from another. */
+uint32_t tc_op_concrete_hash(const tc_op_shapes *s);
+
 /* The cost of one call of any op from its shapes (issue 34): its family, FLOPs and bytes moved
  * (inputs read once + outputs written once; each formula in docs/definitions.md "Ops and the
  * roofline"). has_flops / has_bytes false when the shapes do not give the figure; family

@@ -364,7 +364,7 @@ int tc_trace_merge_op_keys(tc_trace *t) {
         size_t at = (size_t)(h >> 32) & (cap - 1);
         for (; slot[at]; at = (at + 1) & (cap - 1)) {
             const tc_op_key *o = &t->op_keys[slot[at] - 1];
-            if (o->name == k->name && o->shapes == k->shapes && o->dtype == k->dtype) break;
+            if (tc_op_key_same(o, k)) break;
         }
         if (slot[at]) { to[i] = slot[at] - 1; continue; }
         to[i] = (uint32_t)n;

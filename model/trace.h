@@ -93,8 +93,11 @@ typedef struct {
                            * name, shapes, dtype and cost); TC_NONE otherwise */
 } tc_host_span;
 
-/* One distinct (op name, Input Dims, dtype) of the trace's cpu_ops (issue 34): the key of an op
- * group, with the cost of one call (model/ops.h tc_op_cost_of, computed at parse time). Repeated
+/* One distinct (op name, Input Dims, dtype, cost of one call) of the trace's cpu_ops (issue 34); the
+ * cost is model/ops.h tc_op_cost_of's, computed at parse time from the shapes, types and Concrete
+ * Inputs: calls that differ only in their Concrete Inputs (a stride, the dims reduced, the dtype
+ * converted to) or in types outside the catalog's dtypes get keys of their own when their costs
+ * differ. An op group is (name, shapes, dtype): the sum of its calls' keys (tc_op_key_same). Repeated
  * keys are stored once per parsed piece (a parallel parse may hold a key once per piece). */
 typedef struct {
     double flops;         /* FLOPs of one call; valid when has_flops */
@@ -106,6 +109,12 @@ typedef struct {
     int8_t dtype;         /* tc_dtype of the first tensor input (TC_DTYPE_UNKNOWN = -1) */
     uint32_t pad;         /* explicit padding, 0 (trace_arrays.def) */
 } tc_op_key;
+
+/* Whether a and b are one key: equal name, shapes, dtype and cost. */
+static inline bool tc_op_key_same(const tc_op_key *a, const tc_op_key *b) {
+    return a->name == b->name && a->shapes == b->shapes && a->dtype == b->dtype && a->family == b->family &&
+           a->has_flops == b->has_flops && a->flops == b->flops && a->has_bytes == b->has_bytes && a->bytes == b->bytes;
+}
 
 /* An nn.Module python_function event ("nn.Module: <Class>_<instance>", with_modules / with_stack):
  * modules nest by time on their CPU thread, as PyTorch's Python id / Python parent id say. */
@@ -263,7 +272,7 @@ void tc_trace_settle_times(tc_trace *t);
  * carried them; a kernel that only a user pattern made communication (TC_COMM_USER) is left as it
  * is. Called once a trace is parsed. 0, or -1 out of memory (nothing changed). */
 int tc_trace_link_op_colls(tc_trace *t);
-/* Keeps one of each equal (name, shapes, dtype) in op_keys, the first, in order, and points the host
+/* Keeps one of each equal key (tc_op_key_same) in op_keys, the first, in order, and points the host
  * spans at it: the pieces of a parallel parse each hold their own keys, so after their append the
  * trace is the one a sequential parse makes. Called once a trace is parsed. 0, or -1 out of memory
  * (nothing changed). */

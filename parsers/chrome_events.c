@@ -117,9 +117,10 @@ static int grow_op_keys(tc_ct_parser *p) {
     return 0;
 }
 
-/* FNV-1a of the op's Input type texts: with its name and shapes, what decides its dtype. */
-static uint32_t types_hash(const tc_op_shapes *s) {
-    uint32_t h = 2166136261u;
+/* FNV-1a of the op's Input type texts, then its Concrete Inputs hash: with its name and shapes, what
+ * decides its dtype and its cost. */
+static uint32_t types_hash(const tc_op_shapes *s, uint32_t concrete) {
+    uint32_t h = 2166136261u ^ concrete;
     for (int i = 0; i < s->n_types; i++) {
         for (const char *c = s->types[i]; *c; c++) { h ^= (unsigned char)*c; h *= 16777619u; }
         h ^= 0xff;
@@ -128,16 +129,18 @@ static uint32_t types_hash(const tc_op_shapes *s) {
     return h;
 }
 
-/* The index into t->op_keys of the cpu_op's (name, Input Dims, dtype), added with its cost when
- * new; TC_NONE out of memory. The table is looked up by (name, shapes, Input types): a repeated
- * call costs no tc_op_cost_of; a new one whose dtype makes an existing key reuses that key. */
+/* The index into t->op_keys of the cpu_op's (name, Input Dims, dtype, cost), added when new;
+ * TC_NONE out of memory. The table is looked up by (name, shapes, Input types and Concrete Inputs):
+ * a repeated call costs no tc_op_cost_of; a new one whose dtype and cost make an existing key (one of
+ * the last 8) reuses that key. */
 static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, size_t name_len) {
     tc_trace *t = p->t;
     if (!p->shapes_buf && !(p->shapes_buf = malloc(SHAPES_CAP))) return TC_NONE;
     size_t len = shapes_text(&p->shapes, p->shapes_buf);
     uint32_t shapes = tc_strtab_intern(t->strings, p->shapes_buf, len);
     if (shapes == TC_NONE) return TC_NONE;
-    uint32_t types = types_hash(&p->shapes);
+    uint32_t concrete = tc_op_concrete_hash(&p->shapes);
+    uint32_t types = types_hash(&p->shapes, concrete);
     if (2 * (p->n_op_slots + 1) > p->op_key_cap && grow_op_keys(p)) return TC_NONE;
     size_t at = key_hash(name_id, shapes, types) & (p->op_key_cap - 1);
     for (; p->op_key_slots[at].key1; at = (at + 1) & (p->op_key_cap - 1)) {
@@ -146,23 +149,19 @@ static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, s
     }
     tc_op_cost c;
     tc_op_cost_of(name, name_len, &p->shapes, &c);
-    int8_t dtype = (int8_t)c.dtype;
+    tc_op_key key;
+    memset(&key, 0, sizeof key); /* the explicit padding too */
+    key.name = name_id;
+    key.shapes = shapes;
+    key.dtype = (int8_t)c.dtype;
+    key.family = c.family;
+    key.has_flops = c.has_flops;
+    key.flops = c.has_flops ? c.flops : 0;
+    key.has_bytes = c.has_bytes;
+    key.bytes = c.has_bytes ? c.bytes : 0;
     size_t k = t->n_op_keys; /* keys of this name and shapes are few: look among the last ones */
-    while (k > 0 && !(t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
-                      t->op_keys[k - 1].dtype == dtype) && t->n_op_keys - k < 8) k--;
-    bool found = k > 0 && t->op_keys[k - 1].name == name_id && t->op_keys[k - 1].shapes == shapes &&
-                 t->op_keys[k - 1].dtype == dtype;
-    if (!found) {
-        tc_op_key key;
-        memset(&key, 0, sizeof key); /* the explicit padding too */
-        key.name = name_id;
-        key.shapes = shapes;
-        key.dtype = dtype;
-        key.family = c.family;
-        key.has_flops = c.has_flops;
-        key.flops = c.has_flops ? c.flops : 0;
-        key.has_bytes = c.has_bytes;
-        key.bytes = c.has_bytes ? c.bytes : 0;
+    while (k > 0 && !tc_op_key_same(&t->op_keys[k - 1], &key) && t->n_op_keys - k < 8) k--;
+    if (!(k > 0 && tc_op_key_same(&t->op_keys[k - 1], &key))) {
         if (TC_PUSH(t->op_keys, t->n_op_keys, t->cap_op_keys, key)) return TC_NONE;
         k = t->n_op_keys;
     }

@@ -214,8 +214,11 @@ static void op_table(hr *h) {
 
 static void module_table(hr *h) {
     const tc_op_result *o = &h->j->ops;
-    put(h, "<h3>Modules</h3>\n<p class=\"note\">GPU time by nn.Module instance path (all ranks): self = kernels whose "
-           "innermost module is this one, total = at any depth inside it; share = total over the compute time. Every "
+    put(h, o->module_source == TC_MODULES_USER_ANNOTATION
+               ? "<h3>Modules</h3>\n<p class=\"note\">GPU time by user annotation path (record_function ranges; "
+                 "the traces have no nn.Module events; all ranks): self = kernels whose "
+               : "<h3>Modules</h3>\n<p class=\"note\">GPU time by nn.Module instance path (all ranks): self = kernels whose ");
+    put(h, "innermost module is this one, total = at any depth inside it; share = total over the compute time. Every "
            "row is in the JSON's modules[] and <code>--csv</code>'s modules.csv.</p>\n");
     put(h, "<div class=\"scroll\"><table id=\"module-table\" class=\"sortable\">\n<thead><tr><th>module</th>"
            "<th class=\"n\">self<br>ms</th><th class=\"n\">total<br>ms</th><th class=\"n\">share<br>% comp</th></tr></thead>\n"

@@ -25,6 +25,7 @@ static void group(jw *w, const tc_op_group *g) {
     jw_key(w, "lost_us"); if (g->has_roofline) jw_ns_as_us(w, g->lost_ns); else jw_null(w);
     jw_key(w, "launch_bound"); jw_bool(w, g->launch_bound);
     jw_key(w, "differing_rank"); if (g->differing_rank >= 0) jw_int(w, g->differing_rank); else jw_null(w);
+    jw_key(w, "parent"); jw_string(w, g->parent);
     jw_object_end(w);
 }
 
@@ -35,6 +36,10 @@ static void attribution(jw *w, const tc_op_result *r) {
     jw_key(w, "attributed_us"); jw_ns_as_us(w, r->attributed_ns);
     jw_key(w, "unattributed_us"); jw_ns_as_us(w, r->compute_ns - r->attributed_ns);
     jw_key(w, "unknown_shapes_us"); jw_ns_as_us(w, r->unknown_shapes_ns);
+    jw_key(w, "module_source");
+    if (r->module_source == TC_MODULES_NN_MODULE) jw_string(w, "nn.Module");
+    else if (r->module_source == TC_MODULES_USER_ANNOTATION) jw_string(w, "user_annotation");
+    else jw_null(w);
     jw_key(w, "families");
     jw_array_begin(w);
     for (int f = 0; f < TC_OPF_COUNT; f++) {

@@ -75,7 +75,8 @@ static void modules(FILE *out, const tc_op_result *o, const char *bold_on, const
     int pw = width - MODULES_FIXED;
     if (pw < 16) pw = 16;
     size_t shown = o->n_modules < MODULE_ROWS ? o->n_modules : MODULE_ROWS;
-    fprintf(out, "\n%sTop modules%s (nn.Module instance paths, all ranks)\n", bold_on, bold_off);
+    const char *src = o->module_source == TC_MODULES_USER_ANNOTATION ? "user annotation" : "nn.Module instance";
+    fprintf(out, "\n%sTop modules%s (%s paths, all ranks)\n", bold_on, bold_off, src);
     fprintf(out, "%-*s %10s %10s %9s\n", pw, "module", "self", "total", "total");
     fprintf(out, "%-*s %10s %10s %9s\n", pw, "", "ms", "ms", "% comp");
     for (size_t i = 0; i < shown; i++) {

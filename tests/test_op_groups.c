@@ -150,6 +150,7 @@ Test(op_groups, gemm_is_compute_bound_at_the_planted_share) {
     cr_assert_float_eq(tu_num(tu_get(g, "lost_us", NULL)), us * (1 - share), 2e-3);
     cr_assert(!YAJL_IS_TRUE(tu_get(g, "launch_bound", NULL)));
     cr_assert_eq(tu_num(tu_get(g, "differing_rank", NULL)), 2); /* its GEMMs run 1.5x as long */
+    cr_assert(YAJL_IS_NULL(tu_get(g, "parent", NULL))); /* it runs in no other cpu_op */
     yajl_tree_free(v);
 }
 
@@ -192,6 +193,7 @@ Test(op_groups, modules_sum_to_the_compute_time) {
     double layer1 = 3 * ADDS * 3, model_self = 3 * PAIRS * 4, orphan = 3 * ORPHAN_US;
     cr_assert_float_eq(compute, layer0 + layer1 + model_self + orphan, 1e-9);
     cr_assert_float_eq(tu_num(tu_get(v, "op_attribution", "unattributed_us", NULL)), orphan, 1e-9);
+    cr_assert_str_eq(tu_str(tu_get(v, "op_attribution", "module_source", NULL)), "nn.Module");
     yajl_val m = tu_get(v, "modules", NULL);
     cr_assert(YAJL_IS_ARRAY(m));
     double self_sum = 0;
@@ -210,4 +212,90 @@ Test(op_groups, modules_sum_to_the_compute_time) {
     cr_assert_eq(seen, 15);
     cr_assert_float_eq(self_sum, compute, 1e-6);
     yajl_tree_free(v);
+}
+
+/* Two aten::_to_copy calls of one (op, shapes, dtype) group that differ only in their Concrete
+ * Inputs (the dtype converted to: 15 = bf16, 7 = float64), as PyTorch writes them: each call is
+ * priced by its own key, and the group is their sum. Each runs inside an aten::to, its parent. */
+Test(op_groups, calls_differing_in_concrete_inputs_have_their_own_cost) {
+    char *dir = tu_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/to copy.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"traceEvents\": [\n");
+    const char *to[2] = {"15", "7"};
+    for (long i = 0; i < 2; i++) {
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::to\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": %ld, \"dur\": 60, \"args\": {\"External id\": %ld}},\n", 995 + i * 100, 10 + i);
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::_to_copy\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": %ld, \"dur\": 40, \"args\": {\"External id\": %ld, \"Input Dims\": [[1024, 1024], [], [], [], [], [], []], "
+                "\"Input type\": [\"float\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"], "
+                "\"Concrete Inputs\": [\"\", \"%s\", \"\", \"\", \"\", \"False\", \"\"]}},\n", 1000 + i * 100, i + 1, to[i]);
+        launch(f, 1010 + i * 100, 10 + i);
+        kernel(f, "copy_kernel", 3000 + i * 100, 20, 10 + i);
+    }
+    fprintf(f, "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 9000, \"s\": \"t\"}\n]}\n");
+    fclose(f);
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s analyze --gpu h100-sxm --json '%s/out.json' '%s'", tu_bin(), dir, path);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    yajl_val v = tu_json_file(path);
+    cr_assert_not_null(v);
+    yajl_val g = group_named(v, "aten::_to_copy");
+    cr_assert_eq(tu_num(tu_get(g, "count", NULL)), 2);
+    cr_assert_str_eq(tu_str(tu_get(g, "dtype", NULL)), "fp32");
+    double n = 1024.0 * 1024; /* fp32 read once per call; bf16, then fp64 written */
+    near(tu_num(tu_get(g, "bytes", NULL)), (n * 4 + n * 2) + (n * 4 + n * 8));
+    cr_assert_str_eq(tu_str(tu_get(g, "parent", NULL)), "aten::to");
+    yajl_tree_free(v);
+    free(dir);
+}
+
+/* No nn.Module events but record_function ranges (user_annotation), inside a ProfilerStep#: the
+ * module view's paths are the annotations, nested and joined by '/', the step span not among them. */
+Test(op_groups, user_annotations_make_the_module_view_without_nn_modules) {
+    char *dir = tu_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/annotated rank.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    const char *ann = "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": %ld, \"args\": {}},\n";
+    fprintf(f, "{\"traceEvents\": [\n");
+    fprintf(f, ann, "ProfilerStep#3", 900L, 2000L);
+    fprintf(f, ann, "train_step", 950L, 1500L);
+    fprintf(f, ann, "attn", 990L, 100L);
+    op(f, "aten::silu", 1000, 40, "[[256]]", "[\"c10::BFloat16\"]");
+    launch(f, 1010, 10);
+    kernel(f, "silu_kernel", 3000, 30, 10);
+    op(f, "aten::mul", 1200, 40, "[[256], [256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]");
+    launch(f, 1210, 11);
+    kernel(f, "mul_kernel", 3100, 20, 11);
+    fprintf(f, "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 9000, \"s\": \"t\"}\n]}\n");
+    fclose(f);
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s analyze --gpu h100-sxm --json '%s/out.json' '%s'", tu_bin(), dir, path);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    yajl_val v = tu_json_file(path);
+    cr_assert_not_null(v);
+    cr_assert_str_eq(tu_str(tu_get(v, "op_attribution", "module_source", NULL)), "user_annotation");
+    yajl_val m = tu_get(v, "modules", NULL);
+    cr_assert(m && YAJL_IS_ARRAY(m));
+    int seen = 0;
+    for (size_t i = 0; i < m->u.array.len; i++) {
+        yajl_val row = m->u.array.values[i];
+        yajl_val p = tu_get(row, "path", NULL);
+        double self = tu_num(tu_get(row, "self_us", NULL)), total = tu_num(tu_get(row, "total_us", NULL));
+        if (YAJL_IS_NULL(p)) { cr_assert_float_eq(self, 0, 1e-9); continue; }
+        if (!strcmp(tu_str(p), "train_step")) { cr_assert_float_eq(self, 20, 1e-9); cr_assert_float_eq(total, 50, 1e-9); seen |= 1; }
+        else if (!strcmp(tu_str(p), "train_step/attn")) { cr_assert_float_eq(self, 30, 1e-9); seen |= 2; }
+        else cr_assert_fail("unplanted module %s", tu_str(p));
+    }
+    cr_assert_eq(seen, 3);
+    yajl_tree_free(v);
+    free(dir);
 }

@@ -6,9 +6,10 @@
 
 _Static_assert(sizeof(tc_op_part_group) == 2 * sizeof(char *) + 8 + 2 * 8 + 3 * 8 + sizeof(int64_t *),
                "a tc_op_part_group member tc_op_parts_pack does not ship");
+_Static_assert(sizeof(tc_op_part_parent) == 8 + sizeof(char *) + 8, "a tc_op_part_parent member tc_op_parts_pack does not ship");
 
 void tc_op_parts_pack(tc_buf *b, const tc_op_parts *p) {
-    tc_buf_u64(b, (uint64_t)p->has | (uint64_t)p->has_modules << 1);
+    tc_buf_u64(b, (uint64_t)p->has | (uint64_t)p->has_modules << 1 | (uint64_t)p->module_source << 2);
     tc_buf_i64(b, p->compute_ns);
     tc_buf_i64(b, p->attributed_ns);
     tc_buf_i64(b, p->unknown_shapes_ns);
@@ -38,6 +39,12 @@ void tc_op_parts_pack(tc_buf *b, const tc_op_parts *p) {
         tc_buf_u64(b, f->length);
         tc_buf_i64(b, f->occurrences);
         tc_buf_i64(b, f->gpu_ns);
+    }
+    tc_buf_u64(b, p->n_parents);
+    for (size_t i = 0; i < p->n_parents; i++) {
+        tc_buf_u64(b, p->parents[i].group);
+        tc_buf_str(b, p->parents[i].op);
+        tc_buf_i64(b, p->parents[i].calls);
     }
 }
 
@@ -74,6 +81,7 @@ int tc_op_parts_unpack(tc_buf *b, tc_op_parts *p) {
     uint64_t flags = tc_buf_get_u64(b);
     p->has = flags & 1;
     p->has_modules = (flags >> 1) & 1;
+    p->module_source = (uint8_t)((flags >> 2) & 3);
     p->compute_ns = tc_buf_get_i64(b);
     p->attributed_ns = tc_buf_get_i64(b);
     p->unknown_shapes_ns = tc_buf_get_i64(b);
@@ -101,9 +109,20 @@ int tc_op_parts_unpack(tc_buf *b, tc_op_parts *p) {
         p->n_fusions = i + 1;
         if (!f->kernels) b->bad = true;
     }
+    n = b->bad ? 0 : get_count(b);
+    if (!b->bad && !(p->parents = calloc(n ? n : 1, sizeof *p->parents))) b->bad = true;
+    for (size_t i = 0; i < n && !b->bad; i++) {
+        tc_op_part_parent *pp = &p->parents[i];
+        pp->group = tc_buf_get_u64(b);
+        pp->op = tc_buf_get_str(b); /* NULL: top level */
+        pp->calls = tc_buf_get_i64(b);
+        p->n_parents = i + 1;
+        if (pp->group >= p->n_groups) b->bad = true;
+    }
     p->cap_groups = p->n_groups;
     p->cap_modules = p->n_modules;
     p->cap_fusions = p->n_fusions;
+    p->cap_parents = p->n_parents;
     if (b->bad) { tc_op_parts_free(p); return -1; }
     return 0;
 }
