@@ -1,6 +1,7 @@
 /* actions_json.c: summary.actions[] (see actions_json.h): code, text and each code's evidence. */
 #include "actions_json.h"
 #include "findings_text.h"
+#include "nccl_report.h"
 #include <stdint.h>
 
 static void opt_double(jw *w, const char *key, bool has, double v) {
@@ -68,20 +69,7 @@ static void op_evidence(jw *w, const tc_action *a, const tc_job *j) {
 static void nccl_evidence(jw *w, const tc_action *a) {
     const tc_nccl_evidence *e = &a->nccl;
     if (!e->has) return;
-    jw_key(w, "nccl_evidence");
-    jw_array_begin(w);
-    for (int k = 0; k < TC_NCCL_EV_KINDS; k++) if (e->evidence & (1u << k)) jw_string(w, tc_nccl_evidence_code(1u << k));
-    jw_array_end(w);
-    jw_key(w, "nccl_settings");
-    jw_array_begin(w);
-    for (size_t i = 0; i < e->n_tries; i++) {
-        jw_object_begin(w);
-        jw_key(w, "name"); jw_string(w, tc_nccl_setting_name(e->tries[i].setting));
-        jw_key(w, "value"); jw_string(w, e->tries[i].value);
-        jw_key(w, "because"); jw_string(w, tc_nccl_evidence_code(e->tries[i].because));
-        jw_object_end(w);
-    }
-    jw_array_end(w);
+    tc_nccl_json_evidence(w, "nccl_evidence", "nccl_settings", e);
     jw_key(w, "no_setting_helps"); jw_bool(w, e->saturated);
 }
 

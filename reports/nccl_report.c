@@ -143,6 +143,23 @@ void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg) {
     jw_object_end(w);
 }
 
+void tc_nccl_json_evidence(jw *w, const char *evidence_key, const char *settings_key, const tc_nccl_evidence *e) {
+    jw_key(w, evidence_key);
+    jw_array_begin(w);
+    for (int k = 0; k < TC_NCCL_EV_KINDS; k++) if (e->evidence & (1u << k)) jw_string(w, tc_nccl_evidence_code(1u << k));
+    jw_array_end(w);
+    jw_key(w, settings_key);
+    jw_array_begin(w);
+    for (size_t i = 0; i < e->n_tries; i++) {
+        jw_object_begin(w);
+        jw_key(w, "name"); jw_string(w, tc_nccl_setting_name(e->tries[i].setting));
+        jw_key(w, "value"); jw_string(w, e->tries[i].value);
+        jw_key(w, "because"); jw_string(w, tc_nccl_evidence_code(e->tries[i].because));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 /* Key fabric: the verdict's fabric reason as NCCL's evidence tells it (tc_nccl_evidence), null when
  * the verdict has no fabric reason or its row has no NCCL record joined. */
 static void fabric_evidence(jw *w, const tc_job *j) {
@@ -169,20 +186,7 @@ static void fabric_evidence(jw *w, const tc_job *j) {
     jw_key(w, "nodes"); if (e->nodes > 0) jw_int(w, e->nodes); else jw_null(w);
     jw_key(w, "busbw_GBps"); if (e->has_busbw) jw_double(w, e->busbw_GBps); else jw_null(w);
     jw_key(w, "trace_busbw_GBps"); if (e->has_trace_busbw) jw_double(w, e->trace_busbw_GBps); else jw_null(w);
-    jw_key(w, "evidence");
-    jw_array_begin(w);
-    for (int k = 0; k < TC_NCCL_EV_KINDS; k++) if (e->evidence & (1u << k)) jw_string(w, tc_nccl_evidence_code(1u << k));
-    jw_array_end(w);
-    jw_key(w, "settings");
-    jw_array_begin(w);
-    for (size_t i = 0; i < e->n_tries; i++) {
-        jw_object_begin(w);
-        jw_key(w, "name"); jw_string(w, tc_nccl_setting_name(e->tries[i].setting));
-        jw_key(w, "value"); jw_string(w, e->tries[i].value);
-        jw_key(w, "because"); jw_string(w, tc_nccl_evidence_code(e->tries[i].because));
-        jw_object_end(w);
-    }
-    jw_array_end(w);
+    tc_nccl_json_evidence(w, "evidence", "settings", e);
     jw_key(w, "no_setting_helps"); jw_bool(w, e->saturated);
     jw_object_end(w);
 }

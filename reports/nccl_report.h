@@ -11,6 +11,9 @@
 void tc_nccl_json_group(jw *w, const tc_job *j, size_t pg);
 /* Key nccl of the summary; nothing without NCCL logs. */
 void tc_nccl_json_summary(jw *w, const tc_job *j);
+/* The NCCL evidence of the verdict's fabric reason or action (tc_nccl_evidence): its codes as an
+ * array under evidence_key, the settings to try as [{name, value, because}] under settings_key. */
+void tc_nccl_json_evidence(jw *w, const char *evidence_key, const char *settings_key, const tc_nccl_evidence *e);
 /* One line per process group with an Inspector communicator, and the job's counts, wrapped to
  * width, indented by 2; nothing without NCCL logs. */
 void tc_nccl_text_lines(FILE *out, const tc_job *j, int width);
