@@ -12,6 +12,7 @@
  * same path (join_plugin_run): no floor, their times on the plugin's own clock, the
  * algorithm/protocol/channels of each joined one counted per group. */
 #include "nccl_join.h"
+#include "findings.h"
 #include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
@@ -575,4 +576,9 @@ int tc_nccl_join(const tc_job *j, tc_nccl_result *r) {
     if (r->outside_trace)
         rc |= tc_nccl_note(r, "%lld Inspector records are of collectives outside the traced window", (long long)r->outside_trace);
     return rc ? -1 : 0;
+}
+
+int tc_job_nccl_join(tc_job *j, const tc_analyze_options *opt) {
+    if (!j->nccl.present) return 0;
+    return tc_nccl_join(j, &j->nccl) || tc_job_findings(j, opt) ? -1 : 0;
 }

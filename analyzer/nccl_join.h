@@ -6,11 +6,17 @@
 #define TC_NCCL_JOIN_H
 #include "model/job.h"
 #include "model/nccl.h"
+#include "analyze_options.h"
 
 /* Joins r->log (read by parsers/nccl_inspector.h; r->present set, r->min_size the floor, 0 for the
  * default) to j's instances: fills r->groups (one per j->groups entry), r->c and the counts of
  * records it could not place, with notes. 0, or -1 out of memory. */
 int tc_nccl_join(const tc_job *j, tc_nccl_result *r);
+
+/* NCCL's account added to an analyzed job whose j->nccl.log was read (j->nccl.present): the join,
+ * then the findings decided again (analyzer/findings.h), since the verdict's fabric reason and
+ * actions read NCCL's evidence. Nothing when no logs were read. 0, or -1 out of memory. */
+int tc_job_nccl_join(tc_job *j, const tc_analyze_options *opt);
 
 /* (analyzer/nccl_prom_join.c, called by tc_nccl_join) The log's Prometheus rows joined to process
  * groups: r->prom_mix (each group's buckets, its ranks' rows merged), r->groups[].prom_rows,

@@ -11,7 +11,6 @@
 #include "load_job.h"
 #include "opts.h"
 #include "output.h"
-#include "analyzer/findings.h"
 #include "analyzer/nccl_join.h"
 #include "parsers/nccl_inspector.h"
 #include "nccl_alone_cmd.h"
@@ -349,9 +348,7 @@ static int read_nccl(const analyze_args *a, tc_job *j, int rc) {
     tc_notes_free(&notes);
     j->nccl.present = j->nccl.log.n_files > 0;
     if (a->nccl_min_size >= 0) { j->nccl.min_size = a->nccl_min_size; j->nccl.min_size_given = true; }
-    /* the findings again: the verdict's fabric reason and actions read NCCL's evidence */
-    if (st == TC_ERR_NOMEM || st2 == TC_ERR_NOMEM ||
-        (j->nccl.present && (tc_nccl_join(j, &j->nccl) || tc_job_findings(j, &a->aopt)))) {
+    if (st == TC_ERR_NOMEM || st2 == TC_ERR_NOMEM || tc_job_nccl_join(j, &a->aopt)) {
         fprintf(stderr, "tracecost: out of memory\n");
         return TC_EXIT_NOTHING;
     }

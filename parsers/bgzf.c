@@ -2,6 +2,7 @@
  * is inflated member by member with a fresh state, so runs are independent of each other. */
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
+#include "source.h"
 #include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -11,17 +12,6 @@
 #include <stdlib.h>
 
 #define BGZF_HEAD 512u /* bytes of a header read: fixed part, XLEN and the extra field */
-
-static long pread_all(int fd, unsigned char *buf, size_t n, uint64_t off) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-        if (r < 0) { if (errno == EINTR) continue; return -1; }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return (long)got;
-}
 
 static uint32_t le32(const unsigned char *p) {
     return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -48,7 +38,7 @@ static uint64_t header_size(const unsigned char *h, size_t n, uint64_t left) {
 static uint64_t member_size(int fd, uint64_t size, uint64_t off) {
     unsigned char h[BGZF_HEAD];
     size_t want = size - off < BGZF_HEAD ? (size_t)(size - off) : BGZF_HEAD;
-    long n = pread_all(fd, h, want, off);
+    long n = tc_pread_full(fd, h, want, off);
     return n > 0 ? header_size(h, (size_t)n, size - off) : 0;
 }
 
@@ -61,7 +51,7 @@ int tc_bgzf_span(int fd, uint64_t size, uint64_t from, size_t cap, uint64_t *to,
         uint64_t m = member_size(fd, size, off);
         if (!m) return -1;
         unsigned char t[4];
-        if (pread_all(fd, t, 4, off + m - 4) != 4) return -1;
+        if (tc_pread_full(fd, t, 4, off + m - 4) != 4) return -1;
         uint32_t isize = le32(t);
         if (isize > cap - got) {
             if (off == from) return -1; /* a member bigger than a window: not BGZF's 64 KiB */
@@ -102,7 +92,7 @@ static long member_zlib(z_stream *z, const unsigned char *in, size_t n, char *ou
 
 int tc_bgzf_inflate(int fd, uint64_t from, uint64_t to, unsigned char *in, char *out, size_t decoded, bool isal) {
     size_t n = (size_t)(to - from);
-    if (pread_all(fd, in, n, from) != (long)n) return -1;
+    if (tc_pread_full(fd, in, n, from) != (long)n) return -1;
     z_stream z = {0};
 #ifdef TC_HAVE_ISAL
     struct inflate_state *st = isal ? malloc(sizeof *st) : NULL; /* heap: the state is large */

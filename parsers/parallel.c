@@ -140,18 +140,6 @@ static void reader_run(tc_pool_task *task, size_t index, int worker) {
     }
 }
 
-/* Reads exactly n bytes at off (fewer only at the end of the file); -1 on a read error. */
-static long pread_full(int fd, char *buf, size_t n, uint64_t off) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-        if (r < 0) { if (errno == EINTR) continue; return -1; }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return (long)got;
-}
-
 /* Buffer number k, or NULL at the end (check r->failed). A window of a plain file is read, not
  * mapped: a file that shrinks while it is parsed (still being written, rotated) must end in a
  * short read (r->failed: the sequential parse then says where it ends), not in SIGBUS. */
@@ -162,7 +150,7 @@ static const char *reader_get(reader *r, uint64_t k, size_t *len) {
         if (off >= r->size) return NULL;
         size_t n = r->size - off < TC_PAR_WINDOW ? (size_t)(r->size - off) : TC_PAR_WINDOW;
         char *w = malloc(n);
-        if (!w || pread_full(r->fd, w, n, off) != (long)n) { free(w); r->failed = true; return NULL; }
+        if (!w || tc_pread_full(r->fd, w, n, off) != (long)n) { free(w); r->failed = true; return NULL; }
         r->map[k % TC_PAR_BUFFERS] = w;
         r->map_len[k % TC_PAR_BUFFERS] = n;
         r->produced = k + 1;
@@ -324,7 +312,7 @@ static void parse_fpiece(int fd, fpiece *c, char *slice) {
     if (tc_ct_parser_feed(c->p, "[", 1)) return;
     for (uint64_t off = c->from; off < c->to;) {
         size_t want = c->to - off < FILE_SLICE ? (size_t)(c->to - off) : FILE_SLICE;
-        long n = pread_full(fd, slice, want, off);
+        long n = tc_pread_full(fd, slice, want, off);
         if (n != (long)want) return; /* the file shrank or failed under us */
         if (tc_ct_parser_feed(c->p, slice, want)) return;
         off += want;
@@ -348,7 +336,7 @@ static void parse_fpiece_run(tc_pool_task *task, size_t index, int worker) {
 static uint64_t next_file_boundary(int fd, char *scan, const tc_split_pattern *pat, uint64_t from, bool *failed) {
     size_t overlap = pat->len - 1; /* a match across two reads */
     for (uint64_t off = from;;) {
-        long n = pread_full(fd, scan, FILE_SCAN, off);
+        long n = tc_pread_full(fd, scan, FILE_SCAN, off);
         if (n < 0) { *failed = true; return TC_SPLIT_NONE; }
         size_t b = tc_split_next(pat, scan, (size_t)n, 0);
         if (b != TC_SPLIT_NONE) return off + b;
@@ -368,7 +356,7 @@ static bool kf_read_head(int fd, char *head, size_t cap, size_t *body, tc_split_
          * from its start after each read */
         size_t step = len > FILE_SLICE ? len : FILE_SLICE;
         size_t want = cap - len < step ? cap - len : step;
-        long n = pread_full(fd, head + len, want, len);
+        long n = tc_pread_full(fd, head + len, want, len);
         if (n <= 0) return false;
         len += (size_t)n;
         f = tc_split_find_events(head, len, body);
@@ -436,7 +424,7 @@ static int kf_tail(kf_load *k, uint64_t from) {
     char *slice = k->slices[0];
     for (uint64_t off = from; off < k->size;) {
         size_t want = k->size - off < FILE_SLICE ? (size_t)(k->size - off) : FILE_SLICE;
-        long n = pread_full(k->fd, slice, want, off);
+        long n = tc_pread_full(k->fd, slice, want, off);
         if (n != (long)want) { k->info->why = "read error"; return -1; }
         if (tc_ct_parser_feed(k->p0, slice, want)) { k->info->why = "tail did not parse"; return -1; }
         k->info->tail_bytes += want;

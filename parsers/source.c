@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #ifdef TC_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
@@ -415,4 +416,15 @@ void tc_source_close(tc_source *s) {
     free(s->in);
     free(s->path);
     free(s);
+}
+
+long tc_pread_full(int fd, void *buf, size_t n, uint64_t off) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0) { if (errno == EINTR) continue; return -1; }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (long)got;
 }

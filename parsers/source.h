@@ -30,6 +30,11 @@ int tc_source_map_fd(const tc_source *s, uint64_t *size);
  * offsets (bgzf.h), and its size in *size; *isal: whether the source inflates with ISA-L (so the
  * members do too: one engine per run, TRACECOST_GZIP decides). Else -1. */
 int tc_source_gzip_fd(const tc_source *s, uint64_t *size, bool *isal);
+
+/* Reads exactly n bytes of fd at off into buf (fewer only at the end of the file), retrying
+ * interrupted reads; the bytes read, or -1 on a read error. What the parallel parse and the BGZF
+ * member walk read whole windows with. */
+long tc_pread_full(int fd, void *buf, size_t n, uint64_t off);
 void tc_source_close(tc_source *s); /* NULL is a no-op */
 const char *tc_source_gzip_engine(void); /* "zlib" or "isa-l" */
 #endif

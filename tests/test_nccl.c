@@ -140,15 +140,6 @@ Test(nccl, reads_the_old_plugin_spelling_leniently) {
 
 /* ---- the planted job ------------------------------------------------------------------------- */
 
-static yajl_val parse_file(const char *path) {
-    char *text = tu_read_file(path, NULL);
-    char err[256];
-    yajl_val v = yajl_tree_parse(text, err, sizeof err);
-    cr_assert_not_null(v, "%s: %s", path, err);
-    free(text);
-    return v;
-}
-
 static yajl_val at(yajl_val v, const char *a, const char *b) {
     const char *p[] = {a, b, NULL};
     return yajl_tree_get(v, p, yajl_t_any);
@@ -191,7 +182,7 @@ static void check_inspector_mix(const char *name, yajl_val got, yajl_val want) {
 static void check_against_plant(const char *dir, yajl_val res) {
     char path[512];
     snprintf(path, sizeof path, "%s/nccl_expected.json", dir);
-    yajl_val want = parse_file(path);
+    yajl_val want = tu_json_file(path);
     yajl_val groups = at(res, "process_groups", NULL), wg = at(want, "groups", NULL);
     cr_assert(YAJL_IS_ARRAY(groups) && YAJL_IS_OBJECT(wg));
     int64_t joined = 0, below = 0, dropped = 0, cpu = 0;
@@ -240,22 +231,11 @@ static void check_against_plant(const char *dir, yajl_val res) {
     yajl_tree_free(want);
 }
 
-static yajl_val run_json(const char *args, int want_rc) {
-    char *out = NULL;
-    int rc = tu_sh(&out, "%s analyze -q --json - %s 2>/dev/null", tu_bin(), args);
-    cr_assert_eq(rc, want_rc, "analyze %s: exit %d", args, rc);
-    char err[256];
-    yajl_val v = yajl_tree_parse(out, err, sizeof err);
-    cr_assert_not_null(v, "%s", err);
-    free(out);
-    return v;
-}
-
 Test(nccl, planted_job_from_the_trace_folder, .timeout = 120) {
     const char *dir = planted();
     char args[600];
     snprintf(args, sizeof args, "'%s'", dir); /* the folder: its *.log are the Inspector logs */
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     check_against_plant(dir, res);
     yajl_tree_free(res);
     tu_sh(NULL, "rm -rf '%s'", dir);
@@ -266,12 +246,12 @@ Test(nccl, planted_job_with_the_nccl_option, .timeout = 120) {
     char args[900];
     cr_assert_eq(tu_sh(NULL, "mkdir -p '%s/logs' && mv '%s'/*.log '%s/logs/'", dir, dir, dir), 0);
     snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json --nccl '%s/logs'", dir, dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     check_against_plant(dir, res);
     yajl_tree_free(res);
     /* without the logs: no nccl keys at all (the outputs of jobs without NCCL files do not change) */
     snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json", dir);
-    res = run_json(args, 0);
+    res = tu_analyze_json(args, 0);
     cr_assert_null(at(at(res, "summary", NULL), "nccl", NULL));
     yajl_val groups = at(res, "process_groups", NULL);
     for (size_t i = 0; i < groups->u.array.len; i++) cr_assert_null(at(groups->u.array.values[i], "nccl", NULL));
@@ -436,7 +416,7 @@ static void check_proxy(const char *name, yajl_val got, yajl_val want) {
 static void check_plugin_plant(const char *dir, yajl_val res, int64_t files, bool lenient_files) {
     char path[512];
     snprintf(path, sizeof path, "%s/nccl_plugin_expected.json", dir);
-    yajl_val want = parse_file(path);
+    yajl_val want = tu_json_file(path);
     yajl_val groups = at(res, "process_groups", NULL), wg = at(want, "groups", NULL);
     int64_t joined = 0, dropped = 0, rows = 0, proxied = 0;
     for (size_t i = 0; i < groups->u.array.len; i++) {
@@ -491,7 +471,7 @@ Test(nccl, planted_plugin_traces_from_the_trace_folder, .timeout = 120) {
     const char *dir = planted_with("--nccl-plugin-trace");
     char args[600];
     snprintf(args, sizeof args, "'%s'", dir); /* its *.json plugin traces are told from the traces by content */
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     int64_t files = 0;
     char *out = NULL;
     tu_sh(&out, "ls '%s' | grep -c '^nccl_profile_.*\\.json$'", dir);
@@ -514,7 +494,7 @@ Test(nccl, planted_plugin_traces_beside_inspector_logs, .timeout = 120) {
     char args[900];
     cr_assert_eq(tu_sh(NULL, "mkdir -p '%s/nccl' && mv '%s'/*.log '%s'/nccl_profile_* '%s/nccl/'", dir, dir, dir, dir), 0);
     snprintf(args, sizeof args, "'%s'/rank*.pt.trace.json --nccl '%s/nccl'", dir, dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     check_against_plant(dir, res); /* the Inspector's figures as without the plugin */
     cr_assert_str_eq(YAJL_GET_STRING(at(at(at(res, "summary", NULL), "nccl", NULL), "inspector_format_version", NULL)), "v4.0",
                      "the Inspector logs' version, whichever file is read first");
@@ -533,7 +513,7 @@ Test(nccl, planted_inspector_v4_2, .timeout = 120) {
     const char *dir = planted_with("--nccl-inspector-v42");
     char args[600];
     snprintf(args, sizeof args, "'%s'", dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     check_against_plant(dir, res);
     yajl_val sn = at(at(res, "summary", NULL), "nccl", NULL);
     cr_assert_gt(YAJL_GET_INTEGER(at(sn, "inspector_dump_stats", NULL)), 8);
@@ -559,7 +539,7 @@ Test(nccl, planted_plugin_traces_before_2_27, .timeout = 120) {
     const char *dir = planted_with("--nccl-plugin-trace-old");
     char args[600];
     snprintf(args, sizeof args, "'%s'", dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     char *out = NULL;
     tu_sh(&out, "ls '%s' | grep -c '^nccl_profile-node[0-9]*\\.cluster-[0-9]*\\.txt$'", dir);
     int64_t files = atoll(out);
@@ -579,10 +559,10 @@ Test(nccl, planted_prometheus_files, .timeout = 120) {
     const char *dir = planted_with("--nccl-prometheus --trace-hosts");
     char args[600];
     snprintf(args, sizeof args, "'%s'", dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     char path[512];
     snprintf(path, sizeof path, "%s/nccl_prom_expected.json", dir);
-    yajl_val want = parse_file(path), wg = at(want, "groups", NULL), groups = at(res, "process_groups", NULL);
+    yajl_val want = tu_json_file(path), wg = at(want, "groups", NULL), groups = at(res, "process_groups", NULL);
     int64_t rows = 0, buckets = 0;
     for (size_t i = 0; i < groups->u.array.len; i++) {
         yajl_val g = groups->u.array.values[i];
@@ -623,7 +603,7 @@ Test(nccl, planted_prometheus_files, .timeout = 120) {
     /* without the traces' hosts: the GPUs' ranks unknown, the two TP groups alike */
     cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' --ranks 8 --tp 4 --steps 4 --gpus-per-node 4 --nccl-prometheus", dir,
                        tu_gen(), dir), 0);
-    res = run_json(args, 0);
+    res = tu_analyze_json(args, 0);
     sn = at(at(res, "summary", NULL), "nccl", NULL);
     cr_assert_gt(YAJL_GET_INTEGER(at(sn, "prometheus_rows_unplaced", NULL)), 0);
     cr_assert_eq(YAJL_GET_INTEGER(at(sn, "prometheus_rows_joined", NULL)) + YAJL_GET_INTEGER(at(sn, "prometheus_rows_unplaced", NULL)),
@@ -663,9 +643,9 @@ Test(nccl, planted_pipeline_p2p_records, .timeout = 120) {
                        "--seed 43 --nccl-inspector", dir, tu_gen(), dir), 0);
     char args[600], path[512];
     snprintf(args, sizeof args, "'%s'", dir);
-    yajl_val res = run_json(args, 0);
+    yajl_val res = tu_analyze_json(args, 0);
     snprintf(path, sizeof path, "%s/nccl_p2p_expected.json", dir);
-    yajl_val want = parse_file(path), wg = at(want, "groups", NULL), groups = at(res, "process_groups", NULL);
+    yajl_val want = tu_json_file(path), wg = at(want, "groups", NULL), groups = at(res, "process_groups", NULL);
     int64_t joined = 0, dropped = 0, cpu = 0;
     size_t checked = 0;
     for (size_t i = 0; i < groups->u.array.len; i++) {

@@ -11,17 +11,6 @@
 
 #define ALONE "tests/data/nccl/alone"
 
-static yajl_val run_json(const char *args, int want_rc) {
-    char *out = NULL;
-    int rc = tu_sh(&out, "%s analyze -q --json - %s 2>/dev/null", tu_bin(), args);
-    cr_assert_eq(rc, want_rc, "analyze %s: exit %d", args, rc);
-    char err[256];
-    yajl_val v = yajl_tree_parse(out, err, sizeof err);
-    cr_assert_not_null(v, "%s: %s", err, out);
-    free(out);
-    return v;
-}
-
 static yajl_val comm_of(yajl_val doc, const char *id) {
     yajl_val cs = tu_get(doc, "nccl", "communicators", NULL);
     cr_assert(YAJL_IS_ARRAY(cs));
@@ -38,7 +27,7 @@ static void near(double got, double want, const char *what) {
 static int64_t num_i(yajl_val v, const char *key) { return (int64_t)tu_num(tu_get(v, key, NULL)); }
 
 Test(nccl_alone, hand_made_logs_give_the_table_and_the_straggler) {
-    yajl_val d = run_json("--gpu h100-sxm --fabric ib-ndr " ALONE, 0);
+    yajl_val d = tu_analyze_json("--gpu h100-sxm --fabric ib-ndr " ALONE, 0);
     cr_assert(YAJL_IS_NULL(tu_get(d, "summary", NULL)), "no trace: no summary");
     cr_assert(YAJL_IS_NULL(tu_get(d, "cost", NULL)), "no trace: no cost");
     cr_assert_eq(tu_get(d, "inputs", NULL)->u.array.len, 0);
@@ -112,7 +101,7 @@ Test(nccl_alone, hand_made_logs_give_the_table_and_the_straggler) {
     cr_assert_eq(num_i(b, "plugin_records"), 0);
     yajl_tree_free(d);
     /* without --gpu / --fabric the rated links are unknown: null, not guessed */
-    d = run_json(ALONE, 0);
+    d = tu_analyze_json(ALONE, 0);
     cr_assert(YAJL_IS_NULL(tu_get(comm_of(d, "0xa11ce"), "link", NULL)));
     cr_assert(YAJL_IS_NULL(tu_get(comm_of(d, "0xa11ce"), "share_of_rated", NULL)));
     yajl_tree_free(d);
@@ -144,7 +133,7 @@ Test(nccl_alone, refusals_and_damage) {
     cr_assert(strstr(out, "--html needs a PyTorch trace"), "%s", out);
     free(out);
     /* a damaged log: what could be read is reported, exit 3 */
-    yajl_val d = run_json("--nccl tests/data/nccl/example-hostname-pid1639453.log", 3);
+    yajl_val d = tu_analyze_json("--nccl tests/data/nccl/example-hostname-pid1639453.log", 3);
     cr_assert_eq(tu_get(d, "nccl", "communicators", NULL)->u.array.len, 2);
     yajl_tree_free(d);
     tu_sh(NULL, "rm -rf '%s'", dir);
@@ -211,11 +200,11 @@ Test(nccl_alone, planted_job_logs_alone, .timeout = 120) {
     snprintf(path, sizeof path, "%s/job/nccl_alone_expected.json", dir);
     yajl_val want = tu_json_file(path);
     snprintf(args, sizeof args, "'%s/logs'", dir);
-    yajl_val d = run_json(args, 0);
+    yajl_val d = tu_analyze_json(args, 0);
     check_planted(d, want);
     yajl_tree_free(d);
     snprintf(args, sizeof args, "--nccl '%s/logs'", dir); /* the same through --nccl, no operand */
-    d = run_json(args, 0);
+    d = tu_analyze_json(args, 0);
     check_planted(d, want);
     yajl_tree_free(d);
     yajl_tree_free(want);
@@ -230,7 +219,7 @@ Test(nccl_alone, v42_logs_alone_give_nccls_choices, .timeout = 120) {
     tu_gen_job(dir, "job", "--ranks 8 --tp 4 --steps 2 --gpus-per-node 4 --nccl-inspector-v42 --nccl-exec-with-wait");
     char args[600];
     snprintf(args, sizeof args, "'%s'/job/*.log", dir);
-    yajl_val d = run_json(args, 0);
+    yajl_val d = tu_analyze_json(args, 0);
     yajl_val cs = tu_get(d, "nccl", "communicators", NULL);
     cr_assert_gt(cs->u.array.len, 4);
     for (size_t i = 0; i < cs->u.array.len; i++) {

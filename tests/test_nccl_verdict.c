@@ -16,12 +16,7 @@
 static yajl_val file_json(const char *dir, const char *name) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = tu_read_file(path, NULL);
-    char err[256];
-    yajl_val v = yajl_tree_parse(text, err, sizeof err);
-    cr_assert_not_null(v, "%s: %s", path, err);
-    free(text);
-    return v;
+    return tu_json_file(path);
 }
 
 static yajl_val at(yajl_val v, const char *a, const char *b) {

@@ -93,6 +93,19 @@ static inline yajl_val tu_json_file(const char *path) {
     return v;
 }
 
+/* `tracecost analyze -q --json - ARGS` (stderr dropped): asserts its exit code is want_rc and returns
+ * the parsed document (yajl_tree_free it). */
+static inline yajl_val tu_analyze_json(const char *args, int want_rc) {
+    char *out = NULL;
+    int rc = tu_sh(&out, "%s analyze -q --json - %s 2>/dev/null", tu_bin(), args);
+    cr_assert_eq(rc, want_rc, "analyze %s: exit %d", args, rc);
+    char err[256];
+    yajl_val v = yajl_tree_parse(out, err, sizeof err);
+    cr_assert_not_null(v, "%s: %s", err, out);
+    free(out);
+    return v;
+}
+
 /* v[key1][key2]... ; NULL-terminated key list. Numeric index as "#3". */
 static inline yajl_val tu_get(yajl_val v, ...) {
     va_list ap;
