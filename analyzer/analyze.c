@@ -431,7 +431,7 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (opt->no_replay) { /* the step graph, its replay and the critical paths (replay.h), unless --no-replay */
         tc_replay_summary_free(&sm->replay);
         if (!(sm->replay.note = tc_strdup("--no-replay was given"))) return -1;
-    } else if (tc_job_replay(j)) return -1;
+    } else if (tc_job_replay(j, opt->jobs)) return -1;
     return tc_job_findings(j, opt);   /* after the replay: the critical-path reason reads it */
 }
 

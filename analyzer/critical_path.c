@@ -4,6 +4,7 @@
  * binding edge) until it reaches that rank's step start; every stretch of time it covers goes to
  * one class, rank and name, so the classes add up to the step exactly. */
 #include "critical_path.h"
+#include "base/pool.h"
 #include "base/util.h"
 #include <assert.h>
 #include <stdint.h>
@@ -200,8 +201,7 @@ static int fill_path(const tc_job *j, tc_critical_path *p, int64_t number, piece
     tc_sort(v, n, sizeof *v, cmp_piece_ns);
     for (size_t i = 0; i < n && p->n_top < TC_CP_TOP; i++) {
         tc_cp_top *t = &p->top[p->n_top];
-        t->name = tc_strdup(v[i].name);
-        if (!t->name) return -1;
+        t->name = v[i].name; /* a trace's string or a constant: borrowed */
         t->kind = v[i].cls;
         t->rank = j->ranks[v[i].rank].rank;
         t->ns = v[i].ns;
@@ -211,7 +211,8 @@ static int fill_path(const tc_job *j, tc_critical_path *p, int64_t number, piece
 }
 
 /* p->segs from the walk's pieces v[0, n) (last first, as walked): in time order on each rank's own
- * clock, neighbours of one rank and class joined (the HTML timeline draws them). */
+ * clock, neighbours of one rank and class joined (the HTML timeline draws them); the array cut to
+ * what it holds. */
 static int path_segments(const tc_step_graph *g, tc_critical_path *p, const piece *v, size_t n) {
     p->segs = malloc((n ? n : 1) * sizeof *p->segs);
     if (!p->segs) return -1;
@@ -220,6 +221,10 @@ static int path_segments(const tc_step_graph *g, tc_critical_path *p, const piec
         tc_cp_segment *last = p->n_segs ? &p->segs[p->n_segs - 1] : NULL;
         if (last && last->rank == v[i].rank && last->kind == v[i].cls && last->end_ns == s) { last->end_ns = e; continue; }
         p->segs[p->n_segs++] = (tc_cp_segment){v[i].rank, v[i].cls, s, e};
+    }
+    if (p->n_segs < n) {
+        tc_cp_segment *cut = realloc(p->segs, (p->n_segs ? p->n_segs : 1) * sizeof *p->segs);
+        if (cut) p->segs = cut;
     }
     return 0;
 }
@@ -239,37 +244,76 @@ static size_t *last_ending(const tc_step_graph *g, const int64_t *end) {
     return best;
 }
 
-int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, const int64_t *end) {
-    tc_summary *sm = &j->summary;
-    size_t *best = last_ending(g, end);
-    sm->cp_steps = calloc(g->n_slots ? g->n_slots : 1, sizeof *sm->cp_steps);
-    walker w = {.j = j, .g = g, .start = start, .end = end};
-    piece *all = NULL;
-    size_t n_all = 0, cap_all = 0;
-    int rc = best && sm->cp_steps ? 0 : -1;
-    for (size_t s = 0; s < g->n_slots && !rc; s++) {
-        if (best[s] == SIZE_MAX) continue;
-        const tc_sg_step *st = &g->steps[best[s]];
-        w.n = 0;
-        w.rank = st->rank;
-        w.ws = start[st->start_node] + g->shift[st->rank];
-        w.cursor = end[st->end_node] + g->shift[st->rank];
-        int64_t len = w.cursor > w.ws ? w.cursor - w.ws : 0;
-        tc_critical_path *cp = &sm->cp_steps[sm->n_cp_steps++]; /* counted at once: freed whatever follows */
-        rc = walk(&w, st->end_node);
-        if (!rc) rc = path_segments(g, cp, w.v, w.n);
-        size_t m = rc ? 0 : merge_pieces(w.v, w.n);
-        for (size_t i = 0; i < m && !rc; i++) rc = TC_PUSH(all, n_all, cap_all, w.v[i]);
-        if (!rc) rc = fill_path(j, cp, g->slot_number[s], w.v, m);
-        assert(rc || cp->step_ns == len);
-        (void)len;
+/* The slots [lo, hi) of one task: each slot's path into cp[at[s]], and the merged pieces of them all
+ * in acc (kept merged as it grows: sorted by key with equal keys summed once it doubles). */
+typedef struct {
+    walker w;
+    const size_t *best, *at;
+    tc_critical_path *cp;
+    size_t lo, hi;
+    piece *acc; size_t n_acc, cap_acc, merged;
+    int rc;
+} cp_chunk;
+
+static int chunk_slot(cp_chunk *c, size_t s) {
+    walker *w = &c->w;
+    const tc_step_graph *g = w->g;
+    const tc_sg_step *st = &g->steps[c->best[s]];
+    w->n = 0;
+    w->rank = st->rank;
+    w->ws = w->start[st->start_node] + g->shift[st->rank];
+    w->cursor = w->end[st->end_node] + g->shift[st->rank];
+    int64_t len = w->cursor > w->ws ? w->cursor - w->ws : 0;
+    tc_critical_path *cp = &c->cp[c->at[s]];
+    int rc = walk(w, st->end_node);
+    if (!rc) rc = path_segments(g, cp, w->v, w->n);
+    size_t m = rc ? 0 : merge_pieces(w->v, w->n);
+    if (!rc && tc_grow((void **)&c->acc, &c->cap_acc, c->n_acc + m, sizeof *c->acc)) rc = -1;
+    if (!rc) {
+        memcpy(c->acc + c->n_acc, w->v, m * sizeof *c->acc);
+        c->n_acc += m;
+        if (c->n_acc >= 2 * c->merged + 4096) c->n_acc = c->merged = merge_pieces(c->acc, c->n_acc);
+        rc = fill_path(w->j, cp, g->slot_number[s], w->v, m);
     }
+    assert(rc || cp->step_ns == len);
+    (void)len;
+    return rc;
+}
+
+static void chunk_run(void *arg, size_t i, int worker) {
+    cp_chunk *c = &((cp_chunk *)arg)[i];
+    (void)worker;
+    for (size_t s = c->lo; s < c->hi && !c->rc; s++)
+        if (c->best[s] != SIZE_MAX) c->rc = chunk_slot(c, s);
+}
+
+int tc_critical_paths(tc_job *j, const tc_step_graph *g, const int64_t *start, const int64_t *end, tc_pool *pool) {
+    tc_summary *sm = &j->summary;
+    size_t *best = last_ending(g, end), *at = malloc((g->n_slots ? g->n_slots : 1) * sizeof *at);
+    size_t k = pool ? (size_t)tc_pool_threads(pool) + 1 : 1; /* one chunk of slots per thread */
+    if (k > g->n_slots) k = g->n_slots ? g->n_slots : 1;
+    cp_chunk *c = calloc(k, sizeof *c);
+    sm->cp_steps = calloc(g->n_slots ? g->n_slots : 1, sizeof *sm->cp_steps);
+    int rc = best && at && c && sm->cp_steps ? 0 : -1;
+    for (size_t s = 0; s < g->n_slots && !rc; s++) if (best[s] != SIZE_MAX) at[s] = sm->n_cp_steps++;
+    for (size_t i = 0; i < k && !rc; i++)
+        c[i] = (cp_chunk){.w = {.j = j, .g = g, .start = start, .end = end}, .best = best, .at = at,
+                          .cp = sm->cp_steps, .lo = g->n_slots * i / k, .hi = g->n_slots * (i + 1) / k};
+    if (!rc && pool && k > 1) tc_pool_for(pool, k, chunk_run, c);
+    else if (!rc) chunk_run(c, 0, 0);
+    piece *all = NULL; /* the chunks' pieces in one list, merged */
+    size_t n_all = 0;
+    for (size_t i = 0; i < k && !rc; i++) { rc = c[i].rc; n_all += c[i].n_acc; }
+    if (!rc && sm->n_cp_steps && !(all = malloc((n_all ? n_all : 1) * sizeof *all))) rc = -1;
     if (!rc && sm->n_cp_steps) {
+        for (size_t i = 0, o = 0; i < k; o += c[i].n_acc, i++) memcpy(all + o, c[i].acc, c[i].n_acc * sizeof *all);
         rc = fill_path(j, &sm->critical_path, -1, all, merge_pieces(all, n_all));
         sm->has_critical_path = rc == 0;
     }
+    for (size_t i = 0; c && i < k; i++) { free(c[i].w.v); free(c[i].acc); }
+    free(c);
     free(best);
-    free(w.v);
+    free(at);
     free(all);
     return rc;
 }

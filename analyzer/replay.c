@@ -6,6 +6,7 @@
 #include "replay.h"
 #include "critical_path.h"
 #include "step_graph.h"
+#include "base/pool.h"
 #include "base/status.h"
 #include "base/util.h"
 #include <stdlib.h>
@@ -155,7 +156,7 @@ static bool skeleton_traces(const tc_job *j) {
     return false;
 }
 
-int tc_job_replay(tc_job *j) {
+int tc_job_replay(tc_job *j, int threads) {
     tc_replay_summary *rp = &j->summary.replay;
     if (skeleton_traces(j))
         return no_replay(rp, "the replay needs every rank's events: the single-process build analyzes them (an MPI run "
@@ -168,14 +169,17 @@ int tc_job_replay(tc_job *j) {
     int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
     int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
+    if (threads <= 0) threads = tc_cpu_count();
+    tc_pool *pool = threads >= 2 && g->n_slots >= 2 ? tc_pool_new(threads - 1) : NULL; /* this thread works too */
     int rc = -1;
     if (start && end && v) {
         replay_steps(g, NULL, start, end, v);
-        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end) ||
+        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, pool) ||
                      fill_reference(j, g, start, end, v) /* after the paths: it re-times start and end */
                  ? -1 : 0;
         rp->has = rc == 0;
     }
+    tc_pool_free(pool);
     free(start);
     free(end);
     free(v);

@@ -14,8 +14,9 @@
  * replays it unchanged (summary.replay: the identity, per-step measured and replayed times),
  * replays the reference "instant" (inter-node transfer taking no time: reference_step_ns), and
  * finds the critical path of every step (summary.critical_path, cp_steps). A job the graph cannot
- * be built for (no steps, skeleton traces) gets replay.has false and a note. 0, or -1 out of memory. */
-int tc_job_replay(tc_job *j);
+ * be built for (no steps, skeleton traces) gets replay.has false and a note. threads: how many may
+ * work on it (<= 0: every core); the results are the same with any. 0, or -1 out of memory. */
+int tc_job_replay(tc_job *j, int threads);
 
 /* Re-times j->graph with matched instance i (j->instances order) taking transfer_ns[i] ns of
  * transfer (transfer_ns NULL: every instance as measured); *step_ns gets the mean step (over ranks, of each rank's mean step) and per_step_ns (when

@@ -20,6 +20,5 @@ void tc_replay_summary_free(tc_replay_summary *r) {
 void tc_critical_path_free(tc_critical_path *p) {
     free(p->by_rank);
     free(p->segs);
-    for (size_t i = 0; i < p->n_top; i++) free(p->top[i].name);
     memset(p, 0, sizeof *p);
 }

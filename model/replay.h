@@ -31,7 +31,8 @@ typedef struct {
 } tc_cp_rank;
 
 typedef struct {
-    char *name;                /* the op's or call's name (owned) */
+    const char *name;          /* the op's or call's name: borrowed, a string of the job's traces
+                                * or a constant, alive as long as the job */
     uint8_t kind;              /* tc_cp_class */
     int64_t rank;              /* global rank */
     int64_t ns;                /* summed path time of this name, kind and rank */

@@ -83,8 +83,7 @@ static void plant_step(tc_critical_path *p, int64_t number, int64_t step_ns) {
                                         "cudaLaunchKernel", "evil<script>alert(1)</script>\033[2J"};
     static const uint8_t kinds[] = {TC_CP_COMPUTE, TC_CP_TRANSFER_INTER, TC_CP_HOST_LAUNCH, TC_CP_HOST_CPU};
     for (size_t i = 0; i < 4; i++) {
-        p->top[i].name = strdup(names[i]);
-        cr_assert(p->top[i].name);
+        p->top[i].name = names[i]; /* borrowed, as the analysis's names are */
         p->top[i].kind = kinds[i];
         p->top[i].rank = i == 1 ? 0 : STRAGGLER;
         p->top[i].ns = p->class_ns[kinds[i]];
