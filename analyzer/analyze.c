@@ -225,61 +225,77 @@ double tc_job_user_flops(const tc_job *j, const tc_analyze_options *opt) {
 }
 
 /* The per-rank phase as two tasks that may run at once. A: sort the launches (then B may read
- * them), breakdowns and steps, and, once B has resolved op nesting, unmatched-exposed time and MFU
- * (rr). B: op nesting, then (launches sorted) the top-kernel rows and GPU kernel aggregates (x).
- * `wait` blocks until the named step of the other task is done (NULL: run in order). */
-typedef enum { STEP_LAUNCHES_SORTED, STEP_NESTING_RESOLVED } rank_step;
+ * them) and the host spans (then B may read those), breakdowns, steps and idle causes (then B may
+ * read rr->steps), unmatched-exposed time and process groups. B: op nesting, then (launches
+ * sorted) the top-kernel rows and GPU kernel aggregates, (host spans sorted) the op parts, and
+ * (steps done) MFU. A waits for nothing and signals each step B waits for, on failure too. `wait`
+ * blocks until the named step of A is done (NULL: run in order: B's head, A, B's tail). */
+typedef enum { STEP_LAUNCHES_SORTED, STEP_HOST_SORTED, STEP_STEPS_DONE, STEP_COUNT } rank_step;
 typedef struct rank_sync rank_sync;
 static void step_done(rank_sync *s, size_t r, rank_step step);
 static void step_wait(rank_sync *s, size_t r, rank_step step);
 
-static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x,
-                     bool task_b, rank_sync *sync) {
+static int task_a(tc_job *j, size_t r, rank_sync *sync) {
     tc_rank_result *rr = &j->ranks[r];
     tc_trace *t = &j->traces[rr->input];
-    if (!task_b) {
-        tc_trace_sort_launches(t);
-        if (sync) step_done(sync, r, STEP_LAUNCHES_SORTED);
-        int rc = rank_analyze(j, rr);
-        if (!rc && rr->wait_ns && rr->unmatched_comm) rc = unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns);
-        if (!rc) rc = tc_groups_rank(j, rr);
-        if (!rc) rc = tc_op_parts_rank(t, &x->ops); /* after host_wait sorted the host spans */
-        if (sync) step_wait(sync, r, STEP_NESTING_RESOLVED);
+    tc_trace_sort_launches(t);
+    if (sync) step_done(sync, r, STEP_LAUNCHES_SORTED);
+    tc_host_sort_spans(t); /* host_wait's order, which the op parts read too */
+    if (sync) step_done(sync, r, STEP_HOST_SORTED);
+    int rc = rank_analyze(j, rr);
+    if (sync) step_done(sync, r, STEP_STEPS_DONE); /* also on failure: B must not wait forever */
+    if (!rc && rr->wait_ns && rr->unmatched_comm) rc = unmatched_exposed(t, rr->wait_ns, &rr->unmatched_exposed_ns);
+    return rc ? rc : tc_groups_rank(j, rr);
+}
+
+/* B up to the kernel tables (head) or from the op parts on (tail). */
+static int task_b(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x, bool tail,
+                  rank_sync *sync) {
+    tc_rank_result *rr = &j->ranks[r];
+    tc_trace *t = &j->traces[rr->input];
+    if (tail) {
+        if (sync) step_wait(sync, r, STEP_HOST_SORTED);
+        int rc = tc_op_parts_rank(t, &x->ops);
+        if (sync) step_wait(sync, r, STEP_STEPS_DONE);
         return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
     }
-    int rc = tc_flops_resolve_nesting(t);
-    if (sync) step_done(sync, r, STEP_NESTING_RESOLVED); /* also on failure: A must not wait forever */
-    if (rc) return rc;
+    if (tc_flops_resolve_nesting(t)) return -1;
     if (sync) step_wait(sync, r, STEP_LAUNCHES_SORTED);
     if (opt->kernel_table && tc_kernel_aggs_trace(t, &x->gpu_kernels)) return -1;
     return tc_kernel_parts_trace(t, x->kernel_rows_keep, &x->kernels);
 }
 
+static int rank_task(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x,
+                     bool is_b, rank_sync *sync) {
+    if (!is_b) return task_a(j, r, sync);
+    return task_b(j, r, opt, user_flops, x, false, sync) || task_b(j, r, opt, user_flops, x, true, sync) ? -1 : 0;
+}
+
 int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
-    /* B first: A's MFU needs the nesting B resolves; B's top-kernel rows sort the launches themselves */
-    if (rank_task(j, r, opt, user_flops, x, true, NULL)) return -1;
-    return rank_task(j, r, opt, user_flops, x, false, NULL);
+    /* B's head first (its top-kernel rows sort the launches themselves), then A, then B's tail
+     * (the op parts read the host spans A sorted, MFU the steps A made and the nesting B resolved) */
+    if (task_b(j, r, opt, user_flops, x, false, NULL) || task_a(j, r, NULL)) return -1;
+    return task_b(j, r, opt, user_flops, x, true, NULL);
 }
 
 /* ---- the per-rank phases of a job on the worker pool --------------------------------------------
- * One batch of 2 * n_ranks runs, taken in index order A(0), B(0), A(1), B(1), ... A task waits only
- * for a step of its rank's other task, which is taken right after it (B) or already started (A,
- * whose first step B waits for), so with two threads or more nothing waits forever. Results go to
- * each rank's own rr and x: the same as one thread. */
+ * One batch of 2 * n_ranks runs, taken in index order A(0), B(0), A(1), B(1), ... Only a B task
+ * waits, for steps of its rank's A, which was taken before it and waits for nothing, so with two
+ * threads or more nothing waits forever. Results go to each rank's own rr and x: the same as one
+ * thread. */
 struct rank_sync {
     tc_job *j;
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
-    tc_latch *steps;    /* steps[2 * r + step] reaches 0 when that rank_step of rank r is done */
+    tc_latch *steps;    /* steps[STEP_COUNT * r + step] reaches 0 when that rank_step of rank r is done */
     atomic_bool failed;
 };
 
-static void step_done(rank_sync *s, size_t r, rank_step step) { tc_latch_count_down(&s->steps[2 * r + step]); }
-static void step_wait(rank_sync *s, size_t r, rank_step step) { tc_latch_wait(&s->steps[2 * r + step]); }
+static void step_done(rank_sync *s, size_t r, rank_step step) { tc_latch_count_down(&s->steps[STEP_COUNT * r + step]); }
+static void step_wait(rank_sync *s, size_t r, rank_step step) { tc_latch_wait(&s->steps[STEP_COUNT * r + step]); }
 
-/* Task `task` of the batch: rank task / 2, B when task is odd. After a failure too: an A task may
- * wait for its B. */
+/* Task `task` of the batch: rank task / 2, B when task is odd. */
 static void rank_run(void *arg, size_t task, int worker) {
     rank_sync *k = arg;
     (void)worker;
@@ -291,7 +307,7 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
     if (threads > 2 * j->n_ranks) threads = 2 * j->n_ranks;
     tc_pool *pool = threads >= 2 ? tc_pool_new((int)threads - 1) : NULL; /* this thread works too */
     rank_sync k = {.j = j, .opt = opt, .user_flops = user_flops, .x = x};
-    k.steps = pool ? calloc(2 * j->n_ranks, sizeof *k.steps) : NULL;
+    k.steps = pool ? calloc(STEP_COUNT * j->n_ranks, sizeof *k.steps) : NULL;
     if (!k.steps || tc_pool_threads(pool) < 1) { /* one thread (A waits for B: it needs a second) */
         free(k.steps);
         tc_pool_free(pool);
@@ -300,10 +316,10 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
         return 0;
     }
     atomic_init(&k.failed, false);
-    for (size_t i = 0; i < 2 * j->n_ranks; i++) tc_latch_init(&k.steps[i], 1);
+    for (size_t i = 0; i < STEP_COUNT * j->n_ranks; i++) tc_latch_init(&k.steps[i], 1);
     tc_pool_for(pool, 2 * j->n_ranks, rank_run, &k);
     tc_pool_free(pool);
-    for (size_t i = 0; i < 2 * j->n_ranks; i++) tc_latch_destroy(&k.steps[i]);
+    for (size_t i = 0; i < STEP_COUNT * j->n_ranks; i++) tc_latch_destroy(&k.steps[i]);
     free(k.steps);
     return atomic_load(&k.failed) ? -1 : 0;
 }

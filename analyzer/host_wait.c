@@ -262,6 +262,14 @@ int tc_host_span_cmp(const void *a, const void *b) {
     return (x->name > y->name) - (x->name < y->name);
 }
 
+void tc_host_sort_spans(tc_trace *t) {
+    for (size_t i = 1; i < t->n_host; i++)
+        if (tc_host_span_cmp(&t->host[i - 1], &t->host[i]) > 0) {
+            tc_sort(t->host, t->n_host, sizeof *t->host, tc_host_span_cmp);
+            return;
+        }
+}
+
 static int cmp_call(const hw_ctx *c, uint32_t a, uint32_t b) {
     const tc_launch *p = &c->t->launches[a], *q = &c->t->launches[b];
     item x = {p->ts_ns, p->ts_ns + p->dur_ns, p->thread, a}, y = {q->ts_ns, q->ts_ns + q->dur_ns, q->thread, b};
@@ -319,7 +327,7 @@ static int index_sequence(hw_ctx *c, sequence *s) {
 static int build_items(hw_ctx *c) {
     tc_trace *t = c->t;
     if (t->n_host > MAX_ITEMS || t->n_launches > MAX_ITEMS) return -1;
-    tc_sort(t->host, t->n_host, sizeof *t->host, tc_host_span_cmp);
+    tc_host_sort_spans(t);
     sequence *spans = &c->seq[0], *calls = &c->seq[1];
     spans->n = t->n_host;
     calls->calls = true;

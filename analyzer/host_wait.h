@@ -22,6 +22,9 @@ int tc_host_wait_rank(tc_trace *t, tc_rank_result *rr, const tc_step_map *m);
 void tc_host_wait_job(tc_job *j);
 /* The order tc_host_wait_rank sorts t->host in: (thread, start, end descending), then kind, name. */
 int tc_host_span_cmp(const void *a, const void *b);
+/* Sorts t->host in that order, writing nothing when it already is (so that, once sorted, readers
+ * on other threads may share it while an analysis sorts it again). */
+void tc_host_sort_spans(tc_trace *t);
 
 /* The cause with the most time (ties: the first in tc_idle_cause order), -1 when no cause has any:
  * what the per-step views show and a host-bound verdict names. */

@@ -232,14 +232,6 @@ static int sweep(work *w, const query *q, size_t nq) {
     return rc || w->oom ? -1 : 0;
 }
 
-/* Host spans in host_wait.h's order (it sorted them in place when it ran). */
-static void sort_host(tc_trace *t) {
-    for (size_t i = 1; i < t->n_host; i++)
-        if (tc_host_span_cmp(&t->host[i - 1], &t->host[i]) > 0) {
-            tc_sort(t->host, t->n_host, sizeof *t->host, tc_host_span_cmp);
-            return;
-        }
-}
 
 /* ---- fusion candidates ---------------------------------------------------------------------- */
 
@@ -428,7 +420,7 @@ int tc_op_parts_rank(tc_trace *t, tc_op_parts *out) {
     out->has = true;
     work w = {.t = t, .gmap = {.width = 3}, .pmap = {.width = 2}, .fmap = {.width = 1 + TC_FUSION_MAX_LEN},
               .opmap = {.width = 2}};
-    sort_host(t);
+    tc_host_sort_spans(t); /* host_wait.h's order (it sorted them in place when it ran) */
     tc_module_span *owned = NULL;
     int rc = module_spans(&w, out, &owned);
     out->has_modules = out->module_source != TC_MODULES_NONE;
