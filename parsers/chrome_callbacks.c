@@ -182,73 +182,83 @@ static int keep_text(tc_ct_parser *p, grown_text *t, bool *set, const char *c, s
     return 0;
 }
 
+/* An event's own scalar under its key k (scalar_in, frame F_EVENT). */
+static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
+    event_scratch *ev = &p->ev;
+    const char *c = (const char *)s;
+    switch (k) {
+    case K_PH:
+        ev->has_ph = true;
+        ev->ph = len ? c[0] : 0;
+        ev->ph_long = len != 1;
+        break;
+    case K_CAT: ev->cat = ct_classify_cat(s, len); break;
+    case K_NAME:
+        if (len > NAME_CAP - 1) len = NAME_CAP - 1;
+        ev->name_len = len;
+        ev->has_name = true;
+        /* Most events end within the yajl_parse call that gave their name, while the name is
+         * still in the caller's bytes: copy it only if the call ends first (ct_yajl_feed). A name
+         * in yajl's own buffer (split across calls) is copied now: yajl reuses that buffer. */
+        if ((uintptr_t)s >= p->parsing_from && (uintptr_t)s + len <= p->parsing_to) {
+            ev->name_at = c;
+        } else {
+            memcpy(ev->name, s, len);
+            ev->name[len] = 0;
+            ev->name_at = NULL;
+        }
+        break;
+    case K_PID:
+        small_set(&ev->pid, s, len);
+        ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+        break;
+    case K_TID: small_set(&ev->tid, s, len); break;
+    case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
+    case K_DUR: ev->dur_state = ct_parse_scaled(c, len, 3, &ev->dur_ns); break;
+    default: break;
+    }
+}
+
+/* A scalar of an event's args under its key k (scalar_in, frame F_ARGS). 1, or 0 out of memory. */
+static int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
+    event_scratch *ev = &p->ev;
+    const unsigned char *s = (const unsigned char *)c;
+    switch (k) {
+    case K_CORRELATION: ev->has_correlation = ct_parse_uint64(c, len, &ev->correlation); break;
+    case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
+    case K_DTYPE: small_set(&ev->dtype, s, len); break;
+    case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
+    case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
+    case K_PG_RANKS: if (keep_text(p, &ev->pg_ranks, &ev->pg_ranks_set, c, len, 0)) return 0; break;
+    /* PyTorch writes the split list as a string; "[]" (even splits, or none) is not kept */
+    case K_IN_SPLITS: if (keep_text(p, &ev->in_splits, &ev->in_splits_set, c, len, 3)) return 0; break;
+    case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
+    case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
+    case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
+        if (!ct_parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
+            ev->group_size = -1;
+            p->bad_group_sizes++;
+        }
+        break;
+    case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
+    /* a number, or its text ("3"): either way a rank; anything else is no peer */
+    case K_SRC_RANK: if (!ct_parse_int(c, len, &ev->src_rank) || ev->src_rank < 0) ev->src_rank = -1; break;
+    case K_DST_RANK: if (!ct_parse_int(c, len, &ev->dst_rank) || ev->dst_rank < 0) ev->dst_rank = -1; break;
+    case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
+    default: break;
+    }
+    return 1;
+}
+
 /* A scalar read in frame fk under its key k (K_OTHER in a list): into the scratch or the metadata
  * it belongs to. 1, or 0 out of memory. Both paths come here: yajl's through on_scalar_text, the
  * tokens of an event read before yajl from emit_tokens. */
 static int scalar_in(tc_ct_parser *p, frame_kind fk, key_kind k, const unsigned char *s, size_t len, bool is_string) {
-    event_scratch *ev = &p->ev;
     tc_trace *t = p->t;
     const char *c = (const char *)s;
     switch (fk) {
-    case F_EVENT:
-        switch (k) {
-        case K_PH:
-            ev->has_ph = true;
-            ev->ph = len ? c[0] : 0;
-            ev->ph_long = len != 1;
-            break;
-        case K_CAT: ev->cat = ct_classify_cat(s, len); break;
-        case K_NAME:
-            if (len > NAME_CAP - 1) len = NAME_CAP - 1;
-            ev->name_len = len;
-            ev->has_name = true;
-            /* Most events end within the yajl_parse call that gave their name, while the name is
-             * still in the caller's bytes: copy it only if the call ends first (ct_yajl_feed). A name
-             * in yajl's own buffer (split across calls) is copied now: yajl reuses that buffer. */
-            if ((uintptr_t)s >= p->parsing_from && (uintptr_t)s + len <= p->parsing_to) {
-                ev->name_at = c;
-            } else {
-                memcpy(ev->name, s, len);
-                ev->name[len] = 0;
-                ev->name_at = NULL;
-            }
-            break;
-        case K_PID:
-            small_set(&ev->pid, s, len);
-            ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
-            break;
-        case K_TID: small_set(&ev->tid, s, len); break;
-        case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
-        case K_DUR: ev->dur_state = ct_parse_scaled(c, len, 3, &ev->dur_ns); break;
-        default: break;
-        }
-        break;
-    case F_ARGS:
-        switch (k) {
-        case K_CORRELATION: ev->has_correlation = ct_parse_uint64(c, len, &ev->correlation); break;
-        case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
-        case K_DTYPE: small_set(&ev->dtype, s, len); break;
-        case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
-        case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
-        case K_PG_RANKS: if (keep_text(p, &ev->pg_ranks, &ev->pg_ranks_set, c, len, 0)) return 0; break;
-        /* PyTorch writes the split list as a string; "[]" (even splits, or none) is not kept */
-        case K_IN_SPLITS: if (keep_text(p, &ev->in_splits, &ev->in_splits_set, c, len, 3)) return 0; break;
-        case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
-        case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
-        case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
-            if (!ct_parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
-                ev->group_size = -1;
-                p->bad_group_sizes++;
-            }
-            break;
-        case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
-        /* a number, or its text ("3"): either way a rank; anything else is no peer */
-        case K_SRC_RANK: if (!ct_parse_int(c, len, &ev->src_rank) || ev->src_rank < 0) ev->src_rank = -1; break;
-        case K_DST_RANK: if (!ct_parse_int(c, len, &ev->dst_rank) || ev->dst_rank < 0) ev->dst_rank = -1; break;
-        case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
-        default: break;
-        }
-        break;
+    case F_EVENT: event_scalar(p, k, s, len); break;
+    case F_ARGS: return args_scalar(p, k, c, len);
     case F_DIM: { /* one size of the current input's dims */
         tc_op_tensor *in = &p->shapes.in[p->shapes.n_inputs - 1];
         int64_t v;
@@ -524,6 +534,10 @@ static const tok *skip_value(const tok *v) {
 /* The scalar token v, read in frame fk under key k. */
 static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
     const unsigned char *s = (const unsigned char *)b + v->at;
+    if (v->kind == TK_STRING || v->kind == TK_NUMBER) { /* most: straight to the event's or its args' reader */
+        if (fk == F_EVENT) { event_scalar(p, k, s, v->len); return 1; }
+        if (fk == F_ARGS) return args_scalar(p, k, (const char *)s, v->len);
+    }
     switch (v->kind) {
     case TK_STRING: return scalar_in(p, fk, k, s, v->len, true);
     case TK_NUMBER: return scalar_in(p, fk, k, s, v->len, false);
@@ -565,7 +579,14 @@ static int emit_tokens(tc_ct_parser *p, const char *b) {
         }
         case TK_CLOSE_MAP: p->emit_pos = p->fed_before + t->at + 1; ok = cb_end_map(p); break;
         case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
-        default: ok = on_scalar_text(p, (const unsigned char *)b + t->at, t->len, t->kind == TK_STRING); break;
+        default: { /* the scalars of a list (dims, types), in one run: its frame is the same for all */
+            frame_kind fk = top_kind(p);
+            key_kind k = top_key(p);
+            bool ignored = value_ignored(fk, k);
+            for (; t < end && t->kind >= TK_STRING && ok; t++)
+                if (!ignored) ok = scalar_token(p, fk, k, b, t);
+            continue;
+        }
         }
         t++;
     }

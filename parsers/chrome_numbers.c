@@ -1,6 +1,7 @@
 /* chrome_numbers.c: the Chrome-trace parser's numbers, read from their text (any number of digits,
  * never through a double): times in ns, counts, ids. */
 #include "chrome_trace_int.h"
+#include <string.h>
 
 /* The common shape of a number in a trace, read at once: digits, then optionally a '.' and at most
  * `scale` digits ("7000.000", "416.667", "14397"), 18 digits at most after scaling, so nothing
@@ -10,6 +11,17 @@
 static bool parse_plain(const char *s, size_t len, int scale, int64_t *out) {
     uint64_t m = 0;
     size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (i + 4 <= len) { /* four digits at a time: a byte below '0' borrows into its high bit */
+        uint32_t d;
+        memcpy(&d, s + i, 4);
+        d -= 0x30303030u;
+        if (((d + 0x76767676u) | d) & 0x80808080u) break; /* some byte is no digit */
+        d = d * 10 + (d >> 8); /* bytes 0 and 2: the first two digits' value and the last two's */
+        m = m * 10000 + (d & 0xff) * 100 + (d >> 16 & 0xff);
+        i += 4;
+    }
+#endif
     while (i < len && (unsigned)(s[i] - '0') < 10) m = m * 10 + (uint64_t)(s[i++] - '0');
     size_t digits = i;
     int frac = 0;

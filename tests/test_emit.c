@@ -128,6 +128,17 @@ Test(emit, plain_numbers_read_as_the_general_reader_reads_them) {
     cr_assert_eq(ct_parse_scaled("14.", 3, 3, &v), NUM_OK);
     cr_assert_eq(v, 14000);
     cr_assert(ct_parse_int("4096", 4, &v) && v == 4096);
+    /* bytes next to the digits ('/' and ':'), and high bytes, in a group of four read at once */
+    static const char *const bad[] = {"12/4", "12:4", "/234", "123:", "1234567/", "9999:999", "12\x80" "4", "\xff" "234",
+                                      "1 34", "12345678:"};
+    for (size_t i = 0; i < N_OF(bad); i++) {
+        cr_assert_eq(ct_parse_scaled(bad[i], strlen(bad[i]), 3, &v), NUM_NOT_NUMERIC, "'%s'", bad[i]);
+        cr_assert(!ct_parse_int(bad[i], strlen(bad[i]), &v), "'%s'", bad[i]);
+    }
+    cr_assert(ct_parse_int("12345678", 8, &v) && v == 12345678);
+    cr_assert(ct_parse_int("900000000000000009", 18, &v) && v == 900000000000000009LL);
+    cr_assert_eq(ct_parse_scaled("1234567.891", 11, 3, &v), NUM_OK);
+    cr_assert_eq(v, 1234567891);
     cr_assert(ct_parse_int("-12", 3, &v) && v == -12);
 }
 
