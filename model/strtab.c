@@ -13,6 +13,8 @@
 
 #define ARENA_BLOCK (1u << 20)
 #define LONG_LEN 255u /* a length byte of 255: the length is in the four bytes before it */
+#define RECENT_BITS 8
+#define RECENT (1u << RECENT_BITS)
 
 struct tc_strtab {
     const char **texts; /* by id: the string's bytes in its record */
@@ -24,6 +26,9 @@ struct tc_strtab {
     size_t nblocks, blocks_cap;
     size_t block_used, block_size; /* of the last block */
     size_t bytes;
+    /* the strings interned last, by a hash of their length and a few of their bytes (recent_slot):
+     * most calls intern one of a few hundred names again, which skips hash_bytes and the probe */
+    struct { const char *text; uint32_t len, id; } recent[RECENT];
 };
 
 /* Eight bytes per step (a byte at a time cost 2% of a parse: every kernel and op name is
@@ -215,8 +220,40 @@ static uint32_t intern_hashed(tc_strtab *t, const char *s, size_t len, uint64_t 
     return (uint32_t)t->count - 1;
 }
 
+/* The recent[] entry of s[0, len) (len > 0): its length and its first, middle and last bytes
+ * (at most 24 of them), mixed. Only which entry a string takes depends on it. */
+static size_t recent_slot(const char *s, size_t len) {
+    uint64_t a, b, c = 0;
+    if (len >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+        if (len > 16) memcpy(&c, s + len / 2 - 4, 8);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + len - 4, 4);
+        a = x;
+        b = y;
+    } else {
+        a = (uint8_t)s[0] | (uint32_t)(uint8_t)s[len / 2] << 8 | (uint32_t)(uint8_t)s[len - 1] << 16;
+        b = 0;
+    }
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ULL) ^ (c * 0xc4ceb9fe1a85ec53ULL) ^ len) * 0xff51afd7ed558ccdULL;
+    return (size_t)(h >> (64 - RECENT_BITS));
+}
+
 uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
-    return len > UINT32_MAX - 1 ? TC_NONE : intern_hashed(t, s, len, hash_bytes(s, len));
+    if (len > UINT32_MAX - 1) return TC_NONE;
+    if (len == 0) return intern_hashed(t, s, len, hash_bytes(s, len));
+    size_t r = recent_slot(s, len);
+    if (t->recent[r].len == len && memcmp(t->recent[r].text, s, len) == 0) return t->recent[r].id;
+    uint32_t id = intern_hashed(t, s, len, hash_bytes(s, len));
+    if (id != TC_NONE) {
+        t->recent[r].text = t->texts[id];
+        t->recent[r].len = (uint32_t)len;
+        t->recent[r].id = id;
+    }
+    return id;
 }
 
 #define AHEAD 16 /* strings hashed and their tags fetched before the first of them is looked up */

@@ -34,18 +34,20 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
         if (KEY_IS("host_name") || KEY_IS("hostname")) return K_HOST_NAME; /* Meta's Kineto writes host_name */
         return K_OTHER;
-    case F_EVENT:
-        if (len == 2) {
-            if (KEY_IS("ph")) return K_PH;
-            if (KEY_IS("ts")) return K_TS;
+    case F_EVENT: /* by length and first byte: every key of every event passes here */
+        switch (len) {
+        case 2: return KEY_IS("ph") ? K_PH : KEY_IS("ts") ? K_TS : K_OTHER;
+        case 3:
+            switch (k[0]) {
+            case 'c': return KEY_IS("cat") ? K_CAT : K_OTHER;
+            case 'p': return KEY_IS("pid") ? K_PID : K_OTHER;
+            case 't': return KEY_IS("tid") ? K_TID : K_OTHER;
+            case 'd': return KEY_IS("dur") ? K_DUR : K_OTHER;
+            default: return K_OTHER;
+            }
+        case 4: return KEY_IS("name") ? K_NAME : KEY_IS("args") ? K_ARGS : K_OTHER;
+        default: return K_OTHER;
         }
-        if (KEY_IS("cat")) return K_CAT;
-        if (KEY_IS("name")) return K_NAME;
-        if (KEY_IS("pid")) return K_PID;
-        if (KEY_IS("tid")) return K_TID;
-        if (KEY_IS("dur")) return K_DUR;
-        if (KEY_IS("args")) return K_ARGS;
-        return K_OTHER;
     case F_ARGS: /* by length first: kernels carry a dozen args we do not read */
         switch (len) {
         case 3: return KEY_IS("Seq") ? K_SEQ : K_OTHER;
@@ -180,74 +182,83 @@ static int keep_text(tc_ct_parser *p, grown_text *t, bool *set, const char *c, s
     return 0;
 }
 
-static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
-    frame_kind fk = top_kind(p);
-    key_kind k = top_key(p);
-    /* most scalars are values of keys we do not read: leave before the dispatch */
-    if (k == K_OTHER && fk < F_DIMS) return 1;
+/* An event's own scalar under its key k (scalar_in, frame F_EVENT). */
+static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
     event_scratch *ev = &p->ev;
+    const char *c = (const char *)s;
+    switch (k) {
+    case K_PH:
+        ev->has_ph = true;
+        ev->ph = len ? c[0] : 0;
+        ev->ph_long = len != 1;
+        break;
+    case K_CAT: ev->cat = ct_classify_cat(s, len); break;
+    case K_NAME:
+        if (len > NAME_CAP - 1) len = NAME_CAP - 1;
+        ev->name_len = len;
+        ev->has_name = true;
+        /* Most events end within the yajl_parse call that gave their name, while the name is
+         * still in the caller's bytes: copy it only if the call ends first (ct_yajl_feed). A name
+         * in yajl's own buffer (split across calls) is copied now: yajl reuses that buffer. */
+        if ((uintptr_t)s >= p->parsing_from && (uintptr_t)s + len <= p->parsing_to) {
+            ev->name_at = c;
+        } else {
+            memcpy(ev->name, s, len);
+            ev->name[len] = 0;
+            ev->name_at = NULL;
+        }
+        break;
+    case K_PID:
+        small_set(&ev->pid, s, len);
+        ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+        break;
+    case K_TID: small_set(&ev->tid, s, len); break;
+    case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
+    case K_DUR: ev->dur_state = ct_parse_scaled(c, len, 3, &ev->dur_ns); break;
+    default: break;
+    }
+}
+
+/* A scalar of an event's args under its key k (scalar_in, frame F_ARGS). 1, or 0 out of memory. */
+static int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
+    event_scratch *ev = &p->ev;
+    const unsigned char *s = (const unsigned char *)c;
+    switch (k) {
+    case K_CORRELATION: ev->has_correlation = ct_parse_uint64(c, len, &ev->correlation); break;
+    case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
+    case K_DTYPE: small_set(&ev->dtype, s, len); break;
+    case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
+    case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
+    case K_PG_RANKS: if (keep_text(p, &ev->pg_ranks, &ev->pg_ranks_set, c, len, 0)) return 0; break;
+    /* PyTorch writes the split list as a string; "[]" (even splits, or none) is not kept */
+    case K_IN_SPLITS: if (keep_text(p, &ev->in_splits, &ev->in_splits_set, c, len, 3)) return 0; break;
+    case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
+    case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
+    case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
+        if (!ct_parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
+            ev->group_size = -1;
+            p->bad_group_sizes++;
+        }
+        break;
+    case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
+    /* a number, or its text ("3"): either way a rank; anything else is no peer */
+    case K_SRC_RANK: if (!ct_parse_int(c, len, &ev->src_rank) || ev->src_rank < 0) ev->src_rank = -1; break;
+    case K_DST_RANK: if (!ct_parse_int(c, len, &ev->dst_rank) || ev->dst_rank < 0) ev->dst_rank = -1; break;
+    case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
+    default: break;
+    }
+    return 1;
+}
+
+/* A scalar read in frame fk under its key k (K_OTHER in a list): into the scratch or the metadata
+ * it belongs to. 1, or 0 out of memory. Both paths come here: yajl's through on_scalar_text, the
+ * tokens of an event read before yajl from emit_tokens. */
+static int scalar_in(tc_ct_parser *p, frame_kind fk, key_kind k, const unsigned char *s, size_t len, bool is_string) {
     tc_trace *t = p->t;
     const char *c = (const char *)s;
     switch (fk) {
-    case F_EVENT:
-        switch (k) {
-        case K_PH:
-            ev->has_ph = true;
-            ev->ph = len ? c[0] : 0;
-            ev->ph_long = len != 1;
-            break;
-        case K_CAT: ev->cat = ct_classify_cat(s, len); break;
-        case K_NAME:
-            if (len > NAME_CAP - 1) len = NAME_CAP - 1;
-            ev->name_len = len;
-            ev->has_name = true;
-            /* Most events end within the yajl_parse call that gave their name, while the name is
-             * still in the caller's bytes: copy it only if the call ends first (ct_yajl_feed). A name
-             * in yajl's own buffer (split across calls) is copied now: yajl reuses that buffer. */
-            if ((uintptr_t)s >= p->parsing_from && (uintptr_t)s + len <= p->parsing_to) {
-                ev->name_at = c;
-            } else {
-                memcpy(ev->name, s, len);
-                ev->name[len] = 0;
-                ev->name_at = NULL;
-            }
-            break;
-        case K_PID:
-            small_set(&ev->pid, s, len);
-            ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
-            break;
-        case K_TID: small_set(&ev->tid, s, len); break;
-        case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
-        case K_DUR: ev->dur_state = ct_parse_scaled(c, len, 3, &ev->dur_ns); break;
-        default: break;
-        }
-        break;
-    case F_ARGS:
-        switch (k) {
-        case K_CORRELATION: ev->has_correlation = ct_parse_uint64(c, len, &ev->correlation); break;
-        case K_COLL_NAME: small_set(&ev->coll_name, s, len); break;
-        case K_DTYPE: small_set(&ev->dtype, s, len); break;
-        case K_PG_NAME: small_set(&ev->pg_name, s, len); break;
-        case K_PG_DESC: small_set(&ev->pg_desc, s, len); break;
-        case K_PG_RANKS: if (keep_text(p, &ev->pg_ranks, &ev->pg_ranks_set, c, len, 0)) return 0; break;
-        /* PyTorch writes the split list as a string; "[]" (even splits, or none) is not kept */
-        case K_IN_SPLITS: if (keep_text(p, &ev->in_splits, &ev->in_splits_set, c, len, 3)) return 0; break;
-        case K_IN_NELEMS: if (!ct_parse_int(c, len, &ev->in_nelems)) ev->in_nelems = -1; break;
-        case K_OUT_NELEMS: if (!ct_parse_int(c, len, &ev->out_nelems)) ev->out_nelems = -1; break;
-        case K_GROUP_SIZE: /* NCCL's rank count is an int: anything else is not a group size */
-            if (!ct_parse_int(c, len, &ev->group_size) || ev->group_size < 1 || ev->group_size > INT32_MAX) {
-                ev->group_size = -1;
-                p->bad_group_sizes++;
-            }
-            break;
-        case K_SEQ: if (!ct_parse_int(c, len, &ev->seq)) ev->seq = -1; break;
-        /* a number, or its text ("3"): either way a rank; anything else is no peer */
-        case K_SRC_RANK: if (!ct_parse_int(c, len, &ev->src_rank) || ev->src_rank < 0) ev->src_rank = -1; break;
-        case K_DST_RANK: if (!ct_parse_int(c, len, &ev->dst_rank) || ev->dst_rank < 0) ev->dst_rank = -1; break;
-        case K_EXTERNAL_ID: if (!ct_parse_int(c, len, &ev->external_id)) ev->external_id = -1; break;
-        default: break;
-        }
-        break;
+    case F_EVENT: event_scalar(p, k, s, len); break;
+    case F_ARGS: return args_scalar(p, k, c, len);
     case F_DIM: { /* one size of the current input's dims */
         tc_op_tensor *in = &p->shapes.in[p->shapes.n_inputs - 1];
         int64_t v;
@@ -301,14 +312,24 @@ static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, b
     return 1;
 }
 
+/* A value of a key that a frame before F_DIMS (an object, or a list of them) does not read
+ * (K_OTHER) does nothing: a scalar is passed over, a container is an F_SKIP frame and all in it
+ * (cb_start_map, cb_start_array). emit_tokens passes such values over without their callbacks. */
+static inline bool value_ignored(frame_kind fk, key_kind k) { return k == K_OTHER && fk < F_DIMS; }
+
+static int on_scalar_text(tc_ct_parser *p, const unsigned char *s, size_t len, bool is_string) {
+    frame_kind fk = top_kind(p);
+    key_kind k = top_key(p);
+    /* most scalars are values of keys we do not read: leave before the dispatch */
+    if (value_ignored(fk, k)) return 1;
+    return scalar_in(p, fk, k, s, len, is_string);
+}
+
 /* A null is the value missing (docs/damage.md): the last value wins, so a null after a value of
  * the same key resets what that value set (an event's keys and args, baseTimeNanoseconds, a
  * device's id). Nulls elsewhere (in a list of dims, under keys not read) are passed over. */
-static int cb_null(void *ctx) {
-    tc_ct_parser *p = ctx;
+static void null_in(tc_ct_parser *p, frame_kind fk, key_kind k) {
     event_scratch *ev = &p->ev;
-    frame_kind fk = top_kind(p);
-    key_kind k = top_key(p);
     if (fk == F_EVENT) {
         switch (k) {
         case K_PH: ev->has_ph = false; ev->ph = 0; ev->ph_long = false; break;
@@ -344,6 +365,10 @@ static int cb_null(void *ctx) {
     } else if (fk == F_DEVPROP && k == K_ID) {
         p->dev_has_id = false;
     }
+}
+static int cb_null(void *ctx) {
+    tc_ct_parser *p = ctx;
+    null_in(p, top_kind(p), top_key(p));
     return 1;
 }
 static int cb_boolean(void *ctx, int v) {
@@ -494,31 +519,89 @@ int ct_yajl_feed(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     return -1;
 }
 
+/* Past the value whose first token is v (a scalar, or a container to its closing token). */
+static const tok *skip_value(const tok *v) {
+    if (v->kind != TK_OPEN_MAP && v->kind != TK_OPEN_ARRAY) return v + 1;
+    int depth = 0;
+    do {
+        depth += v->kind == TK_OPEN_MAP || v->kind == TK_OPEN_ARRAY;
+        depth -= v->kind == TK_CLOSE_MAP || v->kind == TK_CLOSE_ARRAY;
+        v++;
+    } while (depth > 0);
+    return v;
+}
+
+/* The scalar token v, read in frame fk under key k. */
+static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
+    const unsigned char *s = (const unsigned char *)b + v->at;
+    if (v->kind == TK_STRING || v->kind == TK_NUMBER) { /* most: straight to the event's or its args' reader */
+        if (fk == F_EVENT) { event_scalar(p, k, s, v->len); return 1; }
+        if (fk == F_ARGS) return args_scalar(p, k, (const char *)s, v->len);
+    }
+    switch (v->kind) {
+    case TK_STRING: return scalar_in(p, fk, k, s, v->len, true);
+    case TK_NUMBER: return scalar_in(p, fk, k, s, v->len, false);
+    case TK_TRUE: return scalar_in(p, fk, k, (const unsigned char *)"true", 4, false);
+    case TK_FALSE: return scalar_in(p, fk, k, (const unsigned char *)"false", 5, false);
+    default: null_in(p, fk, k); return 1;
+    }
+}
+
+/* The tokens of p->toks (bytes b) through the callbacks' semantics, as yajl would call them, but
+ * for what would do nothing: a key a frame does not read, with its value (value_ignored), and an
+ * F_SKIP container, are passed over; a key and its scalar value are one step, with the frame at
+ * hand. 1, or 0 out of memory. */
+static int emit_tokens(tc_ct_parser *p, const char *b) {
+    const tok *t = p->toks.t, *end = t + p->toks.n;
+    int ok = 1;
+    while (t < end && ok) {
+        if (t->kind == TK_KEY) { /* most tokens: a test, not the switch's jump, which mispredicts */
+            frame *f = top(p);
+            frame_kind fk = f ? (frame_kind)f->kind : F_SKIP;
+            key_kind k = K_OTHER;
+            if (fk != F_SKIP && fk != F_EVENTS) f->key = (uint8_t)(k = classify_key(fk, (const unsigned char *)b + t->at, t->len));
+            const tok *v = t + 1;
+            if (value_ignored(fk, k)) t = skip_value(v);
+            else if (v->kind >= TK_STRING) { ok = scalar_token(p, fk, k, b, v); t = v + 1; }
+            else t = v; /* a container: its callbacks next */
+            continue;
+        }
+        switch (t->kind) {
+        case TK_OPEN_MAP:
+        case TK_OPEN_ARRAY: {
+            p->emit_pos = p->fed_before + t->at + 1;
+            ok = t->kind == TK_OPEN_MAP ? cb_start_map(p) : cb_start_array(p);
+            if (top_kind(p) == F_SKIP) { /* nothing in it has an effect: to its closing token */
+                t = skip_value(t) - 1;
+                continue;
+            }
+            break;
+        }
+        case TK_CLOSE_MAP: p->emit_pos = p->fed_before + t->at + 1; ok = cb_end_map(p); break;
+        case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
+        default: { /* the scalars of a list (dims, types), in one run: its frame is the same for all */
+            frame_kind fk = top_kind(p);
+            key_kind k = top_key(p);
+            bool ignored = value_ignored(fk, k);
+            for (; t < end && t->kind >= TK_STRING && ok; t++)
+                if (!ignored) ok = scalar_token(p, fk, k, b, t);
+            continue;
+        }
+        }
+        t++;
+    }
+    return ok;
+}
+
 /* Calls the callbacks yajl would call for the event whose tokens event_tokens left in p->toks
- * (bytes b[from, to)), in the same order with the same bytes, so the same record results; yajl never
- * sees the event. 0 ok, -1 error described (only running out of memory stops a callback). */
+ * (bytes b[from, to)), in the same order with the same bytes, so the same record results (but for
+ * those that would do nothing: emit_tokens); yajl never sees the event. 0 ok, -1 error described
+ * (only running out of memory stops a callback). */
 int ct_emit_event(tc_ct_parser *p, const char *b, size_t from, size_t to) {
     p->emitting = true;
     p->parsing_from = (uintptr_t)(b + from); /* on_scalar_text may keep the name in place */
     p->parsing_to = (uintptr_t)(b + to);
-    int ok = 1;
-    for (size_t k = 0; k < p->toks.n && ok; k++) {
-        const tok *t = &p->toks.t[k];
-        const unsigned char *s = (const unsigned char *)b + t->at;
-        p->emit_pos = p->fed_before + t->at + (t->kind == TK_KEY || t->kind == TK_STRING ? t->len + 1 : t->len);
-        switch (t->kind) {
-        case TK_OPEN_MAP: ok = cb_start_map(p); break;
-        case TK_CLOSE_MAP: ok = cb_end_map(p); break;
-        case TK_OPEN_ARRAY: ok = cb_start_array(p); break;
-        case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
-        case TK_KEY: ok = cb_map_key(p, s, t->len); break;
-        case TK_STRING: ok = cb_string(p, s, t->len); break;
-        case TK_NUMBER: ok = cb_number(p, (const char *)s, t->len); break;
-        case TK_TRUE: ok = cb_boolean(p, 1); break;
-        case TK_FALSE: ok = cb_boolean(p, 0); break;
-        case TK_NULL: ok = cb_null(p); break;
-        }
-    }
+    int ok = emit_tokens(p, b);
     keep_open_name(p);
     p->emitting = false;
     p->parsing_from = p->parsing_to = 0;

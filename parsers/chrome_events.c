@@ -170,6 +170,44 @@ static uint32_t op_key_of(tc_ct_parser *p, uint32_t name_id, const char *name, s
     return (uint32_t)(k - 1);
 }
 
+/* Do two ops read the same shapes, Input types and Concrete Inputs (the entries in use)? */
+static bool same_shapes(const tc_op_shapes *a, const tc_op_shapes *b) {
+    if (a->n_inputs != b->n_inputs || a->n_types != b->n_types || a->n_concrete != b->n_concrete) return false;
+    for (int i = 0; i < a->n_inputs; i++) {
+        const tc_op_tensor *x = &a->in[i], *y = &b->in[i];
+        if (x->ndims != y->ndims || (x->ndims > 0 && memcmp(x->d, y->d, (size_t)x->ndims * sizeof x->d[0]) != 0))
+            return false;
+    }
+    for (int i = 0; i < a->n_types; i++)
+        if (strcmp(a->types[i], b->types[i]) != 0) return false;
+    for (int i = 0; i < a->n_concrete; i++)
+        if (strcmp(a->concrete[i], b->concrete[i]) != 0) return false;
+    return true;
+}
+
+/* op_key_of through p->op_recent: the same key, found again at the cost of a comparison when the
+ * op's name was last seen with the same shapes, types and Concrete Inputs. */
+static uint32_t op_key_cached(tc_ct_parser *p, uint32_t name_id, const char *name, size_t name_len) {
+    if (!p->op_recent) {
+        if (!(p->op_recent = malloc(OP_RECENT * sizeof *p->op_recent))) return TC_NONE;
+        for (size_t i = 0; i < OP_RECENT; i++) p->op_recent[i].name = TC_NONE;
+    }
+    op_recent *r = &p->op_recent[name_id % OP_RECENT];
+    const tc_op_shapes *s = &p->shapes;
+    if (r->name == name_id && same_shapes(&r->shapes, s)) return r->key;
+    uint32_t key = op_key_of(p, name_id, name, name_len);
+    if (key == TC_NONE) return TC_NONE;
+    r->name = name_id;
+    r->key = key;
+    r->shapes.n_inputs = s->n_inputs;
+    r->shapes.n_types = s->n_types;
+    r->shapes.n_concrete = s->n_concrete;
+    memcpy(r->shapes.in, s->in, (size_t)s->n_inputs * sizeof s->in[0]);
+    memcpy(r->shapes.types, s->types, (size_t)s->n_types * sizeof s->types[0]);
+    memcpy(r->shapes.concrete, s->concrete, (size_t)s->n_concrete * sizeof s->concrete[0]);
+    return key;
+}
+
 /* An nn.Module python_function event: one tc_module_span named without the prefix. */
 static void add_module_span(tc_ct_parser *p, const char *name, size_t name_len) {
     event_scratch *ev = &p->ev;
@@ -267,7 +305,7 @@ void ct_finish_event(tc_ct_parser *p) {
                       ev->dur_ns, ev->pid.text, ev->pid.len, ev->tid.text, ev->tid.len);
         if (ev->cat == CAT_CPU_OP && p->has_dims && !p->oom) { /* its op group's key (issue 34) */
             tc_host_span *h = &t->host[t->n_host - 1];
-            if ((h->op_key = op_key_of(p, h->name, name, name_len)) == TC_NONE) p->oom = true;
+            if ((h->op_key = op_key_cached(p, h->name, name, name_len)) == TC_NONE) p->oom = true;
         }
         if (ev->cat == CAT_CPU_OP) add_flop_op(p, name, name_len);
         /* record_param_comms: its arguments are the collective's, for kernels that carry none */

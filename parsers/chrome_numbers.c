@@ -1,10 +1,44 @@
 /* chrome_numbers.c: the Chrome-trace parser's numbers, read from their text (any number of digits,
  * never through a double): times in ns, counts, ids. */
 #include "chrome_trace_int.h"
+#include <string.h>
+
+/* The common shape of a number in a trace, read at once: digits, then optionally a '.' and at most
+ * `scale` digits ("7000.000", "416.667", "14397"), 18 digits at most after scaling, so nothing
+ * rounds or overflows. True with *out set when s[0, len) has that shape; else the general reader
+ * below decides (it gives the same value for these). Most numbers take this path: it cost about a
+ * hundred instructions a number through the general one. */
+static bool parse_plain(const char *s, size_t len, int scale, int64_t *out) {
+    uint64_t m = 0;
+    size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (i + 4 <= len) { /* four digits at a time: a byte below '0' borrows into its high bit */
+        uint32_t d;
+        memcpy(&d, s + i, 4);
+        d -= 0x30303030u;
+        if (((d + 0x76767676u) | d) & 0x80808080u) break; /* some byte is no digit */
+        d = d * 10 + (d >> 8); /* bytes 0 and 2: the first two digits' value and the last two's */
+        m = m * 10000 + (d & 0xff) * 100 + (d >> 16 & 0xff);
+        i += 4;
+    }
+#endif
+    while (i < len && (unsigned)(s[i] - '0') < 10) m = m * 10 + (uint64_t)(s[i++] - '0');
+    size_t digits = i;
+    int frac = 0;
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && frac < scale && (unsigned)(s[i] - '0') < 10; i++, frac++) m = m * 10 + (uint64_t)(s[i] - '0');
+        digits += (size_t)frac;
+    }
+    if (i != len || digits == 0 || digits + (size_t)(scale - frac) > 18) return false;
+    for (; frac < scale; frac++) m *= 10;
+    *out = (int64_t)m;
+    return true;
+}
 
 /* Parses decimal text (optional sign, digits, fraction, exponent) as value * 10^scale, rounded to
  * the nearest integer. Exact for any number of digits that matter; never goes through a double. */
 num_state ct_parse_scaled(const char *s, size_t len, int scale, int64_t *out) {
+    if (scale >= 0 && len <= 18 && parse_plain(s, len, scale, out)) return NUM_OK;
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+')) { neg = s[i] == '-'; i++; }

@@ -78,6 +78,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     free(p->pg_ranks.text);
     free(p->op_key_slots);
     free(p->shapes_buf);
+    free(p->op_recent);
     free(p);
 }
 

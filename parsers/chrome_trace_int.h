@@ -114,7 +114,8 @@ typedef struct {
 
 /* One token of an event read before yajl (scan_value), as yajl would hand it to a callback: a key
  * or string is the text between its quotes, a number or literal its text, a bracket itself.
- * `at` is an offset into the bytes at hand. */
+ * `at` is an offset into the bytes at hand. The scalars come last, from TK_STRING on (emit_tokens
+ * relies on it). */
 typedef enum { TK_OPEN_MAP, TK_CLOSE_MAP, TK_OPEN_ARRAY, TK_CLOSE_ARRAY, TK_KEY, TK_STRING, TK_NUMBER, TK_TRUE, TK_FALSE,
                TK_NULL } tok_kind;
 typedef struct { size_t at, len; tok_kind kind; } tok;
@@ -123,6 +124,11 @@ typedef struct { tok t[TOK_CAP]; size_t n; } tok_sink;
 
 /* One (name id, shapes id, hash of the Input types) seen, and its op key's index + 1 (0: empty). */
 typedef struct { uint32_t name, shapes, types, key1; } op_slot;
+/* The last op key found for a name (name id TC_NONE: empty) and the shapes, Input types and
+ * Concrete Inputs it was found for (only the entries in use are kept): an op called again with
+ * the same ones has the same key, found without its shapes' text, hashes and lookups. */
+#define OP_RECENT 32
+typedef struct { uint32_t name, key; tc_op_shapes shapes; } op_recent;
 
 struct tc_ct_parser {
     yajl_handle yh;
@@ -162,6 +168,7 @@ struct tc_ct_parser {
      * op_key_cap a power of two or 0 */
     op_slot *op_key_slots; size_t op_key_cap, n_op_slots;
     char *shapes_buf;       /* SHAPES_CAP bytes: the current op's Input Dims as text */
+    op_recent *op_recent;   /* OP_RECENT entries by name id (NULL until the first op key) */
     /* string-length guard (see STR_CAP): raw-byte tracking of where strings are */
     bool in_str;            /* inside a string */
     bool after_backslash;   /* the chunk ended just after a backslash inside a string */
