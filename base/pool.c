@@ -162,6 +162,24 @@ void tc_pool_wait(tc_pool *p, tc_pool_task *task) {
     pthread_mutex_unlock(&p->mu);
 }
 
+bool tc_pool_take_back(tc_pool *p, tc_pool_task *task) {
+    bool back = false;
+    pthread_mutex_lock(&p->mu);
+    if (task->count > 0 && task->claimed == 0) {
+        tc_pool_task *prev = NULL, *t = p->queued.head;
+        while (t && t != task) { prev = t; t = t->next; }
+        if (t) {
+            queue_remove(&p->queued, prev, t);
+            t->claimed = t->finished = t->count;
+            assert(p->pending > 0);
+            p->pending--;
+            back = true;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return back;
+}
+
 typedef struct {
     tc_pool_task task; /* first: the run gets it back */
     void (*fn)(void *ctx, size_t i, int worker);

@@ -52,6 +52,11 @@ void tc_pool_spawn(tc_pool *p, tc_pool_task *task, tc_pool_fn *fn);
 /* Returns when task is done; meanwhile the caller runs queued tasks (oldest first): task's runs,
  * or others that do not nest. */
 void tc_pool_wait(tc_pool *p, tc_pool_task *task);
+/* Takes a submitted task back when no thread has claimed a run of it yet, for the caller to do the
+ * work itself (a file's next piece, parsed straight into the file's trace by the thread that would
+ * otherwise wait for it): true when taken back (the pool forgets it; do not wait for it), false when
+ * a run is claimed or done (wait for it as usual). */
+bool tc_pool_take_back(tc_pool *p, tc_pool_task *task);
 /* fn(ctx, i, worker) for every i in [0, n) on the pool's threads and the owner; returns when all
  * are done. */
 void tc_pool_for(tc_pool *p, size_t n, void (*fn)(void *ctx, size_t i, int worker), void *ctx);

@@ -104,11 +104,10 @@ void tc_trace_free(tc_trace *t) {
 }
 
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
-    size_t n = (size_t)(json_bytes / 512);
-    if (n < 65536) return; /* small traces: growing is cheap */
-    /* tc_grow asks for huge pages for blocks this big */
+    if (json_bytes / 512 < 65536) return; /* small traces: growing is cheap */
+    /* tc_grow gives blocks this big huge pages */
 #define TC_TRACE_ARRAY(field, count, cap, type, reserve)                                             \
-    if (reserve) (void)tc_grow((void **)&t->field, &t->cap, n, sizeof(type));
+    if (reserve) (void)tc_grow((void **)&t->field, &t->cap, (size_t)(json_bytes / ((reserve) ? (reserve) : 1)), sizeof(type));
 #include "trace_arrays.def"
 }
 

@@ -2,8 +2,9 @@
  * one worker pool (base/pool.h) per load; the calling thread owns it and parses too. Two paths:
  * - plain files whose event separator was learned (pattern_file_load, split.h): the caller finds
  *   boundaries with small reads, submits each piece as a pool task, and merges finished ones in
- *   order (while it waits for the next one it parses queued pieces itself). Each piece is read by
- *   its parser.
+ *   order (while it waits for the next one it parses queued pieces itself); a piece no thread has
+ *   begun when its turn comes is taken back and parsed straight into the trace (no merge). Each
+ *   piece is read by its parser.
  * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers filled by a task spawned
  *   on the pool, or windows of a plain file read by the caller), the caller (splits buffers into
  *   pieces, merges results, feeds the head and tail to the sequential parser p0), and the pool,
@@ -264,8 +265,11 @@ static void free_pieces(piece *pieces, size_t n) {
  * core's cache; parsing from a mapped window or a shared 2 MB buffer made yajl a quarter slower
  * (docs/performance.md). The calling thread finds boundaries with small reads at
  * `gap` strides and submits each piece as a pool task; it merges finished pieces in order, and
- * while it waits for the next one it parses queued pieces. At most FILE_INFLIGHT_PER_THREAD pieces
- * per thread are queued or parsed but not yet merged. */
+ * while it waits for the next one it parses queued pieces. When the next one in order is still
+ * queued (every other thread busy: with several files, each thread with its own), it takes it back
+ * and parses it into the file's trace itself, as a sequential parse would: no partial trace, no
+ * second copy of its records. At most FILE_INFLIGHT_PER_THREAD pieces per thread are queued or
+ * parsed but not yet merged. */
 
 #define FILE_SLICE (64u * 1024u)  /* bytes read and fed per step: stays in L2 */
 #define FILE_SCAN (4u * 1024u)    /* bytes read per step when looking for a boundary (events are ~300 B) */
@@ -289,7 +293,8 @@ struct kf_load {
     uint64_t size;        /* the file's, bytes */
     tc_pool *pool;
     char **slices;        /* per thread, by the pool's worker number: a FILE_SLICE buffer made by
-                           * that thread on its first piece ([0], the caller's, made up front) */
+                           * that thread on its first piece */
+    char *own;            /* the file's thread's FILE_SLICE buffer: pieces it parses into t, the tail */
     fpiece *ring;         /* ring[q % cap] for merged <= q < queued: submitted, not yet merged */
     size_t cap;
     uint64_t queued, merged;
@@ -302,6 +307,20 @@ struct kf_load {
     tc_par_info *info;
 };
 
+/* Feeds the file's bytes [from, to) to p as "[" + them + "]", in FILE_SLICE reads through slice,
+ * and finishes it. True when it all parsed. */
+static bool feed_file_events(int fd, tc_ct_parser *p, uint64_t from, uint64_t to, char *slice) {
+    if (tc_ct_parser_feed(p, "[", 1)) return false;
+    for (uint64_t off = from; off < to;) {
+        size_t want = to - off < FILE_SLICE ? (size_t)(to - off) : FILE_SLICE;
+        long n = tc_pread_full(fd, slice, want, off);
+        if (n != (long)want) return false; /* the file shrank or failed under us */
+        if (tc_ct_parser_feed(p, slice, want)) return false;
+        off += want;
+    }
+    return tc_ct_parser_feed(p, "]", 1) == 0 && tc_ct_parser_finish(p) == 0;
+}
+
 static void parse_fpiece(int fd, fpiece *c, char *slice) {
     c->ok = false;
     c->p = NULL;
@@ -309,16 +328,7 @@ static void parse_fpiece(int fd, fpiece *c, char *slice) {
     c->p = tc_ct_parser_new_events(&c->t);
     if (!c->p) return;
     tc_ct_parser_set_comm(c->p, c->k->comm);
-    if (tc_ct_parser_feed(c->p, "[", 1)) return;
-    for (uint64_t off = c->from; off < c->to;) {
-        size_t want = c->to - off < FILE_SLICE ? (size_t)(c->to - off) : FILE_SLICE;
-        long n = tc_pread_full(fd, slice, want, off);
-        if (n != (long)want) return; /* the file shrank or failed under us */
-        if (tc_ct_parser_feed(c->p, slice, want)) return;
-        off += want;
-    }
-    if (tc_ct_parser_feed(c->p, "]", 1) || tc_ct_parser_finish(c->p)) return;
-    c->ok = true;
+    c->ok = feed_file_events(fd, c->p, c->from, c->to, slice);
 }
 
 /* The pool task of one piece; slices[worker] is touched by that thread only. */
@@ -365,10 +375,30 @@ static bool kf_read_head(int fd, char *head, size_t cap, size_t *body, tc_split_
     return f == TC_SPLIT_FOUND;
 }
 
-/* Waits for the oldest unmerged piece, merges it and frees its records. -1 on failure (why set). */
+/* Piece c, taken back from the pool before any thread began it, parsed by the file's thread
+ * straight into the file's trace: every piece before it is merged, so its strings get the ids and
+ * its records the places a sequential parse gives them, and nothing is copied again. (Its op keys
+ * may repeat earlier pieces' ones, as a piece's own do: tc_trace_merge_op_keys.) 0, or -1 (why set). */
+static int kf_parse_direct(kf_load *k, const fpiece *c) {
+    tc_ct_parser *p = tc_ct_parser_new_events(k->t);
+    if (!p) { k->info->why = "out of memory"; return -1; }
+    tc_ct_parser_set_comm(p, k->comm);
+    bool ok = feed_file_events(k->fd, p, c->from, c->to, k->own);
+    if (ok) tc_ct_parser_absorb(k->p0, p);
+    else k->info->why = "a piece did not parse";
+    tc_ct_parser_free(p);
+    if (!ok) return -1;
+    k->info->pieces++;
+    k->info->pieces_direct++;
+    return 0;
+}
+
+/* The oldest unmerged piece into t: parsed there when no thread has begun it, else waited for
+ * (running queued pieces meanwhile), merged and its records freed. -1 on failure (why set). */
 static int kf_merge_next(kf_load *k) {
     assert(k->merged < k->queued);
     fpiece *c = &k->ring[k->merged++ % k->cap];
+    if (tc_pool_take_back(k->pool, &c->task)) return kf_parse_direct(k, c);
     tc_pool_wait(k->pool, &c->task);
     bool ok = c->ok && merge_partial(k->t, k->p0, &c->t, c->p, &k->remap, &k->remap_cap) == 0;
     if (!c->ok) k->info->why = "a piece did not parse";
@@ -409,11 +439,11 @@ static int kf_pieces(kf_load *k, uint64_t *next_from, size_t gap, char *scan, tc
     }
 }
 
-/* Waits for the pieces a failure left in flight and frees them. */
+/* Waits for the pieces a failure left in flight (takes back those not begun) and frees them. */
 static void kf_drain(kf_load *k) {
     for (; k->merged < k->queued; k->merged++) {
         fpiece *c = &k->ring[k->merged % k->cap];
-        tc_pool_wait(k->pool, &c->task);
+        if (!tc_pool_take_back(k->pool, &c->task)) tc_pool_wait(k->pool, &c->task);
         tc_ct_parser_free(c->p);
         tc_trace_free(&c->t);
     }
@@ -421,7 +451,7 @@ static void kf_drain(kf_load *k) {
 
 /* The tail: the last events, the array's end and any metadata after it, fed to p0 from `from`. */
 static int kf_tail(kf_load *k, uint64_t from) {
-    char *slice = k->slices[0];
+    char *slice = k->own;
     for (uint64_t off = from; off < k->size;) {
         size_t want = k->size - off < FILE_SLICE ? (size_t)(k->size - off) : FILE_SLICE;
         long n = tc_pread_full(k->fd, slice, want, off);
@@ -466,11 +496,12 @@ static kf_status pattern_file_load(tc_trace *t, tc_pool *pool, int fd, uint64_t 
     size_t head_cap = size < FILE_HEAD_MAX ? (size_t)size : FILE_HEAD_MAX, body = 0;
     char *head = malloc(head_cap), *scan = malloc(FILE_SCAN);
     kf_status status = KF_NO_PATTERN;
-    if (head && scan && k.slices && (k.slices[0] = malloc(FILE_SLICE)) && kf_read_head(fd, head, head_cap, &body, &k.pat))
+    if (head && scan && k.slices && (k.own = malloc(FILE_SLICE)) && kf_read_head(fd, head, head_cap, &body, &k.pat))
         status = kf_parse(&k, head, body, gap, scan, progress, progress_ctx) ? KF_FALLBACK : KF_OK;
     assert(k.merged == k.queued); /* no piece left in flight */
     for (int i = 0; k.slices && i < threads; i++) free(k.slices[i]);
     free(k.slices);
+    free(k.own);
     free(k.ring);
     tc_ct_parser_free(k.p0);
     free(k.remap);

@@ -29,6 +29,8 @@ typedef enum { TC_PAR_MODE_NONE = 0, TC_PAR_MODE_PATTERN, TC_PAR_MODE_STRUCTURAL
 typedef struct {
     tc_par_mode mode;     /* how boundaries were found */
     uint64_t pieces;      /* pieces parsed in parallel */
+    uint64_t pieces_direct; /* of them, plain-file pieces no other thread had begun, parsed by the
+                             * file's thread straight into its trace (not merged) */
     uint64_t tail_bytes;  /* bytes after the last boundary, parsed by the sequential parser */
     uint64_t raw_bytes;     /* on TC_PAR_OK: bytes of the file (compressed for gzip) */
     uint64_t decoded_bytes; /* on TC_PAR_OK: JSON bytes parsed */
