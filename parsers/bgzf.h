@@ -4,7 +4,7 @@
  * A file is BGZF here when its members so far say so; one that does not, or whose data is
  * damaged, makes the caller fall back to the one-stream reader (source.h), which decides what the
  * damage means and says where it is. Plain multi-member gzip (cat a.gz b.gz) and pigz
- * --independent are not found without inflating (docs/performance.md): they take the stream. */
+ * --independent are not found without inflating: gzsplit.h splits them at speculative candidates. */
 #ifndef TC_BGZF_H
 #define TC_BGZF_H
 #include <stdbool.h>

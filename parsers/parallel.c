@@ -16,6 +16,7 @@
 #include "chrome_trace.h"
 #include "split.h"
 #include "bgzf.h"
+#include "gzsplit.h"
 #include "base/pool.h"
 #include "base/util.h"
 #include <assert.h>
@@ -68,6 +69,7 @@ typedef struct {
     uint64_t zplanned, znext;    /* runs submitted; compressed offset where the next starts */
     uint64_t zdecoded;           /* decoded bytes handed to the caller */
     bool zend;                   /* no run left to submit */
+    tc_gzsplit *gzs;             /* other gzip files split at candidates (gzsplit.h), or NULL */
 } reader;
 
 static void zrun_run(tc_pool_task *task, size_t index, int worker) {
@@ -110,6 +112,16 @@ static const char *bgzf_get(reader *r, uint64_t k, size_t *len) {
     return z->out;
 }
 
+/* Run number k of a gzip file split at candidates, or NULL at the end (check r->failed). */
+static const char *gzs_get(reader *r, uint64_t k, size_t *len) {
+    bool failed;
+    const char *b = tc_gzsplit_get(r->gzs, k, r->released, len, &failed);
+    if (!b) { r->failed = failed; return NULL; }
+    r->produced = k + 1;
+    r->raw_bytes = tc_gzsplit_raw_bytes(r->gzs);
+    return b;
+}
+
 static void reader_run(tc_pool_task *task, size_t index, int worker) {
     reader *r = (reader *)task;
     char err[512];
@@ -146,6 +158,7 @@ static void reader_run(tc_pool_task *task, size_t index, int worker) {
  * short read (r->failed: the sequential parse then says where it ends), not in SIGBUS. */
 static const char *reader_get(reader *r, uint64_t k, size_t *len) {
     if (r->zfd >= 0) return bgzf_get(r, k, len);
+    if (r->gzs) return gzs_get(r, k, len);
     if (r->fd >= 0) {
         uint64_t off = k * (uint64_t)TC_PAR_WINDOW;
         if (off >= r->size) return NULL;
@@ -198,6 +211,8 @@ static void reader_stop(reader *r, tc_pool *pool) {
     for (uint64_t q = r->produced; r->zfd >= 0 && q < r->zplanned; q++) /* runs submitted, not taken */
         tc_pool_wait(pool, &r->zrun[q % TC_PAR_BUFFERS].task);
     r->zplanned = r->produced;
+    tc_gzsplit_close(r->gzs); /* waits for its runs in flight */
+    r->gzs = NULL;
     if (!r->started) return;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
@@ -584,10 +599,10 @@ static int par_start(par_ctx *x, int threads) {
     x->p0 = tc_ct_parser_new(x->t);
     if (x->p0) tc_ct_parser_set_comm(x->p0, x->comm);
     bool bufs_ok = true;
-    for (int i = 0; r->fd < 0 && i < TC_PAR_BUFFERS; i++)
+    for (int i = 0; r->fd < 0 && !r->gzs && i < TC_PAR_BUFFERS; i++)
         if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
     if (!x->pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
-    if (r->fd < 0 && r->zfd < 0) {
+    if (r->fd < 0 && r->zfd < 0 && !r->gzs) {
         if (tc_pool_threads(x->rpool) < 1) { x->info->why = "no thread"; return -1; }
         tc_pool_spawn(x->rpool, &r->task, reader_run);
         r->started = true;
@@ -684,8 +699,13 @@ static bool par_next_buffer(par_ctx *x) {
 /* After the last buffer: what is left of the carry (in cur: the walk did not advance) goes to p0. */
 static int par_finish(par_ctx *x, tc_source *src) {
     reader *r = &x->r;
-    if (r->failed || (r->fd < 0 && r->zfd < 0 && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
+    if (r->failed || (r->fd < 0 && r->zfd < 0 && !r->gzs && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
     if (r->zfd >= 0) { x->info->raw_bytes = r->size; x->info->decoded_bytes = r->zdecoded; x->info->gzip_runs = r->produced; }
+    else if (r->gzs) {
+        x->info->raw_bytes = r->size;
+        x->info->decoded_bytes = tc_gzsplit_decoded_bytes(r->gzs);
+        x->info->gzip_split = r->produced;
+    }
     else if (r->fd >= 0) x->info->raw_bytes = x->info->decoded_bytes = r->size;
     else { x->info->raw_bytes = tc_source_raw_bytes(src); x->info->decoded_bytes = tc_source_decoded_bytes(src); }
     if (x->cur) {
@@ -732,20 +752,23 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     bool zisal;
     int zfd = r->fd < 0 ? tc_source_gzip_fd(src, &zsize, &zisal) : -1;
     if (zfd >= 0 && tc_bgzf_detect(zfd, zsize)) { r->zfd = zfd; r->size = zsize; r->zisal = zisal; }
+    else if (zfd >= 0 && (r->gzs = tc_gzsplit_open(zfd, zsize, zisal))) r->size = zsize;
     /* threads - 1 parse (and inflate BGZF runs) with the caller, on the shared pool when there is
      * one (the other files' pieces in the same queue); a source read by a thread takes one more:
      * beside a shared pool, in a one-thread pool of its own (a spawned reader must not wait for a
      * busy thread of the shared pool) */
-    bool reads_in_thread = r->fd < 0 && r->zfd < 0;
+    bool reads_in_thread = r->fd < 0 && r->zfd < 0 && !r->gzs;
     tc_pool *shared = opt ? opt->pool : NULL;
     x.pool = shared ? shared : tc_pool_new(threads - 1 + (reads_in_thread ? 1 : 0));
     x.rpool = shared && reads_in_thread ? tc_pool_new(1) : x.pool;
     if (!x.pool || !x.rpool) {
+        tc_gzsplit_close(r->gzs);
         if (!shared) tc_pool_free(x.pool);
         info->why = "out of memory";
         return TC_PAR_FALLBACK;
     }
     r->pool = x.pool;
+    if (r->gzs) tc_gzsplit_start(r->gzs, x.pool);
     if (r->fd >= 0) {
         kf_status ks = pattern_file_load(t, x.pool, r->fd, r->size, gap, x.comm, progress, progress_ctx, info);
         if (ks != KF_NO_PATTERN) {

@@ -35,6 +35,7 @@ typedef struct {
     uint64_t raw_bytes;     /* on TC_PAR_OK: bytes of the file (compressed for gzip) */
     uint64_t decoded_bytes; /* on TC_PAR_OK: JSON bytes parsed */
     uint64_t gzip_runs;   /* BGZF files: runs of members inflated on the pool (0: one stream) */
+    uint64_t gzip_split;  /* other gzip files: runs split at candidates (gzsplit.h; 0: one stream) */
     const char *why;      /* for TC_PAR_FALLBACK: a short reason (static text) */
 } tc_par_info;
 
