@@ -166,11 +166,14 @@ fuzz-run: build-fuzz/fuzz_parse
 	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -timeout=10 -dict=fuzz/kineto.dict -rss_limit_mb=2048 -max_len=65536 \
 	    -artifact_prefix=build-fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
-# Speed and memory against json_verify, gzip -dc and cat (bench/bench.sh; generates bench/data/).
 # the pairs of issue 29: every kind's job on a slow and a fast fabric (bench/TRACEGEN.md, "Pairs")
 pairs: tools
 	bench/pairs.sh $(BUILD)/tracegen bench/data/pairs
 
+# Speed and memory against json_verify, gzip -dc and cat, one interleaved run (bench/bench.sh: the four
+# layouts, plain and gzip, 2/3/8 files of unequal sizes, the byte-identity checks across -j, layouts
+# and scanner paths), then the rank scaling (bench/ranks.sh). RUNS=N rounds (bench.sh: 5, ranks.sh: 3);
+# generates what is missing of bench/data/ (about 6 GB; docs/performance.md, "Measuring").
 bench: $(BUILD)/.deps-test $(BUILD)/tracecost tools
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/bench.sh $(RUNS)
 	TRACECOST=$(BUILD)/tracecost TRACEGEN=$(BUILD)/tracegen bench/ranks.sh $(RUNS)
