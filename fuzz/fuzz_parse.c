@@ -3,7 +3,9 @@
  * separator learned from the first two events recurs, as the parallel parse cuts them: whenever
  * every piece parses, the trace must be the whole parse's), job assembly (parsers/assemble.h:
  * tc_job_assemble_parsed, as every command assembles its job) of a 1- or 2-rank job made of the
- * result, tc_job_analyze on it, and the JSON report written to a memory stream. Built by `make fuzz` with
+ * result, tc_job_analyze on it, and the JSON report written to a memory stream; and the scanner's
+ * paths (parsers/vscan.h: scalar, SSE2, AVX2, each against the byte scanner without an index) fed
+ * the same chunks must make the same decisions, errors and trace. Built by `make fuzz` with
  * clang -fsanitize=fuzzer,address,undefined; every library source is compiled the same way. */
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/analyze.h"
@@ -11,6 +13,7 @@
 #include "parsers/assemble.h"
 #include "parsers/chrome_trace.h"
 #include "parsers/split.h"
+#include "parsers/vscan.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"
 #include <stdint.h>
@@ -73,6 +76,58 @@ static void parse_into(tc_trace *t, const uint8_t *data, size_t size, unsigned c
     }
     tc_ct_parser_free(p);
     tc_trace_settle_times(t);
+}
+
+/* What one parse with a scanner path made besides the trace. */
+typedef struct {
+    int rc;
+    unsigned long long fast, emitted, err_at;
+    char error[512];
+} path_out;
+
+/* Parses data with the scanner's path in chunks of `chunk` bytes into t (initialized). */
+static path_out parse_path(tc_trace *t, const uint8_t *data, size_t size, vs_path path, size_t chunk) {
+    path_out o = {-1, 0, 0, 0, ""};
+    tc_ct_parser *p = tc_ct_parser_new(t);
+    if (!p) return o;
+    tc_ct_parser_set_scan(p, path);
+    o.rc = 0;
+    for (size_t off = 0; off < size && o.rc == 0; off += chunk)
+        o.rc = tc_ct_parser_feed(p, (const char *)data + off, size - off < chunk ? size - off : chunk);
+    if (o.rc == 0) o.rc = tc_ct_parser_finish(p);
+    o.fast = tc_ct_parser_fast_skipped(p);
+    o.emitted = tc_ct_parser_emitted(p);
+    o.err_at = o.rc ? tc_ct_parser_error_offset(p) : 0;
+    snprintf(o.error, sizeof o.error, "%s", o.rc ? tc_ct_parser_error(p) : "");
+    tc_ct_parser_free(p);
+    return o;
+}
+
+static void check_same(const tc_trace *a, const tc_trace *b, const char *how);
+
+/* Every scanner path parses data as the byte scanner does, whole and in chunks of a size taken
+ * from the input: the same events before and without yajl, the same error, the same trace. */
+static void compare_paths(const uint8_t *data, size_t size) {
+    static const vs_path paths[] = {VS_SCALAR, VS_SSE2, VS_AVX2};
+    size_t chunks[2] = {size ? size : 1, 1 + (size * 40503u) % 4099};
+    for (int c = 0; c < 2; c++) {
+        tc_trace ref;
+        if (tc_trace_init(&ref, "r")) return;
+        path_out r = parse_path(&ref, data, size, VS_NONE, chunks[c]);
+        for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+            tc_trace t;
+            if (tc_trace_init(&t, "p")) break;
+            path_out o = parse_path(&t, data, size, paths[k], chunks[c]);
+            if (o.rc != r.rc || o.fast != r.fast || o.emitted != r.emitted || o.err_at != r.err_at || strcmp(o.error, r.error)) {
+                fprintf(stderr, "scanner path %d, chunk %zu: rc %d/%d, before yajl %llu/%llu, without %llu/%llu, error '%s'/'%s'\n",
+                        (int)paths[k], chunks[c], o.rc, r.rc, o.fast, r.fast, o.emitted, r.emitted, o.error, r.error);
+                abort();
+            }
+            check_same(&ref, &t, "scanner path");
+            tc_trace_free(&t);
+        }
+        tc_trace_free(&ref);
+    }
 }
 
 /* Chunk boundaries and pieces must not matter: the same bytes fed whole, in chunks or in pieces give
@@ -139,6 +194,7 @@ static int parse_in_pieces(tc_trace *t, const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    compare_paths(data, size);
     {
         tc_trace whole, chunked;
         if (tc_trace_init(&whole, "w") == 0) {

@@ -3,6 +3,7 @@
  * ct_emit_event, and passes every other byte on to yajl. */
 #define _GNU_SOURCE /* memmem */
 #include "chrome_trace_int.h"
+#include <assert.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -39,11 +40,33 @@
 
 #define SKIP_MAX_DEPTH 32
 
-static bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+/* space, tab, LF, CR: bits 32, 9, 10, 13 */
+static inline bool is_json_ws(char c) { return (unsigned char)c <= ' ' && (0x100002600ull >> (unsigned char)c & 1); }
+
+/* Offset of the first byte in b[i, end) that is not an ASCII digit, or end: 8 bytes at a time
+ * (a byte below '0' borrows into its top bit, one above '9' carries into it; the bytes before the
+ * first non-digit are digits, which neither borrow nor carry). */
+static inline size_t digits_end(const char *b, size_t i, size_t end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= end; i += 8) {
+        uint64_t x;
+        memcpy(&x, b + i, 8);
+        uint64_t nd = ((x - 0x3030303030303030ull) | (x + 0x4646464646464646ull)) & 0x8080808080808080ull;
+        if (nd) return i + (size_t)(__builtin_ctzll(nd) >> 3);
+    }
+#endif
+    while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+    return i;
+}
 
 /* Offset just past the string that opens at b[i] ('"'), or 0 when it holds an escape, a control
- * byte, or runs past end. */
-static size_t plain_string_end(const char *b, size_t i, size_t end) {
+ * byte, or runs past end. With the chunk's index (vscan.h), the string's end is its next bit: the
+ * first unescaped quote or refused byte (a backslash, a control byte) after b[i]. */
+__attribute__((always_inline)) static inline size_t plain_string_end(const char *b, size_t i, size_t end, const vs_index *ix) {
+    if (ix) {
+        size_t q = i + 1 < end ? vs_next_qr(ix, i + 1, end) : end;
+        return q < end && b[q] == '"' ? q + 1 : 0;
+    }
     for (i++; i < end; i++) {
         unsigned char c = (unsigned char)b[i];
         if (c == '"') return i + 1;
@@ -57,11 +80,11 @@ static size_t number_end(const char *b, size_t i, size_t end) {
     if (i < end && b[i] == '-') i++;
     if (i >= end) return 0;
     if (b[i] == '0') i++;
-    else if (b[i] >= '1' && b[i] <= '9') while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+    else if (b[i] >= '1' && b[i] <= '9') i = digits_end(b, i + 1, end);
     else return 0;
     if (i < end && b[i] == '.') {
         size_t d = ++i;
-        while (i < end && b[i] >= '0' && b[i] <= '9') i++;
+        i = digits_end(b, i, end);
         if (i == d) return 0;
     }
     if (i < end && (b[i] == 'e' || b[i] == 'E')) {
@@ -74,8 +97,12 @@ static size_t number_end(const char *b, size_t i, size_t end) {
     return i < end ? i : 0; /* a number must be followed by something, as in yajl's lexer */
 }
 
-static inline size_t skip_json_ws(const char *b, size_t i, size_t end) {
+__attribute__((always_inline)) static inline size_t skip_json_ws(const char *b, size_t i, size_t end, const vs_index *ix) {
     if (i < end && !is_json_ws(b[i])) return i; /* most often: no whitespace at all */
+    if (ix) { /* else Kineto's one space after a ':' or ',', or the index */
+        if (i + 1 < end && !is_json_ws(b[i + 1])) return i + 1;
+        return i < end ? vs_skip_ws(ix, i, end) : i;
+    }
 #if defined(__SSE2__)
     /* indented layouts put a newline and a run of spaces before every key: 16 bytes at a time */
     if (i + 16 <= end) {
@@ -94,7 +121,7 @@ static inline size_t skip_json_ws(const char *b, size_t i, size_t end) {
 /* Offset just past the JSON value at b[i] (any nesting up to SKIP_MAX_DEPTH), or 0 when it is
  * not valid by yajl's grammar, holds an escape or runs past end. With a sink, its tokens are
  * written there too, in the order yajl would call back for them (0 when more than the sink holds). */
-static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
+static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, const vs_index *ix) {
 #define PUT(k, a, l) do { \
         if (sink) { \
             if (sink->n == TOK_CAP) return 0; \
@@ -111,7 +138,7 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
             if (depth == SKIP_MAX_DEPTH) return 0;
             PUT(c == '{' ? TK_OPEN_MAP : TK_OPEN_ARRAY, i, 1);
             open[depth++] = c;
-            i = skip_json_ws(b, i + 1, end);
+            i = skip_json_ws(b, i + 1, end, ix);
             if (i >= end) return 0;
             if (b[i] == (c == '{' ? '}' : ']')) {
                 PUT(c == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
@@ -123,7 +150,7 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
             continue;
         }
         tok_kind k;
-        if (c == '"') { v = plain_string_end(b, i, end); k = TK_STRING; }
+        if (c == '"') { v = plain_string_end(b, i, end, ix); k = TK_STRING; }
         else if (c == '-' || (c >= '0' && c <= '9')) { v = number_end(b, i, end); k = TK_NUMBER; }
         else if (c == 't') { v = end - i > 4 && memcmp(b + i, "true", 4) == 0 ? i + 4 : 0; k = TK_TRUE; }
         else if (c == 'f') { v = end - i > 5 && memcmp(b + i, "false", 5) == 0 ? i + 5 : 0; k = TK_FALSE; }
@@ -135,7 +162,7 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
         i = v;
     after_value:
         if (depth == 0) return i;
-        i = skip_json_ws(b, i, end);
+        i = skip_json_ws(b, i, end, ix);
         if (i >= end) return 0;
         if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) {
             PUT(open[depth - 1] == '{' ? TK_CLOSE_MAP : TK_CLOSE_ARRAY, i, 1);
@@ -144,19 +171,19 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink) {
             goto after_value;
         }
         if (b[i] != ',') return 0;
-        i = skip_json_ws(b, i + 1, end);
+        i = skip_json_ws(b, i + 1, end, ix);
         if (open[depth - 1] == '[') continue;
     at_key:
-        if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end))) return 0;
+        if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end, ix))) return 0;
         PUT(TK_KEY, i + 1, v - i - 2);
-        i = skip_json_ws(b, v, end);
+        i = skip_json_ws(b, v, end, ix);
         if (i >= end || b[i] != ':') return 0;
-        i = skip_json_ws(b, i + 1, end);
+        i = skip_json_ws(b, i + 1, end, ix);
     }
 #undef PUT
 }
 
-static size_t value_end(const char *b, size_t i, size_t end) { return scan_value(b, i, end, NULL); }
+static size_t value_end(const char *b, size_t i, size_t end, const vs_index *ix) { return scan_value(b, i, end, NULL, ix); }
 
 typedef struct { size_t at, len; bool is_string; bool seen; } span;
 
@@ -213,11 +240,11 @@ static event_fate_kind event_fate(const char *b, const span *ph, const span *cat
  * (whitespace aside), the offset just past that comma, with *ev saying what it makes; else 0.
  * Leaves as soon as a key's value shows the event matters (a kernel, a FLOP op): most events are
  * judged on their first keys. */
-static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev) {
+static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev, const vs_index *ix) {
     span ph = {0}, cat = {0}, ts = {0}, dur = {0};
     bool dims = false; /* its args hold "Input Dims": a cpu_op with them keeps its op key (yajl's path) */
     memset(ev, 0, sizeof *ev);
-    i = skip_json_ws(b, i + 1, end);
+    i = skip_json_ws(b, i + 1, end, ix);
     if (end - i < 64) return 0;
     /* Kineto writes complete events as "ph": "X", "cat": "...": those that always matter (a
      * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone; in other
@@ -231,7 +258,7 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
     }
     for (;;) {
         if (i >= end || b[i] != '"') return 0;
-        size_t k = plain_string_end(b, i, end);
+        size_t k = plain_string_end(b, i, end, ix);
         if (!k) return 0;
         const char *key = b + i + 1;
         size_t kl = k - i - 2;
@@ -243,10 +270,10 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
         else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
         else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
         else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
-        i = skip_json_ws(b, k, end);
+        i = skip_json_ws(b, k, end, ix);
         if (i >= end || b[i] != ':') return 0;
-        i = skip_json_ws(b, i + 1, end);
-        size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end) : value_end(b, i, end);
+        i = skip_json_ws(b, i + 1, end, ix);
+        size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end, ix) : value_end(b, i, end, ix);
         if (!v) return 0;
         if (kl == 4 && !dims && b[i] == '{' && memcmp(key, "args", 4) == 0 &&
             (!cat.seen || ct_classify_cat((const unsigned char *)b + cat.at, cat.len) == CAT_CPU_OP))
@@ -259,15 +286,15 @@ static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_even
             /* judged early: a kernel, a launch or a FLOP op goes to yajl without reading on */
             if ((slot == &cat || slot == &ev->name) && complete_event_matters(b, &ph, &cat, &ev->name)) return 0;
         }
-        i = skip_json_ws(b, v, end);
+        i = skip_json_ws(b, v, end, ix);
         if (i >= end) return 0;
         if (b[i] == '}') break;
         if (b[i] != ',') return 0;
-        i = skip_json_ws(b, i + 1, end);
+        i = skip_json_ws(b, i + 1, end, ix);
     }
     ev->fate = event_fate(b, &ph, &cat, &ev->name, &ts, &dur, ev);
     if (ev->fate == FATE_YAJL || (dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP)) return 0;
-    i = skip_json_ws(b, i + 1, end);
+    i = skip_json_ws(b, i + 1, end, ix);
     return i < end && b[i] == ',' ? i + 1 : 0;
 }
 
@@ -315,11 +342,11 @@ static size_t next_brace(const char *b, size_t i, size_t end) {
 /* When the '{' at b[i] opens an event that is valid JSON by yajl's grammar with plain strings (no
  * escape or control byte), holds at most TOK_CAP tokens, lies wholly in b[i, end) and is followed by
  * a ',' (whitespace aside), the offset just past that comma, with its tokens in p->toks; else 0. */
-static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end) {
+static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end, const vs_index *ix) {
     p->toks.n = 0;
-    size_t v = scan_value(b, i, end, &p->toks);
+    size_t v = scan_value(b, i, end, &p->toks, ix);
     if (!v) return 0;
-    v = skip_json_ws(b, v, end);
+    v = skip_json_ws(b, v, end, ix);
     return v < end && b[v] == ',' ? v + 1 : 0;
 }
 
@@ -328,15 +355,20 @@ static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end)
  * error described. */
 int ct_pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     size_t seg = from, i = from, resume = SIZE_MAX;
+    const vs_index *ix = p->vs.buf == buf ? &p->vs : NULL; /* the chunk's index, when it was built */
+    assert(!ix || to <= ix->len);
     while (i < to) {
-        size_t at = next_brace(buf, i, to);
+        size_t at = ix ? vs_next_brace(ix, i, to) : next_brace(buf, i, to);
         if (at >= to) break;
         i = at + 1;
         if (!may_start_element(buf, from, at, resume)) continue;
+        /* a '{' inside a string (by the index) is read byte by byte: the index's strings are not
+         * the ones a walk from there would see */
+        const vs_index *w = ix && !vs_brace_in_string(ix, at) ? ix : NULL;
         fast_event ev;
-        size_t end = skippable_event_end(buf, at, to, &ev);
+        size_t end = skippable_event_end(buf, at, to, &ev, w);
         bool emit = !end;
-        if (emit && !(end = event_tokens(p, buf, at, to))) continue;
+        if (emit && !(end = event_tokens(p, buf, at, to, w))) continue;
         if (ct_yajl_feed(p, buf, seg, at)) return -1;
         seg = at;
         if (!at_element_start(p, buf, from, at, resume)) continue;

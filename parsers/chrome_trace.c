@@ -35,6 +35,7 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     p->last_thread = TC_NONE;
     p->last_ranks_id = TC_NONE;
     p->elem_end = UINT64_MAX;
+    p->scan_path = vs_choose(getenv("TRACECOST_SCAN")); /* scalar, sse2 or avx2: to compare the paths */
     p->ev.name = malloc(NAME_CAP);
     p->yh = yajl_alloc(&ct_callbacks, NULL, p);
     if (!p->ev.name || !p->yh) { tc_ct_parser_free(p); return NULL; }
@@ -67,6 +68,8 @@ void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from) {
 
 void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user) { p->user_comm = user; }
 
+void tc_ct_parser_set_scan(tc_ct_parser *p, vs_path path) { p->scan_path = vs_supported(path) ? path : vs_choose(NULL); }
+
 void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
@@ -79,6 +82,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     free(p->op_key_slots);
     free(p->shapes_buf);
     free(p->op_recent);
+    vs_free(&p->vs);
     free(p);
 }
 
@@ -142,8 +146,15 @@ static inline size_t count_byte_unless(const char *buf, size_t len, char c, char
 }
 
 /* Newlines in buf[0, len) and where the last line starts, for error positions (one vector pass:
- * a memchr call per line cost 5% of a sequential parse of Kineto's short lines). */
-static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
+ * a memchr call per line cost 5% of a sequential parse of Kineto's short lines; with the
+ * scanner's index, stage 1 counted them: lines). */
+static void count_lines(tc_ct_parser *p, const char *buf, size_t len, const vs_summary *lines) {
+    if (lines) {
+        if (lines->newlines == 0) return;
+        p->lines_before += lines->newlines;
+        p->line_start_before = p->fed_before + lines->last_newline + 1;
+        return;
+    }
     size_t n = count_byte_unless(buf, len, '\n', '\n', NULL);
     if (n == 0) return;
     p->lines_before += n;
@@ -155,8 +166,9 @@ static void count_lines(tc_ct_parser *p, const char *buf, size_t len) {
 /* The string guard's fast path, for a chunk without a backslash (the usual case): every quote then
  * opens or closes a string, so strings are the spans between consecutive quotes. When every
  * STR_CAP/2 bytes hold a quote and a string carried in from the last chunk closes in time, no
- * string reaches STR_CAP here; the state at the end follows from the quote count's parity and the
- * last quote. Returns false (nothing changed) when the exact scan must decide. */
+ * string reaches STR_CAP here; the state at the end follows from the quote count's parity (quotes:
+ * the count or its parity, SIZE_MAX with a backslash) and the last quote. Returns false (nothing
+ * changed) when the exact scan must decide. */
 static bool guard_fast(tc_ct_parser *p, const char *buf, size_t len, size_t quotes) {
     if (p->esc_left || p->after_backslash || p->dropping || len == 0) return false;
     if (quotes == SIZE_MAX) return false;
@@ -224,7 +236,7 @@ static size_t skip_bom(tc_ct_parser *p, const char *buf, size_t len) {
     return k;
 }
 
-static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes);
+static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes, const vs_summary *lines);
 
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
     if (!p->bom_decided && !p->events_mode) {
@@ -235,13 +247,23 @@ int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
         len -= k;
         if (!p->bom_decided) return 0;
     }
-    /* the string guard's pass over the chunk looks for vertical tabs and form feeds too */
-    bool vtff = false;
-    size_t quotes = count_byte_unless(buf, len, '"', '\\', &vtff);
-    size_t bad = quotes == SIZE_MAX || vtff ? first_vt_ff(buf, len) : len;
-    if (bad == len) return feed_chunk(p, buf, len, quotes);
+    /* the string guard's pass over the chunk (stage 1 of the scanner, or without it a count of
+     * quotes) looks for vertical tabs and form feeds too */
+    size_t quotes, bad;
+    vs_summary sum, *lines = NULL;
+    if (p->scan_path != VS_NONE && vs_build(&p->vs, p->scan_path, buf, len, !p->events_mode, &sum) == 0) {
+        lines = &sum;
+        quotes = sum.backslash ? SIZE_MAX : sum.quote_parity;
+        bad = sum.vtff;
+    } else {
+        bool vtff = false;
+        p->vs.buf = NULL; /* no index: the byte scanner */
+        quotes = count_byte_unless(buf, len, '"', '\\', &vtff);
+        bad = quotes == SIZE_MAX || vtff ? first_vt_ff(buf, len) : len;
+    }
+    if (bad == len) return feed_chunk(p, buf, len, quotes, lines);
     /* an error before it is yajl's to report */
-    if (feed_chunk(p, buf, bad, count_byte_unless(buf, bad, '"', '\\', NULL))) return -1;
+    if (feed_chunk(p, buf, bad, count_byte_unless(buf, bad, '"', '\\', NULL), NULL)) return -1;
     p->chunk = (const unsigned char *)buf + bad;
     p->chunk_len = len - bad;
     ct_describe_error(p, 0, buf[bad] == '\v' ? "invalid JSON (a vertical tab: JSON's whitespace is space, tab, LF and CR)"
@@ -250,13 +272,14 @@ int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len) {
 }
 
 /* Feeds buf[0, len), which holds no vertical tab or form feed, through the string guard; quotes:
- * count_byte_unless(buf, len, '"', '\\'). */
-static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes) {
+ * count_byte_unless(buf, len, '"', '\\'), or only its parity (guard_fast reads no more); lines: the
+ * newlines stage 1 counted in buf[0, len), or NULL (count_lines counts them). */
+static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quotes, const vs_summary *lines) {
     p->chunk = (const unsigned char *)buf;
     p->chunk_len = len;
     if (guard_fast(p, buf, len, quotes)) {
         if (ct_pass_on(p, buf, 0, len)) return -1;
-        if (!p->events_mode) count_lines(p, buf, len);
+        if (!p->events_mode) count_lines(p, buf, len, lines);
         p->fed_before += len;
         return 0;
     }
@@ -310,7 +333,7 @@ static int feed_chunk(tc_ct_parser *p, const char *buf, size_t len, size_t quote
     }
     if (p->dropping) { p->dropped_bytes += len - seg; seg = len; }
     if (ct_pass_on(p, buf, seg, len)) return -1;
-    if (!p->events_mode) count_lines(p, buf, len); /* events mode reports no positions */
+    if (!p->events_mode) count_lines(p, buf, len, lines); /* events mode reports no positions */
     p->fed_before += len;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "model/comm_kernels.h"
 #include "model/trace.h"
+#include "parsers/vscan.h"
 
 typedef struct tc_ct_parser tc_ct_parser;
 
@@ -25,6 +26,10 @@ void tc_ct_parser_absorb(tc_ct_parser *into, const tc_ct_parser *from);
  * collective args (tc_comm_classify, model/comm_kernels.h); NULL, the default: none. Set before
  * the first feed; not owned (they outlive the parser). */
 void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user);
+/* The scanner's stage-1 path (parsers/vscan.h), for tests and the fuzzer: the default is
+ * TRACECOST_SCAN's (scalar, sse2, avx2; else the best the CPU has); VS_NONE: no index, the byte
+ * scanner alone; a path the CPU lacks: the best it has. Set before the first feed. */
+void tc_ct_parser_set_scan(tc_ct_parser *p, vs_path path);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
 /* Ends the input and adds the warnings of what was skipped (call it after a failed feed too: it then

@@ -7,7 +7,8 @@
  *                       (ct_emit_event)
  *   chrome_events.c     an event's end: its scratch into at most one record (ct_finish_event), host
  *                       spans, collective args, comm-kernel classes, pg_config entries
- *   chrome_scan.c       the events handled before yajl: the byte scanner (ct_pass_on)
+ *   chrome_scan.c       the events handled before yajl: the scanner (ct_pass_on), which walks
+ *                       the chunk's structural index (vscan.c) where it has one
  *   chrome_numbers.c    numbers from their text
  *
  * Design: a stack of frames, one per open container, each tagged with what it is (the top object,
@@ -21,6 +22,7 @@
 #include "model/comm_kernels.h"
 #include "model/ops.h"
 #include "model/trace.h"
+#include "parsers/vscan.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -176,6 +178,10 @@ struct tc_ct_parser {
     bool dropping;          /* inside a string past STR_CAP: bytes are not passed on */
     uint64_t str_start;     /* offset of the current string's first content byte */
     uint64_t long_strings, dropped_bytes;
+    /* the scanner's stage 1 (vscan.h): its path (TRACECOST_SCAN, read at creation) and the index
+     * of the chunk being fed (buf NULL: none, the byte scanner alone) */
+    vs_path scan_path;
+    vs_index vs;
     /* a UTF-8 byte order mark before the document (ct_skip_bom): bytes of it matched so far, and
      * whether the start is decided */
     uint8_t bom_seen;

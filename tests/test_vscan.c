@@ -1,0 +1,326 @@
+/* test_vscan.c: the scanner's stage 1 (parsers/vscan.h) and the walk over its index
+ * (chrome_scan.c): every path (scalar, SSE2, AVX2 where the CPU has it) gives the masks a byte-by-
+ * byte model gives, on random and adversarial bytes cut into chunks anywhere (backslash runs
+ * across blocks and chunks, control bytes, UTF-8); and every path parses the samples, generated
+ * traces in the four layouts (plain and with escapes planted) and broken documents exactly as the
+ * byte scanner without an index does: the same records and strings, the same events handled before
+ * yajl and read without it, the same errors at the same offsets, whole and in odd-sized chunks. */
+#include "parsers/chrome_trace.h"
+#include "parsers/vscan.h"
+#include "testutil.h"
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const vs_path paths[] = {VS_SCALAR, VS_SSE2, VS_AVX2};
+#define N_PATHS (sizeof paths / sizeof paths[0])
+
+static uint64_t rng_next(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* n adversarial bytes: JSON's special bytes, control bytes, UTF-8 and backslash runs of every
+ * length planted across 64-byte boundaries. */
+static char *adversarial(size_t n, uint64_t seed) {
+    static const unsigned char alphabet[] = {'"', '"', '"', '\\', '\\', '{', '}', '[', ']', ':', ',', ' ', ' ', '\n', '\t',
+                                             '\r', 0x01, 0x0b, 0x0c, 0x1f, 'a', 'z', '0', '9', 0xc3, 0xa9, 0xe2, 0x82,
+                                             0xac, 0xff, 0x80, 'u'};
+    char *b = malloc(n);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) b[i] = (char)alphabet[rng_next(&s) % sizeof alphabet];
+    for (size_t k = 0; k < n / 97; k++) { /* a run ending near a block boundary */
+        size_t len = 1 + rng_next(&s) % 130, end = (rng_next(&s) % (n / 64 + 1)) * 64 + rng_next(&s) % 5;
+        for (size_t i = end >= len ? end - len : 0; i < end && i < n; i++) b[i] = '\\';
+        if (end < n) b[end] = rng_next(&s) % 2 ? '"' : '{';
+    }
+    return b;
+}
+
+/* The model: per byte, the bits the index must hold (qr, ws, brace, brace_in), one byte at a time
+ * from the start of the bytes. */
+typedef struct { bool qr, ws, brace, brace_in; } model_bits;
+
+static model_bits *model(const char *b, size_t n) {
+    model_bits *m = calloc(n ? n : 1, sizeof *m);
+    bool esc = false, in = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)b[i];
+        bool quote = c == '"' && !esc;
+        if (quote) in = !in; /* an opening quote counts as inside, a closing one not */
+        m[i].qr = quote || c == '\\' || (c < 0x20 && in);
+        m[i].ws = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        m[i].brace = c == '{';
+        m[i].brace_in = c == '{' && in;
+        esc = c == '\\' && !esc;
+    }
+    return m;
+}
+
+/* Indexes b[0, n) with path in chunks whose sizes cycle through sizes[] (0 = whole) and checks
+ * every bit and every chunk's summary against the model. */
+static void check_chunks(vs_path path, const char *b, size_t n, const model_bits *m, const size_t *sizes, size_t n_sizes) {
+    vs_index ix = {0};
+    size_t off = 0;
+    for (size_t c = 0; off < n; c++) {
+        size_t len = sizes[c % n_sizes] ? sizes[c % n_sizes] : n;
+        if (len > n - off) len = n - off;
+        vs_summary sum;
+        cr_assert_eq(vs_build(&ix, path, b + off, len, true, &sum), 0);
+        bool bs = false;
+        unsigned parity = 0;
+        size_t vtff = len, nl = 0, last_nl = 0;
+        for (size_t i = 0; i < len; i++) {
+            const vs_block *w = &ix.blocks[i / 64];
+            unsigned k = (unsigned)(i % 64);
+            const model_bits *e = &m[off + i];
+            cr_assert_eq((bool)(w->qr >> k & 1), e->qr, "path %d, chunk at %zu, byte %zu: qr", (int)path, off, i);
+            cr_assert_eq((bool)(w->ws >> k & 1), e->ws, "path %d, byte %zu: ws", (int)path, off + i);
+            cr_assert_eq((bool)(w->brace >> k & 1), e->brace, "path %d, byte %zu: brace", (int)path, off + i);
+            cr_assert_eq((bool)(w->brace_in >> k & 1), e->brace_in, "path %d, byte %zu: brace_in", (int)path, off + i);
+            char ch = b[off + i];
+            bs |= ch == '\\';
+            parity ^= ch == '"';
+            if ((ch == '\v' || ch == '\f') && vtff == len) vtff = i;
+            if (ch == '\n') { nl++; last_nl = i; }
+        }
+        cr_assert_eq(sum.backslash, bs);
+        if (!bs) cr_assert_eq(sum.quote_parity, parity);
+        cr_assert_eq(sum.vtff, vtff, "path %d chunk at %zu: vtff %zu, want %zu", (int)path, off, sum.vtff, vtff);
+        cr_assert_eq(sum.newlines, nl);
+        if (nl) cr_assert_eq(sum.last_newline, last_nl);
+        off += len;
+    }
+    vs_free(&ix);
+}
+
+Test(vscan, every_path_gives_the_byte_models_masks_in_any_chunks) {
+    static const size_t cuts[][6] = {{0}, {64}, {63}, {65}, {1, 2, 3, 5, 7, 11}, {4093}, {127, 128, 129, 1, 64, 0}};
+    static const size_t n_cuts[] = {1, 1, 1, 1, 6, 1, 6};
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        size_t n = 50 + (size_t)(seed * 977) % 9000;
+        char *b = adversarial(n, seed);
+        if (seed % 3 == 0) /* random bytes, every value */
+            for (size_t i = 0; i < n; i++) b[i] = (char)(seed * 2654435761u >> (i % 24) ^ i * 31);
+        model_bits *m = model(b, n);
+        for (size_t p = 0; p < N_PATHS; p++) {
+            if (!vs_supported(paths[p])) continue;
+            for (size_t c = 0; c < sizeof n_cuts / sizeof n_cuts[0]; c++) check_chunks(paths[p], b, n, m, cuts[c], n_cuts[c]);
+        }
+        free(m);
+        free(b);
+    }
+}
+
+Test(vscan, every_path_gives_the_scalar_blocks_masks) {
+    /* all masks, the tests' ones too (unescaped quotes, escapes, in-string, structural, refused) */
+    size_t n = 64 * 400;
+    char *b = adversarial(n, 99);
+    for (size_t p = 1; p < N_PATHS; p++) {
+        if (!vs_supported(paths[p])) continue;
+        vs_carry cs = {0}, cv = {0};
+        for (size_t k = 0; k < n / 64; k++) {
+            vs_masks s, v;
+            vs_block_masks(VS_SCALAR, b + 64 * k, &cs, &s);
+            vs_block_masks(paths[p], b + 64 * k, &cv, &v);
+            cr_assert_eq(memcmp(&s, &v, sizeof s), 0, "path %d, block %zu", (int)paths[p], k);
+            cr_assert_eq(cs.escaped, cv.escaped);
+            cr_assert_eq(cs.in_str, cv.in_str);
+        }
+    }
+    /* a few by hand: \\" closes, \" does not; a run of 65 backslashes across blocks escapes */
+    char blk[128];
+    memset(blk, 'a', sizeof blk);
+    memcpy(blk, "\"x\\\\\"{\"\\\"{", 10); /* "x\\"{"\"{ */
+    vs_carry c = {0};
+    vs_masks m;
+    vs_block_masks(VS_SCALAR, blk, &c, &m);
+    cr_assert_eq(m.quote, 1u | 1u << 4 | 1u << 6, "%llx", (unsigned long long)m.quote);
+    cr_assert_eq(m.brace & m.in_str, 1u << 9);
+    cr_assert_eq(m.structural, 1u << 5);
+    memset(blk, '\\', 64);
+    blk[64] = 'x';
+    c = (vs_carry){0};
+    vs_block_masks(VS_SCALAR, blk, &c, &m);
+    cr_assert_eq(c.escaped, 0, "64 backslashes: the next byte is not escaped");
+    blk[0] = 'a';
+    c = (vs_carry){0};
+    vs_block_masks(VS_SCALAR, blk, &c, &m);
+    cr_assert_eq(c.escaped, 1, "63 backslashes: the next byte is escaped");
+    free(b);
+}
+
+/* ---- parse results ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int rc;
+    uint64_t fast, emitted, err_at;
+    char error[512];
+} parse_out;
+
+/* Parses doc[0, n) with path in chunks of `chunk` bytes (0: whole) into t. */
+static parse_out parse_path(const char *doc, size_t n, vs_path path, size_t chunk, bool events_mode, tc_trace *t) {
+    cr_assert_eq(tc_trace_init(t, "vscan"), 0);
+    tc_ct_parser *p = events_mode ? tc_ct_parser_new_events(t) : tc_ct_parser_new(t);
+    tc_ct_parser_set_scan(p, path);
+    size_t step = chunk ? chunk : n;
+    parse_out o = {0};
+    for (size_t off = 0; off < n && o.rc == 0; off += step) o.rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
+    if (o.rc == 0) o.rc = tc_ct_parser_finish(p);
+    o.fast = tc_ct_parser_fast_skipped(p);
+    o.emitted = tc_ct_parser_emitted(p);
+    o.err_at = o.rc ? tc_ct_parser_error_offset(p) : UINT64_MAX;
+    snprintf(o.error, sizeof o.error, "%s", o.rc ? tc_ct_parser_error(p) : "");
+    tc_ct_parser_free(p);
+    return o;
+}
+
+/* Every path, whole and in chunks, parses doc as the byte scanner does (same decisions too). */
+static void check_paths(const char *doc, size_t n, const char *what, bool want_ok) {
+    static const size_t chunks[] = {0, 65536, 4093, 777, 65, 64, 63, 7};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        if (chunks[c] && chunks[c] < 64 && n > 300000) continue; /* a big trace in tiny chunks: slow, nothing new */
+        for (int ev = 0; ev < 2; ev++) {
+            if (ev && (n < 2 || doc[0] != '[')) continue; /* entry mode: a bare array */
+            tc_trace ref;
+            parse_out r = parse_path(doc, n, VS_NONE, chunks[c], ev, &ref);
+            if (want_ok) cr_assert_eq(r.rc, 0, "%s: %s", what, r.error);
+            for (size_t p = 0; p < N_PATHS; p++) {
+                tc_trace t;
+                parse_out o = parse_path(doc, n, paths[p], chunks[c], ev, &t);
+                char how[256];
+                snprintf(how, sizeof how, "%s, path %d, chunk %zu%s", what, (int)paths[p], chunks[c], ev ? ", entry mode" : "");
+                cr_assert_eq(o.rc, r.rc, "%s", how);
+                cr_assert_eq(o.fast, r.fast, "%s: handled before yajl %llu vs %llu", how, (unsigned long long)o.fast,
+                             (unsigned long long)r.fast);
+                cr_assert_eq(o.emitted, r.emitted, "%s: read without yajl %llu vs %llu", how, (unsigned long long)o.emitted,
+                             (unsigned long long)r.emitted);
+                cr_assert_eq(o.err_at, r.err_at, "%s", how);
+                cr_assert_str_eq(o.error, r.error, "%s", how);
+                tu_assert_same_trace(&ref, &t, how);
+                tc_trace_free(&t);
+            }
+            tc_trace_free(&ref);
+        }
+    }
+}
+
+/* doc with escapes planted in every 5th string value after "name" (an escaped quote, an escaped
+ * backslash, runs of them, \u, \n) and a string holding ",{" events in disguise. */
+static char *plant_escapes(const char *doc, size_t n, size_t *out_n) {
+    static const char *const esc[] = {"\\\"", "\\\\", "\\\\\\\"", "\\u00e9", "\\n", "\\\\\\\\\\\\",
+                                      ",{\\\"ph\\\": \\\"X\\\", ", "{", ", {"};
+    char *out = malloc(2 * n + 64);
+    size_t o = 0, k = 0;
+    for (size_t i = 0; i < n;) {
+        if (n - i > 9 && (memcmp(doc + i, "\"name\": \"", 9) == 0 || memcmp(doc + i, "\"name\":\"", 8) == 0)) {
+            size_t l = doc[i + 7] == ' ' ? 9 : 8;
+            memcpy(out + o, doc + i, l);
+            o += l;
+            i += l;
+            if (k++ % 5 == 0) {
+                const char *e = esc[(k / 5) % (sizeof esc / sizeof esc[0])];
+                memcpy(out + o, e, strlen(e));
+                o += strlen(e);
+            }
+            continue;
+        }
+        out[o++] = doc[i++];
+    }
+    *out_n = o;
+    return out;
+}
+
+Test(vscan, every_path_parses_every_layout_as_the_byte_scanner) {
+    static const char *const layouts[] = {"kineto", "oneline", "indent2sorted", "indent4"};
+    char *dir = tu_tmpdir();
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        char flags[128], path[512];
+        snprintf(flags, sizeof flags, "--ranks 1 --steps 2 --layout %s", layouts[l]);
+        tu_gen_job(dir, layouts[l], flags);
+        snprintf(path, sizeof path, "%s/%s/rank0.pt.trace.json", dir, layouts[l]);
+        size_t n, m;
+        char *doc = tu_read_file(path, &n);
+        check_paths(doc, n, layouts[l], true);
+        char *esc = plant_escapes(doc, n, &m);
+        cr_assert_gt(m, n, "%s: escapes planted", layouts[l]);
+        char what[64];
+        snprintf(what, sizeof what, "%s with escapes", layouts[l]);
+        check_paths(esc, m, what, true);
+        free(esc);
+        free(doc);
+    }
+    cr_assert_eq(tu_sh(NULL, "rm -rf %s", dir), 0);
+    free(dir);
+}
+
+Test(vscan, every_path_parses_the_samples_as_the_byte_scanner) {
+    static const char *const files[] = {"samples/rank0.pt.trace.json.gz", "samples/rank3.pt.trace.json.gz",
+                                        "tests/data/alexnet_cuda_sync.json.gz", "tests/data/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+                                        "tests/data/sampled_rank-0.json.gz", "tests/data/real2/sglang_Qwen3-8B_decode.json.gz"};
+    char *dir = tu_tmpdir();
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        cr_assert_eq(tu_sh(NULL, "gzip -dc %s > %s/s.json", files[f], dir), 0, "%s", files[f]);
+        char path[512];
+        snprintf(path, sizeof path, "%s/s.json", dir);
+        size_t n;
+        char *doc = tu_read_file(path, &n);
+        check_paths(doc, n, files[f], false);
+        free(doc);
+    }
+    static const char *const plain[] = {"tests/data/small/four_kernels-w0.pt.trace.json", "tests/data/small/one_nccl_kernel.json",
+                                        "tests/data/hostile/string_then_event.json", "tests/data/hostile/kernel_string_then_event.json",
+                                        "tests/data/hostile/skip_warnings_then_error.json", "tests/data/hostile/plain.json"};
+    for (size_t f = 0; f < sizeof plain / sizeof plain[0]; f++) {
+        size_t n;
+        char *doc = tu_read_file(plain[f], &n);
+        check_paths(doc, n, plain[f], false);
+        free(doc);
+    }
+    cr_assert_eq(tu_sh(NULL, "rm -rf %s", dir), 0);
+    free(dir);
+}
+
+#define EV(name, rest) "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" name "\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 3" rest "}"
+#define KE(name) "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 5, \"args\": {\"correlation\": 4}}"
+
+Test(vscan, every_path_fails_and_falls_back_as_the_byte_scanner) {
+    /* strings holding ",{" and "[{" (a '{' inside a string is read byte by byte), escapes,
+     * control bytes, a backslash outside strings, numbers and literals cut or malformed, a vertical
+     * tab, documents cut anywhere */
+    static const char *const docs[] = {
+        "{\"traceEvents\": [" EV("a", "") ", " KE("k,{\\\"x\\\": 1}") ", " EV("b\\\\", "") ", " KE("c") "]}",
+        "{\"traceEvents\": [" EV("x,{\\\"ph\\\": \\\"X\\\"}", "") ", {\"ph\": \"i\", \"name\": \"s,{\"}, " KE("d") ", " KE("e") "]}",
+        "[" EV("a", ", \"args\": {\"v\": [1, 2.5e3, -0.5, true, false, null, {\"n\": \"[{\"}]}") ", " KE("f") ", " KE("g") "]",
+        "[" EV("a", ", \"args\": {\"v\": 01}") ", " KE("f") ", " KE("g") "]",
+        "[" EV("a", ", \"args\": {\"v\": tru}") ", " KE("f") ", " KE("g") "]",
+        "[" EV("a\x01", "") ", " KE("f\x1f") ", " KE("g") ", " KE("h") "]",
+        "[" EV("a", "") ", \\ " KE("f") ", " KE("g") "]",
+        "[" EV("a", "") ",\n\t\r " KE("f\t") ", " KE("g") ",\v" KE("h") "]",
+        "[" EV("a", ", \"args\": {\"n\": 1.}") ", " KE("f") "]",
+        "[" EV("a", ", \"args\": {\"n\": -}") ", " KE("f") "]",
+        "[" EV("a", ", \"args\": {\"n\": 1e+}") ", " KE("f") "]",
+        "{\"x\": \"\\\"\", \"traceEvents\": [" EV("a", "") ", " KE("\\u0041\\\\\\\\") ", " KE("i") ", " KE("j") "]}",
+        "{\"x\": \"\\\\\", \"traceEvents\": [" EV("a", "") ", " KE("k") ", " KE("l") "]}",
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        size_t n = strlen(docs[d]);
+        char what[64];
+        snprintf(what, sizeof what, "doc %zu", d);
+        check_paths(docs[d], n, what, false);
+        for (size_t cut = 1; cut < n; cut += 1 + n / 23) { /* cut anywhere: an early end */
+            snprintf(what, sizeof what, "doc %zu cut at %zu", d, cut);
+            check_paths(docs[d], cut, what, false);
+        }
+    }
+}
+
+Test(vscan, the_environment_chooses_a_supported_path) {
+    cr_assert_eq(vs_choose("scalar"), VS_SCALAR);
+    vs_path best = vs_choose(NULL);
+    cr_assert(vs_supported(best));
+    cr_assert_eq(vs_choose("bogus"), best, "an unknown name: the best path");
+    cr_assert_eq(vs_choose(""), best);
+    cr_assert_eq(vs_choose("avx2"), vs_supported(VS_AVX2) ? VS_AVX2 : best);
+    cr_assert_eq(vs_choose("sse2"), vs_supported(VS_SSE2) ? VS_SSE2 : best);
+}
