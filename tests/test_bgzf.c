@@ -61,15 +61,6 @@ static void write_bgzf(const char *plain, const char *dst) {
     free(data);
 }
 
-static bool same_file(const char *a, const char *b) {
-    size_t la, lb;
-    char *x = tu_read_file(a, &la), *y = tu_read_file(b, &lb);
-    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 /* analyze -jJ of `in` into TMP/tag.jJ.json and .err; its exit status. */
 static int analyze(const char *in, const char *tag, int j) {
     return tu_sh(NULL, "%s analyze -q -j%d --json %s/%s.j%d.json '%s' 2>%s/%s.j%d.err", tu_bin(), j, TMP, tag, j, in,
@@ -173,12 +164,12 @@ Test(bgzf, samples_as_bgzf_and_members_give_the_plain_json, .init = setup) {
                 cr_assert_eq(analyze(ins[k], tag, j), 0, "%s -j%d", ins[k], j);
                 snprintf(b, sizeof b, "%s/%s.j%d.txt", TMP, tag, j);
                 strip(tag, j, b);
-                cr_assert(same_file(a, b), "%s -j%d: JSON differs from the plain file's (%s vs %s)", ins[k], j, a, b);
+                cr_assert(tu_same_file(a, b), "%s -j%d: JSON differs from the plain file's (%s vs %s)", ins[k], j, a, b);
                 if (j > 1) {
                     char j1[300], jj[300];
                     snprintf(j1, sizeof j1, "%s/%s.j1.json", TMP, tag);
                     snprintf(jj, sizeof jj, "%s/%s.j%d.json", TMP, tag, j);
-                    cr_assert(same_file(j1, jj), "%s: -j1 and -j%d JSON differ", ins[k], j);
+                    cr_assert(tu_same_file(j1, jj), "%s: -j1 and -j%d JSON differ", ins[k], j);
                 }
             }
     }
@@ -192,7 +183,7 @@ static char *same_messages(const char *in, const char *tag) {
     char a[300], b[300];
     snprintf(a, sizeof a, "%s/%s.j1.err", TMP, tag);
     snprintf(b, sizeof b, "%s/%s.j2.err", TMP, tag);
-    cr_assert(same_file(a, b), "%s: -j1 and -j2 messages differ", in);
+    cr_assert(tu_same_file(a, b), "%s: -j1 and -j2 messages differ", in);
     size_t n;
     char *e = tu_read_file(b, &n);
     cr_assert_not_null(e);
@@ -233,7 +224,7 @@ Test(bgzf, damage_is_reported_as_by_the_stream, .init = setup) {
     cr_assert_eq(analyze(TMP "/d.json", "dplain", 1), 0);
     strip("dplain", 1, TMP "/dplain.txt");
     strip("mixed", 2, TMP "/mixed.txt");
-    cr_assert(same_file(TMP "/dplain.txt", TMP "/mixed.txt"), "BGZF + a plain member differs from the plain file");
+    cr_assert(tu_same_file(TMP "/dplain.txt", TMP "/mixed.txt"), "BGZF + a plain member differs from the plain file");
     /* cut short inside a member */
     cr_assert_eq(tu_sh(NULL, "head -c $(($(wc -c < %s/d.bgzf.gz) / 2)) %s/d.bgzf.gz > %s/cut.gz", TMP, TMP, TMP), 0);
     e = same_messages(TMP "/cut.gz", "cut");
@@ -258,7 +249,7 @@ Test(bgzf, three_files_on_one_queue_j1_j2_j3, .init = setup) {
         for (int j = 2; j <= 3; j++) {
             snprintf(j1, sizeof j1, "%s/%s.j1.json", TMP, tag);
             snprintf(jj, sizeof jj, "%s/%s.j%d.json", TMP, tag, j);
-            cr_assert(same_file(j1, jj), "set %d: -j1 and -j%d JSON differ", k, j);
+            cr_assert(tu_same_file(j1, jj), "set %d: -j1 and -j%d JSON differ", k, j);
         }
     }
     /* the mixed set gives the plain set's figures (its file names aside) */
@@ -266,5 +257,5 @@ Test(bgzf, three_files_on_one_queue_j1_j2_j3, .init = setup) {
     strip("three1", 2, TMP "/three1.raw");
     cr_assert_eq(tu_sh(NULL, "sed -e 's/rank1[.]bgzf[.]json[.]gz/rank1.pt.trace.json/g' -e 's/[.]json[.]gz/.json/g' "
                      "%s/three1.raw > %s/three1.txt", TMP, TMP), 0);
-    cr_assert(same_file(TMP "/three0.txt", TMP "/three1.txt"), "BGZF and gzip inputs change the figures");
+    cr_assert(tu_same_file(TMP "/three0.txt", TMP "/three1.txt"), "BGZF and gzip inputs change the figures");
 }

@@ -113,15 +113,6 @@ static void check_load(const char *path, int threads, bool split) {
     tc_trace_free(&par);
 }
 
-static bool same_file(const char *a, const char *b) {
-    size_t la, lb;
-    char *x = tu_read_file(a, &la), *y = tu_read_file(b, &lb);
-    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 /* analyze -jJ of `in` into TMP/tag.jJ.json and .err; its exit status. */
 static int analyze(const char *in, const char *tag, int j) {
     return tu_sh(NULL, "%s analyze -q -j%d --json %s/%s.j%d.json '%s' 2>%s/%s.j%d.err", tu_bin(), j, TMP, tag, j, in,
@@ -135,11 +126,11 @@ static void same_json(const char *in, const char *plain_txt, const char *tag) {
         cr_assert_eq(analyze(in, tag, j), 0, "%s -j%d", in, j);
         snprintf(a, sizeof a, "%s/%s.j1.json", TMP, tag);
         snprintf(b, sizeof b, "%s/%s.j%d.json", TMP, tag, j);
-        cr_assert(same_file(a, b), "%s: -j1 and -j%d JSON differ", in, j);
+        cr_assert(tu_same_file(a, b), "%s: -j1 and -j%d JSON differ", in, j);
     }
     cr_assert_eq(tu_sh(NULL, "grep -v -e '\"path\"' -e '\"bytes' %s/%s.j2.json > %s/%s.txt", TMP, tag, TMP, tag), 0);
     snprintf(b, sizeof b, "%s/%s.txt", TMP, tag);
-    cr_assert(same_file(plain_txt, b), "%s: JSON differs from the plain file's", in);
+    cr_assert(tu_same_file(plain_txt, b), "%s: JSON differs from the plain file's", in);
 }
 
 /* A generated trace in `layout` at TMP/dir/rank0.pt.trace.json and its stripped JSON. */
@@ -282,7 +273,7 @@ static void same_messages(const char *in, const char *tag) {
     char a[300], b[300];
     snprintf(a, sizeof a, "%s/%s.j1.err", TMP, tag);
     snprintf(b, sizeof b, "%s/%s.j2.err", TMP, tag);
-    cr_assert(same_file(a, b), "%s: -j1 and -j2 messages differ", in);
+    cr_assert(tu_same_file(a, b), "%s: -j1 and -j2 messages differ", in);
 }
 
 /* Cuts and flipped bytes in every run, CRC-32s and lengths flipped, a run too big for its buffer:

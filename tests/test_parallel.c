@@ -38,15 +38,6 @@ static int sh(const char *fmt, ...) {
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-static bool same_file(const char *a, const char *b) {
-    size_t la, lb;
-    char *x = tu_read_file(a, &la), *y = tu_read_file(b, &lb);
-    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 /* Runs analyze with -j1 and -j2 on `inputs`; asserts equal exit codes and byte-identical JSON. */
 static int analyze_j1_j2(const char *inputs, const char *tag) {
     const char *tc = bin("TRACECOST_BIN", "build/tracecost");
@@ -56,10 +47,10 @@ static int analyze_j1_j2(const char *inputs, const char *tag) {
     char a[512], b[512];
     snprintf(a, sizeof a, "%s/%s.j1.json", TMP, tag);
     snprintf(b, sizeof b, "%s/%s.j2.json", TMP, tag);
-    cr_assert(same_file(a, b), "%s: -j1 and -j2 JSON differ (%s vs %s)", inputs, a, b);
+    cr_assert(tu_same_file(a, b), "%s: -j1 and -j2 JSON differ (%s vs %s)", inputs, a, b);
     snprintf(a, sizeof a, "%s/%s.j1.err", TMP, tag);
     snprintf(b, sizeof b, "%s/%s.j2.err", TMP, tag);
-    cr_assert(same_file(a, b), "%s: -j1 and -j2 messages differ", inputs);
+    cr_assert(tu_same_file(a, b), "%s: -j1 and -j2 messages differ", inputs);
     return r1;
 }
 
@@ -385,7 +376,7 @@ Test(parallel, gzip_engines_agree, .init = setup) {
     for (size_t i = 0; i < g.gl_pathc; i++) {
         cr_assert_eq(sh("%s analyze -q -j2 --json %s/eng-default.json %s", tc, TMP, g.gl_pathv[i]), 0);
         cr_assert_eq(sh("TRACECOST_GZIP=zlib %s analyze -q -j2 --json %s/eng-zlib.json %s", tc, TMP, g.gl_pathv[i]), 0);
-        cr_assert(same_file(TMP "/eng-default.json", TMP "/eng-zlib.json"), "%s: engines differ", g.gl_pathv[i]);
+        cr_assert(tu_same_file(TMP "/eng-default.json", TMP "/eng-zlib.json"), "%s: engines differ", g.gl_pathv[i]);
     }
     globfree(&g);
 }

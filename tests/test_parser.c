@@ -495,10 +495,8 @@ Test(parser, every_layout_parses_the_same_whole_and_a_byte_at_a_time) {
     static const char *const layouts[] = {"kineto", "oneline", "indent4", "indent2sorted"};
     char *dir = tu_tmpdir();
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
-        char flags[128], path[512];
-        snprintf(flags, sizeof flags, "--ranks 1 --steps 2 --layout %s", layouts[l]);
-        tu_gen_job(dir, layouts[l], flags);
-        snprintf(path, sizeof path, "%s/%s/rank0.pt.trace.json", dir, layouts[l]);
+        char path[512];
+        tu_gen_layout(dir, layouts[l], path, sizeof path);
         tc_trace whole, bytewise, chunked;
         uint64_t emitted, emitted_bytewise, emitted_chunked;
         uint64_t fast = parse_file_chunked(path, &whole, 0, &emitted);

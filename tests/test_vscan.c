@@ -235,10 +235,8 @@ Test(vscan, every_path_parses_every_layout_as_the_byte_scanner) {
     static const char *const layouts[] = {"kineto", "oneline", "indent2sorted", "indent4"};
     char *dir = tu_tmpdir();
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
-        char flags[128], path[512];
-        snprintf(flags, sizeof flags, "--ranks 1 --steps 2 --layout %s", layouts[l]);
-        tu_gen_job(dir, layouts[l], flags);
-        snprintf(path, sizeof path, "%s/%s/rank0.pt.trace.json", dir, layouts[l]);
+        char path[512];
+        tu_gen_layout(dir, layouts[l], path, sizeof path);
         size_t n, m;
         char *doc = tu_read_file(path, &n);
         check_paths(doc, n, layouts[l], true);

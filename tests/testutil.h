@@ -157,6 +157,25 @@ static inline void tu_gen_job(const char *dir, const char *name, const char *fla
     free(out);
 }
 
+/* Generates a one-rank, two-step tracegen job in `layout` into DIR/LAYOUT and writes its rank
+ * file's path into path (size n). */
+static inline void tu_gen_layout(const char *dir, const char *layout, char *path, size_t n) {
+    char flags[128];
+    snprintf(flags, sizeof flags, "--ranks 1 --steps 2 --layout %s", layout);
+    tu_gen_job(dir, layout, flags);
+    snprintf(path, n, "%s/%s/rank0.pt.trace.json", dir, layout);
+}
+
+/* True when files a and b both read and hold the same bytes. */
+static inline bool tu_same_file(const char *a, const char *b) {
+    size_t la, lb;
+    char *x = tu_read_file(a, &la), *y = tu_read_file(b, &lb);
+    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
 /* Expects every line of text to fit `width` columns: ANSI CSI sequences and CR do not count, a
  * UTF-8 sequence counts one column. */
 static inline void tu_expect_width(const char *text, size_t width) {
