@@ -34,6 +34,8 @@ void tc_job_free(tc_job *j) {
     free(j->kernel_aggs);
     for (size_t i = 0; i < j->n_warnings; i++) free(j->warnings[i]);
     free(j->warnings);
+    for (size_t i = 0; i < j->n_kept_strings; i++) tc_strtab_free(j->kept_strings[i]);
+    free(j->kept_strings);
     free(j->windows);
     tc_nccl_free(&j->nccl);
     tc_a2a_free(&j->a2a);

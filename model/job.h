@@ -57,6 +57,10 @@ typedef struct {
     tc_kernel_agg *kernel_aggs; size_t n_kernel_aggs; /* every GPU event name and kind, by summed time
                                                        * (kernel_aggs.h), for the HTML report */
     bool kernel_agg_names_borrowed; /* kernel_aggs' names point into the traces' string tables */
+    /* string tables of traces replaced after the analysis (the MPI build swaps a rank's skeleton
+     * for its whole trace, cli/mpi/mpi_job.c): job-level results (the summary's evidence, the
+     * findings' names, the critical paths) still point into them; freed by tc_job_free */
+    tc_strtab **kept_strings; size_t n_kept_strings, cap_kept_strings;
     char **warnings; size_t n_warnings, cap_warnings; /* job-level (matching, ...) */
     tc_window_info *windows; size_t n_windows; /* the inputs' profiler windows, oldest first; 0 when
                                                 * they hold one (set by whoever loads the job) */

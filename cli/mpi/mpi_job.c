@@ -269,6 +269,11 @@ static int serve_request(const tc_job *lj, const size_t *lfile, tc_buf *in, tc_b
 static int attach_one(tc_job *j, size_t k, size_t r, tc_trace *full, int64_t *wait) {
     tc_rank_result *rr = &j->ranks[r];
     int rc = tc_rank_result_rehome(rr, full); /* its names move to full's strings before the skeleton goes */
+    /* the job's own results (the summary's evidence, the findings) keep pointing into the
+     * skeleton's strings: those stay until the job goes */
+    tc_strtab *old = j->traces[k].strings;
+    if (TC_PUSH(j->kept_strings, j->n_kept_strings, j->cap_kept_strings, old)) return -1;
+    j->traces[k].strings = NULL;
     tc_trace_free(&j->traces[k]);
     j->traces[k] = *full;
     memset(full, 0, sizeof *full);
