@@ -170,8 +170,8 @@ int tc_job_replay(tc_job *j, int threads) {
     if (!g) { tc_pool_free(pool); return no_replay(rp, "no ProfilerStep spans: the replay re-times steps"); }
     j->graph = g;
     j->graph_free = graph_free;
-    int64_t *start = tc_big_alloc(g->n, sizeof *start, false);
-    int64_t *end = tc_big_alloc(g->n, sizeof *end, false);
+    int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
+    int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
     int rc = -1;
     if (start && end && v) {

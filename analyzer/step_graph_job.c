@@ -21,13 +21,13 @@ typedef struct { size_t first, gpu_first, end, edge_first, edge_end; } rank_span
 
 static int graph_alloc(tc_step_graph *g, size_t n) {
     g->n = n;
-    g->start0 = tc_big_alloc(n, sizeof *g->start0, false);
-    g->dur = tc_big_alloc(n, sizeof *g->dur, false);
-    g->rank = tc_big_alloc(n, sizeof *g->rank, false);
-    g->ref = tc_big_alloc(n, sizeof *g->ref, false);
-    g->kind = tc_big_alloc(n, 1, false);
-    g->flags = tc_big_alloc(n, 1, true);
-    g->first = tc_big_alloc(n + 1, sizeof *g->first, false);
+    g->start0 = malloc((n ? n : 1) * sizeof *g->start0);
+    g->dur = malloc((n ? n : 1) * sizeof *g->dur);
+    g->rank = malloc((n ? n : 1) * sizeof *g->rank);
+    g->ref = malloc((n ? n : 1) * sizeof *g->ref);
+    g->kind = malloc(n ? n : 1);
+    g->flags = calloc(n ? n : 1, 1);
+    g->first = malloc((n + 1) * sizeof *g->first);
     return g->start0 && g->dur && g->rank && g->ref && g->kind && g->flags && g->first ? 0 : -1;
 }
 
@@ -184,9 +184,9 @@ static int64_t measured_dur(const tc_job *j, const tc_step_graph *g, uint32_t v)
  * its measured time (a cycle broken) and the walk goes on. 0, or -1 out of memory. */
 static int topo_order(const tc_job *j, tc_step_graph *g) {
     size_t n = g->n;
-    uint32_t *off = tc_big_alloc(n + 1, sizeof *off, true), *succ = tc_big_alloc(g->n_edges, sizeof *succ, false);
-    uint32_t *indeg = tc_big_alloc(n, sizeof *indeg, false);
-    g->order = tc_big_alloc(n, sizeof *g->order, false);
+    uint32_t *off = calloc(n + 1, sizeof *off), *succ = malloc((g->n_edges ? g->n_edges : 1) * sizeof *succ);
+    uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
+    g->order = malloc((n ? n : 1) * sizeof *g->order);
     int rc = -1;
     if (!off || !succ || !indeg || !g->order) goto out;
     for (size_t e = 0; e < g->n_edges; e++) off[g->edges[e].from + 1]++;
@@ -319,8 +319,8 @@ int tc_step_graph_build(tc_job *j, tc_pool *pool, tc_step_graph **out) {
     b.g = g;
     size_t n = 0, cap = g ? count_nodes(j, maps, sp, &n, &rc) : 0;
     rc = !g || rc || n >= TC_NONE || cap >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, sp) ? -1 : 0;
-    size_t room = 0; /* the windows: huge pages, touched as written (tc_grow maps a big block without filling it) */
-    if (!rc && tc_grow((void **)&g->edges, &room, cap ? cap : 1, sizeof *g->edges)) rc = -1;
+    /* the windows: pages are touched as edges are written (the windows' unused ends cost address space) */
+    if (!rc && !(g->edges = malloc((cap ? cap : 1) * sizeof *g->edges))) rc = -1;
     for (size_t i = 0; i < j->n_instances && !rc; i++) g->inst_node[i] = (uint32_t)(n - j->n_instances + i);
     if (!rc) rc = build_ranks(&b, maps, sp, pool);
     if (!rc) { b.edge_end = cap; rc = tc_sg_instance_nodes(&b); }
