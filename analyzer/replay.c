@@ -1,8 +1,9 @@
 /* replay.c: the replay of the job's step graph (replay.h; docs/definitions.md "Replay"): the graph
- * built once (step_graph.c) and kept in the job, re-timed unchanged (the identity: every rank's
- * replayed steps against its measured ones), on the reference "instant" (inter-node transfer taking
- * no time), and with any transfer times the what-if gives (tc_replay_with); the critical paths come
- * from the unchanged replay (critical_path.c). */
+ * built once (step_graph_job.c; the ranks' parts at once, step_graph_rank.c) and kept in the job,
+ * re-timed unchanged (the identity: every rank's replayed steps against its measured ones), on the
+ * reference "instant" (inter-node transfer taking no time), and with any transfer times the what-if
+ * gives (tc_replay_with); the critical paths come from the unchanged replay (critical_path.c). The
+ * ranks' graphs and the paths use every thread. */
 #include "replay.h"
 #include "critical_path.h"
 #include "step_graph.h"
@@ -161,20 +162,21 @@ int tc_job_replay(tc_job *j, int threads) {
     if (skeleton_traces(j))
         return no_replay(rp, "the replay needs every rank's events: the single-process build analyzes them (an MPI run "
                              "ships only the communication kernels)");
+    if (threads <= 0) threads = tc_cpu_count();
+    /* the ranks' graphs are built, and the critical paths walked, on every thread (this one too) */
+    tc_pool *pool = threads >= 2 ? tc_pool_new(threads - 1) : NULL;
     tc_step_graph *g = NULL;
-    if (tc_step_graph_build(j, &g)) return -1;
-    if (!g) return no_replay(rp, "no ProfilerStep spans: the replay re-times steps");
+    if (tc_step_graph_build(j, pool, &g)) { tc_pool_free(pool); return -1; }
+    if (!g) { tc_pool_free(pool); return no_replay(rp, "no ProfilerStep spans: the replay re-times steps"); }
     j->graph = g;
     j->graph_free = graph_free;
     int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
     int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
-    if (threads <= 0) threads = tc_cpu_count();
-    tc_pool *pool = threads >= 2 && g->n_slots >= 2 ? tc_pool_new(threads - 1) : NULL; /* this thread works too */
     int rc = -1;
     if (start && end && v) {
         replay_steps(g, NULL, start, end, v);
-        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, pool) ||
+        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, g->n_slots >= 2 ? pool : NULL) ||
                      fill_reference(j, g, start, end, v) /* after the paths: it re-times start and end */
                  ? -1 : 0;
         rp->has = rc == 0;

@@ -1,5 +1,6 @@
 /* step_graph.h: the job's step graph (docs/definitions.md "Replay"), private to the replay
- * (step_graph.c builds it, replay.c re-times it, critical_path.c walks it). One node per GPU op, per
+ * (step_graph_job.c builds it, each rank's part in step_graph_rank.c, the ranks at once; replay.c
+ * re-times it, critical_path.c walks it). One node per GPU op, per
  * runtime call, per step boundary, per matched collective instance and per rank's arrival at one;
  * each node's start is the latest of its start edges (a predecessor's start or end plus a lag), its
  * end the latest of start + dur and its end edges. Edges are kept by target (CSR), the nodes in one
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/pool.h"
 #include "model/job.h"
 #include "model/replay.h"
 
@@ -78,8 +80,9 @@ typedef struct tc_step_graph tc_step_graph;
 
 /* Builds j's graph: every rank's trace is whole (not an MPI skeleton), its GPU events sorted by
  * start (tc_job_prepare), launches sorted (tc_trace_sort_launches), collectives matched and ranks
- * analyzed (rr->steps). *out NULL when no rank has steps. 0, or -1 out of memory. */
-int tc_step_graph_build(tc_job *j, tc_step_graph **out);
+ * analyzed (rr->steps). The ranks are built as runs of pool (NULL: one after the other, here); the
+ * graph is the same either way. *out NULL when no rank has steps. 0, or -1 out of memory. */
+int tc_step_graph_build(tc_job *j, tc_pool *pool, tc_step_graph **out);
 void tc_step_graph_free(tc_step_graph *g);
 
 /* Re-times g: instance i takes transfer_ns[i] (NULL: as measured); start[] and end[] (g->n each)

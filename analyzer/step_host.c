@@ -1,7 +1,7 @@
 /* step_host.c: the host side of the step graph's input (step_host.h; docs/definitions.md "Replay"):
  * the calls' classes, the host items (every call and CPU step boundary per thread in time order, the
  * boundaries on the thread that runs the loop), the polling runs of query calls, and the steps whose
- * GPU work runs past their CPU span. Pure functions of one rank's trace; step_graph.c builds on them. */
+ * GPU work runs past their CPU span. Pure functions of one rank's trace; step_graph_rank.c builds on them. */
 #include "step_host.h"
 #include "host_wait.h"
 #include "base/util.h"

@@ -1,5 +1,6 @@
-/* step_host.h: the host side of the step graph's input, private to step_graph.c (step_host.c; the
- * rules are docs/definitions.md "Replay"): call classes, host items, polling runs, step tails. */
+/* step_host.h: the host side of the step graph's input, private to the graph's builders
+ * (step_graph_rank.c, step_graph_job.c; step_host.c; the rules are docs/definitions.md "Replay"):
+ * call classes, host items, polling runs, step tails. */
 #ifndef TC_STEP_HOST_H
 #define TC_STEP_HOST_H
 #include <stdbool.h>

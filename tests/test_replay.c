@@ -1,20 +1,22 @@
 /* test_replay.c: the step graph's replay (analyzer/replay.h, docs/definitions.md "Replay" and
  * "Critical path"): the identity on every bundled trace with steps (within 1%) and on generated jobs
  * with the mess of real ones (exactly), the what-if re-timing (tc_replay_with), the reference
- * "instant", the MPI skeleton's note, and the critical path of a planted straggler. */
+ * "instant", the MPI skeleton's note, the critical path of a planted straggler, and the ranks'
+ * graphs built at once giving the graph built one rank after the other. */
 #include "testutil.h"
 #include "analyzer/analyze.h"
 #include "analyzer/replay.h"
 #include "analyzer/step_graph.h"
 #include "parsers/assemble.h"
 #include "parsers/inputs.h"
+#include "reports/json_report.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 
-/* Loads operand (a folder or a file) as analyze does; skeleton: mark the traces as MPI skeletons
- * (process 0 of tracecost-mpi) before the analysis. */
-static void load(tc_job *j, const char *operand, bool skeleton) {
+/* Loads operand (a folder or a file) as analyze does, the analysis on `jobs` threads; skeleton:
+ * mark the traces as MPI skeletons (process 0 of tracecost-mpi) before the analysis. */
+static void load_on(tc_job *j, const char *operand, bool skeleton, int jobs) {
     char *ops[1] = {(char *)operand};
     tc_input_list in;
     tc_error e;
@@ -26,10 +28,12 @@ static void load(tc_job *j, const char *operand, bool skeleton) {
     tc_notes_free(&notes);
     cr_assert(rc == TC_ASSEMBLY_OK || rc == TC_ASSEMBLY_DAMAGED, "%s: assembly status %d", operand, (int)rc);
     for (size_t i = 0; skeleton && i < j->n_traces; i++) j->traces[i].n_gpu_parsed = j->traces[i].n_gpu;
-    tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = 1};
+    tc_analyze_options ao = {.bound_threshold = 0.15, .jobs = jobs};
     cr_assert_eq(tc_job_analyze(j, &ao), 0, "%s", operand);
     tc_input_list_free(&in);
 }
+
+static void load(tc_job *j, const char *operand, bool skeleton) { load_on(j, operand, skeleton, 1); }
 
 static bool job_has_steps(const tc_job *j) {
     for (size_t r = 0; r < j->n_ranks; r++) if (j->ranks[r].n_steps) return true;
@@ -470,6 +474,99 @@ Test(replay, cuda_graph_kernels_keep_their_order, .timeout = 120) {
     size_t pairs = expect_graph_order(&j, "tracegen --idle-cause graph");
     cr_expect_geq(pairs, 3 * (4 + 7 + 11) - 1, "graph kernel pairs: %zu", pairs);
     tc_job_free(&j);
+    tu_sh(NULL, "rm -rf %s", dir);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- the ranks' graphs built at once */
+/* Issue 35: tc_step_graph_build builds every rank's part as a run of the pool, the ranks with the
+ * most nodes first, each into its own window of the edge array, moved down afterwards. The graph
+ * must be the one built rank after rank (every array, byte for byte, and every count), and the
+ * replay's outputs (identity, reference, critical paths: the whole --json report) the same with
+ * -j1 and -j3. */
+#define SAME_ARRAY(a, b, n, what, field)                                                                           \
+    cr_expect(((n) == 0) || memcmp((a)->field, (b)->field, (n) * sizeof *(a)->field) == 0, "%s: %s differs", what, \
+              #field)
+
+static void expect_same_graph(const tc_step_graph *a, const tc_step_graph *b, size_t n_ranks, const char *what) {
+    cr_assert_not_null(a, "%s: a graph", what);
+    cr_assert_not_null(b, "%s: a graph", what);
+    cr_assert_eq(a->n, b->n, "%s: nodes %zu and %zu", what, a->n, b->n);
+    cr_assert_eq(a->n_edges, b->n_edges, "%s: edges %zu and %zu", what, a->n_edges, b->n_edges);
+    cr_assert_eq(a->n_steps, b->n_steps, "%s: steps", what);
+    cr_assert_eq(a->n_slots, b->n_slots, "%s: slots", what);
+    cr_assert_eq(a->n_instances, b->n_instances, "%s: instances", what);
+    SAME_ARRAY(a, b, a->n, what, start0);
+    SAME_ARRAY(a, b, a->n, what, dur);
+    SAME_ARRAY(a, b, a->n, what, rank);
+    SAME_ARRAY(a, b, a->n, what, ref);
+    SAME_ARRAY(a, b, a->n, what, kind);
+    SAME_ARRAY(a, b, a->n, what, flags);
+    SAME_ARRAY(a, b, a->n + 1, what, first);
+    SAME_ARRAY(a, b, a->n_edges, what, edges);
+    SAME_ARRAY(a, b, a->n, what, order);
+    SAME_ARRAY(a, b, n_ranks, what, shift);
+    SAME_ARRAY(a, b, a->n_instances, what, inst_node);
+    SAME_ARRAY(a, b, a->n_steps, what, steps);
+    SAME_ARRAY(a, b, n_ranks + 1, what, rank_steps);
+    SAME_ARRAY(a, b, a->n_slots, what, slot_number);
+    uint64_t ca[] = {a->ops, a->ops_unplaced, a->ops_unmatched, a->event_deps, a->inferred_deps, a->sync_calls,
+                     a->cycle_breaks, a->step_tails, a->poll_waits};
+    uint64_t cb[] = {b->ops, b->ops_unplaced, b->ops_unmatched, b->event_deps, b->inferred_deps, b->sync_calls,
+                     b->cycle_breaks, b->step_tails, b->poll_waits};
+    for (size_t k = 0; k < sizeof ca / sizeof *ca; k++)
+        cr_expect_eq(ca[k], cb[k], "%s: count %zu: %llu and %llu", what, k, (unsigned long long)ca[k], (unsigned long long)cb[k]);
+}
+
+/* j's --json report, as analyze writes it. */
+static char *json_of(const tc_job *j, size_t *len) {
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    cr_assert_not_null(f);
+    cr_assert_eq(tc_json_report_write(f, j), 0);
+    cr_assert_eq(fclose(f), 0);
+    return buf;
+}
+
+Test(replay, ranks_built_at_once_give_the_graph_built_in_order, .timeout = 240) {
+    static const char *const jobs[] = {
+        "--ranks 4 --straggler 2 --clock-offset-us 5000 --end-spread-us 3 --time-format epoch",
+        "--ranks 8 --fsdp --gpus-per-node 4 --seed 5 --clock-offset-us 300",
+        "--ranks 3 --drop-kernel 1:3 --no-pg --jitter-us 50 --seed 7",
+        "--ranks 8 --gpus-per-node 4 --buckets 6 --compute-us 20000 --steps 4 --seed 19 --autograd-thread "
+        "--first-bucket-mib 1 --host pytorch",
+        "--ranks 8 --gpus-per-node 4 --buckets 8 --compute-us 10000 --idle-us 500 --steps 4 --seed 11 --drop-kernel 3:9 "
+        "--host pytorch --host-sync stream",
+        "--ranks 1 --idle-cause mixed",
+    };
+    char *dir = tu_tmpdir();
+    for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+        char name[32], path[700];
+        snprintf(name, sizeof name, "p%zu", i);
+        tu_gen_job(dir, name, jobs[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        tc_job one, three;
+        load_on(&one, path, false, 1);
+        load_on(&three, path, false, 3);
+        cr_assert(job_has_steps(&one), "%s: steps", jobs[i]);
+        expect_same_graph(one.graph, three.graph, one.n_ranks, jobs[i]);
+        for (int threads = 0; threads <= 3; threads++) { /* the build alone: rank after rank, then on 2-4 threads */
+            tc_pool *pool = threads ? tc_pool_new(threads) : NULL;
+            tc_step_graph *g = NULL;
+            cr_assert_eq(tc_step_graph_build(&one, pool, &g), 0, "%s", jobs[i]);
+            expect_same_graph(one.graph, g, one.n_ranks, jobs[i]);
+            tc_step_graph_free(g);
+            tc_pool_free(pool);
+        }
+        size_t la = 0, lb = 0;
+        char *a = json_of(&one, &la), *b = json_of(&three, &lb);
+        cr_expect(la == lb && memcmp(a, b, la) == 0, "%s: the --json report differs between -j1 and -j3", jobs[i]);
+        cr_expect(strstr(a, "\"critical_path\"") != NULL, "%s: the report has critical paths", jobs[i]);
+        free(a);
+        free(b);
+        tc_job_free(&one);
+        tc_job_free(&three);
+    }
     tu_sh(NULL, "rm -rf %s", dir);
     free(dir);
 }

@@ -1,12 +1,12 @@
-/* step_graph.c: builds the job's step graph (step_graph.h; the rules are docs/definitions.md
- * "Replay") and re-times it. Per rank, in node order: the host block (every runtime call on its CPU
- * thread in time order, a blocking call's start as a node of its own, the step boundaries on the
- * thread that makes the most calls), the GPU block (one node per GPU event, start order) and the
- * arrivals of its collective kernels; then one node per matched instance. Each node's edges are
- * written when the node is, so they come out grouped by target; a topological order is found once
- * (Kahn), a cycle broken by keeping a node at its measured time. One pass of sorts per rank: memory
- * and time linear in events (times a log). */
-#include "step_graph.h"
+/* step_graph_rank.c: one rank's part of the job's step graph (step_graph.h; the rules are
+ * docs/definitions.md "Replay"; the job's part, and the re-timing, are step_graph_job.c). Per rank,
+ * in node order: the host block (every runtime call on its CPU thread in time order, a blocking
+ * call's start as a node of its own, the step boundaries on the thread that makes the most calls),
+ * the GPU block (one node per GPU event, start order) and the arrivals of its collective kernels;
+ * then (the job) one node per matched instance. Each node's edges are written when the node is,
+ * into the builder's window of the edge array, so they come out grouped by target. One pass of
+ * sorts per rank: memory and time linear in events (times a log). */
+#include "step_graph_rank.h"
 #include "step_host.h"
 #include "host_wait.h"
 #include "steps.h"
@@ -22,60 +22,14 @@
 #define EXPLAINED_NS 5000   /* a start this close after what its launch, stream or event wait explains is
                              * explained (the wait's own latency, 1-5 µs on real traces) */
 
-/* ---- the graph's arrays ----------------------------------------------------------------------- */
-
-static int graph_alloc(tc_step_graph *g, size_t n) {
-    g->n = n;
-    g->start0 = malloc((n ? n : 1) * sizeof *g->start0);
-    g->dur = malloc((n ? n : 1) * sizeof *g->dur);
-    g->rank = malloc((n ? n : 1) * sizeof *g->rank);
-    g->ref = malloc((n ? n : 1) * sizeof *g->ref);
-    g->kind = malloc(n ? n : 1);
-    g->flags = calloc(n ? n : 1, 1);
-    g->first = malloc((n + 1) * sizeof *g->first);
-    return g->start0 && g->dur && g->rank && g->ref && g->kind && g->flags && g->first ? 0 : -1;
-}
-
-void tc_step_graph_free(tc_step_graph *g) {
-    if (!g) return;
-    free(g->start0); free(g->dur); free(g->rank); free(g->ref); free(g->kind); free(g->flags); free(g->first);
-    free(g->edges); free(g->order); free(g->shift); free(g->inst_node); free(g->steps); free(g->rank_steps);
-    free(g->slot_number);
-    free(g);
-}
-
-/* ---- building: shared state ------------------------------------------------------------------ */
-
-typedef struct { int64_t end; int32_t device; uint32_t stream; uint32_t event; uint32_t pad; } end_rec;
-
-typedef struct {
-    tc_job *j;
-    tc_step_graph *g;
-    size_t cap_edges;
-    uint32_t next;            /* the next node id to write */
-    int64_t *inst_start;      /* measured aligned start of each instance */
-    uint32_t *mem_inst;       /* instance of each member */
-    uint32_t *arrival;        /* arrival node of each member */
-    size_t *rank_members;     /* members of rank r: by_rank[rank_members[r], rank_members[r + 1]) */
-    uint32_t *by_rank;        /* member indices grouped by rank */
-    /* the rank being built */
-    size_t r;
-    tc_trace *t;
-    uint32_t gpu_base;
-    uint32_t *launch_node;    /* per launch: the node its GPU work is launched from */
-    uint32_t *member_of;      /* per GPU event: its member index, TC_NONE */
-    uint32_t *event_dep;      /* per GPU event: the op its stream waits for by an event (TC_NONE) */
-    uint32_t *member_pred;    /* per member: the stream predecessor of its kernel */
-    end_rec *ends; size_t n_ends; /* the rank's GPU events by (device, end) */
-    end_rec *calls; size_t n_calls; /* the rank's calls by end (device 0, stream: thread, event: node), when
-                                     * it has several threads; else none */
-    int64_t launch_latency;   /* the rank's typical launch latency: op start − launch end */
-} builder;
+typedef tc_sg_builder builder;
+typedef tc_sg_end_rec end_rec;
 
 static int add_edge(builder *b, uint32_t from, uint8_t flags, uint8_t cls, int64_t lag) {
-    tc_step_graph *g = b->g;
-    tc_sg_edge e = {from, flags, cls, 0, lag};
-    return TC_PUSH(g->edges, g->n_edges, b->cap_edges, e);
+    assert(b->n_edges < b->edge_end); /* the windows are bounds (step_graph_job.c, edge_windows) */
+    if (b->n_edges >= b->edge_end) return -1;
+    b->g->edges[b->n_edges++] = (tc_sg_edge){from, flags, cls, 0, lag};
+    return 0;
 }
 
 /* Starts node id b->next: its fields, its edges begin here. Returns its id. */
@@ -88,7 +42,7 @@ static uint32_t new_node(builder *b, uint8_t kind, uint32_t rank, uint32_t ref, 
     g->ref[v] = ref;
     g->start0[v] = start;
     g->dur[v] = dur;
-    g->first[v] = (uint32_t)g->n_edges;
+    g->first[v] = (uint32_t)b->n_edges;
     return v;
 }
 
@@ -176,7 +130,7 @@ static int host_call(builder *b, const tc_sg_host_item *it, uint8_t cls, uint32_
         if (add_edge(b, v, TC_SG_FROM_END, TC_CP_HOST_CPU, 0)) return -1;
         if (we) {
             if (add_edge(b, b->gpu_base + w, TC_SG_FROM_END | TC_SG_TO_END, TC_CP_HOST_SYNC, ret)) return -1;
-            b->g->sync_calls++;
+            b->c.sync_calls++;
         }
         v = c;
     }
@@ -201,7 +155,7 @@ static int poll_call(builder *b, const tc_sg_host_item *it, uint32_t first, int6
         add_edge(b, b->gpu_base + w, TC_SG_FROM_END | TC_SG_TO_END, TC_CP_HOST_SYNC, ret))
         return -1;
     b->launch_node[it->idx] = v;
-    b->g->poll_waits++;
+    b->c.poll_waits++;
     if (*prev == TC_NONE || end > *prev_end) { *prev = v; *prev_end = end; }
     return 0;
 }
@@ -222,7 +176,7 @@ static int host_mark(builder *b, const tc_sg_host_item *it, uint32_t step, bool 
     }
     if (tail != TC_NONE) {
         b->g->steps[step].measured_ns += tail_end - it->ts;
-        b->g->step_tails++;
+        b->c.step_tails++;
         return add_edge(b, b->gpu_base + tail, TC_SG_FROM_END, TC_CP_IDLE, 0);
     }
     if (*prev == TC_NONE || it->ts > *prev_end) { *prev = v; *prev_end = it->ts; }
@@ -416,7 +370,7 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
         expl[n] = ue + (meas[n] < 0 ? meas[n] : 0);
         if (expl[n] >= expl[best]) best = n;
         n++;
-        b->g->event_deps++;
+        b->c.event_deps++;
     }
     if (st - expl[best] > EXPLAINED_NS) { /* unexplained: another stream's op ending just before? */
         size_t at = ends_upto(b, g->device, st);
@@ -429,7 +383,7 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
             nominal[n] = 0;
             expl[n] = u->end;
             best = n++;
-            b->g->inferred_deps++;
+            b->c.inferred_deps++;
             break;
         }
     }
@@ -457,16 +411,16 @@ static int gpu_node(builder *b, uint32_t e, uint32_t pred) {
                                                                                         : TC_CP_TRANSFER_INTER,
                      ev_end(g) - inst_end))
             return -1;
-        b->g->ops++;
+        b->c.ops++;
         return 0;
     }
     tc_sg_edge ed[4];
     size_t ne = 0;
     bool placed = op_start_edges(b, e, pred, ed, &ne); /* an unmatched collective too, with its measured time */
     uint32_t v = new_node(b, TC_SG_OP, rank, e, g->start_ns, g->dur_ns);
-    if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->g->ops_unplaced++; return 0; }
-    b->g->ops++;
-    b->g->ops_unmatched += g->is_comm != 0;
+    if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->c.ops_unplaced++; return 0; }
+    b->c.ops++;
+    b->c.ops_unmatched += g->is_comm != 0;
     for (size_t k = 0; k < ne; k++)
         if (add_edge(b, ed[k].from, ed[k].flags, ed[k].cls, ed[k].lag)) return -1;
     return 0;
@@ -494,191 +448,9 @@ static int gpu_block(builder *b) {
         bool placed = op_start_edges(b, e, b->member_pred[mi], ed, &ne);
         uint32_t v = new_node(b, TC_SG_ARRIVAL, (uint32_t)b->r, e, t->gpu[e].start_ns, 0);
         assert(v == b->arrival[mi]);
-        if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->g->ops--; b->g->ops_unplaced++; }
+        if (!placed) { b->g->flags[v] |= TC_SG_FIXED; b->c.ops--; b->c.ops_unplaced++; }
         for (size_t q = 0; q < ne && !rc; q++) rc = add_edge(b, ed[q].from, ed[q].flags, ed[q].cls, ed[q].lag);
     }
-    return rc;
-}
-
-/* ---- the job --------------------------------------------------------------------------------- */
-
-static size_t sync_calls_of(const tc_trace *t, int *err) {
-    uint8_t *cls = tc_sg_call_classes(t);
-    size_t n = 0;
-    if (!cls) { *err = -1; return 0; }
-    for (size_t i = 0; i < t->n_launches; i++) n += t->launches[i].name != TC_NONE && tc_sg_is_sync_class(cls[t->launches[i].name]);
-    free(cls);
-    return n;
-}
-
-typedef struct { int64_t number; size_t occ, at; } slot_key;
-
-static int cmp_slot_key(const void *a, const void *b) {
-    const slot_key *x = a, *y = b;
-    if (x->number != y->number) return x->number < y->number ? -1 : 1;
-    if (x->occ != y->occ) return x->occ < y->occ ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
-/* g->steps (rank by rank, in each rank's step order) and the job's step slots: one per (number,
- * occurrence of it on its rank), in number order. 0, or -1 out of memory. */
-static int make_slots(tc_job *j, tc_step_graph *g) {
-    size_t total = 0;
-    for (size_t r = 0; r < j->n_ranks; r++) total += j->ranks[r].n_steps;
-    g->steps = calloc(total ? total : 1, sizeof *g->steps);
-    g->rank_steps = calloc(j->n_ranks + 1, sizeof *g->rank_steps);
-    slot_key *k = malloc((total ? total : 1) * sizeof *k);
-    tc_step_span *sp = malloc((total ? total : 1) * sizeof *sp);
-    size_t *occ = malloc((total ? total : 1) * sizeof *occ);
-    g->slot_number = malloc((total ? total : 1) * sizeof *g->slot_number);
-    int rc = -1;
-    if (!g->steps || !g->rank_steps || !k || !sp || !occ || !g->slot_number) goto out;
-    for (size_t r = 0, at = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        g->rank_steps[r] = at;
-        for (size_t s = 0; s < rr->n_steps; s++) sp[s] = (tc_step_span){0, 0, rr->steps[s].number};
-        if (tc_steps_occurrence(sp, rr->n_steps, occ)) goto out;
-        for (size_t s = 0; s < rr->n_steps; s++, at++) {
-            g->steps[at] = (tc_sg_step){(uint32_t)r, 0, TC_NONE, TC_NONE, rr->steps[s].step_time_ns};
-            k[at] = (slot_key){rr->steps[s].number, occ[s], at};
-        }
-    }
-    g->rank_steps[j->n_ranks] = total;
-    tc_sort(k, total, sizeof *k, cmp_slot_key);
-    for (size_t i = 0; i < total; i++) {
-        if (i == 0 || k[i].number != k[i - 1].number || k[i].occ != k[i - 1].occ) g->slot_number[g->n_slots++] = k[i].number;
-        g->steps[k[i].at].slot = (uint32_t)(g->n_slots - 1);
-    }
-    g->n_steps = total;
-    rc = 0;
-out:
-    free(k);
-    free(sp);
-    free(occ);
-    return rc;
-}
-
-/* The members grouped by rank, each member's instance and arrival node, each instance's measured
- * aligned start (the last arrival), each rank's clock shift. rank_nodes[r]: the rank's nodes
- * before its arrivals (host + GPU). 0, or -1 out of memory. */
-static int prepare_members(builder *b, const size_t *rank_nodes) {
-    tc_job *j = b->j;
-    tc_step_graph *g = b->g;
-    size_t nm = j->n_inst_members, nr = j->n_ranks;
-    b->mem_inst = malloc((nm ? nm : 1) * sizeof *b->mem_inst);
-    b->arrival = malloc((nm ? nm : 1) * sizeof *b->arrival);
-    b->by_rank = malloc((nm ? nm : 1) * sizeof *b->by_rank);
-    b->member_pred = malloc((nm ? nm : 1) * sizeof *b->member_pred);
-    b->rank_members = calloc(nr + 1, sizeof *b->rank_members);
-    b->inst_start = malloc((j->n_instances ? j->n_instances : 1) * sizeof *b->inst_start);
-    g->inst_node = malloc((j->n_instances ? j->n_instances : 1) * sizeof *g->inst_node);
-    g->shift = calloc(nr ? nr : 1, sizeof *g->shift);
-    if (!b->mem_inst || !b->arrival || !b->by_rank || !b->member_pred || !b->rank_members || !b->inst_start ||
-        !g->inst_node || !g->shift)
-        return -1;
-    int64_t base0 = nr && j->traces[j->ranks[0].input].has_base ? j->traces[j->ranks[0].input].base_ns : 0;
-    for (size_t r = 0; r < nr; r++) {
-        const tc_trace *t = &j->traces[j->ranks[r].input];
-        g->shift[r] = (t->has_base ? t->base_ns : 0) - base0 - (j->ranks[r].has_clock_offset ? j->ranks[r].clock_offset_ns : 0);
-    }
-    for (size_t m = 0; m < nm; m++) b->rank_members[j->inst_members[m].rank + 1]++;
-    for (size_t r = 0; r < nr; r++) b->rank_members[r + 1] += b->rank_members[r];
-    size_t *fill = malloc((nr ? nr : 1) * sizeof *fill);
-    if (!fill) return -1;
-    memcpy(fill, b->rank_members, nr * sizeof *fill);
-    for (size_t m = 0; m < nm; m++) {
-        uint32_t r = j->inst_members[m].rank;
-        size_t pos = fill[r]++;
-        b->by_rank[pos] = (uint32_t)m;
-        b->arrival[m] = (uint32_t)(rank_nodes[r] + (pos - b->rank_members[r]));
-    }
-    free(fill);
-    for (size_t i = 0; i < j->n_instances; i++) {
-        const tc_coll_instance *in = &j->instances[i];
-        int64_t last = INT64_MIN;
-        for (uint32_t k = in->first; k < in->first + in->n; k++) {
-            const tc_inst_member *mb = &j->inst_members[k];
-            b->mem_inst[k] = (uint32_t)i;
-            int64_t a = j->traces[j->ranks[mb->rank].input].gpu[mb->event].start_ns + g->shift[mb->rank];
-            if (a > last) last = a;
-        }
-        b->inst_start[i] = last;
-    }
-    return 0;
-}
-
-/* Node counts per rank: rank_first[r] its first node, rank_nodes[r] where its arrivals begin (after
- * its host and GPU blocks). Returns the total with the instances; *err -1 out of memory. */
-static size_t count_nodes(const tc_job *j, const tc_step_map *maps, size_t *rank_first, size_t *rank_nodes,
-                          size_t *gpu_events, size_t *sync_calls, int *err) {
-    size_t nr = j->n_ranks, n = 0;
-    *gpu_events = *sync_calls = 0;
-    size_t *members = calloc(nr ? nr : 1, sizeof *members);
-    if (!members) { *err = -1; return 0; }
-    for (size_t m = 0; m < j->n_inst_members; m++) members[j->inst_members[m].rank]++;
-    for (size_t r = 0; r < nr; r++) {
-        const tc_trace *t = &j->traces[j->ranks[r].input];
-        rank_first[r] = n;
-        size_t syncs = sync_calls_of(t, err);
-        n += t->n_launches + syncs + 2 * maps[r].n_steps + t->n_gpu;
-        *gpu_events += t->n_gpu;
-        *sync_calls += syncs;
-        rank_nodes[r] = n;
-        n += members[r];
-    }
-    free(members);
-    return n + j->n_instances;
-}
-
-/* The measured end of node v (a node kept at its measured time when a cycle is broken there). */
-static int64_t measured_dur(const tc_job *j, const tc_step_graph *g, uint32_t v) {
-    const tc_trace *t = g->rank[v] != TC_NONE ? &j->traces[j->ranks[g->rank[v]].input] : NULL;
-    if (g->kind[v] == TC_SG_MEMBER) return t->gpu[g->ref[v]].dur_ns;
-    if (g->kind[v] == TC_SG_SYNC) /* a polling run's last call starts with the run */
-        return t->launches[g->ref[v]].ts_ns + t->launches[g->ref[v]].dur_ns - g->start0[v];
-    return g->dur[v];
-}
-
-/* g->order: Kahn's order over the edges; when every node left waits, the lowest of them is kept at
- * its measured time (a cycle broken) and the walk goes on. 0, or -1 out of memory. */
-static int topo_order(const tc_job *j, tc_step_graph *g) {
-    size_t n = g->n;
-    uint32_t *off = calloc(n + 1, sizeof *off), *succ = malloc((g->n_edges ? g->n_edges : 1) * sizeof *succ);
-    uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
-    g->order = malloc((n ? n : 1) * sizeof *g->order);
-    int rc = -1;
-    if (!off || !succ || !indeg || !g->order) goto out;
-    for (size_t e = 0; e < g->n_edges; e++) off[g->edges[e].from + 1]++;
-    for (size_t v = 0; v < n; v++) off[v + 1] += off[v];
-    for (size_t v = 0; v < n; v++) {
-        indeg[v] = g->first[v + 1] - g->first[v];
-        for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++) succ[off[g->edges[e].from]++] = (uint32_t)v;
-    }
-    for (size_t v = n; v > 0; v--) off[v] = off[v - 1];
-    off[0] = 0;
-    size_t head = 0, tail = 0, cursor = 0;
-    for (size_t v = 0; v < n; v++) if (!indeg[v]) { indeg[v] = TC_NONE; g->order[tail++] = (uint32_t)v; }
-    while (head < n) {
-        if (head == tail) { /* a cycle: keep its lowest waiting node where it was measured */
-            while (indeg[cursor] == TC_NONE) cursor++;
-            g->dur[cursor] = measured_dur(j, g, (uint32_t)cursor);
-            g->flags[cursor] |= TC_SG_FIXED;
-            if (g->kind[cursor] == TC_SG_OP || g->kind[cursor] == TC_SG_MEMBER) { g->ops--; g->ops_unplaced++; }
-            g->cycle_breaks++;
-            indeg[cursor] = TC_NONE;
-            g->order[tail++] = (uint32_t)cursor;
-        }
-        uint32_t v = g->order[head++];
-        for (uint32_t k = off[v]; k < off[v + 1]; k++) {
-            uint32_t s = succ[k];
-            if (indeg[s] != TC_NONE && --indeg[s] == 0) { indeg[s] = TC_NONE; g->order[tail++] = s; }
-        }
-    }
-    rc = 0;
-out:
-    free(off);
-    free(succ);
-    free(indeg);
     return rc;
 }
 
@@ -703,14 +475,12 @@ static int rank_ends(builder *b) {
     return 0;
 }
 
-/* Rank r's nodes: host block, GPU block, arrivals. */
-static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_first, size_t rank_nodes) {
+int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gpu_first) {
     tc_job *j = b->j;
-    b->r = r;
+    size_t r = b->r;
     b->t = &j->traces[j->ranks[r].input];
     const tc_trace *t = b->t;
-    assert(b->next == rank_first);
-    b->gpu_base = (uint32_t)(rank_nodes - t->n_gpu);
+    b->gpu_base = (uint32_t)gpu_first;
     b->launch_node = malloc((t->n_launches ? t->n_launches : 1) * sizeof *b->launch_node);
     b->member_of = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->member_of);
     b->event_dep = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->event_dep);
@@ -720,7 +490,7 @@ static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_
         for (size_t k = b->rank_members[r]; k < b->rank_members[r + 1]; k++)
             b->member_of[j->inst_members[b->by_rank[k]].event] = b->by_rank[k];
         for (size_t l = 0; l < t->n_launches; l++) b->launch_node[l] = TC_NONE;
-        rc = host_block(b, map, b->g->rank_steps[r]);
+        rc = host_block(b, map, first);
     }
     if (!rc) { assert(b->next == b->gpu_base); rc = gpu_block(b); }
     free(b->launch_node);
@@ -732,8 +502,7 @@ static int build_rank(builder *b, size_t r, const tc_step_map *map, size_t rank_
     return rc;
 }
 
-/* The instance nodes: each starts when its last rank's kernel has started (aligned clocks). */
-static int instance_nodes(builder *b) {
+int tc_sg_instance_nodes(builder *b) {
     tc_job *j = b->j;
     for (size_t i = 0; i < j->n_instances; i++) {
         const tc_coll_instance *in = &j->instances[i];
@@ -743,68 +512,4 @@ static int instance_nodes(builder *b) {
             if (add_edge(b, b->arrival[k], 0, TC_CP_IDLE, b->g->shift[j->inst_members[k].rank])) return -1;
     }
     return 0;
-}
-
-static void builder_free(builder *b) {
-    free(b->inst_start); free(b->mem_inst); free(b->arrival); free(b->rank_members); free(b->by_rank);
-    free(b->member_pred);
-}
-
-int tc_step_graph_build(tc_job *j, tc_step_graph **out) {
-    *out = NULL;
-    size_t nr = j->n_ranks, steps = 0;
-    tc_step_map *maps = calloc(nr ? nr : 1, sizeof *maps);
-    size_t *rank_first = malloc((nr ? nr : 1) * sizeof *rank_first), *rank_nodes = malloc((nr ? nr : 1) * sizeof *rank_nodes);
-    builder b = {.j = j};
-    int rc = maps && rank_first && rank_nodes ? 0 : -1;
-    for (size_t r = 0; r < nr && !rc; r++) {
-        rc = tc_steps_spans(&j->traces[j->ranks[r].input], &maps[r]);
-        if (!rc && maps[r].n_steps != j->ranks[r].n_steps) tc_step_map_free(&maps[r]); /* not the analysis's steps */
-        steps += maps[r].n_steps;
-    }
-    tc_step_graph *g = NULL;
-    if (rc || !steps) goto out;
-    g = calloc(1, sizeof *g);
-    b.g = g;
-    size_t gpu_events = 0, sync_calls = 0;
-    size_t n = g ? count_nodes(j, maps, rank_first, rank_nodes, &gpu_events, &sync_calls, &rc) : 0;
-    rc = !g || rc || n >= TC_NONE || graph_alloc(g, n) || make_slots(j, g) || prepare_members(&b, rank_nodes) ? -1 : 0;
-    if (!rc) { /* room once: at most 4 edges a GPU op or arrival, 3 a sync, 2 a member or other host node,
-                * an instance's one per member */
-        b.cap_edges = 2 * n + 3 * gpu_events + 4 * j->n_inst_members + sync_calls;
-        g->edges = malloc(b.cap_edges * sizeof *g->edges);
-        if (!g->edges) rc = -1;
-    }
-    for (size_t i = 0; i < j->n_instances && !rc; i++) g->inst_node[i] = (uint32_t)(n - j->n_instances + i);
-    for (size_t r = 0; r < nr && !rc; r++) rc = build_rank(&b, r, &maps[r], rank_first[r], rank_nodes[r]);
-    if (!rc) rc = instance_nodes(&b);
-    if (!rc) { assert(b.next == n); g->first[n] = (uint32_t)g->n_edges; g->n_instances = j->n_instances; rc = topo_order(j, g); }
-out:
-    for (size_t r = 0; maps && r < nr; r++) tc_step_map_free(&maps[r]);
-    free(maps);
-    free(rank_first);
-    free(rank_nodes);
-    builder_free(&b);
-    if (rc) tc_step_graph_free(g);
-    else *out = g;
-    return rc;
-}
-
-void tc_step_graph_retime(const tc_step_graph *g, const int64_t *transfer_ns, int64_t *start, int64_t *end) {
-    for (size_t k = 0; k < g->n; k++) {
-        uint32_t v = g->order[k];
-        int64_t s = g->start0[v], d = g->dur[v];
-        if (g->kind[v] == TC_SG_INSTANCE && transfer_ns) d = transfer_ns[g->ref[v]];
-        if (g->flags[v] & TC_SG_FIXED) { start[v] = s; end[v] = s + d; continue; }
-        int64_t s_max = INT64_MIN, e_max = INT64_MIN;
-        for (uint32_t e = g->first[v]; e < g->first[v + 1]; e++) {
-            const tc_sg_edge *ed = &g->edges[e];
-            int64_t t = ((ed->flags & TC_SG_FROM_END) ? end[ed->from] : start[ed->from]) + ed->lag;
-            if (ed->flags & TC_SG_TO_END) { if (t > e_max) e_max = t; }
-            else if (t > s_max) s_max = t;
-        }
-        if (s_max != INT64_MIN) s = s_max;
-        start[v] = s;
-        end[v] = s + d > e_max ? s + d : e_max;
-    }
 }
