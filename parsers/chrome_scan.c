@@ -166,6 +166,11 @@ __attribute__((always_inline)) static inline size_t scan_value(const char *b, si
         i = v;
     after_value:
         if (depth == 0) return i;
+        if (i + 2 < end && b[i] == ',' && b[i + 1] == ' ' && !is_json_ws(b[i + 2])) { /* Kineto's ", " */
+            i += 2;
+            if (open[depth - 1] == '[') continue;
+            goto at_key;
+        }
         i = skip_json_ws(b, i, end, ix);
         if (i >= end) return 0;
         if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) {
@@ -180,6 +185,10 @@ __attribute__((always_inline)) static inline size_t scan_value(const char *b, si
     at_key:
         if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end, ix))) return 0;
         PUT(TK_KEY, i + 1, v - i - 2);
+        if (v + 2 < end && b[v] == ':' && b[v + 1] == ' ' && !is_json_ws(b[v + 2])) { /* Kineto's ": " */
+            i = v + 2;
+            continue;
+        }
         i = skip_json_ws(b, v, end, ix);
         if (i >= end || b[i] != ':') return 0;
         i = skip_json_ws(b, i + 1, end, ix);
@@ -321,10 +330,13 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
             if (i >= end || b[i] != '"' || !(k = plain_string_end(b, i, end, ix))) return 0;
             PUT_TOP(TK_KEY, i + 1, k - i - 2);
             size_t key = i + 1;
-            i = skip_json_ws(b, k, end, ix);
-            if (i >= end || b[i] != ':') return 0;
-            i = skip_json_ws(b, i + 1, end, ix);
-            if (i >= end) return 0;
+            if (k + 2 < end && b[k] == ':' && b[k + 1] == ' ' && !is_json_ws(b[k + 2])) i = k + 2; /* Kineto's ": " */
+            else {
+                i = skip_json_ws(b, k, end, ix);
+                if (i >= end || b[i] != ':') return 0;
+                i = skip_json_ws(b, i + 1, end, ix);
+                if (i >= end) return 0;
+            }
             size_t v, n0 = s ? s->n : 0;
             char c = b[i];
             if (c == '"') {
@@ -342,6 +354,10 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
             if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0)) {
                 judge = false;
                 if (!s) return 0;
+            }
+            if (v + 2 < end && b[v] == ',' && b[v + 1] == ' ' && b[v + 2] == '"') { /* Kineto's ", " */
+                i = v + 2;
+                continue;
             }
             i = skip_json_ws(b, v, end, ix);
             if (i >= end) return 0;
