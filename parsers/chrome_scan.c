@@ -30,8 +30,9 @@
  *  - a ',' follows it, so yajl, which then sees neither the event nor its comma, still expects a
  *    value next.
  * Any other event for which the first two rules and the last one hold (a kernel, a launch, a FLOP
- * op, a step, ...) is read without yajl too: scan_value writes its tokens down as it checks it,
- * and ct_emit_event calls the callbacks yajl would call for them, in the same order with the same
+ * op, a step, ...) is read without yajl too: one walk (event_walk) checks it, writes its tokens down
+ * and reads its fate, so an event that matters is not walked again from its '{', and
+ * ct_emit_event calls the callbacks yajl would call for them, in the same order with the same
  * bytes (a string's text between its quotes, a number's text), so the same record results. This
  * parser is cheaper than yajl's because it knows the event is whole and plain before the first
  * callback: no token can straddle two feeds and no string needs decoding.
@@ -40,8 +41,9 @@
 
 #define SKIP_MAX_DEPTH 32
 
-/* space, tab, LF, CR: bits 32, 9, 10, 13 */
-static inline bool is_json_ws(char c) { return (unsigned char)c <= ' ' && (0x100002600ull >> (unsigned char)c & 1); }
+/* space, tab, LF, CR, by a table: a load and a test where the walk asks most */
+static const bool json_ws[256] = {[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true};
+static inline bool is_json_ws(char c) { return json_ws[(unsigned char)c]; }
 
 /* Offset of the first byte in b[i, end) that is not an ASCII digit, or end: 8 bytes at a time
  * (a byte below '0' borrows into its top bit, one above '9' carries into it; the bytes before the
@@ -76,7 +78,7 @@ __attribute__((always_inline)) static inline size_t plain_string_end(const char 
 }
 
 /* Offset just past the JSON number at b[i], or 0 when it is not one by the JSON grammar. */
-static size_t number_end(const char *b, size_t i, size_t end) {
+__attribute__((always_inline)) static inline size_t number_end(const char *b, size_t i, size_t end) {
     if (i < end && b[i] == '-') i++;
     if (i >= end) return 0;
     if (b[i] == '0') i++;
@@ -118,10 +120,12 @@ __attribute__((always_inline)) static inline size_t skip_json_ws(const char *b, 
     return i;
 }
 
-/* Offset just past the JSON value at b[i] (any nesting up to SKIP_MAX_DEPTH), or 0 when it is
- * not valid by yajl's grammar, holds an escape or runs past end. With a sink, its tokens are
- * written there too, in the order yajl would call back for them (0 when more than the sink holds). */
-static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, const vs_index *ix) {
+/* Offset just past the JSON value at b[i] (any nesting up to max_depth <= SKIP_MAX_DEPTH), or 0 when
+ * it is not valid by yajl's grammar, holds an escape or runs past end. With a sink, its tokens are
+ * written there too, in the order yajl would call back for them (0 when more than the sink holds).
+ * Always inlined into its two callers, so the walk without a sink tests for none. */
+__attribute__((always_inline)) static inline size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink,
+                                                               const vs_index *ix, int max_depth) {
 #define PUT(k, a, l) do { \
         if (sink) { \
             if (sink->n == TOK_CAP) return 0; \
@@ -135,7 +139,7 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, co
         if (i >= end) return 0;
         char c = b[i];
         if (c == '{' || c == '[') {
-            if (depth == SKIP_MAX_DEPTH) return 0;
+            if (depth == max_depth) return 0;
             PUT(c == '{' ? TK_OPEN_MAP : TK_OPEN_ARRAY, i, 1);
             open[depth++] = c;
             i = skip_json_ws(b, i + 1, end, ix);
@@ -162,6 +166,11 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, co
         i = v;
     after_value:
         if (depth == 0) return i;
+        if (i + 2 < end && b[i] == ',' && b[i + 1] == ' ' && !is_json_ws(b[i + 2])) { /* Kineto's ", " */
+            i += 2;
+            if (open[depth - 1] == '[') continue;
+            goto at_key;
+        }
         i = skip_json_ws(b, i, end, ix);
         if (i >= end) return 0;
         if (b[i] == (open[depth - 1] == '{' ? '}' : ']')) {
@@ -176,6 +185,10 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, co
     at_key:
         if (i >= end || b[i] != '"' || !(v = plain_string_end(b, i, end, ix))) return 0;
         PUT(TK_KEY, i + 1, v - i - 2);
+        if (v + 2 < end && b[v] == ':' && b[v + 1] == ' ' && !is_json_ws(b[v + 2])) { /* Kineto's ": " */
+            i = v + 2;
+            continue;
+        }
         i = skip_json_ws(b, v, end, ix);
         if (i >= end || b[i] != ':') return 0;
         i = skip_json_ws(b, i + 1, end, ix);
@@ -183,7 +196,12 @@ static size_t scan_value(const char *b, size_t i, size_t end, tok_sink *sink, co
 #undef PUT
 }
 
-static size_t value_end(const char *b, size_t i, size_t end, const vs_index *ix) { return scan_value(b, i, end, NULL, ix); }
+static size_t value_end(const char *b, size_t i, size_t end, const vs_index *ix) {
+    return scan_value(b, i, end, NULL, ix, SKIP_MAX_DEPTH);
+}
+static size_t value_tokens(const char *b, size_t i, size_t end, tok_sink *sink, const vs_index *ix, int max_depth) {
+    return scan_value(b, i, end, sink, ix, max_depth);
+}
 
 typedef struct { size_t at, len; bool is_string; bool seen; } span;
 
@@ -236,66 +254,130 @@ static event_fate_kind event_fate(const char *b, const span *ph, const span *cat
     return FATE_HOST;
 }
 
-/* When the '{' at b[i] opens an event that is handled here (see above) and a ',' follows it
- * (whitespace aside), the offset just past that comma, with *ev saying what it makes; else 0.
- * Leaves as soon as a key's value shows the event matters (a kernel, a FLOP op): most events are
- * judged on their first keys. */
-static size_t skippable_event_end(const char *b, size_t i, size_t end, fast_event *ev, const vs_index *ix) {
-    span ph = {0}, cat = {0}, ts = {0}, dur = {0};
-    bool dims = false; /* its args hold "Input Dims": a cpu_op with them keeps its op key (yajl's path) */
+/* What the walk of an event (event_walk) has read for its fate so far: its spans and whether its
+ * args hold "Input Dims" (a cpu_op with them keeps its op key: yajl's path). */
+typedef struct {
+    span ph, cat, ts, dur;
+    bool dims;
+} judged;
+
+/* Does the value b[i, v) of an "args" key hold the string "Input Dims" (a key or a value, at any
+ * depth)? By its tokens from toks[n0] on when they were written down, else by its bytes: with plain
+ * strings, "\"Input Dims\"" can only be such a string. */
+static bool holds_input_dims(const char *b, size_t i, size_t v, const tok_sink *s, size_t n0) {
+    if (!s) return memmem(b + i, v - i, "\"Input Dims\"", 12) != NULL;
+    for (size_t k = n0; k < s->n; k++)
+        if (s->t[k].len == 10 && (s->t[k].kind == TK_KEY || s->t[k].kind == TK_STRING) && memcmp(b + s->t[k].at, "Input Dims", 10) == 0)
+            return true;
+    return false;
+}
+
+/* Reads key b[key, key + kl)'s value b[i, v) for the event's fate (see above). False when the event
+ * can no longer be handled here without its callbacks: a kernel, a launch or a FLOP op (judged as
+ * soon as its category or name is read), or a pid or tid that is neither a string nor a number. */
+static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_t v, judged *j, fast_event *ev,
+                      const tok_sink *s, size_t n0) {
+    span *slot = NULL;
+    if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &j->ph;
+    else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &j->ts;
+    else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &j->cat;
+    else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &j->dur;
+    else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
+    else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
+    else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
+    else if (kl == 4 && !j->dims && b[i] == '{' && memcmp(key, "args", 4) == 0 &&
+             (!j->cat.seen || ct_classify_cat((const unsigned char *)b + j->cat.at, j->cat.len) == CAT_CPU_OP))
+        j->dims = holds_input_dims(b, i, v, s, n0);
+    if (!slot) return true;
+    bool str = b[i] == '"';
+    /* a pid or tid that is not a string or a number: yajl's path keeps other text */
+    if ((slot == &ev->pid || slot == &ev->tid) && !str && b[i] != '-' && !(b[i] >= '0' && b[i] <= '9')) return false;
+    *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
+    return !((slot == &j->cat || slot == &ev->name) && complete_event_matters(b, &j->ph, &j->cat, &ev->name));
+}
+
+/* The one walk of the event whose '{' is at b[i]. When it is valid by yajl's grammar with plain
+ * strings, lies wholly in b[i, end) and a ',' follows it (whitespace aside), the offset just past
+ * that comma, with *emit saying how it is handled: false, here (see above; *ev says what it makes);
+ * true, by ct_emit_event from its tokens in p->toks. Else, or when it must be emitted but holds more
+ * than TOK_CAP tokens or nests deeper than SKIP_MAX_DEPTH, 0. Its tokens are written down as it is
+ * checked, and its keys read for its fate until it is known to matter (a kernel, a FLOP op), so
+ * every event is walked once; Kineto's prefix "ph": "X", "cat": "kernel" says so at once. */
+static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, fast_event *ev, bool *emit, const vs_index *ix) {
+    judged j = {0};
+    tok_sink *s = &p->toks; /* NULL once the tokens cannot be handed over */
+#define PUT_TOP(k, a, l) do { \
+        if (s && s->n == TOK_CAP) s = NULL; \
+        if (s) s->t[s->n++] = (tok){(a), (l), (k)}; \
+        else if (!judge) return 0; \
+    } while (0)
     memset(ev, 0, sizeof *ev);
+    s->n = 1;
+    s->t[0] = (tok){i, 1, TK_OPEN_MAP};
     i = skip_json_ws(b, i + 1, end, ix);
-    if (end - i < 64) return 0;
-    /* Kineto writes complete events as "ph": "X", "cat": "...": those that always matter (a
-     * kernel, a launch, a copy, a GPU annotation) are known from that prefix alone; in other
-     * layouts the loop below leaves at the category */
+    bool judge = end - i >= 64; /* its fate is read (else its callbacks are called) */
     static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
-    if (memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
+    if (judge && memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
         const char *c = b + i + sizeof x_cat - 1;
         if (memcmp(c, "kernel\"", 7) == 0 || memcmp(c, "cuda_runtime\"", 13) == 0 || memcmp(c, "gpu_mem", 7) == 0 ||
             memcmp(c, "gpu_user_annotation\"", 20) == 0)
-            return 0;
+            judge = false;
     }
-    for (;;) {
-        if (i >= end || b[i] != '"') return 0;
-        size_t k = plain_string_end(b, i, end, ix);
-        if (!k) return 0;
-        const char *key = b + i + 1;
-        size_t kl = k - i - 2;
-        span *slot = NULL;
-        if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &ph;
-        else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &ts;
-        else if (kl == 3 && memcmp(key, "cat", 3) == 0) slot = &cat;
-        else if (kl == 3 && memcmp(key, "dur", 3) == 0) slot = &dur;
-        else if (kl == 3 && memcmp(key, "pid", 3) == 0) slot = &ev->pid;
-        else if (kl == 3 && memcmp(key, "tid", 3) == 0) slot = &ev->tid;
-        else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
-        i = skip_json_ws(b, k, end, ix);
-        if (i >= end || b[i] != ':') return 0;
-        i = skip_json_ws(b, i + 1, end, ix);
-        size_t v = i < end && b[i] == '"' ? plain_string_end(b, i, end, ix) : value_end(b, i, end, ix);
-        if (!v) return 0;
-        if (kl == 4 && !dims && b[i] == '{' && memcmp(key, "args", 4) == 0 &&
-            (!cat.seen || ct_classify_cat((const unsigned char *)b + cat.at, cat.len) == CAT_CPU_OP))
-            dims = memmem(b + i, v - i, "\"Input Dims\"", 12) != NULL;
-        if (slot) {
-            bool str = b[i] == '"';
-            /* a pid or tid that is not a string or a number: yajl's path keeps other text */
-            if ((slot == &ev->pid || slot == &ev->tid) && !str && b[i] != '-' && !(b[i] >= '0' && b[i] <= '9')) return 0;
-            *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
-            /* judged early: a kernel, a launch or a FLOP op goes to yajl without reading on */
-            if ((slot == &cat || slot == &ev->name) && complete_event_matters(b, &ph, &cat, &ev->name)) return 0;
+    if (i < end && b[i] == '}') judge = false; /* {}: an event without keys is emitted */
+    else
+        for (;;) {
+            size_t k;
+            if (i >= end || b[i] != '"' || !(k = plain_string_end(b, i, end, ix))) return 0;
+            PUT_TOP(TK_KEY, i + 1, k - i - 2);
+            size_t key = i + 1;
+            if (k + 2 < end && b[k] == ':' && b[k + 1] == ' ' && !is_json_ws(b[k + 2])) i = k + 2; /* Kineto's ": " */
+            else {
+                i = skip_json_ws(b, k, end, ix);
+                if (i >= end || b[i] != ':') return 0;
+                i = skip_json_ws(b, i + 1, end, ix);
+                if (i >= end) return 0;
+            }
+            size_t v, n0 = s ? s->n : 0;
+            char c = b[i];
+            if (c == '"') {
+                if (!(v = plain_string_end(b, i, end, ix))) return 0;
+                PUT_TOP(TK_STRING, i + 1, v - i - 2);
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                if (!(v = number_end(b, i, end))) return 0;
+                PUT_TOP(TK_NUMBER, i, v - i);
+            } else if (!s || !(v = value_tokens(b, i, end, s, ix, SKIP_MAX_DEPTH - 1))) {
+                /* too many tokens, or nested too deep for the '{' around it: still handled here when
+                 * its fate allows */
+                if (!judge || !(v = value_end(b, i, end, ix))) return 0;
+                s = NULL;
+            }
+            if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0)) {
+                judge = false;
+                if (!s) return 0;
+            }
+            if (v + 2 < end && b[v] == ',' && b[v + 1] == ' ' && b[v + 2] == '"') { /* Kineto's ", " */
+                i = v + 2;
+                continue;
+            }
+            i = skip_json_ws(b, v, end, ix);
+            if (i >= end) return 0;
+            if (b[i] == '}') break;
+            if (b[i] != ',') return 0;
+            i = skip_json_ws(b, i + 1, end, ix);
         }
-        i = skip_json_ws(b, v, end, ix);
-        if (i >= end) return 0;
-        if (b[i] == '}') break;
-        if (b[i] != ',') return 0;
-        i = skip_json_ws(b, i + 1, end, ix);
-    }
-    ev->fate = event_fate(b, &ph, &cat, &ev->name, &ts, &dur, ev);
-    if (ev->fate == FATE_YAJL || (dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP)) return 0;
+    PUT_TOP(TK_CLOSE_MAP, i, 1);
+#undef PUT_TOP
     i = skip_json_ws(b, i + 1, end, ix);
-    return i < end && b[i] == ',' ? i + 1 : 0;
+    if (i >= end || b[i] != ',') return 0;
+    if (judge) {
+        ev->fate = event_fate(b, &j.ph, &j.cat, &ev->name, &j.ts, &j.dur, ev);
+        if (ev->fate != FATE_YAJL && !(j.dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP)) {
+            *emit = false;
+            return i + 1;
+        }
+    }
+    *emit = true;
+    return s ? i + 1 : 0;
 }
 
 /* True when the parser stands where an element of the events array may begin: inside it, and
@@ -325,6 +407,12 @@ static bool may_start_element(const char *buf, size_t from, size_t at, size_t re
     return i == resume || (i > from && (buf[i - 1] == ',' || buf[i - 1] == '['));
 }
 
+/* Is b[i, end) whitespace alone? */
+static inline bool only_ws(const char *b, size_t i, size_t end) {
+    while (i < end && is_json_ws(b[i])) i++;
+    return i == end;
+}
+
 /* Offset of the first '{' in b[i, end), or end. Inline: braces are a hundred bytes apart, too
  * close for a memchr call each. */
 static size_t next_brace(const char *b, size_t i, size_t end) {
@@ -337,17 +425,6 @@ static size_t next_brace(const char *b, size_t i, size_t end) {
 #endif
     while (i < end && b[i] != '{') i++;
     return i;
-}
-
-/* When the '{' at b[i] opens an event that is valid JSON by yajl's grammar with plain strings (no
- * escape or control byte), holds at most TOK_CAP tokens, lies wholly in b[i, end) and is followed by
- * a ',' (whitespace aside), the offset just past that comma, with its tokens in p->toks; else 0. */
-static size_t event_tokens(tc_ct_parser *p, const char *b, size_t i, size_t end, const vs_index *ix) {
-    p->toks.n = 0;
-    size_t v = scan_value(b, i, end, &p->toks, ix);
-    if (!v) return 0;
-    v = skip_json_ws(b, v, end, ix);
-    return v < end && b[v] == ',' ? v + 1 : 0;
 }
 
 /* Passes bytes [from, to) of the current chunk to yajl, but for the events handled here (see
@@ -366,10 +443,12 @@ int ct_pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
          * the ones a walk from there would see */
         const vs_index *w = ix && !vs_brace_in_string(ix, at) ? ix : NULL;
         fast_event ev;
-        size_t end = skippable_event_end(buf, at, to, &ev, w);
-        bool emit = !end;
-        if (emit && !(end = event_tokens(p, buf, at, to, w))) continue;
-        if (ct_yajl_feed(p, buf, seg, at)) return -1;
+        bool emit;
+        size_t end = event_walk(p, buf, at, to, &ev, &emit, w);
+        if (!end) continue;
+        /* only whitespace since the event handled here last: yajl, which stopped before that
+         * event's '{' (after a '[', a ',' or whitespace), would read nothing from it */
+        if (!(seg == resume && only_ws(buf, seg, at)) && ct_yajl_feed(p, buf, seg, at)) return -1;
         seg = at;
         if (!at_element_start(p, buf, from, at, resume)) continue;
         if (emit) {

@@ -4,7 +4,9 @@
  * across blocks and chunks, control bytes, UTF-8); and every path parses the samples, generated
  * traces in the four layouts (plain and with escapes planted) and broken documents exactly as the
  * byte scanner without an index does: the same records and strings, the same events handled before
- * yajl and read without it, the same errors at the same offsets, whole and in odd-sized chunks. */
+ * yajl and read without it, the same errors at the same offsets, whole and in odd-sized chunks;
+ * and the one walk per event (event_walk) decides as the two walks before it did (pinned counts,
+ * events broken at each point of the walk). */
 #include "parsers/chrome_trace.h"
 #include "parsers/vscan.h"
 #include "testutil.h"
@@ -321,4 +323,94 @@ Test(vscan, the_environment_chooses_a_supported_path) {
     cr_assert_eq(vs_choose(""), best);
     cr_assert_eq(vs_choose("avx2"), vs_supported(VS_AVX2) ? VS_AVX2 : best);
     cr_assert_eq(vs_choose("sse2"), vs_supported(VS_SSE2) ? VS_SSE2 : best);
+}
+
+/* ---- the one walk (event_walk) ------------------------------------------------------------------ */
+
+/* "[" + ev + tail: ev is the first element. */
+static char *one_event_doc(const char *ev, const char *tail) {
+    size_t n = strlen(ev), m = strlen(tail);
+    char *d = malloc(n + m + 2);
+    d[0] = '[';
+    memcpy(d + 1, ev, n);
+    memcpy(d + 1 + n, tail, m + 1);
+    return d;
+}
+
+/* A cpu_op named name whose args hold "v": an array nested `depth` deep (depth 1: [0]), or a flat
+ * array of `count` zeros. */
+static char *big_event(const char *name, int depth, int count) {
+    char *e = malloc(4096 + 3 * (size_t)count);
+    int o = sprintf(e, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 3, \"args\": {\"v\": ", name);
+    for (int k = 0; k < depth; k++) e[o++] = '[';
+    for (int k = 0; k < count; k++) o += sprintf(e + o, k ? ", 0" : "0");
+    for (int k = 0; k < depth; k++) e[o++] = ']';
+    strcpy(e + o, "}}");
+    return e;
+}
+
+/* Parses "[" + ev + tail whole by the byte scanner and checks how ev was handled (fast: counted
+ * before yajl; emitted: its callbacks called from its tokens; neither: read by yajl), then that
+ * every path agrees, whole, in chunks and cut anywhere, and with each byte of the event broken. */
+static void check_walk(const char *tail, const char *ev, uint64_t fast, uint64_t emitted, const char *what) {
+    char *doc = one_event_doc(ev, tail);
+    size_t n = strlen(doc);
+    tc_trace t;
+    parse_out r = parse_path(doc, n, VS_NONE, 0, false, &t);
+    tc_trace_free(&t);
+    cr_assert_eq(r.rc, 0, "%s: %s", what, r.error);
+    cr_assert_eq(r.fast, fast, "%s: handled before yajl %llu", what, (unsigned long long)r.fast);
+    cr_assert_eq(r.emitted, emitted, "%s: emitted %llu", what, (unsigned long long)r.emitted);
+    check_paths(doc, n, what, true);
+    size_t evn = strlen(ev);
+    static const char breakers[] = {'x', '"', '}', ',', '\\', '\x01'};
+    for (size_t i = 0; i < evn; i += 1 + evn / 40) { /* malformed at each point of the walk: yajl's error, on every path */
+        char *bad = strdup(doc);
+        bad[1 + i] = breakers[i % sizeof breakers];
+        char how[96];
+        snprintf(how, sizeof how, "%s, byte %zu broken", what, i);
+        check_paths(bad, n, how, false);
+        free(bad);
+    }
+    free(doc);
+}
+
+#define K ", " KE("end") "]" /* a kernel last: yajl reads it */
+
+Test(vscan, one_walk_judges_checks_and_writes_tokens_down) {
+    /* counted: an op without "Input Dims"; emitted from the same walk: one with them (by key or as a
+     * string), a FLOP op (known at its name), args first (a re-saved trace's sorted keys), a
+     * category that matters first and is overwritten later, a pid that is not a string or number,
+     * a phase that is not a string, a ProfilerStep, an empty object */
+    check_walk(K, EV("aten::zero_", ""), 1, 0, "plain cpu_op");
+    check_walk(K, EV("aten::linear", ", \"args\": {\"External id\": 4, \"Input Dims\": [[4, 4], []], \"Input type\": [\"float\"]}"), 0, 1,
+               "cpu_op with Input Dims");
+    check_walk(K, EV("aten::relu", ", \"args\": {\"note\": \"Input Dims\"}"), 0, 1, "Input Dims as a string value");
+    check_walk(K, EV("aten::relu", ", \"args\": {\"Input Dimsx\": 1, \"x\": \"Input Dim\"}"), 1, 0, "near Input Dims");
+    check_walk(K, EV("aten::mm", ", \"args\": {\"Input Dims\": [[2, 3], [3, 4]]}"), 0, 1, "FLOP op");
+    check_walk(K, "{\"args\": {\"Input Dims\": [[1]]}, \"cat\": \"cpu_op\", \"dur\": 3, \"name\": \"aten::relu\", \"ph\": \"X\", \"pid\": 1, "
+               "\"tid\": 2, \"ts\": 10}",
+               0, 1, "args first");
+    check_walk(K, "{\"ph\": \"X\", \"cat\": \"kernel\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 3}",
+               0, 1, "kernel then cpu_op");
+    check_walk(K, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": [1], \"tid\": 2, \"ts\": 10, \"dur\": 3, \"x\": 0}", 0, 1,
+               "pid an array");
+    check_walk(K, "{\"ph\": 1, \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 3, \"x\": true}", 0, 1,
+               "ph a number");
+    check_walk(K, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 3}", 0,
+               1, "ProfilerStep");
+    check_walk(K, "{\"ph\": \"s\", \"id\": 1001, \"pid\": 1, \"tid\": 2, \"ts\": 7290.000, \"cat\": \"ac2g\", \"name\": \"ac2g\"}", 1, 0, "flow");
+    check_walk(K, "{}", 0, 1, "empty");
+    check_walk(", {}]", "{\"ph\": \"i\", \"name\": \"a\"}", 0, 1, "within 64 bytes of the end: emitted");
+    /* too deep or too many tokens for the sink: counted when its fate allows, else yajl's */
+    static const struct { const char *name; int depth, count; uint64_t fast, emitted; } big[] = {
+        {"aten::add", 31, 1, 1, 0}, {"aten::mm", 31, 1, 0, 0}, {"aten::mm", 30, 1, 0, 1}, {"aten::add", 32, 1, 0, 0},
+        {"aten::add", 1, 600, 1, 0}, {"aten::mm", 1, 600, 0, 0}, {"aten::mm", 1, 490, 0, 1}, {"aten::mm", 1, 491, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof big / sizeof big[0]; k++) {
+        char *e = big_event(big[k].name, big[k].depth, big[k].count), what[64];
+        snprintf(what, sizeof what, "%s nested %d, %d values", big[k].name, big[k].depth, big[k].count);
+        check_walk(K, e, big[k].fast, big[k].emitted, what);
+        free(e);
+    }
 }
