@@ -28,7 +28,7 @@ static inline size_t four_digit_runs(const char *s, size_t len, uint64_t *m) {
  * ("7600.000", "416.667": Kineto writes times with three decimals). True with *out set, the value
  * parse_plain gives (at most 18 digits after scaling: nothing rounds or overflows); false, and
  * parse_plain decides. */
-static inline bool parse_fixed(const char *s, size_t len, int scale, int64_t *out) {
+__attribute__((always_inline)) static inline bool parse_fixed(const char *s, size_t len, int scale, int64_t *out) {
     bool dot = scale == 3 && len >= 5 && s[len - 4] == '.';
     size_t n = dot ? len - 4 : len;
     if (n == 0 || n > 15 || (scale != 0 && !dot)) return false;
