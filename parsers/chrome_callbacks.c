@@ -219,7 +219,9 @@ static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, si
         break;
     case K_PID:
         small_set(&ev->pid, s, len);
-        ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+        /* "0" and 0 alike. Read from the kept text by ct_finish_event, and only for GPU events (the
+         * device), unless small_set cut it: then now, from the whole text */
+        if (len >= SMALL - 1) ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value);
         break;
     case K_TID: small_set(&ev->tid, s, len); break;
     case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
