@@ -192,7 +192,7 @@ static int keep_text(tc_ct_parser *p, grown_text *t, bool *set, const char *c, s
 }
 
 /* An event's own scalar under its key k (scalar_in, frame F_EVENT). */
-static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
+__attribute__((always_inline)) static inline void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
     event_scratch *ev = &p->ev;
     const char *c = (const char *)s;
     switch (k) {
@@ -231,7 +231,7 @@ static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, si
 }
 
 /* A scalar of an event's args under its key k (scalar_in, frame F_ARGS). 1, or 0 out of memory. */
-static int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
+__attribute__((always_inline)) static inline int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
     event_scratch *ev = &p->ev;
     const unsigned char *s = (const unsigned char *)c;
     switch (k) {
@@ -399,7 +399,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len) {
     return 1;
 }
 
-static int cb_start_map(void *ctx) {
+__attribute__((always_inline)) static inline int cb_start_map(void *ctx) {
     tc_ct_parser *p = ctx;
     if (p->depth == 0) { p->documents++; push(p, F_TOP); return 1; }
     frame_kind fk = top_kind(p);
@@ -445,7 +445,7 @@ static int cb_end_map(void *ctx) {
     return p->oom ? 0 : 1;
 }
 
-static int cb_start_array(void *ctx) {
+__attribute__((always_inline)) static inline int cb_start_array(void *ctx) {
     tc_ct_parser *p = ctx;
     if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
         if (!p->events_mode) p->documents++;
@@ -543,7 +543,7 @@ static const tok *skip_value(const tok *v) {
 }
 
 /* The scalar token v, read in frame fk under key k. */
-static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
+__attribute__((always_inline)) static inline int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
     const unsigned char *s = (const unsigned char *)b + v->at;
     if (v->kind == TK_STRING || v->kind == TK_NUMBER) { /* most: straight to the event's or its args' reader */
         if (fk == F_EVENT) { event_scalar(p, k, s, v->len); return 1; }
@@ -561,7 +561,9 @@ static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *
 /* The tokens of p->toks (bytes b) through the callbacks' semantics, as yajl would call them, but
  * for what would do nothing: a key a frame does not read, with its value (value_ignored), and an
  * F_SKIP container, are passed over; a key and its scalar value are one step, with the frame at
- * hand. 1, or 0 out of memory. */
+ * hand. 1, or 0 out of memory. What it calls a token (the key classes, scalar_token, event_scalar,
+ * args_scalar, cb_start_map, cb_start_array) is forced inline: a call each cost about 10
+ * instructions of spills, 4 % of a run (docs/performance.md). */
 static int emit_tokens(tc_ct_parser *p, const char *b) {
     const tok *t = p->toks.t, *end = t + p->toks.n;
     int ok = 1;
