@@ -563,7 +563,7 @@ __attribute__((always_inline)) static inline int scalar_token(tc_ct_parser *p, f
  * F_SKIP container, are passed over; a key and its scalar value are one step, with the frame at
  * hand. 1, or 0 out of memory. What it calls a token (the key classes, scalar_token, event_scalar,
  * args_scalar, cb_start_map, cb_start_array) is forced inline: a call each cost about 10
- * instructions of spills, 4 % of a run (docs/performance.md). */
+ * instructions of spills, about 3 % of a run together (docs/performance.md). */
 static int emit_tokens(tc_ct_parser *p, const char *b) {
     const tok *t = p->toks.t, *end = t + p->toks.n;
     int ok = 1;

@@ -204,6 +204,41 @@ Test(emit, fixed_point_numbers_read_as_the_general_reader_reads_them) {
     cr_assert_eq(v, -416667);
 }
 
+Test(emit, a_kernels_pid_reads_as_its_device_whatever_its_length) {
+    /* ct_finish_event reads a GPU event's pid from the text small_set kept (SMALL - 1 bytes at
+     * most); a longer pid was read whole when its value came: "000...0001" of 200 digits is
+     * device 1 either way, and the last of two pids wins, long or short. Both paths agree. */
+    char zeros[203]; /* a string: JSON has no leading zeros */
+    memset(zeros, '0', 202);
+    zeros[0] = zeros[201] = '"';
+    zeros[200] = '1';
+    zeros[202] = 0;
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    cr_assert_not_null(f);
+    fputs("{\"traceEvents\": [\n", f);
+    const char *const pids[][2] = {{zeros, NULL}, {"3", NULL}, {"\"4\"", NULL}, {zeros, "5"}, {"6", zeros},
+                                   {"-2", NULL}, {"1e3", NULL}, {"null", NULL}, {"7", "null"}};
+    const int32_t device[] = {1, 3, 4, 5, 1, -1, 1000, -1, -1};
+    cr_assert_eq(strlen(zeros), 202);
+    for (size_t i = 0; i < N_OF(pids); i++) {
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %s, \"tid\": 7, \"ts\": %zu, "
+                   "\"dur\": 1", pids[i][0], 10 + i);
+        if (pids[i][1]) fprintf(f, ", \"pid\": %s", pids[i][1]);
+        fputs("},\n", f);
+    }
+    fputs("{\"ph\": \"i\", \"name\": \"end\", \"pid\": 0, \"tid\": 7, \"ts\": 1}\n]}", f);
+    cr_assert_eq(fclose(f), 0);
+    assert_paths_agree(doc, len, "pids", N_OF(pids));
+    tc_trace t;
+    parse_doc(doc, len, &t, 0);
+    free(doc);
+    cr_assert_eq(t.n_gpu, N_OF(pids));
+    for (size_t i = 0; i < N_OF(pids); i++) cr_assert_eq(t.gpu[i].device, device[i], "kernel %zu: %d", i, t.gpu[i].device);
+    tc_trace_free(&t);
+}
+
 Test(emit, names_that_share_a_recent_entry_keep_their_own_ids) {
     /* recent_slot reads a name's length and its first, middle and last bytes: names that differ
      * only elsewhere share an entry and push each other out; each must keep its first id. Short
