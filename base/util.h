@@ -14,7 +14,7 @@ int tc_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /* Appends one element; evaluates to 0 or -1 (out of memory). arr/len/cap are lvalues. */
 #define TC_PUSH(arr, len, cap, value)                                                        \
-    (tc_grow((void **)&(arr), &(cap), (len) + 1, sizeof *(arr)) ? -1                        \
+    ((len) >= (cap) && tc_grow((void **)&(arr), &(cap), (len) + 1, sizeof *(arr)) ? -1      \
                                                                 : ((arr)[(len)++] = (value), 0))
 
 /* strdup that is C11 (no POSIX needed); NULL in -> NULL out. */

@@ -177,15 +177,16 @@ tc_dtype tc_dtype_from_torch(const char *input_type) {
     if (!input_type) return TC_DTYPE_UNKNOWN;
     const char *s = input_type;
     while (*s == ' ') s++;
-    if (strncasecmp(s, "c10::", 5) == 0) s += 5;
-    else if (strncasecmp(s, "torch.", 6) == 0) s += 6;
-    if (strncasecmp(s, "Float8_", 7) == 0) return TC_DTYPE_FP8;
-    static const struct { const char *name; tc_dtype dtype; } names[] = {
-        {"float", TC_DTYPE_FP32},    {"float32", TC_DTYPE_FP32}, {"Float", TC_DTYPE_FP32},
-        {"BFloat16", TC_DTYPE_BF16}, {"Half", TC_DTYPE_FP16},   {"float16", TC_DTYPE_FP16},
+    if ((*s | 0x20) == 'c' && strncasecmp(s, "c10::", 5) == 0) s += 5; /* a first-byte test before each call */
+    else if ((*s | 0x20) == 't' && strncasecmp(s, "torch.", 6) == 0) s += 6;
+    if ((*s | 0x20) == 'f' && strncasecmp(s, "Float8_", 7) == 0) return TC_DTYPE_FP8;
+    static const struct { const char *name; size_t len; tc_dtype dtype; } names[] = {
+        {"float", 5, TC_DTYPE_FP32},    {"float32", 7, TC_DTYPE_FP32}, {"Float", 5, TC_DTYPE_FP32},
+        {"BFloat16", 8, TC_DTYPE_BF16}, {"Half", 4, TC_DTYPE_FP16},   {"float16", 7, TC_DTYPE_FP16},
     };
+    size_t n = strlen(s); /* the length first: every FLOP op's types pass here (a strcasecmp each was 1 %) */
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(s, names[i].name) == 0) return names[i].dtype;
+        if (names[i].len == n && strcasecmp(s, names[i].name) == 0) return names[i].dtype;
     return TC_DTYPE_UNKNOWN;
 }
 

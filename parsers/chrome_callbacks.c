@@ -22,6 +22,52 @@ static void small_clear(small_str *d) {
 
 #define KEY_IS(lit) (len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
+/* An event's key (frame F_EVENT), by length and first byte: every key of every event passes here. */
+__attribute__((always_inline)) static inline key_kind event_key(const char *k, size_t len) {
+    switch (len) {
+    case 2: return KEY_IS("ph") ? K_PH : KEY_IS("ts") ? K_TS : K_OTHER;
+    case 3:
+        switch (k[0]) {
+        case 'c': return KEY_IS("cat") ? K_CAT : K_OTHER;
+        case 'p': return KEY_IS("pid") ? K_PID : K_OTHER;
+        case 't': return KEY_IS("tid") ? K_TID : K_OTHER;
+        case 'd': return KEY_IS("dur") ? K_DUR : K_OTHER;
+        default: return K_OTHER;
+        }
+    case 4: return KEY_IS("name") ? K_NAME : KEY_IS("args") ? K_ARGS : K_OTHER;
+    default: return K_OTHER;
+    }
+}
+
+/* An arg's key (frame F_ARGS), by length first: kernels carry a dozen args we do not read. */
+__attribute__((always_inline)) static inline key_kind args_key(const char *k, size_t len) {
+    switch (len) {
+    case 3: return KEY_IS("Seq") ? K_SEQ : K_OTHER;
+    case 5: return KEY_IS("dtype") ? K_DTYPE : K_OTHER;
+    case 8: /* P2P peers as PyTorch's saveNcclMeta writes them (global ranks) */
+        if (KEY_IS("Src Rank")) return K_SRC_RANK;
+        return KEY_IS("Dst Rank") ? K_DST_RANK : K_OTHER;
+    case 10:
+        if (KEY_IS("Group size")) return K_GROUP_SIZE;
+        if (KEY_IS("Input Dims")) return K_INPUT_DIMS;
+        return KEY_IS("Input type") ? K_INPUT_TYPE : K_OTHER;
+    case 11:
+        if (KEY_IS("correlation")) return K_CORRELATION;
+        return KEY_IS("External id") ? K_EXTERNAL_ID : K_OTHER;
+    case 13:
+        if (KEY_IS("In msg nelems")) return K_IN_NELEMS;
+        return KEY_IS("In split size") ? K_IN_SPLITS : K_OTHER;
+    case 14: return KEY_IS("Out msg nelems") ? K_OUT_NELEMS : K_OTHER;
+    case 15:
+        if (KEY_IS("Collective name")) return K_COLL_NAME;
+        return KEY_IS("Concrete Inputs") ? K_CONCRETE_INPUTS : K_OTHER;
+    case 18: return KEY_IS("Process Group Name") ? K_PG_NAME : K_OTHER;
+    case 19: return KEY_IS("Process Group Ranks") ? K_PG_RANKS : K_OTHER;
+    case 25: return KEY_IS("Process Group Description") ? K_PG_DESC : K_OTHER;
+    default: return K_OTHER;
+    }
+}
+
 static key_kind classify_key(frame_kind where, const unsigned char *key, size_t len) {
     const char *k = (const char *)key;
     switch (where) {
@@ -34,46 +80,8 @@ static key_kind classify_key(frame_kind where, const unsigned char *key, size_t 
         if (KEY_IS("record_shapes")) return K_RECORD_SHAPES;
         if (KEY_IS("host_name") || KEY_IS("hostname")) return K_HOST_NAME; /* Meta's Kineto writes host_name */
         return K_OTHER;
-    case F_EVENT: /* by length and first byte: every key of every event passes here */
-        switch (len) {
-        case 2: return KEY_IS("ph") ? K_PH : KEY_IS("ts") ? K_TS : K_OTHER;
-        case 3:
-            switch (k[0]) {
-            case 'c': return KEY_IS("cat") ? K_CAT : K_OTHER;
-            case 'p': return KEY_IS("pid") ? K_PID : K_OTHER;
-            case 't': return KEY_IS("tid") ? K_TID : K_OTHER;
-            case 'd': return KEY_IS("dur") ? K_DUR : K_OTHER;
-            default: return K_OTHER;
-            }
-        case 4: return KEY_IS("name") ? K_NAME : KEY_IS("args") ? K_ARGS : K_OTHER;
-        default: return K_OTHER;
-        }
-    case F_ARGS: /* by length first: kernels carry a dozen args we do not read */
-        switch (len) {
-        case 3: return KEY_IS("Seq") ? K_SEQ : K_OTHER;
-        case 5: return KEY_IS("dtype") ? K_DTYPE : K_OTHER;
-        case 8: /* P2P peers as PyTorch's saveNcclMeta writes them (global ranks) */
-            if (KEY_IS("Src Rank")) return K_SRC_RANK;
-            return KEY_IS("Dst Rank") ? K_DST_RANK : K_OTHER;
-        case 10:
-            if (KEY_IS("Group size")) return K_GROUP_SIZE;
-            if (KEY_IS("Input Dims")) return K_INPUT_DIMS;
-            return KEY_IS("Input type") ? K_INPUT_TYPE : K_OTHER;
-        case 11:
-            if (KEY_IS("correlation")) return K_CORRELATION;
-            return KEY_IS("External id") ? K_EXTERNAL_ID : K_OTHER;
-        case 13:
-            if (KEY_IS("In msg nelems")) return K_IN_NELEMS;
-            return KEY_IS("In split size") ? K_IN_SPLITS : K_OTHER;
-        case 14: return KEY_IS("Out msg nelems") ? K_OUT_NELEMS : K_OTHER;
-        case 15:
-            if (KEY_IS("Collective name")) return K_COLL_NAME;
-            return KEY_IS("Concrete Inputs") ? K_CONCRETE_INPUTS : K_OTHER;
-        case 18: return KEY_IS("Process Group Name") ? K_PG_NAME : K_OTHER;
-        case 19: return KEY_IS("Process Group Ranks") ? K_PG_RANKS : K_OTHER;
-        case 25: return KEY_IS("Process Group Description") ? K_PG_DESC : K_OTHER;
-        default: return K_OTHER;
-        }
+    case F_EVENT: return event_key(k, len);
+    case F_ARGS: return args_key(k, len);
     case F_DEVPROP:
         if (KEY_IS("id")) return K_ID;
         if (KEY_IS("name")) return K_NAME;
@@ -126,8 +134,9 @@ static void push(tc_ct_parser *p, frame_kind kind) {
 /* Resets every field of the scratch but the text buffers, which are only read up to their
  * lengths: clearing them too was a kilobyte of memset per event, 6% of a run. */
 static void reset_event(event_scratch *ev) {
-    small_str *const texts[] = {&ev->pid, &ev->tid, &ev->coll_name, &ev->dtype, &ev->pg_name, &ev->pg_desc};
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) { texts[i]->len = 0; texts[i]->set = false; }
+#define UNSET(str) (ev->str.len = 0, ev->str.set = false) /* written out: a loop over pointers cost 40 instructions */
+    UNSET(pid); UNSET(tid); UNSET(coll_name); UNSET(dtype); UNSET(pg_name); UNSET(pg_desc);
+#undef UNSET
     ev->pg_ranks.len = 0;
     ev->pg_ranks_set = false;
     ev->in_splits.len = 0;
@@ -183,7 +192,7 @@ static int keep_text(tc_ct_parser *p, grown_text *t, bool *set, const char *c, s
 }
 
 /* An event's own scalar under its key k (scalar_in, frame F_EVENT). */
-static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
+__attribute__((always_inline)) static inline void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, size_t len) {
     event_scratch *ev = &p->ev;
     const char *c = (const char *)s;
     switch (k) {
@@ -210,7 +219,9 @@ static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, si
         break;
     case K_PID:
         small_set(&ev->pid, s, len);
-        ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value); /* "0" and 0 alike */
+        /* "0" and 0 alike. Read from the kept text by ct_finish_event, and only for GPU events (the
+         * device), unless small_set cut it: then now, from the whole text */
+        if (len >= SMALL - 1) ev->pid_numeric = ct_parse_int(c, len, &ev->pid_value);
         break;
     case K_TID: small_set(&ev->tid, s, len); break;
     case K_TS: ev->ts_state = ct_parse_scaled_signed(c, len, 3, &ev->ts_ns); break;
@@ -220,7 +231,7 @@ static void event_scalar(tc_ct_parser *p, key_kind k, const unsigned char *s, si
 }
 
 /* A scalar of an event's args under its key k (scalar_in, frame F_ARGS). 1, or 0 out of memory. */
-static int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
+__attribute__((always_inline)) static inline int args_scalar(tc_ct_parser *p, key_kind k, const char *c, size_t len) {
     event_scratch *ev = &p->ev;
     const unsigned char *s = (const unsigned char *)c;
     switch (k) {
@@ -388,7 +399,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len) {
     return 1;
 }
 
-static int cb_start_map(void *ctx) {
+__attribute__((always_inline)) static inline int cb_start_map(void *ctx) {
     tc_ct_parser *p = ctx;
     if (p->depth == 0) { p->documents++; push(p, F_TOP); return 1; }
     frame_kind fk = top_kind(p);
@@ -434,7 +445,7 @@ static int cb_end_map(void *ctx) {
     return p->oom ? 0 : 1;
 }
 
-static int cb_start_array(void *ctx) {
+__attribute__((always_inline)) static inline int cb_start_array(void *ctx) {
     tc_ct_parser *p = ctx;
     if (p->depth == 0) { /* bare array of events (or a piece of traceEvents in events mode) */
         if (!p->events_mode) p->documents++;
@@ -532,7 +543,7 @@ static const tok *skip_value(const tok *v) {
 }
 
 /* The scalar token v, read in frame fk under key k. */
-static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
+__attribute__((always_inline)) static inline int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *b, const tok *v) {
     const unsigned char *s = (const unsigned char *)b + v->at;
     if (v->kind == TK_STRING || v->kind == TK_NUMBER) { /* most: straight to the event's or its args' reader */
         if (fk == F_EVENT) { event_scalar(p, k, s, v->len); return 1; }
@@ -550,7 +561,9 @@ static int scalar_token(tc_ct_parser *p, frame_kind fk, key_kind k, const char *
 /* The tokens of p->toks (bytes b) through the callbacks' semantics, as yajl would call them, but
  * for what would do nothing: a key a frame does not read, with its value (value_ignored), and an
  * F_SKIP container, are passed over; a key and its scalar value are one step, with the frame at
- * hand. 1, or 0 out of memory. */
+ * hand. 1, or 0 out of memory. What it calls a token (the key classes, scalar_token, event_scalar,
+ * args_scalar, cb_start_map, cb_start_array) is forced inline: a call each cost about 10
+ * instructions of spills, about 3 % of a run together (docs/performance.md). */
 static int emit_tokens(tc_ct_parser *p, const char *b) {
     const tok *t = p->toks.t, *end = t + p->toks.n;
     int ok = 1;
@@ -559,7 +572,11 @@ static int emit_tokens(tc_ct_parser *p, const char *b) {
             frame *f = top(p);
             frame_kind fk = f ? (frame_kind)f->kind : F_SKIP;
             key_kind k = K_OTHER;
-            if (fk != F_SKIP && fk != F_EVENTS) f->key = (uint8_t)(k = classify_key(fk, (const unsigned char *)b + t->at, t->len));
+            const char *kt = b + t->at; /* an event's and its args' keys inline: most keys are theirs */
+            if (fk == F_EVENT) k = event_key(kt, t->len);
+            else if (fk == F_ARGS) k = args_key(kt, t->len);
+            else if (fk != F_SKIP && fk != F_EVENTS) k = classify_key(fk, (const unsigned char *)kt, t->len);
+            if (fk != F_SKIP && fk != F_EVENTS) f->key = (uint8_t)k;
             const tok *v = t + 1;
             if (value_ignored(fk, k)) t = skip_value(v);
             else if (v->kind >= TK_STRING) { ok = scalar_token(p, fk, k, b, v); t = v + 1; }

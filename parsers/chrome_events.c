@@ -330,6 +330,8 @@ void ct_finish_event(tc_ct_parser *p) {
         g.name = tc_strtab_intern(t->strings, name, name_len);
         g.stream = tc_strtab_intern(t->strings, ev->tid.text, ev->tid.len);
         g.correlation = (ev->has_correlation && ev->correlation < TC_NONE) ? (uint32_t)ev->correlation : TC_NONE;
+        if (ev->pid.len < SMALL - 1) /* the pid read now (event_scalar): whole, it is not cut */
+            ev->pid_numeric = ev->pid.set && ct_parse_int(ev->pid.text, ev->pid.len, &ev->pid_value);
         g.device = (ev->pid_numeric && ev->pid_value >= 0 && ev->pid_value < INT32_MAX) ? (int32_t)ev->pid_value : -1;
         g.kind = ev->cat == CAT_KERNEL ? TC_GPU_KERNEL : ev->cat == CAT_MEMCPY ? TC_GPU_MEMCPY : TC_GPU_MEMSET;
         g.coll = TC_NONE;

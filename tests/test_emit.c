@@ -142,6 +142,103 @@ Test(emit, plain_numbers_read_as_the_general_reader_reads_them) {
     cr_assert(ct_parse_int("-12", 3, &v) && v == -12);
 }
 
+/* ct_parse_uint64 as it was before its fast path: digits, stopped by a '.', false on any other byte
+ * or past 2^64. */
+static bool uint64_by_loop(const char *s, size_t len, uint64_t *out) {
+    uint64_t v = 0;
+    if (len == 0) return false;
+    for (size_t i = 0; i < len && s[i] != '.'; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+Test(emit, fixed_point_numbers_read_as_the_general_reader_reads_them) {
+    /* parse_fixed (1..15 digits, or for scale 3 digits + '.' + three digits, read a word at a time)
+     * must give what the general reader gives, and reject what it rejects: every length from 1 to
+     * 20, with and without Kineto's three decimals, and with one byte replaced by a byte that is no
+     * digit (next to the digits, high bytes, a second '.'). Each text lies in a buffer of its own
+     * length, so that a read past it shows under ASan. */
+    static const unsigned char odd[] = {'/', ':', ' ', 0x80, 0xff, 0xb9, 0xc6, 0x00, '.', 'x', 0x3a - 0x30};
+    unsigned seed = 777;
+    char text[32], slow[40];
+    for (int n = 0; n < 60000; n++) {
+        size_t l = 1 + (seed = seed * 1103515245u + 12345u) % 20, at = 0;
+        bool dot = (seed >> 9) % 2 && l >= 5;
+        for (size_t i = 0; i < l; i++)
+            text[at++] = dot && i == l - 4 ? '.' : (char)('0' + ((seed = seed * 1103515245u + 12345u) >> 16) % 10);
+        bool bad = (seed >> 5) % 3 == 0;
+        if (bad) {
+            seed = seed * 1103515245u + 12345u;
+            text[(seed >> 16) % l] = (char)odd[(seed >> 8) % sizeof odd];
+        }
+        char *s = malloc(l);
+        cr_assert_not_null(s);
+        memcpy(s, text, l);
+        memcpy(slow, text, l);
+        memcpy(slow + l, "e0", 2); /* never the fast paths: the general reader's answer */
+        for (int scale = 0; scale <= 3; scale += 3) {
+            int64_t a = -1, b = -1;
+            num_state sa = ct_parse_scaled(s, l, scale, &a), sb = ct_parse_scaled(slow, l + 2, scale, &b);
+            cr_assert_eq(sa, sb, "'%.*s' scale %d: %d vs %d", (int)l, text, scale, sa, sb);
+            if (sa == NUM_OK) cr_assert_eq(a, b, "'%.*s' scale %d: %lld vs %lld", (int)l, text, scale, (long long)a, (long long)b);
+        }
+        int64_t a = -1, b = -1;
+        bool oa = ct_parse_int(s, l, &a), ob = ct_parse_int(slow, l + 2, &b);
+        cr_assert_eq(oa, ob, "'%.*s'", (int)l, text);
+        if (oa) cr_assert_eq(a, b, "'%.*s'", (int)l, text);
+        uint64_t u = 1, w = 2;
+        bool ua = ct_parse_uint64(s, l, &u), ub = uint64_by_loop(s, l, &w);
+        cr_assert_eq(ua, ub, "'%.*s'", (int)l, text);
+        if (ua) cr_assert_eq(u, w, "'%.*s'", (int)l, text);
+        free(s);
+    }
+    int64_t v;
+    cr_assert_eq(ct_parse_scaled("7600.000", 8, 3, &v), NUM_OK);
+    cr_assert_eq(v, 7600000);
+    cr_assert_eq(ct_parse_scaled("999999999999999.999", 19, 3, &v), NUM_OK); /* 15 + 3 digits: the widest */
+    cr_assert_eq(v, 999999999999999999LL);
+    cr_assert_eq(ct_parse_scaled_signed("-416.667", 8, 3, &v), NUM_OK);
+    cr_assert_eq(v, -416667);
+}
+
+Test(emit, a_kernels_pid_reads_as_its_device_whatever_its_length) {
+    /* ct_finish_event reads a GPU event's pid from the text small_set kept (SMALL - 1 bytes at
+     * most); a longer pid was read whole when its value came: "000...0001" of 200 digits is
+     * device 1 either way, and the last of two pids wins, long or short. Both paths agree. */
+    char zeros[203]; /* a string: JSON has no leading zeros */
+    memset(zeros, '0', 202);
+    zeros[0] = zeros[201] = '"';
+    zeros[200] = '1';
+    zeros[202] = 0;
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    cr_assert_not_null(f);
+    fputs("{\"traceEvents\": [\n", f);
+    const char *const pids[][2] = {{zeros, NULL}, {"3", NULL}, {"\"4\"", NULL}, {zeros, "5"}, {"6", zeros},
+                                   {"-2", NULL}, {"1e3", NULL}, {"null", NULL}, {"7", "null"}};
+    const int32_t device[] = {1, 3, 4, 5, 1, -1, 1000, -1, -1};
+    cr_assert_eq(strlen(zeros), 202);
+    for (size_t i = 0; i < N_OF(pids); i++) {
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %s, \"tid\": 7, \"ts\": %zu, "
+                   "\"dur\": 1", pids[i][0], 10 + i);
+        if (pids[i][1]) fprintf(f, ", \"pid\": %s", pids[i][1]);
+        fputs("},\n", f);
+    }
+    fputs("{\"ph\": \"i\", \"name\": \"end\", \"pid\": 0, \"tid\": 7, \"ts\": 1}\n]}", f);
+    cr_assert_eq(fclose(f), 0);
+    assert_paths_agree(doc, len, "pids", N_OF(pids));
+    tc_trace t;
+    parse_doc(doc, len, &t, 0);
+    free(doc);
+    cr_assert_eq(t.n_gpu, N_OF(pids));
+    for (size_t i = 0; i < N_OF(pids); i++) cr_assert_eq(t.gpu[i].device, device[i], "kernel %zu: %d", i, t.gpu[i].device);
+    tc_trace_free(&t);
+}
+
 Test(emit, names_that_share_a_recent_entry_keep_their_own_ids) {
     /* recent_slot reads a name's length and its first, middle and last bytes: names that differ
      * only elsewhere share an entry and push each other out; each must keep its first id. Short
