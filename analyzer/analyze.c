@@ -257,7 +257,9 @@ static int task_b(tc_job *j, size_t r, const tc_analyze_options *opt, double use
         if (sync) step_wait(sync, r, STEP_HOST_SORTED);
         int rc = tc_op_parts_rank(t, &x->ops);
         if (sync) step_wait(sync, r, STEP_STEPS_DONE);
-        return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
+        rc = rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
+        tc_trace_free_ops(t); /* MFU was their last reader: the other ranks' phases peak without them */
+        return rc;
     }
     if (tc_flops_resolve_nesting(t)) return -1;
     if (sync) step_wait(sync, r, STEP_LAUNCHES_SORTED);

@@ -103,10 +103,17 @@ void tc_trace_free(tc_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
+void tc_trace_free_ops(tc_trace *t) {
+    free(t->ops);
+    t->ops = NULL;
+    t->n_ops = t->cap_ops = 0;
+}
+
 void tc_trace_free_cpu_ops(tc_trace *t) {
-    free(t->ops); free(t->host); free(t->op_colls); free(t->op_keys); free(t->modules);
-    t->ops = NULL; t->host = NULL; t->op_colls = NULL; t->op_keys = NULL; t->modules = NULL;
-    t->n_ops = t->cap_ops = t->n_host = t->cap_host = t->n_op_colls = t->cap_op_colls = 0;
+    tc_trace_free_ops(t);
+    free(t->host); free(t->op_colls); free(t->op_keys); free(t->modules);
+    t->host = NULL; t->op_colls = NULL; t->op_keys = NULL; t->modules = NULL;
+    t->n_host = t->cap_host = t->n_op_colls = t->cap_op_colls = 0;
     t->n_op_keys = t->cap_op_keys = t->n_modules = t->cap_modules = 0;
 }
 
