@@ -257,7 +257,9 @@ static int task_b(tc_job *j, size_t r, const tc_analyze_options *opt, double use
         if (sync) step_wait(sync, r, STEP_HOST_SORTED);
         int rc = tc_op_parts_rank(t, &x->ops);
         if (sync) step_wait(sync, r, STEP_STEPS_DONE);
-        return rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
+        rc = rc ? rc : tc_mfu_rank(j, rr, opt, user_flops, &x->mfu);
+        tc_trace_free_ops(t); /* MFU was their last reader: the other ranks' phases peak without them */
+        return rc;
     }
     if (tc_flops_resolve_nesting(t)) return -1;
     if (sync) step_wait(sync, r, STEP_LAUNCHES_SORTED);
@@ -444,6 +446,10 @@ int tc_job_finish(tc_job *j, const tc_analyze_options *opt, const tc_rank_extra 
     if (tc_groups_finish(j, opt) || tc_comm_model_fit(j) || tc_all_to_all(j) || tc_pipeline(j, opt->pp)) return -1;
     if (opt->kernel_table && merge_kernel_aggs(j, x)) return -1;
     tc_host_wait_job(j);
+    /* the last readers of the CPU-side records are done (op nesting, op parts, MFU, idle causes,
+     * pipeline): the step graph and the reports read only GPU events, runtime calls and steps, and
+     * the graph peaks on top of what stays */
+    for (size_t i = 0; i < j->n_traces; i++) tc_trace_free_cpu_ops(&j->traces[i]);
     if (opt->no_replay) { /* the step graph, its replay and the critical paths (replay.h), unless --no-replay */
         tc_replay_summary_free(&sm->replay);
         if (!(sm->replay.note = tc_strdup("--no-replay was given"))) return -1;

@@ -103,6 +103,20 @@ void tc_trace_free(tc_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
+void tc_trace_free_ops(tc_trace *t) {
+    free(t->ops);
+    t->ops = NULL;
+    t->n_ops = t->cap_ops = 0;
+}
+
+void tc_trace_free_cpu_ops(tc_trace *t) {
+    tc_trace_free_ops(t);
+    free(t->host); free(t->op_colls); free(t->op_keys); free(t->modules);
+    t->host = NULL; t->op_colls = NULL; t->op_keys = NULL; t->modules = NULL;
+    t->n_host = t->cap_host = t->n_op_colls = t->cap_op_colls = 0;
+    t->n_op_keys = t->cap_op_keys = t->n_modules = t->cap_modules = 0;
+}
+
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
     if (json_bytes / 512 < 65536) return; /* small traces: growing is cheap */
     /* tc_grow gives blocks this big huge pages */

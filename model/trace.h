@@ -235,6 +235,13 @@ typedef struct {
 
 int tc_trace_init(tc_trace *t, const char *path); /* 0, or -1 out of memory */
 void tc_trace_free(tc_trace *t);
+/* Frees the CPU-side records (ops, host, op_colls, op_keys, modules: counts 0 afterwards) once
+ * their last readers are done: the analyses free them before the step graph (tc_job_finish), which
+ * reads only the GPU events, runtime calls and step spans, as the reports do. On the bench traces
+ * they are a third to a half of the records. tc_trace_free_ops frees the shaped CPU ops only (ops,
+ * 56 bytes each), whose readers are all in a rank's phase: op nesting, top-kernel rows, MFU. */
+void tc_trace_free_cpu_ops(tc_trace *t);
+void tc_trace_free_ops(tc_trace *t);
 /* Makes room, before parsing, for the records a trace of json_bytes usually holds (one GPU event,
  * FLOP op and launch per 512 bytes at most), so the arrays are not moved as they grow: on the VMs
  * we measured, every page a move relocates costs microseconds again at its next touch. Room is
