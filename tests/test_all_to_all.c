@@ -30,7 +30,7 @@ static void planted(const char *flags) {
     snprintf(dir, sizeof dir, "tests/out/a2a-%d", (int)getpid());
     cr_assert_eq(tu_sh(NULL, "rm -rf '%s' && %s -o '%s' %s >/dev/null", dir, tu_gen(), dir, flags), 0);
     snprintf(path, sizeof path, "%s/expected.json", dir);
-    yajl_val want = tu_get(tu_json_file(path), "all_to_all", NULL);
+    yajl_val doc = tu_json_file(path), want = tu_get(doc, "all_to_all", NULL);
     yajl_val res = analyze(dir);
     yajl_val groups = tu_get(res, "all_to_all", NULL);
     cr_assert(YAJL_IS_ARRAY(groups) && groups->u.array.len == 1, "one group with all-to-all");
@@ -55,6 +55,7 @@ static void planted(const char *flags) {
     cr_assert_eq(pb->u.array.len, wpb->u.array.len);
     for (size_t r = 0; r < pb->u.array.len; r++) same_ints(pb->u.array.values[r], wpb->u.array.values[r], "pair_bytes");
     yajl_tree_free(res);
+    yajl_tree_free(doc);
     tu_sh(NULL, "rm -rf '%s'", dir);
 }
 

@@ -225,7 +225,7 @@ Test(par_outputs, a2a_csv_equals_the_plant, .timeout = 120) {
     cr_assert_eq(tu_sh(&out, "%s analyze -q --no-cost --csv %s/csv %s/moe", tu_bin(), d, d), 0, "%s", out);
     free(out);
     snprintf(p, sizeof p, "%s/moe/expected.json", d);
-    yajl_val want = tu_get(tu_json_file(p), "all_to_all", NULL);
+    yajl_val doc = tu_json_file(p), want = tu_get(doc, "all_to_all", NULL);
     char line[256];
     snprintf(line, sizeof line, "%s/csv/all_to_all.csv", d);
     char *g = tu_read_file(line, NULL);
@@ -254,6 +254,7 @@ Test(par_outputs, a2a_csv_equals_the_plant, .timeout = 120) {
             cr_expect_not_null(strstr(pr, line), "pair %zu -> %zu", r, k);
         }
     free(pr);
+    yajl_tree_free(doc);
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
@@ -275,10 +276,10 @@ Test(par_outputs, pipeline_csv_equals_the_json, .timeout = 120) {
     cr_assert_eq(tu_sh(&out, "%s analyze -q --no-cost --json %s/pp.json --csv %s/csv %s/pp", tu_bin(), d, d, d), 0, "%s", out);
     free(out);
     snprintf(p, sizeof p, "%s/pp.json", d);
-    yajl_val pp = tu_get(tu_json_file(p), "pipeline", NULL);
+    yajl_val got = tu_json_file(p), pp = tu_get(got, "pipeline", NULL);
     cr_assert(pp && YAJL_IS_OBJECT(pp), "no pipeline in the JSON");
     snprintf(p, sizeof p, "%s/pp/expected.json", d);
-    yajl_val want = tu_get(tu_json_file(p), "pipeline", NULL);
+    yajl_val doc = tu_json_file(p), want = tu_get(doc, "pipeline", NULL);
     cr_expect_eq(tu_num(tu_get(pp, "slowest_stage", NULL)), tu_num(tu_get(want, "slowest_stage", NULL)));
     snprintf(p, sizeof p, "%s/csv/pipeline_stages.csv", d);
     char *st = tu_read_file(p, NULL);
@@ -319,6 +320,8 @@ Test(par_outputs, pipeline_csv_equals_the_json, .timeout = 120) {
     cr_expect_eq(count(st, ",true\r\n"), 1, "one slowest stage");
     free(st);
     free(sp);
+    yajl_tree_free(got);
+    yajl_tree_free(doc);
     tu_sh(NULL, "rm -rf %s", d);
     free(d);
 }
