@@ -103,19 +103,19 @@ void tc_trace_free(tc_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
-void tc_trace_free_ops(tc_trace *t) {
-    free(t->ops);
-    t->ops = NULL;
-    t->n_ops = t->cap_ops = 0;
-}
+/* Frees one of the record arrays and leaves it empty. */
+#define DROP_ARRAY(t, field, count, cap) (free((t)->field), (t)->field = NULL, (t)->count = (t)->cap = 0)
+
+void tc_trace_free_ops(tc_trace *t) { DROP_ARRAY(t, ops, n_ops, cap_ops); }
 
 void tc_trace_free_cpu_ops(tc_trace *t) {
-    tc_trace_free_ops(t);
-    free(t->host); free(t->op_colls); free(t->op_keys); free(t->modules);
-    t->host = NULL; t->op_colls = NULL; t->op_keys = NULL; t->modules = NULL;
-    t->n_host = t->cap_host = t->n_op_colls = t->cap_op_colls = 0;
-    t->n_op_keys = t->cap_op_keys = t->n_modules = t->cap_modules = 0;
+    DROP_ARRAY(t, ops, n_ops, cap_ops);
+    DROP_ARRAY(t, host, n_host, cap_host);
+    DROP_ARRAY(t, op_colls, n_op_colls, cap_op_colls);
+    DROP_ARRAY(t, op_keys, n_op_keys, cap_op_keys);
+    DROP_ARRAY(t, modules, n_modules, cap_modules);
 }
+#undef DROP_ARRAY
 
 void tc_trace_reserve(tc_trace *t, uint64_t json_bytes) {
     if (json_bytes / 512 < 65536) return; /* small traces: growing is cheap */
