@@ -4,6 +4,9 @@
 #include "testutil.h"
 #include "reports/jsonw.h"
 #include "base/utf8.h"
+#include "base/jsontext.h"
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,4 +73,57 @@ Test(jsonw, utf8_runs_across_the_windows_escape_as_byte_by_byte) {
         }
         same_escape(s, len);
     }
+}
+
+/* ---- the writer's buffer and its number text --------------------------------------------------- */
+
+/* tc_json_double_text(v) is "%.10g" of v (0 for -0), whichever path wrote it. */
+static void same_double(double v) {
+    char got[64], want[64];
+    size_t n = tc_json_double_text(got, sizeof got, v);
+    snprintf(want, sizeof want, "%.10g", v == 0 ? 0.0 : v);
+    cr_assert(strcmp(got, want) == 0 && n == strlen(want), "%.17g: '%s', printf gives '%s'", v, got, want);
+}
+
+static uint64_t next_rand(uint64_t *s) { /* xorshift64* */
+    *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+Test(jsonw, double_text_is_printf_g10_on_random_values_of_every_magnitude) {
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 1000000; i++) { /* log-uniform over 1e-7 .. 1e17, both signs: the fast range and past it */
+        double u = (double)(next_rand(&seed) >> 11) / 9007199254740992.0;
+        double v = pow(10, -7 + 24 * u);
+        same_double(i & 1 ? -v : v);
+    }
+    for (int i = 0; i < 300000; i++) { /* any bit pattern that is a finite double */
+        uint64_t b = next_rand(&seed);
+        double v;
+        memcpy(&v, &b, sizeof v);
+        if (isfinite(v)) same_double(v);
+    }
+}
+
+Test(jsonw, double_text_is_printf_g10_where_rounding_is_close) {
+    /* ties and near-ties at the tenth digit, carries into the next power of ten, the fixed and
+     * exponential boundaries (1e-5, 1e-4, 1e10), whole numbers, the times and shares reports hold */
+    static const double edges[] = {0.5, 1.0000000005, 1.00000000049999, 1.00000000050001, 123456789.05, 0.12345678905,
+                                   9999999999.5, 9999999999.4, 99999.999995, 0.000099999999995, 1e-5, 1e-4, 1e10,
+                                   1e15, 9.9999999995e14, 12345678905.0, 2.5, 1e9, 4294967296.0, 0.1, 0.2, 0.3,
+                                   1.0 / 3, 2.0 / 3, 1e-5 * (1 + 1e-15), 1e-4 * (1 - 1e-16)};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        double v = edges[i];
+        for (int k = -4; k <= 4; k++) { /* and its neighbours, a few ulps either side */
+            double u = v;
+            for (int s = 0; s < (k < 0 ? -k : k); s++) u = nextafter(u, k < 0 ? 0 : INFINITY);
+            same_double(u);
+            same_double(-u);
+        }
+    }
+    same_double(0.0);
+    same_double(-0.0);
+    for (int64_t ns = -2000000; ns <= 2000000; ns += 7) same_double((double)ns / 1e3); /* µs from ns */
+    for (int i = 0; i <= 100000; i++) same_double(i / 100000.0); /* shares */
+    for (int64_t v = 1; v < 4000000000000000000ll; v = v * 3 + 1) same_double((double)v); /* whole numbers */
 }
