@@ -1,7 +1,8 @@
 /* jsonw.h: a small streaming JSON writer that can only emit valid, strictly UTF-8 JSON.
- * Owns: comma/nesting bookkeeping and escaping. Non-finite doubles become null; invalid UTF-8
- * bytes in strings become U+FFFD. Output goes to a FILE* the caller owns; write errors are sticky
- * and reported by jw_finish(). */
+ * Owns: comma/nesting bookkeeping, escaping, and a buffer of output not yet handed to the FILE.
+ * Non-finite doubles become null; invalid UTF-8 bytes in strings become U+FFFD. Output goes to a
+ * FILE* the caller owns, JW_BUF bytes at a time: whoever writes to that FILE between jw calls
+ * calls jw_flush first. Write errors are sticky and reported by jw_finish(). */
 #ifndef TC_JSONW_H
 #define TC_JSONW_H
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #define JW_MAX_DEPTH 64
+#define JW_BUF 16384 /* output gathered before one fwrite: a report is millions of short writes */
 
 typedef struct jw {
     FILE *out;               /* destination, not owned */
@@ -18,6 +20,8 @@ typedef struct jw {
     bool after_key;          /* a key was written; the next value follows it */
     bool pretty;             /* indent with two spaces per level */
     bool error;              /* a write failed or the API was misused */
+    size_t n;                /* bytes in buf not yet written to out */
+    char buf[JW_BUF];
 } jw;
 
 void jw_init(jw *w, FILE *out, bool pretty);
@@ -35,7 +39,9 @@ void jw_bool(jw *w, bool v);
 void jw_null(jw *w);
 /* Nanoseconds written as exact decimal microseconds ("1234.567"), no float rounding. */
 void jw_ns_as_us(jw *w, int64_t ns);
-/* Returns 0 when everything was written, -1 on a write error or unbalanced nesting. */
+/* Hands the buffered output to the FILE (before someone else writes to it). */
+void jw_flush(jw *w);
+/* Flushes; returns 0 when everything was written, -1 on a write error or unbalanced nesting. */
 int jw_finish(jw *w);
 
 /* Escapes s (len bytes) as the body of a JSON string into out (no quotes). Invalid UTF-8 is

@@ -236,6 +236,7 @@ int tc_timeline_write(FILE *out, const tc_job *j, const tc_timeline_filter *f) {
     jw_key(&w, "traceEvents");
     jw_array_begin(&w);
     for (size_t k = 0; k < n && rc == 0; k++) {
+        jw_flush(&w); /* then the FILE's own write, in order */
         fputc('\n', out); /* one rank's block per line start: readable, still one JSON document */
         rank_meta(&w, j, &r[k]);
         rank_steps(&w, &r[k], origin);
@@ -245,6 +246,7 @@ int tc_timeline_write(FILE *out, const tc_job *j, const tc_timeline_filter *f) {
     jw_key(&w, "displayTimeUnit"); jw_string(&w, "ns");
     other_data(&w, j, r, n, origin);
     jw_object_end(&w);
+    jw_flush(&w);
     fputc('\n', out);
     for (size_t k = 0; k < n; k++) free(r[k].streams);
     free(r);

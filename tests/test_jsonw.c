@@ -127,3 +127,35 @@ Test(jsonw, double_text_is_printf_g10_where_rounding_is_close) {
     for (int i = 0; i <= 100000; i++) same_double(i / 100000.0); /* shares */
     for (int64_t v = 1; v < 4000000000000000000ll; v = v * 3 + 1) same_double((double)v); /* whole numbers */
 }
+
+Test(jsonw, output_past_the_buffer_and_around_a_flush_keeps_its_order) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    jw w;
+    jw_init(&w, f, false);
+    jw_array_begin(&w);
+    char big[JW_BUF + 100]; /* one string longer than the buffer, written past it */
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    for (int i = 0; i < 3 * JW_BUF / 8; i++) jw_int(&w, i % 10); /* many small writes: the buffer fills */
+    jw_string(&w, big);
+    jw_flush(&w);
+    fputc(' ', f); /* the FILE's own write, between two of the writer's */
+    jw_int(&w, 42);
+    jw_array_end(&w);
+    cr_assert_eq(jw_finish(&w), 0);
+    fclose(f);
+    char *want = NULL;
+    size_t wlen = 0;
+    FILE *g = open_memstream(&want, &wlen);
+    cr_assert(g);
+    fputc('[', g);
+    for (int i = 0; i < 3 * JW_BUF / 8; i++) fprintf(g, "%s%d", i ? "," : "", i % 10);
+    fprintf(g, ",\"%s\" ,42]", big);
+    fclose(g);
+    cr_assert(len == wlen && memcmp(text, want, len) == 0, "output differs (%zu vs %zu bytes)", len, wlen);
+    free(text);
+    free(want);
+}
