@@ -13,8 +13,12 @@
 /* The keys CAUSE_us of every idle cause, in cause order. */
 static void cause_keys(jw *w, const tc_idle_causes *k) {
     for (int c = 0; c < TC_IDLE_CAUSES; c++) {
-        char name[48];
-        snprintf(name, sizeof name, "%s_us", tc_idle_cause_key(c));
+        char name[48]; /* "<cause>_us", without snprintf: a report writes it per step and cause */
+        const char *key = tc_idle_cause_key(c);
+        size_t len = strlen(key);
+        if (len > sizeof name - 4) len = sizeof name - 4;
+        memcpy(name, key, len);
+        memcpy(name + len, "_us", 4);
         jw_key(w, name);
         jw_ns_as_us(w, k->ns[c]);
     }
