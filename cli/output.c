@@ -2,6 +2,7 @@
  * file beside a regular target), finishing (renamed over it) and announcing every output (see output.h). */
 #define _GNU_SOURCE /* memmem */
 #include "output.h"
+#include "async_file.h"
 #include "base/version.h"
 #include "diag.h"
 #include "exitcodes.h"
@@ -247,10 +248,15 @@ static FILE *open_beside(tc_output *o, mode_t mode) {
         fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     int why = errno;
-    if (fd >= 0 && mode) (void)fchmod(fd, mode & 07777);
-    if (fd >= 0 && !f) { close(fd); unlink(o->tmp); }
+    FILE *f = NULL;
+    if (fd >= 0) {
+        if (mode) (void)fchmod(fd, mode & 07777);
+        f = tc_async_open(fd, &o->async); /* else written by this thread */
+        if (f) o->fd = fd;
+        else f = fdopen(fd, "w");
+        if (!f) { why = errno; close(fd); unlink(o->tmp); }
+    }
     if (!f) { free(o->tmp); o->tmp = NULL; }
     errno = why;
     return f;
@@ -259,6 +265,7 @@ static FILE *open_beside(tc_output *o, mode_t mode) {
 int tc_output_open(tc_output *o, const char *cmd, const char *path) {
     memset(o, 0, sizeof *o);
     o->path = path;
+    o->fd = -1;
     if (!strcmp(path, "-")) { o->f = stdout; return 0; }
     struct stat st;
     bool exists = stat(path, &st) == 0;
@@ -285,6 +292,11 @@ int tc_output_close(tc_output *o, const char *cmd, int write_rc, bool tell) {
     long size = -1;
     if (f == stdout) {
         if (fflush(f) != 0) { bad = 1; why = errno; }
+    } else if (o->async) { /* every byte written by the thread, then the file's size */
+        struct stat st;
+        if (tc_async_finish(f, o->async) != 0 && !bad) { bad = 1; why = errno; }
+        if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode)) size = (long)st.st_size;
+        if (close(o->fd) != 0 && !bad) { bad = 1; why = errno; }
     } else {
         struct stat st; /* the size of a regular file, to tell; a device or pipe has none */
         if (fflush(f) == 0 && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) size = (long)st.st_size;
@@ -310,7 +322,7 @@ int tc_output_close(tc_output *o, const char *cmd, int write_rc, bool tell) {
 }
 
 int tc_output_close_stdout(const char *cmd, int write_rc) {
-    tc_output o = {stdout, "-", NULL, NULL};
+    tc_output o = {.f = stdout, .path = "-", .fd = -1};
     return tc_output_close(&o, cmd, write_rc, false);
 }
 

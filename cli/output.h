@@ -39,12 +39,15 @@ int tc_output_check_existing(const tc_output_spec *outs, size_t n_outs, bool for
  * temporary file beside it (same folder, created with O_EXCL, named ".NAME.tracecost-PID-K") that
  * tc_output_close renames over it, so a failed write leaves the old file whole and no temporary
  * file behind; "-" (stdout), devices (/dev/null), FIFOs and other non-regular files are written in
- * place. */
+ * place. A temporary file is written by a thread of its own (async_file.h) where the C library
+ * allows it: the bytes of one buffer go to the page cache while the next is rendered. */
 typedef struct {
     FILE *f;           /* what the writer writes to */
     const char *path;  /* the target as given */
     char *target;      /* what the temporary file replaces (a link's real path); malloc'd; NULL in place */
     char *tmp;         /* the temporary file; malloc'd; NULL in place */
+    struct tc_async_file *async; /* the temporary file's writer thread (async_file.h), NULL when none */
+    int fd;            /* the temporary file's descriptor when async, else -1 */
 } tc_output;
 
 /* Opens path for writing ("-": stdout) into o. On failure prints "tracecost CMD: PATH: cannot

@@ -96,21 +96,26 @@ Test(outputs, files_are_written_before_the_summary) {
     rm_rf(d);
 }
 
+/* n as stderr tells a size: 12,345. */
+static const char *grouped(char bytes[32], size_t n) {
+    char digits[32];
+    size_t k = 0;
+    snprintf(digits, sizeof digits, "%zu", n);
+    for (size_t i = 0, len = strlen(digits); i < len; i++) {
+        if (i && (len - i) % 3 == 0) bytes[k++] = ',';
+        bytes[k++] = digits[i];
+    }
+    bytes[k] = 0;
+    return bytes;
+}
+
 Test(outputs, stderr_says_what_was_written_and_its_size) {
     char *d = tu_tmpdir(), *out = NULL, want[600], p[512];
     cr_assert_eq(tu_sh(&out, "%s analyze --json %s/a.json samples/ 2>&1 >/dev/null", tu_bin(), d), 0);
     snprintf(p, sizeof p, "%s/a.json", d);
     char *json = tu_read_file(p, NULL);
     char bytes[32];
-    size_t n = strlen(json), k = 0;
-    char digits[32];
-    snprintf(digits, sizeof digits, "%zu", n);
-    for (size_t i = 0, len = strlen(digits); i < len; i++) { /* 12,345 */
-        if (i && (len - i) % 3 == 0) bytes[k++] = ',';
-        bytes[k++] = digits[i];
-    }
-    bytes[k] = 0;
-    snprintf(want, sizeof want, "tracecost analyze: wrote %s/a.json (%s bytes)\n", d, bytes);
+    snprintf(want, sizeof want, "tracecost analyze: wrote %s/a.json (%s bytes)\n", d, grouped(bytes, strlen(json)));
     cr_expect_str_eq(out, want);
     free(out);
     free(json);
@@ -169,5 +174,50 @@ Test(outputs, a_failed_write_leaves_the_old_file_whole) {
     free(out);
     free(before);
     free(after);
+    rm_rf(d);
+}
+
+/* A file output is written by a thread of its own in 1 MiB buffers (cli/async_file.h): an output
+ * of several buffers comes out byte for byte as on stdout, and its size is the one stderr tells. */
+Test(outputs, a_file_of_several_buffers_holds_what_stdout_gets) {
+    char *d = tu_tmpdir(), *out = NULL, a[512], b[512];
+    tu_gen_job(d, "job", "--ranks 2 --steps 150");
+    cr_assert_eq(tu_sh(&out, "%s timeline -o %s/t.json %s/job/ && %s timeline -o - %s/job/ > %s/s.json", tu_bin(), d, d,
+                       tu_bin(), d, d),
+                 0, "%s", out);
+    snprintf(a, sizeof a, "%s/t.json", d);
+    snprintf(b, sizeof b, "%s/s.json", d);
+    size_t len = 0;
+    char *text = tu_read_file(a, &len);
+    cr_assert(len > 2u << 20, "the timeline is %zu bytes: not several buffers", len);
+    cr_expect(tu_same_file(a, b), "the file differs from stdout's bytes");
+    char told[64], bytes[32];
+    snprintf(told, sizeof told, "t.json (%s bytes)", grouped(bytes, len));
+    cr_expect_not_null(strstr(out, told), "stderr does not tell %s: %s", told, out);
+    free(text);
+    free(out);
+    rm_rf(d);
+}
+
+/* A write that fails after the first buffers went out (past the file size limit, in the writer
+ * thread) is exit 4 naming the file and the reason, the old file whole, no temporary file left. */
+Test(outputs, a_write_failing_in_the_writer_thread_is_exit_4) {
+    char *d = tu_tmpdir(), *out = NULL, p[512];
+    tu_gen_job(d, "job", "--ranks 2 --steps 150");
+    cr_assert_eq(tu_sh(&out, "echo old > %s/t.json", d), 0, "%s", out);
+    free(out);
+    /* dash's ulimit -f counts 512-byte blocks: 1.5 MiB, more than one buffer, less than the file */
+    int rc = tu_sh(&out, "trap '' XFSZ; ulimit -f 3072; %s timeline -o %s/t.json %s/job/", tu_bin(), d, d);
+    cr_expect_eq(rc, 4, "exit %d, want 4: %s", rc, out);
+    cr_expect_not_null(strstr(out, "t.json: write failed: File too large"), "%s", out);
+    free(out);
+    snprintf(p, sizeof p, "%s/t.json", d);
+    size_t len = 0;
+    char *text = tu_read_file(p, &len);
+    cr_expect(text && len == 4 && !memcmp(text, "old\n", 4), "t.json changed");
+    free(text);
+    cr_expect_eq(tu_sh(&out, "ls -A %s", d), 0);
+    cr_expect_str_eq(out, "job\nt.json\n", "a temporary file was left behind: %s", out);
+    free(out);
     rm_rf(d);
 }
