@@ -1,7 +1,8 @@
 /* step_graph_job.c: the job's part of the step graph (step_graph.h; docs/definitions.md "Replay";
  * one rank's part is step_graph_rank.c) and its re-timing. Every node is numbered ahead (per rank: the
  * host block, the GPU block, the arrivals; then the instances) and each rank gets a window of the
- * edge array as large as its nodes can fill, so the ranks are built at once, one pool run each;
+ * edge array as large as its nodes can fill, so the ranks are built at once, one pool run each
+ * (and a task for each rank's GPU block, so one rank keeps two threads busy);
  * then the windows are moved down into one array, the instance nodes added, and a topological order
  * found once (Kahn), a cycle broken by keeping a node at its measured time. The graph is the same
  * with any number of threads: every rank writes only its own nodes, steps, members and window. */
@@ -230,6 +231,17 @@ static void builder_free(tc_sg_builder *b) {
 
 /* ---- the ranks at once ------------------------------------------------------------------------ */
 
+/* Edges [from, to), of nodes [v0, v1), moved down to *at (first[] with them); *at then past them. */
+static void move_edges(tc_step_graph *g, size_t from, size_t to, size_t v0, size_t v1, size_t *at) {
+    assert(*at <= from && from <= to);
+    if (from != *at) {
+        memmove(g->edges + *at, g->edges + from, (to - from) * sizeof *g->edges);
+        uint32_t down = (uint32_t)(from - *at);
+        for (size_t v = v0; v < v1; v++) g->first[v] -= down;
+    }
+    *at += to - from;
+}
+
 typedef struct { size_t nodes, r; } rank_size;
 
 static int cmp_rank_size(const void *a, const void *b) { /* most nodes first, then rank order */
@@ -239,6 +251,7 @@ static int cmp_rank_size(const void *a, const void *b) { /* most nodes first, th
 }
 
 typedef struct {
+    tc_pool *pool;            /* the GPU blocks' tasks go here (NULL: built after the host block) */
     tc_sg_builder *rb;        /* per rank: the job's builder with the rank's own node ids and window */
     const tc_step_map *maps;
     const rank_span *sp;
@@ -250,12 +263,13 @@ static void build_run(void *ctx, size_t i, int worker) {
     rank_runs *k = ctx;
     size_t r = k->order[i].r;
     (void)worker;
-    k->rc[r] = tc_sg_build_rank(&k->rb[r], &k->maps[r], k->rb[r].g->rank_steps[r], k->sp[r].gpu_first);
+    k->rc[r] = tc_sg_build_rank(&k->rb[r], &k->maps[r], k->rb[r].g->rank_steps[r], k->sp[r].gpu_first, k->pool);
 }
 
-/* Every rank's nodes, on the pool (NULL: one after the other here), then the windows moved down
- * into one run of edges (each node's first[] with them) and the counts summed in rank order; b
- * then continues after the last rank's edges. 0, or -1 out of memory. */
+/* Every rank's nodes, on the pool (NULL: one after the other here; a rank's host and GPU blocks at
+ * once, so one rank uses two threads), then each rank's two runs of edges (tc_sg_build_rank) moved
+ * down into one run (each node's first[] with them) and the counts summed in rank order; b then
+ * continues after the last rank's edges. 0, or -1 out of memory. */
 static int build_ranks(tc_sg_builder *b, const tc_step_map *maps, const rank_span *sp, tc_pool *pool) {
     size_t nr = b->j->n_ranks;
     tc_step_graph *g = b->g;
@@ -273,21 +287,16 @@ static int build_ranks(tc_sg_builder *b, const tc_step_map *maps, const rank_spa
     }
     if (!bad) {
         tc_sort(order, nr, sizeof *order, cmp_rank_size);
-        rank_runs k = {rb, maps, sp, order, rc};
-        if (pool && nr >= 2) tc_pool_for(pool, nr, build_run, &k);
+        rank_runs k = {pool, rb, maps, sp, order, rc};
+        if (pool && nr >= 2) tc_pool_for_nesting(pool, nr, build_run, &k); /* each run submits its GPU block */
         else for (size_t i = 0; i < nr; i++) build_run(&k, i, 0);
     }
     size_t at = 0;
     for (size_t r = 0; r < nr && !bad; r++) {
         if ((bad = rc[r] != 0)) break;
         assert(rb[r].next == sp[r].end);
-        size_t used = rb[r].n_edges - sp[r].edge_first;
-        if (sp[r].edge_first != at) {
-            memmove(g->edges + at, g->edges + sp[r].edge_first, used * sizeof *g->edges);
-            uint32_t down = (uint32_t)(sp[r].edge_first - at);
-            for (size_t v = sp[r].first; v < sp[r].end; v++) g->first[v] -= down;
-        }
-        at += used;
+        move_edges(g, sp[r].edge_first, rb[r].host_end, sp[r].first, sp[r].gpu_first, &at);
+        move_edges(g, rb[r].gpu_from, rb[r].n_edges, sp[r].gpu_first, sp[r].end, &at);
         const tc_sg_counts *c = &rb[r].c;
         g->ops += c->ops; g->ops_unplaced += c->ops_unplaced; g->ops_unmatched += c->ops_unmatched;
         g->event_deps += c->event_deps; g->inferred_deps += c->inferred_deps; g->sync_calls += c->sync_calls;

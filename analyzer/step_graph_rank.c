@@ -4,7 +4,9 @@
  * call's start as a node of its own, the step boundaries on the thread that makes the most calls),
  * the GPU block (one node per GPU event, start order) and the arrivals of its collective kernels;
  * then (the job) one node per matched instance. Each node's edges are written when the node is,
- * into the builder's window of the edge array, so they come out grouped by target. One pass of
+ * into the builder's window of the edge array, so they come out grouped by target. The two blocks
+ * are built at once (every node id is known ahead; the GPU block's launch edges name the launch
+ * until the host block has given it its node), each in its own run of the window. One pass of
  * sorts per rank: memory and time linear in events (times a log). */
 #include "step_graph_rank.h"
 #include "step_host.h"
@@ -24,6 +26,9 @@
 
 typedef tc_sg_builder builder;
 typedef tc_sg_end_rec end_rec;
+
+/* Edge flag of the GPU block while it is built: `from` is a launch index, not yet its node. */
+#define EDGE_LAUNCH 0x80
 
 static int add_edge(builder *b, uint32_t from, uint8_t flags, uint8_t cls, int64_t lag) {
     assert(b->n_edges < b->edge_end); /* the windows are bounds (step_graph_job.c, edge_windows) */
@@ -257,52 +262,69 @@ static int handoff_list(builder *b, const tc_sg_host_item *it, size_t n, const u
     return 0;
 }
 
+/* What the host block is built from: the call classes by name id, the host items, the step tails,
+ * the polling runs; made (with the event waits the GPU block reads, and the calls by end) before
+ * either block is built. */
+typedef struct {
+    uint8_t *cls;
+    tc_sg_host_item *it;
+    size_t n, n_cpu;
+    uint32_t *tail, *run;
+} host_plan;
+
+static int host_plan_make(builder *b, const tc_step_map *steps, host_plan *h) {
+    const tc_trace *t = b->t;
+    h->n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
+    h->cls = tc_sg_call_classes(t);
+    h->it = h->cls ? tc_sg_host_items(t, h->cls, steps, h->n_cpu, &h->n) : NULL;
+    h->tail = tc_sg_step_tails(t, steps, h->n_cpu);
+    h->run = h->it ? tc_sg_poll_runs(t, h->cls, h->it, h->n) : NULL;
+    if (!h->it || !h->cls || !h->tail || !h->run) return -1;
+    return event_waits(b, h->it, h->n, h->cls) || handoff_list(b, h->it, h->n, h->cls) ? -1 : 0;
+}
+
+static void host_plan_free(builder *b, host_plan *h) {
+    free(h->it);
+    free(h->cls);
+    free(h->tail);
+    free(h->run);
+    free(b->calls);
+    b->calls = NULL;
+    b->n_calls = 0;
+}
+
 /* The rank's host block: calls and CPU step boundaries per thread in time order, then the
  * GPU-only steps' boundaries. steps: the rank's steps (tc_steps_spans), first: its first tc_sg_step. */
-static int host_block(builder *b, const tc_step_map *steps, size_t first) {
+static int host_block(builder *b, const tc_step_map *steps, size_t first, const host_plan *h) {
     const tc_trace *t = b->t;
-    size_t n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
-    size_t n = 0;
-    uint8_t *cls = tc_sg_call_classes(t);
-    tc_sg_host_item *it = cls ? tc_sg_host_items(t, cls, steps, n_cpu, &n) : NULL;
-    uint32_t *tail = tc_sg_step_tails(t, steps, n_cpu), *run = it ? tc_sg_poll_runs(t, cls, it, n) : NULL;
-    int rc = -1;
-    if (!it || !cls || !tail || !run || event_waits(b, it, n, cls) || handoff_list(b, it, n, cls)) goto out;
+    const tc_sg_host_item *it = h->it;
+    const uint8_t *cls = h->cls;
     uint32_t prev = TC_NONE, run_node = TC_NONE;
     int64_t prev_end = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < h->n; i++) {
         if (i == 0 || it[i].thread != it[i - 1].thread) prev = TC_NONE;
         int64_t prev_start = prev != TC_NONE ? b->g->start0[prev] : 0;
         if (tc_sg_is_query(t, cls, &it[i]) && (i == 0 || it[i].thread != it[i - 1].thread || !tc_sg_is_query(t, cls, &it[i - 1])))
             run_node = b->next; /* a run's first call: one node */
-        if (run[i] != TC_NONE) {
-            int pc = poll_call(b, &it[i], run_node, it[run[i]].ts, &prev, &prev_end);
-            if (pc < 0) goto out;
+        if (h->run[i] != TC_NONE) {
+            int pc = poll_call(b, &it[i], run_node, it[h->run[i]].ts, &prev, &prev_end);
+            if (pc < 0) return -1;
             if (pc == 0) continue;
         }
         if (it[i].mark) {
             uint32_t k = it[i].mark - 1;
-            uint32_t tl = k % 2 == 1 ? tail[k / 2] : TC_NONE;
-            if (host_mark(b, &it[i], (uint32_t)first + k / 2, k % 2 == 1, tl, &prev, &prev_end, prev_start)) goto out;
+            uint32_t tl = k % 2 == 1 ? h->tail[k / 2] : TC_NONE;
+            if (host_mark(b, &it[i], (uint32_t)first + k / 2, k % 2 == 1, tl, &prev, &prev_end, prev_start)) return -1;
             continue;
         }
         uint32_t nm = t->launches[it[i].idx].name;
-        if (host_call(b, &it[i], nm == TC_NONE ? TC_CALL_OTHER : cls[nm], &prev, &prev_end, prev_start)) goto out;
+        if (host_call(b, &it[i], nm == TC_NONE ? TC_CALL_OTHER : cls[nm], &prev, &prev_end, prev_start)) return -1;
     }
-    for (size_t k = n_cpu; k < steps->n_steps; k++)
+    for (size_t k = h->n_cpu; k < steps->n_steps; k++)
         if (gpu_mark(b, (uint32_t)(first + k), steps->steps[k].span_start_ns, false) ||
             gpu_mark(b, (uint32_t)(first + k), steps->steps[k].span_end_ns, true))
-            goto out;
-    rc = 0;
-out:
-    free(it);
-    free(cls);
-    free(tail);
-    free(run);
-    free(b->calls);
-    b->calls = NULL;
-    b->n_calls = 0;
-    return rc;
+            return -1;
+    return 0;
 }
 
 /* ---- the GPU block --------------------------------------------------------------------------- */
@@ -347,7 +369,9 @@ static bool op_start_edges(builder *b, uint32_t e, uint32_t pred, tc_sg_edge *ou
     if (!l) return false;
     int64_t st = g->start_ns, meas[4], nominal[4], expl[4];
     size_t n = 0, best = 0;
-    out[n] = (tc_sg_edge){b->launch_node[l - t->launches], 0, TC_CP_HOST_LAUNCH, 0, 0};
+    /* the launch's node is the host block's, which may be built at this moment: the launch index,
+     * resolved once both blocks are done (resolve_launches) */
+    out[n] = (tc_sg_edge){(uint32_t)(l - t->launches), EDGE_LAUNCH, TC_CP_HOST_LAUNCH, 0, 0};
     meas[n] = st - l->ts_ns;
     nominal[n] = l->dur_ns + b->launch_latency;
     expl[n] = l->ts_ns + (meas[n] < nominal[n] ? meas[n] : nominal[n]);
@@ -475,7 +499,57 @@ static int rank_ends(builder *b) {
     return 0;
 }
 
-int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gpu_first) {
+/* The GPU block as a task of the pool. */
+typedef struct {
+    tc_pool_task task; /* first: the pool hands it back to gpu_run */
+    builder gb;        /* the rank's builder with the GPU block's node ids, window and counts */
+    int rc;
+} gpu_task;
+
+static void gpu_run(tc_pool_task *task, size_t i, int worker) {
+    (void)i;
+    (void)worker;
+    gpu_task *g = (gpu_task *)task;
+    g->rc = gpu_block(&g->gb);
+}
+
+/* The host block here and the GPU block at once on pool (or after it, here), each in its own run of
+ * the rank's window: the host block's first, as large as it can fill (at most 2 edges a node), the
+ * GPU block's after it. Then the GPU block's launch edges get their nodes and its counts are added. */
+static int build_blocks(builder *b, const tc_step_map *map, size_t first, size_t gpu_first, const host_plan *h,
+                        tc_pool *pool) {
+    size_t window_end = b->edge_end, split = b->n_edges + 2 * (gpu_first - b->next);
+    if (split > window_end) split = window_end;
+    gpu_task g = {.gb = *b, .rc = 0};
+    memset(&g.task, 0, sizeof g.task);
+    g.gb.next = (uint32_t)gpu_first;
+    g.gb.n_edges = split;
+    memset(&g.gb.c, 0, sizeof g.gb.c);
+    b->edge_end = split;
+    if (pool) tc_pool_submit(pool, &g.task, gpu_run, 1);
+    int rc = host_block(b, map, first, h);
+    if (!pool || tc_pool_take_back(pool, &g.task)) g.rc = gpu_block(&g.gb);
+    else tc_pool_wait(pool, &g.task);
+    b->edge_end = window_end;
+    if (rc || g.rc) return -1;
+    assert(b->next == gpu_first);
+    b->host_end = b->n_edges;
+    b->gpu_from = split;
+    for (size_t e = split; e < g.gb.n_edges; e++) {
+        tc_sg_edge *ed = &b->g->edges[e];
+        if (ed->flags & EDGE_LAUNCH) { ed->from = b->launch_node[ed->from]; ed->flags &= (uint8_t)~EDGE_LAUNCH; }
+    }
+    b->n_edges = g.gb.n_edges;
+    b->next = g.gb.next;
+    b->launch_latency = g.gb.launch_latency;
+    const tc_sg_counts *c = &g.gb.c;
+    b->c.ops += c->ops; b->c.ops_unplaced += c->ops_unplaced; b->c.ops_unmatched += c->ops_unmatched;
+    b->c.event_deps += c->event_deps; b->c.inferred_deps += c->inferred_deps; b->c.sync_calls += c->sync_calls;
+    b->c.step_tails += c->step_tails; b->c.poll_waits += c->poll_waits;
+    return 0;
+}
+
+int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gpu_first, tc_pool *pool) {
     tc_job *j = b->j;
     size_t r = b->r;
     b->t = &j->traces[j->ranks[r].input];
@@ -484,15 +558,17 @@ int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gp
     b->launch_node = malloc((t->n_launches ? t->n_launches : 1) * sizeof *b->launch_node);
     b->member_of = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->member_of);
     b->event_dep = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->event_dep);
+    host_plan h = {0};
     int rc = b->launch_node && b->member_of && b->event_dep ? rank_ends(b) : -1;
     if (!rc) {
         for (size_t e = 0; e < t->n_gpu; e++) b->member_of[e] = TC_NONE;
         for (size_t k = b->rank_members[r]; k < b->rank_members[r + 1]; k++)
             b->member_of[j->inst_members[b->by_rank[k]].event] = b->by_rank[k];
         for (size_t l = 0; l < t->n_launches; l++) b->launch_node[l] = TC_NONE;
-        rc = host_block(b, map, first);
+        rc = host_plan_make(b, map, &h);
     }
-    if (!rc) { assert(b->next == b->gpu_base); rc = gpu_block(b); }
+    if (!rc) rc = build_blocks(b, map, first, gpu_first, &h, pool);
+    host_plan_free(b, &h);
     free(b->launch_node);
     free(b->member_of);
     free(b->event_dep);

@@ -40,12 +40,18 @@ typedef struct {
     tc_sg_end_rec *calls; size_t n_calls; /* the rank's calls by end (device 0, stream: thread, event: node),
                                            * when it has several threads; else none */
     int64_t launch_latency;   /* the rank's typical launch latency: op start − launch end */
+    /* set by tc_sg_build_rank: the edges it wrote, as two runs of its window (the host block's
+     * [window's start, host_end), the GPU block's and arrivals' [gpu_from, n_edges)) */
+    size_t host_end, gpu_from;
 } tc_sg_builder;
 
 /* Rank b->r's nodes from b->next (host block, GPU block, arrivals), with b's shared fields set, its
  * node ids and edge window given; map: the rank's steps (tc_steps_spans), first its first
- * tc_sg_step, gpu_first its first GPU node. 0, or -1 out of memory. */
-int tc_sg_build_rank(tc_sg_builder *b, const tc_step_map *map, size_t first, size_t gpu_first);
+ * tc_sg_step, gpu_first its first GPU node. The host block and the GPU block are built at once
+ * when pool is not NULL (the GPU block a task of the pool, taken back and built here when no
+ * thread is free), else one after the other: the same edges either way. The caller must be
+ * allowed to wait on pool (the owner, or a run of tc_pool_for_nesting). 0, or -1 out of memory. */
+int tc_sg_build_rank(tc_sg_builder *b, const tc_step_map *map, size_t first, size_t gpu_first, tc_pool *pool);
 /* The instance nodes from b->next: each starts when its last rank's kernel has started (aligned
  * clocks). 0, or -1 when the edge window is short (not expected: the windows are bounds). */
 int tc_sg_instance_nodes(tc_sg_builder *b);
