@@ -92,23 +92,31 @@ static ssize_t cookie_write(void *c, const char *s, size_t n) {
     return (ssize_t)n;
 }
 
-/* fclose's: the last buffer to the thread, then the thread ended. The errors are read by
- * tc_async_finish. */
-static int cookie_close(void *c) {
-    tc_async_file *a = c;
-    int e = hand_over(a);
+/* Ends the thread once it has written what it was handed. */
+static void stop(tc_async_file *a) {
     pthread_mutex_lock(&a->mu);
-    while (a->pending) pthread_cond_wait(&a->cv, &a->mu);
     a->closing = true;
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
     pthread_join(a->thread, NULL);
-    if (e && !a->err) a->err = e;
+}
+
+/* fclose's: the last buffer to the thread, then the thread ended. The errors are read by
+ * tc_async_finish. */
+static int cookie_close(void *c) {
+    tc_async_file *a = c;
+    (void)hand_over(a); /* its error, if any, is a->err, read after the thread is done */
+    stop(a);
     if (a->err) { errno = a->err; return -1; }
     return 0;
 }
 
-static void free_async(tc_async_file *a) {
+/* Frees a; locks: its mutex and condition were made. */
+static void free_async(tc_async_file *a, bool locks) {
+    if (locks) {
+        pthread_mutex_destroy(&a->mu);
+        pthread_cond_destroy(&a->cv);
+    }
     free(a->buf[0]);
     free(a->buf[1]);
     free(a);
@@ -121,29 +129,17 @@ FILE *tc_async_open(int fd, tc_async_file **out_a) {
     a->fd = fd;
     a->buf[0] = malloc(AF_BUF);
     a->buf[1] = malloc(AF_BUF);
-    if (!a->buf[0] || !a->buf[1]) { free_async(a); errno = ENOMEM; return NULL; }
+    if (!a->buf[0] || !a->buf[1]) { free_async(a, false); errno = ENOMEM; return NULL; }
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     int e = pthread_create(&a->thread, NULL, writer, a);
-    if (e) {
-        pthread_mutex_destroy(&a->mu);
-        pthread_cond_destroy(&a->cv);
-        free_async(a);
-        errno = e;
-        return NULL;
-    }
+    if (e) { free_async(a, true); errno = e; return NULL; }
     cookie_io_functions_t io = {.read = NULL, .write = cookie_write, .seek = NULL, .close = cookie_close};
     FILE *f = fopencookie(a, "w", io);
     if (!f) {
         int why = errno;
-        pthread_mutex_lock(&a->mu);
-        a->closing = true;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        pthread_join(a->thread, NULL);
-        pthread_mutex_destroy(&a->mu);
-        pthread_cond_destroy(&a->cv);
-        free_async(a);
+        stop(a);
+        free_async(a, true);
         errno = why;
         return NULL;
     }
@@ -157,9 +153,7 @@ int tc_async_finish(FILE *f, tc_async_file *a) {
     errno = 0;
     int rc = fclose(f); /* cookie_close: -1 exactly when a write failed (a->err) */
     int why = a->err ? a->err : errno;
-    pthread_mutex_destroy(&a->mu);
-    pthread_cond_destroy(&a->cv);
-    free_async(a);
+    free_async(a, true);
     if (rc == 0) return 0;
     errno = why ? why : EIO;
     return -1;

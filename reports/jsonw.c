@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-void jw_init(jw *w, FILE *out, bool pretty) {
+void jw_init(jw *w, FILE *out, bool pretty) { /* field by field: the buffer needs no zeroing */
     w->out = out;
     w->depth = 0;
     memset(w->need_comma, 0, sizeof w->need_comma);
