@@ -3,7 +3,8 @@
  * re-timed unchanged (the identity: every rank's replayed steps against its measured ones), on the
  * reference "instant" (inter-node transfer taking no time), and with any transfer times the what-if
  * gives (tc_replay_with); the critical paths come from the unchanged replay (critical_path.c). The
- * ranks' graphs and the paths use every thread. */
+ * ranks' graphs and the paths use every thread, and the reference's re-timing runs beside the
+ * identity's (each is one serial pass over the graph). */
 #include "replay.h"
 #include "critical_path.h"
 #include "step_graph.h"
@@ -112,17 +113,38 @@ out:
     return rc;
 }
 
-/* The reference "instant": every inter-node (or unknown-scope) instance with no transfer time.
- * start, end, v: scratch of g->n, g->n and g->n_steps. */
-static int fill_reference(tc_job *j, const tc_step_graph *g, int64_t *start, int64_t *end, int64_t *v) {
-    tc_replay_summary *rp = &j->summary.replay;
+/* The reference "instant": every inter-node (or unknown-scope) instance with no transfer time. Its
+ * re-timing needs only the graph, so with a pool it runs beside the identity's and the critical
+ * paths (own scratch: start, end, v), and its figures are set once it is done. */
+typedef struct {
+    tc_pool_task task;        /* first: the task pointer is the struct's */
+    const tc_job *j;
+    const tc_step_graph *g;
+    int64_t *start, *end, *v; /* scratch of g->n, g->n and g->n_steps */
+    bool done;                /* v holds the step times (false: out of memory) */
+} reference_run;
+
+static void reference_retime(reference_run *r) {
+    const tc_job *j = r->j;
     int64_t *tr = malloc((j->n_instances ? j->n_instances : 1) * sizeof *tr);
-    if (!tr) return -1;
+    if (!tr) return;
     for (size_t i = 0; i < j->n_instances; i++)
         tr[i] = j->inst_groups[j->instances[i].group].scope == TC_SCOPE_INTRA ? j->instances[i].transfer_ns : 0;
-    replay_steps(g, tr, start, end, v);
+    replay_steps(r->g, tr, r->start, r->end, r->v);
     free(tr);
-    rp->reference_step_ns = mean_step(g, j->n_ranks, v, NULL, NULL);
+    r->done = true;
+}
+
+static void reference_task(tc_pool_task *task, size_t i, int worker) {
+    (void)i; (void)worker;
+    reference_retime((reference_run *)task);
+}
+
+/* The reference's figures from its step times (r->v). 0, or -1 when it could not run (memory). */
+static int fill_reference(tc_job *j, const tc_step_graph *g, const reference_run *r) {
+    tc_replay_summary *rp = &j->summary.replay;
+    if (!r->done) return -1;
+    rp->reference_step_ns = mean_step(g, j->n_ranks, r->v, NULL, NULL);
     rp->has_reference = true;
     memcpy(rp->reference, "instant", sizeof "instant");
     return 0;
@@ -175,10 +197,28 @@ int tc_job_replay(tc_job *j, int threads) {
     int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
     int rc = -1;
     if (start && end && v) {
+        /* the reference beside the identity when there is a thread for it and memory for its own
+         * scratch; else after the paths, in the identity's scratch (the paths read it first) */
+        reference_run ref = {.j = j, .g = g};
+        bool beside = pool && tc_pool_threads(pool) >= 1;
+        if (beside) {
+            ref.start = malloc((g->n ? g->n : 1) * sizeof *ref.start);
+            ref.end = malloc((g->n ? g->n : 1) * sizeof *ref.end);
+            ref.v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *ref.v);
+            beside = ref.start && ref.end && ref.v;
+            if (beside) tc_pool_submit(pool, &ref.task, reference_task, 1);
+            else { free(ref.start); free(ref.end); free(ref.v); }
+        }
         replay_steps(g, NULL, start, end, v);
-        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, g->n_slots >= 2 ? pool : NULL) ||
-                     fill_reference(j, g, start, end, v) /* after the paths: it re-times start and end */
+        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, g->n_slots >= 2 ? pool : NULL)
                  ? -1 : 0;
+        if (beside) tc_pool_wait(pool, &ref.task);
+        else if (!rc) { /* after the paths, in the identity's scratch: it re-times start and end */
+            ref.start = start; ref.end = end; ref.v = v;
+            reference_retime(&ref);
+        }
+        if (!rc) rc = fill_reference(j, g, &ref);
+        if (beside) { free(ref.start); free(ref.end); free(ref.v); }
         rp->has = rc == 0;
     }
     tc_pool_free(pool);

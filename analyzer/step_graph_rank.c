@@ -272,14 +272,13 @@ typedef struct {
     uint32_t *tail, *run;
 } host_plan;
 
+/* All of it but the step tails (made beside it, rank_side); h->n_cpu is set. */
 static int host_plan_make(builder *b, const tc_step_map *steps, host_plan *h) {
     const tc_trace *t = b->t;
-    h->n_cpu = t->n_cpu_steps < steps->n_steps ? t->n_cpu_steps : steps->n_steps;
     h->cls = tc_sg_call_classes(t);
     h->it = h->cls ? tc_sg_host_items(t, h->cls, steps, h->n_cpu, &h->n) : NULL;
-    h->tail = tc_sg_step_tails(t, steps, h->n_cpu);
     h->run = h->it ? tc_sg_poll_runs(t, h->cls, h->it, h->n) : NULL;
-    if (!h->it || !h->cls || !h->tail || !h->run) return -1;
+    if (!h->it || !h->cls || !h->run) return -1;
     return event_waits(b, h->it, h->n, h->cls) || handoff_list(b, h->it, h->n, h->cls) ? -1 : 0;
 }
 
@@ -549,17 +548,44 @@ static int build_blocks(builder *b, const tc_step_map *map, size_t first, size_t
     return 0;
 }
 
+/* What the blocks need besides the host plan, made at once with it (a task of the pool, taken
+ * back when no thread is free): the GPU events by end (both blocks) and the step tails (the host
+ * block). It writes b->ends only; the host plan neither reads nor writes them. */
+typedef struct {
+    tc_pool_task task; /* first: the pool hands it back to side_run */
+    builder *b;
+    const tc_step_map *map;
+    size_t n_cpu;
+    uint32_t *tail;    /* NULL: out of memory */
+    int rc;
+} rank_side;
+
+static void side_make(rank_side *s) {
+    s->rc = rank_ends(s->b);
+    s->tail = tc_sg_step_tails(s->b->t, s->map, s->n_cpu);
+}
+
+static void side_run(tc_pool_task *task, size_t i, int worker) {
+    (void)i;
+    (void)worker;
+    side_make((rank_side *)task);
+}
+
 int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gpu_first, tc_pool *pool) {
     tc_job *j = b->j;
     size_t r = b->r;
     b->t = &j->traces[j->ranks[r].input];
     const tc_trace *t = b->t;
     b->gpu_base = (uint32_t)gpu_first;
+    host_plan h = {0};
+    h.n_cpu = t->n_cpu_steps < map->n_steps ? t->n_cpu_steps : map->n_steps;
+    rank_side side = {.b = b, .map = map, .n_cpu = h.n_cpu};
+    memset(&side.task, 0, sizeof side.task);
+    if (pool) tc_pool_submit(pool, &side.task, side_run, 1);
     b->launch_node = malloc((t->n_launches ? t->n_launches : 1) * sizeof *b->launch_node);
     b->member_of = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->member_of);
     b->event_dep = malloc((t->n_gpu ? t->n_gpu : 1) * sizeof *b->event_dep);
-    host_plan h = {0};
-    int rc = b->launch_node && b->member_of && b->event_dep ? rank_ends(b) : -1;
+    int rc = b->launch_node && b->member_of && b->event_dep ? 0 : -1;
     if (!rc) {
         for (size_t e = 0; e < t->n_gpu; e++) b->member_of[e] = TC_NONE;
         for (size_t k = b->rank_members[r]; k < b->rank_members[r + 1]; k++)
@@ -567,6 +593,10 @@ int tc_sg_build_rank(builder *b, const tc_step_map *map, size_t first, size_t gp
         for (size_t l = 0; l < t->n_launches; l++) b->launch_node[l] = TC_NONE;
         rc = host_plan_make(b, map, &h);
     }
+    if (!pool || tc_pool_take_back(pool, &side.task)) side_make(&side);
+    else tc_pool_wait(pool, &side.task);
+    h.tail = side.tail;
+    if (!rc && (side.rc || !h.tail)) rc = -1;
     if (!rc) rc = build_blocks(b, map, first, gpu_first, &h, pool);
     host_plan_free(b, &h);
     free(b->launch_node);
