@@ -304,14 +304,15 @@ static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_
  * checked, and its keys read for its fate until it is known to matter (a kernel, a FLOP op), so
  * every event is walked once; Kineto's prefix "ph": "X", "cat": "kernel" says so at once. */
 static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, fast_event *ev, bool *emit, const vs_index *ix) {
-    judged j = {0};
+    judged j; /* a span's other fields are read only once it is seen: no zeroing (a rep stos per event) */
+    j.ph.seen = j.cat.seen = j.ts.seen = j.dur.seen = j.dims = false;
     tok_sink *s = &p->toks; /* NULL once the tokens cannot be handed over */
 #define PUT_TOP(k, a, l) do { \
         if (s && s->n == TOK_CAP) s = NULL; \
         if (s) s->t[s->n++] = (tok){(a), (l), (k)}; \
         else if (!judge) return 0; \
     } while (0)
-    memset(ev, 0, sizeof *ev);
+    ev->name = ev->pid = ev->tid = (span){0, 0, false, false}; /* read by the host span: empty when absent */
     s->n = 1;
     s->t[0] = (tok){i, 1, TK_OPEN_MAP};
     i = skip_json_ws(b, i + 1, end, ix);
