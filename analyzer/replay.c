@@ -51,29 +51,45 @@ static int64_t mean_step(const tc_step_graph *g, size_t n_ranks, const int64_t *
     return ranks ? sum / ranks : 0;
 }
 
-/* Re-times g and takes its step times: v (g->n_steps) gets each step's. start/end: scratch of g->n
- * each. */
-static void replay_steps(const tc_step_graph *g, const int64_t *transfer_ns, int64_t *start, int64_t *end, int64_t *v) {
-    tc_step_graph_retime(g, transfer_ns, start, end);
-    step_times(g, start, end, v);
+/* The scratch of one re-timing: every node's start and end (g->n each), every step's time
+ * (g->n_steps). */
+typedef struct {
+    int64_t *start, *end, *v;
+} retime_scratch;
+
+/* false, with nothing held, when memory is short. */
+static bool scratch_new(const tc_step_graph *g, retime_scratch *s) {
+    s->start = malloc((g->n ? g->n : 1) * sizeof *s->start);
+    s->end = malloc((g->n ? g->n : 1) * sizeof *s->end);
+    s->v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *s->v);
+    if (s->start && s->end && s->v) return true;
+    free(s->start); free(s->end); free(s->v);
+    *s = (retime_scratch){0};
+    return false;
+}
+
+static void scratch_free(retime_scratch *s) { free(s->start); free(s->end); free(s->v); }
+
+/* Re-times g and takes its step times: s->v gets each step's. */
+static void replay_steps(const tc_step_graph *g, const int64_t *transfer_ns, retime_scratch *s) {
+    tc_step_graph_retime(g, transfer_ns, s->start, s->end);
+    step_times(g, s->start, s->end, s->v);
 }
 
 int tc_replay_with(const tc_job *j, const int64_t *transfer_ns, int64_t *step_ns, int64_t *per_step_ns) {
     const tc_step_graph *g = j->graph;
     if (!g) return 1;
-    int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
-    int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
-    int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
+    retime_scratch s;
     int64_t *count = malloc((g->n_slots ? g->n_slots : 1) * sizeof *count);
     int rc = -1;
-    if (start && end && v && count) {
-        replay_steps(g, transfer_ns, start, end, v);
-        *step_ns = mean_step(g, j->n_ranks, v, per_step_ns, count);
-        rc = 0;
+    if (scratch_new(g, &s)) {
+        if (count) {
+            replay_steps(g, transfer_ns, &s);
+            *step_ns = mean_step(g, j->n_ranks, s.v, per_step_ns, count);
+            rc = 0;
+        }
+        scratch_free(&s);
     }
-    free(start);
-    free(end);
-    free(v);
     free(count);
     return rc;
 }
@@ -120,8 +136,8 @@ typedef struct {
     tc_pool_task task;        /* first: the task pointer is the struct's */
     const tc_job *j;
     const tc_step_graph *g;
-    int64_t *start, *end, *v; /* scratch of g->n, g->n and g->n_steps */
-    bool done;                /* v holds the step times (false: out of memory) */
+    retime_scratch s;
+    bool done;                /* s.v holds the step times (false: out of memory) */
 } reference_run;
 
 static void reference_retime(reference_run *r) {
@@ -130,7 +146,7 @@ static void reference_retime(reference_run *r) {
     if (!tr) return;
     for (size_t i = 0; i < j->n_instances; i++)
         tr[i] = j->inst_groups[j->instances[i].group].scope == TC_SCOPE_INTRA ? j->instances[i].transfer_ns : 0;
-    replay_steps(r->g, tr, r->start, r->end, r->v);
+    replay_steps(r->g, tr, &r->s);
     free(tr);
     r->done = true;
 }
@@ -140,11 +156,11 @@ static void reference_task(tc_pool_task *task, size_t i, int worker) {
     reference_retime((reference_run *)task);
 }
 
-/* The reference's figures from its step times (r->v). 0, or -1 when it could not run (memory). */
+/* The reference's figures from its step times (r->s.v). 0, or -1 when it could not run (memory). */
 static int fill_reference(tc_job *j, const tc_step_graph *g, const reference_run *r) {
     tc_replay_summary *rp = &j->summary.replay;
     if (!r->done) return -1;
-    rp->reference_step_ns = mean_step(g, j->n_ranks, r->v, NULL, NULL);
+    rp->reference_step_ns = mean_step(g, j->n_ranks, r->s.v, NULL, NULL);
     rp->has_reference = true;
     memcpy(rp->reference, "instant", sizeof "instant");
     return 0;
@@ -192,38 +208,28 @@ int tc_job_replay(tc_job *j, int threads) {
     if (!g) { tc_pool_free(pool); return no_replay(rp, "no ProfilerStep spans: the replay re-times steps"); }
     j->graph = g;
     j->graph_free = graph_free;
-    int64_t *start = malloc((g->n ? g->n : 1) * sizeof *start);
-    int64_t *end = malloc((g->n ? g->n : 1) * sizeof *end);
-    int64_t *v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *v);
+    retime_scratch id; /* the identity's */
     int rc = -1;
-    if (start && end && v) {
+    if (scratch_new(g, &id)) {
         /* the reference beside the identity when there is a thread for it and memory for its own
          * scratch; else after the paths, in the identity's scratch (the paths read it first) */
         reference_run ref = {.j = j, .g = g};
-        bool beside = pool && tc_pool_threads(pool) >= 1;
-        if (beside) {
-            ref.start = malloc((g->n ? g->n : 1) * sizeof *ref.start);
-            ref.end = malloc((g->n ? g->n : 1) * sizeof *ref.end);
-            ref.v = malloc((g->n_steps ? g->n_steps : 1) * sizeof *ref.v);
-            beside = ref.start && ref.end && ref.v;
-            if (beside) tc_pool_submit(pool, &ref.task, reference_task, 1);
-            else { free(ref.start); free(ref.end); free(ref.v); }
-        }
-        replay_steps(g, NULL, start, end, v);
-        rc = fill_counts(rp, g) || fill_identity(j, g, v) || tc_critical_paths(j, g, start, end, g->n_slots >= 2 ? pool : NULL)
+        bool beside = pool && tc_pool_threads(pool) >= 1 && scratch_new(g, &ref.s);
+        if (beside) tc_pool_submit(pool, &ref.task, reference_task, 1);
+        replay_steps(g, NULL, &id);
+        rc = fill_counts(rp, g) || fill_identity(j, g, id.v) ||
+                     tc_critical_paths(j, g, id.start, id.end, g->n_slots >= 2 ? pool : NULL)
                  ? -1 : 0;
         if (beside) tc_pool_wait(pool, &ref.task);
         else if (!rc) { /* after the paths, in the identity's scratch: it re-times start and end */
-            ref.start = start; ref.end = end; ref.v = v;
+            ref.s = id;
             reference_retime(&ref);
         }
         if (!rc) rc = fill_reference(j, g, &ref);
-        if (beside) { free(ref.start); free(ref.end); free(ref.v); }
+        if (beside) scratch_free(&ref.s);
+        scratch_free(&id);
         rp->has = rc == 0;
     }
     tc_pool_free(pool);
-    free(start);
-    free(end);
-    free(v);
     return rc;
 }
