@@ -9,6 +9,9 @@
 #  - files of unequal sizes (bench/data/files/: eight ranks of one job, Kineto's layout, sizes from
 #    about 0.08 to 0.75 of BENCH_MB): the first 2, 3 and 8 in one call, default -j against -j1 (one
 #    file after the other);
+#  - the gzip forms tracecost splits on the pool (issue 35 item 2), of the first layout's rank 0,
+#    written by bench/gzforms.py: a full flush every 128 KiB (as pigz --independent) and BGZF (as
+#    bgzip): gzip -dc and `analyze FILE.gz` of each, against the one stream (gzip -6) above;
 #  - the distinct-names case (issue 30): 5 million kernels, each its own 43-byte name
 #    (bench/data/names/, 664 MB, written by awk), -j1 and the default -j.
 # It prints per layout wall time, MB/s (MB = 1e6 bytes of JSON: the decompressed size for gzip), CPU
@@ -64,6 +67,17 @@ for l in $LAYOUTS; do
     mkdir -p "$DIR/$l/gz"
     echo "bench: compressing $l rank 0 (gzip -6)..." >&2
     gzip -6 -c "$(r0 "$l")" > "$(gz "$l").tmp" && mv "$(gz "$l").tmp" "$(gz "$l")"
+  fi
+done
+# The gzip forms tracecost splits on the pool (issue 35 item 2), of the first layout's rank 0: a
+# full flush every 128 KiB (as pigz --independent) and BGZF (as bgzip), by bench/gzforms.py
+FIRST=${LAYOUTS%% *}
+gzf() { echo "$DIR/$FIRST/gz/rank0.$1.json.gz"; }
+GZ_FORMS="flush bgzf"
+for form in $GZ_FORMS; do
+  if [ ! -s "$(gzf "$form")" ]; then
+    echo "bench: writing $(gzf "$form") ($form, zlib level 6)..." >&2
+    python3 "$(dirname "$0")/gzforms.py" "$form" "$(r0 "$FIRST")" "$(gzf "$form").tmp" && mv "$(gzf "$form").tmp" "$(gzf "$form")"
   fi
 done
 # The unequal files: tracegen gives every rank of a job the same size, so each file is a one-rank job
@@ -126,7 +140,6 @@ time_cmd() {
 median() { sort -g "$OUT/$1" | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else printf "%.4f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 rss_mib() { sort -n "$OUT/$1.rss" | tail -1 | awk '{printf "%d", $1 / 1024}'; }
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-FIRST=${LAYOUTS%% *}
 
 # json_verify pinned to each core in turn: on shared VMs one vCPU can be much slower than another
 # for a while, which a one-thread command may or may not land on; the ratios then mean little
@@ -168,6 +181,16 @@ files_round() {
     time_cmd "files$n.j1" "$TC" analyze -q -j1 --json "$OUT/files$n.1.json" "${f[@]}"
   done
 }
+# the gzip forms: gzip -dc and analyze (default -j) of each
+gzforms_round() {
+  local form g
+  for form in $GZ_FORMS; do
+    g=$(gzf "$form")
+    cat "$g" > /dev/null
+    time_cmd "gz.$form.gzip_dc" sh -c "gzip -dc '$g' > /dev/null"
+    time_cmd "gz.$form"         "$TC" analyze -q --json "$OUT/gz.$form.json" "$g"
+  done
+}
 # the distinct-names case: -j1, then the default -j
 names_round() {
   [ "$NAMES_K" -gt 0 ] || return 0
@@ -177,6 +200,7 @@ names_round() {
 }
 for ((i = 1; i <= RUNS; i++)); do
   for l in $LAYOUTS; do round "$l"; done
+  gzforms_round
   files_round
   names_round
   echo "bench: round $i of $RUNS done" >&2
@@ -239,6 +263,7 @@ SUMMARY=""
 for l in $LAYOUTS; do
   a=$(r0 "$l"); b=$(r1 "$l"); g=$(gz "$l")
   S0=$(size "$a"); S1=$(size "$b"); SG=$(size "$g")
+  [ "$l" != "$FIRST" ] || S0_FIRST=$S0
   GPU_EVENTS=$(grep -m1 '"gpu_events"' "$OUT/$l.plain.json" | tr -dc 0-9)
   SAME_TWO=$(same_json "$OUT/$l.two.json" "$OUT/$l.two1.json" "-j1 and default -j: $a $b")
   SAME_ONE=$(same_json "$OUT/$l.plain.json" "$OUT/$l.plain1.json" "-j1 and default -j: $a")
@@ -280,6 +305,25 @@ for l in $LAYOUTS; do
   SUMMARY="$SUMMARY$(printf "  %-14s %s    %s    %s    %s    %s    %s" "$l" "$(pf "$P" '<=' "$T_PLAIN")" "$(pf "$G" '<=' "$T_GZIP")" \
     "$(pf "$W" '>=' "$T_FILES")" "$(pf "$RSS_PLAIN" '<=' "$T_RSS" %5d)" "$(pf "$RSS_GZ" '<=' "$T_RSS" %5d)" "$SAME")
 "
+done
+
+echo
+# the inputs' path and byte counts masked: the forms are other files of the same bytes
+mask_input() { mask_bytes "$1" | awk '/^  "inputs": \[/ {i = 1} i && /^  \],?$/ {i = 0} i {sub(/"path": ".*"/, "\"path\": (masked)")} {print}'; }
+SG0=$(size "$(gz "$FIRST")"); T_STREAM=$(median "$FIRST.tracecost_gz")
+mask_input "$OUT/$FIRST.gz.json" > "$OUT/gz.stream.masked"
+echo "gzip forms of $(r0 "$FIRST") (split on the pool instead of one stream inflated by a reader thread; zlib level 6, bench/gzforms.py):"
+echo "                                                     wall         rate            CPU   peak RSS"
+GZ_LINE=""
+for form in $GZ_FORMS; do
+  case $form in flush) what="full flush every 128 KiB ($(size "$(gzf flush)") bytes)" ;; bgzf) what="BGZF ($(size "$(gzf bgzf)") bytes)" ;; esac
+  echo "  $what"
+  row "gzip -dc FILE.gz > /dev/null" "$(median "gz.$form.gzip_dc")" "$S0_FIRST" "gz.$form.gzip_dc"
+  rowm "tracecost analyze FILE.gz" "$(median "gz.$form")" "$S0_FIRST" "gz.$form"
+  mask_input "$OUT/gz.$form.json" > "$OUT/gz.$form.masked"
+  SJ=$(same_json "$OUT/gz.stream.masked" "$OUT/gz.$form.masked" "gzip forms: $(gzf "$form") and $(gz "$FIRST")")
+  echo "   tracecost / gzip -dc $(ratio "$(median "gz.$form")" "$(median "gz.$form.gzip_dc")" | awk '{printf "%.2f", $1}') (no target); wall against the one stream ($(gz "$FIRST"), $SG0 bytes, $(awk -v t="$T_STREAM" 'BEGIN {printf "%.3f s", t}')): $(ratio "$(median "gz.$form")" "$T_STREAM" | awk '{printf "%.2f", $1}'); JSON identical to the stream's: $SJ"
+  GZ_LINE="$GZ_LINE $form $(ratio "$(median "gz.$form")" "$T_STREAM" | awk '{printf "%.2f", $1}') (JSON $SJ),"
 done
 
 echo
@@ -334,6 +378,7 @@ echo "summary, issue 35's targets (plain <= $T_PLAIN of json_verify, gzip <= $T_
 echo "  layout         plain/jv      gzip/gzip-dc  -j1/together  RSS plain     RSS gzip      -j1 = -jN"
 printf "%s" "$SUMMARY"
 echo "  unequal files, -j1 / default -j (target >= $T_FILES for 2 and 3):${FSUM%,}"
+echo "  gzip forms, wall against the one stream (no target):${GZ_LINE%,}"
 [ "$SCAN_READ" = yes ] || SCAN_CHECK="$SCAN_CHECK (TRACECOST_SCAN not read: nothing compared)"
 echo "  byte-identical across layouts:${LAYOUT_CHECK:- (one layout)}; scanner paths:$SCAN_CHECK"
 if [ "$NAMES_K" -gt 0 ]; then NAMES_SAME=$(same_json "$OUT/names.1.json" "$OUT/names.N.json" "-j1 and default -j: $NAMES_FILE"); fi
