@@ -8,9 +8,11 @@
  * - everything else: one reader (source -> ring of TC_PAR_BUFFERS buffers filled by a task spawned
  *   on the pool, or windows of a plain file read by the caller), the caller (splits buffers into
  *   pieces, merges results, feeds the head and tail to the sequential parser p0), and the pool,
- *   which parses the pieces of a buffer as one batch. Invariants: the caller holds at most two
- *   buffers (the current one and the previous one while the unparsed carry starts in it); pieces
- *   of one buffer are all parsed and merged, in order, before the next buffer is split. */
+ *   which parses the pieces of a buffer as one batch while the caller goes on to the next buffer.
+ *   Invariants: at most two batches are alive, and the older is merged (in order, all its pieces)
+ *   right after the newer is submitted; the caller holds at most three buffers (the current one,
+ *   the previous one while the unparsed carry starts in it, and the one the pending batch's first
+ *   piece still reads), handed back oldest first; p0 reads on only once every batch is merged. */
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "chrome_trace.h"
@@ -251,10 +253,21 @@ static void parse_piece(piece *c) {
     c->ok = true;
 }
 
-/* Run i of a buffer's batch: pieces[i]. */
-static void parse_piece_run(void *pieces, size_t i, int worker) {
+/* A buffer's pieces, one task of the pool: submitted, then left to the pool while the caller goes
+ * on to the next buffer, and merged once that one's batch is submitted, so the pool's threads
+ * parse while the caller splits, inflates and merges (a wait per buffer left them idle there:
+ * docs/performance.md, "gzip on every core"). */
+typedef struct {
+    tc_pool_task task; /* first: the pool hands it back to batch_run */
+    piece *pieces;
+    size_t n;
+    size_t releases;   /* buffers handed back once it is merged: the carry's, which its first piece reads */
+    bool pending;      /* submitted, not yet merged */
+} batch;
+
+static void batch_run(tc_pool_task *task, size_t i, int worker) {
     (void)worker;
-    parse_piece(&((piece *)pieces)[i]);
+    parse_piece(&((batch *)task)->pieces[i]);
 }
 
 /* ---- merging a piece's partial trace into the main one ------------------------------------- */
@@ -534,7 +547,8 @@ typedef struct {
     reader r;
     tc_pool *pool;         /* the pieces' (and BGZF runs') pool */
     tc_pool *rpool;        /* the reader task's: pool, or beside a shared pool one of its own */
-    piece *pieces;
+    batch batch[2];        /* batch number q in batch[q % 2]: the last one submitted may be pending */
+    uint64_t batches;      /* submitted so far */
     size_t *bounds;
     uint32_t *remap;
     size_t remap_cap;
@@ -552,11 +566,47 @@ typedef struct {
     bool tail;             /* from the carry on, everything goes to p0 */
 } par_ctx;
 
-/* Parses the pieces between the carry (prev[carry_off..] when prev, else cur[carry_off..]) and
- * bounds[0..n) in cur, and merges them. -1 on any failure. */
+/* Waits for batch b when it is pending, merges its pieces in order, frees them and hands back the
+ * buffers it held. -1 on failure (why set). */
+static int batch_merge(par_ctx *x, batch *b) {
+    if (!b->pending) return 0;
+    tc_pool_wait(x->pool, &b->task);
+    b->pending = false;
+    int rc = 0;
+    for (size_t i = 0; i < b->n && rc == 0; i++) {
+        if (!b->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; }
+        else if (merge_partial(x->t, x->p0, &b->pieces[i].t, b->pieces[i].p, &x->remap, &x->remap_cap)) {
+            x->info->why = "out of memory";
+            rc = -1;
+        }
+    }
+    x->info->pieces += b->n;
+    free_pieces(b->pieces, b->n);
+    for (; b->releases > 0; b->releases--) reader_release(&x->r);
+    return rc;
+}
+
+/* The batch submitted last, merged: before p0 reads on from the carry. -1 on failure (why set). */
+static int par_flush(par_ctx *x) { return x->batches ? batch_merge(x, &x->batch[(x->batches - 1) % 2]) : 0; }
+
+/* After a failure: waits for what is pending (its pieces read the buffers) and frees it. */
+static void par_drain(par_ctx *x) {
+    for (int q = 0; q < 2; q++) {
+        batch *b = &x->batch[q];
+        if (!b->pending) continue;
+        tc_pool_wait(x->pool, &b->task);
+        b->pending = false;
+        free_pieces(b->pieces, b->n);
+    }
+}
+
+/* Submits the pieces between the carry (prev[carry_off..] when prev, else cur[carry_off..]) and
+ * bounds[0..n) in cur as the next batch, then merges the one before it. -1 on any failure. */
 static int run_pieces(par_ctx *x, size_t n) {
+    batch *b = &x->batch[x->batches % 2];
+    assert(!b->pending);
     for (size_t i = 0; i < n; i++) {
-        piece *c = &x->pieces[i];
+        piece *c = &b->pieces[i];
         memset(c, 0, sizeof *c);
         c->comm = x->comm;
         size_t from = i == 0 ? (x->prev ? 0 : x->carry_off) : x->bounds[i - 1];
@@ -571,18 +621,13 @@ static int run_pieces(par_ctx *x, size_t n) {
             c->seg_len[0] = x->bounds[i] - from;
         }
     }
-    tc_pool_for(x->pool, n, parse_piece_run, x->pieces);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!x->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; break; }
-        if (merge_partial(x->t, x->p0, &x->pieces[i].t, x->pieces[i].p, &x->remap, &x->remap_cap)) {
-            x->info->why = "out of memory";
-            rc = -1;
-        }
-    }
-    x->info->pieces += n;
-    free_pieces(x->pieces, n);
-    return rc;
+    b->n = n;
+    b->releases = 0;
+    memset(&b->task, 0, sizeof b->task);
+    tc_pool_submit(x->pool, &b->task, batch_run, n);
+    b->pending = true;
+    x->batches++;
+    return x->batches > 1 ? batch_merge(x, &x->batch[(x->batches - 2) % 2]) : 0;
 }
 
 /* Buffers, pieces and p0; the reader task started when the source is read by a thread. */
@@ -594,14 +639,14 @@ static int par_start(par_ctx *x, int threads) {
      * eight: 0.85-0.92 s, the same CPU time) */
     size_t per_buffer = (r->fd >= 0 ? TC_PAR_WINDOW : TC_PAR_BUFFER) / ((size_t)threads * 8);
     if (x->gap > per_buffer) x->gap = per_buffer > MIN_PIECE ? per_buffer : MIN_PIECE;
-    x->pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->pieces);
+    for (int q = 0; q < 2; q++) x->batch[q].pieces = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->batch[q].pieces);
     x->bounds = calloc(MAX_PIECES_PER_BUFFER, sizeof *x->bounds);
     x->p0 = tc_ct_parser_new(x->t);
     if (x->p0) tc_ct_parser_set_comm(x->p0, x->comm);
     bool bufs_ok = true;
     for (int i = 0; r->fd < 0 && !r->gzs && i < TC_PAR_BUFFERS; i++)
         if (!(r->buf[i] = malloc(TC_PAR_BUFFER))) bufs_ok = false;
-    if (!x->pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
+    if (!x->batch[0].pieces || !x->batch[1].pieces || !x->bounds || !x->p0 || !bufs_ok) { x->info->why = "out of memory"; return -1; }
     if (r->fd < 0 && r->zfd < 0 && !r->gzs) {
         if (tc_pool_threads(x->rpool) < 1) { x->info->why = "no thread"; return -1; }
         tc_pool_spawn(x->rpool, &r->task, reader_run);
@@ -648,7 +693,7 @@ static int par_split_buffer(par_ctx *x) {
     if (n > 0) {
         if (run_pieces(x, n)) return -1;
         x->carry_off = x->bounds[n - 1];
-        if (x->prev) { reader_release(&x->r); x->prev = NULL; }
+        if (x->prev) { x->batch[(x->batches - 1) % 2].releases++; x->prev = NULL; } /* its first piece reads prev */
     } else if (x->prev) {
         /* two buffers without a boundary: let the sequential parser take the rest */
         x->tail = true;
@@ -665,6 +710,7 @@ static int feed_tail(par_ctx *x, const char *p, size_t n) {
 
 /* Tail mode: the carry, and everything after it in cur, go to p0; cur is released. */
 static int par_feed_tail(par_ctx *x) {
+    if (par_flush(x)) return -1;
     if (x->prev) {
         if (feed_tail(x, x->prev + x->carry_off, x->prev_len - x->carry_off)) return -1;
         reader_release(&x->r);
@@ -699,6 +745,7 @@ static bool par_next_buffer(par_ctx *x) {
 /* After the last buffer: what is left of the carry (in cur: the walk did not advance) goes to p0. */
 static int par_finish(par_ctx *x, tc_source *src) {
     reader *r = &x->r;
+    if (par_flush(x)) return -1;
     if (r->failed || (r->fd < 0 && r->zfd < 0 && !r->gzs && tc_source_truncated(src))) { x->info->why = "source damaged"; return -1; }
     if (r->zfd >= 0) { x->info->raw_bytes = r->size; x->info->decoded_bytes = r->zdecoded; x->info->gzip_runs = r->produced; }
     else if (r->gzs) {
@@ -779,6 +826,7 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     tc_par_status status = par_load(&x, src, threads, size_hint, progress, progress_ctx) ? TC_PAR_FALLBACK : TC_PAR_OK;
+    par_drain(&x); /* after a failure: a batch's pieces still read the buffers */
     reader_stop(r, x.rpool);
     if (x.rpool != x.pool) tc_pool_free(x.rpool);
     if (!shared) tc_pool_free(x.pool);
@@ -786,7 +834,8 @@ static tc_par_status load_in_pieces(tc_trace *t, tc_source *src, int threads, ui
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
     tc_ct_parser_free(x.p0);
-    free(x.pieces);
+    free(x.batch[0].pieces);
+    free(x.batch[1].pieces);
     free(x.bounds);
     free(x.remap);
     return status;
