@@ -263,7 +263,6 @@ SUMMARY=""
 for l in $LAYOUTS; do
   a=$(r0 "$l"); b=$(r1 "$l"); g=$(gz "$l")
   S0=$(size "$a"); S1=$(size "$b"); SG=$(size "$g")
-  [ "$l" != "$FIRST" ] || S0_FIRST=$S0
   GPU_EVENTS=$(grep -m1 '"gpu_events"' "$OUT/$l.plain.json" | tr -dc 0-9)
   SAME_TWO=$(same_json "$OUT/$l.two.json" "$OUT/$l.two1.json" "-j1 and default -j: $a $b")
   SAME_ONE=$(same_json "$OUT/$l.plain.json" "$OUT/$l.plain1.json" "-j1 and default -j: $a")
@@ -310,7 +309,7 @@ done
 echo
 # the inputs' path and byte counts masked: the forms are other files of the same bytes
 mask_input() { mask_bytes "$1" | awk '/^  "inputs": \[/ {i = 1} i && /^  \],?$/ {i = 0} i {sub(/"path": ".*"/, "\"path\": (masked)")} {print}'; }
-SG0=$(size "$(gz "$FIRST")"); T_STREAM=$(median "$FIRST.tracecost_gz")
+S0_FIRST=$(size "$(r0 "$FIRST")"); SG0=$(size "$(gz "$FIRST")"); T_STREAM=$(median "$FIRST.tracecost_gz")
 mask_input "$OUT/$FIRST.gz.json" > "$OUT/gz.stream.masked"
 echo "gzip forms of $(r0 "$FIRST") (split on the pool instead of one stream inflated by a reader thread; zlib level 6, bench/gzforms.py):"
 echo "                                                     wall         rate            CPU   peak RSS"
@@ -322,8 +321,9 @@ for form in $GZ_FORMS; do
   rowm "tracecost analyze FILE.gz" "$(median "gz.$form")" "$S0_FIRST" "gz.$form"
   mask_input "$OUT/gz.$form.json" > "$OUT/gz.$form.masked"
   SJ=$(same_json "$OUT/gz.stream.masked" "$OUT/gz.$form.masked" "gzip forms: $(gzf "$form") and $(gz "$FIRST")")
-  echo "   tracecost / gzip -dc $(ratio "$(median "gz.$form")" "$(median "gz.$form.gzip_dc")" | awk '{printf "%.2f", $1}') (no target); wall against the one stream ($(gz "$FIRST"), $SG0 bytes, $(awk -v t="$T_STREAM" 'BEGIN {printf "%.3f s", t}')): $(ratio "$(median "gz.$form")" "$T_STREAM" | awk '{printf "%.2f", $1}'); JSON identical to the stream's: $SJ"
-  GZ_LINE="$GZ_LINE $form $(ratio "$(median "gz.$form")" "$T_STREAM" | awk '{printf "%.2f", $1}') (JSON $SJ),"
+  VS=$(ratio "$(median "gz.$form")" "$T_STREAM" | awk '{printf "%.2f", $1}')
+  echo "   tracecost / gzip -dc $(ratio "$(median "gz.$form")" "$(median "gz.$form.gzip_dc")" | awk '{printf "%.2f", $1}') (no target); wall against the one stream ($(gz "$FIRST"), $SG0 bytes, $(awk -v t="$T_STREAM" 'BEGIN {printf "%.3f s", t}')): $VS; JSON identical to the stream's: $SJ"
+  GZ_LINE="$GZ_LINE $form $VS (JSON $SJ),"
 done
 
 echo

@@ -566,12 +566,18 @@ typedef struct {
     bool tail;             /* from the carry on, everything goes to p0 */
 } par_ctx;
 
+/* Waits for batch b when it is pending; false when it was not. */
+static bool batch_wait(par_ctx *x, batch *b) {
+    if (!b->pending) return false;
+    tc_pool_wait(x->pool, &b->task);
+    b->pending = false;
+    return true;
+}
+
 /* Waits for batch b when it is pending, merges its pieces in order, frees them and hands back the
  * buffers it held. -1 on failure (why set). */
 static int batch_merge(par_ctx *x, batch *b) {
-    if (!b->pending) return 0;
-    tc_pool_wait(x->pool, &b->task);
-    b->pending = false;
+    if (!batch_wait(x, b)) return 0;
     int rc = 0;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
         if (!b->pieces[i].ok) { x->info->why = "a piece did not parse"; rc = -1; }
@@ -591,13 +597,8 @@ static int par_flush(par_ctx *x) { return x->batches ? batch_merge(x, &x->batch[
 
 /* After a failure: waits for what is pending (its pieces read the buffers) and frees it. */
 static void par_drain(par_ctx *x) {
-    for (int q = 0; q < 2; q++) {
-        batch *b = &x->batch[q];
-        if (!b->pending) continue;
-        tc_pool_wait(x->pool, &b->task);
-        b->pending = false;
-        free_pieces(b->pieces, b->n);
-    }
+    for (int q = 0; q < 2; q++)
+        if (batch_wait(x, &x->batch[q])) free_pieces(x->batch[q].pieces, x->batch[q].n);
 }
 
 /* Submits the pieces between the carry (prev[carry_off..] when prev, else cur[carry_off..]) and
