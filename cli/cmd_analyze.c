@@ -3,6 +3,7 @@
 #include "cost_options.h"
 #include "commands.h"
 #include "analyzer/job_cost.h"
+#include "base/pool.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "model/gpu_catalog.h"
@@ -271,12 +272,13 @@ static void write_text(const tc_job *j) {
 }
 
 /* --json for the n analyzed jobs: one tracecost/1 document, or with several (--window all) a JSON
- * array of them, oldest window first. 0, or -1 when a write failed. */
-static int write_json(FILE *f, const tc_job *jobs, size_t n) {
+ * array of them, oldest window first, on the -j threads. 0, or -1 when a write failed. */
+static int write_json(FILE *f, const tc_job *jobs, size_t n, int jobs_opt) {
     int bad = n > 1 && fputs("[\n", f) < 0;
+    int threads = jobs_opt > 0 ? jobs_opt : tc_cpu_count();
     for (size_t k = 0; k < n; k++) {
         if (k && fputs(",\n", f) < 0) bad = 1;
-        if (tc_json_report_write(f, &jobs[k])) bad = 1;
+        if (tc_json_report_write(f, &jobs[k], threads)) bad = 1;
     }
     if (n > 1 && fputs("]\n", f) < 0) bad = 1;
     return bad ? -1 : 0;
@@ -312,7 +314,7 @@ static int write_reports(const tc_job *jobs, size_t n, const analyze_args *a, in
     if (a->json_path) {
         tc_output o;
         int w = tc_output_open(&o, "analyze", a->json_path) ? TC_EXIT_OUTPUT
-                                                            : tc_output_close(&o, "analyze", write_json(o.f, jobs, n), !a->quiet);
+                                                            : tc_output_close(&o, "analyze", write_json(o.f, jobs, n, a->aopt.jobs), !a->quiet);
         if (w != TC_EXIT_OK) rc = w;
     }
     if (a->html_path) { /* --html: the self-contained report (reports/html_report.h); one job */

@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             size_t len = 0;
             FILE *f = open_memstream(&buf, &len);
             if (f) {
-                tc_json_report_write(f, &j);
+                tc_json_report_write(f, &j, 1);
                 fclose(f);
                 check_report(buf, len);
             }

@@ -10,6 +10,7 @@
 #include "ops_json.h"
 #include "replay_report.h"
 #include "textfmt.h"
+#include "base/pool.h"
 #include "base/version.h"
 #include <string.h>
 
@@ -94,32 +95,37 @@ static void step(jw *w, const tc_step_result *st) {
     jw_object_end(w);
 }
 
+static void step_element(jw *w, const void *rr, size_t s) { step(w, &((const tc_rank_result *)rr)->steps[s]); }
+
+/* One ranks[] object: the rank's breakdown, figures and steps. */
+static void rank_element(jw *w, const void *job, size_t r) {
+    const tc_rank_result *rr = &((const tc_job *)job)->ranks[r];
+    jw_object_begin(w);
+    jw_key(w, "rank"); jw_int(w, rr->rank);
+    jw_key(w, "device"); jw_string(w, rr->device);
+    breakdown_fields(w, &rr->b, rr->b.split_known);
+    step_window(w, rr->has_step_window, rr->step_b.window_ns, &rr->step_shares, rr->b.split_known);
+    tc_host_wait_json_step_causes(w, rr->has_step_window, &rr->step_idle, rr->before_first_kernel_ns,
+                                  rr->after_last_kernel_ns);
+    opt_double(w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
+    opt_double(w, "mfu", rr->has_mfu, rr->mfu);
+    tc_mfu_json_rank(w, rr);
+    jw_key(w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(w, rr->step_time_ns); else jw_null(w);
+    jw_key(w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(w, rr->clock_offset_ns); else jw_null(w);
+    jw_key(w, "node"); jw_int(w, rr->node);
+    tc_host_wait_json_rank(w, rr);
+    jw_key(w, "steps");
+    jw_array_begin(w);
+    jw_elements(w, rr->n_steps, step_element, rr);
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
 /* Key ranks: each rank's breakdown, figures and steps. */
 static void ranks(jw *w, const tc_job *j) {
     jw_key(w, "ranks");
     jw_array_begin(w);
-    for (size_t r = 0; r < j->n_ranks; r++) {
-        const tc_rank_result *rr = &j->ranks[r];
-        jw_object_begin(w);
-        jw_key(w, "rank"); jw_int(w, rr->rank);
-        jw_key(w, "device"); jw_string(w, rr->device);
-        breakdown_fields(w, &rr->b, rr->b.split_known);
-        step_window(w, rr->has_step_window, rr->step_b.window_ns, &rr->step_shares, rr->b.split_known);
-        tc_host_wait_json_step_causes(w, rr->has_step_window, &rr->step_idle, rr->before_first_kernel_ns,
-                                      rr->after_last_kernel_ns);
-        opt_double(w, "comm_compute_ratio", rr->has_ratio, rr->comm_compute_ratio);
-        opt_double(w, "mfu", rr->has_mfu, rr->mfu);
-        tc_mfu_json_rank(w, rr);
-        jw_key(w, "step_time_us"); if (rr->has_step_time) jw_ns_as_us(w, rr->step_time_ns); else jw_null(w);
-        jw_key(w, "clock_offset_us"); if (rr->has_clock_offset) jw_ns_as_us(w, rr->clock_offset_ns); else jw_null(w);
-        jw_key(w, "node"); jw_int(w, rr->node);
-        tc_host_wait_json_rank(w, rr);
-        jw_key(w, "steps");
-        jw_array_begin(w);
-        for (size_t s = 0; s < rr->n_steps; s++) step(w, &rr->steps[s]);
-        jw_array_end(w);
-        jw_object_end(w);
-    }
+    jw_elements(w, j->n_ranks, rank_element, j);
     jw_array_end(w);
 }
 
@@ -407,9 +413,11 @@ static void all_to_all(jw *w, const tc_job *j) {
     jw_array_end(w);
 }
 
-int tc_json_report_write(FILE *out, const tc_job *j) {
+int tc_json_report_write(FILE *out, const tc_job *j, int threads) {
     jw w;
     jw_init(&w, out, true);
+    tc_pool *pool = threads > 1 ? tc_pool_new(threads - 1) : NULL; /* none: every array in order, here */
+    jw_set_pool(&w, pool);
     jw_object_begin(&w);
     jw_key(&w, "schema"); jw_string(&w, TC_SCHEMA);
     jw_key(&w, "tool_version"); jw_string(&w, TC_VERSION);
@@ -431,5 +439,7 @@ int tc_json_report_write(FILE *out, const tc_job *j) {
 
     tc_job_cost_json(&w, &j->cost);
     jw_object_end(&w);
-    return jw_finish(&w);
+    int rc = jw_finish(&w);
+    tc_pool_free(pool);
+    return rc;
 }

@@ -6,6 +6,7 @@
 #include "model/job.h"
 
 /* Writes the document, its last keys the job's cost (j->cost: "cost" and "cost_notes",
- * reports/cost_report.h tc_job_cost_json); 0 ok, -1 write error. */
-int tc_json_report_write(FILE *out, const tc_job *j);
+ * reports/cost_report.h tc_job_cost_json), its long arrays (ranks, steps, critical paths) on up to
+ * `threads` threads (1: this one; the bytes are the same with any number); 0 ok, -1 write error. */
+int tc_json_report_write(FILE *out, const tc_job *j, int threads);
 #endif

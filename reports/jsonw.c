@@ -2,9 +2,11 @@
 #define _GNU_SOURCE /* glibc's fwrite_unlocked */
 #include "jsonw.h"
 #include "base/jsontext.h"
+#include "base/pool.h"
 #include "base/utf8.h"
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void jw_init(jw *w, FILE *out, bool pretty) { /* field by field: the buffer needs no zeroing */
@@ -15,7 +17,12 @@ void jw_init(jw *w, FILE *out, bool pretty) { /* field by field: the buffer need
     w->pretty = pretty;
     w->error = false;
     w->n = 0;
+    w->pool = NULL;
+    w->mem = NULL;
+    w->mem_len = w->mem_cap = 0;
 }
+
+void jw_set_pool(jw *w, tc_pool *pool) { w->pool = pool; }
 
 /* Every write goes through put_n: a report is millions of short writes (the kineto bench's 26 MB
  * --json), and even stdio's unlocked fwrite cost about 40 instructions a call, so they gather in
@@ -29,15 +36,34 @@ static inline void out_bytes(FILE *out, const char *s, size_t n) {
 #endif
 }
 
+/* Output leaving the writer's buffer: to its FILE, or (a writer of jw_elements) its memory. */
+static void sink_bytes(jw *w, const char *s, size_t n) {
+    if (w->out) { out_bytes(w->out, s, n); return; }
+    if (w->error) return;
+    if (n > w->mem_cap - w->mem_len) {
+        size_t cap = w->mem_cap ? w->mem_cap : 4 * JW_BUF;
+        while (n > cap - w->mem_len) {
+            if (cap > SIZE_MAX / 2) { w->error = true; return; }
+            cap *= 2;
+        }
+        char *m = realloc(w->mem, cap);
+        if (!m) { w->error = true; return; }
+        w->mem = m;
+        w->mem_cap = cap;
+    }
+    memcpy(w->mem + w->mem_len, s, n);
+    w->mem_len += n;
+}
+
 void jw_flush(jw *w) {
-    if (w->n) out_bytes(w->out, w->buf, w->n);
+    if (w->n) sink_bytes(w, w->buf, w->n);
     w->n = 0;
 }
 
 static inline void put_n(jw *w, const char *s, size_t n) {
     if (n > JW_BUF - w->n) {
         jw_flush(w);
-        if (n >= JW_BUF) { out_bytes(w->out, s, n); return; }
+        if (n >= JW_BUF) { sink_bytes(w, s, n); return; }
     }
     memcpy(w->buf + w->n, s, n);
     w->n += n;
@@ -202,6 +228,77 @@ void jw_ns_as_us(jw *w, int64_t ns) {
     before_value(w);
     char buf[32];
     put_n(w, buf, tc_json_us_text(buf, sizeof buf, ns));
+}
+
+/* ---- an array's elements on several threads --------------------------------------------------- */
+
+#define JW_ROUND_CHUNKS 4 /* per thread: a round's runs of elements, so one slow run idles little */
+
+typedef struct {
+    jw w;            /* the run's writer: into memory, at the array's depth */
+    size_t from, to; /* its elements */
+} jw_run;
+
+typedef struct {
+    const jw *parent;
+    jw_element_fn *fn;
+    const void *ctx;
+    bool comma;      /* the array held an element before these */
+    jw_run *runs;
+} jw_round;
+
+static void run_elements(void *arg, size_t k, int worker) {
+    jw_round *r = arg;
+    jw_run *u = &r->runs[k];
+    jw *s = &u->w;
+    (void)worker;
+    s->out = NULL;
+    s->pretty = r->parent->pretty;
+    s->depth = r->parent->depth;
+    s->need_comma[s->depth] = r->comma || u->from > 0;
+    s->after_key = false;
+    s->error = false;
+    s->n = 0;
+    s->pool = NULL; /* its own arrays are written in order, here */
+    s->mem_len = 0;
+    for (size_t i = u->from; i < u->to; i++) r->fn(s, r->ctx, i);
+    jw_flush(s);
+}
+
+void jw_elements(jw *w, size_t n, jw_element_fn *fn, const void *ctx) {
+    size_t threads = w->pool ? (size_t)tc_pool_threads(w->pool) + 1 : 1;
+    size_t cap = JW_ROUND_CHUNKS * threads;
+    jw_run *runs = threads > 1 && n > 1 && !w->after_key && w->depth > 0 ? calloc(cap, sizeof *runs) : NULL;
+    if (!runs) {
+        for (size_t i = 0; i < n; i++) fn(w, ctx, i);
+        return;
+    }
+    jw_round r = {.parent = w, .fn = fn, .ctx = ctx, .comma = w->need_comma[w->depth], .runs = runs};
+    /* a first round of small runs measures the elements; later runs hold about JW_ROUND_BYTES / cap */
+    size_t per = n / cap, done = 0;
+    uint64_t bytes = 0;
+    if (per < 1) per = 1;
+    if (per > 8) per = 8;
+    jw_flush(w);
+    while (done < n) {
+        size_t k = 0;
+        for (; k < cap && done < n; k++) {
+            runs[k].from = done;
+            runs[k].to = per > n - done ? n : done + per;
+            done = runs[k].to;
+        }
+        tc_pool_for(w->pool, k, run_elements, &r);
+        for (size_t m = 0; m < k; m++) {
+            if (runs[m].w.error || runs[m].w.depth != w->depth) w->error = true;
+            sink_bytes(w, runs[m].w.mem, runs[m].w.mem_len);
+            bytes += runs[m].w.mem_len;
+        }
+        uint64_t each = bytes / done + 1, want = JW_ROUND_BYTES / cap / each;
+        per = want < 1 ? 1 : want > n ? n : (size_t)want;
+    }
+    for (size_t m = 0; m < cap; m++) free(runs[m].w.mem);
+    free(runs);
+    w->need_comma[w->depth] = true;
 }
 
 int jw_finish(jw *w) {

@@ -80,6 +80,17 @@ static void cp_object(jw *w, const tc_critical_path *p, int64_t per) {
     jw_object_end(w);
 }
 
+/* One replay.steps[] object. */
+static void replay_step(jw *w, const void *replay, size_t i) {
+    const tc_replay_summary *r = replay;
+    jw_object_begin(w);
+    jw_key(w, "step"); jw_int(w, r->step_number[i]);
+    jw_key(w, "measured_step_us"); jw_ns_as_us(w, r->step_measured_ns[i]);
+    jw_key(w, "replayed_step_us"); jw_ns_as_us(w, r->step_replayed_ns[i]);
+    ns_or_null(w, "projected_step_us", r->has_projected && r->step_projected_ns, r->step_projected_ns ? r->step_projected_ns[i] : 0);
+    jw_object_end(w);
+}
+
 static void replay_object(jw *w, const tc_replay_summary *r) {
     jw_object_begin(w);
     jw_key(w, "available"); jw_bool(w, r->has);
@@ -99,17 +110,12 @@ static void replay_object(jw *w, const tc_replay_summary *r) {
     ns_or_null(w, "projected_step_us", r->has && r->has_projected, r->projected_step_ns);
     jw_key(w, "steps");
     jw_array_begin(w);
-    for (size_t i = 0; r->has && i < r->n_steps; i++) {
-        jw_object_begin(w);
-        jw_key(w, "step"); jw_int(w, r->step_number[i]);
-        jw_key(w, "measured_step_us"); jw_ns_as_us(w, r->step_measured_ns[i]);
-        jw_key(w, "replayed_step_us"); jw_ns_as_us(w, r->step_replayed_ns[i]);
-        ns_or_null(w, "projected_step_us", r->has_projected && r->step_projected_ns, r->step_projected_ns ? r->step_projected_ns[i] : 0);
-        jw_object_end(w);
-    }
+    jw_elements(w, r->has ? r->n_steps : 0, replay_step, r);
     jw_array_end(w);
     jw_object_end(w);
 }
+
+static void cp_step_element(jw *w, const void *sm, size_t i) { cp_object(w, &((const tc_summary *)sm)->cp_steps[i], 1); }
 
 void tc_replay_json_summary(jw *w, const tc_job *j) {
     const tc_summary *sm = &j->summary;
@@ -119,7 +125,7 @@ void tc_replay_json_summary(jw *w, const tc_job *j) {
     if (sm->has_critical_path) cp_object(w, &sm->critical_path, path_steps(sm)); else jw_null(w);
     jw_key(w, "critical_path_steps");
     jw_array_begin(w);
-    for (size_t i = 0; sm->has_critical_path && i < sm->n_cp_steps; i++) cp_object(w, &sm->cp_steps[i], 1);
+    jw_elements(w, sm->has_critical_path ? sm->n_cp_steps : 0, cp_step_element, sm);
     jw_array_end(w);
 }
 

@@ -496,7 +496,7 @@ static void expect_round_trip(const char *operand, const char *dir) {
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    cr_assert_eq(tc_json_report_write(m, &j), 0);
+    cr_assert_eq(tc_json_report_write(m, &j, 1), 0);
     fclose(m);
     cr_assert_eq(tc_result_json_parse(&rendered, text, "rendered", &e), TC_OK, "%s", e.msg);
     for (size_t i = 0; i < j.n_traces; i++)

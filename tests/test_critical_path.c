@@ -159,7 +159,7 @@ static char *render(const tc_job *j, int kind) {
     cr_assert(f);
     tc_term_opts to = {.color = false, .width = 80};
     if (kind == 0) tc_text_report_write(f, j, &to);
-    else if (kind == 1) cr_assert_eq(tc_json_report_write(f, j), 0);
+    else if (kind == 1) cr_assert_eq(tc_json_report_write(f, j, 1), 0);
     else cr_assert_eq(tc_html_report_write(f, j), 0);
     cr_assert_eq(fclose(f), 0);
     const char *keep = getenv("TC_CP_KEEP"); /* a folder to keep the planted reports in, to look at */

@@ -1,10 +1,12 @@
 /* test_jsonw.c: the JSON writer's string escaping (reports/jsonw.h), whose fast path passes 8 plain
  * bytes at a time: every byte value at every position of a string, and runs of valid and broken
- * UTF-8 across the 8-byte windows, give what a byte-at-a-time escape gives. */
+ * UTF-8 across the 8-byte windows, give what a byte-at-a-time escape gives; an array's elements
+ * written on several threads (jw_elements) give the bytes written in order. */
 #include "testutil.h"
 #include "reports/jsonw.h"
 #include "base/utf8.h"
 #include "base/jsontext.h"
+#include "base/pool.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -158,4 +160,100 @@ Test(jsonw, output_past_the_buffer_and_around_a_flush_keeps_its_order) {
     cr_assert(len == wlen && memcmp(text, want, len) == 0, "output differs (%zu vs %zu bytes)", len, wlen);
     free(text);
     free(want);
+}
+
+/* ---- jw_elements ------------------------------------------------------------------------------ */
+
+/* Element i: an object whose size varies with i (an empty one, a string past JW_BUF, a nested
+ * array that is itself written with jw_elements), so runs differ in size and cross the buffer. */
+static void leaf(jw *w, const void *ctx, size_t i) {
+    (void)ctx;
+    if (i % 3 == 0) jw_double(w, (double)i / 7);
+    else jw_string(w, i % 2 ? "<odd>" : "even\n");
+}
+
+static void element(jw *w, const void *ctx, size_t i) {
+    const char *big = ctx;
+    jw_object_begin(w);
+    if (i % 11 == 5) { jw_object_end(w); return; } /* {} */
+    jw_key(w, "i"); jw_uint(w, i);
+    jw_key(w, "us"); jw_ns_as_us(w, (int64_t)i * 1234567 - 99);
+    if (i % 97 == 3) { jw_key(w, "big"); jw_string(w, big); }
+    jw_key(w, "inner");
+    jw_array_begin(w);
+    jw_elements(w, i % 13, leaf, NULL);
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
+/* The document {"a": [1, ELEMENTS...], "b": [ELEMENTS...], "c": true} with n elements, written with
+ * a pool of `threads` threads (-1: none), pretty or compact; *len its size. */
+static char *document(size_t n, int threads, bool pretty, size_t *len) {
+    static char big[JW_BUF * 2 + 17];
+    memset(big, 'b', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    cr_assert(f);
+    tc_pool *pool = threads >= 0 ? tc_pool_new(threads) : NULL;
+    cr_assert(threads < 0 || pool);
+    jw w;
+    jw_init(&w, f, pretty);
+    jw_set_pool(&w, pool);
+    jw_object_begin(&w);
+    jw_key(&w, "a");
+    jw_array_begin(&w);
+    jw_int(&w, 1); /* an element before: the first run starts with a comma */
+    jw_elements(&w, n, element, big);
+    jw_array_end(&w);
+    jw_key(&w, "b");
+    jw_array_begin(&w);
+    jw_elements(&w, n, element, big);
+    jw_array_end(&w);
+    jw_key(&w, "c"); jw_bool(&w, true);
+    jw_object_end(&w);
+    cr_assert_eq(jw_finish(&w), 0);
+    tc_pool_free(pool);
+    cr_assert_eq(fclose(f), 0);
+    return text;
+}
+
+Test(jsonw, elements_on_threads_are_the_bytes_written_in_order) {
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 100, 1000, 20000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int pretty = 0; pretty < 2; pretty++) {
+            size_t lw, lt;
+            char *want = document(sizes[k], -1, pretty, &lw);
+            for (int threads = 0; threads <= 3; threads++) {
+                char *got = document(sizes[k], threads, pretty, &lt);
+                cr_assert(lw == lt && memcmp(want, got, lw) == 0, "%zu elements, %d threads, pretty %d: %zu vs %zu bytes",
+                          sizes[k], threads, pretty, lt, lw);
+                free(got);
+            }
+            free(want);
+        }
+}
+
+/* An element that leaves its object open: the writer reports it, threads or not. */
+static void unbalanced(jw *w, const void *ctx, size_t i) {
+    (void)ctx;
+    jw_object_begin(w);
+    if (i != 40) jw_object_end(w);
+}
+
+Test(jsonw, an_unbalanced_element_is_an_error_on_threads_too) {
+    for (int threads = -1; threads <= 2; threads++) {
+        FILE *f = fopen("/dev/null", "w");
+        cr_assert(f);
+        tc_pool *pool = threads >= 0 ? tc_pool_new(threads) : NULL;
+        jw w;
+        jw_init(&w, f, true);
+        jw_set_pool(&w, pool);
+        jw_array_begin(&w);
+        jw_elements(&w, 100, unbalanced, NULL);
+        jw_array_end(&w);
+        cr_assert_eq(jw_finish(&w), -1, "%d threads", threads);
+        tc_pool_free(pool);
+        fclose(f);
+    }
 }

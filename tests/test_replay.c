@@ -518,12 +518,12 @@ static void expect_same_graph(const tc_step_graph *a, const tc_step_graph *b, si
         cr_expect_eq(ca[k], cb[k], "%s: count %zu: %llu and %llu", what, k, (unsigned long long)ca[k], (unsigned long long)cb[k]);
 }
 
-/* j's --json report, as analyze writes it. */
-static char *json_of(const tc_job *j, size_t *len) {
+/* j's --json report, as analyze writes it on `threads` threads. */
+static char *json_of(const tc_job *j, size_t *len, int threads) {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     cr_assert_not_null(f);
-    cr_assert_eq(tc_json_report_write(f, j), 0);
+    cr_assert_eq(tc_json_report_write(f, j, threads), 0);
     cr_assert_eq(fclose(f), 0);
     return buf;
 }
@@ -558,9 +558,11 @@ Test(replay, ranks_built_at_once_give_the_graph_built_in_order, .timeout = 240) 
             tc_step_graph_free(g);
             tc_pool_free(pool);
         }
-        size_t la = 0, lb = 0;
-        char *a = json_of(&one, &la), *b = json_of(&three, &lb);
+        size_t la = 0, lb = 0, lc = 0;
+        char *a = json_of(&one, &la, 1), *b = json_of(&three, &lb, 3), *c = json_of(&one, &lc, 2);
         cr_expect(la == lb && memcmp(a, b, la) == 0, "%s: the --json report differs between -j1 and -j3", jobs[i]);
+        cr_expect(la == lc && memcmp(a, c, la) == 0, "%s: the report written on 2 threads differs", jobs[i]);
+        free(c);
         cr_expect(strstr(a, "\"critical_path\"") != NULL, "%s: the report has critical paths", jobs[i]);
         free(a);
         free(b);
