@@ -43,27 +43,36 @@ static bool contains(const char *s, size_t n, const char *t, size_t m) {
     return false;
 }
 
-/* Which byte values occur in s, folded to 64 bits (bit b & 63 for byte b): a rule with a byte whose
- * bit is clear cannot occur in s. Asked once per distinct name, but a trace may hold millions:
- * most rules are then left without a search. */
-static uint64_t bytes_present(const char *s, size_t n) {
-    uint64_t m = 0;
-    for (size_t i = 0; i < n; i++) m |= 1ULL << ((unsigned char)s[i] & 63);
-    return m;
+_Static_assert(N_RULES <= TC_COMM_RULES_MAX, "comm_kernels.def has more rules than tc_comm_index holds");
+
+/* Which ASCII byte values occur in s[0, n): bit b of m[b >> 6] (bytes from 0x80 on are in no rule). */
+static void bytes_present(const char *s, size_t n, uint64_t m[2]) {
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = (unsigned char)s[i];
+        uint64_t bit = 1ULL << (c & 63);
+        if (c < 64) lo |= bit;
+        else if (c < 128) hi |= bit;
+    }
+    m[0] = lo;
+    m[1] = hi;
 }
 
-static bool may_contain(uint64_t present, const char *t, size_t m) {
-    for (size_t i = 0; i < m; i++)
-        if (!(present >> ((unsigned char)t[i] & 63) & 1)) return false;
-    return true;
+void tc_comm_index_init(tc_comm_index *ix) {
+    memset(ix, 0, sizeof *ix);
+    for (size_t i = 0; i < N_RULES; i++) bytes_present(rules[i].text, rules[i].len, ix->need[i]);
 }
 
-uint8_t tc_comm_kernel_lib(const char *name, size_t len) {
-    uint64_t present = bytes_present(name, len);
+uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len) {
+    tc_comm_index own;
+    if (!ix) { tc_comm_index_init(&own); ix = &own; }
+    uint64_t has[2];
+    bytes_present(name, len, has);
     for (size_t i = 0; i < N_RULES; i++) {
         const rule *r = &rules[i];
         bool hit = r->prefix ? len >= r->len && memcmp(name, r->text, r->len) == 0
-                             : may_contain(present, r->text, r->len) && contains(name, len, r->text, r->len);
+                             : (ix->need[i][0] & ~has[0]) == 0 && (ix->need[i][1] & ~has[1]) == 0 &&
+                                   contains(name, len, r->text, r->len);
         if (hit) return r->lib;
     }
     return TC_COMM_NO;
@@ -139,8 +148,9 @@ static bool user_match(const tc_comm_patterns *p, const char *name, size_t len) 
     return false;
 }
 
-uint8_t tc_comm_classify(const tc_comm_patterns *user, const char *name, size_t len, bool has_coll_args) {
-    uint8_t lib = tc_comm_kernel_lib(name, len);
+uint8_t tc_comm_classify(const tc_comm_index *ix, const tc_comm_patterns *user, const char *name, size_t len,
+                         bool has_coll_args) {
+    uint8_t lib = tc_comm_kernel_lib(ix, name, len);
     if (lib != TC_COMM_NO) return lib;
     if (has_coll_args) return TC_COMM_ARGS;
     return user_match(user, name, len) ? TC_COMM_USER : TC_COMM_NO;

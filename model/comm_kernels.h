@@ -21,9 +21,19 @@ typedef enum {
     TC_COMM_LIB_COUNT
 } tc_comm_lib;
 
+/* The built-in catalog's rules as masks of the byte values their texts hold, made once by whoever
+ * classifies many names (each parser holds one): a rule is searched for only in a name that holds
+ * every byte of its text (a million distinct names would otherwise search most rules each). */
+#define TC_COMM_RULES_MAX 64
+typedef struct {
+    uint64_t need[TC_COMM_RULES_MAX][2]; /* rule i's bytes: bit b of need[i][b >> 6] (ASCII only) */
+} tc_comm_index;
+void tc_comm_index_init(tc_comm_index *ix);
+
 /* The library of a kernel name by the built-in catalog; TC_COMM_NO when it is not communication.
- * name holds len bytes (need not be NUL-terminated). */
-uint8_t tc_comm_kernel_lib(const char *name, size_t len);
+ * name holds len bytes (need not be NUL-terminated). ix: the catalog's masks (NULL: made here, for
+ * a single name). */
+uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len);
 
 /* A library's name as reports show it ("NCCL", "DeepEP", "collective args", "--comm-kernel");
  * "" for TC_COMM_NO or an unknown value. */
@@ -53,5 +63,6 @@ const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i);
  * TC_COMM_USER; else TC_COMM_NO. A kernel the catalog excludes can thus still be communication by
  * its args or a user pattern. name holds len bytes and ends with a NUL (patterns are matched up to
  * its first NUL, the catalog over all len bytes). */
-uint8_t tc_comm_classify(const tc_comm_patterns *user, const char *name, size_t len, bool has_coll_args);
+uint8_t tc_comm_classify(const tc_comm_index *ix, const tc_comm_patterns *user, const char *name, size_t len,
+                         bool has_coll_args);
 #endif

@@ -238,7 +238,12 @@ static uint8_t comm_lib_of(tc_ct_parser *p, uint32_t name_id, bool has_args) {
     if (at >= old && tc_grow((void **)&p->comm_of, &p->comm_of_cap, at + 1, 1) == 0)
         memset(p->comm_of + old, 0, p->comm_of_cap - old);
     if (at < p->comm_of_cap && p->comm_of[at]) return (uint8_t)(p->comm_of[at] - 1);
-    uint8_t lib = tc_comm_classify(p->user_comm, tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id), has_args);
+    if (!p->comm_ix_ready) {
+        tc_comm_index_init(&p->comm_ix);
+        p->comm_ix_ready = true;
+    }
+    uint8_t lib = tc_comm_classify(&p->comm_ix, p->user_comm, tc_trace_str(t, name_id), tc_strtab_len(t->strings, name_id),
+                                   has_args);
     if (at < p->comm_of_cap) p->comm_of[at] = (uint8_t)(lib + 1);
     return lib;
 }

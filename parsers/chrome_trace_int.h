@@ -190,6 +190,8 @@ struct tc_ct_parser {
      * each distinct name is matched once with args and once without */
     const tc_comm_patterns *user_comm; /* the user's patterns, NULL none (tc_ct_parser_set_comm) */
     uint8_t *comm_of; size_t comm_of_cap;
+    bool comm_ix_ready;  /* comm_ix made (at the first name asked) */
+    tc_comm_index comm_ix;
     uint64_t events_skipped_early; /* events kept from yajl (ct_pass_on): counted, and a host span recorded
                                     * when it is one, never parsed by yajl */
     uint64_t events_emitted; /* events whose callbacks ct_emit_event called: never parsed by yajl */

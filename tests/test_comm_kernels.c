@@ -70,17 +70,72 @@ static const char *const compute[] = {
 
 Test(comm_kernels, every_library_by_real_names) {
     for (size_t i = 0; i < sizeof comm / sizeof *comm; i++) {
-        uint8_t lib = tc_comm_kernel_lib(comm[i].name, strlen(comm[i].name));
+        uint8_t lib = tc_comm_kernel_lib(NULL, comm[i].name, strlen(comm[i].name));
         cr_expect_eq(lib, comm[i].lib, "%s: %s, expected %s", comm[i].name, tc_comm_lib_name(lib), tc_comm_lib_name(comm[i].lib));
     }
     for (size_t i = 0; i < sizeof compute / sizeof *compute; i++)
-        cr_expect_eq(tc_comm_kernel_lib(compute[i], strlen(compute[i])), TC_COMM_NO, "%s is compute", compute[i]);
+        cr_expect_eq(tc_comm_kernel_lib(NULL, compute[i], strlen(compute[i])), TC_COMM_NO, "%s is compute", compute[i]);
     /* a name's bytes, not its C string: a NUL inside does not end it */
-    cr_expect_eq(tc_comm_kernel_lib("x\0ncclKernel_x", 14), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_kernel_lib(NULL, "x\0ncclKernel_x", 14), TC_COMM_NCCL);
     cr_expect_str_eq(tc_comm_lib_name(TC_COMM_ARGS), "collective args");
     cr_expect_str_eq(tc_comm_lib_name(TC_COMM_USER), "--comm-kernel");
     cr_expect_str_eq(tc_comm_lib_name(TC_COMM_NO), "");
     cr_expect_str_eq(tc_comm_lib_name(200), "");
+}
+
+/* The catalog's rule, tried the plain way: the first rule whose text starts (PREFIX) or occurs
+ * anywhere in (CONTAINS) the name's bytes. */
+static uint8_t first_rule(const char *name, size_t len) {
+    for (size_t i = 0; i < tc_comm_rule_count(); i++) {
+        const char *text, *why;
+        bool prefix;
+        uint8_t lib;
+        tc_comm_rule_at(i, &text, &prefix, &lib, &why);
+        size_t m = strlen(text);
+        bool hit = false;
+        for (size_t at = 0; !hit && at + m <= len && (at == 0 || !prefix); at++) hit = memcmp(name + at, text, m) == 0;
+        if (hit) return lib;
+    }
+    return TC_COMM_NO;
+}
+
+/* With the index (the byte masks a parser keeps) and without, every name gets the first rule that
+ * matches it: the real names above, each rule's text alone, cut by a byte, inside noise of every byte
+ * value (0x80 and up, NUL, the text's bytes with the bit 6 flipped, which the old 64-bit fold
+ * mistook for others), and two rules in one name (the first in the catalog decides). */
+Test(comm_kernels, the_byte_masks_only_skip_rules_that_cannot_match) {
+    tc_comm_index ix;
+    tc_comm_index_init(&ix);
+    char name[400];
+    unsigned seed = 12345;
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof comm / sizeof *comm + sizeof compute / sizeof *compute; i++) {
+        const char *n = i < sizeof comm / sizeof *comm ? comm[i].name : compute[i - sizeof comm / sizeof *comm];
+        cr_expect_eq(tc_comm_kernel_lib(&ix, n, strlen(n)), first_rule(n, strlen(n)), "%s", n);
+    }
+    for (size_t r = 0; r < tc_comm_rule_count(); r++)
+        for (size_t q = 0; q < tc_comm_rule_count(); q++)
+            for (int noise = 0; noise < 6; noise++) {
+                const char *a, *b, *why;
+                bool prefix;
+                uint8_t lib;
+                tc_comm_rule_at(r, &a, &prefix, &lib, &why);
+                tc_comm_rule_at(q, &b, &prefix, &lib, &why);
+                size_t len = 0;
+                for (int k = 0; k < noise * 7; k++) { /* noise: any byte, or a letter of a text with bit 6 flipped */
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned v = seed >> 16;
+                    name[len++] = (char)(v & 1 ? (v >> 1) & 0xff : (unsigned char)a[(v >> 1) % strlen(a)] ^ 0x40);
+                }
+                size_t la = strlen(a) - (noise == 5), lb = strlen(b); /* noise 5: the first text cut short */
+                memcpy(name + len, a, la);
+                len += la;
+                if (noise % 2) { name[len++] = (char)0xC3; memcpy(name + len, b, lb); len += lb; }
+                cr_expect_eq(tc_comm_kernel_lib(&ix, name, len), first_rule(name, len), "rules %zu and %zu, noise %d", r, q, noise);
+                cr_expect_eq(tc_comm_kernel_lib(NULL, name, len), first_rule(name, len));
+                checked++;
+            }
+    cr_expect_gt(checked, 1000);
 }
 
 /* docs/definitions.md lists every rule of comm_kernels.def (its text, in backquotes, on a row that
@@ -165,15 +220,15 @@ Test(comm_kernels, user_patterns_are_checked_and_classify_kernels_after_the_cata
     for (size_t i = 0; i < 8; i++) cr_expect_eq(t.gpu[i].is_comm, want_none[i], "event %zu: %d", i, t.gpu[i].is_comm);
     tc_trace_free(&t);
     /* the classifier itself: the catalog first, then the args, then the patterns */
-    cr_expect_eq(tc_comm_classify(p, "ncclDevKernel_SendRecv()", 24, false), TC_COMM_NCCL);
-    cr_expect_eq(tc_comm_classify(p, "ncclDevKernel_SendRecv()", 24, true), TC_COMM_NCCL);
-    cr_expect_eq(tc_comm_classify(p, "my_allreduce", 12, true), TC_COMM_ARGS);
-    cr_expect_eq(tc_comm_classify(p, "my_allreduce", 12, false), TC_COMM_USER);
-    cr_expect_eq(tc_comm_classify(NULL, "my_allreduce", 12, false), TC_COMM_NO);
-    cr_expect_eq(tc_comm_classify(p, "gemm", 4, false), TC_COMM_NO);
+    cr_expect_eq(tc_comm_classify(NULL, p, "ncclDevKernel_SendRecv()", 24, false), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_classify(NULL, p, "ncclDevKernel_SendRecv()", 24, true), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_classify(NULL, p, "my_allreduce", 12, true), TC_COMM_ARGS);
+    cr_expect_eq(tc_comm_classify(NULL, p, "my_allreduce", 12, false), TC_COMM_USER);
+    cr_expect_eq(tc_comm_classify(NULL, NULL, "my_allreduce", 12, false), TC_COMM_NO);
+    cr_expect_eq(tc_comm_classify(NULL, p, "gemm", 4, false), TC_COMM_NO);
     /* patterns read a name up to its first NUL, the catalog all of it */
-    cr_expect_eq(tc_comm_classify(p, "x\0my_allreduce", 14, false), TC_COMM_NO);
-    cr_expect_eq(tc_comm_classify(p, "my_allreduce\0ncclKernel_x", 24, false), TC_COMM_NCCL);
+    cr_expect_eq(tc_comm_classify(NULL, p, "x\0my_allreduce", 14, false), TC_COMM_NO);
+    cr_expect_eq(tc_comm_classify(NULL, p, "my_allreduce\0ncclKernel_x", 24, false), TC_COMM_NCCL);
     tc_comm_patterns_free(p);
 }
 
