@@ -232,7 +232,6 @@ void jw_ns_as_us(jw *w, int64_t ns) {
 
 /* ---- an array's elements on several threads --------------------------------------------------- */
 
-#define JW_ROUND_CHUNKS 4 /* per thread: a round's runs of elements, so one slow run idles little */
 
 typedef struct {
     jw w;            /* the run's writer: into memory, at the array's depth */
@@ -268,7 +267,9 @@ static void run_elements(void *arg, size_t k, int worker) {
 void jw_elements(jw *w, size_t n, jw_element_fn *fn, const void *ctx) {
     size_t threads = w->pool ? (size_t)tc_pool_threads(w->pool) + 1 : 1;
     size_t cap = JW_ROUND_CHUNKS * threads;
-    jw_run *runs = threads > 1 && n > 1 && !w->after_key && w->depth > 0 ? calloc(cap, sizeof *runs) : NULL;
+    /* fewer elements than runs: in order here, where their own arrays may use the threads (a few
+     * ranks of thousands of steps each would leave a thread idle) */
+    jw_run *runs = threads > 1 && n >= cap && !w->after_key && w->depth > 0 ? calloc(cap, sizeof *runs) : NULL;
     if (!runs) {
         for (size_t i = 0; i < n; i++) fn(w, ctx, i);
         return;

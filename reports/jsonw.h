@@ -17,6 +17,7 @@ typedef struct tc_pool tc_pool;
 #define JW_MAX_DEPTH 64
 #define JW_BUF 16384 /* output gathered before one fwrite: a report is millions of short writes */
 #define JW_ROUND_BYTES (512u << 10) /* jw_elements: about this much output in memory at a time */
+#define JW_ROUND_CHUNKS 4 /* jw_elements: runs of a round per thread, so one slow run idles little */
 
 typedef struct jw {
     FILE *out;               /* destination, not owned */
@@ -53,10 +54,11 @@ void jw_set_pool(jw *w, tc_pool *pool);
  * written through w. */
 typedef void jw_element_fn(jw *w, const void *ctx, size_t i);
 /* The n elements of the array w is inside: fn(w', ctx, i) for i in [0, n). The bytes are those of
- * calling fn(w, ctx, i) for every i in order. With a pool and two elements or more, runs of
- * consecutive elements are written at once on the pool's threads and the caller, each into memory
- * by a writer at w's position (whose own jw_elements write in order, on its thread), and handed to
- * w's FILE in order, at most JW_ROUND_BYTES or so of them at a time. fn must only read what it
+ * calling fn(w, ctx, i) for every i in order. With a pool and at least JW_ROUND_CHUNKS elements
+ * per thread, runs of consecutive elements are written at once on the pool's threads and the
+ * caller, each into memory by a writer at w's position (whose own jw_elements write in order, on
+ * its thread), and handed to w's FILE in order, at most JW_ROUND_BYTES or so of them at a time;
+ * fewer elements are written in order by w (their own arrays may then use the threads). fn must only read what it
  * writes from (no shared state written). */
 void jw_elements(jw *w, size_t n, jw_element_fn *fn, const void *ctx);
 /* Hands the buffered output to the FILE (before someone else writes to it). */
