@@ -281,12 +281,15 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
 }
 
 /* ---- the per-rank phases of a job on the worker pool --------------------------------------------
- * One batch of 2 * n_ranks runs, taken in index order A(0), B(0), A(1), B(1), ... Only a B task
- * waits, for steps of its rank's A, which was taken before it and waits for nothing, so with two
- * threads or more nothing waits forever. Results go to each rank's own rr and x: the same as one
- * thread. */
+ * One batch of 2 * n_ranks runs, taken in index order by groups of as many ranks as threads (g):
+ * A(0) .. A(g-1), B(0) .. B(g-1), A(g) .., so the ranks' A tasks (the longer ones, which B tasks
+ * wait for) start together and no thread waits for a B's A while another A could run; a group at
+ * a time keeps what B frees (a rank's ops) from piling up over many ranks. Only a B task waits,
+ * for steps of its rank's A, which was taken before it and waits for nothing, so with two threads
+ * or more nothing waits forever. Results go to each rank's own rr and x: the same as one thread. */
 struct rank_sync {
     tc_job *j;
+    size_t group;       /* ranks per group of the batch's order (the threads) */
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
@@ -297,18 +300,21 @@ struct rank_sync {
 static void step_done(rank_sync *s, size_t r, rank_step step) { tc_latch_count_down(&s->steps[STEP_COUNT * r + step]); }
 static void step_wait(rank_sync *s, size_t r, rank_step step) { tc_latch_wait(&s->steps[STEP_COUNT * r + step]); }
 
-/* Task `task` of the batch: rank task / 2, B when task is odd. */
+/* Task `task` of the batch: its group's A tasks, then their B tasks (the last group may be smaller). */
 static void rank_run(void *arg, size_t task, int worker) {
     rank_sync *k = arg;
     (void)worker;
-    if (rank_task(k->j, task / 2, k->opt, k->user_flops, &k->x[task / 2], task % 2 == 1, k)) atomic_store(&k->failed, true);
+    size_t first = task / (2 * k->group) * k->group, left = k->j->n_ranks - first;
+    size_t m = left < k->group ? left : k->group, o = task - 2 * first;
+    size_t r = first + (o < m ? o : o - m);
+    if (rank_task(k->j, r, k->opt, k->user_flops, &k->x[r], o >= m, k)) atomic_store(&k->failed, true);
 }
 
 static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
     size_t threads = opt->jobs > 0 ? (size_t)opt->jobs : (size_t)tc_cpu_count();
     if (threads > 2 * j->n_ranks) threads = 2 * j->n_ranks;
     tc_pool *pool = threads >= 2 ? tc_pool_new((int)threads - 1) : NULL; /* this thread works too */
-    rank_sync k = {.j = j, .opt = opt, .user_flops = user_flops, .x = x};
+    rank_sync k = {.j = j, .group = 2 * threads, .opt = opt, .user_flops = user_flops, .x = x};
     k.steps = pool ? calloc(STEP_COUNT * j->n_ranks, sizeof *k.steps) : NULL;
     if (!k.steps || tc_pool_threads(pool) < 1) { /* one thread (A waits for B: it needs a second) */
         free(k.steps);
