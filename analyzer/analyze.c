@@ -281,7 +281,7 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
 }
 
 /* ---- the per-rank phases of a job on the worker pool --------------------------------------------
- * One batch of 2 * n_ranks runs, taken in index order by groups of as many ranks as threads (g):
+ * One batch of 2 * n_ranks runs, taken in index order by groups of g ranks (twice the threads):
  * A(0) .. A(g-1), B(0) .. B(g-1), A(g) .., so the ranks' A tasks (the longer ones, which B tasks
  * wait for) start together and no thread waits for a B's A while another A could run; a group at
  * a time keeps what B frees (a rank's ops) from piling up over many ranks. Only a B task waits,
@@ -289,7 +289,7 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
  * or more nothing waits forever. Results go to each rank's own rr and x: the same as one thread. */
 struct rank_sync {
     tc_job *j;
-    size_t group;       /* ranks per group of the batch's order (the threads) */
+    size_t group;       /* ranks per group of the batch's order (twice the threads) */
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
