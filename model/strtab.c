@@ -1,8 +1,9 @@
 /* strtab.c: open-addressing hash table over an arena of strings (see strtab.h).
  * A string is one record in an arena block: its length (one byte below 255; else four bytes and a
  * 255 byte), its bytes and a NUL; texts[id] points at the bytes. The index is two arrays of nslots
- * (a power of two): slots[] holds id + 1 (0 = empty) and tags[] a byte of the hash (never 0 where
- * the slot is used), so a probe reads a byte until a tag matches; load factor stays below 3/4.
+ * (a power of two; none once sealed, until the next intern): slots[] holds id + 1 (0 = empty) and
+ * tags[] a byte of the hash (never 0 where the slot is used), so a probe reads a byte until a tag
+ * matches; load factor stays below 3/4.
  * Per string: its bytes + 2 (+ 4 from 255 bytes on), 8 for texts[], 5 per slot (1.33 to 2.67 slots
  * per string): about 60 bytes for a 43-byte kernel name (docs/performance.md). No hash is kept: a
  * rehash reads the strings again, in id order (the order they lie in the arena). */
@@ -170,8 +171,8 @@ static int reinsert_by_home(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t 
     return 0;
 }
 
-static int rehash(tc_strtab *t) {
-    size_t n = t->nslots * 2;
+/* The index made again with n slots (a power of two above count * 4 / 3). */
+static int reindex(tc_strtab *t, size_t n) {
     uint32_t *s;
     uint8_t *g;
     if (index_alloc(n, &s, &g)) return -1;
@@ -182,6 +183,23 @@ static int rehash(tc_strtab *t) {
     t->tags = g;
     t->nslots = n;
     return 0;
+}
+
+static int rehash(tc_strtab *t) { return reindex(t, t->nslots * 2); }
+
+void tc_strtab_seal(tc_strtab *t) {
+    free(t->slots);
+    free(t->tags);
+    t->slots = NULL;
+    t->tags = NULL;
+    t->nslots = 0;
+}
+
+/* A sealed table's index, made again for an intern: the size the strings would have grown it to. */
+static int unseal(tc_strtab *t) {
+    size_t n = 1024;
+    while ((t->count + 1) * 4 > n * 3) n *= 2;
+    return reindex(t, n);
 }
 
 /* The id of s[0..len), or TC_NONE with *at the empty slot where it would go. */
@@ -200,11 +218,17 @@ static uint32_t probe(const tc_strtab *t, const char *s, size_t len, uint64_t h,
 
 uint32_t tc_strtab_find(const tc_strtab *t, const char *s, size_t len) {
     size_t i;
+    if (!t->nslots) { /* sealed */
+        for (size_t id = 0; id < t->count; id++)
+            if (text_len(t->texts[id]) == len && memcmp(t->texts[id], s, len) == 0) return (uint32_t)id;
+        return TC_NONE;
+    }
     return probe(t, s, len, hash_bytes(s, len), &i);
 }
 
 static uint32_t intern_hashed(tc_strtab *t, const char *s, size_t len, uint64_t h) {
     size_t i;
+    if (!t->nslots && unseal(t)) return TC_NONE;
     uint32_t id = probe(t, s, len, h, &i);
     if (id != TC_NONE) return id;
     if (t->count >= UINT32_MAX - 1) return TC_NONE;
@@ -259,6 +283,7 @@ uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
 #define AHEAD 16 /* strings hashed and their tags fetched before the first of them is looked up */
 int tc_strtab_intern_all(tc_strtab *t, const tc_strtab *src, uint32_t *ids) {
     uint64_t h[AHEAD];
+    if (!t->nslots && unseal(t)) return -1;
     for (size_t from = 0; from < src->count; from += AHEAD) {
         size_t m = src->count - from < AHEAD ? src->count - from : AHEAD;
         for (size_t k = 0; k < m; k++) {

@@ -70,7 +70,10 @@ static tc_load_status load_file(tc_trace *t, const char *path, int threads, tc_p
     tc_load_trace_options lo = {.threads = threads, .progress = on_progress, .progress_ctx = pa, .comm = comm,
                                 .pool = pool};
     tc_load_status st = tc_load_trace_opts(t, path, &lo, msg, msglen);
-    if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) tc_trace_note_spans(t);
+    if (st == TC_LOAD_OK || st == TC_LOAD_DAMAGED) {
+        tc_trace_note_spans(t);
+        tc_strtab_seal(t->strings); /* read by id from here on: its index would only hold memory */
+    }
     return st;
 }
 

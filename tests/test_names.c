@@ -1,6 +1,6 @@
 /* test_names.c: memory per distinct name (issue 30 item 11, docs/performance.md "Distinct names"):
  * the string table's own accounting per 43-byte name, its contents through rehashes (in id order
- * and in the order of the new slots) and long lengths; a one-trace job's top-kernel rows cut to the
+ * and in the order of the new slots), long lengths and sealing; a one-trace job's top-kernel rows cut to the
  * 20 longest exactly as the full rows rank them; the every-name kernel table left out unless asked
  * (--csv). */
 #include <criterion/criterion.h>
@@ -67,6 +67,57 @@ Test(names, strtab_long_and_odd_strings) {
     cr_assert_str_eq(tc_strtab_get(t, TC_NONE), "");
     free(big);
     tc_strtab_free(t);
+}
+
+/* A sealed table (a parsed trace's: its index dropped) keeps every id, text and length; a find
+ * compares every string, and the next intern builds the index again, for a name it holds (the
+ * same id) or a new one (the next id), small tables and large (rebuilt by new slots), and merges. */
+Test(names, strtab_sealed_keeps_its_strings_and_builds_its_index_again) {
+    static const size_t sizes[] = {0, 1, 5, 3000, 40000};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        tc_strtab *t = tc_strtab_new();
+        cr_assert(t);
+        char s[64];
+        for (size_t i = 0; i < n; i++) {
+            int len = snprintf(s, sizeof s, NAME_FMT, i);
+            cr_assert_eq(tc_strtab_intern(t, s, (size_t)len), (uint32_t)i);
+        }
+        size_t before = tc_strtab_bytes(t);
+        tc_strtab_seal(t);
+        cr_assert_lt(tc_strtab_bytes(t), before, "%zu strings: the index is freed", n);
+        cr_assert_eq(tc_strtab_count(t), n);
+        for (size_t i = 0; i < n; i += 1 + n / 50) {
+            int len = snprintf(s, sizeof s, NAME_FMT, i);
+            cr_assert_str_eq(tc_strtab_get(t, (uint32_t)i), s);
+            cr_assert_eq(tc_strtab_len(t, (uint32_t)i), 43);
+            cr_assert_eq(tc_strtab_find(t, s, (size_t)len), (uint32_t)i);
+        }
+        cr_assert_eq(tc_strtab_find(t, "void", 4), TC_NONE);
+        if (z % 2 == 0 && n) { /* a name it holds: its id, and the index again */
+            int len = snprintf(s, sizeof s, NAME_FMT, n / 2);
+            cr_assert_eq(tc_strtab_intern(t, s, (size_t)len), (uint32_t)(n / 2));
+        }
+        cr_assert_eq(tc_strtab_intern(t, "new", 3), (uint32_t)n);
+        cr_assert_eq(tc_strtab_intern(t, "new", 3), (uint32_t)n);
+        for (size_t i = 0; i < n; i += 1 + n / 50) {
+            int len = snprintf(s, sizeof s, NAME_FMT, i);
+            cr_assert_eq(tc_strtab_intern(t, s, (size_t)len), (uint32_t)i);
+            cr_assert_eq(tc_strtab_find(t, s, (size_t)len), (uint32_t)i);
+        }
+        tc_strtab *m = tc_strtab_new(); /* a merge into a sealed table */
+        cr_assert(m);
+        cr_assert_eq(tc_strtab_intern(m, "new", 3), 0);
+        cr_assert_eq(tc_strtab_intern(m, "newer", 5), 1);
+        uint32_t ids[2];
+        tc_strtab_seal(t);
+        cr_assert_eq(tc_strtab_intern_all(t, m, ids), 0);
+        cr_assert_eq(ids[0], (uint32_t)n);
+        cr_assert_eq(ids[1], (uint32_t)n + 1);
+        cr_assert_eq(tc_strtab_count(t), n + 2);
+        tc_strtab_free(m);
+        tc_strtab_free(t);
+    }
 }
 
 /* n compute kernels named k0..k(n-1), each name run (i % 3) + 1 times with durations that tie often */
