@@ -70,7 +70,7 @@ uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len
     bytes_present(name, len, has);
     for (size_t i = 0; i < N_RULES; i++) {
         const rule *r = &rules[i];
-        bool hit = r->prefix ? len >= r->len && memcmp(name, r->text, r->len) == 0
+        bool hit = r->prefix ? len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0
                              : (ix->need[i][0] & ~has[0]) == 0 && (ix->need[i][1] & ~has[1]) == 0 &&
                                    contains(name, len, r->text, r->len);
         if (hit) return r->lib;
@@ -140,6 +140,7 @@ size_t tc_comm_patterns_count(const tc_comm_patterns *p) { return p ? p->n : 0; 
 const char *tc_comm_patterns_at(const tc_comm_patterns *p, size_t i) { return p && i < p->n ? p->text[i] : NULL; }
 
 static bool user_match(const tc_comm_patterns *p, const char *name, size_t len) {
+    if (!p || !p->n) return false; /* no patterns: no NUL to look for either */
     size_t n = len;
     const char *nul = memchr(name, '\0', len); /* matched up to the first NUL, as regexec did */
     if (nul) n = (size_t)(nul - name);
