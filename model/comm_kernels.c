@@ -58,14 +58,48 @@ static void bytes_present(const char *s, size_t n, uint64_t m[2]) {
     m[1] = hi;
 }
 
+/* A 4-byte window's bit in the windows' filter. */
+static uint32_t window_bit(const char *s) {
+    uint32_t w;
+    memcpy(&w, s, 4);
+    return (w * 0x9E3779B1u) >> (32 - TC_COMM_WINDOW_BITS);
+}
+
 void tc_comm_index_init(tc_comm_index *ix) {
     memset(ix, 0, sizeof *ix);
-    for (size_t i = 0; i < N_RULES; i++) bytes_present(rules[i].text, rules[i].len, ix->need[i]);
+    ix->windows_ok = true;
+    for (size_t i = 0; i < N_RULES; i++) {
+        bytes_present(rules[i].text, rules[i].len, ix->need[i]);
+        if (rules[i].prefix) continue;
+        if (rules[i].len < 7) { ix->windows_ok = false; continue; }
+        for (size_t off = 0; off < 4; off++) {
+            uint32_t b = window_bit(rules[i].text + off);
+            ix->windows[b >> 6] |= 1ULL << (b & 63);
+        }
+    }
+}
+
+/* Whether a CONTAINS rule may occur in name: a window at a multiple of 4 is in the filter. */
+static bool may_hold_a_rule(const tc_comm_index *ix, const char *name, size_t len) {
+    if (!ix->windows_ok) return true;
+    for (size_t i = 0; i + 4 <= len; i += 4) {
+        uint32_t b = window_bit(name + i);
+        if (ix->windows[b >> 6] >> (b & 63) & 1) return true;
+    }
+    return false;
 }
 
 uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len) {
     tc_comm_index own;
     if (!ix) { tc_comm_index_init(&own); ix = &own; }
+    if (!may_hold_a_rule(ix, name, len)) { /* the prefix rules alone, in order */
+        for (size_t i = 0; i < N_RULES; i++) {
+            const rule *r = &rules[i];
+            if (r->prefix && len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0)
+                return r->lib;
+        }
+        return TC_COMM_NO;
+    }
     uint64_t has[2];
     bytes_present(name, len, has);
     for (size_t i = 0; i < N_RULES; i++) {

@@ -25,8 +25,15 @@ typedef enum {
  * classifies many names (each parser holds one): a rule is searched for only in a name that holds
  * every byte of its text (a million distinct names would otherwise search most rules each). */
 #define TC_COMM_RULES_MAX 64
+#define TC_COMM_WINDOW_BITS 14 /* the windows' filter: 2^14 bits, 2 KiB */
 typedef struct {
     uint64_t need[TC_COMM_RULES_MAX][2]; /* rule i's bytes: bit b of need[i][b >> 6] (ASCII only) */
+    /* A filter of the 4-byte windows at offsets 0-3 of every CONTAINS rule's text (a hash per
+     * window): a rule of 7 bytes or more inside a name covers one of the name's windows at a
+     * multiple of 4 with one of those, so a name none of whose such windows is in the filter holds
+     * no CONTAINS rule. Used only when every CONTAINS rule has 7 bytes or more (windows_ok). */
+    uint64_t windows[(1u << TC_COMM_WINDOW_BITS) / 64];
+    bool windows_ok;
 } tc_comm_index;
 void tc_comm_index_init(tc_comm_index *ix);
 
