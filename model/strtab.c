@@ -266,18 +266,35 @@ static size_t recent_slot(const char *s, size_t len) {
     return (size_t)(h >> (64 - RECENT_BITS));
 }
 
-uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) {
+/* tc_strtab_intern with the hash known (have) or not. */
+static uint32_t intern(tc_strtab *t, const char *s, size_t len, bool have, uint64_t hash) {
     if (len > UINT32_MAX - 1) return TC_NONE;
-    if (len == 0) return intern_hashed(t, s, len, hash_bytes(s, len));
+    if (len == 0) return intern_hashed(t, s, len, have ? hash : hash_bytes(s, len));
     size_t r = recent_slot(s, len);
     if (t->recent[r].len == len && memcmp(t->recent[r].text, s, len) == 0) return t->recent[r].id;
-    uint32_t id = intern_hashed(t, s, len, hash_bytes(s, len));
+    uint32_t id = intern_hashed(t, s, len, have ? hash : hash_bytes(s, len));
     if (id != TC_NONE) {
         t->recent[r].text = t->texts[id];
         t->recent[r].len = (uint32_t)len;
         t->recent[r].id = id;
     }
     return id;
+}
+
+uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len) { return intern(t, s, len, false, 0); }
+
+uint32_t tc_strtab_intern_with_hash(tc_strtab *t, const char *s, size_t len, uint64_t hash) {
+    return intern(t, s, len, true, hash);
+}
+
+uint64_t tc_strtab_prefetch(const tc_strtab *t, const char *s, size_t len) {
+    uint64_t h = hash_bytes(s, len);
+    if (t->nslots) {
+        size_t i = h & (t->nslots - 1);
+        __builtin_prefetch(&t->tags[i]);
+        __builtin_prefetch(&t->slots[i], 1);
+    }
+    return h;
 }
 
 #define AHEAD 16 /* strings hashed and their tags fetched before the first of them is looked up */
@@ -290,6 +307,7 @@ int tc_strtab_intern_all(tc_strtab *t, const tc_strtab *src, uint32_t *ids) {
             const char *text = src->texts[from + k];
             h[k] = hash_bytes(text, text_len(text));
             __builtin_prefetch(&t->tags[h[k] & (t->nslots - 1)]);
+            __builtin_prefetch(&t->slots[h[k] & (t->nslots - 1)], 1); /* a new string's slot is written */
         }
         for (size_t k = 0; k < m; k++) {
             const char *text = src->texts[from + k];

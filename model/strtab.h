@@ -12,6 +12,13 @@ tc_strtab *tc_strtab_new(void);
 void tc_strtab_free(tc_strtab *t); /* NULL is a no-op */
 /* Returns the id of s[0..len), adding a copy when new; TC_NONE when out of memory. */
 uint32_t tc_strtab_intern(tc_strtab *t, const char *s, size_t len);
+/* For a string a caller will intern soon (a parser that has read a kernel's name, interned when
+ * the event ends): its hash, with the slot it would probe first fetched into the cache, so a new
+ * name's probe does not wait for memory. Give the hash to tc_strtab_intern_with_hash with the same
+ * bytes. */
+uint64_t tc_strtab_prefetch(const tc_strtab *t, const char *s, size_t len);
+/* tc_strtab_intern, with the hash tc_strtab_prefetch gave for these bytes. */
+uint32_t tc_strtab_intern_with_hash(tc_strtab *t, const char *s, size_t len, uint64_t hash);
 /* Interns every string of src into t in src's id order: ids[i] is the id in t of src's string i
  * (as tc_strtab_intern on each, with the next strings hashed and their slots fetched ahead: the
  * merge of a parallel parse may meet millions of new names). 0, or -1 out of memory. */

@@ -146,6 +146,7 @@ static void reset_event(event_scratch *ev) {
     ev->cat = CAT_OTHER;
     ev->name_len = 0;
     ev->name_at = NULL;
+    ev->name_fetched = false;
     ev->pid_value = ev->ts_ns = ev->dur_ns = 0;
     ev->ts_state = ev->dur_state = NUM_MISSING;
     ev->correlation = 0;
@@ -216,6 +217,10 @@ __attribute__((always_inline)) static inline void event_scalar(tc_ct_parser *p, 
             ev->name[len] = 0;
             ev->name_at = NULL;
         }
+        /* a kernel (its category read first, as Kineto writes it) in a trace whose kernel names are
+         * new: its slot is fetched now and its hash kept for the intern at the event's end */
+        ev->name_fetched = ev->cat == CAT_KERNEL && p->kernel_names_new;
+        if (ev->name_fetched) ev->name_hash = tc_strtab_prefetch(p->t->strings, c, len);
         break;
     case K_PID:
         small_set(&ev->pid, s, len);
@@ -345,7 +350,7 @@ static void null_in(tc_ct_parser *p, frame_kind fk, key_kind k) {
         switch (k) {
         case K_PH: ev->has_ph = false; ev->ph = 0; ev->ph_long = false; break;
         case K_CAT: ev->cat = CAT_OTHER; break;
-        case K_NAME: ev->has_name = false; ev->name_len = 0; ev->name_at = NULL; break;
+        case K_NAME: ev->has_name = false; ev->name_len = 0; ev->name_at = NULL; ev->name_fetched = false; break;
         case K_PID: small_clear(&ev->pid); ev->pid_numeric = false; ev->pid_value = 0; break;
         case K_TID: small_clear(&ev->tid); break;
         case K_TS: ev->ts_state = NUM_MISSING; ev->ts_ns = 0; break;

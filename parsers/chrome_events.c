@@ -332,7 +332,10 @@ void ct_finish_event(tc_ct_parser *p) {
         memset(&g, 0, sizeof g);
         g.start_ns = ev->ts_ns;
         g.dur_ns = ev->dur_ns;
-        g.name = tc_strtab_intern(t->strings, name, name_len);
+        size_t strings = tc_strtab_count(t->strings);
+        g.name = ev->name_fetched ? tc_strtab_intern_with_hash(t->strings, name, name_len, ev->name_hash)
+                                  : tc_strtab_intern(t->strings, name, name_len);
+        if (ev->cat == CAT_KERNEL) p->kernel_names_new = tc_strtab_count(t->strings) > strings;
         g.stream = tc_strtab_intern(t->strings, ev->tid.text, ev->tid.len);
         g.correlation = (ev->has_correlation && ev->correlation < TC_NONE) ? (uint32_t)ev->correlation : TC_NONE;
         if (ev->pid.len < SMALL - 1) /* the pid read now (event_scalar): whole, it is not cut */

@@ -94,6 +94,8 @@ typedef struct {
     char *name;        /* NAME_CAP buffer owned by the parser */
     const char *name_at; /* the name still in the bytes yajl is parsing (not copied); else NULL */
     size_t name_len;
+    bool name_fetched;   /* a kernel's name whose slot was fetched when it was read: name_hash is its hash */
+    uint64_t name_hash;
     small_str pid, tid;
     bool pid_numeric;
     int64_t pid_value;
@@ -190,6 +192,8 @@ struct tc_ct_parser {
      * each distinct name is matched once with args and once without */
     const tc_comm_patterns *user_comm; /* the user's patterns, NULL none (tc_ct_parser_set_comm) */
     uint8_t *comm_of; size_t comm_of_cap;
+    bool kernel_names_new; /* the last kernel's name was new to the trace: fetch the next one's slot
+                            * as its name is read (a trace of distinct names waits on memory) */
     bool comm_ix_ready;  /* comm_ix made (at the first name asked) */
     tc_comm_index comm_ix;
     uint64_t events_skipped_early; /* events kept from yajl (ct_pass_on): counted, and a host span recorded

@@ -120,6 +120,26 @@ Test(names, strtab_sealed_keeps_its_strings_and_builds_its_index_again) {
     }
 }
 
+/* A name interned with the hash tc_strtab_prefetch gave (the parser's path for a trace of new
+ * kernel names) gets the id tc_strtab_intern gives in a twin table: new names, repeated ones, the
+ * empty one, across rehashes, and on a sealed table (nothing fetched, the hash still right). */
+Test(names, strtab_prefetched_interns_give_the_same_ids) {
+    tc_strtab *a = tc_strtab_new(), *b = tc_strtab_new();
+    cr_assert(a && b);
+    char s[64];
+    for (size_t i = 0; i < 50000; i++) {
+        size_t k = i % 7 == 3 ? i / 2 : i; /* some repeat an earlier name */
+        int len = i % 1000 == 999 ? 0 : snprintf(s, sizeof s, NAME_FMT, k);
+        uint64_t h = tc_strtab_prefetch(a, s, (size_t)len);
+        uint32_t x = tc_strtab_intern_with_hash(a, s, (size_t)len, h), y = tc_strtab_intern(b, s, (size_t)len);
+        cr_assert_eq(x, y, "name %zu: %u and %u", i, x, y);
+        if (i == 30000) { tc_strtab_seal(a); tc_strtab_seal(b); }
+    }
+    cr_assert_eq(tc_strtab_count(a), tc_strtab_count(b));
+    tc_strtab_free(a);
+    tc_strtab_free(b);
+}
+
 /* n compute kernels named k0..k(n-1), each name run (i % 3) + 1 times with durations that tie often */
 static void add_kernels(tc_trace *t, size_t n) {
     char s[64];
