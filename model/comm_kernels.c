@@ -70,7 +70,7 @@ void tc_comm_index_init(tc_comm_index *ix) {
     ix->windows_ok = true;
     for (size_t i = 0; i < N_RULES; i++) {
         bytes_present(rules[i].text, rules[i].len, ix->need[i]);
-        if (rules[i].prefix) continue;
+        if (rules[i].prefix) { ix->prefix[ix->n_prefix++] = (uint8_t)i; continue; }
         if (rules[i].len < 7) { ix->windows_ok = false; continue; }
         for (size_t off = 0; off < 4; off++) {
             uint32_t b = window_bit(rules[i].text + off);
@@ -93,10 +93,9 @@ uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len
     tc_comm_index own;
     if (!ix) { tc_comm_index_init(&own); ix = &own; }
     if (!may_hold_a_rule(ix, name, len)) { /* the prefix rules alone, in order */
-        for (size_t i = 0; i < N_RULES; i++) {
-            const rule *r = &rules[i];
-            if (r->prefix && len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0)
-                return r->lib;
+        for (size_t k = 0; k < ix->n_prefix; k++) {
+            const rule *r = &rules[ix->prefix[k]];
+            if (len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0) return r->lib;
         }
         return TC_COMM_NO;
     }

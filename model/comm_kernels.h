@@ -34,6 +34,8 @@ typedef struct {
      * no CONTAINS rule. Used only when every CONTAINS rule has 7 bytes or more (windows_ok). */
     uint64_t windows[(1u << TC_COMM_WINDOW_BITS) / 64];
     bool windows_ok;
+    uint8_t prefix[TC_COMM_RULES_MAX]; /* the PREFIX rules' indices, in rule order */
+    uint8_t n_prefix;
 } tc_comm_index;
 void tc_comm_index_init(tc_comm_index *ix);
 
