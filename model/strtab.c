@@ -133,12 +133,13 @@ static void reinsert_by_id(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t n
     }
 }
 
-/* The same in the order of the strings' home slots, a million strings at a time (a radix sort of
- * (home, tag, id) keys, 8 bits a pass): each million is written front to back, several times
- * faster than at random for millions of strings, with 16 MB of keys at most. Only while n <= 2^28
+/* The same in the order of the strings' home regions, a million strings at a time (one counting
+ * pass of (home, tag, id) keys by the home's top 11 bits): each million is written front to back,
+ * several times faster than at random for millions of strings, with 16 MB of keys at most. Only while n <= 2^28
  * (ids and homes in 28 bits each); -1 when that or memory is short. */
 #define KEY_BITS 28
 #define KEY_CHUNK ((size_t)1 << 20)
+#define HOME_BUCKET_BITS 11
 static int reinsert_by_home(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t n) {
     if (n > ((size_t)1 << KEY_BITS) || t->count < 4096) return -1;
     size_t chunk = t->count < KEY_CHUNK ? t->count : KEY_CHUNK;
@@ -153,13 +154,16 @@ static int reinsert_by_home(const tc_strtab *t, uint32_t *s, uint8_t *g, size_t 
             uint64_t h = hash_bytes(text, text_len(text));
             key[k] = (h & (n - 1)) << 36 | (uint64_t)tag_of(h) << KEY_BITS | (from + k);
         }
-        for (size_t shift = 36; ((size_t)1 << (shift - 36)) < n; shift += 8) {
-            size_t count[256] = {0}, sum = 0;
-            for (size_t k = 0; k < m; k++) count[key[k] >> shift & 0xff]++;
-            for (int d = 0; d < 256; d++) { size_t c = count[d]; count[d] = sum; sum += c; }
-            for (size_t k = 0; k < m; k++) tmp[count[key[k] >> shift & 0xff]++] = key[k];
-            uint64_t *x = key; key = tmp; tmp = x;
-        }
+        /* one pass by the home's top bits (2^HOME_BUCKET_BITS runs of slots, 16 KiB of slots and
+         * 4 KiB of tags each at 8 million slots) is enough: the writes stay in a cached window */
+        size_t bits = 0;
+        while (((size_t)1 << bits) < n) bits++;
+        size_t b = bits < HOME_BUCKET_BITS ? bits : HOME_BUCKET_BITS, shift = 36 + bits - b, sum = 0;
+        size_t count[1u << HOME_BUCKET_BITS] = {0};
+        for (size_t k = 0; k < m; k++) count[key[k] >> shift]++;
+        for (size_t d = 0; d < ((size_t)1 << b); d++) { size_t c = count[d]; count[d] = sum; sum += c; }
+        for (size_t k = 0; k < m; k++) tmp[count[key[k] >> shift]++] = key[k];
+        key = tmp;
         for (size_t k = 0; k < m; k++) {
             size_t i = (size_t)(key[k] >> 36);
             while (g[i]) i = (i + 1) & (n - 1);
