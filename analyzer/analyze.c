@@ -281,15 +281,18 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
 }
 
 /* ---- the per-rank phases of a job on the worker pool --------------------------------------------
- * One batch of 2 * n_ranks runs, taken in index order by groups of g ranks (twice the threads):
- * A(0) .. A(g-1), B(0) .. B(g-1), A(g) .., so the ranks' A tasks (the longer ones, which B tasks
- * wait for) start together and no thread waits for a B's A while another A could run; a group at
- * a time keeps what B frees (a rank's ops) from piling up over many ranks. Only a B task waits,
+ * One batch of 2 * n_ranks runs, taken in index order by groups of g ranks (twice the threads),
+ * the ranks biggest first (events to read: the longest task goes first, so the last to end is a
+ * short one): A(0) .. A(g-1), B(0) .. B(g-1), A(g) .. in that order, so the ranks' A tasks (the
+ * longer ones, which B tasks wait for) start together and no thread waits for a B's A while
+ * another A could run; a group at a time keeps what B frees (a rank's ops) from piling up over
+ * many ranks. Only a B task waits,
  * for steps of its rank's A, which was taken before it and waits for nothing, so with two threads
  * or more nothing waits forever. Results go to each rank's own rr and x: the same as one thread. */
 struct rank_sync {
     tc_job *j;
     size_t group;       /* ranks per group of the batch's order (twice the threads) */
+    const size_t *order; /* the ranks, biggest first */
     const tc_analyze_options *opt;
     double user_flops;
     tc_rank_extra *x;
@@ -306,8 +309,35 @@ static void rank_run(void *arg, size_t task, int worker) {
     (void)worker;
     size_t first = task / (2 * k->group) * k->group, left = k->j->n_ranks - first;
     size_t m = left < k->group ? left : k->group, o = task - 2 * first;
-    size_t r = first + (o < m ? o : o - m);
+    size_t r = k->order[first + (o < m ? o : o - m)];
     if (rank_task(k->j, r, k->opt, k->user_flops, &k->x[r], o >= m, k)) atomic_store(&k->failed, true);
+}
+
+typedef struct { size_t events, r; } rank_work;
+
+static int cmp_rank_work(const void *a, const void *b) { /* most events first, then rank order */
+    const rank_work *x = a, *y = b;
+    if (x->events != y->events) return x->events > y->events ? -1 : 1;
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+/* The ranks, biggest first (*order, n_ranks of them; NULL out of memory). */
+static size_t *ranks_by_work(const tc_job *j) {
+    rank_work *w = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof *w);
+    size_t *order = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof *order);
+    if (w && order) {
+        for (size_t r = 0; r < j->n_ranks; r++) {
+            const tc_trace *t = &j->traces[j->ranks[r].input];
+            w[r] = (rank_work){t->n_gpu + t->n_launches + t->n_host, r};
+        }
+        tc_sort(w, j->n_ranks, sizeof *w, cmp_rank_work);
+        for (size_t r = 0; r < j->n_ranks; r++) order[r] = w[r].r;
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(w);
+    return order;
 }
 
 static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flops, tc_rank_extra *x) {
@@ -316,8 +346,11 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
     tc_pool *pool = threads >= 2 ? tc_pool_new((int)threads - 1) : NULL; /* this thread works too */
     rank_sync k = {.j = j, .group = 2 * threads, .opt = opt, .user_flops = user_flops, .x = x};
     k.steps = pool ? calloc(STEP_COUNT * j->n_ranks, sizeof *k.steps) : NULL;
-    if (!k.steps || tc_pool_threads(pool) < 1) { /* one thread (A waits for B: it needs a second) */
+    size_t *order = pool ? ranks_by_work(j) : NULL;
+    k.order = order;
+    if (!k.steps || !order || tc_pool_threads(pool) < 1) { /* one thread (A waits for B: it needs a second) */
         free(k.steps);
+        free(order);
         tc_pool_free(pool);
         for (size_t r = 0; r < j->n_ranks; r++)
             if (tc_job_rank_phase(j, r, opt, user_flops, &x[r])) return -1;
@@ -329,6 +362,7 @@ static int rank_phases(tc_job *j, const tc_analyze_options *opt, double user_flo
     tc_pool_free(pool);
     for (size_t i = 0; i < STEP_COUNT * j->n_ranks; i++) tc_latch_destroy(&k.steps[i]);
     free(k.steps);
+    free(order);
     return atomic_load(&k.failed) ? -1 : 0;
 }
 
