@@ -286,9 +286,9 @@ int tc_job_rank_phase(tc_job *j, size_t r, const tc_analyze_options *opt, double
  * short one): A(0) .. A(g-1), B(0) .. B(g-1), A(g) .. in that order, so the ranks' A tasks (the
  * longer ones, which B tasks wait for) start together and no thread waits for a B's A while
  * another A could run; a group at a time keeps what B frees (a rank's ops) from piling up over
- * many ranks. Only a B task waits,
- * for steps of its rank's A, which was taken before it and waits for nothing, so with two threads
- * or more nothing waits forever. Results go to each rank's own rr and x: the same as one thread. */
+ * many ranks. Only a B task waits, for steps of its rank's A, which was taken before it and waits
+ * for nothing, so with two threads or more nothing waits forever. Results go to each rank's own rr
+ * and x: the same as one thread. */
 struct rank_sync {
     tc_job *j;
     size_t group;       /* ranks per group of the batch's order (twice the threads) */

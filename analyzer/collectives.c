@@ -203,27 +203,23 @@ static int rank_keys(matcher *m, size_t r) {
         if (tc_p2p_has_peer(c)) continue; /* paired send to recv instead (pipeline.h) */
         bool named = c && c->pg_name != TC_NONE, by_seq = named && c->seq >= 0; /* as group_label says */
         uint32_t k1 = named ? c->pg_name : g->stream, k2 = named ? c->pg_desc : c ? c->coll_name : g->name;
-        if (have_last && named == last_named && k1 == last_k1 && k2 == last_k2) {
-            comm_rec rec = {last_gid, (uint32_t)r, (uint32_t)e, 0, by_seq ? c->seq : -1};
-            if (c && c->group_size > m->ginfo[last_gid].group_size) m->ginfo[last_gid].group_size = c->group_size;
-            if (TC_PUSH(m->recs, m->n_recs, m->cap_recs, rec)) return -1;
-            continue;
-        }
-        char label[400], shown[400];
-        group_label(t, g, c, label, sizeof label, shown, sizeof shown, &by_seq);
-        uint32_t gid = tc_strtab_intern(m->groups, label, strlen(label));
-        if (gid == TC_NONE) return -1;
-        have_last = true;
-        last_named = named;
-        last_k1 = k1;
-        last_k2 = k2;
-        last_gid = gid;
-        if (gid >= m->n_ginfo) {
-            size_t pg = c && c->pg_name != TC_NONE ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
-            group_info gi = {tc_strdup(label), tc_strdup(shown), by_seq, 0, -1, pg, 0};
-            if (!gi.label || !gi.shown || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) {
-                free(gi.label); free(gi.shown); return -1;
+        uint32_t gid = last_gid;
+        if (!have_last || named != last_named || k1 != last_k1 || k2 != last_k2) {
+            char label[400], shown[400];
+            group_label(t, g, c, label, sizeof label, shown, sizeof shown, &by_seq);
+            if ((gid = tc_strtab_intern(m->groups, label, strlen(label))) == TC_NONE) return -1;
+            if (gid >= m->n_ginfo) {
+                size_t pg = named ? tc_job_group_find(m->j, tc_trace_str(t, c->pg_name)) : SIZE_MAX;
+                group_info gi = {tc_strdup(label), tc_strdup(shown), by_seq, 0, -1, pg, 0};
+                if (!gi.label || !gi.shown || TC_PUSH(m->ginfo, m->n_ginfo, m->cap_ginfo, gi)) {
+                    free(gi.label); free(gi.shown); return -1;
+                }
             }
+            have_last = true;
+            last_named = named;
+            last_k1 = k1;
+            last_k2 = k2;
+            last_gid = gid;
         }
         assert(gid < m->n_ginfo); /* ids are handed out in order */
         if (c && c->group_size > m->ginfo[gid].group_size) m->ginfo[gid].group_size = c->group_size;

@@ -89,21 +89,24 @@ static bool may_hold_a_rule(const tc_comm_index *ix, const char *name, size_t le
     return false;
 }
 
+/* Whether name starts with rule r's text (its first byte tested before a memcmp call). */
+static bool prefix_hit(const rule *r, const char *name, size_t len) {
+    return len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0;
+}
+
 uint8_t tc_comm_kernel_lib(const tc_comm_index *ix, const char *name, size_t len) {
     tc_comm_index own;
     if (!ix) { tc_comm_index_init(&own); ix = &own; }
     if (!may_hold_a_rule(ix, name, len)) { /* the prefix rules alone, in order */
-        for (size_t k = 0; k < ix->n_prefix; k++) {
-            const rule *r = &rules[ix->prefix[k]];
-            if (len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0) return r->lib;
-        }
+        for (size_t k = 0; k < ix->n_prefix; k++)
+            if (prefix_hit(&rules[ix->prefix[k]], name, len)) return rules[ix->prefix[k]].lib;
         return TC_COMM_NO;
     }
     uint64_t has[2];
     bytes_present(name, len, has);
     for (size_t i = 0; i < N_RULES; i++) {
         const rule *r = &rules[i];
-        bool hit = r->prefix ? len >= r->len && (!r->len || name[0] == r->text[0]) && memcmp(name, r->text, r->len) == 0
+        bool hit = r->prefix ? prefix_hit(r, name, len)
                              : (ix->need[i][0] & ~has[0]) == 0 && (ix->need[i][1] & ~has[1]) == 0 &&
                                    contains(name, len, r->text, r->len);
         if (hit) return r->lib;

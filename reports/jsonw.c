@@ -4,6 +4,7 @@
 #include "base/jsontext.h"
 #include "base/pool.h"
 #include "base/utf8.h"
+#include "base/util.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,16 +41,9 @@ static inline void out_bytes(FILE *out, const char *s, size_t n) {
 static void sink_bytes(jw *w, const char *s, size_t n) {
     if (w->out) { out_bytes(w->out, s, n); return; }
     if (w->error) return;
-    if (n > w->mem_cap - w->mem_len) {
-        size_t cap = w->mem_cap ? w->mem_cap : 4 * JW_BUF;
-        while (n > cap - w->mem_len) {
-            if (cap > SIZE_MAX / 2) { w->error = true; return; }
-            cap *= 2;
-        }
-        char *m = realloc(w->mem, cap);
-        if (!m) { w->error = true; return; }
-        w->mem = m;
-        w->mem_cap = cap;
+    if (n > SIZE_MAX - w->mem_len || tc_grow((void **)&w->mem, &w->mem_cap, w->mem_len + n, 1)) {
+        w->error = true;
+        return;
     }
     memcpy(w->mem + w->mem_len, s, n);
     w->mem_len += n;
@@ -231,7 +225,6 @@ void jw_ns_as_us(jw *w, int64_t ns) {
 }
 
 /* ---- an array's elements on several threads --------------------------------------------------- */
-
 
 typedef struct {
     jw w;            /* the run's writer: into memory, at the array's depth */
