@@ -302,7 +302,9 @@ static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_
  * true, by ct_emit_event from its tokens in p->toks. Else, or when it must be emitted but holds more
  * than TOK_CAP tokens or nests deeper than SKIP_MAX_DEPTH, 0. Its tokens are written down as it is
  * checked, and its keys read for its fate until it is known to matter (a kernel, a FLOP op), so
- * every event is walked once; Kineto's prefix "ph": "X", "cat": "kernel" says so at once. */
+ * every event is walked once; Kineto's prefix "ph": "X", "cat": "kernel" says so at once. An event
+ * whose "ph" is read and is not "X" is only counted, whatever its other keys hold: from there on it
+ * is only checked (no tokens, no keys judged), and a second "ph" sends it to yajl. */
 static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, fast_event *ev, bool *emit, const vs_index *ix) {
     judged j; /* a span's other fields are read only once it is seen: no zeroing (a rep stos per event) */
     j.ph.seen = j.cat.seen = j.ts.seen = j.dur.seen = j.dims = false;
@@ -313,6 +315,8 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
         else if (!judge) return 0; \
     } while (0)
     ev->name = ev->pid = ev->tid = (span){0, 0, false, false}; /* read by the host span: empty when absent */
+    /* once its "ph" is read and is not "X": no token is written and no key judged but a "ph" */
+    bool count_only = false;
     s->n = 1;
     s->t[0] = (tok){i, 1, TK_OPEN_MAP};
     i = skip_json_ws(b, i + 1, end, ix);
@@ -352,9 +356,15 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
                 if (!judge || !(v = value_end(b, i, end, ix))) return 0;
                 s = NULL;
             }
-            if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0)) {
+            if (count_only) {
+                /* a second "ph" could make it matter, with keys passed over since: yajl's */
+                if (k - key - 1 == 2 && b[key] == 'p' && b[key + 1] == 'h') return 0;
+            } else if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0)) {
                 judge = false;
                 if (!s) return 0;
+            } else if (judge && j.ph.seen && j.ph.is_string && !(j.ph.len == 1 && b[j.ph.at] == 'X')) {
+                count_only = true; /* only counted (event_fate), whatever its other keys say */
+                s = NULL;
             }
             if (v + 2 < end && b[v] == ',' && b[v + 1] == ' ' && b[v + 2] == '"') { /* Kineto's ", " */
                 i = v + 2;
