@@ -572,9 +572,9 @@ __attribute__((always_inline)) static inline int scalar_token(tc_ct_parser *p, f
 static int emit_tokens(tc_ct_parser *p, const char *b) {
     const tok *t = p->toks.t, *end = t + p->toks.n;
     int ok = 1;
+    frame *f = top(p); /* the top frame: only a container's callbacks change it */
     while (t < end && ok) {
         if (t->kind == TK_KEY) { /* most tokens: a test, not the switch's jump, which mispredicts */
-            frame *f = top(p);
             frame_kind fk = f ? (frame_kind)f->kind : F_SKIP;
             key_kind k = K_OTHER;
             const char *kt = b + t->at; /* an event's and its args' keys inline: most keys are theirs */
@@ -593,17 +593,18 @@ static int emit_tokens(tc_ct_parser *p, const char *b) {
         case TK_OPEN_ARRAY: {
             p->emit_pos = p->fed_before + t->at + 1;
             ok = t->kind == TK_OPEN_MAP ? cb_start_map(p) : cb_start_array(p);
-            if (top_kind(p) == F_SKIP) { /* nothing in it has an effect: to its closing token */
+            f = top(p);
+            if ((f ? (frame_kind)f->kind : F_SKIP) == F_SKIP) { /* nothing in it has an effect: to its closing token */
                 t = skip_value(t) - 1;
                 continue;
             }
             break;
         }
-        case TK_CLOSE_MAP: p->emit_pos = p->fed_before + t->at + 1; ok = cb_end_map(p); break;
-        case TK_CLOSE_ARRAY: ok = cb_end_array(p); break;
+        case TK_CLOSE_MAP: p->emit_pos = p->fed_before + t->at + 1; ok = cb_end_map(p); f = top(p); break;
+        case TK_CLOSE_ARRAY: ok = cb_end_array(p); f = top(p); break;
         default: { /* the scalars of a list (dims, types), in one run: its frame is the same for all */
-            frame_kind fk = top_kind(p);
-            key_kind k = top_key(p);
+            frame_kind fk = f ? (frame_kind)f->kind : F_SKIP;
+            key_kind k = f ? (key_kind)f->key : K_OTHER;
             bool ignored = value_ignored(fk, k);
             for (; t < end && t->kind >= TK_STRING && ok; t++)
                 if (!ignored) ok = scalar_token(p, fk, k, b, t);
