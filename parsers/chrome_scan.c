@@ -443,6 +443,7 @@ static size_t next_brace(const char *b, size_t i, size_t end) {
  * error described. */
 int ct_pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
     size_t seg = from, i = from, resume = SIZE_MAX;
+    if (to > UINT32_MAX) return ct_yajl_feed(p, buf, from, to); /* a token's offset (tok) takes 32 bits */
     const vs_index *ix = p->vs.buf == buf ? &p->vs : NULL; /* the chunk's index, when it was built */
     assert(!ix || to <= ix->len);
     while (i < to) {

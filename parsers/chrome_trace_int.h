@@ -118,11 +118,11 @@ typedef struct {
 
 /* One token of an event read before yajl (scan_value), as yajl would hand it to a callback: a key
  * or string is the text between its quotes, a number or literal its text, a bracket itself.
- * `at` is an offset into the bytes at hand. The scalars come last, from TK_STRING on (emit_tokens
- * relies on it). */
+ * `at` is an offset into the bytes at hand (a chunk of 4 GiB or more goes to yajl whole, so it fits
+ * 32 bits). The scalars come last, from TK_STRING on (emit_tokens relies on it). */
 typedef enum { TK_OPEN_MAP, TK_CLOSE_MAP, TK_OPEN_ARRAY, TK_CLOSE_ARRAY, TK_KEY, TK_STRING, TK_NUMBER, TK_TRUE, TK_FALSE,
                TK_NULL } tok_kind;
-typedef struct { size_t at, len; tok_kind kind; } tok;
+typedef struct { uint32_t at, len; uint8_t kind; } tok; /* 12 bytes: ct_pass_on walks chunks under 4 GiB */
 #define TOK_CAP 512 /* tokens of one event read before yajl; an event with more goes to yajl */
 typedef struct { tok t[TOK_CAP]; size_t n; } tok_sink;
 
