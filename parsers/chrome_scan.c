@@ -67,7 +67,7 @@ static inline size_t digits_end(const char *b, size_t i, size_t end) {
 __attribute__((always_inline)) static inline size_t plain_string_end(const char *b, size_t i, size_t end, const vs_index *ix) {
     if (ix) {
         size_t q = i + 1 < end ? vs_next_qr(ix, i + 1, end) : end;
-        return q < end && b[q] == '"' ? q + 1 : 0;
+        return q < end && (ix->plain || b[q] == '"') ? q + 1 : 0;
     }
     for (i++; i < end; i++) {
         unsigned char c = (unsigned char)b[i];

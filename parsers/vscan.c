@@ -176,7 +176,7 @@ __attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64
  * carry is then the state at len, not after the padding). */
 #define VS_BUILD(CLASSIFY, PXOR) do { \
         vs_carry c = ix->carry; \
-        uint64_t qx = 0, bs = 0; \
+        uint64_t qx = 0, bs = 0, rf = 0; \
         size_t nb = (len + 63) / 64; \
         sum->vtff = len; \
         sum->newlines = 0; \
@@ -191,6 +191,7 @@ __attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64
             ix->blocks[k] = (vs_block){m.quote | m.refused, m.ws, m.brace, m.brace & m.in_str}; \
             qx ^= m.quote_raw; \
             bs |= m.backslash; \
+            rf |= m.refused; \
             if (lines && m.nl) { \
                 sum->newlines += (uint64_t)__builtin_popcountll(m.nl); \
                 sum->last_newline = 64 * k + 63 - (size_t)__builtin_clzll(m.nl); \
@@ -202,6 +203,7 @@ __attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64
             } \
         } \
         ix->carry = c; \
+        ix->plain = rf == 0; \
         sum->backslash = bs != 0; \
         sum->quote_parity = (unsigned)__builtin_parityll(qx); \
     } while (0)

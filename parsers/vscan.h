@@ -34,6 +34,7 @@ typedef struct {
     const char *buf;
     size_t len;
     vs_carry carry; /* the state after the last chunk indexed */
+    bool plain;     /* no byte of the chunk is refused: every qr bit is a quote */
 } vs_index;
 
 /* What the guard in front of the scanner needs of a chunk, from the same pass. */

@@ -69,7 +69,7 @@ static void check_chunks(vs_path path, const char *b, size_t n, const model_bits
         if (len > n - off) len = n - off;
         vs_summary sum;
         cr_assert_eq(vs_build(&ix, path, b + off, len, true, &sum), 0);
-        bool bs = false;
+        bool bs = false, refused = false;
         unsigned parity = 0;
         size_t vtff = len, nl = 0, last_nl = 0;
         for (size_t i = 0; i < len; i++) {
@@ -82,11 +82,13 @@ static void check_chunks(vs_path path, const char *b, size_t n, const model_bits
             cr_assert_eq((bool)(w->brace_in >> k & 1), e->brace_in, "path %d, byte %zu: brace_in", (int)path, off + i);
             char ch = b[off + i];
             bs |= ch == '\\';
+            refused |= e->qr && ch != '"';
             parity ^= ch == '"';
             if ((ch == '\v' || ch == '\f') && vtff == len) vtff = i;
             if (ch == '\n') { nl++; last_nl = i; }
         }
         cr_assert_eq(sum.backslash, bs);
+        cr_assert_eq(ix.plain, !refused, "path %d chunk at %zu: plain %d", (int)path, off, ix.plain);
         if (!bs) cr_assert_eq(sum.quote_parity, parity);
         cr_assert_eq(sum.vtff, vtff, "path %d chunk at %zu: vtff %zu, want %zu", (int)path, off, sum.vtff, vtff);
         cr_assert_eq(sum.newlines, nl);
