@@ -169,14 +169,33 @@ static int cmp_cp_rank(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Sorts pieces v[0, n) by (rank, class, name) and sums equal ones; returns how many are left. */
+/* Sums pieces v[0, n) of equal (rank, class, name) and sorts what is left by them; returns how many
+ * are left. The sums first, by a hash table (a path holds thousands of pieces of a few dozen names:
+ * sorting them all was most of this file's time), then the sort of the few left; a sort of all
+ * when the table finds no memory. */
 static size_t merge_pieces(piece *v, size_t n) {
-    tc_sort(v, n, sizeof *v, cmp_piece_key);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && cmp_piece_key(&v[m - 1], &v[i]) == 0) v[m - 1].ns += v[i].ns;
-        else v[m++] = v[i];
+    size_t cap = 64, m = 0;
+    while (cap < 2 * n) cap *= 2;
+    uint32_t *slot = n >= 64 && n < UINT32_MAX ? malloc(cap * sizeof *slot) : NULL;
+    if (!slot) {
+        tc_sort(v, n, sizeof *v, cmp_piece_key);
+        for (size_t i = 0; i < n; i++) {
+            if (m && cmp_piece_key(&v[m - 1], &v[i]) == 0) v[m - 1].ns += v[i].ns;
+            else v[m++] = v[i];
+        }
+        return m;
     }
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = ((uint64_t)(uintptr_t)v[i].name ^ ((uint64_t)v[i].rank << 8 | v[i].cls)) * 0x9E3779B97F4A7C15ull;
+        size_t k = (size_t)(h >> 32) & (cap - 1);
+        while (slot[k] != UINT32_MAX && cmp_piece_key(&v[slot[k]], &v[i]) != 0) k = (k + 1) & (cap - 1);
+        if (slot[k] != UINT32_MAX) { v[slot[k]].ns += v[i].ns; continue; }
+        slot[k] = (uint32_t)m; /* the first of its key, moved down to the ones kept (m <= i) */
+        v[m++] = v[i];
+    }
+    free(slot);
+    tc_sort(v, m, sizeof *v, cmp_piece_key);
     return m;
 }
 
