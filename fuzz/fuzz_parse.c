@@ -85,12 +85,14 @@ typedef struct {
     char error[512];
 } path_out;
 
-/* Parses data with the scanner's path in chunks of `chunk` bytes into t (initialized). */
-static path_out parse_path(tc_trace *t, const uint8_t *data, size_t size, vs_path path, size_t chunk) {
+/* Parses data with the scanner's path, and templates or not, in chunks of `chunk` bytes into t
+ * (initialized). */
+static path_out parse_path(tc_trace *t, const uint8_t *data, size_t size, vs_path path, bool templates, size_t chunk) {
     path_out o = {-1, 0, 0, 0, ""};
     tc_ct_parser *p = tc_ct_parser_new(t);
     if (!p) return o;
     tc_ct_parser_set_scan(p, path);
+    tc_ct_parser_set_templates(p, templates);
     o.rc = 0;
     for (size_t off = 0; off < size && o.rc == 0; off += chunk)
         o.rc = tc_ct_parser_feed(p, (const char *)data + off, size - off < chunk ? size - off : chunk);
@@ -105,22 +107,26 @@ static path_out parse_path(tc_trace *t, const uint8_t *data, size_t size, vs_pat
 
 static void check_same(const tc_trace *a, const tc_trace *b, const char *how);
 
-/* Every scanner path parses data as the byte scanner does, whole and in chunks of a size taken
- * from the input: the same events before and without yajl, the same error, the same trace. */
+/* Every scanner path, with templates and without, parses data as the byte scanner without them
+ * does, whole and in chunks of a size taken from the input: the same events before and without
+ * yajl, the same error, the same trace. */
 static void compare_paths(const uint8_t *data, size_t size) {
-    static const vs_path paths[] = {VS_SCALAR, VS_SSE2, VS_AVX2};
+    static const vs_path paths[] = {VS_SCALAR, VS_SSE2, VS_AVX2, VS_NONE};
     size_t chunks[2] = {size ? size : 1, 1 + (size * 40503u) % 4099};
     for (int c = 0; c < 2; c++) {
         tc_trace ref;
         if (tc_trace_init(&ref, "r")) return;
-        path_out r = parse_path(&ref, data, size, VS_NONE, chunks[c]);
-        for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        path_out r = parse_path(&ref, data, size, VS_NONE, false, chunks[c]);
+        for (size_t k = 0; k < 2 * (sizeof paths / sizeof paths[0]) - 1; k++) {
             tc_trace t;
             if (tc_trace_init(&t, "p")) break;
-            path_out o = parse_path(&t, data, size, paths[k], chunks[c]);
+            vs_path path = paths[k % 4];
+            bool templates = k < 4;
+            path_out o = parse_path(&t, data, size, path, templates, chunks[c]);
             if (o.rc != r.rc || o.fast != r.fast || o.emitted != r.emitted || o.err_at != r.err_at || strcmp(o.error, r.error)) {
-                fprintf(stderr, "scanner path %d, chunk %zu: rc %d/%d, before yajl %llu/%llu, without %llu/%llu, error '%s'/'%s'\n",
-                        (int)paths[k], chunks[c], o.rc, r.rc, o.fast, r.fast, o.emitted, r.emitted, o.error, r.error);
+                fprintf(stderr, "scanner path %d%s, chunk %zu: rc %d/%d, before yajl %llu/%llu, without %llu/%llu, error '%s'/'%s'\n",
+                        (int)path, templates ? " with templates" : "", chunks[c], o.rc, r.rc, o.fast, r.fast, o.emitted, r.emitted,
+                        o.error, r.error);
                 abort();
             }
             check_same(&ref, &t, "scanner path");

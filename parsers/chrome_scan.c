@@ -262,11 +262,11 @@ typedef struct {
 } judged;
 
 /* Does the value b[i, v) of an "args" key hold the string "Input Dims" (a key or a value, at any
- * depth)? By its tokens from toks[n0] on when they were written down, else by its bytes: with plain
+ * depth)? By its tokens toks[n0, n1) when they were written down, else by its bytes: with plain
  * strings, "\"Input Dims\"" can only be such a string. */
-static bool holds_input_dims(const char *b, size_t i, size_t v, const tok_sink *s, size_t n0) {
+static bool holds_input_dims(const char *b, size_t i, size_t v, const tok_sink *s, size_t n0, size_t n1) {
     if (!s) return memmem(b + i, v - i, "\"Input Dims\"", 12) != NULL;
-    for (size_t k = n0; k < s->n; k++)
+    for (size_t k = n0; k < n1; k++)
         if (s->t[k].len == 10 && (s->t[k].kind == TK_KEY || s->t[k].kind == TK_STRING) && memcmp(b + s->t[k].at, "Input Dims", 10) == 0)
             return true;
     return false;
@@ -276,7 +276,7 @@ static bool holds_input_dims(const char *b, size_t i, size_t v, const tok_sink *
  * can no longer be handled here without its callbacks: a kernel, a launch or a FLOP op (judged as
  * soon as its category or name is read), or a pid or tid that is neither a string nor a number. */
 static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_t v, judged *j, fast_event *ev,
-                      const tok_sink *s, size_t n0) {
+                      const tok_sink *s, size_t n0, size_t n1) {
     span *slot = NULL;
     if (kl == 2 && memcmp(key, "ph", 2) == 0) slot = &j->ph;
     else if (kl == 2 && memcmp(key, "ts", 2) == 0) slot = &j->ts;
@@ -287,13 +287,31 @@ static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_
     else if (kl == 4 && memcmp(key, "name", 4) == 0) slot = &ev->name;
     else if (kl == 4 && !j->dims && b[i] == '{' && memcmp(key, "args", 4) == 0 &&
              (!j->cat.seen || ct_classify_cat((const unsigned char *)b + j->cat.at, j->cat.len) == CAT_CPU_OP))
-        j->dims = holds_input_dims(b, i, v, s, n0);
+        j->dims = holds_input_dims(b, i, v, s, n0, n1);
     if (!slot) return true;
     bool str = b[i] == '"';
     /* a pid or tid that is not a string or a number: yajl's path keeps other text */
     if ((slot == &ev->pid || slot == &ev->tid) && !str && b[i] != '-' && !(b[i] >= '0' && b[i] <= '9')) return false;
     *slot = (span){str ? i + 1 : i, str ? v - i - 2 : v - i, str, true};
     return !((slot == &j->cat || slot == &ev->name) && complete_event_matters(b, &j->ph, &j->cat, &ev->name));
+}
+
+/* Is the fate of the event whose first key (or '}') is at b[i] read as it is walked (else its
+ * callbacks are called)? Not near the end of the bytes at hand, nor for what Kineto's prefix
+ * "ph": "X", "cat": "kernel" (a launch, a copy, a GPU annotation) says matters. */
+static bool judged_from_start(const char *b, size_t i, size_t end) {
+    if (end - i < 64) return false;
+    static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
+    if (memcmp(b + i, x_cat, sizeof x_cat - 1) != 0) return true;
+    const char *c = b + i + sizeof x_cat - 1;
+    return !(memcmp(c, "kernel\"", 7) == 0 || memcmp(c, "cuda_runtime\"", 13) == 0 || memcmp(c, "gpu_mem", 7) == 0 ||
+             memcmp(c, "gpu_user_annotation\"", 20) == 0);
+}
+
+/* Is an event judged to its end handled here (counted, or a host span: ev), by its fate? */
+static bool fate_handles(const char *b, const judged *j, fast_event *ev) {
+    ev->fate = event_fate(b, &j->ph, &j->cat, &ev->name, &j->ts, &j->dur, ev);
+    return ev->fate != FATE_YAJL && !(j->dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP);
 }
 
 /* The one walk of the event whose '{' is at b[i]. When it is valid by yajl's grammar with plain
@@ -304,8 +322,10 @@ static bool judge_key(const char *b, const char *key, size_t kl, size_t i, size_
  * checked, and its keys read for its fate until it is known to matter (a kernel, a FLOP op), so
  * every event is walked once; Kineto's prefix "ph": "X", "cat": "kernel" says so at once. An event
  * whose "ph" is read and is not "X" is only counted, whatever its other keys hold: from there on it
- * is only checked (no tokens, no keys judged), and a second "ph" sends it to yajl. */
-static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, fast_event *ev, bool *emit, const vs_index *ix) {
+ * is only checked (no tokens, no keys judged), and a second "ph" sends it to yajl. *whole says
+ * whether p->toks then holds all its tokens (a template can be made of them). */
+static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, fast_event *ev, bool *emit, bool *whole,
+                         const vs_index *ix) {
     judged j; /* a span's other fields are read only once it is seen: no zeroing (a rep stos per event) */
     j.ph.seen = j.cat.seen = j.ts.seen = j.dur.seen = j.dims = false;
     tok_sink *s = &p->toks; /* NULL once the tokens cannot be handed over */
@@ -320,14 +340,7 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
     s->n = 1;
     s->t[0] = (tok){i, 1, TK_OPEN_MAP};
     i = skip_json_ws(b, i + 1, end, ix);
-    bool judge = end - i >= 64; /* its fate is read (else its callbacks are called) */
-    static const char x_cat[] = "\"ph\": \"X\", \"cat\": \"";
-    if (judge && memcmp(b + i, x_cat, sizeof x_cat - 1) == 0) {
-        const char *c = b + i + sizeof x_cat - 1;
-        if (memcmp(c, "kernel\"", 7) == 0 || memcmp(c, "cuda_runtime\"", 13) == 0 || memcmp(c, "gpu_mem", 7) == 0 ||
-            memcmp(c, "gpu_user_annotation\"", 20) == 0)
-            judge = false;
-    }
+    bool judge = judged_from_start(b, i, end);
     if (i < end && b[i] == '}') judge = false; /* {}: an event without keys is emitted */
     else
         for (;;) {
@@ -359,7 +372,7 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
             if (count_only) {
                 /* a second "ph" could make it matter, with keys passed over since: yajl's */
                 if (k - key - 1 == 2 && b[key] == 'p' && b[key + 1] == 'h') return 0;
-            } else if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0)) {
+            } else if (judge && !judge_key(b, b + key, k - key - 1, i, v, &j, ev, s, n0, s ? s->n : 0)) {
                 judge = false;
                 if (!s) return 0;
             } else if (judge && j.ph.seen && j.ph.is_string && !(j.ph.len == 1 && b[j.ph.at] == 'X')) {
@@ -380,15 +393,198 @@ static size_t event_walk(tc_ct_parser *p, const char *b, size_t i, size_t end, f
 #undef PUT_TOP
     i = skip_json_ws(b, i + 1, end, ix);
     if (i >= end || b[i] != ',') return 0;
-    if (judge) {
-        ev->fate = event_fate(b, &j.ph, &j.cat, &ev->name, &j.ts, &j.dur, ev);
-        if (ev->fate != FATE_YAJL && !(j.dims && ev->fate == FATE_HOST && ev->kind == TC_HOST_CPU_OP)) {
-            *emit = false;
-            return i + 1;
-        }
+    *whole = s != NULL;
+    if (judge && fate_handles(b, &j, ev)) {
+        *emit = false;
+        return i + 1;
     }
     *emit = true;
     return s ? i + 1 : 0;
+}
+
+/* ---- templates -------------------------------------------------------------------------------
+ * Most events of a trace repeat a few shapes byte for byte but for their values (Kineto writes every
+ * kernel with the same keys, spaces and line breaks). An event walked whole becomes a template
+ * (ct_template): its bytes around its slots (strings but a top-level "ph" or "cat" value, and
+ * numbers; literals, keys, brackets and whitespace are bytes) and where its tokens lie. An event
+ * whose bytes around the slots equal a template's, and whose slots hold a plain string
+ * (plain_string_end) or a number (number_end) where the template's did, has the same structure as
+ * that template's event, so the walk would write the same token kinds, at the places the template
+ * gives, and reach the same end: its tokens are written from the template, its fate read from them
+ * as the walk reads it (template_fate), and the walk is not run. Templates only save time: any
+ * mismatch is the walk's, and the results are the same with them or without (TRACECOST_TEMPLATES=off,
+ * the tests). */
+
+/* a[0, n) == b[0, n), by 8-byte words (the last one overlapping) */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+    uint64_t x, y;
+    if (n >= 8) {
+        for (; n > 8; a += 8, b += 8, n -= 8) {
+            memcpy(&x, a, 8);
+            memcpy(&y, b, 8);
+            if (x != y) return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t u, v, w, z;
+        memcpy(&u, a, 4); memcpy(&v, b, 4); memcpy(&w, a + n - 4, 4); memcpy(&z, b + n - 4, 4);
+        return u == v && w == z;
+    }
+    for (; n; n--)
+        if (*a++ != *b++) return false;
+    return true;
+}
+
+/* Makes template m of the event b[at, e) whose tokens p->toks holds (whole). False when it does not
+ * fit a template's bounds. */
+static bool template_make(ct_template *m, const tok_sink *s, const char *b, size_t at, size_t e) {
+    m->n_toks = 0; /* fits nothing until it is whole */
+    if (s->n > TMPL_TOKS || e - at > TMPL_BYTES) return false;
+    size_t from = at, lit = 0; /* bytes b[from, ...) not yet copied; lit bytes copied */
+    unsigned slots = 0, depth = 0;
+    bool literal_value = false; /* the string after a top-level "ph" or "cat" key is bytes */
+    for (size_t k = 0; k < s->n; k++) {
+        const tok *t = &s->t[k];
+        bool slot = (t->kind == TK_STRING && !literal_value) || t->kind == TK_NUMBER;
+        literal_value = t->kind == TK_KEY && depth == 1 &&
+                        ((t->len == 2 && memcmp(b + t->at, "ph", 2) == 0) || (t->len == 3 && memcmp(b + t->at, "cat", 3) == 0));
+        depth += t->kind == TK_OPEN_MAP || t->kind == TK_OPEN_ARRAY;
+        depth -= t->kind == TK_CLOSE_MAP || t->kind == TK_CLOSE_ARRAY;
+        m->tok_kind[k] = t->kind;
+        if (!slot) { /* in the bytes before slot `slots`, which start at b[from] */
+            m->tok_ref[k] = (uint16_t)slots;
+            m->tok_off[k] = (uint16_t)(t->at - from);
+            m->tok_len[k] = (uint16_t)t->len;
+            continue;
+        }
+        if (slots == TMPL_SLOTS) return false;
+        m->tok_len[k] = UINT16_MAX; /* a slot's */
+        size_t v0 = t->kind == TK_STRING ? t->at - 1 : t->at, v1 = t->kind == TK_STRING ? t->at + t->len + 1 : t->at + t->len;
+        memcpy(m->lit + lit, b + from, v0 - from);
+        lit += v0 - from;
+        m->seg_end[slots] = (uint16_t)lit;
+        m->slot_kind[slots] = t->kind;
+        m->tok_ref[k] = (uint16_t)slots++;
+        from = v1;
+    }
+    memcpy(m->lit + lit, b + from, e - from);
+    m->seg_end[slots] = (uint16_t)(lit + e - from);
+    m->n_slots = (uint16_t)slots;
+    m->n_toks = (uint16_t)s->n;
+    return true;
+}
+
+/* Does the event whose '{' is at b[at] fit template m (see above)? Then its tokens are in p->toks and
+ * the offset just past its '}' is returned; else 0. */
+static size_t template_fit(tc_ct_parser *p, const ct_template *m, const char *b, size_t at, size_t end,
+                           const vs_index *ix) {
+    size_t seg[TMPL_SLOTS + 1], v0[TMPL_SLOTS], v1[TMPL_SLOTS], pos = at, l0 = 0;
+    if (!m->n_toks) return 0;
+    for (unsigned k = 0;; k++) {
+        size_t len = m->seg_end[k] - l0;
+        if (end - pos <= len || !same_bytes(b + pos, m->lit + l0, len)) return 0;
+        seg[k] = pos;
+        pos += len;
+        l0 = m->seg_end[k];
+        if (k == m->n_slots) break;
+        size_t v;
+        if (m->slot_kind[k] == TK_STRING) v = b[pos] == '"' ? plain_string_end(b, pos, end, ix) : 0;
+        else v = b[pos] == '-' || (b[pos] >= '0' && b[pos] <= '9') ? number_end(b, pos, end) : 0;
+        if (!v) return 0;
+        v0[k] = pos;
+        v1[k] = pos = v;
+    }
+    tok_sink *s = &p->toks;
+    for (unsigned k = 0; k < m->n_toks; k++) {
+        unsigned r = m->tok_ref[k];
+        tok *t = &s->t[k];
+        t->kind = m->tok_kind[k];
+        if (m->tok_len[k] == UINT16_MAX) { /* a slot */
+            bool str = t->kind == TK_STRING;
+            t->at = (uint32_t)(v0[r] + str);
+            t->len = (uint32_t)(v1[r] - v0[r] - 2 * str);
+        } else {
+            t->at = (uint32_t)(seg[r] + m->tok_off[k]);
+            t->len = m->tok_len[k];
+        }
+    }
+    s->n = m->n_toks;
+    return pos;
+}
+
+/* The fate of the event whose tokens p->toks holds (from a template), read as event_walk reads it as
+ * it walks: judged from its start or not, its keys judged in order until it is known to matter, only
+ * counted from a "ph" that is not "X" on. False where the walk ends in 0. */
+static bool template_fate(tc_ct_parser *p, const char *b, size_t end, fast_event *ev, bool *emit) {
+    const tok_sink *s = &p->toks;
+    const tok *t = s->t;
+    judged j;
+    j.ph.seen = j.cat.seen = j.ts.seen = j.dur.seen = j.dims = false;
+    ev->name = ev->pid = ev->tid = (span){0, 0, false, false};
+    bool judge = t[1].kind == TK_KEY && judged_from_start(b, t[1].at - 1, end), count_only = false;
+    for (size_t k = 1; judge && t[k].kind == TK_KEY;) {
+        size_t vk = k + 1, ve = vk + 1; /* the value's tokens: s->t[vk, ve) */
+        if (t[vk].kind == TK_OPEN_MAP || t[vk].kind == TK_OPEN_ARRAY)
+            for (int depth = 1; depth; ve++)
+                depth += (t[ve].kind == TK_OPEN_MAP || t[ve].kind == TK_OPEN_ARRAY) -
+                         (t[ve].kind == TK_CLOSE_MAP || t[ve].kind == TK_CLOSE_ARRAY);
+        bool str = t[vk].kind == TK_STRING;
+        size_t i = t[vk].at - str, v = ve > vk + 1 ? t[ve - 1].at + 1u : t[vk].at + t[vk].len + str;
+        if (count_only) {
+            if (t[k].len == 2 && b[t[k].at] == 'p' && b[t[k].at + 1] == 'h') return false;
+        } else if (!judge_key(b, b + t[k].at, t[k].len, i, v, &j, ev, s, vk, ve)) {
+            judge = false;
+        } else if (j.ph.seen && j.ph.is_string && !(j.ph.len == 1 && b[j.ph.at] == 'X')) {
+            count_only = true;
+        }
+        k = ve;
+    }
+    if (judge && fate_handles(b, &j, ev)) {
+        *emit = false;
+        return true;
+    }
+    *emit = true;
+    return !count_only;
+}
+
+/* The event whose '{' is at b[at] by a template that fits it (see above): what event_walk would
+ * return, or 0 when none fits (or where the walk ends in 0). */
+static size_t template_event(tc_ct_parser *p, const char *b, size_t at, size_t end, fast_event *ev, bool *emit,
+                             const vs_index *ix) {
+    size_t e = 0;
+    unsigned first = p->tmpl[p->tmpl_last].next; /* events come in runs of shapes: the one that came next last time */
+    for (unsigned n = 0; n < p->n_tmpl && !e; n++) {
+        unsigned k = (first + n) % p->n_tmpl;
+        if ((e = template_fit(p, &p->tmpl[k], b, at, end, ix))) {
+            p->tmpl[p->tmpl_last].next = (uint8_t)k;
+            p->tmpl_last = k;
+        }
+    }
+    if (!e) return 0;
+    size_t i = skip_json_ws(b, e, end, ix);
+    if (i >= end || b[i] != ',' || !template_fate(p, b, end, ev, emit)) return 0;
+    p->tmpl_hits++;
+    return i + 1;
+}
+
+/* Makes a template of the event at b[at] just walked whole (p->toks), in place of the oldest when
+ * all are in use. Where templates seldom fit (events of many shapes), only every 16th walk does. */
+static void template_learn(tc_ct_parser *p, const char *b, size_t at) {
+    p->tmpl_walks++;
+    if (p->tmpl_learned >= 64 && p->tmpl_hits < 4 * p->tmpl_learned && p->tmpl_walks % 16) return;
+    if (!p->tmpl && !(p->tmpl = malloc(TMPL_COUNT * sizeof *p->tmpl))) return; /* templates only save time */
+    unsigned k = p->n_tmpl < TMPL_COUNT ? p->n_tmpl : p->tmpl_next;
+    const tok_sink *s = &p->toks;
+    if (!template_make(&p->tmpl[k], s, b, at, s->t[s->n - 1].at + 1u)) return;
+    p->tmpl[k].next = (uint8_t)k;
+    if (p->n_tmpl < TMPL_COUNT) p->n_tmpl++;
+    else p->tmpl_next = (p->tmpl_next + 1) % TMPL_COUNT;
+    if (p->n_tmpl > 1) p->tmpl[p->tmpl_last].next = (uint8_t)k;
+    p->tmpl_last = k;
+    p->tmpl_learned++;
 }
 
 /* True when the parser stands where an element of the events array may begin: inside it, and
@@ -455,8 +651,12 @@ int ct_pass_on(tc_ct_parser *p, const char *buf, size_t from, size_t to) {
          * the ones a walk from there would see */
         const vs_index *w = ix && !vs_brace_in_string(ix, at) ? ix : NULL;
         fast_event ev;
-        bool emit;
-        size_t end = event_walk(p, buf, at, to, &ev, &emit, w);
+        bool emit, whole = false;
+        size_t end = p->n_tmpl ? template_event(p, buf, at, to, &ev, &emit, w) : 0;
+        if (!end) {
+            end = event_walk(p, buf, at, to, &ev, &emit, &whole, w);
+            if (end && whole && p->templates) template_learn(p, buf, at);
+        }
         if (!end) continue;
         /* only whitespace since the event handled here last: yajl, which stopped before that
          * event's '{' (after a '[', a ',' or whitespace), would read nothing from it */

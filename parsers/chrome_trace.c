@@ -36,6 +36,8 @@ tc_ct_parser *tc_ct_parser_new(tc_trace *dst) {
     p->last_ranks_id = TC_NONE;
     p->elem_end = UINT64_MAX;
     p->scan_path = vs_choose(getenv("TRACECOST_SCAN")); /* scalar, sse2 or avx2: to compare the paths */
+    const char *tm = getenv("TRACECOST_TEMPLATES"); /* "off": every event walked, to compare the paths */
+    p->templates = !tm || strcmp(tm, "off") != 0;
     p->ev.name = malloc(NAME_CAP);
     p->yh = yajl_alloc(&ct_callbacks, NULL, p);
     if (!p->ev.name || !p->yh) { tc_ct_parser_free(p); return NULL; }
@@ -70,6 +72,8 @@ void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user) { p->u
 
 void tc_ct_parser_set_scan(tc_ct_parser *p, vs_path path) { p->scan_path = vs_supported(path) ? path : vs_choose(NULL); }
 
+void tc_ct_parser_set_templates(tc_ct_parser *p, bool on) { p->templates = on; }
+
 void tc_ct_parser_free(tc_ct_parser *p) {
     if (!p) return;
     if (p->yh) yajl_free(p->yh);
@@ -78,6 +82,7 @@ void tc_ct_parser_free(tc_ct_parser *p) {
     free(p->ev.in_splits.text);
     free(p->last_ranks.text);
     free(p->comm_of);
+    free(p->tmpl);
     free(p->pg_ranks.text);
     free(p->op_key_slots);
     free(p->shapes_buf);
@@ -382,4 +387,5 @@ uint64_t tc_ct_parser_error_offset(const tc_ct_parser *p) { return p->error_offs
 int tc_ct_parser_in_events(const tc_ct_parser *p) { return p->in_events_at_error; }
 uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p) { return p->events_skipped_early; }
 uint64_t tc_ct_parser_emitted(const tc_ct_parser *p) { return p->events_emitted; }
+uint64_t tc_ct_parser_template_fits(const tc_ct_parser *p) { return p->tmpl_hits; }
 

@@ -30,6 +30,10 @@ void tc_ct_parser_set_comm(tc_ct_parser *p, const tc_comm_patterns *user);
  * TRACECOST_SCAN's (scalar, sse2, avx2; else the best the CPU has); VS_NONE: no index, the byte
  * scanner alone; a path the CPU lacks: the best it has. Set before the first feed. */
 void tc_ct_parser_set_scan(tc_ct_parser *p, vs_path path);
+/* Whether events are tokenized by templates of the shapes seen before where they fit (on by
+ * default; TRACECOST_TEMPLATES=off: off), for tests and the fuzzer: the results are the same either
+ * way. Set before the first feed. */
+void tc_ct_parser_set_templates(tc_ct_parser *p, bool on);
 /* Feeds the next len bytes. 0 ok; -1 the JSON is broken here (see tc_ct_parser_error). */
 int tc_ct_parser_feed(tc_ct_parser *p, const char *buf, size_t len);
 /* Ends the input and adds the warnings of what was skipped (call it after a failed feed too: it then
@@ -46,6 +50,9 @@ uint64_t tc_ct_parser_fast_skipped(const tc_ct_parser *p);
 /* Events read without yajl: valid with plain strings (no escape), so the parser called yajl's
  * callbacks for their tokens itself (ct_emit_event in chrome_callbacks.c). For tests and benchmarks. */
 uint64_t tc_ct_parser_emitted(const tc_ct_parser *p);
+/* Events whose tokens a template of an earlier event's shape gave (tc_ct_parser_set_templates), for
+ * tests: the rest were walked, or read by yajl. */
+uint64_t tc_ct_parser_template_fits(const tc_ct_parser *p);
 /* True when the document ended inside the traceEvents array (the usual truncation). */
 int tc_ct_parser_in_events(const tc_ct_parser *p);
 #endif

@@ -126,6 +126,26 @@ typedef struct { uint32_t at, len; uint8_t kind; } tok; /* 12 bytes: ct_pass_on 
 #define TOK_CAP 512 /* tokens of one event read before yajl; an event with more goes to yajl */
 typedef struct { tok t[TOK_CAP]; size_t n; } tok_sink;
 
+/* The shape of an event read before yajl (chrome_scan.c, "templates"): its bytes but for its
+ * values (strings but a top-level "ph" or "cat" value, numbers), which are slots, and its tokens,
+ * each a slot or at a fixed place in the bytes around the slots. An event whose bytes around the
+ * slots are the same and whose slots hold a plain string or a number where the template's did is
+ * tokenized as the walk would tokenize it, without walking it. */
+#define TMPL_BYTES 2048 /* an event's bytes around its slots */
+#define TMPL_SLOTS 128
+#define TMPL_TOKS 256
+#define TMPL_COUNT 8    /* templates a parser keeps */
+typedef struct {
+    uint16_t n_slots, n_toks;
+    uint8_t next;                     /* the template the event after this one's last fitted (tried first) */
+    uint16_t seg_end[TMPL_SLOTS + 1]; /* end in lit of the bytes before slot k (k = n_slots: after the last) */
+    uint8_t slot_kind[TMPL_SLOTS];    /* TK_STRING or TK_NUMBER */
+    uint8_t tok_kind[TMPL_TOKS];
+    uint16_t tok_ref[TMPL_TOKS];      /* a slot's token: the slot; else the bytes before which slot hold it */
+    uint16_t tok_off[TMPL_TOKS], tok_len[TMPL_TOKS]; /* not a slot: offset in those bytes, length */
+    char lit[TMPL_BYTES];
+} ct_template;
+
 /* One (name id, shapes id, hash of the Input types) seen, and its op key's index + 1 (0: empty). */
 typedef struct { uint32_t name, shapes, types, key1; } op_slot;
 /* The last op key found for a name (name id TC_NONE: empty) and the shapes, Input types and
@@ -156,6 +176,10 @@ struct tc_ct_parser {
     bool emitting;          /* the callbacks are called by ct_emit_event, not yajl: yajl_offset is emit_pos */
     uint64_t emit_pos;      /* input offset just past the token ct_emit_event is handing over */
     tok_sink toks;          /* the tokens of the event ct_emit_event hands over */
+    bool templates;         /* events are tokenized by templates where they fit (TRACECOST_TEMPLATES) */
+    ct_template *tmpl;      /* TMPL_COUNT templates (NULL until the first is learned), n_tmpl in use */
+    unsigned n_tmpl, tmpl_last, tmpl_next; /* the one that fitted or was made last; the next one to replace */
+    uint64_t tmpl_hits, tmpl_learned, tmpl_walks; /* events tokenized by a template; templates made; walks */
     /* failure reporting */
     const unsigned char *chunk; size_t chunk_len;
     uint64_t fed_before;    /* bytes fed before the current chunk */

@@ -158,28 +158,32 @@ Test(vscan, every_path_gives_the_scalar_blocks_masks) {
 
 typedef struct {
     int rc;
-    uint64_t fast, emitted, err_at;
+    uint64_t fast, emitted, err_at, fits;
     char error[512];
 } parse_out;
 
-/* Parses doc[0, n) with path in chunks of `chunk` bytes (0: whole) into t. */
-static parse_out parse_path(const char *doc, size_t n, vs_path path, size_t chunk, bool events_mode, tc_trace *t) {
+/* Parses doc[0, n) with path, and templates or not, in chunks of `chunk` bytes (0: whole) into t. */
+static parse_out parse_path(const char *doc, size_t n, vs_path path, bool templates, size_t chunk, bool events_mode,
+                            tc_trace *t) {
     cr_assert_eq(tc_trace_init(t, "vscan"), 0);
     tc_ct_parser *p = events_mode ? tc_ct_parser_new_events(t) : tc_ct_parser_new(t);
     tc_ct_parser_set_scan(p, path);
+    tc_ct_parser_set_templates(p, templates);
     size_t step = chunk ? chunk : n;
     parse_out o = {0};
     for (size_t off = 0; off < n && o.rc == 0; off += step) o.rc = tc_ct_parser_feed(p, doc + off, off + step > n ? n - off : step);
     if (o.rc == 0) o.rc = tc_ct_parser_finish(p);
     o.fast = tc_ct_parser_fast_skipped(p);
     o.emitted = tc_ct_parser_emitted(p);
+    o.fits = tc_ct_parser_template_fits(p);
     o.err_at = o.rc ? tc_ct_parser_error_offset(p) : UINT64_MAX;
     snprintf(o.error, sizeof o.error, "%s", o.rc ? tc_ct_parser_error(p) : "");
     tc_ct_parser_free(p);
     return o;
 }
 
-/* Every path, whole and in chunks, parses doc as the byte scanner does (same decisions too). */
+/* Every path, with templates and without, whole and in chunks, parses doc as the byte scanner
+ * without templates does (same decisions too). */
 static void check_paths(const char *doc, size_t n, const char *what, bool want_ok) {
     static const size_t chunks[] = {0, 65536, 4093, 777, 65, 64, 63, 7};
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
@@ -187,13 +191,15 @@ static void check_paths(const char *doc, size_t n, const char *what, bool want_o
         for (int ev = 0; ev < 2; ev++) {
             if (ev && (n < 2 || doc[0] != '[')) continue; /* entry mode: a bare array */
             tc_trace ref;
-            parse_out r = parse_path(doc, n, VS_NONE, chunks[c], ev, &ref);
+            parse_out r = parse_path(doc, n, VS_NONE, false, chunks[c], ev, &ref);
             if (want_ok) cr_assert_eq(r.rc, 0, "%s: %s", what, r.error);
-            for (size_t p = 0; p < N_PATHS; p++) {
+            for (size_t p = 0; p <= N_PATHS; p++) { /* the paths with templates, then the byte scanner with them */
                 tc_trace t;
-                parse_out o = parse_path(doc, n, paths[p], chunks[c], ev, &t);
+                vs_path path = p < N_PATHS ? paths[p] : VS_NONE;
+                parse_out o = parse_path(doc, n, path, true, chunks[c], ev, &t);
                 char how[256];
-                snprintf(how, sizeof how, "%s, path %d, chunk %zu%s", what, (int)paths[p], chunks[c], ev ? ", entry mode" : "");
+                snprintf(how, sizeof how, "%s, path %d with templates, chunk %zu%s", what, (int)path, chunks[c],
+                         ev ? ", entry mode" : "");
                 cr_assert_eq(o.rc, r.rc, "%s", how);
                 cr_assert_eq(o.fast, r.fast, "%s: handled before yajl %llu vs %llu", how, (unsigned long long)o.fast,
                              (unsigned long long)r.fast);
@@ -358,13 +364,20 @@ static void check_walk(const char *tail, const char *ev, uint64_t fast, uint64_t
     char *doc = one_event_doc(ev, tail);
     size_t n = strlen(doc);
     tc_trace t;
-    parse_out r = parse_path(doc, n, VS_NONE, 0, false, &t);
+    parse_out r = parse_path(doc, n, VS_NONE, false, 0, false, &t);
     tc_trace_free(&t);
     cr_assert_eq(r.rc, 0, "%s: %s", what, r.error);
     cr_assert_eq(r.fast, fast, "%s: handled before yajl %llu", what, (unsigned long long)r.fast);
     cr_assert_eq(r.emitted, emitted, "%s: emitted %llu", what, (unsigned long long)r.emitted);
     check_paths(doc, n, what, true);
     size_t evn = strlen(ev);
+    /* the event twice: the second by the first's template */
+    char *two = malloc(2 * evn + strlen(tail) + 4);
+    sprintf(two, "[%s, %s%s", ev, ev, tail);
+    size_t n2 = strlen(two);
+    char how2[96];
+    snprintf(how2, sizeof how2, "%s, twice", what);
+    check_paths(two, n2, how2, true);
     static const char breakers[] = {'x', '"', '}', ',', '\\', '\x01'};
     for (size_t i = 0; i < evn; i += 1 + evn / 40) { /* malformed at each point of the walk: yajl's error, on every path */
         char *bad = strdup(doc);
@@ -373,7 +386,13 @@ static void check_walk(const char *tail, const char *ev, uint64_t fast, uint64_t
         snprintf(how, sizeof how, "%s, byte %zu broken", what, i);
         check_paths(bad, n, how, false);
         free(bad);
+        bad = strdup(two); /* the second copy broken: the first's template must not fit it */
+        bad[1 + evn + 2 + i] = breakers[i % sizeof breakers];
+        snprintf(how, sizeof how, "%s, twice, byte %zu of the second broken", what, i);
+        check_paths(bad, n2, how, false);
+        free(bad);
     }
+    free(two);
     free(doc);
 }
 
@@ -414,5 +433,71 @@ Test(vscan, one_walk_judges_checks_and_writes_tokens_down) {
         snprintf(what, sizeof what, "%s nested %d, %d values", big[k].name, big[k].depth, big[k].count);
         check_walk(K, e, big[k].fast, big[k].emitted, what);
         free(e);
+    }
+}
+
+/* "[" a ", " b ", " a ", " b K: with templates, as without them (check_paths); how many events a
+ * template gave, whole by the byte scanner (the events yajl reads never fit one). */
+static uint64_t check_pair(const char *a, const char *b, const char *what) {
+    char *doc = malloc(2 * strlen(a) + 2 * strlen(b) + strlen(K) + 16);
+    sprintf(doc, "[%s, %s, %s, %s%s", a, b, a, b, K);
+    size_t n = strlen(doc);
+    check_paths(doc, n, what, false);
+    tc_trace t;
+    parse_out o = parse_path(doc, n, VS_NONE, true, 0, false, &t);
+    tc_trace_free(&t);
+    free(doc);
+    return o.fits;
+}
+
+Test(vscan, templates_give_the_walks_tokens_and_fate) {
+    /* the same shape, other values (longer, shorter, negative, exponents): every event after the
+     * first of its shape by a template */
+    cr_expect_eq(check_pair(KE("a"), KE("a_much_longer_kernel_name_than_before"), "kernels"), 3);
+    cr_expect_eq(check_pair(EV("aten::add", ", \"args\": {\"External id\": 4}"), EV("x", ", \"args\": {\"External id\": -4e2}"),
+                            "cpu ops"), 3);
+    /* the same shape and another fate: a host span, then a FLOP op emitted; "Input Dims" as a
+     * string value, then another string; a flow, then a flow whose last "ph" makes it a kernel */
+    cr_expect_eq(check_pair(EV("aten::add", ", \"args\": {\"Input Dims\": [[2, 3], [3, 4]]}"),
+                            EV("aten::mm", ", \"args\": {\"Input Dims\": [[2, 3], [3, 4]]}"), "host span, FLOP op"),
+                 3);
+    cr_expect_eq(check_pair(EV("aten::relu", ", \"args\": {\"note\": \"Input Dims\"}"), EV("aten::relu", ", \"args\": {\"note\": \"Input Dimz\"}"),
+                            "Input Dims as a value"),
+                 3);
+    check_pair("{\"ph\": \"s\", \"id\": 1, \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3}",
+               "{\"ph\": \"s\", \"id\": 2, \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 3, \"ph\": \"X\"}",
+               "flow, then a kernel by its last ph");
+    /* the same shape: a FLOP op, judged no further than its name, whose first "ph" is not "X",
+     * then an op that is judged on, only counted from that "ph", with a second "ph": the walk's
+     * yajl, not a template's count */
+    cr_expect_eq(check_pair("{\"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ph\": \"s\", \"ts\": 1, \"ph\": \"X\", \"dur\": 2, \"pid\": 1, "
+                            "\"tid\": 1, \"x\": 0}",
+                            "{\"cat\": \"cpu_op\", \"name\": \"aten::add\", \"ph\": \"s\", \"ts\": 1, \"ph\": \"X\", \"dur\": 2, \"pid\": 1, "
+                            "\"tid\": 1, \"x\": 0}",
+                            "a second ph after a count"),
+                 1);
+    /* another shape: a string where a number was, another "ph" or "cat", an escape in a value, a
+     * key more: walked (the second of each pair fits the first pair's templates) */
+    cr_expect_eq(check_pair(KE("a"), "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\", \"pid\": \"0\", \"tid\": 7, \"ts\": 20, \"dur\": 5, "
+                            "\"args\": {\"correlation\": 4}}", "a string pid"), 2);
+    /* an event only counted is checked without its tokens: no template is made of it */
+    cr_expect_eq(check_pair("{\"ph\": \"s\", \"id\": 1, \"ts\": 2}", "{\"ph\": \"f\", \"id\": 1, \"ts\": 2}", "flows s and f"), 0);
+    cr_expect_eq(check_pair(KE("a"), "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\\\"b\", \"pid\": 0, \"tid\": 7, \"ts\": 20, "
+                            "\"dur\": 5, \"args\": {\"correlation\": 4}}", "an escape"), 1);
+    cr_expect_eq(check_pair(EV("a", ""), EV("a", ", \"x\": 1"), "a key more"), 2);
+    /* within 64 bytes of the chunk's end a walked event is emitted, not judged: so is one by a template */
+    for (size_t c = 1; c < 120; c += 7) {
+        char *doc = malloc(4096);
+        sprintf(doc, "[%s, %s, %s%s", EV("aten::add", ""), EV("aten::add", ""), EV("aten::add", ""), K);
+        tc_trace ref, t;
+        size_t n = strlen(doc);
+        parse_out r = parse_path(doc, n, VS_NONE, false, n - c, false, &ref);
+        parse_out o = parse_path(doc, n, VS_AVX2, true, n - c, false, &t);
+        cr_assert_eq(o.fast, r.fast, "chunk %zu", n - c);
+        cr_assert_eq(o.emitted, r.emitted, "chunk %zu", n - c);
+        tu_assert_same_trace(&ref, &t, "near the chunk's end");
+        tc_trace_free(&ref);
+        tc_trace_free(&t);
+        free(doc);
     }
 }
