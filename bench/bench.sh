@@ -227,14 +227,16 @@ for l in $LAYOUTS; do
   LAYOUT_CHECK="$LAYOUT_CHECK $l=$s"
   [ "$s" = yes ] || diff "$OUT/same.$FIRST.masked" "$OUT/same.$l.masked" | head -6 > "$OUT/same.$l.diff" || true
 done
-# scanner paths: each forced path's JSON against the default run's, on every layout's rank 0
-SCAN_PATHS="scalar sse2 avx2"
+# scanner paths: each forced path's JSON against the default run's, on every layout's rank 0; and
+# the walk without templates (TRACECOST_TEMPLATES=off, "walk")
+SCAN_PATHS="scalar sse2 avx2 walk"
+scan_env() { if [ "$1" = walk ]; then echo TRACECOST_TEMPLATES=off; else echo "TRACECOST_SCAN=$1"; fi; }
 if grep -qa TRACECOST_SCAN "$TC"; then SCAN_READ=yes; else SCAN_READ=no; fi
 if grep -qw avx2 /proc/cpuinfo; then CPU_AVX2=yes; else CPU_AVX2=no; fi
 for l in $LAYOUTS; do
   for p in $SCAN_PATHS; do
-    TRACECOST_SCAN=$p "$TC" analyze -q --json "$OUT/$l.scan.$p.json" "$(r0 "$l")"
-    (cd "$DIR/same/$l" && TRACECOST_SCAN=$p "$TC" analyze -q -j1 --json "$OUT/same.$l.scan.$p.json" rank0.pt.trace.json rank1.pt.trace.json)
+    env "$(scan_env "$p")" "$TC" analyze -q --json "$OUT/$l.scan.$p.json" "$(r0 "$l")"
+    (cd "$DIR/same/$l" && env "$(scan_env "$p")" "$TC" analyze -q -j1 --json "$OUT/same.$l.scan.$p.json" rank0.pt.trace.json rank1.pt.trace.json)
   done
 done
 
@@ -361,12 +363,12 @@ SCAN_CHECK=""
 for p in $SCAN_PATHS; do
   s=yes
   for l in $LAYOUTS; do
-    [ "$(same_json "$OUT/$l.plain.json" "$OUT/$l.scan.$p.json" "TRACECOST_SCAN=$p and the default: $(r0 "$l")")" = yes ] || s=NO
-    [ "$(same_json "$OUT/same.$l.json" "$OUT/same.$l.scan.$p.json" "TRACECOST_SCAN=$p -j1 and the default: $DIR/same/$l")" = yes ] || s=NO
+    [ "$(same_json "$OUT/$l.plain.json" "$OUT/$l.scan.$p.json" "$(scan_env "$p") and the default: $(r0 "$l")")" = yes ] || s=NO
+    [ "$(same_json "$OUT/same.$l.json" "$OUT/same.$l.scan.$p.json" "$(scan_env "$p") -j1 and the default: $DIR/same/$l")" = yes ] || s=NO
   done
   SCAN_CHECK="$SCAN_CHECK $p=$s"
 done
-echo "  across scanner paths (TRACECOST_SCAN=PATH against the default: every layout's rank 0 with the default -j, its layout check's job with -j1):$SCAN_CHECK"
+echo "  across scanner paths (TRACECOST_SCAN=PATH, and walk: TRACECOST_TEMPLATES=off, against the default: every layout's rank 0 with the default -j, its layout check's job with -j1):$SCAN_CHECK"
 if [ "$SCAN_READ" = no ]; then
   echo "    (this tracecost does not read TRACECOST_SCAN: every run took its one scanner, so the check compared nothing)"
 elif [ "$CPU_AVX2" = no ]; then
